@@ -1,0 +1,106 @@
+/**
+ * Attribute access by name. Real traces disagree on which oneof member carries a value
+ * (comm_size as int64 or uint64, is_cpu_op as bool or int32), so integer readers accept any
+ * integer member, and unexpected members are recorded as diagnostics rather than failing.
+ */
+import type { Diagnostics } from '../../core/diagnostics.js';
+import { ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, INTEGER_SCALARS, type AttrKind } from './schema.js';
+import type { AttrValue, Attribute, ChakraNode } from './types.js';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+export function getAttr(node: { attrs: Attribute[] }, name: string): Attribute | undefined {
+  const attrs = node.attrs;
+  for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
+  return undefined;
+}
+
+function unexpected(diag: Diagnostics | undefined, node: ChakraNode, attr: Attribute, wanted: string): undefined {
+  diag?.add('unexpected-attribute-type', {
+    nodeId: node.id,
+    message: `node ${node.id} attribute ${attr.name} holds ${attr.kind ?? 'no value'}, expected ${wanted}`,
+  });
+  return undefined;
+}
+
+/** Integer attribute as bigint from any integer member, bool (0/1), or an integral double. */
+export function attrInt(node: ChakraNode, name: string, diag?: Diagnostics): bigint | undefined {
+  const a = getAttr(node, name);
+  if (!a) return undefined;
+  const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
+  if (member && !member.list) {
+    const v = a.value;
+    if (INTEGER_SCALARS.has(member.scalar)) return typeof v === 'bigint' ? v : BigInt(v as number);
+    if (member.scalar === 'bool') return v ? 1n : 0n;
+    if ((member.scalar === 'double' || member.scalar === 'float') && Number.isInteger(v)) {
+      diag?.add('integer-attribute-as-float', { nodeId: node.id, message: `node ${node.id} attribute ${name} is ${a.kind}` });
+      return BigInt(v as number);
+    }
+  }
+  return unexpected(diag, node, a, 'an integer');
+}
+
+/**
+ * Numeric attribute as a JS number: floating members as they are, integers only when they fit
+ * in 2^53 exactly (otherwise a diagnostic and undefined: never a silently rounded value).
+ */
+export function attrNumber(node: ChakraNode, name: string, diag?: Diagnostics): number | undefined {
+  const a = getAttr(node, name);
+  if (!a) return undefined;
+  if (a.kind === 'double_val' || a.kind === 'float_val') return a.value as number;
+  const v = attrInt(node, name, diag);
+  if (v === undefined) return undefined;
+  if (v > MAX_SAFE || v < MIN_SAFE) {
+    diag?.add('attribute-exceeds-2^53', { nodeId: node.id, message: `node ${node.id} attribute ${name} = ${v} does not fit a float exactly` });
+    return undefined;
+  }
+  return Number(v);
+}
+
+/** Boolean attribute from bool_val or any integer member (non-zero = true). */
+export function attrBool(node: ChakraNode, name: string, diag?: Diagnostics): boolean | undefined {
+  const a = getAttr(node, name);
+  if (!a) return undefined;
+  if (a.kind === 'bool_val') return a.value as boolean;
+  const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
+  if (member && !member.list && INTEGER_SCALARS.has(member.scalar)) {
+    return typeof a.value === 'bigint' ? a.value !== 0n : a.value !== 0;
+  }
+  return unexpected(diag, node, a, 'bool or an integer');
+}
+
+export function attrString(node: ChakraNode, name: string, diag?: Diagnostics): string | undefined {
+  const a = getAttr(node, name);
+  if (!a) return undefined;
+  if (a.kind === 'string_val') return a.value as string;
+  return unexpected(diag, node, a, 'string_val');
+}
+
+/** bool_list, or an integer list read as non-zero flags. */
+export function attrBoolList(node: ChakraNode, name: string, diag?: Diagnostics): boolean[] | undefined {
+  const a = getAttr(node, name);
+  if (!a) return undefined;
+  if (a.kind === 'bool_list') return a.value as boolean[];
+  const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
+  if (member?.list && INTEGER_SCALARS.has(member.scalar)) {
+    return (a.value as (number | bigint)[]).map((v) => (typeof v === 'bigint' ? v !== 0n : v !== 0));
+  }
+  return unexpected(diag, node, a, 'bool_list');
+}
+
+/** Builds an attribute, converting numbers to bigint for 64-bit kinds. */
+export function makeAttr(name: string, kind: AttrKind, value: AttrValue): Attribute {
+  const member = ATTR_MEMBER_BY_KIND.get(kind);
+  if (!member) throw new TypeError(`unknown attribute kind ${kind}`);
+  const conv = (v: unknown) => (BIGINT_SCALARS.has(member.scalar) && typeof v === 'number' ? BigInt(v) : v);
+  const v = member.list ? (value as unknown[]).map(conv) : conv(value);
+  return { name, docString: '', kind, value: v as AttrValue };
+}
+
+/** Replaces the attribute of the same name in place (keeping its position), or appends it. */
+export function setAttr(node: { attrs: Attribute[] }, attr: Attribute): void {
+  const i = node.attrs.findIndex((a) => a.name === attr.name);
+  if (i >= 0) node.attrs[i] = attr;
+  else node.attrs.push(attr);
+}

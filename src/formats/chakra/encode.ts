@@ -1,0 +1,383 @@
+/**
+ * Encodes Chakra messages in the canonical layout every real trace uses: fields in ascending number
+ * order, proto3 defaults omitted, repeated numbers packed, the oneof member always written, a
+ * present IOInfo written even when empty. Unknown fields and explicit defaults recorded by the
+ * decoder are written back in place, so decode → encode is byte-identical.
+ */
+import { ATTR_MEMBER_BY_KIND, type ScalarType } from './schema.js';
+import type { AttrScalarValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
+import { WIRE_LEN, WIRE_VARINT } from './wire.js';
+import { wireTypeOf } from './decode.js';
+
+const TWO_POW_53 = 2n ** 53n;
+
+/** A growable output buffer with protobuf writers. */
+export class ByteSink {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(initialSize = 1 << 16) {
+    this.buf = Buffer.allocUnsafe(initialSize);
+  }
+
+  ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** Bytes written so far (a view, valid until the next write). */
+  view(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  varint(n: number): void {
+    this.ensure(10);
+    const b = this.buf;
+    if (n < 0x80000000 && n >= 0) {
+      while (n >= 0x80) {
+        b[this.pos++] = (n & 0x7f) | 0x80;
+        n >>>= 7;
+      }
+      b[this.pos++] = n;
+      return;
+    }
+    if (n < 0 || !Number.isSafeInteger(n)) {
+      this.varintBig(BigInt.asUintN(64, BigInt(n)));
+      return;
+    }
+    while (n >= 0x80) {
+      b[this.pos++] = (n % 128) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    b[this.pos++] = n;
+  }
+
+  varintBig(v: bigint): void {
+    if (v >= 0n && v < TWO_POW_53) {
+      this.varint(Number(v));
+      return;
+    }
+    v = BigInt.asUintN(64, v);
+    this.ensure(10);
+    while (v >= 0x80n) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+
+  tag(field: number, wireType: number): void {
+    this.varint((field << 3) | wireType);
+  }
+
+  string(s: string): void {
+    // Worst case 3 bytes per UTF-16 unit, plus a 5-byte length.
+    this.ensure(s.length * 3 + 5);
+    if (s.length < 128) {
+      const lenPos = this.pos++;
+      const n = this.buf.write(s, this.pos, 'utf8');
+      if (n < 128) {
+        this.buf[lenPos] = n;
+        this.pos += n;
+        return;
+      }
+      this.pos = lenPos;
+    }
+    const n = Buffer.byteLength(s, 'utf8');
+    this.varint(n);
+    this.buf.write(s, this.pos, 'utf8');
+    this.pos += n;
+  }
+
+  bytes(b: Uint8Array): void {
+    this.varint(b.length);
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  raw(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Reserves one byte for a length; finishLength() fixes it up (moving the payload if it needs more). */
+  beginLength(): number {
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  finishLength(lenPos: number): void {
+    const len = this.pos - lenPos - 1;
+    if (len < 0x80) {
+      this.buf[lenPos] = len;
+      return;
+    }
+    let extra = 0;
+    for (let v = len >>> 7; v > 0; v >>>= 7) extra++;
+    this.ensure(extra);
+    this.buf.copy(this.buf, lenPos + 1 + extra, lenPos + 1, this.pos);
+    const end = this.pos + extra;
+    this.pos = lenPos;
+    this.varint(len);
+    this.pos = end;
+  }
+}
+
+/** Writes unknown fields numbered below `before`, advancing the cursor into l.unknown. */
+class UnknownCursor {
+  private i = 0;
+  constructor(private readonly list: { field: number; bytes: Uint8Array }[] | undefined) {}
+  flush(sink: ByteSink, before: number): void {
+    const list = this.list;
+    if (!list) return;
+    while (this.i < list.length && list[this.i].field < before) sink.raw(list[this.i++].bytes);
+  }
+}
+
+function explicit(l: Lossless | undefined, field: number): boolean {
+  return l?.explicitDefaults !== undefined && (l.explicitDefaults & (1 << field)) !== 0;
+}
+
+function unpacked(l: Lossless | undefined, field: number): boolean {
+  return l?.unpacked !== undefined && (l.unpacked & (1 << field)) !== 0;
+}
+
+function uint64Field(sink: ByteSink, field: number, v: bigint, l: Lossless | undefined): void {
+  if (v !== 0n || explicit(l, field)) {
+    sink.tag(field, WIRE_VARINT);
+    sink.varintBig(v);
+  }
+}
+
+function stringField(sink: ByteSink, field: number, s: string, l: Lossless | undefined): void {
+  if (s !== '' || explicit(l, field)) {
+    sink.tag(field, WIRE_LEN);
+    sink.string(s);
+  }
+}
+
+function depsField(sink: ByteSink, field: number, deps: bigint[], l: Lossless | undefined): void {
+  if (unpacked(l, field)) {
+    for (const d of deps) {
+      sink.tag(field, WIRE_VARINT);
+      sink.varintBig(d);
+    }
+    return;
+  }
+  if (deps.length === 0 && !explicit(l, field)) return;
+  sink.tag(field, WIRE_LEN);
+  const at = sink.beginLength();
+  for (const d of deps) sink.varintBig(d);
+  sink.finishLength(at);
+}
+
+export function encodeNode(sink: ByteSink, node: ChakraNode): void {
+  const l = node.lossless;
+  const u = new UnknownCursor(l?.unknown);
+  uint64Field(sink, 1, node.id, l);
+  u.flush(sink, 2);
+  stringField(sink, 2, node.name, l);
+  u.flush(sink, 3);
+  if (node.type !== 0 || explicit(l, 3)) {
+    sink.tag(3, WIRE_VARINT);
+    sink.varint(node.type);
+  }
+  u.flush(sink, 4);
+  depsField(sink, 4, node.ctrlDeps, l);
+  u.flush(sink, 5);
+  depsField(sink, 5, node.dataDeps, l);
+  u.flush(sink, 6);
+  uint64Field(sink, 6, node.startTimeMicros, l);
+  u.flush(sink, 7);
+  uint64Field(sink, 7, node.durationMicros, l);
+  u.flush(sink, 8);
+  if (node.inputs) ioField(sink, 8, node.inputs);
+  u.flush(sink, 9);
+  if (node.outputs) ioField(sink, 9, node.outputs);
+  u.flush(sink, 10);
+  for (const a of node.attrs) {
+    sink.tag(10, WIRE_LEN);
+    const at = sink.beginLength();
+    encodeAttribute(sink, a);
+    sink.finishLength(at);
+  }
+  u.flush(sink, Infinity);
+}
+
+function ioField(sink: ByteSink, field: number, io: IOInfo): void {
+  sink.tag(field, WIRE_LEN);
+  const at = sink.beginLength();
+  const l = io.lossless;
+  const u = new UnknownCursor(l?.unknown);
+  stringField(sink, 1, io.values, l);
+  u.flush(sink, 2);
+  stringField(sink, 2, io.shapes, l);
+  u.flush(sink, 3);
+  stringField(sink, 3, io.types, l);
+  u.flush(sink, Infinity);
+  sink.finishLength(at);
+}
+
+export function encodeMetadata(sink: ByteSink, md: GlobalMetadata): void {
+  const l = md.lossless;
+  const u = new UnknownCursor(l?.unknown);
+  stringField(sink, 1, md.version, l);
+  u.flush(sink, 2);
+  for (const a of md.attrs) {
+    sink.tag(2, WIRE_LEN);
+    const at = sink.beginLength();
+    encodeAttribute(sink, a);
+    sink.finishLength(at);
+  }
+  u.flush(sink, Infinity);
+}
+
+export function encodeAttribute(sink: ByteSink, a: Attribute): void {
+  const l = a.lossless;
+  const u = new UnknownCursor(l?.unknown);
+  stringField(sink, 1, a.name, l);
+  u.flush(sink, 2);
+  stringField(sink, 2, a.docString, l);
+  if (a.kind !== null) {
+    const member = ATTR_MEMBER_BY_KIND.get(a.kind);
+    if (!member) throw new TypeError(`attribute "${a.name}": unknown kind ${a.kind}`);
+    u.flush(sink, member.field);
+    if (member.list) {
+      sink.tag(member.field, WIRE_LEN);
+      const at = sink.beginLength();
+      const values = (a.value ?? []) as AttrScalarValue[];
+      if (!Array.isArray(values)) throw new TypeError(`attribute "${a.name}": ${a.kind} needs an array value`);
+      encodeListValues(sink, member.scalar, values, unpacked(l, member.field));
+      sink.finishLength(at);
+    } else {
+      sink.tag(member.field, wireTypeOf(member.scalar));
+      writeScalar(sink, member.scalar, a.value as AttrScalarValue, a.name);
+    }
+  }
+  u.flush(sink, Infinity);
+}
+
+function encodeListValues(sink: ByteSink, scalar: ScalarType, values: AttrScalarValue[], asUnpacked: boolean): void {
+  const wt = wireTypeOf(scalar);
+  if (wt === WIRE_LEN || asUnpacked) {
+    for (const v of values) {
+      sink.tag(1, wt);
+      writeScalar(sink, scalar, v, 'values');
+    }
+    return;
+  }
+  if (values.length === 0) return;
+  sink.tag(1, WIRE_LEN);
+  const at = sink.beginLength();
+  for (const v of values) writeScalar(sink, scalar, v, 'values');
+  sink.finishLength(at);
+}
+
+function writeScalar(sink: ByteSink, scalar: ScalarType, v: AttrScalarValue, name: string): void {
+  switch (scalar) {
+    case 'double':
+      sink.ensure(8);
+      sink.buf.writeDoubleLE(num(v, name), sink.pos);
+      sink.pos += 8;
+      return;
+    case 'float':
+      sink.ensure(4);
+      sink.buf.writeFloatLE(num(v, name), sink.pos);
+      sink.pos += 4;
+      return;
+    case 'int32':
+    case 'uint32':
+      sink.varint(num(v, name));
+      return;
+    case 'sint32': {
+      const n = num(v, name);
+      sink.varint(((n << 1) ^ (n >> 31)) >>> 0);
+      return;
+    }
+    case 'int64':
+    case 'uint64':
+      sink.varintBig(big(v, name));
+      return;
+    case 'sint64': {
+      const n = BigInt.asIntN(64, big(v, name));
+      sink.varintBig(BigInt.asUintN(64, (n << 1n) ^ (n >> 63n)));
+      return;
+    }
+    case 'fixed32':
+      sink.ensure(4);
+      sink.buf.writeUInt32LE(num(v, name), sink.pos);
+      sink.pos += 4;
+      return;
+    case 'sfixed32':
+      sink.ensure(4);
+      sink.buf.writeInt32LE(num(v, name), sink.pos);
+      sink.pos += 4;
+      return;
+    case 'fixed64':
+      sink.ensure(8);
+      sink.buf.writeBigUInt64LE(BigInt.asUintN(64, big(v, name)), sink.pos);
+      sink.pos += 8;
+      return;
+    case 'sfixed64':
+      sink.ensure(8);
+      sink.buf.writeBigInt64LE(BigInt.asIntN(64, big(v, name)), sink.pos);
+      sink.pos += 8;
+      return;
+    case 'bool':
+      sink.varint(v ? 1 : 0);
+      return;
+    case 'string':
+      if (typeof v !== 'string') throw new TypeError(`attribute "${name}": string value expected`);
+      sink.string(v);
+      return;
+    case 'bytes':
+      if (!(v instanceof Uint8Array)) throw new TypeError(`attribute "${name}": bytes value expected`);
+      sink.bytes(v);
+      return;
+  }
+}
+
+function num(v: AttrScalarValue, name: string): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  throw new TypeError(`attribute "${name}": numeric value expected, got ${typeof v}`);
+}
+
+function big(v: AttrScalarValue, name: string): bigint {
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  throw new TypeError(`attribute "${name}": integer value expected, got ${String(v)}`);
+}
+
+/** Appends one length-prefixed frame holding a Node. */
+export function encodeNodeFrame(sink: ByteSink, node: ChakraNode): void {
+  const at = sink.beginLength();
+  encodeNode(sink, node);
+  sink.finishLength(at);
+}
+
+export function encodeMetadataFrame(sink: ByteSink, md: GlobalMetadata): void {
+  const at = sink.beginLength();
+  encodeMetadata(sink, md);
+  sink.finishLength(at);
+}
+
+/** Encodes a whole trace in memory (small traces, tests). */
+export function encodeTrace(metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>): Buffer {
+  const sink = new ByteSink();
+  if (metadata) encodeMetadataFrame(sink, metadata);
+  for (const n of nodes) encodeNodeFrame(sink, n);
+  return Buffer.from(sink.view());
+}

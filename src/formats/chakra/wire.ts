@@ -1,0 +1,247 @@
+/**
+ * Protocol-buffers wire primitives over a Buffer, with one module-level cursor for speed.
+ * Decoding problems throw WireError carrying the absolute buffer position; callers translate that
+ * into a ChakraDecodeError with file, stream offset and frame index.
+ */
+
+export const WIRE_VARINT = 0;
+export const WIRE_I64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_I32 = 5;
+
+export class WireError extends Error {
+  constructor(readonly position: number, readonly problem: string) {
+    super(problem);
+  }
+}
+
+/** Current read position; every read function advances it. */
+export let pos = 0;
+export function seek(p: number): void {
+  pos = p;
+}
+
+/** Set when a varint used more bytes than needed (re-encoding will normalise it). */
+export let nonMinimalVarint = false;
+export function clearNonMinimal(): void {
+  nonMinimalVarint = false;
+}
+
+/** Unsigned varint that must fit in 2^53 (tags, lengths, enums). */
+export function readVarintNumber(buf: Buffer, end: number): number {
+  let result = 0;
+  let mul = 1;
+  const start = pos;
+  for (let i = 0; i < 8; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      if (b === 0 && i > 0) nonMinimalVarint = true;
+      return result;
+    }
+    mul *= 128;
+  }
+  // Longer varints (negative int32 enums) are read exactly, then checked.
+  pos = start;
+  const big = readVarintBigint(buf, end);
+  const asSigned = BigInt.asIntN(64, big);
+  if (asSigned >= BigInt(Number.MIN_SAFE_INTEGER) && asSigned <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(asSigned);
+  throw new WireError(start, `varint value ${big} does not fit where a small integer was expected`);
+}
+
+/** Unsigned 64-bit varint as bigint, exact. */
+export function readVarintBigint(buf: Buffer, end: number): bigint {
+  let result = 0;
+  let mul = 1;
+  const start = pos;
+  for (let i = 0; i < 7; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      if (b === 0 && i > 0) nonMinimalVarint = true;
+      return BigInt(result);
+    }
+    mul *= 128;
+  }
+  let big = BigInt(result);
+  let shift = 49n;
+  for (let i = 7; i < 10; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    big |= BigInt(b & 0x7f) << shift;
+    if (b < 0x80) {
+      if (b === 0) nonMinimalVarint = true;
+      return BigInt.asUintN(64, big);
+    }
+    shift += 7n;
+  }
+  throw new WireError(start, 'varint longer than 10 bytes (corrupt data)');
+}
+
+/** Signed int64 from a varint (two's complement). */
+export function readInt64(buf: Buffer, end: number): bigint {
+  const v = readVarintBigint(buf, end);
+  return v >= 0x8000000000000000n ? BigInt.asIntN(64, v) : v;
+}
+
+/** int32 from a varint: negative values are sign-extended to 10 bytes on the wire. */
+export function readInt32(buf: Buffer, end: number): number {
+  const start = pos;
+  let result = 0;
+  let mul = 1;
+  for (let i = 0; i < 5; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      if (b === 0 && i > 0) nonMinimalVarint = true;
+      return result | 0;
+    }
+    mul *= 128;
+  }
+  pos = start;
+  return Number(BigInt.asIntN(32, readVarintBigint(buf, end)));
+}
+
+export function readUint32(buf: Buffer, end: number): number {
+  const start = pos;
+  let result = 0;
+  let mul = 1;
+  for (let i = 0; i < 5; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      if (b === 0 && i > 0) nonMinimalVarint = true;
+      return result >>> 0;
+    }
+    mul *= 128;
+  }
+  pos = start;
+  return Number(BigInt.asUintN(32, readVarintBigint(buf, end)));
+}
+
+export function readSint32(buf: Buffer, end: number): number {
+  const n = readUint32(buf, end);
+  return (n >>> 1) ^ -(n & 1);
+}
+
+export function readSint64(buf: Buffer, end: number): bigint {
+  const n = readVarintBigint(buf, end);
+  return (n >> 1n) ^ -(n & 1n);
+}
+
+export function readFixed32(buf: Buffer, end: number): number {
+  need(buf, end, 4);
+  const v = buf.readUInt32LE(pos);
+  pos += 4;
+  return v;
+}
+
+export function readSfixed32(buf: Buffer, end: number): number {
+  need(buf, end, 4);
+  const v = buf.readInt32LE(pos);
+  pos += 4;
+  return v;
+}
+
+export function readFixed64(buf: Buffer, end: number): bigint {
+  need(buf, end, 8);
+  const v = buf.readBigUInt64LE(pos);
+  pos += 8;
+  return v;
+}
+
+export function readSfixed64(buf: Buffer, end: number): bigint {
+  need(buf, end, 8);
+  const v = buf.readBigInt64LE(pos);
+  pos += 8;
+  return v;
+}
+
+export function readDouble(buf: Buffer, end: number): number {
+  need(buf, end, 8);
+  const v = buf.readDoubleLE(pos);
+  pos += 8;
+  return v;
+}
+
+export function readFloat(buf: Buffer, end: number): number {
+  need(buf, end, 4);
+  const v = buf.readFloatLE(pos);
+  pos += 4;
+  return v;
+}
+
+/** Reads a length prefix and returns the end position of the payload, checked against `end`. */
+export function readLength(buf: Buffer, end: number): number {
+  const start = pos;
+  const len = readVarintNumber(buf, end);
+  if (len > end - pos) {
+    throw new WireError(start, `length ${len} runs past the end of its message (${end - pos} bytes left)`);
+  }
+  return pos + len;
+}
+
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function readString(buf: Buffer, end: number): string {
+  const stop = readLength(buf, end);
+  const start = pos;
+  pos = stop;
+  const len = stop - start;
+  if (len < 24) {
+    let s = '';
+    for (let i = start; i < stop; i++) {
+      const c = buf[i];
+      if (c >= 0x80) return decodeUtf8(buf, start, stop);
+      s += String.fromCharCode(c);
+    }
+    return s;
+  }
+  return decodeUtf8(buf, start, stop);
+}
+
+function decodeUtf8(buf: Buffer, start: number, stop: number): string {
+  try {
+    return utf8Decoder.decode(buf.subarray(start, stop));
+  } catch {
+    throw new WireError(start, 'string field is not valid UTF-8');
+  }
+}
+
+export function readBytes(buf: Buffer, end: number): Uint8Array {
+  const stop = readLength(buf, end);
+  const out = new Uint8Array(stop - pos);
+  out.set(buf.subarray(pos, stop));
+  pos = stop;
+  return out;
+}
+
+/** Skips one field's payload of the given wire type. */
+export function skipField(buf: Buffer, end: number, wireType: number, tagPos: number): void {
+  switch (wireType) {
+    case WIRE_VARINT:
+      readVarintBigint(buf, end);
+      return;
+    case WIRE_I64:
+      need(buf, end, 8);
+      pos += 8;
+      return;
+    case WIRE_LEN:
+      pos = readLength(buf, end);
+      return;
+    case WIRE_I32:
+      need(buf, end, 4);
+      pos += 4;
+      return;
+    default:
+      throw new WireError(tagPos, `invalid wire type ${wireType} (groups and types 6–7 do not occur in Chakra traces)`);
+  }
+}
+
+function need(buf: Buffer, end: number, n: number): void {
+  if (end - pos < n) throw new WireError(pos, `${n}-byte value runs past the end of its message`);
+}

@@ -1,0 +1,90 @@
+/**
+ * Streaming Chakra trace writer: frames are encoded into a 1 MiB buffer and flushed with
+ * back-pressure, so memory stays bounded whatever the trace size. A path ending in `.gz` is gzipped.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { createGzip } from 'node:zlib';
+import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from './encode.js';
+import type { ChakraNode, GlobalMetadata } from './types.js';
+
+const FLUSH_BYTES = 1 << 20;
+
+export class TraceWriter {
+  private readonly sink = new ByteSink(FLUSH_BYTES * 2);
+  private nodes = 0;
+  private bytes = 0;
+
+  private constructor(
+    readonly file: string,
+    private readonly out: Writable,
+    private readonly done: Promise<void>,
+  ) {}
+
+  /** Creates the file (and its folder) and writes the metadata frame when given. */
+  static async create(file: string, metadata: GlobalMetadata | null, options: { gzip?: boolean } = {}): Promise<TraceWriter> {
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+    const fileStream = createWriteStream(file);
+    const gzip = options.gzip ?? file.endsWith('.gz');
+    const head: Writable = gzip ? createGzip() : fileStream;
+    if (gzip) head.pipe(fileStream);
+    const done = new Promise<void>((resolve, reject) => {
+      fileStream.on('close', resolve);
+      fileStream.on('error', reject);
+      head.on('error', reject);
+    });
+    // Keep an unobserved rejection from crashing the process before close() awaits it.
+    done.catch(() => {});
+    const w = new TraceWriter(file, head, done);
+    if (metadata) encodeMetadataFrame(w.sink, metadata);
+    return w;
+  }
+
+  /** Encodes one node; resolves immediately unless the buffer had to be flushed. */
+  write(node: ChakraNode): Promise<void> | void {
+    encodeNodeFrame(this.sink, node);
+    this.nodes++;
+    if (this.sink.pos >= FLUSH_BYTES) return this.flush();
+  }
+
+  async writeAll(nodes: Iterable<ChakraNode>): Promise<void> {
+    for (const n of nodes) {
+      const p = this.write(n);
+      if (p) await p;
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.sink.pos === 0) return;
+    const chunk = Buffer.from(this.sink.view());
+    this.bytes += chunk.length;
+    this.sink.reset();
+    if (!this.out.write(chunk)) {
+      await new Promise<void>((resolve, reject) => {
+        const onError = (e: Error) => reject(e);
+        this.out.once('error', onError);
+        this.out.once('drain', () => {
+          this.out.off('error', onError);
+          resolve();
+        });
+      });
+    }
+  }
+
+  /** Flushes and closes; resolves when the file is complete on disk. */
+  async close(): Promise<{ nodes: number; bytes: number }> {
+    await this.flush();
+    this.out.end();
+    await this.done;
+    return { nodes: this.nodes, bytes: this.bytes };
+  }
+}
+
+/** Writes a whole trace. */
+export async function writeTraceFile(file: string, metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>): Promise<void> {
+  const w = await TraceWriter.create(file, metadata);
+  await w.writeAll(nodes);
+  await w.close();
+}

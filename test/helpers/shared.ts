@@ -1,0 +1,28 @@
+/**
+ * Locates ../shared (real traces, profiles, ASTRA-sim results) beside the repository.
+ * Tests that need it use describeShared(): when the folder is absent they are skipped with a message
+ * saying so, instead of failing or silently passing.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const sharedDir = process.env.TRACEWATT_SHARED ?? path.resolve(repoRoot, '..', 'shared');
+export const hasShared = existsSync(path.join(sharedDir, 'README.md'));
+
+/** Path inside ../shared. */
+export function shared(...parts: string[]): string {
+  return path.join(sharedDir, ...parts);
+}
+
+let warned = false;
+/** describe() that runs only when ../shared is present, and says why when it is skipped. */
+export function describeShared(name: string, fn: () => void): void {
+  if (!hasShared && !warned) {
+    warned = true;
+    console.warn(`[tracewatt tests] ../shared not found at ${sharedDir}: tests on real shared data are skipped`);
+  }
+  (hasShared ? describe : describe.skip)(name, fn);
+}
