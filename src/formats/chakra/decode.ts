@@ -8,7 +8,7 @@ import type { AttrScalarValue, AttrValue, Attribute, ChakraNode, GlobalMetadata,
 import {
   WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, WireError, pos, readBytes, readDouble, readFixed32, readFixed64,
   readFloat, readInt32, readInt64, readLength, readSfixed32, readSfixed64, readSint32, readSint64, readString,
-  readUint32, readVarintBigint, readVarintNumber, seek, skipField,
+  readTag, readUint32, readVarintBigint, readVarintNumber, seek, skipField,
 } from './wire.js';
 
 const NODE_FIELD_NAMES = ['', 'id', 'name', 'type', 'ctrl_deps', 'data_deps', 'start_time_micros', 'duration_micros', 'inputs', 'outputs', 'attr'];
@@ -45,7 +45,7 @@ export function decodeNode(buf: Buffer, start: number, end: number): ChakraNode 
   seek(start);
   while (pos < end) {
     const tagPos = pos;
-    const tag = readVarintNumber(buf, end);
+    const tag = readTag(buf, end);
     const field = tag >>> 3;
     const wt = tag & 7;
     switch (field) {
@@ -119,7 +119,7 @@ export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
   seek(start);
   while (pos < end) {
     const tagPos = pos;
-    const tag = readVarintNumber(buf, end);
+    const tag = readTag(buf, end);
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field >= 1 && field <= 3) {
@@ -147,7 +147,7 @@ export function decodeMetadata(buf: Buffer, start: number, end: number): GlobalM
   seek(start);
   while (pos < end) {
     const tagPos = pos;
-    const tag = readVarintNumber(buf, end);
+    const tag = readTag(buf, end);
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === 1) {
@@ -175,7 +175,7 @@ export function decodeAttribute(buf: Buffer, start: number, end: number): Attrib
   seek(start);
   while (pos < end) {
     const tagPos = pos;
-    const tag = readVarintNumber(buf, end);
+    const tag = readTag(buf, end);
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === 1 || field === 2) {
@@ -251,7 +251,7 @@ function decodeList(buf: Buffer, start: number, end: number, member: AttrMember)
   seek(start);
   while (pos < end) {
     const tagPos = pos;
-    const tag = readVarintNumber(buf, end);
+    const tag = readTag(buf, end);
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field !== 1) {
@@ -279,7 +279,7 @@ export function isMetadataFrame(buf: Buffer, start: number, end: number): boolea
   try {
     while (pos < end) {
       const tagPos = pos;
-      const tag = readVarintNumber(buf, end);
+      const tag = readTag(buf, end);
       const field = tag >>> 3;
       const wt = tag & 7;
       if (field > 2 || wt !== WIRE_LEN) return false;

@@ -3,6 +3,7 @@
  * Decoding problems throw WireError carrying the absolute buffer position; callers translate that
  * into a ChakraDecodeError with file, stream offset and frame index.
  */
+import { isUtf8 } from 'node:buffer';
 
 export const WIRE_VARINT = 0;
 export const WIRE_I64 = 1;
@@ -48,6 +49,14 @@ export function readVarintNumber(buf: Buffer, end: number): number {
   const asSigned = BigInt.asIntN(64, big);
   if (asSigned >= BigInt(Number.MIN_SAFE_INTEGER) && asSigned <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(asSigned);
   throw new WireError(start, `varint value ${big} does not fit where a small integer was expected`);
+}
+
+/** A field tag: at most 32 bits, field number ≥ 1. */
+export function readTag(buf: Buffer, end: number): number {
+  const start = pos;
+  const tag = readVarintNumber(buf, end);
+  if (tag > 0xffffffff || tag < 8) throw new WireError(start, `invalid field tag ${tag} (corrupt data)`);
+  return tag;
 }
 
 /** Unsigned 64-bit varint as bigint, exact. */
@@ -185,7 +194,6 @@ export function readLength(buf: Buffer, end: number): number {
   return pos + len;
 }
 
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function readString(buf: Buffer, end: number): string {
   const stop = readLength(buf, end);
@@ -205,11 +213,12 @@ export function readString(buf: Buffer, end: number): string {
 }
 
 function decodeUtf8(buf: Buffer, start: number, stop: number): string {
-  try {
-    return utf8Decoder.decode(buf.subarray(start, stop));
-  } catch {
+  const s = buf.toString('utf8', start, stop);
+  // toString replaces bad sequences with U+FFFD; only then is the (rarer) exact check needed.
+  if (s.includes('\uFFFD') && !isUtf8(buf.subarray(start, stop))) {
     throw new WireError(start, 'string field is not valid UTF-8');
   }
+  return s;
 }
 
 export function readBytes(buf: Buffer, end: number): Uint8Array {

@@ -1,0 +1,19 @@
+import { toJson } from '../../core/json.js';
+import { convertTrace } from '../../engines/trace/convert.js';
+import type { CommandSpec } from '../command.js';
+
+export const convertCommand: CommandSpec = {
+  name: 'convert',
+  summary: 'Convert one trace file between .et (binary) and .json (one JSON document), by extension',
+  args: [
+    { name: 'in', description: 'input .et, .et.gz or .json file' },
+    { name: 'out', description: 'output .json, .et or .et.gz file' },
+  ],
+  options: [],
+  example: 'tracewatt convert traces/astra-sim/all_reduce/all_reduce.0.et /tmp/all_reduce.0.json',
+  async run([input, output], opts, io) {
+    const r = await convertTrace(input, output);
+    io.out(opts.json ? toJson({ input, output, ...r }) + '\n' : `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n`);
+    return 0;
+  },
+};

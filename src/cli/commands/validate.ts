@@ -1,0 +1,22 @@
+import { toJson } from '../../core/json.js';
+import { validateTrace } from '../../engines/trace/validate.js';
+import type { CommandSpec } from '../command.js';
+
+export const validateCommand: CommandSpec = {
+  name: 'validate',
+  summary: 'Report every problem ASTRA-sim would reject or misread; exit 0 only when there are no errors',
+  args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
+  options: [{ name: 'max-per-code', value: 'n', description: 'list at most n problems of each kind per rank (all are counted)', default: '20' }],
+  example: 'tracewatt validate traces/chakra-tests/feeder_tests_chakra.0.et',
+  async run([target], opts, io) {
+    const r = await validateTrace(target, Number(opts.maxPerCode));
+    if (opts.json) {
+      io.out(toJson({ ...r, valid: r.errors === 0 }) + '\n');
+    } else {
+      for (const p of r.problems) io.out(`${p.severity}: ${p.file}: ${p.message}\n`);
+      const counts = Object.entries(r.counts).map(([k, v]) => `${v} ${k}`).join(', ');
+      io.out(`${r.errors === 0 ? 'valid' : 'INVALID'}: ${r.ranks} rank(s), ${r.nodes} nodes, ${r.errors} error(s), ${r.warnings} warning(s)${counts ? ` (${counts})` : ''}\n`);
+    }
+    return r.errors === 0 ? 0 : 1;
+  },
+};

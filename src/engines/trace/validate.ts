@@ -1,0 +1,174 @@
+/**
+ * `validate`: every problem ASTRA-sim would reject or misread, each with file and node id.
+ * Errors make the trace unusable for replay; warnings are odd but replayable.
+ */
+import { Diagnostics } from '../../core/diagnostics.js';
+import { getAttr } from '../../formats/chakra/attrs.js';
+import { openTrace } from '../../formats/chakra/reader.js';
+import { resolveRankFiles } from '../../formats/chakra/paths.js';
+import { ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName } from '../../formats/chakra/schema.js';
+import type { ChakraNode } from '../../formats/chakra/types.js';
+import { DependencyGraph } from './graph.js';
+
+export type Severity = 'error' | 'warning';
+
+export interface Problem {
+  severity: Severity;
+  code: string;
+  file: string;
+  rank: number;
+  nodeId: bigint | null;
+  message: string;
+}
+
+export interface ValidationReport {
+  path: string;
+  ranks: number;
+  nodes: number;
+  errors: number;
+  warnings: number;
+  /** Count per problem code. */
+  counts: Record<string, number>;
+  /** Problems listed individually (capped per code and rank by `maxPerCode`). */
+  problems: Problem[];
+}
+
+/** Collectives ASTRA-sim's system layer simulates; BROADCAST is replayed from its duration. */
+const SIMULATED = new Set<number>([
+  CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL,
+]);
+
+/** Attributes whose value a consumer reads as a number / bool / string / bool list. */
+const NUMERIC_ATTRS = ['num_ops', 'tensor_size', 'comm_type', 'comm_size', 'comm_src', 'comm_dst', 'comm_tag', 'comm_priority'];
+
+class Collector {
+  readonly problems: Problem[] = [];
+  readonly counts: Record<string, number> = {};
+  errors = 0;
+  warnings = 0;
+  private readonly listed = new Map<string, number>();
+  constructor(private readonly file: string, private readonly rank: number, private readonly maxPerCode: number) {}
+
+  add(severity: Severity, code: string, nodeId: bigint | null, message: string): void {
+    this.counts[code] = (this.counts[code] ?? 0) + 1;
+    if (severity === 'error') this.errors++;
+    else this.warnings++;
+    const n = this.listed.get(code) ?? 0;
+    if (n < this.maxPerCode) {
+      this.listed.set(code, n + 1);
+      this.problems.push({ severity, code, file: this.file, rank: this.rank, nodeId, message });
+    }
+  }
+}
+
+function checkAttrTypes(node: ChakraNode, c: Collector): void {
+  for (const a of node.attrs) {
+    const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
+    if (NUMERIC_ATTRS.includes(a.name)) {
+      const numeric = member && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
+      if (!numeric) c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute ${a.name} holds ${a.kind ?? 'no value'}; consumers read an integer`);
+      else if (member.scalar === 'double' || member.scalar === 'float') {
+        c.add('warning', 'attribute-type', node.id, `node ${node.id}: attribute ${a.name} is ${a.kind}; ASTRA-sim expects an integer member`);
+      }
+    } else if (a.name === 'is_cpu_op' && !(member && !member.list && (member.scalar === 'bool' || member.scalar.includes('int')))) {
+      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute is_cpu_op holds ${a.kind ?? 'no value'}; consumers read bool_val`);
+    } else if (a.name === 'involved_dim' && a.kind !== 'bool_list') {
+      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute involved_dim holds ${a.kind ?? 'no value'}; ASTRA-sim reads bool_list`);
+    } else if (a.name === 'pg_name' && a.kind !== 'string_val') {
+      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute pg_name holds ${a.kind ?? 'no value'}; consumers read string_val`);
+    }
+  }
+}
+
+function intValue(node: ChakraNode, name: string): bigint | undefined {
+  const a = getAttr(node, name);
+  if (!a || a.kind === null) return undefined;
+  const v = a.value;
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  return undefined;
+}
+
+function checkNode(node: ChakraNode, c: Collector): void {
+  const id = node.id;
+  checkAttrTypes(node, c);
+  if (node.type < NodeType.METADATA_NODE || node.type > NodeType.COMM_COLL_NODE) {
+    c.add('error', 'node-type', id, `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim replays`);
+    return;
+  }
+  const isComm = node.type === NodeType.COMM_COLL_NODE || node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE;
+  if (isComm && (intValue(node, 'is_cpu_op') ?? 0n) !== 0n) {
+    c.add('error', 'comm-marked-cpu', id, `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on the CPU slot, not the network`);
+  }
+  if (node.type === NodeType.COMM_COLL_NODE) {
+    const t = intValue(node, 'comm_type');
+    if (t === undefined) c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
+    else if (!SIMULATED.has(Number(t))) {
+      if (Number(t) === CollectiveCommType.BROADCAST) {
+        c.add('warning', 'collective-replayed-from-duration', id, `node ${id}: BROADCAST is replayed from duration_micros, not simulated on the network`);
+      } else {
+        c.add('error', 'collective-unsupported', id, `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`);
+      }
+    }
+    if (intValue(node, 'comm_size') === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
+  }
+  if (node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE) {
+    for (const name of ['comm_src', 'comm_dst', 'comm_size']) {
+      if (intValue(node, name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
+    }
+  }
+  if ((node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) && intValue(node, 'tensor_size') === undefined) {
+    c.add('error', 'memory-missing-tensor-size', id, `node ${id}: ${nodeTypeName(node.type)} without tensor_size`);
+  }
+  if (node.type === NodeType.COMP_NODE && (intValue(node, 'is_cpu_op') ?? 0n) === 0n && intValue(node, 'num_ops') === undefined) {
+    c.add('warning', 'compute-missing-num-ops', id, `node ${id}: GPU COMP_NODE without num_ops (replays from duration only; roofline mode stalls in ASTRA-sim)`);
+  }
+}
+
+export async function validateRank(file: string, rank: number, maxPerCode = 20): Promise<{ c: Collector; nodes: number }> {
+  const c = new Collector(file, rank, maxPerCode);
+  const diagnostics = new Diagnostics();
+  const reader = await openTrace(file, { diagnostics });
+  if (!reader.metadata) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
+  const graph = new DependencyGraph();
+  let nodes = 0;
+  for await (const batch of reader.batches()) {
+    for (const node of batch) {
+      nodes++;
+      graph.add(node.id, node.dataDeps, node.ctrlDeps);
+      checkNode(node, c);
+    }
+  }
+  const g = graph.facts();
+  for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
+  for (const d of g.danglingSamples) {
+    c.add('error', 'dangling-dependency', d.nodeId, `node ${d.nodeId}: ${d.kind} dependency on absent node ${d.parentId} (fatal in ASTRA-sim)`);
+  }
+  const extraDangling = g.danglingData + g.danglingCtrl - g.danglingSamples.length;
+  if (extraDangling > 0) {
+    c.counts['dangling-dependency'] += extraDangling;
+    c.errors += extraDangling;
+  }
+  if (g.nodesInCycles > 0) {
+    c.add('error', 'cycle', g.cycleSample[0] ?? null, `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`);
+  }
+  for (const d of diagnostics.summary()) {
+    for (const s of d.samples) c.add('warning', d.code, s.nodeId ?? null, s.message);
+  }
+  return { c, nodes };
+}
+
+export async function validateTrace(target: string, maxPerCode = 20): Promise<ValidationReport> {
+  const files = await resolveRankFiles(target);
+  const report: ValidationReport = { path: target, ranks: files.length, nodes: 0, errors: 0, warnings: 0, counts: {}, problems: [] };
+  for (const f of files) {
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode);
+    report.nodes += nodes;
+    report.errors += c.errors;
+    report.warnings += c.warnings;
+    for (const [k, v] of Object.entries(c.counts)) report.counts[k] = (report.counts[k] ?? 0) + v;
+    report.problems.push(...c.problems);
+  }
+  return report;
+}
