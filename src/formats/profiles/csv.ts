@@ -1,0 +1,235 @@
+/**
+ * Streaming CSV plumbing shared by the profile readers: csv-parse behind a line filter that blanks
+ * preamble and `==PROF==` lines (blanking, not deleting, keeps every reported row number equal to
+ * the line number in the file), a header helper that finds columns by name, and locale-tolerant
+ * number parsing.
+ *
+ * Row numbers everywhere in this folder are 1-based line numbers of the input file.
+ */
+import { createReadStream } from 'node:fs';
+import { Transform, type TransformCallback } from 'node:stream';
+import { parse } from 'csv-parse';
+import { FormatError, InputError } from '../../errors.js';
+
+export interface CsvRow {
+  fields: string[];
+  /** 1-based line number of the record in the file. */
+  line: number;
+}
+
+export interface CsvReadOptions {
+  delimiter?: string;
+  /** Trim spaces around fields (nvidia-smi writes ", " separators). */
+  trim?: boolean;
+  /**
+   * When given, every line before the first line for which this returns true is blanked
+   * (application stdout before an ncu CSV, "Processing [...]" before nsys stats).
+   */
+  headerMatch?: (line: string) => boolean;
+  /** Lines for which this returns true are blanked wherever they occur (e.g. `==PROF==`). */
+  dropLine?: (line: string) => boolean;
+  /** Called with the number of preamble lines blanked, once the header is found. */
+  onPreamble?: (lineCount: number) => void;
+}
+
+/** True for the lines Nsight Compute interleaves with its CSV output. */
+export const isProfLine = (line: string): boolean => line.startsWith('==PROF==') || line.startsWith('==WARNING==') || line.startsWith('==ERROR==');
+
+class LineFilter extends Transform {
+  private pending = '';
+  private lineNo = 0;
+  private headerFound: boolean;
+  private preamble = 0;
+  constructor(private readonly opts: CsvReadOptions) {
+    super({ decodeStrings: false, encoding: 'utf8' });
+    this.headerFound = !opts.headerMatch;
+  }
+  override _transform(chunk: string | Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
+    const text = this.pending + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    const parts = text.split('\n');
+    this.pending = parts.pop() ?? '';
+    const out: string[] = [];
+    for (const p of parts) out.push(this.filterLine(p));
+    if (out.length) this.push(out.join('\n') + '\n');
+    cb();
+  }
+  override _flush(cb: TransformCallback): void {
+    if (this.pending.length) this.push(this.filterLine(this.pending));
+    if (!this.headerFound) this.opts.onPreamble?.(this.preamble);
+    cb();
+  }
+  private filterLine(raw: string): string {
+    this.lineNo++;
+    let line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (this.lineNo === 1 && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
+    if (!this.headerFound) {
+      if (this.opts.headerMatch!(line)) {
+        this.headerFound = true;
+        this.opts.onPreamble?.(this.preamble);
+      } else {
+        if (line.trim().length) this.preamble++;
+        return '';
+      }
+    }
+    if (this.opts.dropLine?.(line)) return '';
+    return line;
+  }
+}
+
+/** Streams the records of a CSV file. Throws InputError when the file cannot be read, FormatError on malformed CSV. */
+export async function* readCsvRows(file: string, opts: CsvReadOptions = {}): AsyncGenerator<CsvRow> {
+  const source = createReadStream(file, { encoding: 'utf8' });
+  const filter = new LineFilter(opts);
+  const parser = parse({
+    delimiter: opts.delimiter ?? ',',
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: opts.trim ?? false,
+    info: true,
+  });
+  let failure: unknown = null;
+  const fail = (err: unknown) => {
+    failure ??= err;
+    parser.destroy(err as Error);
+  };
+  source.on('error', fail);
+  filter.on('error', fail);
+  source.pipe(filter).pipe(parser);
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      yield { fields: item.record, line: item.info.lines };
+    }
+  } catch (err) {
+    const e = failure ?? err;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
+      throw new InputError(`${file}: cannot read (${code})`);
+    }
+    const lines = (e as { lines?: number }).lines;
+    throw new FormatError(file, lines ? `row ${lines}` : '', `malformed CSV: ${(e as Error).message}`);
+  } finally {
+    source.destroy();
+  }
+}
+
+/** Column lookup by header name (never by position), with clear errors for missing columns. */
+export class Header {
+  readonly names: string[];
+  private readonly byName = new Map<string, number>();
+  private readonly byLower = new Map<string, number>();
+  constructor(
+    readonly file: string,
+    fields: string[],
+    readonly line: number,
+  ) {
+    this.names = fields.map((f) => f.trim());
+    this.names.forEach((n, i) => {
+      if (!this.byName.has(n)) this.byName.set(n, i);
+      const l = n.toLowerCase();
+      if (!this.byLower.has(l)) this.byLower.set(l, i);
+    });
+  }
+  /** Index of the first of `names` present (exact, then case-insensitive), or -1. */
+  find(...names: string[]): number {
+    for (const n of names) {
+      const i = this.byName.get(n);
+      if (i !== undefined) return i;
+    }
+    for (const n of names) {
+      const i = this.byLower.get(n.toLowerCase());
+      if (i !== undefined) return i;
+    }
+    return -1;
+  }
+  has(...names: string[]): boolean {
+    return this.find(...names) >= 0;
+  }
+  /** Index of a required column; FormatError naming the file, header row and column otherwise. */
+  require(...names: string[]): number {
+    const i = this.find(...names);
+    if (i < 0) {
+      const alts = names.map((n) => `'${n}'`).join(' or ');
+      throw new FormatError(this.file, `row ${this.line}`, `missing column ${alts} (columns present: ${this.names.join(', ')})`);
+    }
+    return i;
+  }
+  name(index: number): string {
+    return this.names[index] ?? `#${index + 1}`;
+  }
+}
+
+const MISSING = new Set(['', 'n/a', 'na', '[n/a]', 'n.a.', '-', '[not supported]', 'not supported', '[unknown error]', 'none', 'null']);
+
+/** True when a cell says "no value" (empty, n/a, [N/A], [Not Supported] …). */
+export function isMissingCell(raw: string | undefined): boolean {
+  return raw === undefined || MISSING.has(raw.trim().toLowerCase());
+}
+
+const THOUSANDS_COMMA = /^[-+]?\d{1,3}(,\d{3})+(\.\d+)?([eE][-+]?\d+)?$/;
+const THOUSANDS_DOT_DECIMAL_COMMA = /^[-+]?\d{1,3}(\.\d{3})+(,\d+)?$/;
+const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
+const THOUSANDS_SPACE = /^[-+]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
+const PLAIN = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * Parses a numeric cell as profilers print it: plain, `1,234.5` (thousands commas, as ncu writes
+ * inside quotes), `1.234,5` / `0,5` (comma-decimal locales), `1 234.5`; `nan`/`inf` pass through as
+ * NaN/Infinity so callers can reject them. Returns null for missing markers (see isMissingCell),
+ * NaN for text that is not a number.
+ */
+export function parseNumberCell(raw: string | undefined): number | null {
+  if (isMissingCell(raw)) return null;
+  const s = raw!.trim();
+  if (PLAIN.test(s)) return Number(s);
+  if (THOUSANDS_COMMA.test(s)) return Number(s.replace(/,/g, ''));
+  if (THOUSANDS_DOT_DECIMAL_COMMA.test(s)) return Number(s.replace(/\./g, '').replace(',', '.'));
+  if (DECIMAL_COMMA.test(s)) return Number(s.replace(',', '.'));
+  if (THOUSANDS_SPACE.test(s)) return Number(s.replace(/[ \u00a0\u202f]/g, '').replace(',', '.'));
+  const l = s.toLowerCase();
+  if (l === 'nan') return NaN;
+  if (l === 'inf' || l === '+inf' || l === 'infinity') return Infinity;
+  if (l === '-inf' || l === '-infinity') return -Infinity;
+  return NaN;
+}
+
+/** `row 12, column 'time'` — the `where` of a FormatError. */
+export function where(line: number, column: string): string {
+  return `row ${line}, column '${column}'`;
+}
+
+/**
+ * Reads a required numeric cell: FormatError (file, row, column) when it is not a finite number,
+ * or, with `nonNegative`, when it is negative. Returns null for a missing-value marker unless
+ * `required` is set.
+ */
+export function numberCell(
+  file: string,
+  row: CsvRow,
+  header: Header,
+  index: number,
+  opts: { nonNegative?: boolean; required?: boolean; positive?: boolean } = {},
+): number | null {
+  const raw = row.fields[index];
+  const v = parseNumberCell(raw);
+  const col = header.name(index);
+  if (v === null) {
+    if (opts.required) throw new FormatError(file, where(row.line, col), `missing value${raw === undefined ? ' (row too short)' : ` '${raw}'`}`);
+    return null;
+  }
+  if (!Number.isFinite(v)) throw new FormatError(file, where(row.line, col), `'${raw}' is not a finite number`);
+  if (opts.positive && v <= 0) throw new FormatError(file, where(row.line, col), `must be positive, got ${v}`);
+  if (opts.nonNegative && v < 0) throw new FormatError(file, where(row.line, col), `must not be negative, got ${v}`);
+  return v;
+}
+
+/** True when every field of the row is blank (a row of separators only). */
+export function isBlankRow(row: CsvRow): boolean {
+  return row.fields.every((f) => f.trim() === '');
+}
+
+/** Device name guessed from a file name (dataset files name their GPU); null when nothing matches. */
+export function deviceFromFileName(file: string, table: [RegExp, string][]): string | null {
+  const base = file.split(/[\\/]/).pop() ?? file;
+  for (const [re, name] of table) if (re.test(base)) return name;
+  return null;
+}

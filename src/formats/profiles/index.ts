@@ -1,0 +1,82 @@
+/**
+ * Profiler-output readers: every producer's file becomes one canonical ProfileTable
+ * (src/core/kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
+ */
+import { Diagnostics } from '../../core/diagnostics.js';
+import type { ProfileTable } from '../../core/kernel-sample.js';
+import { InputError } from '../../errors.js';
+import { readAccelWattch } from './accelwattch.js';
+import { detectFormat } from './detect.js';
+import { readGeneric } from './generic.js';
+import { readGpmtool } from './gpmtool.js';
+import { readNcuCsv, readNcuRaw } from './ncu.js';
+import { readNsysGpuTrace, readNsysKernSum } from './nsys.js';
+import { readNvDvfs } from './nv-dvfs.js';
+import { readPerseus } from './perseus.js';
+import { PROFILE_FORMATS, type ProfileFormat, type ProfileReader, type ReadProfileOptions } from './types.js';
+import { readZeus, readZeusProfile } from './zeus.js';
+
+export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
+export type { ProfileFormat, PowerFormat, ReadProfileOptions } from './types.js';
+export { detectFormat, type DetectedFormat } from './detect.js';
+export { integratePower, estimateSensorPeriodNs, readPowerSeries, parseTimestamp, type PowerSeries } from './power.js';
+export { NCU_METRIC_MAP, type NcuMetricRule } from './ncu.js';
+export { DCGM_FIELDS } from './dcgm-fields.js';
+export { GPMTOOL_COMPONENTS } from './gpmtool.js';
+export { loadColumnMapping, validateColumnMapping, type ColumnMapping, type ColumnSpec } from './generic.js';
+export { UNITS, lookupUnit } from './units.js';
+export { parseNumberCell } from './csv.js';
+
+interface FormatEntry {
+  read: ProfileReader;
+  description: string;
+  detected: boolean;
+}
+
+const READERS: Record<ProfileFormat, FormatEntry> = {
+  'ncu-csv': { read: readNcuCsv, detected: true, description: 'Nsight Compute `ncu --csv` long format (old and new headers), one row per metric' },
+  'ncu-raw': { read: readNcuRaw, detected: true, description: 'Nsight Compute `--page raw --csv`, one row per kernel with a units row' },
+  'nsys-gpu-trace': {
+    read: readNsysGpuTrace,
+    detected: true,
+    description: 'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power) for per-kernel energy',
+  },
+  'nsys-kern-sum': { read: readNsysKernSum, detected: true, description: 'Nsight Systems cuda_gpu_kern_sum CSV: mean duration per kernel name' },
+  'nv-dvfs-benchmark': { read: readNvDvfs, detected: true, description: 'NV-DVFS-Benchmark tables: DCGM ratios, core_frequency, time, average_power per kernel and clock' },
+  perseus: { read: readPerseus, detected: true, description: 'Perseus stage profiles: stage, instruction, frequency, time (s), energy (J); no counters' },
+  gpmtool: { read: readGpmtool, detected: true, description: 'gpmTOOL tables: power per (core, memory) clock pair with utilizations measured at default clocks' },
+  zeus: { read: readZeus, detected: true, description: 'Zeus power-limit sweeps: time per epoch and average power per power limit' },
+  'zeus-profile': { read: readZeusProfile, detected: true, description: 'Zeus power-limit optimizer profile windows: energy per GPU per window' },
+  accelwattch: { read: readAccelWattch, detected: true, description: 'AccelWattch measured mean power per validation kernel (one clock)' },
+  generic: { read: readGeneric, detected: false, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
+};
+
+/** The formats readProfile understands, with a one-line description (for --help and the README). */
+export function listProfileFormats(): { format: ProfileFormat; description: string; autoDetected: boolean }[] {
+  return PROFILE_FORMATS.map((format) => ({ format, description: READERS[format].description, autoDetected: READERS[format].detected }));
+}
+
+/**
+ * Reads one profile file into the canonical table. Throws InputError (unreadable file, unknown or
+ * undetectable format) or FormatError (file, row, column: missing columns, unknown units, NaN or
+ * negative durations/power). Odd-but-usable rows are counted in `options.diagnostics`.
+ */
+export async function readProfile(file: string, options: ReadProfileOptions = {}): Promise<ProfileTable> {
+  const diagnostics = options.diagnostics ?? new Diagnostics();
+  let format = options.format;
+  if (format !== undefined && !(PROFILE_FORMATS as readonly string[]).includes(format)) {
+    throw new InputError(`unknown profile format '${format}' (known: ${PROFILE_FORMATS.join(', ')})`);
+  }
+  if (!format && options.mapping) format = 'generic';
+  if (!format) {
+    const d = await detectFormat(file);
+    if (!d) {
+      throw new InputError(`${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`);
+    }
+    if (d.kind === 'power') {
+      throw new InputError(`${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power)`);
+    }
+    format = d.format;
+  }
+  return READERS[format].read(file, { diagnostics, options: { ...options, diagnostics } });
+}

@@ -1,0 +1,80 @@
+/**
+ * Preset `perseus`: per-stage frequency sweeps of Perseus (SOSP'24, ml-energy/zeus branch kronos,
+ * sosp24_data/emulation/stage_profile/*.csv). Header (real files): `stage,instruction,frequency,time,energy`
+ * — pipeline stage index, `forward`/`backward`, SM clock (MHz), time (s), energy (J, NVML energy counter).
+ * No counters: utilization is empty. powerW = energy / time.
+ * Energies include power drawn while blocked on pipeline communication.
+ */
+import type { KernelSample, ProfileTable } from '../../core/kernel-sample.js';
+import { FormatError } from '../../errors.js';
+import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
+import { completePowerEnergy } from './sample.js';
+import type { ReaderContext } from './types.js';
+
+export const PERSEUS_FORMAT = 'perseus';
+
+const DEVICES: [RegExp, string][] = [
+  [/\+a40/i, 'NVIDIA A40'],
+  [/\+a100/i, 'NVIDIA A100'],
+  [/\+h100/i, 'NVIDIA H100'],
+];
+
+export function looksLikePerseus(fields: string[]): boolean {
+  const s = fields.map((f) => f.trim()).join(',');
+  return /^stage,instruction,frequency,time,energy$/i.test(s);
+}
+
+export async function readPerseus(file: string, ctx: ReaderContext): Promise<ProfileTable> {
+  const { diagnostics } = ctx;
+  let header: Header | null = null;
+  let iStage = -1, iInstr = -1, iFreq = -1, iTime = -1, iEnergy = -1;
+  const samples: KernelSample[] = [];
+  for await (const row of readCsvRows(file)) {
+    if (!header) {
+      header = new Header(file, row.fields, row.line);
+      iStage = header.require('stage');
+      iInstr = header.require('instruction');
+      iFreq = header.require('frequency');
+      iTime = header.require('time');
+      iEnergy = header.require('energy');
+      continue;
+    }
+    if (isBlankRow(row)) {
+      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
+      continue;
+    }
+    const stage = row.fields[iStage]?.trim() ?? '';
+    const instr = row.fields[iInstr]?.trim() ?? '';
+    if (!stage) throw new FormatError(file, where(row.line, 'stage'), 'missing value');
+    if (!instr) throw new FormatError(file, where(row.line, 'instruction'), 'missing value');
+    const timeS = numberCell(file, row, header, iTime, { required: true, nonNegative: true })!;
+    const energyJ = numberCell(file, row, header, iEnergy, { required: true, nonNegative: true })!;
+    const smClockMHz = numberCell(file, row, header, iFreq, { required: true, positive: true })!;
+    if (timeS === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
+    const s: KernelSample = {
+      kernelName: `stage${stage}/${instr}`,
+      invocation: null,
+      smClockMHz,
+      memClockMHz: null,
+      durationNs: timeS * 1e9,
+      utilization: {},
+      powerW: null,
+      energyJ,
+      extra: { stage, instruction: instr },
+      source: { file, row: row.line, format: PERSEUS_FORMAT },
+    };
+    completePowerEnergy(s);
+    samples.push(s);
+  }
+  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+  return {
+    format: PERSEUS_FORMAT,
+    device: deviceFromFileName(file, DEVICES),
+    samples,
+    notes: [
+      'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage execution; powerW = energy / time',
+      'no hardware counters: utilization is empty',
+      'energies include power drawn while blocked on pipeline communication',
+    ],
+  };
+}
