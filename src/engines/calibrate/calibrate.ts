@@ -1,0 +1,149 @@
+/**
+ * `tracewatt calibrate`: fit a device calibration from profile tables (per-clock power models, memory ceiling and
+ * time share, V–f model, power cap, sanity findings, provenance).
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ProfileTable } from '../../core/kernel-sample.js';
+import { Diagnostics } from '../../core/diagnostics.js';
+import { InputError } from '../../errors.js';
+import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type SanityFinding } from '../../model/calibration.js';
+import { datasheetFor } from '../../model/datasheets.js';
+import { groupKernels, sanityCheck, type KernelSeries } from '../../model/kernels.js';
+import { detectPowerCap } from '../../model/power-cap.js';
+import { fitClockPower, type ClockPowerModel, type PowerPoint } from '../../model/power-model.js';
+import { fitMemoryCeiling, fitTimeShare, type TimeFitKernel } from '../../model/time-model.js';
+import { fitVf, referenceCurve } from '../../model/vf-model.js';
+
+/** Launch overhead per kernel, ns: a hardware-independent constant (a few µs of launch latency). */
+export const DEFAULT_LAUNCH_OVERHEAD_NS = 3000;
+
+export interface CalibrateInput {
+  table: ProfileTable;
+  file: string;
+}
+
+export interface CalibrateOptions {
+  device?: string;
+  command?: string;
+  /** Keys of series to leave out (leave-one-kernel-out). */
+  excludeKernels?: Set<string>;
+  /** SM clocks to leave out of the per-clock fits (leave-one-frequency-out). */
+  excludeClocksMHz?: Set<number>;
+}
+
+export async function sha256File(file: string): Promise<string> {
+  return createHash('sha256').update(await readFile(file)).digest('hex');
+}
+
+/** The memory clock most samples ran at: per-clock models are taken there when several were swept. */
+export function mainMemClock(series: KernelSeries[]): number | null {
+  const counts = new Map<number, number>();
+  for (const s of series) for (const p of s.points) if (p.memClockMHz !== null) counts.set(p.memClockMHz, (counts.get(p.memClockMHz) ?? 0) + 1);
+  let best: number | null = null;
+  for (const [m, n] of counts) if (best === null || n > counts.get(best)!) best = m;
+  return best;
+}
+
+export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptions = {}, provenance?: Calibration['provenance']['inputs']): { calibration: Calibration; diagnostics: Diagnostics } {
+  if (inputs.length === 0) throw new InputError('calibrate needs at least one profile');
+  const diagnostics = new Diagnostics();
+  const samples = inputs.flatMap((i) => i.table.samples);
+  // Kernels are identified per input file: the same name in two files is two kernels.
+  let series = inputs.flatMap((inp, i) =>
+    groupKernels(inp.table.samples, diagnostics).map((s) => (inputs.length > 1 ? { ...s, key: `${path.basename(inp.file)}:${s.key}` } : s)),
+  );
+  if (options.excludeKernels) series = series.filter((s) => !options.excludeKernels!.has(s.key));
+  const unreliable = sanityCheck(series, diagnostics);
+  const memMain = mainMemClock(series);
+  const components = [...new Set(series.flatMap((s) => s.points.flatMap((p) => Object.keys(p.utilization))))].sort();
+  const counterFree = components.length === 0;
+
+  // Per-clock power models (at the main memory clock, or per (SM, memory) pair when memory clocks were swept).
+  const byClock = new Map<string, { sm: number; mem: number | null; pts: PowerPoint[] }>();
+  for (const s of series)
+    for (const p of s.points) {
+      if (p.powerW === null) continue;
+      if (options.excludeClocksMHz?.has(p.smClockMHz)) continue;
+      if (unreliable.has(`power:${s.key}@${p.smClockMHz}`)) continue;
+      const k = `${p.smClockMHz}/${p.memClockMHz}`;
+      const e = byClock.get(k) ?? { sm: p.smClockMHz, mem: p.memClockMHz, pts: [] };
+      e.pts.push({ utilization: p.utilization, powerW: p.powerW, label: `${s.key}@${p.smClockMHz}MHz (${p.where})` });
+      byClock.set(k, e);
+    }
+  const perClock: ClockPowerModel[] = [];
+  for (const e of [...byClock.values()].sort((a, b) => a.sm - b.sm || (a.mem ?? 0) - (b.mem ?? 0))) {
+    if (e.pts.length < 2) {
+      diagnostics.add('CLOCK_TOO_FEW_ROWS', { message: `${e.sm} MHz: ${e.pts.length} row(s), no power model fitted` });
+      continue;
+    }
+    const m = fitClockPower(e.pts, components, { smClockMHz: e.sm, memClockMHz: e.mem });
+    for (const d of m.dropped) if (d.reason !== 'absent') diagnostics.add(`COMPONENT_${d.reason.toUpperCase().replace(/-/g, '_')}`, { message: `${e.sm} MHz: ${d.component} dropped (${d.reason}${d.with ? ` with ${d.with}` : ''})` });
+    for (const o of m.outliers) diagnostics.add('POWER_OUTLIER', { message: `${o}: power reading far from the fit, left out (glitched reading?)` });
+    perClock.push(m);
+  }
+  if (perClock.length === 0) throw new InputError('no clock has enough rows with power to fit a power model');
+  const mainModels = perClock.filter((m) => m.memClockMHz === memMain || memMain === null);
+
+  // Time model.
+  const timeKernels: TimeFitKernel[] = [];
+  const ceilingPts: { smClockMHz: number; memClockMHz: number | null; dramActive: number }[] = [];
+  for (const s of series) {
+    const byC = new Map<number, { durationNs: number; dramActive: number }>();
+    for (const p of s.points) {
+      if (p.durationNs === null || (memMain !== null && p.memClockMHz !== memMain)) continue;
+      if (unreliable.has(`${s.key}@${p.smClockMHz}`)) continue;
+      const dram = p.utilization.dram_active ?? 0;
+      byC.set(p.smClockMHz, { durationNs: p.durationNs, dramActive: dram });
+      if (p.utilization.dram_active !== undefined) ceilingPts.push({ smClockMHz: p.smClockMHz, memClockMHz: p.memClockMHz, dramActive: dram });
+    }
+    if (byC.size >= 2) timeKernels.push({ byClock: byC });
+  }
+  const ceiling = fitMemoryCeiling(ceilingPts);
+  const time = fitTimeShare(timeKernels, ceiling, DEFAULT_LAUNCH_OVERHEAD_NS);
+
+  // V–f model on the modelled power of the mean utilization mix.
+  const meanU: Record<string, number> = {};
+  const allPts = series.flatMap((s) => s.points);
+  for (const c of components) meanU[c] = allPts.reduce((acc, p) => acc + (p.utilization[c] ?? 0), 0) / Math.max(1, allPts.length);
+  const vf = fitVf(referenceCurve(mainModels, meanU));
+
+  const powerCap = detectPowerCap(
+    series.map((s) => ({ label: s.key, points: s.points.filter((p) => p.durationNs !== null && p.powerW !== null).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })) })),
+    samples.reduce<number | null>((acc, s) => (s.powerLimitW ? Math.min(acc ?? Infinity, s.powerLimitW) : acc), null),
+  );
+
+  const deviceName = options.device ?? inputs.find((i) => i.table.device)?.table.device ?? 'unknown GPU';
+  const ds = datasheetFor(deviceName);
+  const sanity: SanityFinding[] = diagnostics.summary().map((d) => ({ code: d.code, count: d.count, examples: d.samples.map((s) => (s.file ? `${s.file}: ${s.message}` : s.message)) }));
+  const calibration: Calibration = {
+    schema: CALIBRATION_SCHEMA,
+    version: CALIBRATION_VERSION,
+    device: { name: deviceName, kind: 'fitted', note: 'coefficients fitted from measured profiles; predictions made with them are estimates' },
+    clocks: {
+      smClocksMHz: [...new Set(perClock.map((m) => m.smClockMHz))].sort((a, b) => a - b),
+      memClocksMHz: [...new Set(perClock.map((m) => m.memClockMHz).filter((m): m is number => m !== null))].sort((a, b) => a - b),
+    },
+    components: counterFree ? [] : components,
+    counterFree,
+    power: { perClock },
+    time,
+    vf,
+    powerCap,
+    datasheet: ds ? { ...ds.facts } : null,
+    sanity,
+    provenance: {
+      inputs: provenance ?? inputs.map((i) => ({ file: i.file, sha256: '0'.repeat(64), format: i.table.format, rows: i.table.samples.length })),
+      command: options.command ?? 'tracewatt calibrate',
+      createdAt: new Date().toISOString(),
+      tool: 'tracewatt',
+    },
+  };
+  return { calibration, diagnostics };
+}
+
+/** Provenance entries for files: path relative to cwd, sha256, format, rows. */
+export async function provenanceFor(inputs: CalibrateInput[]): Promise<Calibration['provenance']['inputs']> {
+  return Promise.all(inputs.map(async (i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: await sha256File(i.file), format: i.table.format, rows: i.table.samples.length })));
+}

@@ -1,0 +1,178 @@
+/**
+ * The calibration file: a versioned JSON document holding everything fitted for one device. See
+ * calibration/README.md for the field-by-field description. {@link validateCalibration} checks a parsed
+ * document and names the first offending field; {@link loadCalibration} reads and validates a file.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { FormatError } from '../errors.js';
+import type { ClockPowerModel } from './power-model.js';
+import type { VfModel } from './vf-model.js';
+import type { TimeModel } from './time-model.js';
+
+export const CALIBRATION_SCHEMA = 'tracewatt-calibration';
+export const CALIBRATION_VERSION = 1;
+
+export interface PowerCap {
+  detected: boolean;
+  /** Board power the GPU is held at, W; null when none was seen. */
+  powerW: number | null;
+  source: 'detected' | 'profile' | 'datasheet' | 'none';
+  /** One sentence saying what the detection saw. */
+  evidence: string;
+}
+
+/** Datasheet-level numbers (not fitted). Peak rates at the maximum SM clock. */
+export interface DatasheetFacts {
+  tdpW: number;
+  idlePowerW: number;
+  activePowerW: number;
+  maxSmClockMHz: number;
+  memoryBandwidthBytesPerS: number;
+  peakFlopsPerS: { fp16Tensor?: number; fp32: number; fp64: number };
+  source: string;
+}
+
+export interface SanityFinding {
+  code: string;
+  count: number;
+  examples: string[];
+}
+
+export interface Calibration {
+  schema: typeof CALIBRATION_SCHEMA;
+  version: typeof CALIBRATION_VERSION;
+  device: { name: string; kind: 'fitted' | 'datasheet'; note?: string };
+  /** All SM clocks with a fitted power model, ascending; memory clocks seen. */
+  clocks: { smClocksMHz: number[]; memClocksMHz: number[] };
+  /** Components the power and time models use. */
+  components: string[];
+  /** True when the inputs had no utilization counters (per-clock intercepts only). */
+  counterFree: boolean;
+  power: { perClock: ClockPowerModel[] };
+  time: TimeModel;
+  vf: VfModel | null;
+  powerCap: PowerCap;
+  datasheet: DatasheetFacts | null;
+  sanity: SanityFinding[];
+  provenance: {
+    inputs: { file: string; sha256: string; format: string; rows: number }[];
+    command: string;
+    createdAt: string;
+    tool: string;
+  };
+}
+
+type Json = unknown;
+
+function fail(file: string, field: string, problem: string): never {
+  throw new FormatError(file, `field ${field}`, problem);
+}
+
+function isObj(v: Json): v is Record<string, Json> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function num(file: string, obj: Record<string, Json>, key: string, path: string, opts: { nullable?: boolean; min?: number } = {}): void {
+  const v = obj[key];
+  if (v === null && opts.nullable) return;
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`);
+  if (opts.min !== undefined && v < opts.min) fail(file, `${path}.${key}`, `must be ≥ ${opts.min}, got ${v}`);
+}
+
+function numArray(file: string, v: Json, path: string): void {
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x))) fail(file, path, 'expected an array of finite numbers');
+}
+
+function obj(file: string, v: Json, path: string): Record<string, Json> {
+  if (!isObj(v)) fail(file, path, `expected an object, got ${JSON.stringify(v)?.slice(0, 40)}`);
+  return v;
+}
+
+/** Checks a parsed calibration document; throws FormatError naming the field. */
+export function validateCalibration(doc: Json, file = '<calibration>'): Calibration {
+  const root = obj(file, doc, '(root)');
+  if (root.schema !== CALIBRATION_SCHEMA) fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${JSON.stringify(root.schema)}`);
+  if (root.version !== CALIBRATION_VERSION)
+    fail(file, 'version', `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${JSON.stringify(root.version)}; re-run tracewatt calibrate`);
+  const device = obj(file, root.device, 'device');
+  if (typeof device.name !== 'string' || !device.name) fail(file, 'device.name', 'expected a non-empty string');
+  if (device.kind !== 'fitted' && device.kind !== 'datasheet') fail(file, 'device.kind', 'expected "fitted" or "datasheet"');
+  const clocks = obj(file, root.clocks, 'clocks');
+  numArray(file, clocks.smClocksMHz, 'clocks.smClocksMHz');
+  numArray(file, clocks.memClocksMHz, 'clocks.memClocksMHz');
+  if (!Array.isArray(root.components) || root.components.some((c) => typeof c !== 'string')) fail(file, 'components', 'expected an array of strings');
+  if (typeof root.counterFree !== 'boolean') fail(file, 'counterFree', 'expected true or false');
+  const power = obj(file, root.power, 'power');
+  if (!Array.isArray(power.perClock) || power.perClock.length === 0) fail(file, 'power.perClock', 'expected a non-empty array');
+  power.perClock.forEach((pc, i) => {
+    const path = `power.perClock[${i}]`;
+    const o = obj(file, pc, path);
+    num(file, o, 'smClockMHz', path, { min: 1 });
+    num(file, o, 'memClockMHz', path, { nullable: true });
+    num(file, o, 'interceptW', path);
+    const co = obj(file, o.coefficientsW, `${path}.coefficientsW`);
+    for (const k of Object.keys(co)) num(file, co, k, `${path}.coefficientsW`, { min: 0 });
+    if (!Array.isArray(o.dropped)) fail(file, `${path}.dropped`, 'expected an array');
+    const fit = obj(file, o.fit, `${path}.fit`);
+    for (const k of ['n', 'r2', 'mapePct', 'rmseW']) num(file, fit, k, `${path}.fit`);
+  });
+  const time = obj(file, root.time, 'time');
+  if (!Array.isArray(time.memoryCeiling)) fail(file, 'time.memoryCeiling', 'expected an array');
+  time.memoryCeiling.forEach((m, i) => {
+    const o = obj(file, m, `time.memoryCeiling[${i}]`);
+    num(file, o, 'smClockMHz', `time.memoryCeiling[${i}]`, { min: 1 });
+    num(file, o, 'dramActiveMax', `time.memoryCeiling[${i}]`, { min: 0 });
+  });
+  const share = obj(file, time.share, 'time.share');
+  num(file, share, 'w0', 'time.share');
+  num(file, share, 'w1', 'time.share');
+  num(file, time, 'launchOverheadNs', 'time', { min: 0 });
+  if (root.vf !== null) {
+    const vf = obj(file, root.vf, 'vf');
+    for (const k of ['kneeMHz', 'slopePerGHz', 'constW', 'staticW', 'dynamicWPerGHz']) num(file, vf, k, 'vf');
+  }
+  const cap = obj(file, root.powerCap, 'powerCap');
+  if (typeof cap.detected !== 'boolean') fail(file, 'powerCap.detected', 'expected true or false');
+  num(file, cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
+  if (root.datasheet !== null) {
+    const ds = obj(file, root.datasheet, 'datasheet');
+    for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS']) num(file, ds, k, 'datasheet', { min: 0 });
+    const pf = obj(file, ds.peakFlopsPerS, 'datasheet.peakFlopsPerS');
+    num(file, pf, 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
+  }
+  if (!Array.isArray(root.sanity)) fail(file, 'sanity', 'expected an array');
+  const prov = obj(file, root.provenance, 'provenance');
+  if (!Array.isArray(prov.inputs)) fail(file, 'provenance.inputs', 'expected an array');
+  prov.inputs.forEach((inp, i) => {
+    const o = obj(file, inp, `provenance.inputs[${i}]`);
+    if (typeof o.file !== 'string') fail(file, `provenance.inputs[${i}].file`, 'expected a string');
+    if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256)) fail(file, `provenance.inputs[${i}].sha256`, 'expected 64 hex digits');
+  });
+  if (typeof prov.createdAt !== 'string') fail(file, 'provenance.createdAt', 'expected an ISO date string');
+  return doc as Calibration;
+}
+
+export async function loadCalibration(file: string): Promise<Calibration> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new FormatError(file, '', `cannot read calibration file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  let doc: Json;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new FormatError(file, '', `not valid JSON: ${(e as Error).message}`);
+  }
+  return validateCalibration(doc, file);
+}
+
+export async function saveCalibration(file: string, cal: Calibration): Promise<void> {
+  await writeFile(file, JSON.stringify(cal, null, 2) + '\n');
+}
+
+/** The power model at exactly this clock (±0.5 MHz), if one was fitted. */
+export function clockModelAt(cal: Calibration, smClockMHz: number): ClockPowerModel | undefined {
+  return cal.power.perClock.find((p) => Math.abs(p.smClockMHz - smClockMHz) < 0.5);
+}

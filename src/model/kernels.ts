@@ -1,0 +1,148 @@
+/**
+ * Groups canonical kernel samples into per-kernel clock series, and the sanity checks run on them. Checks are
+ * reported (diagnostic codes below), never silently applied.
+ */
+import type { KernelSample } from '../core/kernel-sample.js';
+import type { Diagnostics } from '../core/diagnostics.js';
+
+export interface ClockPoint {
+  smClockMHz: number;
+  memClockMHz: number | null;
+  durationNs: number | null;
+  powerW: number | null;
+  utilization: Record<string, number>;
+  /** Samples averaged into this point. */
+  count: number;
+  where: string;
+}
+
+export interface KernelSeries {
+  key: string;
+  kernelName: string;
+  points: ClockPoint[];
+}
+
+/** Kernel identity across clocks: name plus invocation (e.g. the nv-dvfs input number) when present. */
+export function kernelKey(s: KernelSample): string {
+  return s.invocation === null ? s.kernelName : `${s.kernelName}#${s.invocation}`;
+}
+
+function finitePos(v: number | null | undefined): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0;
+}
+
+/** Average power of a sample: measured power, else energy / duration. */
+export function samplePowerW(s: KernelSample): number | null {
+  if (finitePos(s.powerW)) return s.powerW;
+  if (finitePos(s.energyJ) && finitePos(s.durationNs)) return s.energyJ / (s.durationNs / 1e9);
+  return null;
+}
+
+/**
+ * Series per kernel; samples with no clock are skipped (diagnostic TIME_NO_CLOCK); repeated samples of one kernel
+ * at one clock are averaged. Blank or out-of-range counters are dropped from the point (COUNTER_GLITCH).
+ */
+export function groupKernels(samples: KernelSample[], diagnostics?: Diagnostics): KernelSeries[] {
+  const byKey = new Map<string, Map<number, ClockPoint & { sums: { d: number; nd: number; p: number; np: number; u: Map<string, [number, number]> } }>>();
+  const names = new Map<string, string>();
+  for (const s of samples) {
+    const where = `${s.source.file}: row ${s.source.row}`;
+    if (!finitePos(s.smClockMHz)) {
+      diagnostics?.add('TIME_NO_CLOCK', { message: `${s.kernelName}: no SM clock, sample skipped`, file: where });
+      continue;
+    }
+    const key = kernelKey(s);
+    names.set(key, s.kernelName);
+    const byClock = byKey.get(key) ?? new Map();
+    byKey.set(key, byClock);
+    const f = s.smClockMHz;
+    let e = byClock.get(f);
+    if (!e) {
+      e = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, where, sums: { d: 0, nd: 0, p: 0, np: 0, u: new Map() } };
+      byClock.set(f, e);
+    }
+    e.count++;
+    if (finitePos(s.durationNs)) (e.sums.d += s.durationNs), e.sums.nd++;
+    else if (s.durationNs !== null) diagnostics?.add('BAD_DURATION', { message: `${s.kernelName}: duration ${s.durationNs} ignored`, file: where });
+    const p = samplePowerW(s);
+    if (p !== null) (e.sums.p += p), e.sums.np++;
+    else if (s.powerW !== null && s.powerW !== undefined) diagnostics?.add('BAD_POWER', { message: `${s.kernelName}: power ${s.powerW} ignored`, file: where });
+    for (const [c, v] of Object.entries(s.utilization)) {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1.05) {
+        diagnostics?.add('COUNTER_GLITCH', { message: `${s.kernelName}: ${c} = ${v} outside 0–1, ignored`, file: where });
+        continue;
+      }
+      const acc = e.sums.u.get(c) ?? [0, 0];
+      e.sums.u.set(c, [acc[0] + Math.min(1, v), acc[1] + 1]);
+    }
+  }
+  const out: KernelSeries[] = [];
+  for (const [key, byClock] of byKey) {
+    const points = [...byClock.values()]
+      .map(({ sums, ...pt }) => ({
+        ...pt,
+        durationNs: sums.nd ? sums.d / sums.nd : null,
+        powerW: sums.np ? sums.p / sums.np : null,
+        utilization: Object.fromEntries([...sums.u.entries()].map(([c, [s, n]]) => [c, s / n])),
+      }))
+      .sort((a, b) => a.smClockMHz - b.smClockMHz);
+    out.push({ key, kernelName: names.get(key)!, points });
+  }
+  return out;
+}
+
+/** Pipe components used to infer the real clock from conservation of work (u·t·f constant). */
+const PIPES = ['fp32_active', 'fp64_active', 'fp16_active', 'tensor_active', 'int_active'];
+
+/**
+ * Sanity checks on kernel series:
+ * - CLOCK_CONTRADICTED: conservation of work (pipe utilization × time × clock constant) implies a clock > 15% away
+ *   from the nominal one, relative to the kernel's highest clock.
+ * - SLOWER_THAN_CLOCK_RATIO: at a lower clock the kernel takes > 10% longer than the clock ratio allows.
+ * - MOSTLY_IDLE: SM activity below 10% (power is then mostly idle power).
+ * - FASTER_AT_LOWER_CLOCK: the kernel is > 10% faster at a lower clock (timing glitch or changed work).
+ * - POWER_DROP_AT_HIGHER_CLOCK: power > 10% below the power at the next lower clock although the kernel got no
+ *   slower (a glitched power reading: power cannot fall when the clock rises and the work rate does not).
+ * Returns the points marked unreliable: `key@clock` for the time model, `power:key@clock` for the power model.
+ */
+export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): Set<string> {
+  const bad = new Set<string>();
+  for (const s of series) {
+    const pts = s.points.filter((p) => p.durationNs !== null);
+    if (pts.length === 0) continue;
+    const top = pts[pts.length - 1]!;
+    if ((top.utilization.sm_active ?? 1) < 0.1)
+      diagnostics.add('MOSTLY_IDLE', { message: `${s.key}: SM active ${(100 * top.utilization.sm_active!).toFixed(1)}% at ${top.smClockMHz} MHz`, file: top.where });
+    const withPower = s.points.filter((p) => p.powerW !== null);
+    for (let i = 1; i < withPower.length; i++) {
+      const a = withPower[i - 1]!;
+      const b = withPower[i]!;
+      const noSlower = a.durationNs === null || b.durationNs === null || b.durationNs <= a.durationNs * 1.02;
+      if (b.powerW! < 0.9 * a.powerW! && noSlower) {
+        diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', { message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`, file: b.where });
+        bad.add(`power:${s.key}@${b.smClockMHz}`);
+      }
+    }
+    for (const p of pts.slice(0, -1)) {
+      const ratio = p.durationNs! / top.durationNs!;
+      const clockRatio = top.smClockMHz / p.smClockMHz;
+      if (ratio > 1.1 * clockRatio) {
+        diagnostics.add('SLOWER_THAN_CLOCK_RATIO', { message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`, file: p.where });
+        bad.add(`${s.key}@${p.smClockMHz}`);
+      }
+      if (ratio < 0.9) {
+        diagnostics.add('FASTER_AT_LOWER_CLOCK', { message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`, file: p.where });
+        bad.add(`${s.key}@${p.smClockMHz}`);
+      }
+      const pipe = PIPES.find((c) => (top.utilization[c] ?? 0) >= 0.05 && (p.utilization[c] ?? 0) > 0);
+      if (pipe) {
+        const implied = (top.utilization[pipe]! * top.durationNs! * top.smClockMHz) / (p.utilization[pipe]! * p.durationNs!);
+        if (Math.abs(implied / p.smClockMHz - 1) > 0.15) {
+          diagnostics.add('CLOCK_CONTRADICTED', { message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`, file: p.where });
+          bad.add(`${s.key}@${p.smClockMHz}`);
+        }
+      }
+    }
+  }
+  return bad;
+}

@@ -1,0 +1,49 @@
+/**
+ * Power-cap detection: a GPU at its power limit stops drawing more power as the requested clock rises, and its
+ * time stops improving (the firmware lowers the real clock). A kernel is capped at clock f_hi when, against the
+ * next lower clock, its power changes by < 2% while its time improves by < 25% of what the clock ratio allows,
+ * and its power is within 10% of the highest power seen. The cap is declared when at least two kernels and 20% of
+ * the kernels with a sweep show it; its level is the median power of the capped points.
+ */
+import type { PowerCap } from './calibration.js';
+
+export interface CapSeries {
+  label: string;
+  points: { smClockMHz: number; durationNs: number; powerW: number }[];
+}
+
+export function detectPowerCap(series: CapSeries[], profileLimitW: number | null = null): PowerCap {
+  const maxP = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.powerW)));
+  const capped: number[] = [];
+  const labels: string[] = [];
+  let swept = 0;
+  for (const s of series) {
+    const pts = [...s.points].sort((a, b) => a.smClockMHz - b.smClockMHz);
+    if (pts.length < 3) continue;
+    swept++;
+    let hit = false;
+    for (let i = 1; i < pts.length; i++) {
+      const a = pts[i - 1]!;
+      const b = pts[i]!;
+      const allowed = 1 - a.smClockMHz / b.smClockMHz;
+      const gained = 1 - b.durationNs / a.durationNs;
+      if (b.powerW >= 0.9 * maxP && Math.abs(b.powerW / a.powerW - 1) < 0.02 && gained < 0.25 * allowed) {
+        capped.push(b.powerW);
+        hit = true;
+      }
+    }
+    if (hit) labels.push(s.label);
+  }
+  if (capped.length && labels.length >= 2 && labels.length >= 0.2 * swept) {
+    const sorted = capped.sort((a, b) => a - b);
+    const level = sorted[Math.floor(sorted.length / 2)]!;
+    return {
+      detected: true,
+      powerW: Math.min(level, profileLimitW ?? Infinity),
+      source: 'detected',
+      evidence: `${labels.length} of ${swept} kernels keep power flat (±2%) near ${level.toFixed(1)} W while time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
+    };
+  }
+  if (profileLimitW) return { detected: false, powerW: profileLimitW, source: 'profile', evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen` };
+  return { detected: false, powerW: null, source: 'none', evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${maxP.toFixed(1)} W)` };
+}

@@ -1,0 +1,178 @@
+/**
+ * Library API used by the engines (and by the annotate engine): predict one kernel at another SM clock from its
+ * profile(s), or from FLOPs and bytes alone (roofline). Every number returned is an estimate.
+ *
+ * Reference-clock scaling: a kernel keeps its own measured power at the clock it was profiled at. At another
+ * clock, power = model(f, u(f)) × measured(f_r) / model(f_r, u(f_r)) ("ratio", the default), or
+ * model(f, u(f)) + (measured − modelled at f_r) ("offset"). With several profiled clocks the ratio (or offset) is
+ * interpolated linearly in f between them. `tracewatt accuracy` reports both ways.
+ */
+import type { KernelSample } from '../core/kernel-sample.js';
+import { InputError } from '../errors.js';
+import type { Calibration } from './calibration.js';
+import { evaluatePower } from './power-model.js';
+import { fitTwoPart, memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
+import { coefficientsAt } from './vf-model.js';
+import { samplePowerW } from './kernels.js';
+
+export type PowerScaling = 'ratio' | 'offset';
+
+export interface KernelProfile {
+  smClockMHz: number;
+  durationNs: number;
+  powerW: number | null;
+  utilization: Record<string, number>;
+}
+
+export interface KernelPrediction {
+  smClockMHz: number;
+  /** Clock the kernel effectively runs at (lower than requested when the power cap binds). */
+  effectiveClockMHz: number;
+  durationNs: number;
+  powerW: number;
+  energyJ: number;
+  utilization: Record<string, number>;
+  capped: boolean;
+  estimate: true;
+}
+
+export interface PredictOptions {
+  scaling?: PowerScaling;
+}
+
+function toProfile(s: KernelSample | KernelProfile): KernelProfile {
+  if ('source' in s) {
+    if (s.smClockMHz === null || s.durationNs === null || !(s.durationNs > 0))
+      throw new InputError(`${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive duration to be predicted`);
+    const u: Record<string, number> = {};
+    for (const [k, v] of Object.entries(s.utilization)) if (typeof v === 'number' && Number.isFinite(v)) u[k] = v;
+    return { smClockMHz: s.smClockMHz, durationNs: s.durationNs, powerW: samplePowerW(s), utilization: u };
+  }
+  return s;
+}
+
+/** Per-clock models at one memory clock: the most common one when memory clocks were swept too. */
+function modelsAtMainMemClock(cal: Calibration) {
+  if (cal.clocks.memClocksMHz.length <= 1) return cal.power.perClock;
+  const counts = new Map<number | null, number>();
+  for (const m of cal.power.perClock) counts.set(m.memClockMHz, (counts.get(m.memClockMHz) ?? 0) + 1);
+  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
+  return cal.power.perClock.filter((m) => m.memClockMHz === main);
+}
+
+function modelPower(cal: Calibration, f: number, u: Record<string, number>): number {
+  return evaluatePower(coefficientsAt(modelsAtMainMemClock(cal), cal.vf, f), u);
+}
+
+function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: PowerScaling) {
+  const nearest = refs.reduce((a, b) => (Math.abs(b.smClockMHz - f) < Math.abs(a.smClockMHz - f) ? b : a));
+  let durationNs: number;
+  const distinct = new Set(refs.map((r) => r.smClockMHz));
+  if (distinct.size >= 2) {
+    const t = fitTwoPart(refs);
+    durationNs = t.aNs + t.bNsMHz / f;
+  } else {
+    durationNs = predictDurationFromOne(cal.time, { durationNs: nearest.durationNs, smClockMHz: nearest.smClockMHz, dramActive: nearest.utilization.dram_active ?? 0 }, f);
+  }
+  const utilization = scaleUtilization(nearest.utilization, nearest, { durationNs, smClockMHz: f });
+  let powerW = modelPower(cal, f, utilization);
+  // Per-reference correction (ratio or offset), interpolated in f between profiled clocks.
+  const corr = refs
+    .filter((r) => r.powerW !== null)
+    .map((r) => {
+      const m = modelPower(cal, r.smClockMHz, r.utilization);
+      return { f: r.smClockMHz, k: scaling === 'ratio' ? (m > 0 ? r.powerW! / m : 1) : r.powerW! - m };
+    })
+    .sort((a, b) => a.f - b.f);
+  if (corr.length) {
+    let k: number;
+    if (f <= corr[0]!.f) k = corr[0]!.k;
+    else if (f >= corr[corr.length - 1]!.f) k = corr[corr.length - 1]!.k;
+    else {
+      const i = corr.findIndex((c) => c.f >= f);
+      const a = corr[i - 1]!;
+      const b = corr[i]!;
+      k = a.k + ((f - a.f) / (b.f - a.f)) * (b.k - a.k);
+    }
+    powerW = scaling === 'ratio' ? powerW * k : powerW + k;
+  }
+  return { durationNs, powerW: Math.max(0, powerW), utilization };
+}
+
+/**
+ * Predicts one kernel at `targetClockMHz` from one profile (a KernelSample or {smClockMHz, durationNs, powerW,
+ * utilization}) or from several profiles of the same kernel at different clocks.
+ */
+export function predictKernel(
+  cal: Calibration,
+  profile: KernelSample | KernelProfile | (KernelSample | KernelProfile)[],
+  targetClockMHz: number,
+  options: PredictOptions = {},
+): KernelPrediction {
+  if (!(targetClockMHz > 0)) throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
+  const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
+  if (refs.length === 0) throw new InputError('predictKernel needs at least one profile');
+  const scaling = options.scaling ?? 'ratio';
+  let r = uncapped(cal, refs, targetClockMHz, scaling);
+  let fEff = targetClockMHz;
+  const cap = cal.powerCap.powerW;
+  const maxRef = Math.max(...refs.map((x) => x.powerW ?? 0));
+  // A cap is handled where it binds: never above a measured power (that clock is already at the cap).
+  if (cap !== null && r.powerW > cap && maxRef < cap * 1.001) {
+    let lo = Math.min(...cal.clocks.smClocksMHz, targetClockMHz) / 2;
+    let hi = targetClockMHz;
+    for (let i = 0; i < 40; i++) {
+      const mid = (lo + hi) / 2;
+      if (uncapped(cal, refs, mid, scaling).powerW > cap) hi = mid;
+      else lo = mid;
+    }
+    fEff = lo;
+    r = { ...uncapped(cal, refs, fEff, scaling), powerW: cap };
+  }
+  return {
+    smClockMHz: targetClockMHz,
+    effectiveClockMHz: fEff,
+    durationNs: r.durationNs,
+    powerW: r.powerW,
+    energyJ: (r.powerW * r.durationNs) / 1e9,
+    utilization: r.utilization,
+    capped: fEff !== targetClockMHz,
+    estimate: true,
+  };
+}
+
+export interface RooflineWork {
+  flops: number;
+  bytes: number;
+  precision?: 'fp16Tensor' | 'fp32' | 'fp64';
+}
+
+/**
+ * Kernel with no profile: roofline time max(FLOPs / peak(f), bytes / bandwidth) + launch overhead, peak FLOP/s
+ * scaling with the SM clock, bandwidth with the calibrated memory ceiling; utilizations implied by the roofline;
+ * power from the calibrated model at f. Needs the calibration's datasheet facts.
+ */
+export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clockMHz: number): KernelPrediction {
+  const ds = cal.datasheet;
+  if (!ds) throw new InputError(`calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline estimates need them`);
+  if (!(work.flops >= 0) || !(work.bytes >= 0)) throw new InputError('roofline work needs non-negative flops and bytes');
+  const precision = work.precision ?? 'fp32';
+  const peak = (ds.peakFlopsPerS[precision] ?? ds.peakFlopsPerS.fp32) * (clockMHz / ds.maxSmClockMHz);
+  const cMax = memoryCeilingAt(cal.time, ds.maxSmClockMHz);
+  const cf = memoryCeilingAt(cal.time, clockMHz);
+  const bw = ds.memoryBandwidthBytesPerS * (cMax > 0 ? cf / cMax : 1);
+  const computeNs = peak > 0 ? (work.flops / peak) * 1e9 : 0;
+  const memoryNs = bw > 0 ? (work.bytes / bw) * 1e9 : 0;
+  const body = Math.max(computeNs, memoryNs);
+  const durationNs = cal.time.launchOverheadNs + body;
+  const pipe = precision === 'fp16Tensor' ? 'tensor_active' : precision === 'fp64' ? 'fp64_active' : 'fp32_active';
+  const utilization: Record<string, number> = {
+    sm_active: body > 0 ? body / durationNs : 0,
+    sm_occupancy: body > 0 ? 0.5 * (body / durationNs) : 0,
+    [pipe]: durationNs > 0 ? computeNs / durationNs : 0,
+    dram_active: durationNs > 0 ? (memoryNs / durationNs) * cf : 0,
+  };
+  let powerW = modelPower(cal, clockMHz, utilization);
+  if (cal.powerCap.powerW !== null) powerW = Math.min(powerW, cal.powerCap.powerW);
+  return { smClockMHz: clockMHz, effectiveClockMHz: clockMHz, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, utilization, capped: false, estimate: true };
+}
