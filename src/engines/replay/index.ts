@@ -1,0 +1,6 @@
+export { replay, type ReplayOptions } from './engine.js';
+export { replayFiles, rankSourcesFromFiles, presetPath, POWER_PRESETS, DEFAULT_POWER_PRESET, type ReplayFilesInput } from './load.js';
+export { CollectiveModel, type CollectiveRequest, type CollectiveTiming } from './collective.js';
+export { makeCluster, messageNs, p2pNs, route, coordinates, type BandwidthUnit, type Cluster } from './network.js';
+export type * from './types.js';
+export { TimelineRecorder } from './timeline.js';

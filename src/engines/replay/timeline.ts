@@ -1,0 +1,55 @@
+/**
+ * Turns replay slices into trace-event tracks: one process per rank, one thread per slot (so
+ * slices on a track never overlap), and an estimated power counter per rank.
+ */
+import type { TraceEventWriter } from '../../formats/trace-event/index.js';
+import type { ReplaySlice, Slot } from './types.js';
+
+const SLOT_TID: Record<Slot, number> = { gpu: 1, cpu: 2, comm: 3, none: 4 };
+const SLOT_NAME: Record<Slot, string> = { gpu: 'GPU compute', cpu: 'CPU', comm: 'communication', none: 'receives / markers' };
+
+export class TimelineRecorder {
+  private readonly named = new Set<number>();
+  /** Per rank: power change points (ns → ΔW), flushed as counters at the end. */
+  private readonly power = new Map<number, Map<number, number>>();
+
+  constructor(private readonly writer: TraceEventWriter, private readonly idlePowerW: number) {}
+
+  slice = (s: ReplaySlice): void => {
+    if (!this.named.has(s.rank)) {
+      this.named.add(s.rank);
+      this.writer.processName(s.rank, `rank ${s.rank}`);
+      for (const slot of Object.keys(SLOT_TID) as Slot[]) this.writer.threadName(s.rank, SLOT_TID[slot], SLOT_NAME[slot]);
+    }
+    this.writer.complete({
+      name: s.name || `node ${s.nodeId}`, pid: s.rank, tid: SLOT_TID[s.slot], cat: s.slot,
+      tsUs: s.startNs / 1000, durUs: (s.endNs - s.startNs) / 1000, args: { nodeId: s.nodeId.toString(), estimatedPowerW: round(s.powerW) },
+    });
+    if (s.powerW > 0 && s.endNs > s.startNs) {
+      let m = this.power.get(s.rank);
+      if (!m) this.power.set(s.rank, (m = new Map()));
+      // GPU compute replaces idle power (energy model: active × busy + idle × the rest).
+      const w = s.slot === 'gpu' ? s.powerW - this.idlePowerW : s.powerW;
+      m.set(s.startNs, (m.get(s.startNs) ?? 0) + w);
+      m.set(s.endNs, (m.get(s.endNs) ?? 0) - w);
+    }
+  };
+
+  /** Writes the power counters (estimated: the slot's modelled power plus idle power). */
+  finish(ranks: number): void {
+    for (let r = 0; r < ranks; r++) {
+      const m = this.power.get(r) ?? new Map<number, number>();
+      const times = [...m.keys()].sort((a, b) => a - b);
+      let level = 0;
+      this.writer.counter({ name: 'estimated power (W)', pid: r, tsUs: 0, values: { W: round(this.idlePowerW) } });
+      for (const t of times) {
+        level += m.get(t)!;
+        this.writer.counter({ name: 'estimated power (W)', pid: r, tsUs: t / 1000, values: { W: round(this.idlePowerW + Math.max(0, level)) } });
+      }
+    }
+  }
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

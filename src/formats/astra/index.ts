@@ -1,0 +1,6 @@
+export * from './types.js';
+export {
+  parseNetworkConfig, loadNetworkConfig, parseSystemConfig, loadSystemConfig, checkSystemAgainstNetwork,
+  parseRemoteMemoryConfig, loadRemoteMemoryConfig, parseCommGroupConfig, loadCommGroupConfig,
+  parsePowerConfig, loadPowerConfig,
+} from './parse.js';

@@ -1,0 +1,259 @@
+/**
+ * Parsers for the ASTRA-sim 2.x inputs (system.json, network.yml, remote memory JSON, comm-group
+ * JSON) and tracewatt's power.json. Every problem is a FormatError naming the file and the key.
+ * Keys ASTRA-sim accepts but that do not change the analytical congestion-unaware result are
+ * accepted and ignored; keys tracewatt does not know, and settings it does not model, are refused.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import type { Diagnostics } from '../../core/diagnostics.js';
+import { FormatError, InputError } from '../../errors.js';
+import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';
+import type {
+  CollectiveImplName, CollectiveKind, CommGroupConfig, MemoryType, NetworkConfig, NetworkDim, PowerConfig,
+  RemoteMemoryConfig, SystemConfig, TopologyKind,
+} from './types.js';
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+}
+
+function parseJson(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new FormatError(file, '', `not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// network.yml
+
+const TOPOLOGIES: readonly TopologyKind[] = ['Ring', 'Switch', 'FullyConnected'];
+
+export function parseNetworkConfig(file: string, text: string): NetworkConfig {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (e) {
+    throw new FormatError(file, '', `not valid YAML: ${(e as Error).message}`);
+  }
+  const o = asObject(file, doc, 'a network description');
+  refuseUnknown(file, o, ['topology', 'npus_count', 'bandwidth', 'latency']);
+  const topo = o.topology;
+  if (!Array.isArray(topo) || topo.length === 0) throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
+  const npus = numList(file, o, 'npus_count', { integer: true, min: 1 });
+  const bw = numList(file, o, 'bandwidth');
+  const lat = numList(file, o, 'latency', { min: 0 });
+  for (const [key, list] of [['npus_count', npus], ['bandwidth', bw], ['latency', lat]] as const) {
+    if (list.length !== topo.length) {
+      throw new FormatError(file, `key "${key}"`, `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`);
+    }
+  }
+  const dims: NetworkDim[] = topo.map((t, i) => {
+    if (typeof t !== 'string' || !(TOPOLOGIES as readonly string[]).includes(t)) {
+      throw new FormatError(file, `key "topology"[${i}]`, `expected one of ${TOPOLOGIES.join(' | ')}, found ${describe(t)}`);
+    }
+    if (!(bw[i] > 0)) throw new FormatError(file, `key "bandwidth"[${i}]`, `must be > 0, found ${bw[i]}`);
+    return { topology: t as TopologyKind, npus: npus[i], bandwidthGBps: bw[i], latencyNs: lat[i] };
+  });
+  return { file, dims };
+}
+
+export async function loadNetworkConfig(file: string): Promise<NetworkConfig> {
+  return parseNetworkConfig(file, await readText(file));
+}
+
+// ---------------------------------------------------------------------------------------------
+// system.json
+
+const IMPL_KEYS: Record<CollectiveKind, string> = {
+  ALL_REDUCE: 'all-reduce-implementation',
+  REDUCE_SCATTER: 'reduce-scatter-implementation',
+  ALL_GATHER: 'all-gather-implementation',
+  ALL_TO_ALL: 'all-to-all-implementation',
+};
+const IMPLS: readonly CollectiveImplName[] = ['ring', 'direct', 'halvingDoubling'];
+/** Accepted by ASTRA-sim, without effect on the analytical congestion-unaware timing. */
+const IGNORED_SYSTEM_KEYS = ['boost-mode', 'L', 'o', 'g', 'G', 'model-shared-bus', 'trace-enabled', 'local-reduction-delay'];
+const SYSTEM_KEYS = [
+  'scheduling-policy', 'endpoint-delay', 'active-chunks-per-dimension', 'preferred-dataset-splits',
+  ...Object.values(IMPL_KEYS), 'collective-optimization', 'local-mem-bw', 'peak-perf', 'roofline-enabled', 'replay-only',
+  'intra-dimension-scheduling', 'inter-dimension-scheduling', ...IGNORED_SYSTEM_KEYS,
+];
+
+export function parseSystemConfig(file: string, text: string, diagnostics?: Diagnostics): SystemConfig {
+  const o = asObject(file, parseJson(file, text), 'a system configuration');
+  refuseUnknown(file, o, SYSTEM_KEYS);
+  for (const key of ['intra-dimension-scheduling', 'inter-dimension-scheduling'] as const) {
+    const dflt = key === 'intra-dimension-scheduling' ? 'FIFO' : 'ascending';
+    if (o[key] !== undefined && o[key] !== dflt) {
+      throw new FormatError(file, `key "${key}"`, `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describe(o[key])}`);
+    }
+  }
+  if (o['collective-optimization'] === undefined) {
+    diagnostics?.add('system.default-collective-optimization', {
+      file, message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
+    });
+  }
+  const implementations = {} as Record<CollectiveKind, CollectiveImplName[] | undefined>;
+  for (const [kind, key] of Object.entries(IMPL_KEYS) as [CollectiveKind, string][]) {
+    const list = strList(file, o, key);
+    implementations[kind] = list?.map((s, i) => {
+      if (!(IMPLS as readonly string[]).includes(s)) {
+        throw new FormatError(file, `key "${key}"[${i}]`, `"${s}" is not modelled; use one of ${IMPLS.join(' | ')}`);
+      }
+      return s as CollectiveImplName;
+    });
+  }
+  const cfg: SystemConfig = {
+    file,
+    schedulingPolicy: oneOf(file, o, 'scheduling-policy', ['LIFO', 'FIFO'] as const, 'LIFO'),
+    endpointDelayNs: num(file, o, 'endpoint-delay', { integer: true, min: 1, def: 10 }),
+    activeChunksPerDimension: num(file, o, 'active-chunks-per-dimension', { integer: true, min: 1, def: 1 }),
+    preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', { integer: true, min: 1 }),
+    implementations,
+    collectiveOptimization: oneOf(file, o, 'collective-optimization', ['localBWAware', 'baseline'] as const, 'baseline'),
+    localMemBandwidthGBps: num(file, o, 'local-mem-bw', { min: Number.MIN_VALUE }),
+    peakPerfTFlops: num(file, o, 'peak-perf', { min: 0, def: 0 }),
+    rooflineEnabled: flag(file, o, 'roofline-enabled'),
+    replayOnly: flag(file, o, 'replay-only'),
+  };
+  if (cfg.rooflineEnabled && !(cfg.peakPerfTFlops > 0)) {
+    throw new FormatError(file, 'key "peak-perf"', 'roofline-enabled needs a peak-perf (TFLOPS) > 0');
+  }
+  return cfg;
+}
+
+export async function loadSystemConfig(file: string, diagnostics?: Diagnostics): Promise<SystemConfig> {
+  return parseSystemConfig(file, await readText(file), diagnostics);
+}
+
+/**
+ * Checks the implementation lists against the network: each list must have one entry per
+ * dimension. ASTRA-sim silently simulates fewer dimensions when a list is shorter; we refuse.
+ */
+export function checkSystemAgainstNetwork(sys: SystemConfig, net: NetworkConfig, diagnostics?: Diagnostics): void {
+  for (const [kind, key] of Object.entries(IMPL_KEYS) as [CollectiveKind, string][]) {
+    const list = sys.implementations[kind];
+    if (!list) continue;
+    if (list.length < net.dims.length) {
+      throw new FormatError(sys.file, `key "${key}"`,
+        `has ${list.length} entr${list.length === 1 ? 'y' : 'ies'} but ${net.file} describes ${net.dims.length} dimensions: ` +
+        'give one implementation per dimension (ASTRA-sim would silently simulate fewer dimensions)');
+    }
+    if (list.length > net.dims.length) {
+      diagnostics?.add('system.extra-implementations', {
+        file: sys.file, message: `${sys.file}: "${key}" lists ${list.length} implementations for ${net.dims.length} dimensions; the extra ones are ignored`,
+      });
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// remote memory JSON
+
+const MEMORY_TYPES: readonly MemoryType[] = ['NO_MEMORY_EXPANSION', 'PER_NPU_MEMORY_EXPANSION', 'PER_NODE_MEMORY_EXPANSION', 'MEMORY_POOL'];
+
+export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemoryConfig {
+  const o = asObject(file, parseJson(file, text), 'a remote memory configuration');
+  refuseUnknown(file, o, ['memory-type', 'remote-mem-latency', 'remote-mem-bw', 'num-nodes', 'num-npus-per-node']);
+  const memoryType = oneOf(file, o, 'memory-type', MEMORY_TYPES);
+  if (memoryType === 'NO_MEMORY_EXPANSION') return { file, memoryType, latencyNs: 0, bandwidthGBps: 0 };
+  return {
+    file, memoryType,
+    latencyNs: num(file, o, 'remote-mem-latency', { min: 0 }),
+    bandwidthGBps: (() => {
+      const v = num(file, o, 'remote-mem-bw');
+      if (!(v > 0)) throw new FormatError(file, 'key "remote-mem-bw"', `must be > 0, found ${v}`);
+      return v;
+    })(),
+  };
+}
+
+export async function loadRemoteMemoryConfig(file: string): Promise<RemoteMemoryConfig> {
+  return parseRemoteMemoryConfig(file, await readText(file));
+}
+
+// ---------------------------------------------------------------------------------------------
+// comm-group JSON
+
+export function parseCommGroupConfig(file: string, text: string, rankCount?: number): CommGroupConfig {
+  const o = asObject(file, parseJson(file, text), 'a comm-group map (pg_name → ranks)');
+  const groups = new Map<string, number[]>();
+  for (const [name, members] of Object.entries(o)) {
+    if (name === '0') throw new FormatError(file, `key "0"`, 'group id 0 is reserved for all ranks (ASTRA-sim aborts on it); use another id');
+    if (!Array.isArray(members) || members.length === 0) throw new FormatError(file, `key "${name}"`, `expected a non-empty list of ranks, found ${describe(members)}`);
+    const seen = new Set<number>();
+    const ranks = members.map((r, i) => {
+      if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) throw new FormatError(file, `key "${name}"[${i}]`, `expected a rank (integer ≥ 0), found ${describe(r)}`);
+      if (rankCount !== undefined && r >= rankCount) throw new FormatError(file, `key "${name}"[${i}]`, `rank ${r} does not exist (the trace has ${rankCount} ranks)`);
+      if (seen.has(r)) throw new FormatError(file, `key "${name}"[${i}]`, `rank ${r} listed twice`);
+      seen.add(r);
+      return r;
+    });
+    groups.set(name, ranks);
+  }
+  return { file, groups };
+}
+
+export async function loadCommGroupConfig(file: string, rankCount?: number): Promise<CommGroupConfig> {
+  return parseCommGroupConfig(file, await readText(file), rankCount);
+}
+
+// ---------------------------------------------------------------------------------------------
+// power.json
+
+export function parsePowerConfig(file: string, text: string): PowerConfig {
+  const o = asObject(file, parseJson(file, text), 'a power configuration');
+  refuseUnknown(file, o, ['name', 'description', 'sources', 'assumptions', 'gpu', 'memory', 'network', 'networkIdlePowerWPerRank']);
+  const gpu = asObject(file, o.gpu, '"gpu" ({activePowerW, idlePowerW})');
+  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW'], 'in "gpu"');
+  const mem = o.memory === undefined ? {} : asObject(file, o.memory, '"memory" ({energyPjPerBit})');
+  refuseUnknown(file, mem, ['energyPjPerBit', 'remoteEnergyPjPerBit'], 'in "memory"');
+  const netList = o.network;
+  if (!Array.isArray(netList) || netList.length === 0) {
+    throw new FormatError(file, 'key "network"', 'expected a list with one {name, energyPjPerBit} per network dimension');
+  }
+  const memEnergy = num(file, mem, 'energyPjPerBit', { min: 0, def: 0 });
+  const name = o.name === undefined ? file : o.name;
+  if (typeof name !== 'string') throw new FormatError(file, 'key "name"', `expected a string, found ${describe(name)}`);
+  return {
+    file,
+    name,
+    gpu: {
+      activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', { min: 0 })),
+      idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', { min: 0 })),
+    },
+    memory: { energyPjPerBit: memEnergy, remoteEnergyPjPerBit: num(file, mem, 'remoteEnergyPjPerBit', { min: 0, def: memEnergy }) },
+    network: netList.map((d, i) => {
+      const e = asObject(file, d, `"network"[${i}]`);
+      refuseUnknown(file, e, ['name', 'energyPjPerBit', 'bandwidthGBps', 'note'], `in "network"[${i}]`);
+      return {
+        name: typeof e.name === 'string' ? e.name : `dim${i}`,
+        energyPjPerBit: prefixed(file, `network[${i}].`, () => num(file, e, 'energyPjPerBit', { min: 0 })),
+        ...(e.bandwidthGBps === undefined ? {} : { bandwidthGBps: num(file, e, 'bandwidthGBps', { min: 0 }) }),
+      };
+    }),
+    networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { min: 0, def: 0 }),
+  };
+}
+
+function prefixed<T>(file: string, prefix: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof FormatError) throw new FormatError(file, '', e.message.slice(file.length + 2).replace('key "', `key "${prefix}`));
+    throw e;
+  }
+}
+
+export async function loadPowerConfig(file: string): Promise<PowerConfig> {
+  return parsePowerConfig(file, await readText(file));
+}
+
+export type { Obj };

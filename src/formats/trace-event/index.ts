@@ -1,0 +1,1 @@
+export { TraceEventWriter, type CompleteEvent, type CounterEvent } from './writer.js';

@@ -1,0 +1,172 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { replay, replayFiles, type RankSource } from '../../src/engines/replay/index.js';
+import { parseNetworkConfig, parsePowerConfig, parseSystemConfig, parseCommGroupConfig, checkSystemAgainstNetwork } from '../../src/formats/astra/index.js';
+import { emptyNode, makeAttr, NodeType, type ChakraNode } from '../../src/formats/chakra/index.js';
+import { replayCommand } from '../../src/cli/commands/replay.js';
+import { describeShared, shared } from '../helpers/shared.js';
+
+const sys = (extra: object = {}) => parseSystemConfig('sys.json', JSON.stringify({
+  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
+  'all-reduce-implementation': ['ring', 'ring'], 'all-gather-implementation': ['ring', 'ring'],
+  'reduce-scatter-implementation': ['ring', 'ring'], 'all-to-all-implementation': ['ring', 'ring'],
+  'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900, ...extra,
+}));
+const net1 = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+const power = parsePowerConfig('p.json', JSON.stringify({ gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 }, network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }] }));
+
+function comp(id: number, durUs: number, deps: number[] = [], attrs: ChakraNode['attrs'] = []): ChakraNode {
+  const n = emptyNode(BigInt(id), `c${id}`, NodeType.COMP_NODE);
+  n.durationMicros = BigInt(durUs);
+  n.dataDeps = deps.map(BigInt);
+  n.attrs = attrs;
+  return n;
+}
+function coll(id: number, type: number, bytes: number, deps: number[] = []): ChakraNode {
+  const n = emptyNode(BigInt(id), `coll${id}`, NodeType.COMM_COLL_NODE);
+  n.dataDeps = deps.map(BigInt);
+  n.attrs = [makeAttr('comm_type', 'int64_val', type), makeAttr('comm_size', 'int64_val', bytes)];
+  return n;
+}
+function sources(perRank: ChakraNode[][], batch = 1000): RankSource[] {
+  return perRank.map((nodes, rank) => {
+    let i = 0;
+    return { rank, file: `mem.${rank}.et`, async nextBatch() {
+      if (i >= nodes.length) return null;
+      const b = nodes.slice(i, i + batch);
+      i += batch;
+      return b;
+    } };
+  });
+}
+const opts = { system: sys(), network: net1, power };
+
+describe('replay engine (in-memory traces)', () => {
+  it('energies add up to the total, per rank and overall, and times stay within the makespan', async () => {
+    const ranks = [0, 1, 2, 3].map((r) => [comp(0, 10 + r), coll(1, 0, 1 << 20, [0]), comp(2, 20, [0]), comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', 4096)])]);
+    const res = await replay(sources(ranks), opts);
+    for (const e of [res.energyJ, ...res.ranks.map((r) => r.energyJ)]) {
+      expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
+      expect(e.compute).toBeGreaterThan(0);
+      expect(e.network).toBeGreaterThan(0);
+      expect(e.idle).toBeGreaterThan(0);
+    }
+    for (const r of res.ranks) {
+      expect(r.finishNs).toBeLessThanOrEqual(res.makespanNs);
+      expect(r.gpuComputeNs + r.exposedCommNs).toBe(r.finishNs);
+      expect(r.overlapNs).toBeLessThanOrEqual(Math.min(r.gpuComputeNs, r.commNs));
+      expect(r.wallNs).toBe(r.gpuComputeNs + r.commNs - r.overlapNs);
+    }
+    expect(res.makespanNs).toBe(Math.max(...res.ranks.map((r) => r.finishNs)));
+  });
+
+  it('a collective waits for its slowest member and ends together on all members', async () => {
+    const ranks = [0, 1, 2, 3].map((r) => [comp(0, r === 2 ? 100 : 1), coll(1, 0, 1 << 20, [0])]);
+    const res = await replay(sources(ranks), opts);
+    const alone = await replay(sources([0, 1, 2, 3].map(() => [coll(1, 0, 1 << 20)])), opts);
+    for (const r of res.ranks) expect(r.finishNs).toBe(100_000 + alone.makespanNs);
+  });
+
+  it('the same result with a small reading window as with the whole trace loaded', async () => {
+    const chain = (r: number) => Array.from({ length: 200 }, (_, i) => (i % 5 === 4 ? coll(i, 0, 65536 * (1 + (i % 3)), [i - 1]) : comp(i, 1 + ((i * 7 + r) % 13), i ? [i - 1] : [])));
+    const whole = await replay(sources([0, 1, 2, 3].map(chain)), opts);
+    const windowed = await replay(sources([0, 1, 2, 3].map(chain), 7), { ...opts, windowNodes: 16 });
+    expect(windowed.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(whole.ranks.map((r) => [r.finishNs, r.exposedCommNs]));
+  });
+
+  it('ready nodes on one slot are issued lowest id first', async () => {
+    const timeline: [bigint, number][] = [];
+    const ranks = [0, 1, 2, 3].map(() => [comp(9, 3), comp(4, 2), comp(7, 1)]);
+    await replay(sources(ranks), { ...opts, onSlice: (s) => { if (s.rank === 0) timeline.push([s.nodeId, s.startNs]); } });
+    expect(timeline).toEqual([[4n, 0], [7n, 2000], [9n, 3000]]);
+  });
+
+  it('plain GB/s reading gives longer times than the GiB/s quirk', async () => {
+    const t = (bandwidthUnit: 'astra-sim' | 'GBps') => replay(sources([0, 1, 2, 3].map(() => [coll(0, 0, 1 << 20)])), { ...opts, bandwidthUnit });
+    expect((await t('GBps')).makespanNs).toBeGreaterThan((await t('astra-sim')).makespanNs);
+  });
+
+  it('energy_j annotations replace active power × time', async () => {
+    const ranks = [0, 1, 2, 3].map(() => [comp(0, 10, [], [makeAttr('energy_j', 'double_val', 0.5)])]);
+    const res = await replay(sources(ranks), opts);
+    expect(res.ranks[0].energyJ.compute).toBe(0.5);
+  });
+});
+
+describe('clear errors', () => {
+  it('COMM_COLL without comm_size names the node and the attribute', async () => {
+    const n = coll(55, 0, 1);
+    n.attrs = n.attrs.filter((a) => a.name !== 'comm_size');
+    await expect(replay(sources([[n], [n], [n], [n]]), opts)).rejects.toThrow(/node 55 .*comm_size/);
+  });
+  it('an implementation list shorter than the network refuses, naming the key', () => {
+    const net2 = parseNetworkConfig('n2.yml', 'topology: [Switch, Ring]\nnpus_count: [8, 4]\nbandwidth: [50, 50]\nlatency: [500, 500]\n');
+    expect(() => checkSystemAgainstNetwork(sys({ 'all-reduce-implementation': ['ring'] }), net2)).toThrow(/all-reduce-implementation.*1 entry.*2 dimensions/);
+  });
+  it('unknown system keys, bad topologies, group 0 and mismatched rank counts are refused', async () => {
+    expect(() => sys({ 'endpoint-dealy': 3 })).toThrow(/endpoint-dealy/);
+    expect(() => parseNetworkConfig('n.yml', 'topology: [Torus]\nnpus_count: [4]\nbandwidth: [1]\nlatency: [1]')).toThrow(/topology.*Torus/);
+    expect(() => parseNetworkConfig('n.yml', 'topology: [Ring, Ring]\nnpus_count: [4]\nbandwidth: [1, 1]\nlatency: [1, 1]')).toThrow(/npus_count/);
+    expect(() => parseCommGroupConfig('g.json', '{"0": [0, 1]}')).toThrow(/reserved/);
+    await expect(replay(sources([[comp(0, 1)]]), opts)).rejects.toThrow(/1 rank file.*4 NPUs/);
+  });
+  it('a collective one rank never reaches is reported instead of hanging', async () => {
+    const ranks = [0, 1, 2, 3].map((r) => (r === 3 ? [comp(0, 1)] : [coll(0, 0, 4096)]));
+    await expect(replay(sources(ranks), opts)).rejects.toThrow(/never reached by rank\(s\) 3/);
+  });
+});
+
+describeShared('real traces in ../shared/traces', () => {
+  const ref = (p: string) => shared('astra-sim-reference', 'configs', p);
+  it('ResNet-50 data-parallel (64 ranks, no comm_size): a clear error naming what is missing', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tw-replay-'));
+    const n = path.join(dir, 'net.yml');
+    writeFileSync(n, 'topology: [Switch, Ring]\nnpus_count: [8, 8]\nbandwidth: [50, 50]\nlatency: [500, 500]\n');
+    const s = path.join(dir, 'sys.json');
+    writeFileSync(s, readFileSync(ref('sys2d_ring_pure.json')));
+    await expect(replayFiles({ trace: shared('traces', 'astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel'), system: s, network: n }))
+      .rejects.toThrow(/COMM_COLL_NODE.*no comm_size attribute/);
+  });
+  it('MLP model-parallel (32 ranks) replays on Switch(8)×Ring(4)', async () => {
+    const res = await replayFiles({
+      trace: shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
+      system: ref('sys2d_ring_pure.json'), network: ref('Switch8_Ring4.yml'),
+    });
+    expect(res.ranks).toHaveLength(32);
+    for (const r of res.ranks) {
+      expect(r.finishNs).toBeGreaterThan(r.gpuComputeNs);
+      expect(r.exposedCommNs).toBeGreaterThan(0);
+    }
+    expect(res.energyJ.compute + res.energyJ.memory + res.energyJ.network + res.energyJ.idle).toBeCloseTo(res.energyJ.total, 9);
+  });
+  it('the PyTorch feeder trace replays on one NPU, or stops with an error naming the nodes that block it', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tw-replay-'));
+    const n = path.join(dir, 'net1.yml');
+    writeFileSync(n, 'topology: [Ring]\nnpus_count: [1]\nbandwidth: [50]\nlatency: [500]\n');
+    const run = replayFiles({ trace: shared('traces', 'chakra-tests', 'feeder_tests_chakra.0.et'), system: ref('Ring_4chunks.json'), network: n });
+    await run.then(
+      (res) => expect(res.nodes).toBe(3664),
+      (e: Error) => expect(e.message).toMatch(/feeder_tests_chakra\.0\.et: (dependency cycle \d+( → \d+)+|nodes \d+)/),
+    );
+  });
+  it('the CLI prints JSON with the documented fields and writes a timeline', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tw-replay-'));
+    const out: string[] = [];
+    const tl = path.join(dir, 'tl.json');
+    const code = await replayCommand.run([shared('astra-sim-reference', 'traces', 'overlap4', 'o')],
+      { system: ref('sys_ring_example.json'), network: ref('Ring_4npus.yml'), json: true, timeline: tl },
+      { out: (t) => out.push(t), err: () => {}, isTTY: false });
+    expect(code).toBe(0);
+    const j = JSON.parse(out.join(''));
+    expect(Object.keys(j.energyJ).sort()).toEqual(['compute', 'idle', 'memory', 'network', 'total']);
+    expect(j.ranks[0]).toMatchObject({ rank: 0, finishNs: j.makespanNs });
+    expect(typeof j.ranks[0].exposedCommNs).toBe('number');
+    const trace = JSON.parse(readFileSync(tl, 'utf8'));
+    const slices = trace.traceEvents.filter((e: { ph: string }) => e.ph === 'X');
+    expect(slices.length).toBe(16);
+    expect(Math.max(...slices.map((e: { ts: number; dur: number }) => e.ts + e.dur))).toBeCloseTo(j.makespanNs / 1000, 6);
+    expect(trace.traceEvents.some((e: { ph: string }) => e.ph === 'C')).toBe(true);
+  });
+});
