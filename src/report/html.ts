@@ -1,0 +1,402 @@
+/**
+ * One self-contained HTML page for a list of results: inline CSS, inline SVG plots, no scripts and no external
+ * URLs, so it opens from disk or an e-mail attachment. Output depends only on the inputs and options.
+ */
+import {
+  accuracySpec,
+  energyBreakdownSpec,
+  energyVsClockSpec,
+  networkSweepSpec,
+  paretoSpec,
+  renderSvg,
+  type BreakdownBar,
+} from './plots/index.js';
+import { fixed, formatRows, type Cell, type Column } from './tables.js';
+import type {
+  AccuracyTable,
+  CaseStudySummary,
+  EnergyBreakdownJ,
+  GpuClockPoint,
+  GpuClockSweepResult,
+  NetworkSweepResult,
+  ReplayResult,
+  ReportResult,
+} from './types.js';
+import { tracewattVersion } from './version.js';
+
+export interface ReportOptions {
+  /** Default: "tracewatt report". */
+  title?: string;
+  /** Default: the version in package.json. */
+  version?: string;
+  /** Shown in the header when given (left out by default so the page is reproducible). */
+  generatedAt?: string;
+}
+
+/** Ranks drawn one bar each up to this count; beyond it consecutive ranks are grouped. */
+const MAX_RANK_BARS = 64;
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function htmlTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], caption?: string): string {
+  const { text, align } = formatRows(columns, rows);
+  const cls = (i: number) => (align[i] === 'right' ? ' class="num"' : '');
+  const head = columns.map((c, i) => `<th${cls(i)}>${escapeHtml(c.header)}</th>`).join('');
+  const body = text.map((r) => `<tr>${r.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n');
+  return `<table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>`;
+}
+
+function figure(id: string, svg: string, caption: string): string {
+  return `<figure class="plot" data-plot="${escapeHtml(id)}">${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+}
+
+const pct = (share: number) => share * 100;
+const J = 'J, estimated';
+const S = 's, estimated';
+
+function breakdownRows(e: EnergyBreakdownJ): Cell[][] {
+  const parts = ['compute', 'memory', 'network', 'idle', 'total'] as const;
+  return parts.map((k) => [k, e[k], e.total > 0 ? pct(e[k] / e.total) : null]);
+}
+
+/** One bar per rank, or per group of consecutive ranks (mean per rank) when there are many ranks. */
+function rankBars(ranks: ReplayResult['ranks']): { bars: BreakdownBar[]; title: string } {
+  const sorted = [...ranks].sort((a, b) => a.rank - b.rank);
+  if (sorted.length <= MAX_RANK_BARS) return { bars: sorted.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), title: 'rank' };
+  const size = Math.ceil(sorted.length / MAX_RANK_BARS);
+  const bars: BreakdownBar[] = [];
+  for (let i = 0; i < sorted.length; i += size) {
+    const group = sorted.slice(i, i + size);
+    const mean = (k: keyof EnergyBreakdownJ) => group.reduce((a, r) => a + r.energyJ[k], 0) / group.length;
+    bars.push({
+      label: `${group[0]!.rank}–${group[group.length - 1]!.rank}`,
+      energyJ: { compute: mean('compute'), memory: mean('memory'), network: mean('network'), idle: mean('idle'), total: mean('total') },
+    });
+  }
+  return { bars, title: `ranks (mean of ${size} per bar)` };
+}
+
+async function replaySection(r: ReplayResult): Promise<string> {
+  const t = r.timeS;
+  const rankSeconds = t.makespan * r.ranks.length;
+  const timeParts: [string, number | undefined][] = [
+    ['compute', t.compute],
+    ['memory', t.memory],
+    ['communication', t.communication],
+    ['exposed communication', t.exposedCommunication],
+    ['compute–communication overlap', t.overlap],
+    ['idle', t.idle],
+  ];
+  const timeRows: Cell[][] = timeParts
+    .filter((row): row is [string, number] => row[1] !== undefined)
+    .map(([name, s]) => [name, s, s / r.ranks.length, rankSeconds > 0 ? pct(s / rankSeconds) : null]);
+  const { bars, title } = rankBars(r.ranks);
+  const plot = await renderSvg(energyBreakdownSpec(bars, { title: 'Energy per rank by component', categoryTitle: title }));
+  const dimRows = r.bytesSentPerDim.map((bytes, d) => [d, r.dimensionNames?.[d] ?? '', bytes / 1e9, r.networkEnergyPerDimJ?.[d] ?? null]);
+  const rankRows = [...r.ranks]
+    .sort((a, b) => a.rank - b.rank)
+    .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.energyJ.compute, k.energyJ.memory, k.energyJ.network, k.energyJ.idle, k.energyJ.total]);
+  return [
+    `<p>Makespan ${fixed(4)(r.makespanNs / 1e9)} s, total energy ${fixed(1)(r.energyJ.total)} J (estimated); ` +
+      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute.</p>`,
+    '<div class="tables">',
+    htmlTable(
+      [{ header: 'component' }, { header: `energy (${J})`, format: fixed(2) }, { header: 'share of total (%)', format: fixed(1) }],
+      breakdownRows(r.energyJ),
+      'Energy, all ranks',
+    ),
+    htmlTable(
+      [
+        { header: 'quantity' },
+        { header: `summed over ranks (${S})`, format: fixed(4) },
+        { header: `mean per rank (${S})`, format: fixed(4) },
+        { header: 'share of makespan × ranks (%)', format: fixed(1) },
+      ],
+      timeRows,
+      'Time',
+    ),
+    htmlTable(
+      [{ header: 'dimension' }, { header: 'name' }, { header: 'data sent (GB)', format: fixed(3) }, { header: `network energy (${J})`, format: fixed(3) }],
+      dimRows,
+      'Traffic per network dimension',
+    ),
+    '</div>',
+    figure('energy-per-rank', plot, 'Energy per rank, stacked by component (estimated).'),
+    `<details><summary>Per-rank table (${r.ranks.length} ranks)</summary>`,
+    htmlTable(
+      [
+        { header: 'rank' },
+        { header: `finish (${S})`, format: fixed(4) },
+        { header: `exposed comm (${S})`, format: fixed(4) },
+        { header: `compute (${J})`, format: fixed(2) },
+        { header: `memory (${J})`, format: fixed(2) },
+        { header: `network (${J})`, format: fixed(2) },
+        { header: `idle (${J})`, format: fixed(2) },
+        { header: `total (${J})`, format: fixed(2) },
+      ],
+      rankRows,
+    ),
+    '</details>',
+  ].join('\n');
+}
+
+function pointAt(points: readonly GpuClockPoint[], clockMHz: number): GpuClockPoint | undefined {
+  return points.find((p) => p.clockMHz === clockMHz);
+}
+
+async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
+  const points = [...r.points].sort((a, b) => a.clockMHz - b.clockMHz);
+  const eOpt = pointAt(points, r.energyOptimalMHz);
+  const tOpt = pointAt(points, r.timeOptimalMHz);
+  const note = (p: GpuClockPoint) =>
+    p.clockMHz === r.energyOptimalMHz ? `energy-optimal ${p.clockMHz} MHz` : p.clockMHz === r.timeOptimalMHz ? `time-optimal ${p.clockMHz} MHz` : '';
+  const [uCurve, front] = await Promise.all([
+    renderSvg(
+      energyVsClockSpec(points, { title: 'Energy vs SM clock', energyOptimalMHz: r.energyOptimalMHz, timeOptimalMHz: r.timeOptimalMHz }),
+    ),
+    renderSvg(
+      paretoSpec(
+        points.map((p) => ({ label: `${p.clockMHz} MHz`, timeS: p.timeS, energyJ: p.energyJ.total, pareto: p.pareto, note: note(p) })),
+        { title: 'Time–energy Pareto front', labelTitle: 'SM clock' },
+      ),
+    ),
+  ]);
+  const parts: string[] = [
+    `<p>Energy-optimal clock ${r.energyOptimalMHz} MHz, time-optimal clock ${r.timeOptimalMHz} MHz; ` +
+      `${points.filter((p) => p.pareto).length} of ${points.length} clocks are on the Pareto front.</p>`,
+  ];
+  if (eOpt && tOpt) {
+    const savedJ = tOpt.energyJ.total - eOpt.energyJ.total;
+    const extraS = eOpt.timeS - tOpt.timeS;
+    parts.push(
+      htmlTable(
+        [
+          { header: 'from: fastest (MHz)' },
+          { header: 'to: lowest energy (MHz)' },
+          { header: 'energy saved (%)', format: fixed(1) },
+          { header: 'runtime penalty (%)', format: fixed(1) },
+          { header: `energy saved (${J})`, format: fixed(2) },
+          { header: `extra time (${S})`, format: fixed(4) },
+        ],
+        [[tOpt.clockMHz, eOpt.clockMHz, pct(savedJ / tOpt.energyJ.total), pct(extraS / tOpt.timeS), savedJ, extraS]],
+        'Energy saved vs runtime penalty, fastest to lowest-energy Pareto point',
+      ),
+    );
+  }
+  parts.push(
+    '<div class="row">',
+    figure('energy-vs-clock', uCurve, 'Total and per-component energy against SM clock (estimated); dashed lines mark the optimal clocks.'),
+    figure('pareto-front', front, 'Each clock as a time–energy point (estimated); grey points are dominated.'),
+    '</div>',
+    `<details><summary>All ${points.length} clocks</summary>`,
+    htmlTable(
+      [
+        { header: 'SM clock (MHz)' },
+        { header: `time (${S})`, format: fixed(4) },
+        { header: `compute (${J})`, format: fixed(2) },
+        { header: `memory (${J})`, format: fixed(2) },
+        { header: `network (${J})`, format: fixed(2) },
+        { header: `idle (${J})`, format: fixed(2) },
+        { header: `total (${J})`, format: fixed(2) },
+        { header: 'Pareto', align: 'left' },
+      ],
+      points.map((p) => [p.clockMHz, p.timeS, p.energyJ.compute, p.energyJ.memory, p.energyJ.network, p.energyJ.idle, p.energyJ.total, p.pareto]),
+    ),
+    '</details>',
+  );
+  return parts.join('\n');
+}
+
+async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
+  const points = [...r.points].sort((a, b) => a.scale - b.scale);
+  const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
+  const [sweep, bars] = await Promise.all([
+    renderSvg(networkSweepSpec(points, { title: `Network dimension ${r.dimension}: energy and makespan vs frequency scale`, dimension: r.dimension })),
+    renderSvg(
+      energyBreakdownSpec(
+        points.map((p) => ({ label: p.scale.toFixed(2), energyJ: p.energyJ, networkByDimensionJ: p.networkByDimensionJ })),
+        { title: 'Energy by component per frequency scale', categoryTitle: `dimension ${r.dimension} frequency scale (× nominal)` },
+      ),
+    ),
+  ]);
+  const columns: Column[] = [
+    { header: 'scale (× nominal)', format: fixed(2) },
+    { header: 'bandwidth (GB/s)', format: fixed(1) },
+    { header: 'energy per bit (pJ/bit)', format: fixed(2) },
+    { header: 'V/V(1)', format: fixed(3) },
+    { header: `makespan (${S})`, format: fixed(4) },
+    ...Array.from({ length: dims }, (_, d): Column => ({ header: `network dim ${d} (${J})`, format: fixed(2) })),
+    { header: `idle (${J})`, format: fixed(2) },
+    { header: `total (${J})`, format: fixed(2) },
+    { header: 'ΔE/ΔT vs next scale (W)', format: fixed(1) },
+    { header: 'energy saved per 1 % slowdown (%)', format: fixed(3) },
+    { header: 'dominated', align: 'left' },
+  ];
+  const rows = points.map((p) => [
+    p.scale,
+    p.bandwidthGBps,
+    p.energyPerBitPJ,
+    p.voltageRatio,
+    p.makespanNs / 1e9,
+    ...Array.from({ length: dims }, (_, d) => p.networkByDimensionJ[d] ?? null),
+    p.energyJ.idle,
+    p.energyJ.total,
+    p.marginal?.energyPerTimeW ?? null,
+    p.marginal?.energySavedPctPerSlowdownPct ?? null,
+    p.dominated,
+  ]);
+  const dominated = points.filter((p) => p.dominated).length;
+  return [
+    `<p>${points.length} frequency scales of dimension ${r.dimension}; ${dominated} dominated (never worth taking: another scale is at least as fast and as cheap).</p>`,
+    '<div class="row">',
+    figure('network-sweep', sweep, 'Total energy and makespan against the frequency scale of the swept dimension (estimated); grey points are dominated.'),
+    figure('network-sweep-breakdown', bars, 'Energy per frequency scale, network split per dimension (estimated).'),
+    '</div>',
+    htmlTable(columns, rows, 'Sweep points; marginal efficiency against the neighbouring higher scale'),
+  ].join('\n');
+}
+
+async function accuracySection(r: AccuracyTable): Promise<string> {
+  const rows = [...r.frequencies].sort((a, b) => a.frequencyMHz - b.frequencyMHz);
+  const plot = await renderSvg(accuracySpec(rows, { title: 'Model error per SM clock' }));
+  return [
+    `<p>Model against measurement${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
+      'Signed errors: positive means the model overestimates. These are measured differences, not estimates.</p>',
+    htmlTable(
+      [
+        { header: 'SM clock (MHz)' },
+        { header: 'time error (%)', format: fixed(1) },
+        { header: 'power error (%)', format: fixed(1) },
+        { header: 'energy error (%)', format: fixed(1) },
+        { header: 'n (runs)' },
+      ],
+      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n]),
+    ),
+    figure('accuracy', plot, 'Time, power and energy error of the model per SM clock.'),
+  ].join('\n');
+}
+
+function caseStudySection(r: CaseStudySummary): string {
+  const s = r.shares;
+  const parts = [
+    `<ul class="system">${r.system.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
+    htmlTable(
+      [{ header: 'quantity' }, { header: 'value (%, estimated)', format: fixed(1) }],
+      [
+        ['direct network energy share of total energy', pct(s.networkEnergyShare)],
+        ['communication hidden behind compute (overlap)', pct(s.overlap)],
+        ['idle energy share of total energy', pct(s.idleEnergyShare)],
+      ],
+      'Why network DVFS does or does not pay off',
+    ),
+  ];
+  if (r.bestNetworkScale) {
+    const b = r.bestNetworkScale;
+    parts.push(
+      htmlTable(
+        [{ header: 'best scale (× nominal)', format: fixed(2) }, { header: 'energy saved (%)', format: fixed(2) }, { header: 'slowdown (%)', format: fixed(2) }],
+        [[b.scale, b.energySavedPct, b.slowdownPct]],
+        'Lowest-energy network scale against nominal',
+      ),
+    );
+  }
+  parts.push(`<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`);
+  return parts.join('\n');
+}
+
+const KIND_TITLES: Record<ReportResult['kind'], string> = {
+  replay: 'Replay',
+  'gpu-clock-sweep': 'GPU clock sweep',
+  'network-sweep': 'Network DVFS sweep',
+  accuracy: 'Model accuracy',
+  'case-study': 'Case study',
+};
+
+async function sectionBody(r: ReportResult): Promise<string> {
+  switch (r.kind) {
+    case 'replay':
+      return replaySection(r);
+    case 'gpu-clock-sweep':
+      return gpuSweepSection(r);
+    case 'network-sweep':
+      return networkSweepSection(r);
+    case 'accuracy':
+      return accuracySection(r);
+    case 'case-study':
+      return caseStudySection(r);
+    default: {
+      const never: never = r;
+      throw new Error(`unhandled result kind ${(never as { kind: string }).kind}`);
+    }
+  }
+}
+
+const CSS = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
+header,main,footer{max-width:1180px;margin:0 auto;padding:0 20px}
+header{padding-top:18px}
+h1{font-size:24px;margin:0 0 4px}
+h2{font-size:19px;margin:0 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+.meta{color:#666;margin:0 0 10px}
+.estimates{background:#fff6e0;border-left:4px solid #f0a500;padding:8px 12px;margin:8px 0}
+nav ol{margin:6px 0 14px;padding-left:22px}
+section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0}
+.kind{color:#888;font-weight:normal;font-size:14px}
+table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
+caption{text-align:left;font-weight:600;padding:2px 0 4px}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f2f2f2;font-weight:600}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.tables{display:flex;flex-wrap:wrap;align-items:flex-start}
+.row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
+figure.plot{margin:8px 0;max-width:100%;overflow-x:auto}
+figure.plot svg{display:block;max-width:none}
+figcaption{color:#555;font-size:12px;margin-top:2px}
+details{margin:6px 0}
+summary{cursor:pointer;color:#345}
+.finding{background:#eef5ff;border-left:4px solid #4c78a8;padding:8px 12px}
+footer{color:#888;font-size:12px;padding-bottom:24px}
+`;
+
+/** The whole page as one HTML string. Sections follow the order of `results`. */
+export async function buildReport(results: readonly ReportResult[], options: ReportOptions = {}): Promise<string> {
+  const title = options.title ?? 'tracewatt report';
+  const version = options.version ?? tracewattVersion();
+  const bodies = await Promise.all(results.map(sectionBody));
+  const sections = results.map(
+    (r, i) =>
+      `<section class="result" id="result-${i + 1}" data-kind="${r.kind}">\n` +
+      `<h2>${escapeHtml(r.label)} <span class="kind">· ${KIND_TITLES[r.kind]}</span></h2>\n${bodies[i]}\n</section>`,
+  );
+  const toc = results.map((r, i) => `<li><a href="#result-${i + 1}">${escapeHtml(r.label)}</a> <span class="kind">${KIND_TITLES[r.kind]}</span></li>`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="tracewatt ${escapeHtml(version)}">
+<title>${escapeHtml(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(title)}</h1>
+<p class="meta">tracewatt ${escapeHtml(version)} · ${results.length} result${results.length === 1 ? '' : 's'}${
+    options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
+  }</p>
+<p class="estimates"><strong>Estimates.</strong> Energy, power and time figures on this page are modelled by tracewatt
+(Chakra traces replayed with calibrated GPU power models and configured network energy per bit), not measured;
+headers and axes say "estimated" where this applies. Only the model-accuracy tables compare the model with
+measurements.</p>
+<nav><ol>${toc.join('')}</ol></nav>
+</header>
+<main>
+${sections.join('\n')}
+</main>
+<footer>Made by tracewatt ${escapeHtml(version)}. Self-contained page: no scripts, no external resources.</footer>
+</body>
+</html>
+`;
+}

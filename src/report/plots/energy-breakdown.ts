@@ -1,0 +1,83 @@
+/** Stacked bars of energy by component, one bar per rank or per configuration. */
+import type { TopLevelSpec } from 'vega-lite';
+import type { EnergyBreakdownJ } from '../types.js';
+import { baseSpec, COMPONENT_COLOURS, renderSvg } from './render.js';
+
+export interface BreakdownBar {
+  /** Category on the x axis: a rank, a clock, a network scale … */
+  label: string;
+  energyJ: EnergyBreakdownJ;
+  /** When given, the network segment is split into one segment per dimension (must sum to energyJ.network). */
+  networkByDimensionJ?: number[];
+}
+
+export interface BreakdownOptions {
+  title: string;
+  /** Axis title of the categories, with unit if any, e.g. "rank" or "network scale (× nominal)". */
+  categoryTitle: string;
+}
+
+const NETWORK_SHADES = ['#f58518', '#ffbf79', '#e45756', '#ff9d98'];
+
+/** Segment names in stacking order (bottom first) and their colours. */
+function components(bars: readonly BreakdownBar[]): { name: string; colour: string }[] {
+  const dims = Math.max(0, ...bars.map((b) => b.networkByDimensionJ?.length ?? 0));
+  const network =
+    dims > 0
+      ? Array.from({ length: dims }, (_, d) => ({ name: `network dim ${d}`, colour: NETWORK_SHADES[d % NETWORK_SHADES.length]! }))
+      : [{ name: 'network', colour: COMPONENT_COLOURS.network! }];
+  return [
+    { name: 'compute', colour: COMPONENT_COLOURS.compute! },
+    { name: 'memory', colour: COMPONENT_COLOURS.memory! },
+    ...network,
+    { name: 'idle', colour: COMPONENT_COLOURS.idle! },
+  ];
+}
+
+/** One rect per (bar, component); zero segments are kept so every bar has the same number of segments. */
+export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: BreakdownOptions): TopLevelSpec {
+  const comps = components(bars);
+  const split = comps.some((c) => c.name.startsWith('network dim'));
+  const values = bars.flatMap((bar) =>
+    comps.map((c, order) => {
+      let energyJ: number;
+      if (c.name.startsWith('network dim')) energyJ = bar.networkByDimensionJ?.[Number(c.name.slice(12))] ?? 0;
+      else if (c.name === 'network' && !split) energyJ = bar.energyJ.network;
+      else energyJ = bar.energyJ[c.name as 'compute' | 'memory' | 'idle'];
+      return { category: bar.label, component: c.name, order, energyJ };
+    }),
+  );
+  const longest = Math.max(0, ...bars.map((b) => b.label.length));
+  return {
+    ...baseSpec(options.title, Math.max(240, Math.min(960, bars.length * 28)), 280),
+    data: { values },
+    name: 'energy_bars',
+    mark: { type: 'bar' },
+    encoding: {
+      x: {
+        field: 'category',
+        type: 'nominal',
+        sort: bars.map((b) => b.label),
+        title: options.categoryTitle,
+        axis: { labelAngle: longest > 4 || bars.length > 24 ? -45 : 0 },
+      },
+      y: { field: 'energyJ', type: 'quantitative', stack: 'zero', title: 'energy (J, estimated)' },
+      color: {
+        field: 'component',
+        type: 'nominal',
+        title: 'component',
+        scale: { domain: comps.map((c) => c.name), range: comps.map((c) => c.colour) },
+      },
+      order: { field: 'order', type: 'quantitative' },
+      tooltip: [
+        { field: 'category', type: 'nominal', title: options.categoryTitle },
+        { field: 'component', type: 'nominal' },
+        { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', format: '.4~s' },
+      ],
+    },
+  } as TopLevelSpec;
+}
+
+export function energyBreakdownSvg(bars: readonly BreakdownBar[], options: BreakdownOptions): Promise<string> {
+  return renderSvg(energyBreakdownSpec(bars, options));
+}

@@ -1,0 +1,6 @@
+export { renderPlot, renderSvg, PLOT_CONFIG, COMPONENT_COLOURS, type RenderedPlot } from './render.js';
+export { energyBreakdownSpec, energyBreakdownSvg, type BreakdownBar, type BreakdownOptions } from './energy-breakdown.js';
+export { energyVsClockSpec, energyVsClockSvg, type EnergyVsClockOptions } from './energy-vs-clock.js';
+export { paretoSpec, paretoSvg, type ParetoPoint, type ParetoOptions } from './pareto.js';
+export { networkSweepSpec, networkSweepSvg, type NetworkSweepOptions } from './network-sweep.js';
+export { accuracySpec, accuracySvg, type AccuracyOptions } from './accuracy.js';

@@ -1,0 +1,70 @@
+/**
+ * Renders vega-lite specs to SVG text in Node, without a browser: vega-lite compiles the spec to a vega spec, a
+ * headless vega View renders it to an SVG string. Text is measured by vega's built-in estimate (no canvas
+ * package), so the same spec and data give byte-identical SVG on every machine.
+ */
+import { parse, View, type Spec } from 'vega';
+import { compile, type TopLevelSpec } from 'vega-lite';
+
+/** Look shared by every tracewatt plot. */
+export const PLOT_CONFIG = {
+  font: 'sans-serif',
+  background: 'white',
+  padding: 8,
+  axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e5e5e5' },
+  legend: { labelFontSize: 11, titleFontSize: 12 },
+  title: { fontSize: 14, anchor: 'start' as const },
+  view: { stroke: '#ccc' },
+};
+
+/** Colours of the energy components, the same in every plot. */
+export const COMPONENT_COLOURS: Record<string, string> = {
+  compute: '#4c78a8',
+  memory: '#72b7b2',
+  network: '#f58518',
+  idle: '#bab0ac',
+};
+
+/** Colour of points that are not worth taking (dominated). */
+export const DOMINATED_GREY = '#b0b0b0';
+
+export interface RenderedPlot {
+  svg: string;
+  /** Warnings vega-lite raised while compiling (an empty list for a well-formed spec). */
+  warnings: string[];
+}
+
+/** Compiles and renders one spec, returning the SVG and any compile warnings. */
+export async function renderPlot(spec: TopLevelSpec): Promise<RenderedPlot> {
+  const warnings: string[] = [];
+  const collect = (...args: unknown[]) => {
+    warnings.push(args.map(String).join(' '));
+    return logger;
+  };
+  const quiet = () => logger;
+  const logger = {
+    level: () => 0,
+    error: collect,
+    warn: collect,
+    info: quiet,
+    debug: quiet,
+  };
+  const vgSpec = compile(spec, { logger: logger as any }).spec as Spec;
+  const view = new View(parse(vgSpec), { renderer: 'none' });
+  try {
+    const svg = await view.toSVG();
+    return { svg, warnings };
+  } finally {
+    view.finalize();
+  }
+}
+
+/** SVG text of a vega-lite spec. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  return (await renderPlot(spec)).svg;
+}
+
+/** Base of every spec: width, height, config. */
+export function baseSpec(title: string, width: number, height: number) {
+  return { title, width, height, config: PLOT_CONFIG } as const;
+}

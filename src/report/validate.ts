@@ -1,0 +1,196 @@
+/**
+ * Checks result JSON against the shapes in types.ts before the report touches it. A problem is reported as a
+ * FormatError naming the file and the field path, e.g. `sweep.json: [0].points[3].energyJ.total: expected a
+ * finite number, got "n/a"`. Unknown extra fields are allowed (newer engines may add some).
+ */
+import { readFile } from 'node:fs/promises';
+import { FormatError } from '../errors.js';
+import { RESULT_KINDS, RESULT_SCHEMA_VERSION, type ReportResult } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing (field missing)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+
+class Checker {
+  constructor(private readonly file: string) {}
+
+  fail(path: string, problem: string): never {
+    throw new FormatError(this.file, path, problem);
+  }
+
+  object(value: unknown, path: string): Obj {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(path, `expected an object, got ${describe(value)}`);
+    return value as Obj;
+  }
+
+  array(obj: Obj, key: string, path: string, minLength = 0): unknown[] {
+    const value = obj[key];
+    if (!Array.isArray(value)) this.fail(join(path, key), `expected an array, got ${describe(value)}`);
+    if (value.length < minLength) this.fail(join(path, key), `expected at least ${minLength} entr${minLength === 1 ? 'y' : 'ies'}, got none`);
+    return value;
+  }
+
+  number(obj: Obj, key: string, path: string, opts: { nullable?: boolean; optional?: boolean; min?: number } = {}): void {
+    const value = obj[key];
+    if (value === undefined && opts.optional) return;
+    if (value === null && opts.nullable) return;
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      this.fail(join(path, key), `expected a finite number${opts.nullable ? ' or null' : ''}, got ${describe(value)}`);
+    }
+    if (opts.min !== undefined && value < opts.min) this.fail(join(path, key), `expected a number ≥ ${opts.min}, got ${value}`);
+  }
+
+  string(obj: Obj, key: string, path: string): void {
+    if (typeof obj[key] !== 'string') this.fail(join(path, key), `expected a string, got ${describe(obj[key])}`);
+  }
+
+  boolean(obj: Obj, key: string, path: string): void {
+    if (typeof obj[key] !== 'boolean') this.fail(join(path, key), `expected true or false, got ${describe(obj[key])}`);
+  }
+
+  /** An array whose every entry is a finite number or a string. */
+  items(obj: Obj, key: string, path: string, type: 'number' | 'string'): void {
+    this.array(obj, key, path).forEach((item, i) => {
+      const ok = type === 'number' ? typeof item === 'number' && Number.isFinite(item) : typeof item === 'string';
+      if (!ok) this.fail(`${join(path, key)}[${i}]`, `expected ${type === 'number' ? 'a finite number' : 'a string'}, got ${describe(item)}`);
+    });
+  }
+
+  numbers(obj: Obj, keys: string[], path: string): void {
+    for (const key of keys) this.number(obj, key, path);
+  }
+
+  breakdown(obj: Obj, key: string, path: string): void {
+    this.numbers(this.object(obj[key], join(path, key)), ['compute', 'memory', 'network', 'idle', 'total'], join(path, key));
+  }
+
+  each(obj: Obj, key: string, path: string, minLength: number, fn: (item: Obj, itemPath: string) => void): void {
+    this.array(obj, key, path, minLength).forEach((item, i) => {
+      const itemPath = `${join(path, key)}[${i}]`;
+      fn(this.object(item, itemPath), itemPath);
+    });
+  }
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+function checkResult(c: Checker, r: Obj, p: string): ReportResult {
+  const kind = r.kind;
+  if (typeof kind !== 'string' || !(RESULT_KINDS as readonly string[]).includes(kind)) {
+    c.fail(join(p, 'kind'), `expected one of ${RESULT_KINDS.join(', ')}, got ${describe(kind)}`);
+  }
+  if (r.schemaVersion !== RESULT_SCHEMA_VERSION) {
+    c.fail(join(p, 'schemaVersion'), `expected ${RESULT_SCHEMA_VERSION} (this tracewatt reads result schema ${RESULT_SCHEMA_VERSION}), got ${describe(r.schemaVersion)}`);
+  }
+  c.string(r, 'label', p);
+  const result = r as unknown as ReportResult;
+  switch (result.kind) {
+    case 'replay':
+      c.numbers(r, ['makespanNs', 'exposedCommNs', 'overlapShare'], p);
+      c.breakdown(r, 'energyJ', p);
+      {
+        const tp = join(p, 'timeS');
+        const t = c.object(r.timeS, tp);
+        c.numbers(t, ['makespan', 'compute', 'communication', 'exposedCommunication', 'overlap'], tp);
+        c.number(t, 'memory', tp, { optional: true });
+        c.number(t, 'idle', tp, { optional: true });
+      }
+      c.each(r, 'ranks', p, 1, (rank, rp) => {
+        c.numbers(rank, ['rank', 'finishNs', 'exposedCommNs'], rp);
+        c.breakdown(rank, 'energyJ', rp);
+      });
+      c.items(r, 'bytesSentPerDim', p, 'number');
+      if (r.networkEnergyPerDimJ !== undefined) c.items(r, 'networkEnergyPerDimJ', p, 'number');
+      if (r.dimensionNames !== undefined) c.items(r, 'dimensionNames', p, 'string');
+      break;
+    case 'gpu-clock-sweep':
+      c.numbers(r, ['energyOptimalMHz', 'timeOptimalMHz'], p);
+      c.each(r, 'points', p, 1, (pt, pp) => {
+        c.number(pt, 'clockMHz', pp, { min: 0 });
+        c.number(pt, 'timeS', pp, { min: 0 });
+        c.breakdown(pt, 'energyJ', pp);
+        c.boolean(pt, 'pareto', pp);
+      });
+      break;
+    case 'network-sweep':
+      c.number(r, 'dimension', p, { min: 0 });
+      c.each(r, 'points', p, 1, (pt, pp) => {
+        c.numbers(pt, ['scale', 'bandwidthGBps', 'energyPerBitPJ', 'voltageRatio', 'makespanNs'], pp);
+        c.breakdown(pt, 'energyJ', pp);
+        c.items(pt, 'networkByDimensionJ', pp, 'number');
+        c.boolean(pt, 'dominated', pp);
+        if (pt.marginal !== null) {
+          const mp = join(pp, 'marginal');
+          const m = c.object(pt.marginal, mp);
+          c.numbers(m, ['fromScale', 'deltaEnergyJ', 'deltaTimeS'], mp);
+          c.number(m, 'energyPerTimeW', mp, { nullable: true });
+          c.number(m, 'energySavedPctPerSlowdownPct', mp, { nullable: true });
+        }
+      });
+      break;
+    case 'accuracy':
+      c.number(r, 'referenceClockMHz', p, { optional: true });
+      c.each(r, 'frequencies', p, 1, (row, rp) => {
+        c.numbers(row, ['frequencyMHz', 'timeErrorPct', 'energyErrorPct'], rp);
+        c.number(row, 'powerErrorPct', rp, { nullable: true });
+        c.number(row, 'n', rp, { min: 0 });
+      });
+      break;
+    case 'case-study': {
+      c.items(r, 'system', p, 'string');
+      const sp = join(p, 'shares');
+      c.numbers(c.object(r.shares, sp), ['networkEnergyShare', 'overlap', 'idleEnergyShare'], sp);
+      if (r.bestNetworkScale !== undefined) {
+        const bp = join(p, 'bestNetworkScale');
+        c.numbers(c.object(r.bestNetworkScale, bp), ['scale', 'energySavedPct', 'slowdownPct'], bp);
+      }
+      c.string(r, 'finding', p);
+      break;
+    }
+    default: {
+      const never: never = result;
+      return never;
+    }
+  }
+  return result;
+}
+
+/** Validates one parsed results document: a single record or an array of records. */
+export function parseResults(json: unknown, file: string): ReportResult[] {
+  const c = new Checker(file);
+  if (Array.isArray(json)) {
+    if (json.length === 0) c.fail('', 'expected at least one result record, got an empty array');
+    return json.map((item, i) => checkResult(c, c.object(item, `[${i}]`), `[${i}]`));
+  }
+  return [checkResult(c, c.object(json, ''), '')];
+}
+
+/** Reads and validates results files in order; the first bad file stops with a FormatError naming it. */
+export async function loadResults(files: readonly string[]): Promise<ReportResult[]> {
+  const all: ReportResult[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw new FormatError(file, '', `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new FormatError(file, '', `not valid JSON (${(e as Error).message})`);
+    }
+    all.push(...parseResults(json, file));
+  }
+  return all;
+}

@@ -1,0 +1,161 @@
+/**
+ * Small, realistic result records for the report tests: an 8-GPU replay, a GPU clock sweep with a U-shaped
+ * energy curve, a scale-out network DVFS sweep, the V100 accuracy table of the reference paper, and a case-study
+ * summary. Numbers are hand-made in plausible ranges (H100: 700 W active, 80 W idle), not engine output.
+ */
+import type {
+  AccuracyTable,
+  CaseStudySummary,
+  EnergyBreakdownJ,
+  GpuClockPoint,
+  GpuClockSweepResult,
+  NetworkSweepPoint,
+  NetworkSweepResult,
+  ReplayResult,
+  ReportResult,
+} from '../../src/report/types.js';
+
+function breakdown(compute: number, memory: number, network: number, idle: number): EnergyBreakdownJ {
+  return { compute, memory, network, idle, total: compute + memory + network + idle };
+}
+
+export function replayFixture(ranks = 8): ReplayResult {
+  const rankRows = Array.from({ length: ranks }, (_, rank) => {
+    const finishNs = 1_250_000_000 - (rank % 4) * 12_000_000;
+    return {
+      rank,
+      finishNs,
+      exposedCommNs: 310_000_000 + (rank % 4) * 9_000_000,
+      energyJ: breakdown(520 - rank * 3.5, 61 + (rank % 2) * 4, 18.5 + (rank % 4), 74 + rank * 2.25),
+    };
+  });
+  const sum = (k: keyof EnergyBreakdownJ) => rankRows.reduce((a, r) => a + r.energyJ[k], 0);
+  return {
+    kind: 'replay',
+    schemaVersion: 1,
+    label: 'gpt-small on Switch(4)×Ring(2), 8 × H100',
+    makespanNs: 1_250_000_000,
+    energyJ: breakdown(sum('compute'), sum('memory'), sum('network'), sum('idle')),
+    // Summed over the 8 ranks, like the replay engine's timeS.
+    timeS: { makespan: 1.25, compute: 7.52, memory: 0.64, communication: 4.16, exposedCommunication: 2.48, overlap: 1.68, idle: 1.84 },
+    exposedCommNs: 310_000_000,
+    overlapShare: 1.68 / 4.16,
+    ranks: rankRows,
+    bytesSentPerDim: [2.5e12, 6e11],
+    networkEnergyPerDimJ: [40, 120],
+    dimensionNames: ['scale-up (Switch 4)', 'scale-out (Ring 2)'],
+  };
+}
+
+/** SM clocks 210..1980 MHz; time falls with clock, energy is U-shaped with its minimum near 1200 MHz. */
+export function gpuSweepFixture(step = 90): GpuClockSweepResult {
+  const points: GpuClockPoint[] = [];
+  for (let f = 210; f <= 1980; f += step) {
+    const timeS = 0.35 + 1.55 * (1980 / f) * 0.55;
+    const v = 0.7 + 0.3 * Math.max(0, (f - 900) / 1080) ** 1.3;
+    const compute = 380 * v * v + 0.0;
+    const memory = 60;
+    const network = 22;
+    const idle = 95 * timeS;
+    points.push({ clockMHz: f, timeS, energyJ: breakdown(compute + 140 * timeS * 0.6, memory, network, idle), pareto: false });
+  }
+  // Pareto: walk by time ascending, keep points that lower the best energy so far.
+  let best = Infinity;
+  for (const p of [...points].sort((a, b) => a.timeS - b.timeS)) {
+    if (p.energyJ.total < best) {
+      p.pareto = true;
+      best = p.energyJ.total;
+    }
+  }
+  const energyOptimal = points.reduce((a, b) => (b.energyJ.total < a.energyJ.total ? b : a));
+  const timeOptimal = points.reduce((a, b) => (b.timeS < a.timeS ? b : a));
+  return {
+    kind: 'gpu-clock-sweep',
+    schemaVersion: 1,
+    label: 'gpt-small, 8 × H100, SM clock sweep',
+    points,
+    energyOptimalMHz: energyOptimal.clockMHz,
+    timeOptimalMHz: timeOptimal.clockMHz,
+  };
+}
+
+/** Scale-out dimension 1 swept 0.5..1.0; lower scale = cheaper bits, longer makespan, more idle energy. */
+export function networkSweepFixture(): NetworkSweepResult {
+  const points: NetworkSweepPoint[] = [];
+  for (let i = 0; i <= 10; i++) {
+    const scale = Number((0.5 + 0.05 * i).toFixed(2));
+    const voltageRatio = 0.75 + 0.25 * scale;
+    const energyPerBitPJ = 25 * voltageRatio ** 2;
+    const makespanNs = Math.round(1.25e9 + 0.31e9 * (1 / scale - 1) * 0.8);
+    const dim0 = 8.2;
+    const dim1 = (2e12 * 8 * energyPerBitPJ) / 1e12;
+    const idle = 610 + 80 * 8 * (makespanNs / 1e9 - 1.25);
+    points.push({
+      scale,
+      bandwidthGBps: 50 * scale,
+      energyPerBitPJ,
+      voltageRatio,
+      makespanNs,
+      energyJ: breakdown(3962, 504, dim0 + dim1, idle),
+      networkByDimensionJ: [dim0, dim1],
+      marginal: null,
+      dominated: false,
+    });
+  }
+  for (let i = 0; i < points.length - 1; i++) {
+    const p = points[i]!;
+    const q = points[i + 1]!;
+    const dE = p.energyJ.total - q.energyJ.total;
+    const dT = (p.makespanNs - q.makespanNs) / 1e9;
+    const slowPct = (dT / (q.makespanNs / 1e9)) * 100;
+    p.marginal = {
+      fromScale: q.scale,
+      deltaEnergyJ: dE,
+      deltaTimeS: dT,
+      energyPerTimeW: dT === 0 ? null : dE / dT,
+      energySavedPctPerSlowdownPct: slowPct > 0 ? (-dE / q.energyJ.total) * 100 / slowPct : null,
+    };
+  }
+  for (const p of points) {
+    p.dominated = points.some(
+      (q) => q !== p && q.makespanNs <= p.makespanNs && q.energyJ.total <= p.energyJ.total && (q.makespanNs < p.makespanNs || q.energyJ.total < p.energyJ.total),
+    );
+  }
+  return { kind: 'network-sweep', schemaVersion: 1, label: 'scale-out network DVFS, 8 × H100', dimension: 1, points };
+}
+
+export function accuracyFixture(): AccuracyTable {
+  return {
+    kind: 'accuracy',
+    schemaVersion: 1,
+    label: 'V100 DGX training workload, profiled at 1530 MHz',
+    referenceClockMHz: 1530,
+    frequencies: [
+      { frequencyMHz: 735, timeErrorPct: 9.9, powerErrorPct: -1.7, energyErrorPct: 11.8, n: 412 },
+      { frequencyMHz: 930, timeErrorPct: 4.6, powerErrorPct: -2.3, energyErrorPct: 2.2, n: 412 },
+      { frequencyMHz: 1132, timeErrorPct: 2.2, powerErrorPct: null, energyErrorPct: 2.0, n: 412 },
+      { frequencyMHz: 1335, timeErrorPct: -2.1, powerErrorPct: 1.9, energyErrorPct: 4.0, n: 412 },
+      { frequencyMHz: 1530, timeErrorPct: 7.4, powerErrorPct: -6.0, energyErrorPct: 0.9, n: 412 },
+    ],
+  };
+}
+
+export function caseStudyFixture(): CaseStudySummary {
+  return {
+    kind: 'case-study',
+    schemaVersion: 1,
+    label: 'LLaMA-2-70B training, 32 × H100, Switch(8)×Ring(4)',
+    system: ['32 × H100: active 700 W, idle 80 W', 'scale-up: 2 pJ/bit at 400 GB/s', 'scale-out: 25 pJ/bit at 50 GB/s'],
+    shares: { networkEnergyShare: 0.021, overlap: 0.18, idleEnergyShare: 0.27 },
+    bestNetworkScale: { scale: 0.85, energySavedPct: 1.4, slowdownPct: 3.9 },
+    finding: 'Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.',
+  };
+}
+
+/** One of each kind, in the order a case-study report would show them. */
+export function allFixtures(): ReportResult[] {
+  return [caseStudyFixture(), replayFixture(), gpuSweepFixture(), networkSweepFixture(), accuracyFixture()];
+}
+
+/** data-plot ids of the figures a report of {@link allFixtures} contains, in page order. */
+export const EXPECTED_PLOTS = ['energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];
