@@ -11,6 +11,17 @@ import {
   readTag, readUint32, readVarintBigint, readVarintNumber, seek, skipField,
 } from './wire.js';
 
+/** Oneof members indexed by field number, with numeric scalar codes for a fast switch. */
+const SCALAR_CODES: Record<ScalarType, number> = {
+  double: 0, float: 1, int32: 2, int64: 3, uint32: 4, uint64: 5, sint32: 6, sint64: 7,
+  fixed32: 8, fixed64: 9, sfixed32: 10, sfixed64: 11, bool: 12, string: 13, bytes: 14,
+};
+interface FastMember { member: AttrMember; code: number; wire: number }
+const MEMBER_AT: (FastMember | undefined)[] = [];
+for (const m of ATTR_MEMBER_BY_FIELD.values()) {
+  MEMBER_AT[m.field] = { member: m, code: SCALAR_CODES[m.scalar], wire: wireTypeOf(m.scalar) };
+}
+
 const NODE_FIELD_NAMES = ['', 'id', 'name', 'type', 'ctrl_deps', 'data_deps', 'start_time_micros', 'duration_micros', 'inputs', 'outputs', 'attr'];
 
 function wrongWire(tagPos: number, message: string, field: number, name: string, got: number, want: string): WireError {
@@ -186,23 +197,23 @@ export function decodeAttribute(buf: Buffer, start: number, end: number): Attrib
       if (s === '') lossless = markExplicit(lossless, field);
       continue;
     }
-    const member = ATTR_MEMBER_BY_FIELD.get(field);
-    if (!member) {
+    const fast = MEMBER_AT[field];
+    if (fast === undefined) {
       if (field === 0) throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
       skipField(buf, end, wt, tagPos);
       lossless = keepUnknown(lossless, field, buf, tagPos);
       continue;
     }
+    const member = fast.member;
     if (member.list) {
       if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, member.kind, wt, '2');
       const stop = readLength(buf, end);
-      const r = decodeList(buf, pos, stop, member);
+      const r = decodeList(buf, pos, stop, fast);
       attr.value = r.values;
       if (r.unpacked) lossless = markUnpacked(lossless, field);
     } else {
-      const want = wireTypeOf(member.scalar);
-      if (wt !== want) throw wrongWire(tagPos, 'AttributeProto', field, member.kind, wt, String(want));
-      attr.value = readScalar(buf, end, member.scalar);
+      if (wt !== fast.wire) throw wrongWire(tagPos, 'AttributeProto', field, member.kind, wt, String(fast.wire));
+      attr.value = readScalar(buf, end, fast.code);
     }
     attr.kind = member.kind;
   }
@@ -223,30 +234,31 @@ export function wireTypeOf(scalar: ScalarType): number {
   }
 }
 
-function readScalar(buf: Buffer, end: number, scalar: ScalarType): AttrScalarValue {
-  switch (scalar) {
-    case 'double': return readDouble(buf, end);
-    case 'float': return readFloat(buf, end);
-    case 'int32': return readInt32(buf, end);
-    case 'int64': return readInt64(buf, end);
-    case 'uint32': return readUint32(buf, end);
-    case 'uint64': return readVarintBigint(buf, end);
-    case 'sint32': return readSint32(buf, end);
-    case 'sint64': return readSint64(buf, end);
-    case 'fixed32': return readFixed32(buf, end);
-    case 'fixed64': return readFixed64(buf, end);
-    case 'sfixed32': return readSfixed32(buf, end);
-    case 'sfixed64': return readSfixed64(buf, end);
-    case 'bool': return readVarintBigint(buf, end) !== 0n;
-    case 'string': return readString(buf, end);
-    case 'bytes': return readBytes(buf, end);
+function readScalar(buf: Buffer, end: number, code: number): AttrScalarValue {
+  switch (code) {
+    case 0: return readDouble(buf, end);
+    case 1: return readFloat(buf, end);
+    case 2: return readInt32(buf, end);
+    case 3: return readInt64(buf, end);
+    case 4: return readUint32(buf, end);
+    case 5: return readVarintBigint(buf, end);
+    case 6: return readSint32(buf, end);
+    case 7: return readSint64(buf, end);
+    case 8: return readFixed32(buf, end);
+    case 9: return readFixed64(buf, end);
+    case 10: return readSfixed32(buf, end);
+    case 11: return readSfixed64(buf, end);
+    case 12: return readVarintBigint(buf, end) !== 0n;
+    case 13: return readString(buf, end);
+    default: return readBytes(buf, end);
   }
 }
 
 /** XxxList message: `repeated T values = 1`, packed or not. */
-function decodeList(buf: Buffer, start: number, end: number, member: AttrMember): { values: AttrValue; unpacked: boolean } {
+function decodeList(buf: Buffer, start: number, end: number, fast: FastMember): { values: AttrValue; unpacked: boolean } {
   const values: AttrScalarValue[] = [];
-  const want = wireTypeOf(member.scalar);
+  const member = fast.member;
+  const want = fast.wire;
   let unpacked = false;
   seek(start);
   while (pos < end) {
@@ -259,9 +271,9 @@ function decodeList(buf: Buffer, start: number, end: number, member: AttrMember)
     }
     if (wt === WIRE_LEN && want !== WIRE_LEN) {
       const stop = readLength(buf, end);
-      while (pos < stop) values.push(readScalar(buf, stop, member.scalar));
+      while (pos < stop) values.push(readScalar(buf, stop, fast.code));
     } else if (wt === want) {
-      values.push(readScalar(buf, end, member.scalar));
+      values.push(readScalar(buf, end, fast.code));
       if (want !== WIRE_LEN) unpacked = true;
     } else {
       throw new WireError(tagPos, `${member.kind}.values has wire type ${wt}, expected ${want} or 2 (packed)`);

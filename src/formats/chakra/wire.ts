@@ -59,6 +59,9 @@ export function readTag(buf: Buffer, end: number): number {
   return tag;
 }
 
+/** BigInts are heap objects: small values (flags, enums, counters) come from a shared table. */
+const SMALL_BIGINTS: bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
+
 /** Unsigned 64-bit varint as bigint, exact. */
 export function readVarintBigint(buf: Buffer, end: number): bigint {
   let result = 0;
@@ -70,7 +73,7 @@ export function readVarintBigint(buf: Buffer, end: number): bigint {
     result += (b & 0x7f) * mul;
     if (b < 0x80) {
       if (b === 0 && i > 0) nonMinimalVarint = true;
-      return BigInt(result);
+      return result < 4096 ? SMALL_BIGINTS[result] : BigInt(result);
     }
     mul *= 128;
   }
@@ -195,21 +198,39 @@ export function readLength(buf: Buffer, end: number): number {
 }
 
 
+/** Short ASCII strings (attribute names, enum-like values) repeat on every node: intern them. */
+const INTERN_SLOTS = 4096;
+const INTERN_MAX_BYTES = 40;
+const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
+
 export function readString(buf: Buffer, end: number): string {
   const stop = readLength(buf, end);
   const start = pos;
   pos = stop;
   const len = stop - start;
-  if (len < 24) {
-    let s = '';
-    for (let i = start; i < stop; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return decodeUtf8(buf, start, stop);
-      s += String.fromCharCode(c);
-    }
-    return s;
+  if (len === 0) return '';
+  if (len > INTERN_MAX_BYTES) return decodeUtf8(buf, start, stop);
+  let h = 0x811c9dc5;
+  for (let i = start; i < stop; i++) {
+    const c = buf[i];
+    if (c >= 0x80) return decodeUtf8(buf, start, stop);
+    h = Math.imul(h ^ c, 0x01000193);
   }
-  return decodeUtf8(buf, start, stop);
+  const slot = (h >>> 0) & (INTERN_SLOTS - 1);
+  const hit = interned[slot];
+  if (hit !== undefined && hit.length === len) {
+    let same = true;
+    for (let i = 0; i < len; i++) {
+      if (hit.charCodeAt(i) !== buf[start + i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return hit;
+  }
+  const s = buf.toString('latin1', start, stop);
+  interned[slot] = s;
+  return s;
 }
 
 function decodeUtf8(buf: Buffer, start: number, stop: number): string {

@@ -42,6 +42,11 @@ export class TraceWriter {
     return w;
   }
 
+  /** Bytes encoded so far (flushed or still buffered), before any gzip. */
+  get bytesWritten(): number {
+    return this.bytes + this.sink.pos;
+  }
+
   /** Encodes one node; resolves immediately unless the buffer had to be flushed. */
   write(node: ChakraNode): Promise<void> | void {
     encodeNodeFrame(this.sink, node);
