@@ -3,6 +3,7 @@ import type { CommandSpec } from '../command.js';
 import { accuracyCommand } from './accuracy.js';
 import { calibrateCommand } from './calibrate.js';
 import { convertCommand } from './convert.js';
+import { generateLlmCommand } from './generate.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
@@ -12,5 +13,5 @@ import { validateCommand } from './validate.js';
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
-  replayCommand, reportCommand,
+  replayCommand, generateLlmCommand, reportCommand,
 ];

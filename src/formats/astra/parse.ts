@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
-import type { Diagnostics } from '../../core/diagnostics.js';
+import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';
 import type {

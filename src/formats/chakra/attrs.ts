@@ -3,7 +3,7 @@
  * (comm_size as int64 or uint64, is_cpu_op as bool or int32), so integer readers accept any
  * integer member, and unexpected members are recorded as diagnostics rather than failing.
  */
-import type { Diagnostics } from '../../core/diagnostics.js';
+import type { Diagnostics } from '../../diagnostics.js';
 import { ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, INTEGER_SCALARS, type AttrKind } from './schema.js';
 import type { AttrValue, Attribute, ChakraNode } from './types.js';
 

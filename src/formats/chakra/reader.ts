@@ -8,7 +8,7 @@ import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { ChakraDecodeError, InputError } from '../../errors.js';
 import { decodeMetadata, decodeNode, isMetadataFrame } from './decode.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';

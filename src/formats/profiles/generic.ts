@@ -18,7 +18,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
-import type { KernelSample, ProfileTable } from '../../core/kernel-sample.js';
+import type { KernelSample, ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
 import { checkUtilization, completePowerEnergy } from './sample.js';

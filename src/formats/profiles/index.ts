@@ -2,8 +2,8 @@
  * Profiler-output readers: every producer's file becomes one canonical ProfileTable
  * (src/core/kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
-import { Diagnostics } from '../../core/diagnostics.js';
-import type { ProfileTable } from '../../core/kernel-sample.js';
+import { Diagnostics } from '../../diagnostics.js';
+import type { ProfileTable } from './kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { readAccelWattch } from './accelwattch.js';
 import { detectFormat } from './detect.js';

@@ -12,8 +12,8 @@
  * auto-scaled per metric (ns/us/ms/nsecond…, byte/Kbyte/Mbyte…, %, hz/Mhz/Ghz, cycle/second…) and are
  * converted (see units.ts). NCU_METRIC_MAP says which metric fills which canonical field.
  */
-import type { Component, KernelSample, ProfileTable } from '../../core/kernel-sample.js';
-import type { Diagnostics } from '../../core/diagnostics.js';
+import type { Component, KernelSample, ProfileTable } from './kernel-sample.js';
+import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError } from '../../errors.js';
 import { Header, isProfLine, parseNumberCell, readCsvRows, where } from './csv.js';
 import { isNcuHeader } from './detect.js';

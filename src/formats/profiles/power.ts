@@ -13,7 +13,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Diagnostics } from '../../core/diagnostics.js';
+import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isMissingCell, parseNumberCell, readCsvRows, where } from './csv.js';
 import { detectFormat } from './detect.js';

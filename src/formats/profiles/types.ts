@@ -1,6 +1,6 @@
 /** Shared types of the profile readers. */
-import type { Diagnostics } from '../../core/diagnostics.js';
-import type { ProfileTable } from '../../core/kernel-sample.js';
+import type { Diagnostics } from '../../diagnostics.js';
+import type { ProfileTable } from './kernel-sample.js';
 import type { ColumnMapping } from './generic.js';
 
 /** Every format id readProfile understands (also the values of `--format`). */

@@ -7,7 +7,7 @@
  *   `start_time,window_name,elapsed_time,gpu<N>_energy…` — window name `…_<powerLimitW>`, elapsed (s),
  *   energy per GPU (J). One sample per (window, GPU), kernelName = window name without the limit.
  */
-import type { KernelSample, ProfileTable } from '../../core/kernel-sample.js';
+import type { KernelSample, ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { completePowerEnergy, numberInvocations } from './sample.js';

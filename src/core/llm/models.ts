@@ -1,0 +1,231 @@
+/**
+ * Decoder-only transformer configurations: presets from the models' public configurations, custom
+ * models from JSON (tracewatt's own field names or a Hugging Face config.json), and parameter counts.
+ */
+import { readFile } from 'node:fs/promises';
+import { FormatError, InputError } from '../../errors.js';
+
+export type Activation = 'swiglu' | 'gelu';
+export type NormKind = 'rmsnorm' | 'layernorm';
+
+export interface LlmModelConfig {
+  name: string;
+  hiddenSize: number;
+  numLayers: number;
+  numHeads: number;
+  /** Key/value heads (grouped-query attention); equal to numHeads for multi-head attention. */
+  numKvHeads: number;
+  headDim: number;
+  /** Width of one MLP projection (SwiGLU has two of this width going up, one coming down). */
+  ffnHiddenSize: number;
+  vocabSize: number;
+  activation: Activation;
+  norm: NormKind;
+  /** Input embedding and LM head share one matrix. */
+  tiedEmbeddings: boolean;
+  /** Rows of a learned position embedding table; 0 for rotary (no parameters). */
+  learnedPositions: number;
+  /** Bias on the fused QKV projection. */
+  qkvBias: boolean;
+  /** Biases on the output projection and the MLP projections (and QKV). */
+  linearBias: boolean;
+  /** Where the numbers come from. */
+  source: string;
+}
+
+export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
+  'gpt3-175b': {
+    name: 'GPT-3 175B', hiddenSize: 12288, numLayers: 96, numHeads: 96, numKvHeads: 96, headDim: 128,
+    ffnHiddenSize: 49152, vocabSize: 50257, activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true,
+    learnedPositions: 2048, qkvBias: true, linearBias: true,
+    source: 'Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 vocabulary)',
+  },
+  'llama2-7b': {
+    name: 'LLaMA-2 7B', hiddenSize: 4096, numLayers: 32, numHeads: 32, numKvHeads: 32, headDim: 128,
+    ffnHiddenSize: 11008, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
+    learnedPositions: 0, qkvBias: false, linearBias: false,
+    source: 'meta-llama/Llama-2-7b-hf config.json',
+  },
+  'llama2-13b': {
+    name: 'LLaMA-2 13B', hiddenSize: 5120, numLayers: 40, numHeads: 40, numKvHeads: 40, headDim: 128,
+    ffnHiddenSize: 13824, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
+    learnedPositions: 0, qkvBias: false, linearBias: false,
+    source: 'meta-llama/Llama-2-13b-hf config.json',
+  },
+  'llama2-70b': {
+    name: 'LLaMA-2 70B', hiddenSize: 8192, numLayers: 80, numHeads: 64, numKvHeads: 8, headDim: 128,
+    ffnHiddenSize: 28672, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
+    learnedPositions: 0, qkvBias: false, linearBias: false,
+    source: 'meta-llama/Llama-2-70b-hf config.json (GQA, 8 KV heads)',
+  },
+  'megatron-1t': {
+    name: 'Megatron 1T', hiddenSize: 25600, numLayers: 128, numHeads: 160, numKvHeads: 160, headDim: 160,
+    ffnHiddenSize: 102400, vocabSize: 51200, activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true,
+    learnedPositions: 2048, qkvBias: true, linearBias: true,
+    source: 'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
+  },
+  'qwen-72b': {
+    name: 'Qwen-72B', hiddenSize: 8192, numLayers: 80, numHeads: 64, numKvHeads: 64, headDim: 128,
+    ffnHiddenSize: 24576, vocabSize: 152064, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
+    learnedPositions: 0, qkvBias: true, linearBias: false,
+    source: 'Qwen/Qwen-72B config.json (intermediate_size 49152 counts both up projections: 2 × 24576; QKV bias)',
+  },
+  'mistral-large-2411': {
+    name: 'Mistral Large 2411', hiddenSize: 12288, numLayers: 88, numHeads: 96, numKvHeads: 8, headDim: 128,
+    ffnHiddenSize: 28672, vocabSize: 32768, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
+    learnedPositions: 0, qkvBias: false, linearBias: false,
+    source: 'mistralai/Mistral-Large-Instruct-2411 params.json',
+  },
+};
+
+/** Alternative spellings accepted on the command line. */
+const ALIASES: Record<string, string> = {
+  'gpt3': 'gpt3-175b', 'gpt-3-175b': 'gpt3-175b', 'gpt-3': 'gpt3-175b',
+  'llama-2-7b': 'llama2-7b', 'llama-2-13b': 'llama2-13b', 'llama-2-70b': 'llama2-70b',
+  'megatron1t': 'megatron-1t', 'qwen72b': 'qwen-72b', 'mistral-large': 'mistral-large-2411',
+};
+
+export function modelPresetNames(): string[] {
+  return Object.keys(MODEL_PRESETS);
+}
+
+export function findModelPreset(name: string): LlmModelConfig | undefined {
+  const key = name.toLowerCase();
+  return MODEL_PRESETS[key] ?? MODEL_PRESETS[ALIASES[key] ?? ''];
+}
+
+/** A preset name, or a path to a JSON model file. */
+export async function resolveModel(nameOrFile: string): Promise<LlmModelConfig> {
+  const preset = findModelPreset(nameOrFile);
+  if (preset) return preset;
+  if (!nameOrFile.toLowerCase().endsWith('.json')) {
+    throw new InputError(`unknown model "${nameOrFile}": use one of ${modelPresetNames().join(', ')} or a .json model file`);
+  }
+  let text: string;
+  try {
+    text = await readFile(nameOrFile, 'utf8');
+  } catch (e) {
+    throw new InputError(`${nameOrFile}: cannot read model file (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new FormatError(nameOrFile, '', `not valid JSON (${(e as Error).message})`);
+  }
+  return parseModelJson(json, nameOrFile);
+}
+
+/**
+ * Builds a model from JSON. Accepts tracewatt's field names (those of LlmModelConfig) or the keys of
+ * a Hugging Face config.json (hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
+ * num_key_value_heads, head_dim, vocab_size, hidden_act, tie_word_embeddings).
+ */
+export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new FormatError(file, '', 'expected a JSON object');
+  const o = json as Record<string, unknown>;
+  const hf = 'hidden_size' in o;
+  const num = (key: string, fallback?: number): number => {
+    const v = o[key];
+    if (v === undefined && fallback !== undefined) return fallback;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
+      throw new FormatError(file, `field "${key}"`, v === undefined ? 'missing (a positive integer is required)' : `expected a positive integer, got ${JSON.stringify(v)}`);
+    }
+    return v;
+  };
+  const bool = (key: string, fallback: boolean): boolean => {
+    const v = o[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'boolean') throw new FormatError(file, `field "${key}"`, `expected true or false, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
+    const v = o[key];
+    if (v === undefined) return fallback;
+    if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
+      throw new FormatError(file, `field "${key}"`, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
+    }
+    return v as T;
+  };
+  let m: LlmModelConfig;
+  if (hf) {
+    const hidden = num('hidden_size');
+    const heads = num('num_attention_heads');
+    const act = typeof o.hidden_act === 'string' ? o.hidden_act : 'silu';
+    const gelu = act.startsWith('gelu');
+    if (!gelu && act !== 'silu' && act !== 'swiglu') throw new FormatError(file, 'field "hidden_act"', `unsupported activation "${act}" (silu/swiglu or gelu*)`);
+    m = {
+      name: typeof o.name === 'string' ? o.name : typeof o.model_type === 'string' ? o.model_type : 'custom',
+      hiddenSize: hidden, numLayers: num('num_hidden_layers'), numHeads: heads,
+      numKvHeads: num('num_key_value_heads', heads), headDim: num('head_dim', Math.floor(hidden / heads)),
+      ffnHiddenSize: num('intermediate_size'), vocabSize: num('vocab_size'),
+      activation: gelu ? 'gelu' : 'swiglu', norm: gelu ? 'layernorm' : 'rmsnorm',
+      tiedEmbeddings: bool('tie_word_embeddings', false), learnedPositions: 0,
+      qkvBias: bool('attention_bias', false), linearBias: bool('mlp_bias', false),
+      source: file,
+    };
+  } else {
+    const hidden = num('hiddenSize');
+    const heads = num('numHeads');
+    const activation = oneOf('activation', ['swiglu', 'gelu'] as const, 'swiglu');
+    m = {
+      name: typeof o.name === 'string' ? o.name : 'custom',
+      hiddenSize: hidden, numLayers: num('numLayers'), numHeads: heads,
+      numKvHeads: num('numKvHeads', heads), headDim: num('headDim', Math.floor(hidden / heads)),
+      ffnHiddenSize: num('ffnHiddenSize'), vocabSize: num('vocabSize'), activation,
+      norm: oneOf('norm', ['rmsnorm', 'layernorm'] as const, activation === 'gelu' ? 'layernorm' : 'rmsnorm'),
+      tiedEmbeddings: bool('tiedEmbeddings', false),
+      learnedPositions: o.learnedPositions === undefined || o.learnedPositions === 0 ? 0 : num('learnedPositions'),
+      qkvBias: bool('qkvBias', false), linearBias: bool('linearBias', false),
+      source: typeof o.source === 'string' ? o.source : file,
+    };
+  }
+  if (m.numHeads % m.numKvHeads !== 0) {
+    throw new FormatError(file, 'heads', `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`);
+  }
+  return m;
+}
+
+export interface ParameterCount {
+  /** Token embedding table (V·h). */
+  embedding: number;
+  /** Learned position table (0 for rotary). */
+  positionEmbedding: number;
+  /** One decoder layer: projections, biases, norms. */
+  perLayer: number;
+  /** All decoder layers. */
+  layers: number;
+  finalNorm: number;
+  /** Separate LM head matrix (0 when tied). */
+  lmHead: number;
+  total: number;
+}
+
+/** Parameters of one decoder layer split by part (full model, not sharded). */
+export function layerParameters(m: LlmModelConfig): { qkv: number; attnOut: number; mlp: number; norms: number; total: number } {
+  const h = m.hiddenSize;
+  const qDim = m.numHeads * m.headDim;
+  const kvDim = m.numKvHeads * m.headDim;
+  const qkvOut = qDim + 2 * kvDim;
+  const qkv = h * qkvOut + (m.qkvBias || m.linearBias ? qkvOut : 0);
+  const attnOut = qDim * h + (m.linearBias ? h : 0);
+  const f = m.ffnHiddenSize;
+  const up = m.activation === 'swiglu' ? 2 * h * f : h * f;
+  const mlp = up + f * h + (m.linearBias ? (m.activation === 'swiglu' ? 2 * f : f) + h : 0);
+  const norms = 2 * normParams(m);
+  return { qkv, attnOut, mlp, norms, total: qkv + attnOut + mlp + norms };
+}
+
+export function normParams(m: LlmModelConfig): number {
+  return m.norm === 'layernorm' ? 2 * m.hiddenSize : m.hiddenSize;
+}
+
+export function countParameters(m: LlmModelConfig): ParameterCount {
+  const embedding = m.vocabSize * m.hiddenSize;
+  const positionEmbedding = m.learnedPositions * m.hiddenSize;
+  const perLayer = layerParameters(m).total;
+  const layers = perLayer * m.numLayers;
+  const finalNorm = normParams(m);
+  const lmHead = m.tiedEmbeddings ? 0 : m.vocabSize * m.hiddenSize;
+  return { embedding, positionEmbedding, perLayer, layers, finalNorm, lmHead, total: embedding + positionEmbedding + layers + finalNorm + lmHead };
+}

@@ -1,0 +1,5 @@
+export * from './plan.js';
+export * from './schedule.js';
+export * from './stage.js';
+export * from './network.js';
+export * from './llm.js';
