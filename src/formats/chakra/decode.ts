@@ -3,6 +3,8 @@
  * Unknown fields are kept as raw bytes and explicit default values are remembered, so that
  * encode(decode(x)) reproduces x byte for byte (see encode.ts).
  */
+import { isUtf8 } from 'node:buffer';
+import { LazyIOInfo } from './io-info.js';
 import { ATTR_MEMBER_BY_FIELD, type AttrMember, type ScalarType } from './schema.js';
 import type { AttrScalarValue, AttrValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
 import {
@@ -100,7 +102,7 @@ export function decodeNode(buf: Buffer, start: number, end: number): ChakraNode 
       case 9: {
         if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'Node', field, NODE_FIELD_NAMES[field], wt, '2 (length-delimited)');
         const stop = readLength(buf, end);
-        const io = decodeIOInfo(buf, pos, stop);
+        const io = new LazyIOInfo(checkIOInfo(buf, pos, stop), decodeWholeIOInfo);
         if (field === 8) node.inputs = io;
         else node.outputs = io;
         break;
@@ -122,6 +124,41 @@ export function decodeNode(buf: Buffer, start: number, end: number): ChakraNode 
   }
   if (lossless) node.lossless = lossless;
   return node;
+}
+
+/**
+ * Checks an IOInfo's structure and UTF-8 without building its strings; returns a copy of its bytes.
+ * Leaves the cursor at `end`.
+ */
+function checkIOInfo(buf: Buffer, start: number, end: number): Buffer {
+  seek(start);
+  while (pos < end) {
+    const tagPos = pos;
+    const tag = readTag(buf, end);
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field >= 1 && field <= 3) {
+      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, ['', 'values', 'shapes', 'types'][field], wt, '2');
+      const stop = readLength(buf, end);
+      for (let i = pos; i < stop; i++) {
+        if (buf[i] >= 0x80) {
+          if (!isUtf8(buf.subarray(pos, stop))) throw new WireError(pos, 'string field is not valid UTF-8');
+          break;
+        }
+      }
+      seek(stop);
+    } else {
+      skipField(buf, end, wt, tagPos);
+    }
+  }
+  // A copy from Node's small-buffer pool: a view would keep the whole 1 MiB read chunk alive.
+  const copy = Buffer.allocUnsafe(end - start);
+  buf.copy(copy, 0, start, end);
+  return copy;
+}
+
+function decodeWholeIOInfo(raw: Buffer): IOInfo {
+  return decodeIOInfo(raw, 0, raw.length);
 }
 
 export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {

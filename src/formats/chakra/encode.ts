@@ -8,6 +8,7 @@ import { ATTR_MEMBER_BY_KIND, type ScalarType } from './schema.js';
 import type { AttrScalarValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
 import { WIRE_LEN, WIRE_VARINT } from './wire.js';
 import { wireTypeOf } from './decode.js';
+import { LazyIOInfo } from './io-info.js';
 
 const TWO_POW_53 = 2n ** 53n;
 
@@ -216,6 +217,11 @@ export function encodeNode(sink: ByteSink, node: ChakraNode): void {
 
 function ioField(sink: ByteSink, field: number, io: IOInfo): void {
   sink.tag(field, WIRE_LEN);
+  const raw = io instanceof LazyIOInfo ? io.unmodifiedBytes() : null;
+  if (raw) {
+    sink.bytes(raw);
+    return;
+  }
   const at = sink.beginLength();
   const l = io.lossless;
   const u = new UnknownCursor(l?.unknown);
