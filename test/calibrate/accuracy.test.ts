@@ -41,7 +41,8 @@ describeShared('RTX 8000: real kernels predicted from microbenchmark calibration
     expect(ratio).toBeLessThan(offset);
   });
 
-  // Issue target not reached yet: ≤ 5% time and energy at every clock ≥ 855 MHz from one profile (reached: 9.3% at 870 MHz).
+  // Issue target not reached: ≤ 5% time and energy at every clock ≥ 855 MHz from one profile (reached: 9.26% time,
+  // 9.32% energy at 870 MHz). What was tried and why it falls short: calibration/README.md, "Accuracy on the real data".
   it.todo('profiled once at the highest clock: ≤ 5% time and ≤ 5% energy MAPE at every clock ≥ 0.5× the highest');
 });
 

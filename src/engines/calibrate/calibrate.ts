@@ -46,6 +46,23 @@ export function mainMemClock(series: KernelSeries[]): number | null {
   return best;
 }
 
+/** "file: row 5" locations, compacted per file: "file: rows 5, 9, 13, … (138 rows)". */
+function describeRows(wheres: string[]): string {
+  const byFile = new Map<string, string[]>();
+  for (const w of wheres) {
+    const m = /^(.*): row (\d+)$/.exec(w);
+    const [file, row] = m ? [m[1]!, m[2]!] : [w, ''];
+    byFile.set(file, [...(byFile.get(file) ?? []), row]);
+  }
+  return [...byFile.entries()]
+    .map(([file, rows]) => {
+      const shown = rows.filter(Boolean).slice(0, 3).join(', ');
+      if (!shown) return file;
+      return `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${shown}${rows.length > 3 ? `, … (${rows.length} rows)` : ''}`;
+    })
+    .join('; ');
+}
+
 export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptions = {}, provenance?: Calibration['provenance']['inputs']): { calibration: Calibration; diagnostics: Diagnostics } {
   if (inputs.length === 0) throw new InputError('calibrate needs at least one profile');
   const diagnostics = new Diagnostics();
@@ -61,25 +78,38 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
   const counterFree = components.length === 0;
 
   // Per-clock power models (at the main memory clock, or per (SM, memory) pair when memory clocks were swept).
-  const byClock = new Map<string, { sm: number; mem: number | null; pts: PowerPoint[] }>();
+  const byClock = new Map<string, { sm: number; mem: number | null; pts: PowerPoint[]; rows: string[] }>();
   for (const s of series)
     for (const p of s.points) {
       if (p.powerW === null) continue;
       if (options.excludeClocksMHz?.has(p.smClockMHz)) continue;
       if (unreliable.has(`power:${s.key}@${p.smClockMHz}`)) continue;
       const k = `${p.smClockMHz}/${p.memClockMHz}`;
-      const e = byClock.get(k) ?? { sm: p.smClockMHz, mem: p.memClockMHz, pts: [] };
+      const e = byClock.get(k) ?? { sm: p.smClockMHz, mem: p.memClockMHz, pts: [], rows: [] };
       e.pts.push({ utilization: p.utilization, powerW: p.powerW, label: `${s.key}@${p.smClockMHz}MHz (${p.where})` });
+      e.rows.push(p.where);
       byClock.set(k, e);
     }
   const perClock: ClockPowerModel[] = [];
   for (const e of [...byClock.values()].sort((a, b) => a.sm - b.sm || (a.mem ?? 0) - (b.mem ?? 0))) {
+    // Where the rows of this clock came from ("file: row N", the first few), so a message can name them.
+    const rowsHere = describeRows(e.rows);
     if (e.pts.length < 2) {
-      diagnostics.add('CLOCK_TOO_FEW_ROWS', { message: `${e.sm} MHz: ${e.pts.length} row(s), no power model fitted` });
+      diagnostics.add('CLOCK_TOO_FEW_ROWS', { message: `${e.sm} MHz: ${e.pts.length} row with power, a power model needs at least 2; no model fitted at this clock (other clocks are interpolated through the V–f model)`, file: rowsHere });
       continue;
     }
     const m = fitClockPower(e.pts, components, { smClockMHz: e.sm, memClockMHz: e.mem });
-    for (const d of m.dropped) if (d.reason !== 'absent') diagnostics.add(`COMPONENT_${d.reason.toUpperCase().replace(/-/g, '_')}`, { message: `${e.sm} MHz: ${d.component} dropped (${d.reason}${d.with ? ` with ${d.with}` : ''})` });
+    const unknowns = 1 + Object.keys(m.coefficientsW).length + m.dropped.filter((d) => d.reason === 'too-few-rows').length;
+    for (const d of m.dropped) {
+      if (d.reason === 'absent') continue;
+      const why =
+        d.reason === 'too-few-rows'
+          ? `${e.pts.length} rows for ${unknowns} coefficients (intercept + ${unknowns - 1} components; a fit needs one row more than it has coefficients): field ${d.component} dropped, the most variable components are kept`
+          : d.reason === 'collinear'
+            ? `field ${d.component} dropped: collinear with ${d.with} (|correlation| > 0.995 over ${e.pts.length} rows)`
+            : `field ${d.component} dropped: constant over ${e.pts.length} rows`;
+      diagnostics.add(`COMPONENT_${d.reason.toUpperCase().replace(/-/g, '_')}`, { message: `${e.sm} MHz: ${why}`, file: rowsHere });
+    }
     for (const o of m.outliers) diagnostics.add('POWER_OUTLIER', { message: `${o}: power reading far from the fit, left out (glitched reading?)` });
     perClock.push(m);
   }
