@@ -20,7 +20,7 @@ function render(r: Inspection): string {
   }
   const first = r.ranks[0];
   const noMeta = r.ranks.filter((x) => !x.hasMetadata).length;
-  out += `\nschema: ${first?.schema ?? '(none)'}, version: ${first?.version ?? '(no GlobalMetadata)'}`;
+  out += `\nschema: ${first?.schema ?? '(none)'}, version: ${first ? (first.hasMetadata ? first.version || '(empty)' : '(no GlobalMetadata)') : '(none)'}`;
   out += noMeta ? `; ${noMeta} rank file(s) have no GlobalMetadata (first frame is a Node)\n` : '\n';
   for (const x of r.ranks) {
     for (const d of x.diagnostics) out += `rank ${x.rank}: ${d.count} × ${d.code} (e.g. ${d.samples[0]?.message})\n`;
