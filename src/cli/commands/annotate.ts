@@ -1,0 +1,131 @@
+/** `tracewatt annotate`: per-node utilization, duration and energy at target SM clocks, written into the trace. */
+import cliProgress from 'cli-progress';
+import { toJson } from '../../core/json.js';
+import { annotateTrace, type AnnotateResult, type RooflinePrecision } from '../../engines/annotate/index.js';
+import { POWER_PRESETS } from '../../engines/replay/index.js';
+import { InputError } from '../../errors.js';
+import type { ProfileFormat } from '../../formats/profiles/index.js';
+import { fixed, formatTable } from '../../report/tables.js';
+import { COMMON_OPTIONS, type CommandSpec } from '../command.js';
+
+function numberList(value: unknown, option: string, unit: string): number[] {
+  const s = String(value ?? '').trim();
+  const list = s.split(',').map((x) => Number(x.trim()));
+  if (!s || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`--${option}: expected ${unit} values separated by commas, got "${s}"`);
+  return list;
+}
+
+function positive(value: unknown, option: string, unit: string): number | undefined {
+  if (value === undefined) return undefined;
+  const v = Number(value);
+  if (!(Number.isFinite(v) && v >= 0)) throw new InputError(`--${option}: expected a number of ${unit}, got "${String(value)}"`);
+  return v;
+}
+
+const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
+
+function summary(r: AnnotateResult): string {
+  const freqs = r.outputs.map((o) => o.frequencyMHz);
+  const cols = [
+    { header: 'rank' }, { header: 'nodes' }, { header: 'GPU compute' }, { header: 'matched' }, { header: 'match rate', align: 'right' as const },
+    { header: 'roofline' }, { header: 'untouched' }, { header: 'host ops' },
+    ...freqs.map((f) => ({ header: `compute energy @${f} MHz (J, est.)`, format: fixed(4) })),
+  ];
+  const matched = (x: { matched: Record<string, number> }) => Object.values(x.matched).reduce((a, b) => a + b, 0);
+  const shown = r.ranks.length > 16 ? [...r.ranks.slice(0, 8), ...r.ranks.slice(-8)] : r.ranks;
+  const rows = shown.map((x) => [x.rank, x.nodes, x.gpuCompNodes, matched(x), pct(x.matchRate), x.roofline, x.untouched, x.cpuOps, ...x.perFrequency.map((p) => p.computeEnergyJ)]);
+  const t = r.total;
+  rows.push(['total', t.nodes, t.gpuCompNodes, matched(t), pct(t.matchRate), t.roofline, t.untouched, t.cpuOps, ...r.outputs.map((o) => o.computeEnergyJ)]);
+  const lines = [
+    `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} calibration), ${r.profileKernels} profiled kernel(s); ` +
+      `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} worker threads` : `in-process (${r.parallelism.reason})`}`,
+    `matched by: exact ${t.matched.exact}, normalized ${t.matched.normalized}, base name ${t.matched.base}, op ${t.matched.op}` +
+      (t.byInvocation ? ` (${t.byInvocation} picked by invocation order)` : ''),
+    '',
+    formatTable(cols, rows).trimEnd(),
+  ];
+  if (r.ranks.length > 16) lines.push(`… ${r.ranks.length - 16} more ranks (use --json)`);
+  if (t.unmatchedNames.length) {
+    lines.push('', 'most frequent unmatched GPU kernels:');
+    for (const n of t.unmatchedNames.slice(0, 5)) lines.push(`  ${String(n.count).padStart(7)}  ${n.name.length > 110 ? `${n.name.slice(0, 107)}...` : n.name}`);
+  }
+  lines.push('', 'written (energies are estimates):');
+  for (const o of r.outputs) {
+    lines.push(`  ${o.frequencyMHz} MHz: ${o.prefix}.<rank>.et, ${o.powerFile} (active ${o.activePowerW} W, idle ${o.idlePowerW} W)`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export const annotateCommand: CommandSpec = {
+  name: 'annotate',
+  summary: 'Write per-node utilization, duration and energy at target SM clocks into a Chakra trace (estimates), plus a replay power config',
+  args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  options: [
+    { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)', required: true },
+    { name: 'profile', value: 'file', description: 'kernel profile(s) to match trace nodes against (repeatable)', required: true, repeatable: true },
+    { name: 'profile-format', value: 'F', description: 'force the profile format' },
+    { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json' },
+    { name: 'frequencies', value: 'list', description: 'target SM clocks, comma-separated: writes <out>.<F>MHz.<rank>.et and <out>.<F>MHz.power.json per clock' },
+    { name: 'out', value: 'prefix', description: 'output prefix', required: true },
+    { name: 'reference-frequency', value: 'MHz', description: "SM clock the trace's durations were recorded at (default: the calibration's highest clock)" },
+    { name: 'scaling', value: 'ratio|offset', description: 'how a kernel keeps its measured power at other clocks', default: 'ratio' },
+    { name: 'roofline-precision', value: 'P', description: 'peak FLOP/s used for unmatched nodes: fp16Tensor, fp32 or fp64', default: 'fp16Tensor' },
+    { name: 'power-preset', value: 'name|file', description: `memory/network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json; default: by device` },
+    { name: 'memory-pj-per-bit', value: 'pJ', description: 'memory energy per bit (overrides the preset)' },
+    { name: 'network-pj-per-bit', value: 'list', description: 'network energy per bit per dimension, comma-separated (overrides the preset)' },
+    { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's modelled power at the clock with zero utilization)" },
+    { name: 'workers', value: 'n', description: 'worker threads (ranks run in parallel); 1 = in-process (default: one per CPU)' },
+    ...COMMON_OPTIONS,
+  ],
+  example: 'tracewatt annotate traces/astra-sim-history/resnet_dp/Resnet50_DataParallel --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --frequency 1410 --out out/resnet-1410',
+  async run(args, opts, io) {
+    if (opts.frequency !== undefined && opts.frequencies !== undefined) throw new InputError('give --frequency or --frequencies, not both');
+    if (opts.frequency === undefined && opts.frequencies === undefined) throw new InputError('give a target SM clock: --frequency MHz or --frequencies list');
+    const freqs = numberList(opts.frequency ?? opts.frequencies, opts.frequency !== undefined ? 'frequency' : 'frequencies', 'MHz');
+    if (opts.frequency !== undefined && freqs.length !== 1) throw new InputError('--frequency takes one clock; use --frequencies for several');
+    const scaling = String(opts.scaling ?? 'ratio');
+    if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${scaling}"`);
+    const precision = String(opts.rooflinePrecision ?? 'fp16Tensor');
+    if (!['fp16Tensor', 'fp32', 'fp64'].includes(precision)) throw new InputError(`--roofline-precision: expected fp16Tensor, fp32 or fp64, got "${precision}"`);
+    const workers = opts.workers === undefined ? undefined : Number(opts.workers);
+    if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) throw new InputError(`--workers: expected a whole number, got "${String(opts.workers)}"`);
+    const profiles = (Array.isArray(opts.profile) ? opts.profile : [opts.profile]).map(String);
+
+    const bar = io.isTTY && !opts.json
+      ? new cliProgress.SingleBar({ stream: process.stderr, format: 'annotate [{bar}] {percentage}% | {ranksDone}/{ranks} ranks | {mb}/{totalMb} MB', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+      : null;
+    let started = false;
+    let result: AnnotateResult;
+    try {
+      result = await annotateTrace({
+        trace: args[0], out: String(opts.out), calibration: String(opts.calibration), profiles,
+        profileFormat: opts.profileFormat as ProfileFormat | undefined,
+        frequenciesMHz: freqs, perFrequencyOutputs: opts.frequencies !== undefined,
+        referenceClockMHz: positive(opts.referenceFrequency, 'reference-frequency', 'MHz'),
+        scaling, rooflinePrecision: precision as RooflinePrecision,
+        power: {
+          preset: opts.powerPreset as string | undefined,
+          memoryPjPerBit: positive(opts.memoryPjPerBit, 'memory-pj-per-bit', 'pJ/bit'),
+          networkPjPerBit: opts.networkPjPerBit === undefined ? undefined : numberList(opts.networkPjPerBit, 'network-pj-per-bit', 'pJ/bit'),
+          idlePowerW: positive(opts.idlePower, 'idle-power', 'W'),
+        },
+        workers,
+        onProgress: bar
+          ? (p) => {
+            const payload = { ranksDone: p.ranksDone, ranks: p.ranks, mb: (p.bytesDone / 1e6).toFixed(1), totalMb: (p.bytesTotal / 1e6).toFixed(1) };
+            if (!started) {
+              started = true;
+              bar.start(p.bytesTotal, p.bytesDone, payload);
+            } else bar.update(p.bytesDone, payload);
+          }
+          : undefined,
+      });
+    } finally {
+      if (started) bar?.stop();
+    }
+    if (opts.json) io.out(toJson(result) + '\n');
+    else io.out(summary(result));
+    for (const d of result.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,213 @@
+/**
+ * `annotate`: joins a Chakra trace (what ran) and a calibrated profile (how each kernel draws power across clocks)
+ * into an annotated trace per target SM clock, plus the power configuration the replay reads beside it.
+ *
+ * GPU compute nodes are matched to profiled kernels by exact name, then normalised name, then base name, then by
+ * op name to a profile aggregated by op (samples with an `op` column); several profiled kernels under one key are
+ * taken in invocation order. Unmatched nodes with num_ops / tensor_size get a roofline estimate
+ * (estimated_from = roofline); the rest, and host-side ops (is_cpu_op), stay byte for byte as they were.
+ * Ranks run in parallel in worker threads (piscina) when the compiled worker is available. Figures are estimates.
+ */
+import { existsSync } from 'node:fs';
+import { stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { Diagnostics, type DiagnosticSummary } from '../../core/diagnostics.js';
+import type { ProfileTable } from '../../core/kernel-sample.js';
+import { InputError, TracewattError } from '../../errors.js';
+import { resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
+import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
+import { loadCalibration, type Calibration } from '../calibrate/index.js';
+import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
+import { buildPowerDocument, type PowerOptions } from './power-config.js';
+import { annotateRankFile, type RankOutcome, type RankTask } from './rank.js';
+import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
+import type { WorkerReply } from './worker.js';
+
+export { buildPlan, ANNOTATION_ATTRS, UTIL_PREFIX, annotationAttributes, durationMicrosOf, type AnnotatePlan, type PlanEntry, type Prepared, type RooflinePrecision } from './plan.js';
+export { annotateRankFile, stripAnnotation, type RankTask, type RankOutcome } from './rank.js';
+export { normalizeKernelName, baseKernelName, demangleName } from './names.js';
+export { buildPowerDocument, componentPowersAt, presetForDevice, type PowerOptions } from './power-config.js';
+export type * from './types.js';
+
+export interface AnnotateOptions {
+  /** <prefix> of <prefix>.<rank>.et files, a directory, or one .et file. */
+  trace: string;
+  /** Output prefix: <out>.<rank>.et and <out>.power.json (or <out>.<F>MHz.… per clock, see perFrequencyOutputs). */
+  out: string;
+  calibration: Calibration | string;
+  profiles: (ProfileTable | string)[];
+  profileFormat?: ProfileFormat;
+  frequenciesMHz: number[];
+  /** Name outputs <out>.<F>MHz.<rank>.et; default: only when there are several clocks. */
+  perFrequencyOutputs?: boolean;
+  /** SM clock the trace's durations were recorded at; default: the calibration's highest clock. */
+  referenceClockMHz?: number;
+  scaling?: 'ratio' | 'offset';
+  rooflinePrecision?: RooflinePrecision;
+  power?: PowerOptions;
+  /** Worker threads; 0 or 1: in-process. Default: one per CPU, at most one per rank. */
+  workers?: number;
+  /** false: annotated nodes go through the full decoder/encoder (for tests). */
+  fastPath?: boolean;
+  onProgress?: (p: AnnotateProgress) => void;
+}
+
+const LEVELS: MatchLevel[] = ['exact', 'normalized', 'base', 'op'];
+
+function clockLabel(f: number): string {
+  return `${Number(f.toPrecision(8))}MHz`;
+}
+
+/** Output prefix of each target clock. */
+export function outputPrefixes(out: string, frequenciesMHz: number[], perFrequency = frequenciesMHz.length > 1): string[] {
+  return frequenciesMHz.map((f) => (perFrequency ? `${out}.${clockLabel(f)}` : out));
+}
+
+function workerFile(): string | null {
+  const f = fileURLToPath(new URL('./worker.js', import.meta.url));
+  return existsSync(f) ? f : null;
+}
+
+function rethrow(e: { code: string | null; message: string }): never {
+  if (e.code) throw new TracewattError(e.code, e.message);
+  throw new Error(e.message);
+}
+
+/** A worker pool when it can be used: more than one thread wanted and the compiled worker beside this module. */
+function startPool(workers: number, ranks: number): { pool: Piscina | null; threads: number; reason?: string } {
+  const threads = Math.min(workers, ranks);
+  if (threads <= 1) return { pool: null, threads: 1, reason: workers <= 1 ? 'one worker requested' : 'one rank' };
+  const file = workerFile();
+  if (!file) return { pool: null, threads: 1, reason: 'compiled worker not found (running from TypeScript sources)' };
+  return { pool: new Piscina({ filename: file, minThreads: threads, maxThreads: threads }), threads };
+}
+
+async function runRanks(
+  plan: AnnotatePlan, tasks: RankTask[], started: ReturnType<typeof startPool>, onBytes: (rank: number, bytes: number) => void,
+): Promise<{ outcomes: RankOutcome[]; parallelism: AnnotateResult['parallelism'] }> {
+  const { pool, threads } = started;
+  if (pool) {
+    const outcomes = await Promise.all(tasks.map(async (t) => {
+      const { port1, port2 } = new MessageChannel();
+      port1.on('message', (bytes: number) => onBytes(t.rank, bytes));
+      try {
+        const reply = (await pool.run({ ...t, plan, port: port2 }, { transferList: [port2] })) as WorkerReply;
+        if ('error' in reply) rethrow(reply.error);
+        return reply.ok;
+      } finally {
+        port1.close();
+      }
+    }));
+    return { outcomes, parallelism: { mode: 'workers', threads } };
+  }
+  // In-process: two ranks at a time, so reading one overlaps writing the other.
+  const outcomes: RankOutcome[] = new Array(tasks.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      outcomes[i] = await annotateRankFile(tasks[i], plan, (b) => onBytes(tasks[i].rank, b));
+    }
+  };
+  await Promise.all([lane(), lane()]);
+  return { outcomes, parallelism: { mode: 'in-process', threads: 1, reason: started.reason } };
+}
+
+function mergeNames(lists: NameCount[][]): NameCount[] {
+  const m = new Map<string, number>();
+  for (const l of lists) for (const { name, count } of l) m.set(name, (m.get(name) ?? 0) + count);
+  return [...m].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 20);
+}
+
+function total(ranks: RankAnnotation[]): AnnotateResult['total'] {
+  const sum = (f: (r: RankAnnotation) => number) => ranks.reduce((s, r) => s + f(r), 0);
+  const matched = Object.fromEntries(LEVELS.map((l) => [l, sum((r) => r.matched[l])])) as Record<MatchLevel, number>;
+  const gpu = sum((r) => r.gpuCompNodes);
+  return {
+    nodes: sum((r) => r.nodes), compNodes: sum((r) => r.compNodes), cpuOps: sum((r) => r.cpuOps), gpuCompNodes: gpu,
+    matched, byInvocation: sum((r) => r.byInvocation), roofline: sum((r) => r.roofline), untouched: sum((r) => r.untouched),
+    matchRate: gpu > 0 ? LEVELS.reduce((s, l) => s + matched[l], 0) / gpu : null,
+    unmatchedNames: mergeNames(ranks.map((r) => r.unmatchedNames)),
+    slowPathNodes: sum((r) => r.slowPathNodes),
+  };
+}
+
+/** Annotates every rank of a trace at each target clock and writes the power configuration beside each output. */
+export async function annotateTrace(o: AnnotateOptions): Promise<AnnotateResult> {
+  const diagnostics = new Diagnostics();
+  const rankFiles: RankFile[] = await resolveRankFiles(o.trace);
+  // Start the workers first: they load while the calibration and profiles are read.
+  const started = startPool(o.workers ?? os.availableParallelism(), rankFiles.length);
+  try {
+    return await annotateWith(o, rankFiles, started, diagnostics);
+  } finally {
+    await started.pool?.destroy();
+  }
+}
+
+async function annotateWith(o: AnnotateOptions, rankFiles: RankFile[], started: ReturnType<typeof startPool>, diagnostics: Diagnostics): Promise<AnnotateResult> {
+  const calFile = typeof o.calibration === 'string' ? o.calibration : null;
+  const cal = typeof o.calibration === 'string' ? await loadCalibration(o.calibration) : o.calibration;
+  if (o.profiles.length === 0) throw new InputError('give at least one profile (--profile)');
+  const profiles: ProfileTable[] = [];
+  for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics }) : p);
+  const plan = buildPlan(cal, profiles, {
+    frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, diagnostics,
+  });
+  const prefixes = outputPrefixes(o.out, plan.frequenciesMHz, o.perFrequencyOutputs);
+  const inputs = new Set(rankFiles.map((r) => path.resolve(r.file)));
+  const tasks: RankTask[] = rankFiles.map(({ rank, file }) => {
+    const outFiles = prefixes.map((p) => `${p}.${rank}.et`);
+    for (const f of outFiles) if (inputs.has(path.resolve(f))) throw new InputError(`output ${f} would overwrite an input rank file: choose another --out`);
+    return { rank, file, outFiles, fastPath: o.fastPath };
+  });
+
+  const sizes = await Promise.all(rankFiles.map(async (r) => (await stat(r.file)).size));
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  const done = new Map<number, number>();
+  let ranksDone = 0;
+  const onBytes = (rank: number, bytes: number) => {
+    done.set(rank, bytes);
+    if (!o.onProgress) return;
+    let bytesDone = 0;
+    for (const b of done.values()) bytesDone += b;
+    o.onProgress({ bytesDone: Math.min(bytesDone, bytesTotal), bytesTotal, ranksDone, ranks: tasks.length });
+  };
+  const { outcomes, parallelism } = await runRanks(plan, tasks, started, onBytes);
+  ranksDone = tasks.length;
+  o.onProgress?.({ bytesDone: bytesTotal, bytesTotal, ranksDone, ranks: tasks.length });
+
+  const ranks = outcomes.map((x) => x.result);
+  const merged: DiagnosticSummary[][] = [diagnostics.summary(), ...outcomes.map((x) => x.diagnostics)];
+  const all = new Diagnostics();
+  // Diagnostics.merge reads only summary(): worker outcomes carry summaries.
+  for (const list of merged) all.merge({ summary: () => list } as Diagnostics);
+
+  const outputs: OutputSet[] = [];
+  for (let i = 0; i < plan.frequenciesMHz.length; i++) {
+    const f = plan.frequenciesMHz[i];
+    const computeEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].computeEnergyJ, 0);
+    const annotatedDurationNs = ranks.reduce((s, r) => s + r.perFrequency[i].annotatedDurationNs, 0);
+    const powerFile = `${prefixes[i]}.power.json`;
+    const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`);
+    await writeFile(powerFile, JSON.stringify(p.doc, null, 2) + '\n');
+    outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW });
+  }
+
+  return {
+    trace: o.trace,
+    calibration: { device: cal.device.name, kind: cal.device.kind, file: calFile },
+    referenceClockMHz: plan.referenceClockMHz,
+    profileKernels: plan.entries.length,
+    outputs,
+    ranks,
+    total: total(ranks),
+    parallelism,
+    diagnostics: all.summary(),
+    estimate: true,
+  };
+}

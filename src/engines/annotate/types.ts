@@ -1,0 +1,81 @@
+/** Result records of `annotateTrace`. Every modelled figure (energy, power, duration) is an estimate. */
+import type { DiagnosticSummary } from '../../core/diagnostics.js';
+
+/** How a GPU compute node got its figures. */
+export type MatchLevel = 'exact' | 'normalized' | 'base' | 'op';
+
+export interface NameCount {
+  name: string;
+  count: number;
+}
+
+/** Per rank and target SM clock. */
+export interface RankFrequencyResult {
+  frequencyMHz: number;
+  /** Output file of this rank at this clock. */
+  file: string;
+  /** Σ energy_j written on this rank's nodes, J (estimate). */
+  computeEnergyJ: number;
+  /** Σ predicted duration of the annotated nodes, ns (estimate). */
+  annotatedDurationNs: number;
+}
+
+export interface RankAnnotation {
+  rank: number;
+  file: string;
+  /** Every node of the rank (metadata frame excluded). */
+  nodes: number;
+  compNodes: number;
+  /** COMP_NODEs with is_cpu_op set: host-side ops, left untouched. */
+  cpuOps: number;
+  /** COMP_NODEs that run on the GPU: the nodes matching is attempted on. */
+  gpuCompNodes: number;
+  /** GPU compute nodes matched to a profiled kernel, by the most specific key that matched. */
+  matched: Record<MatchLevel, number>;
+  /** Matched nodes whose key had several profiled kernels (picked by invocation order). */
+  byInvocation: number;
+  /** Unmatched nodes estimated from num_ops / tensor_size (estimated_from = roofline). */
+  roofline: number;
+  /** Unmatched GPU compute nodes without num_ops or tensor_size: left untouched. */
+  untouched: number;
+  /** matched / gpuCompNodes; null when the rank has no GPU compute node. */
+  matchRate: number | null;
+  /** Names of unmatched GPU compute nodes, most frequent first (at most 20). */
+  unmatchedNames: NameCount[];
+  /** Nodes encoded through the full decoder because their wire layout was not the canonical one. */
+  slowPathNodes: number;
+  perFrequency: RankFrequencyResult[];
+}
+
+export interface OutputSet {
+  frequencyMHz: number;
+  /** Prefix of the annotated rank files (<prefix>.<rank>.et). */
+  prefix: string;
+  /** The power configuration written beside them (replay --power format). */
+  powerFile: string;
+  computeEnergyJ: number;
+  /** gpu.activePowerW written to the power file, W (estimate). */
+  activePowerW: number;
+  idlePowerW: number;
+}
+
+export interface AnnotateResult {
+  trace: string;
+  calibration: { device: string; kind: string; file: string | null };
+  referenceClockMHz: number;
+  profileKernels: number;
+  outputs: OutputSet[];
+  ranks: RankAnnotation[];
+  total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency' | 'slowPathNodes'> & { slowPathNodes: number };
+  /** How ranks were run: worker threads (and how many) or in-process. */
+  parallelism: { mode: 'workers' | 'in-process'; threads: number; reason?: string };
+  diagnostics: DiagnosticSummary[];
+  estimate: true;
+}
+
+export interface AnnotateProgress {
+  bytesDone: number;
+  bytesTotal: number;
+  ranksDone: number;
+  ranks: number;
+}

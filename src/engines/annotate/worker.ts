@@ -1,0 +1,23 @@
+/**
+ * Piscina worker: annotates one rank per task. The plan comes with each task, so the pool can start (and load this
+ * module) while the caller is still reading the calibration and profiles. Errors come back as data (code and
+ * message) so the caller can rethrow them as the typed errors the CLI understands.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import { TracewattError } from '../../errors.js';
+import type { AnnotatePlan } from './plan.js';
+import { annotateRankFile, type RankOutcome, type RankTask } from './rank.js';
+
+export type WorkerReply = { ok: RankOutcome } | { error: { code: string | null; message: string; stack?: string } };
+
+export default async function annotateRankTask(task: RankTask & { plan: AnnotatePlan; port?: MessagePort }): Promise<WorkerReply> {
+  const { port, plan, ...rankTask } = task;
+  try {
+    return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined) };
+  } catch (e) {
+    const err = e as Error;
+    return { error: { code: e instanceof TracewattError ? e.code : null, message: err?.message ?? String(e), stack: err?.stack } };
+  } finally {
+    port?.close();
+  }
+}

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+import { parsePowerConfig } from '../../src/formats/astra/index.js';
+import { describeShared, repoRoot, shared } from '../helpers/shared.js';
+
+async function cli(...argv: string[]) {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
+  return { code, out, err };
+}
+
+const cal = path.join(repoRoot, 'calibration', 'rtx8000.json');
+
+describeShared('tracewatt annotate', () => {
+  const profile = shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv');
+  const trace = shared('astra-sim-reference', 'traces', 'comp_roof4', 'c');
+
+  it('--json reports per-rank counts and energies, and one output set per clock', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
+    const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequencies', '705,1410', '--out', path.join(dir, 'c'),
+      '--memory-pj-per-bit', '7', '--network-pj-per-bit', '3,30', '--idle-power', '55', '--json');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.ranks).toHaveLength(4);
+    expect(j.outputs.map((o: { frequencyMHz: number }) => o.frequencyMHz)).toEqual([705, 1410]);
+    for (const o of j.outputs) {
+      const p = parsePowerConfig(o.powerFile, readFileSync(o.powerFile, 'utf8'));
+      expect(p.memory.energyPjPerBit).toBe(7);
+      expect(p.network.map((d) => d.energyPjPerBit)).toEqual([3, 30]);
+      expect(p.gpu.idlePowerW).toBe(55);
+      expect(o.computeEnergyJ).toBeGreaterThan(0);
+    }
+    // Lower clock, longer roofline time: the annotated durations sum grows.
+    const ns = (i: number) => j.ranks.reduce((s: number, x: { perFrequency: { annotatedDurationNs: number }[] }) => s + x.perFrequency[i].annotatedDurationNs, 0);
+    expect(ns(0)).toBeGreaterThan(ns(1));
+  });
+
+  it('prints a summary table with the match rate and the files written', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
+    const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequency', '1110', '--out', path.join(dir, 'c'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/match rate/);
+    expect(r.out).toContain(`${path.join(dir, 'c')}.power.json`);
+  });
+
+  it('refuses a missing or doubled target clock, with exit code 2', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
+    const base = ['annotate', trace, '--calibration', cal, '--profile', profile, '--out', path.join(dir, 'c')];
+    const none = await cli(...base);
+    expect(none.code).toBe(2);
+    expect(none.err).toMatch(/--frequency/);
+    expect((await cli(...base, '--frequency', '1410', '--frequencies', '705,1410')).code).toBe(2);
+    expect((await cli(...base, '--frequency', 'fast')).code).toBe(2);
+  });
+});
