@@ -38,9 +38,8 @@ describe.each(CASES)('generated traces with ASTRA-sim semantics: %s', (name, o) 
   });
 
   // Tensor- and data-parallel collectives name their group by involved_dim alone (ASTRA-sim: the
-  // ranks that share the coordinates of the other dimensions); the replay engine still treats a
-  // collective without pg_name as one of all ranks and stalls. Enable once it derives the group.
-  it.skip('replays to completion on the generated network/system pair', async () => {
+  // ranks that share the coordinates of the other dimensions).
+  it('replays to completion on the generated network/system pair', async () => {
     const w = await writeLlmTraces({ ...o, outPrefix: prefix() });
     const r = await replayFiles({ trace: prefix(), system: w.systemFile, network: w.networkFile });
     expect(r.ranks.length).toBe(w.ranks);

@@ -170,3 +170,24 @@ describeShared('real traces in ../shared/traces', () => {
     expect(trace.traceEvents.some((e: { ph: string }) => e.ph === 'C')).toBe(true);
   });
 });
+
+describe('collectives grouped by involved_dim (no pg_name)', () => {
+  it('an all-reduce over dimension 0 of Switch(4)×Ring(2) runs as two independent groups of 4, each timed like a 1-D Switch(4)', async () => {
+    const twoD = parseNetworkConfig('2d.yml', 'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 25]\nlatency: [500, 700]\n');
+    const oneD = parseNetworkConfig('1d.yml', 'topology: [Switch]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+    const dim0 = (n: ChakraNode) => {
+      n.attrs.push(makeAttr('involved_dim', 'bool_list', [true, false]));
+      return n;
+    };
+    // The second group starts later, so a group spanning all 8 ranks would delay the first.
+    const twoDRanks = [...Array(8).keys()].map((r) => [comp(0, r < 4 ? 1 : 50), dim0(coll(1, 0, 1 << 20, [0]))]);
+    const grouped = await replay(sources(twoDRanks), { system: sys(), network: twoD, power });
+    const plain = await replay(sources([...Array(4).keys()].map(() => [comp(0, 1), coll(1, 0, 1 << 20, [0])])), { system: sys({ 'all-reduce-implementation': ['ring'], 'all-gather-implementation': ['ring'], 'reduce-scatter-implementation': ['ring'], 'all-to-all-implementation': ['ring'] }), network: oneD, power });
+    const collNs = plain.ranks[0].finishNs - 1000;
+    for (const r of grouped.ranks) {
+      expect(r.finishNs, `rank ${r.rank}`).toBe((r.rank < 4 ? 1000 : 50_000) + collNs);
+    }
+    // Nothing crosses the scale-out ring.
+    expect(grouped.bytesSentPerDim[1]).toBe(0);
+  });
+});

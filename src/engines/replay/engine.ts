@@ -25,7 +25,7 @@ import {
 } from '../../formats/chakra/index.js';
 import { CollectiveModel } from './collective.js';
 import { MinHeap } from './heap.js';
-import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
+import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import type { EnergyBreakdownJ, RankResult, RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
 
 export interface ReplayOptions {
@@ -132,6 +132,7 @@ class Replay {
   private now = 0;
   private eventCount = 0;
   private readonly colls = new Map<string, CollInstance>();
+  private readonly subGroups = new Map<string, { key: string; members: number[] }>();
   private readonly mail = new Map<string, { arrivals: number[]; recvs: { rank: number; rec: Rec }[] }>();
   private readonly window: number;
   private readonly netPj: number[];
@@ -464,6 +465,24 @@ class Replay {
     }
   }
 
+  /** The ranks sharing `rank`'s coordinates in every dimension not involved, and a key naming that set. */
+  private involvedGroup(rank: number, involved: boolean[]): { key: string; members: number[] } {
+    const mine = coordinates(this.cluster, rank);
+    const fixed = mine.map((x, i) => (involved[i] ? '*' : String(x)));
+    const key = `@dims[${fixed.join(',')}]`;
+    let g = this.subGroups.get(key);
+    if (!g) {
+      const members: number[] = [];
+      for (let q = 0; q < this.cluster.totalNpus; q++) {
+        const c = coordinates(this.cluster, q);
+        if (c.every((x, i) => involved[i] || x === mine[i])) members.push(q);
+      }
+      g = { key, members };
+      this.subGroups.set(key, g);
+    }
+    return g;
+  }
+
   private mailbox(src: number, dst: number, tag: number) {
     const k = `${src}>${dst}#${tag}`;
     let b = this.mail.get(k);
@@ -472,12 +491,16 @@ class Replay {
   }
 
   private arrive(r: RankState, rec: Rec, op: Extract<Op, { kind: 'coll' }>): void {
-    const ordinal = r.collOrdinal.get(op.group) ?? 0;
-    r.collOrdinal.set(op.group, ordinal + 1);
-    const key = `${op.group}#${ordinal}`;
+    // Without pg_name, a collective on a subset of dimensions (involved_dim) runs among the ranks that share this
+    // rank's coordinates in the other dimensions, as in ASTRA-sim; each such set matches its collectives separately.
+    const sub = !op.group && op.involved && op.involved.some((x) => !x) ? this.involvedGroup(r.rank, op.involved) : null;
+    const groupKey = sub ? sub.key : op.group;
+    const ordinal = r.collOrdinal.get(groupKey) ?? 0;
+    r.collOrdinal.set(groupKey, ordinal + 1);
+    const key = `${groupKey}#${ordinal}`;
     let inst = this.colls.get(key);
     if (!inst) {
-      const members = op.group ? this.o.commGroups!.groups.get(op.group)! : this.ranks.map((x) => x.rank);
+      const members = op.group ? this.o.commGroups!.groups.get(op.group)! : sub ? sub.members : this.ranks.map((x) => x.rank);
       inst = { key, members, arrived: [], first: { rank: r.rank, rec, op } };
       this.colls.set(key, inst);
     }
@@ -487,7 +510,7 @@ class Replay {
     const f = inst.first;
     if (f.op.coll !== op.coll || f.op.bytes !== op.bytes) {
       throw new InputError(
-        `collective #${ordinal} of group "${op.group || 'all ranks'}" differs between ranks: rank ${f.rank} node ${f.rec.id} is ${f.op.coll} of ${f.op.bytes} B, ` +
+        `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${f.rank} node ${f.rec.id} is ${f.op.coll} of ${f.op.bytes} B, ` +
         `rank ${r.rank} node ${rec.id} is ${op.coll} of ${op.bytes} B`);
     }
     inst.arrived.push({ rank: r.rank, rec });
@@ -548,7 +571,7 @@ class Replay {
     const reasons: string[] = [];
     for (const inst of this.colls.values()) {
       const missing = inst.members.filter((m) => !inst.arrived.some((a) => a.rank === m));
-      reasons.push(`collective ${inst.first.op.coll} #${inst.key.split('#')[1]} of ${inst.first.op.group ? `group "${inst.first.op.group}"` : 'all ranks'} ` +
+      reasons.push(`collective ${inst.first.op.coll} #${inst.key.split('#')[1]} of ${inst.key.split('#')[0] ? `group "${inst.key.split('#')[0]}"` : 'all ranks'} ` +
         `(rank ${inst.first.rank} node ${inst.first.rec.id}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
       if (reasons.length >= 3) break;
     }
