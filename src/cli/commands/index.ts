@@ -1,17 +1,21 @@
 /** The command table: every command of the CLI, in the order help and the README list them. */
 import type { CommandSpec } from '../command.js';
 import { accuracyCommand } from './accuracy.js';
+import { annotateCommand } from './annotate.js';
 import { calibrateCommand } from './calibrate.js';
+import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
 import { generateLlmCommand } from './generate.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
+import { sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
-  replayCommand, generateLlmCommand, reportCommand,
+  annotateCommand, replayCommand, generateLlmCommand, reportCommand,
+  sweepNetworkCommand, sweepGpuCommand, caseStudyCommand,
 ];

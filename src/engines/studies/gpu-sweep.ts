@@ -1,0 +1,105 @@
+/**
+ * GPU clock sweep: annotate the trace at every SM clock in one streaming pass per rank (the annotate engine, ranks in
+ * worker threads), replay each clock's annotated trace with the power configuration written beside it, and report
+ * time and energy per clock, the time–energy Pareto front, the energy- and time-optimal clocks, what each selector
+ * picks, and "energy saved vs runtime penalty" between the fastest and the lowest-energy Pareto points.
+ * All figures are estimates (calibrated power and time models, analytical replay).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { InputError } from '../../errors.js';
+import { loadPowerConfig, type CommGroupConfig, type NetworkConfig, type RemoteMemoryConfig, type SystemConfig } from '../../formats/astra/index.js';
+import type { ProfileFormat } from '../../formats/profiles/index.js';
+import { annotateTrace, type AnnotateProgress, type AnnotateResult, type PowerOptions } from '../annotate/index.js';
+import type { Calibration } from '../calibrate/index.js';
+import type { BandwidthUnit } from '../replay/index.js';
+import { markDominated, paretoFront } from './pareto.js';
+import { runPoints, type PoolRun } from './pool.js';
+import type { PointTask } from './replay-point.js';
+import { minimumEnergy, minimumTime, type OperatingPoint, type Selector } from './selectors.js';
+import type { GpuClockPoint, GpuClockSweepRecord, TradeoffRow } from './types.js';
+
+export interface GpuSweepInput {
+  label: string;
+  trace: string;
+  calibration: Calibration | string;
+  profiles: string[];
+  profileFormat?: ProfileFormat;
+  frequenciesMHz: readonly number[];
+  referenceClockMHz?: number;
+  power?: PowerOptions;
+  system: SystemConfig;
+  network: NetworkConfig;
+  memory?: RemoteMemoryConfig;
+  commGroups?: CommGroupConfig;
+  bandwidthUnit?: BandwidthUnit;
+  /** Folder for the annotated traces; default: a temporary folder removed afterwards. */
+  workDir?: string;
+  selectors?: Selector[];
+  threads?: number;
+  onAnnotate?: (p: AnnotateProgress) => void;
+  onPoint?: (done: number, total: number) => void;
+}
+
+export interface GpuSweepOutput {
+  record: GpuClockSweepRecord;
+  annotate: AnnotateResult;
+  parallelism: PoolRun['parallelism'];
+}
+
+/** Pareto points from the fastest to the lowest-energy one, each against the fastest. */
+export function tradeoffTable(points: readonly OperatingPoint[]): TradeoffRow[] {
+  const front = paretoFront(points).map((i) => points[i]);
+  if (front.length === 0) return [];
+  const fastest = front[0];
+  return front.map((p) => ({
+    clockMHz: p.setting, timeS: p.timeS, energyJ: p.energyJ,
+    energySavedPct: (100 * (fastest.energyJ - p.energyJ)) / fastest.energyJ,
+    runtimePenaltyPct: (100 * (p.timeS - fastest.timeS)) / fastest.timeS,
+  }));
+}
+
+/** Builds the sweep record from per-clock results (sorted by clock here). */
+export function gpuSweepRecord(label: string, raw: { clockMHz: number; timeS: number; energyJ: GpuClockPoint['energyJ'] }[], selectors: Selector[] = []): GpuClockSweepRecord {
+  if (raw.length === 0) throw new InputError('the GPU clock sweep has no clocks');
+  const sorted = [...raw].sort((a, b) => a.clockMHz - b.clockMHz);
+  const ops: OperatingPoint[] = sorted.map((p) => ({ setting: p.clockMHz, timeS: p.timeS, energyJ: p.energyJ.total }));
+  const dominated = markDominated(ops);
+  return {
+    kind: 'gpu-clock-sweep', schemaVersion: 1, label,
+    points: sorted.map((p, i) => ({ ...p, pareto: !dominated[i] })),
+    energyOptimalMHz: minimumEnergy().select(ops).setting,
+    timeOptimalMHz: minimumTime().select(ops).setting,
+    tradeoff: tradeoffTable(ops),
+    selections: selectors.map((s) => ({ selector: s.name, clockMHz: s.select(ops).setting })),
+    estimate: true,
+  };
+}
+
+export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
+  const freqs = [...new Set(input.frequenciesMHz)].sort((a, b) => a - b);
+  if (freqs.length === 0) throw new InputError('--frequencies gives no clocks');
+  for (const f of freqs) if (!(f > 0) || !Number.isFinite(f)) throw new InputError(`clock ${f} MHz must be a positive number`);
+  const dir = input.workDir ?? await mkdtemp(path.join(os.tmpdir(), 'tracewatt-sweep-gpu-'));
+  try {
+    const annotate = await annotateTrace({
+      trace: input.trace, out: path.join(dir, 'annotated'), calibration: input.calibration, profiles: input.profiles,
+      profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
+      power: input.power, workers: input.threads, onProgress: input.onAnnotate,
+    });
+    const tasks: PointTask[] = [];
+    for (const o of annotate.outputs) {
+      tasks.push({
+        trace: { kind: 'files', trace: o.prefix }, system: input.system, network: input.network, power: await loadPowerConfig(o.powerFile),
+        memory: input.memory, commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit,
+      });
+    }
+    let done = 0;
+    const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
+    const raw = run.results.map((r, i) => ({ clockMHz: annotate.outputs[i].frequencyMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ }));
+    return { record: gpuSweepRecord(input.label, raw, input.selectors), annotate, parallelism: run.parallelism };
+  } finally {
+    if (!input.workDir) await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * One replay of a sweep: a plain, structured-clonable task (configs already parsed and adjusted for the point) so it
+ * can run in a worker thread. Traces come from files or from the LLM generator (regenerated in the worker: cheaper
+ * than shipping the nodes across threads).
+ */
+import { Diagnostics } from '../../core/diagnostics.js';
+import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import { generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
+import { rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
+
+/** Generator options without a custom time model (functions cannot cross threads): the roofline of the GPU preset. */
+export type LlmTraceOptions = Omit<LlmGenerateOptions, 'timeModel'>;
+
+export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions };
+
+export interface PointTask {
+  trace: TraceSpec;
+  system: SystemConfig;
+  network: NetworkConfig;
+  power: PowerConfig;
+  memory?: RemoteMemoryConfig;
+  commGroups?: CommGroupConfig;
+  bandwidthUnit?: BandwidthUnit;
+  windowNodes?: number;
+}
+
+/** Generated ranks as sources: each rank's nodes handed over in one batch. */
+export function llmSources(options: LlmTraceOptions): RankSource[] {
+  const set = generateLlmTraces(options);
+  return Array.from({ length: set.ranks }, (_, rank) => {
+    let done = false;
+    return {
+      rank,
+      file: `generated ${set.plan.model.name} rank ${rank}`,
+      async nextBatch() {
+        if (done) return null;
+        done = true;
+        return set.nodesOf(rank);
+      },
+    };
+  });
+}
+
+export async function runPoint(task: PointTask): Promise<ReplayResult> {
+  const diagnostics = new Diagnostics();
+  const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(task.trace.options);
+  return replay(sources, {
+    system: task.system, network: task.network, power: task.power, memory: task.memory, commGroups: task.commGroups,
+    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics,
+  });
+}

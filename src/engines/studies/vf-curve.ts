@@ -1,0 +1,100 @@
+/**
+ * Voltage–frequency curves for network DVFS. Link energy per bit is dominated by dynamic switching energy,
+ * C·V² per bit, so scaling a link's frequency by s scales its energy per bit by (V(s)/V(1))²; bandwidth scales
+ * with s and static power is ignored (estimates, not measurements).
+ *
+ * Default SerDes curve (an assumption, documented here and in the README): voltage falls linearly with
+ * frequency down to a floor, V(s)/V(1) = 0.6 + 0.4·s for 0.25 ≤ s ≤ 1, and rises more steeply above nominal
+ * (overdrive, +0.5·(s − 1)) up to s = 1.25. This is the usual shape of CMOS V–f curves above the
+ * near-threshold region: a 7 nm logic/SerDes rail nominally at ≈0.75 V is run down to ≈0.45–0.5 V at low
+ * clocks. At s = 0.5 the energy per bit is 0.8² = 0.64 × nominal.
+ *
+ * Override with a JSON file: { "name": "...", "points": [ { "scale": 0.5, "voltage": 0.6 }, … ] } — scales
+ * strictly increasing, voltages positive and non-decreasing, absolute (V) or relative; only V(s)/V(1) is
+ * used, interpolated linearly, and the curve must cover s = 1 and every swept scale.
+ */
+import { readFile } from 'node:fs/promises';
+import { FormatError, InputError } from '../../errors.js';
+
+export interface VfPoint {
+  /** Frequency scale, 1 = nominal. */
+  scale: number;
+  /** Supply voltage at that scale, V or relative to any reference. */
+  voltage: number;
+}
+
+export interface VfCurve {
+  name: string;
+  /** Scales strictly increasing. */
+  points: VfPoint[];
+}
+
+export const DEFAULT_SERDES_VF_CURVE: VfCurve = {
+  name: 'default SerDes curve: V(s)/V(1) = 0.6 + 0.4·s below nominal, +0.5·(s − 1) above (assumed)',
+  points: [
+    { scale: 0.25, voltage: 0.7 },
+    { scale: 1, voltage: 1 },
+    { scale: 1.25, voltage: 1.125 },
+  ],
+};
+
+/** Checks a curve's shape; throws FormatError naming the field. */
+export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FormatError(file, '', 'expected a JSON object with "points"');
+  const o = value as Record<string, unknown>;
+  const raw = o.points;
+  if (!Array.isArray(raw) || raw.length < 2) throw new FormatError(file, 'points', 'expected an array of at least 2 { "scale", "voltage" } objects');
+  const points: VfPoint[] = raw.map((p, i) => {
+    const q = (p ?? {}) as Record<string, unknown>;
+    const scale = q.scale;
+    const voltage = q.voltage;
+    if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) throw new FormatError(file, `points[${i}].scale`, `expected a positive number, got ${JSON.stringify(scale)}`);
+    if (typeof voltage !== 'number' || !Number.isFinite(voltage) || voltage <= 0) throw new FormatError(file, `points[${i}].voltage`, `expected a positive number, got ${JSON.stringify(voltage)}`);
+    return { scale, voltage };
+  });
+  for (let i = 1; i < points.length; i++) {
+    if (points[i].scale <= points[i - 1].scale) throw new FormatError(file, `points[${i}].scale`, 'scales must be strictly increasing');
+    if (points[i].voltage < points[i - 1].voltage) throw new FormatError(file, `points[${i}].voltage`, 'voltage must not fall as frequency rises');
+  }
+  if (points[0].scale > 1 || points[points.length - 1].scale < 1) throw new FormatError(file, 'points', 'the curve must cover scale 1 (nominal)');
+  return { name: typeof o.name === 'string' ? o.name : file, points };
+}
+
+export async function loadVfCurve(file: string): Promise<VfCurve> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new InputError(`cannot read V–f curve ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new FormatError(file, '', `not valid JSON (${(e as Error).message})`);
+  }
+  return validateVfCurve(json, file);
+}
+
+function voltageAt(curve: VfCurve, scale: number): number {
+  const p = curve.points;
+  if (scale < p[0].scale || scale > p[p.length - 1].scale) {
+    throw new InputError(`scale ${scale} is outside the V–f curve "${curve.name}" (${p[0].scale}..${p[p.length - 1].scale}); give a --vf-curve that covers it`);
+  }
+  let i = 1;
+  while (p[i].scale < scale) i++;
+  const a = p[i - 1];
+  const b = p[i];
+  return a.voltage + ((b.voltage - a.voltage) * (scale - a.scale)) / (b.scale - a.scale);
+}
+
+/** V(s)/V(1). */
+export function voltageRatio(curve: VfCurve, scale: number): number {
+  return voltageAt(curve, scale) / voltageAt(curve, 1);
+}
+
+/** Energy-per-bit factor at scale s: (V(s)/V(1))². */
+export function energyPerBitFactor(curve: VfCurve, scale: number): number {
+  const r = voltageRatio(curve, scale);
+  return r * r;
+}
