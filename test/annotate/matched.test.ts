@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import type { KernelSample, ProfileTable } from '../../src/core/kernel-sample.js';
-import { ANNOTATION_ATTRS, annotateTrace, durationMicrosOf, stripAnnotation, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS, annotateTrace, componentPowersAt, durationMicrosOf, stripAnnotation, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
 import { loadCalibration, predictKernel, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';
 import {
@@ -152,6 +152,11 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
       expect(p.gpu.idlePowerW).toBeGreaterThan(0);
       expect(p.gpu.idlePowerW).toBeLessThan(p.gpu.activePowerW);
       expect(p.network.length).toBeGreaterThan(0);
+      // Component powers at this clock are the calibration's coefficients there.
+      expect(p.gpu.frequencyMHz).toBe(FREQS[fi]);
+      const comp = componentPowersAt(cal, FREQS[fi]);
+      expect(Object.keys(p.gpu.componentPowersW ?? {})).toEqual(Object.keys(comp.coefficientsW));
+      for (const [c, w] of Object.entries(comp.coefficientsW)) expect(p.gpu.componentPowersW![c]).toBeCloseTo(w, 3);
     }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The power configuration written beside an annotated trace (`<out>.power.json`), in the replay's `--power` format
  * (src/formats/astra parsePowerConfig): GPU active and idle power at the target clock from the calibration, memory
- * and network energy per bit from the user or a preset. Component powers at the clock are listed in `assumptions`
- * (the format has no structured field for them). Every figure is an estimate.
+ * and network energy per bit from the user or a preset, and each component's power at the clock (`gpu.componentPowersW`).
+ * Every figure is an estimate.
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
@@ -109,10 +109,13 @@ export async function buildPowerDocument(
       options.idlePowerW !== undefined
         ? 'gpu.idlePowerW: given by the user'
         : `gpu.idlePowerW: modelled power at ${frequencyMHz} MHz with every utilization at zero (P0 of the calibration), the draw of a GPU held at that clock while it computes nothing`,
-      `component power at ${frequencyMHz} MHz (W at utilization 1 above P0 = ${fmt(comp.interceptW)} W): ` +
-        (Object.keys(comp.coefficientsW).length ? Object.entries(comp.coefficientsW).map(([c, w]) => `${c} ${fmt(w)}`).join(', ') : 'none (counter-free calibration)'),
+      `gpu.componentPowersW: W of each component at utilization 1 above P0 (${fmt(comp.interceptW)} W) at ${frequencyMHz} MHz, from the calibration` +
+        (Object.keys(comp.coefficientsW).length ? '' : ' (none: counter-free calibration)'),
     ],
-    gpu: { activePowerW: fmt(activePowerW), idlePowerW: fmt(idlePowerW) },
+    gpu: {
+      activePowerW: fmt(activePowerW), idlePowerW: fmt(idlePowerW), frequencyMHz,
+      componentPowersW: Object.fromEntries(Object.entries(comp.coefficientsW).map(([c, w]) => [c, fmt(w)])),
+    },
     memory: remotePj === memoryPj ? { energyPjPerBit: memoryPj } : { energyPjPerBit: memoryPj, remoteEnergyPjPerBit: remotePj },
     network,
     networkIdlePowerWPerRank: base.networkIdlePowerWPerRank,

@@ -208,11 +208,18 @@ export async function loadCommGroupConfig(file: string, rankCount?: number): Pro
 // ---------------------------------------------------------------------------------------------
 // power.json
 
+function componentPowers(file: string, v: unknown): Record<string, number> {
+  const o = asObject(file, v, '"gpu.componentPowersW" ({component: W})');
+  const out: Record<string, number> = {};
+  for (const k of Object.keys(o)) out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, { min: 0 }));
+  return out;
+}
+
 export function parsePowerConfig(file: string, text: string): PowerConfig {
   const o = asObject(file, parseJson(file, text), 'a power configuration');
   refuseUnknown(file, o, ['name', 'description', 'sources', 'assumptions', 'gpu', 'memory', 'network', 'networkIdlePowerWPerRank']);
   const gpu = asObject(file, o.gpu, '"gpu" ({activePowerW, idlePowerW})');
-  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW'], 'in "gpu"');
+  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW', 'frequencyMHz', 'componentPowersW'], 'in "gpu"');
   const mem = o.memory === undefined ? {} : asObject(file, o.memory, '"memory" ({energyPjPerBit})');
   refuseUnknown(file, mem, ['energyPjPerBit', 'remoteEnergyPjPerBit'], 'in "memory"');
   const netList = o.network;
@@ -228,6 +235,8 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
     gpu: {
       activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', { min: 0 })),
       idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', { min: 0 })),
+      ...(gpu.frequencyMHz === undefined ? {} : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', { min: 0 })) }),
+      ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(file, gpu.componentPowersW) }),
     },
     memory: { energyPjPerBit: memEnergy, remoteEnergyPjPerBit: num(file, mem, 'remoteEnergyPjPerBit', { min: 0, def: memEnergy }) },
     network: netList.map((d, i) => {

@@ -56,7 +56,14 @@ export interface CommGroupConfig {
 export interface PowerConfig {
   file: string;
   name: string;
-  gpu: { activePowerW: number; idlePowerW: number };
+  gpu: {
+    activePowerW: number;
+    idlePowerW: number;
+    /** SM clock the powers apply at (written by annotate). */
+    frequencyMHz?: number;
+    /** Power of each component at utilization 1, above idle, at frequencyMHz (written by annotate). */
+    componentPowersW?: Record<string, number>;
+  };
   memory: { energyPjPerBit: number; remoteEnergyPjPerBit: number };
   /** One entry per network dimension (dimension 0 first); extra entries are ignored. */
   network: { name: string; energyPjPerBit: number; bandwidthGBps?: number }[];
