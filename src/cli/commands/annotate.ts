@@ -62,7 +62,7 @@ export const annotateCommand: CommandSpec = {
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
     { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)', required: true },
-    { name: 'profile', value: 'file', description: 'kernel profile(s) to match trace nodes against (repeatable)', required: true, repeatable: true },
+    { name: 'profile', value: 'file', description: 'kernel profile(s) to match trace nodes against (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates', repeatable: true },
     { name: 'profile-format', value: 'F', description: 'force the profile format' },
     { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json' },
     { name: 'frequencies', value: 'list', description: 'target SM clocks, comma-separated: writes <out>.<F>MHz.<rank>.et and <out>.<F>MHz.power.json per clock' },
@@ -89,7 +89,7 @@ export const annotateCommand: CommandSpec = {
     if (!['fp16Tensor', 'fp32', 'fp64'].includes(precision)) throw new InputError(`--roofline-precision: expected fp16Tensor, fp32 or fp64, got "${precision}"`);
     const workers = opts.workers === undefined ? undefined : Number(opts.workers);
     if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) throw new InputError(`--workers: expected a whole number, got "${String(opts.workers)}"`);
-    const profiles = (Array.isArray(opts.profile) ? opts.profile : [opts.profile]).map(String);
+    const profiles = opts.profile === undefined ? [] : (Array.isArray(opts.profile) ? opts.profile : [opts.profile]).map(String);
 
     const bar = io.isTTY && !opts.json
       ? new cliProgress.SingleBar({ stream: process.stderr, format: 'annotate [{bar}] {percentage}% | {ranksDone}/{ranks} ranks | {mb}/{totalMb} MB', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)

@@ -123,7 +123,7 @@ export const sweepGpuCommand: CommandSpec = {
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
     { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate)', required: true },
-    { name: 'profile', value: 'file', description: 'profile of the traced kernels at the reference clock', required: true, repeatable: true },
+    { name: 'profile', value: 'file', description: 'profile of the traced kernels at the reference clock (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates', repeatable: true },
     { name: 'format', value: 'F', description: 'force the profile format' },
     { name: 'frequencies', value: 'a:b:step', description: 'SM clocks in MHz, start:stop:step or a comma list', default: '210:1980:15' },
     { name: 'reference-frequency', value: 'MHz', description: 'SM clock the trace durations were recorded at (default: the calibration\'s highest)' },
@@ -150,7 +150,7 @@ export const sweepGpuCommand: CommandSpec = {
       label: `${args[0]}: SM clock sweep`,
       trace: args[0],
       calibration: String(opts.calibration),
-      profiles: (opts.profile as string[]).map(String),
+      profiles: opts.profile === undefined ? [] : (opts.profile as string[]).map(String),
       profileFormat: opts.format as ProfileFormat | undefined,
       frequenciesMHz: parseRange(String(opts.frequencies ?? '210:1980:15'), '--frequencies'),
       referenceClockMHz: ref,

@@ -152,7 +152,6 @@ export async function annotateTrace(o: AnnotateOptions): Promise<AnnotateResult>
 async function annotateWith(o: AnnotateOptions, rankFiles: RankFile[], started: ReturnType<typeof startPool>, diagnostics: Diagnostics): Promise<AnnotateResult> {
   const calFile = typeof o.calibration === 'string' ? o.calibration : null;
   const cal = typeof o.calibration === 'string' ? await loadCalibration(o.calibration) : o.calibration;
-  if (o.profiles.length === 0) throw new InputError('give at least one profile (--profile)');
   const profiles: ProfileTable[] = [];
   for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics }) : p);
   const plan = buildPlan(cal, profiles, {

@@ -88,10 +88,13 @@ export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
       profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
       power: input.power, workers: input.threads, onProgress: input.onAnnotate,
     });
+    // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
+    // recompute them from num_ops at one fixed peak and hide the clock.
+    const system: SystemConfig = { ...input.system, rooflineEnabled: false };
     const tasks: PointTask[] = [];
     for (const o of annotate.outputs) {
       tasks.push({
-        trace: { kind: 'files', trace: o.prefix }, system: input.system, network: input.network, power: await loadPowerConfig(o.powerFile),
+        trace: { kind: 'files', trace: o.prefix }, system, network: input.network, power: await loadPowerConfig(o.powerFile),
         memory: input.memory, commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit,
       });
     }
