@@ -9,7 +9,9 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ChakraDecodeError, InputError } from '../../src/errors.js';
-import { decodeTraceBuffer, readTraceFile } from '../../src/formats/chakra/reader.js';
+import { decodeTraceBuffer, openTrace, openTraceSource, readTraceFile } from '../../src/formats/chakra/reader.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { nodeToJson } from '../../src/formats/chakra/json.js';
 import { shipped } from '../helpers/traces.js';
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tw-bad-'));
@@ -178,5 +180,95 @@ describe('mutated real traces', () => {
     }
     expect(cases).toBeGreaterThanOrEqual(1090);
     expect(results.error).toBeGreaterThan(0);
+  });
+});
+
+describe('resources', () => {
+  const fdCount = () => readdirSync('/proc/self/fd').length;
+  it.runIf(existsSync('/proc/self/fd'))('closes the file after a decode error and when a consumer stops early', async () => {
+    const before = fdCount();
+    for (let i = 0; i < 50; i++) await openTrace(path.join(tmp, '..', path.basename(tmp), 'x')).catch(() => undefined);
+    const notATrace = await writeTmp('text.et', 'not a trace at all, just some text\n');
+    for (let i = 0; i < 50; i++) await openTrace(notATrace).catch(() => undefined);
+    for (let i = 0; i < 50; i++) {
+      const r = await openTrace(FEEDER);
+      for await (const batch of r.batches()) if (batch.length) break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fdCount()).toBeLessThanOrEqual(before + 2);
+  });
+});
+
+describe('mutated real traces through the streaming reader', () => {
+  it('random chunk boundaries: the same outcome as the in-memory decoder, and every IOInfo materialises or the frame fails', async () => {
+    const rand = rng(7);
+    const orig = readFileSync(FEEDER).subarray(0, 400_000);
+    let cases = 0;
+    for (let i = 0; i < 60; i++) {
+      const buf = Buffer.from(orig);
+      buf[Math.floor(rand() * buf.length)] ^= 1 + Math.floor(rand() * 255);
+      const cut = Math.floor(buf.length * (0.5 + rand() / 2));
+      const input = buf.subarray(0, cut);
+      let expected: string;
+      try {
+        const t = decodeTraceBuffer(input, 'm');
+        expected = `ok ${t.nodes.length}`;
+      } catch (e) {
+        expect(e).toBeInstanceOf(ChakraDecodeError);
+        expected = `error ${(e as ChakraDecodeError).location.offset}`;
+      }
+      async function* chunks() {
+        let p = 0;
+        while (p < input.length) {
+          const n = 1 + Math.floor(rand() * 5000);
+          yield input.subarray(p, p + n);
+          p += n;
+        }
+      }
+      let got: string;
+      try {
+        const r = await openTraceSource('m', chunks(), { knownSize: input.length });
+        let n = 0;
+        for await (const b of r.batches()) for (const node of b) {
+          JSON.parse(nodeToJson(node));
+          n++;
+        }
+        got = `ok ${n}`;
+      } catch (e) {
+        expect(e).toBeInstanceOf(ChakraDecodeError);
+        got = `error ${(e as ChakraDecodeError).location.offset}`;
+      }
+      expect(got, `case ${i}`).toBe(expected);
+      cases++;
+    }
+    expect(cases).toBe(60);
+  });
+});
+
+describe('JSON traces with out-of-range integers', () => {
+  const doc = (attr: object) => JSON.stringify({ metadata: null, nodes: [{ id: '7', type: 'COMP_NODE', attr: [{ name: 'x', ...attr }] }] });
+  it.each([
+    [{ int64Val: '18446744073709551617' }, /int64 range/],
+    [{ uint64Val: '-5' }, /uint64 range/],
+    [{ int32Val: 5e9 }, /int32 range/],
+    [{ uint32List: { values: [1, -1] } }, /uint32 range/],
+  ])('%j is refused, naming the node and field', async (attr, re) => {
+    const { traceFromJson } = await import('../../src/formats/chakra/json.js');
+    expect(() => traceFromJson(doc(attr), 'bad.json')).toThrow(re);
+    expect(() => traceFromJson(doc(attr), 'bad.json')).toThrow(/bad\.json: nodes\[0\] \(id 7\)/);
+  });
+});
+
+describe('odd but usable encodings are counted', () => {
+  it('over-long varints and a bool written as 2 decode, and are reported as non-canonical', async () => {
+    const { Diagnostics } = await import('../../src/diagnostics.js');
+    // Node: id 5 as a 2-byte varint (85 00), attr { name "b", bool_val = 2 }.
+    const attr = Buffer.from([0x0a, 0x01, 0x62, 0xd8, 0x01, 0x02]);
+    const node = Buffer.from([0x08, 0x85, 0x00, 0x52, attr.length, ...attr]);
+    const d = new Diagnostics();
+    const { nodes } = decodeTraceBuffer(Buffer.concat([Buffer.from([node.length]), node]), 'odd.et', { diagnostics: d });
+    expect(nodes[0].id).toBe(5n);
+    expect(nodes[0].attrs[0].value).toBe(true);
+    expect(d.count('non-canonical-varint')).toBe(1);
   });
 });

@@ -101,3 +101,21 @@ describe('tracewatt convert and errors', () => {
     expect(failed.code).toBe(1);
   });
 });
+
+describe('duplicate ids are all counted', () => {
+  it('inspect and validate count every repeated id, not only the listed ones', async () => {
+    const { writeTraceFile } = await import('../../src/formats/chakra/writer.js');
+    const { emptyNode } = await import('../../src/formats/chakra/types.js');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-dup-'));
+    const file = path.join(dir, 'dup.0.et');
+    // 30 nodes, ids 0..9 each three times: 20 repeats.
+    await writeTraceFile(file, { version: '0.0.4', attrs: [] }, [...Array(30).keys()].map((i) => emptyNode(BigInt(i % 10), `n${i}`, NodeType.COMP_NODE)));
+    const ins = JSON.parse((await cli('inspect', file, '--json')).out);
+    expect(ins.total.duplicateIds).toBe(20);
+    const val = await cli('validate', file, '--json', '--max-per-code', '3');
+    const j = JSON.parse(val.out);
+    expect(j.counts['duplicate-id']).toBe(20);
+    expect(j.problems.filter((p: { code: string }) => p.code === 'duplicate-id')).toHaveLength(3);
+    expect(val.code).toBe(1);
+  });
+});

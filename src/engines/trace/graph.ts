@@ -11,6 +11,8 @@ export interface GraphFacts {
   danglingCtrl: number;
   /** First few (node, missing parent) pairs. */
   danglingSamples: { nodeId: bigint; parentId: bigint; kind: 'data' | 'ctrl' }[];
+  /** Number of frames whose id repeats an earlier one, and the first few such ids. */
+  duplicateCount: number;
   duplicateIds: bigint[];
   /** Nodes that lie on or behind a dependency cycle (never become ready). */
   nodesInCycles: number;
@@ -27,12 +29,14 @@ export class DependencyGraph {
   private readonly depKinds: number[] = [];
   private readonly depStart: number[] = [0];
   private readonly duplicates: bigint[] = [];
+  private duplicateTotal = 0;
   private dataEdges = 0;
   private ctrlEdges = 0;
 
   add(id: bigint, dataDeps: readonly bigint[], ctrlDeps: readonly bigint[]): void {
     if (this.index.has(id)) {
-      this.duplicates.push(id);
+      if (this.duplicates.length < SAMPLES) this.duplicates.push(id);
+      this.duplicateTotal++;
     } else {
       this.index.set(id, this.ids.length);
     }
@@ -54,7 +58,8 @@ export class DependencyGraph {
     const n = this.ids.length;
     const facts: GraphFacts = {
       nodeCount: n, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
-      danglingSamples: [], duplicateIds: this.duplicates.slice(0, SAMPLES), nodesInCycles: 0, cycleSample: [],
+      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(0, SAMPLES),
+      nodesInCycles: 0, cycleSample: [],
     };
     // Children lists (CSR) over resolvable edges; dangling ones counted and left out.
     const indeg = new Int32Array(n);

@@ -94,7 +94,7 @@ export async function inspectRank(file: string, rank: number): Promise<RankInspe
   const g = graph.facts();
   c.edges = { data: g.dataEdges, ctrl: g.ctrlEdges };
   c.dangling = { data: g.danglingData, ctrl: g.danglingCtrl };
-  c.duplicateIds = g.duplicateIds.length;
+  c.duplicateIds = g.duplicateCount;
   c.nodesInCycles = g.nodesInCycles;
   const md = reader.metadata;
   return {

@@ -49,6 +49,14 @@ class Collector {
   private readonly listed = new Map<string, number>();
   constructor(private readonly file: string, private readonly rank: number, private readonly maxPerCode: number) {}
 
+  /** Counts problems known only by number (beyond the listed samples). */
+  addUnlisted(severity: Severity, code: string, n: number): void {
+    if (n <= 0) return;
+    this.counts[code] = (this.counts[code] ?? 0) + n;
+    if (severity === 'error') this.errors += n;
+    else this.warnings += n;
+  }
+
   add(severity: Severity, code: string, nodeId: bigint | null, message: string): void {
     this.counts[code] = (this.counts[code] ?? 0) + 1;
     if (severity === 'error') this.errors++;
@@ -142,19 +150,17 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20):
   }
   const g = graph.facts();
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
+  c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
   for (const d of g.danglingSamples) {
     c.add('error', 'dangling-dependency', d.nodeId, `node ${d.nodeId}: ${d.kind} dependency on absent node ${d.parentId} (fatal in ASTRA-sim)`);
   }
-  const extraDangling = g.danglingData + g.danglingCtrl - g.danglingSamples.length;
-  if (extraDangling > 0) {
-    c.counts['dangling-dependency'] += extraDangling;
-    c.errors += extraDangling;
-  }
+  c.addUnlisted('error', 'dangling-dependency', g.danglingData + g.danglingCtrl - g.danglingSamples.length);
   if (g.nodesInCycles > 0) {
     c.add('error', 'cycle', g.cycleSample[0] ?? null, `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`);
   }
   for (const d of diagnostics.summary()) {
     for (const s of d.samples) c.add('warning', d.code, s.nodeId ?? null, s.message);
+    c.addUnlisted('warning', d.code, d.count - d.samples.length);
   }
   return { c, nodes };
 }

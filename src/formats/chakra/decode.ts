@@ -10,7 +10,7 @@ import type { AttrScalarValue, AttrValue, Attribute, ChakraNode, GlobalMetadata,
 import {
   WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, WireError, pos, readBytes, readDouble, readFixed32, readFixed64,
   readFloat, readInt32, readInt64, readLength, readSfixed32, readSfixed64, readSint32, readSint64, readString,
-  readTag, readUint32, readVarintBigint, readVarintNumber, seek, skipField,
+  markNonCanonical, readTag, readUint32, readVarintBigint, readVarintNumber, seek, skipField,
 } from './wire.js';
 
 /** Oneof members indexed by field number, with numeric scalar codes for a fast switch. */
@@ -285,7 +285,11 @@ function readScalar(buf: Buffer, end: number, code: number): AttrScalarValue {
     case 9: return readFixed64(buf, end);
     case 10: return readSfixed32(buf, end);
     case 11: return readSfixed64(buf, end);
-    case 12: return readVarintBigint(buf, end) !== 0n;
+    case 12: {
+      const v = readVarintBigint(buf, end);
+      if (v > 1n) markNonCanonical();
+      return v !== 0n;
+    }
     case 13: return readString(buf, end);
     default: return readBytes(buf, end);
   }

@@ -155,8 +155,22 @@ function floatFrom(ctx: Ctx, v: Json, field: string): number {
   return ctx.fail(`${field} must be a number, got ${JSON.stringify(v)}`);
 }
 
+/** Value ranges of the integer scalars, checked so nothing wraps silently on encode. */
+const INT_RANGES: Partial<Record<AttrMember['scalar'], [bigint, bigint]>> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n], sint32: [-(2n ** 31n), 2n ** 31n - 1n], sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n], fixed32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n], sint64: [-(2n ** 63n), 2n ** 63n - 1n], sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n], fixed64: [0n, 2n ** 64n - 1n],
+};
+
+function inRange(ctx: Ctx, m: AttrMember, v: bigint, field: string): bigint {
+  const r = INT_RANGES[m.scalar];
+  if (r && (v < r[0] || v > r[1])) ctx.fail(`${field} = ${v} is outside the ${m.scalar} range [${r[0]}, ${r[1]}]`);
+  return v;
+}
+
 function scalarFrom(ctx: Ctx, m: AttrMember, v: Json, field: string): AttrScalarValue {
-  if (BIGINT_SCALARS.has(m.scalar)) return int64(ctx, v, field);
+  if (BIGINT_SCALARS.has(m.scalar)) return inRange(ctx, m, int64(ctx, v, field), field);
   switch (m.scalar) {
     case 'bool':
       if (typeof v !== 'boolean') ctx.fail(`${field} must be true or false`);
@@ -170,7 +184,7 @@ function scalarFrom(ctx: Ctx, m: AttrMember, v: Json, field: string): AttrScalar
       return floatFrom(ctx, v, field);
     default:
       if (typeof v !== 'number' || !Number.isInteger(v)) ctx.fail(`${field} must be an integer`);
-      return v as number;
+      return Number(inRange(ctx, m, BigInt(v as number), field));
   }
 }
 

@@ -129,7 +129,7 @@ class FrameDecoder {
       if (nonMinimalVarint) {
         this.diagnostics?.add('non-canonical-varint', {
           file: this.file,
-          message: `frame ${this.frameIndex} at byte ${this.windowOffset + p} uses over-long varints; re-encoding normalises them`,
+          message: `frame ${this.frameIndex} at byte ${this.windowOffset + p} uses non-canonical varints (over-long, or a bool other than 0/1); re-encoding normalises them`,
         });
       }
       this.frameIndex++;
@@ -165,29 +165,44 @@ export async function openTraceSource(
     return true;
   };
 
+  // Closes the source (and its file descriptor) on errors and when a consumer stops early.
+  const close = async () => {
+    done = true;
+    await it.return?.();
+  };
+
   // Decode until the first frame is known, so `metadata` is ready when open resolves.
-  while (dec.frameIndex === 0) {
-    if (!(await pull())) {
-      if (dec.window.length - dec.start === 0 && dec.frameIndex === 0 && dec.consumed === 0) {
-        throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
+  try {
+    while (dec.frameIndex === 0) {
+      if (!(await pull())) {
+        if (dec.window.length - dec.start === 0 && dec.frameIndex === 0 && dec.consumed === 0) {
+          throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
+        }
+        dec.decodeAvailable(first, true);
+        break;
       }
-      dec.decodeAvailable(first, true);
-      break;
+      dec.decodeAvailable(first, false);
     }
-    dec.decodeAvailable(first, false);
+  } catch (e) {
+    await close();
+    throw e;
   }
 
   async function* batches(): AsyncGenerator<ChakraNode[]> {
-    if (first.length > 0) {
-      const b = first;
-      first = [];
-      yield b;
-    }
-    while (!done) {
-      const more = await pull();
-      const out: ChakraNode[] = [];
-      dec.decodeAvailable(out, !more);
-      if (out.length > 0) yield out;
+    try {
+      if (first.length > 0) {
+        const b = first;
+        first = [];
+        yield b;
+      }
+      while (!done) {
+        const more = await pull();
+        const out: ChakraNode[] = [];
+        dec.decodeAvailable(out, !more);
+        if (out.length > 0) yield out;
+      }
+    } finally {
+      if (!done) await close();
     }
   }
 

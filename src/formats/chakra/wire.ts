@@ -22,10 +22,13 @@ export function seek(p: number): void {
   pos = p;
 }
 
-/** Set when a varint used more bytes than needed (re-encoding will normalise it). */
+/** Set when a varint used more bytes than needed, or a bool was not 0/1 (re-encoding normalises both). */
 export let nonMinimalVarint = false;
 export function clearNonMinimal(): void {
   nonMinimalVarint = false;
+}
+export function markNonCanonical(): void {
+  nonMinimalVarint = true;
 }
 
 /** Unsigned varint that must fit in 2^53 (tags, lengths, enums). */
