@@ -16,8 +16,9 @@ const offenders = [];
 for (const rel of readdirSync(root, { recursive: true })) {
   if (!rel.endsWith('.ts')) continue;
   const text = readFileSync(path.join(root, rel), 'utf8');
-  for (const m of text.matchAll(/from '(\.[^']+)'/g)) {
-    const target = path.relative(root, path.resolve(root, path.dirname(rel), m[1]));
+  // Static imports and re-exports (`from '…'` / `from "…"`) and dynamic `import('…')`.
+  for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)(['"])(\.[^'"]+)\1/g)) {
+    const target = path.relative(root, path.resolve(root, path.dirname(rel), m[2]));
     if (target.startsWith('..')) continue;
     if (layerOf(target) > layerOf(rel)) offenders.push(`${rel} imports ${target} (a layer above it)`);
   }
