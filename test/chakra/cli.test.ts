@@ -119,3 +119,23 @@ describe('duplicate ids are all counted', () => {
     expect(val.code).toBe(1);
   });
 });
+
+describe('convert output safety', () => {
+  it('an output whose folder cannot be made is one line and exit 2; a failed conversion leaves no file', async () => {
+    const src = shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.0.et');
+    const r = await cli('convert', src, '/dev/null/sub/x.json');
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/cannot create its folder \(ENOTDIR\)/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-conv-'));
+    const bad = path.join(dir, 'bad.et');
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(bad, readFileSync(shipped('chakra-tests', 'feeder_tests_chakra.0.et')).subarray(0, 1_500_000));
+    const out = path.join(dir, 'deep', 'bad.json');
+    const failed = await cli('convert', bad, out);
+    expect(failed.code).toBe(2);
+    expect(failed.err).toMatch(/runs past end of file/);
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.tmp`)).toBe(false);
+  });
+});

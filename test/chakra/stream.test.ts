@@ -91,3 +91,25 @@ describe('streaming', () => {
     expect(nodes[0].attrs[0].value).toBe(-(2n ** 62n));
   });
 });
+
+describe('writer safety', () => {
+  it('writes under <file>.tmp and renames on close; abort leaves nothing (plain and gzip)', async () => {
+    const { existsSync } = await import('node:fs');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-wsafe-'));
+    const plain = await readTraceFile(FEEDER);
+    for (const name of ['a.0.et', 'b.0.et.gz']) {
+      const file = path.join(dir, name);
+      const w = await TraceWriter.create(file, plain.metadata);
+      await w.writeAll(plain.nodes.slice(0, 2000));
+      expect(existsSync(file)).toBe(false);
+      await w.abort();
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(`${file}.tmp`)).toBe(false);
+      const ok = await TraceWriter.create(file, plain.metadata);
+      await ok.writeAll(plain.nodes.slice(0, 10));
+      await ok.close();
+      expect((await readTraceFile(file)).nodes).toHaveLength(10);
+      expect(existsSync(`${file}.tmp`)).toBe(false);
+    }
+  });
+});

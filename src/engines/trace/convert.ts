@@ -3,12 +3,14 @@
  * .json → .et parses the document in memory.
  */
 import { createWriteStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
 import { InputError } from '../../errors.js';
 import { jsonDocument, traceFromJson } from '../../formats/chakra/json.js';
 import { openTrace } from '../../formats/chakra/reader.js';
-import { writeTraceFile } from '../../formats/chakra/writer.js';
+import { ensureDir, writeTraceFile } from '../../formats/chakra/writer.js';
 
 export type TraceFormat = 'et' | 'json';
 
@@ -18,29 +20,64 @@ export function formatOf(file: string): TraceFormat {
   throw new InputError(`${file}: unknown trace format; use a .et, .et.gz or .json file name`);
 }
 
+/**
+ * Converts one trace file. The output is written to `<out>.tmp` and renamed when complete, so a
+ * failure (bad input, full disk) never leaves a partial file behind.
+ */
 export async function convertTrace(input: string, output: string): Promise<{ nodes: number; from: TraceFormat; to: TraceFormat }> {
   const from = formatOf(input);
   const to = formatOf(output);
   if (from === to) throw new InputError(`convert ${input} → ${output}: both are .${from}; convert between .et and .json`);
-  if (from === 'json') {
-    const t = traceFromJson(await readFile(input, 'utf8'), input);
-    await writeTraceFile(output, t.metadata, t.nodes);
-    return { nodes: t.nodes.length, from, to };
+  try {
+    await ensureDir(path.dirname(path.resolve(output)));
+  } catch (e) {
+    throw new InputError(`${output}: cannot create its folder (${(e as NodeJS.ErrnoException).code ?? e})`);
   }
+  const tmp = `${output}.tmp`;
+  try {
+    const nodes = from === 'json' ? await jsonToEt(input, tmp) : await etToJson(input, tmp);
+    await rename(tmp, output);
+    return { nodes, from, to };
+  } catch (e) {
+    await rm(tmp, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code && /^E[A-Z]+$/.test(code) && !(e instanceof InputError)) throw new InputError(`${output}: cannot write (${code})`);
+    throw e;
+  }
+}
+
+async function jsonToEt(input: string, output: string): Promise<number> {
+  const t = traceFromJson(await readFile(input, 'utf8'), input);
+  await writeTraceFile(output, t.metadata, t.nodes);
+  return t.nodes.length;
+}
+
+async function etToJson(input: string, output: string): Promise<number> {
   const reader = await openTrace(input);
   const out = createWriteStream(output);
+  let failed: Error | null = null;
+  out.on('error', (e) => {
+    failed = e;
+  });
   const write = async (s: string) => {
-    if (!out.write(s)) await once(out, 'drain');
+    if (failed) throw failed;
+    if (!out.write(s)) await Promise.race([once(out, 'drain'), once(out, 'error')]);
+    if (failed) throw failed;
   };
   let nodes = 0;
-  await write(jsonDocument.head(reader.metadata));
-  for await (const batch of reader.batches()) {
-    let text = '';
-    for (const n of batch) text += jsonDocument.node(n, nodes++ === 0);
-    await write(text);
+  try {
+    await write(jsonDocument.head(reader.metadata));
+    for await (const batch of reader.batches()) {
+      let text = '';
+      for (const n of batch) text += jsonDocument.node(n, nodes++ === 0);
+      await write(text);
+    }
+    await write(jsonDocument.tail());
+  } finally {
+    out.end();
+    // finished() also settles for a stream that already closed after an error.
+    await finished(out).catch(() => undefined);
   }
-  await write(jsonDocument.tail());
-  out.end();
-  await once(out, 'close');
-  return { nodes, from, to };
+  if (failed) throw failed;
+  return nodes;
 }

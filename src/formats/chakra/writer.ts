@@ -3,7 +3,7 @@
  * back-pressure, so memory stays bounded whatever the trace size. A path ending in `.gz` is gzipped.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -11,6 +11,32 @@ import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from './encode.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';
 
 const FLUSH_BYTES = 1 << 20;
+
+/**
+ * Creates a folder and its missing parents one level at a time. (Node's recursive mkdir can spin
+ * forever under /proc; this fails at once with the first level that cannot be made.)
+ */
+export async function ensureDir(dir: string): Promise<void> {
+  const abs = path.resolve(dir);
+  const missing: string[] = [];
+  let at = abs;
+  let st = await stat(at).catch(() => null);
+  while (!st) {
+    missing.push(at);
+    const up = path.dirname(at);
+    if (up === at) break;
+    at = up;
+    st = await stat(at).catch(() => null);
+  }
+  if (st && !st.isDirectory()) {
+    throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR' });
+  }
+  for (const d of missing.reverse()) {
+    await mkdir(d).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+  }
+}
 
 export class TraceWriter {
   private readonly sink = new ByteSink(FLUSH_BYTES * 2);
@@ -20,13 +46,17 @@ export class TraceWriter {
   private constructor(
     readonly file: string,
     private readonly out: Writable,
+    private readonly fileStream: Writable,
     private readonly done: Promise<void>,
   ) {}
 
-  /** Creates the file (and its folder) and writes the metadata frame when given. */
+  /**
+   * Creates `<file>.tmp` (and its folder) and writes the metadata frame when given; close() renames
+   * it to `file`, so an interrupted write never leaves a partial trace under the real name.
+   */
   static async create(file: string, metadata: GlobalMetadata | null, options: { gzip?: boolean } = {}): Promise<TraceWriter> {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-    const fileStream = createWriteStream(file);
+    await ensureDir(path.dirname(path.resolve(file)));
+    const fileStream = createWriteStream(`${file}.tmp`);
     const gzip = options.gzip ?? file.endsWith('.gz');
     const head: Writable = gzip ? createGzip() : fileStream;
     if (gzip) head.pipe(fileStream);
@@ -37,7 +67,7 @@ export class TraceWriter {
     });
     // Keep an unobserved rejection from crashing the process before close() awaits it.
     done.catch(() => {});
-    const w = new TraceWriter(file, head, done);
+    const w = new TraceWriter(file, head, fileStream, done);
     if (metadata) encodeMetadataFrame(w.sink, metadata);
     return w;
   }
@@ -78,18 +108,32 @@ export class TraceWriter {
     }
   }
 
-  /** Flushes and closes; resolves when the file is complete on disk. */
+  /** Flushes and closes; resolves when the file is complete on disk under its real name. */
   async close(): Promise<{ nodes: number; bytes: number }> {
     await this.flush();
     this.out.end();
     await this.done;
+    await rename(`${this.file}.tmp`, this.file);
     return { nodes: this.nodes, bytes: this.bytes };
+  }
+
+  /** Abandons the file: nothing is left on disk. */
+  async abort(): Promise<void> {
+    this.out.destroy();
+    this.fileStream.destroy();
+    await this.done.catch(() => undefined);
+    await rm(`${this.file}.tmp`, { force: true });
   }
 }
 
 /** Writes a whole trace. */
 export async function writeTraceFile(file: string, metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>): Promise<void> {
   const w = await TraceWriter.create(file, metadata);
-  await w.writeAll(nodes);
+  try {
+    await w.writeAll(nodes);
+  } catch (e) {
+    await w.abort();
+    throw e;
+  }
   await w.close();
 }
