@@ -16,7 +16,7 @@ export { inspectTrace, type Inspection, type RankInspection } from './engines/tr
 export { validateTrace, type ValidationReport, type Problem } from './engines/trace/validate.js';
 export { convertTrace } from './engines/trace/convert.js';
 export {
-  fitCalibration, accuracy, calibrationOnlyAccuracy, predictProfile, loadCalibration, saveCalibration, validateCalibration,
+  fitCalibration, readCalibrateInput, accuracy, calibrationOnlyAccuracy, predictProfile, loadCalibration, saveCalibration, validateCalibration,
   predictKernel, estimateFromRoofline, type Calibration, type AccuracyResult, type KernelPrediction,
 } from './engines/calibrate/index.js';
 export { annotateTrace, stripAnnotation, ANNOTATION_ATTRS, type AnnotateOptions } from './engines/annotate/index.js';

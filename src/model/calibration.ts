@@ -4,7 +4,7 @@
  * document and names the first offending field; {@link loadCalibration} reads and validates a file.
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { FormatError } from '../errors.js';
+import { FormatError, InputError } from '../errors.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
 import type { TimeModel } from './time-model.js';
@@ -12,11 +12,14 @@ import type { TimeModel } from './time-model.js';
 export const CALIBRATION_SCHEMA = 'tracewatt-calibration';
 export const CALIBRATION_VERSION = 1;
 
+export const POWER_CAP_SOURCES = ['detected', 'profile', 'datasheet', 'none'] as const;
+
 export interface PowerCap {
   detected: boolean;
   /** Board power the GPU is held at, W; null when none was seen. */
   powerW: number | null;
-  source: 'detected' | 'profile' | 'datasheet' | 'none';
+  /** detected in the data > power limit reported by the profile > datasheet TDP > none. */
+  source: (typeof POWER_CAP_SOURCES)[number];
   /** One sentence saying what the detection saw. */
   evidence: string;
 }
@@ -134,6 +137,8 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   const cap = obj(file, root.powerCap, 'powerCap');
   if (typeof cap.detected !== 'boolean') fail(file, 'powerCap.detected', 'expected true or false');
   num(file, cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
+  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source'])) fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${JSON.stringify(cap.source)}`);
+  if ((cap.source === 'none') !== (cap.powerW === null)) fail(file, 'powerCap.powerW', `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`);
   if (root.datasheet !== null) {
     const ds = obj(file, root.datasheet, 'datasheet');
     for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS']) num(file, ds, k, 'datasheet', { min: 0 });
@@ -175,4 +180,28 @@ export async function saveCalibration(file: string, cal: Calibration): Promise<v
 /** The power model at exactly this clock (±0.5 MHz), if one was fitted. */
 export function clockModelAt(cal: Calibration, smClockMHz: number): ClockPowerModel | undefined {
   return cal.power.perClock.find((p) => Math.abs(p.smClockMHz - smClockMHz) < 0.5);
+}
+
+/**
+ * The highest SM clock the device can run: the datasheet's maximum, or the highest calibrated clock when there is
+ * no datasheet (or when the profiles ran higher than the datasheet says, since a measured clock was reachable).
+ */
+export function maxSmClock(cal: Calibration): { mhz: number; source: 'datasheet' | 'calibrated' } {
+  const calibrated = Math.max(...cal.clocks.smClocksMHz, ...cal.power.perClock.map((m) => m.smClockMHz));
+  const ds = cal.datasheet?.maxSmClockMHz;
+  if (ds !== undefined && ds > 0 && ds >= calibrated) return { mhz: ds, source: 'datasheet' };
+  return { mhz: calibrated, source: 'calibrated' };
+}
+
+/**
+ * Throws InputError when `targetClockMHz` is not a positive clock the device can run (above {@link maxSmClock}):
+ * the models do not extrapolate to clocks the GPU cannot reach.
+ */
+export function checkTargetClock(cal: Calibration, targetClockMHz: number): void {
+  if (!(targetClockMHz > 0) || !Number.isFinite(targetClockMHz)) throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
+  const max = maxSmClock(cal);
+  if (targetClockMHz > max.mhz + 0.5)
+    throw new InputError(
+      `target clock ${targetClockMHz} MHz is above the highest SM clock of ${cal.device.name} (${max.mhz} MHz, ${max.source === 'datasheet' ? 'datasheet maxSmClockMHz' : 'highest calibrated clock; the calibration has no datasheet'}); the models do not extrapolate to clocks the GPU cannot run`,
+    );
 }

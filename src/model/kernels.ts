@@ -13,7 +13,28 @@ export interface ClockPoint {
   utilization: Record<string, number>;
   /** Samples averaged into this point. */
   count: number;
-  where: string;
+  /** Where the averaged samples came from (file and 1-based row of each), in input order. */
+  sources: SampleLocation[];
+}
+
+/** A sample's place in its input file, carried from KernelSample.source. */
+export interface SampleLocation {
+  file: string;
+  row: number;
+}
+
+/** "file: row 5", the form diagnostics use for one location. */
+export function formatLocation(loc: SampleLocation): string {
+  return `${loc.file}: row ${loc.row}`;
+}
+
+/** Locations compacted per file: "a.csv: rows 5, 9, 13, … (138 rows); b.csv: row 2". */
+export function describeLocations(locs: readonly SampleLocation[], shown = 3): string {
+  const byFile = new Map<string, number[]>();
+  for (const l of locs) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.row]);
+  return [...byFile.entries()]
+    .map(([file, rows]) => `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}${rows.length > shown ? `, … (${rows.length} rows)` : ''}`)
+    .join('; ');
 }
 
 export interface KernelSeries {
@@ -46,7 +67,8 @@ export function groupKernels(samples: KernelSample[], diagnostics?: Diagnostics)
   const byKey = new Map<string, Map<number, ClockPoint & { sums: { d: number; nd: number; p: number; np: number; u: Map<string, [number, number]> } }>>();
   const names = new Map<string, string>();
   for (const s of samples) {
-    const where = `${s.source.file}: row ${s.source.row}`;
+    const loc: SampleLocation = { file: s.source.file, row: s.source.row };
+    const where = formatLocation(loc);
     if (!finitePos(s.smClockMHz)) {
       diagnostics?.add('TIME_NO_CLOCK', { message: `${s.kernelName}: no SM clock, sample skipped`, file: where });
       continue;
@@ -58,10 +80,11 @@ export function groupKernels(samples: KernelSample[], diagnostics?: Diagnostics)
     const f = s.smClockMHz;
     let e = byClock.get(f);
     if (!e) {
-      e = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, where, sums: { d: 0, nd: 0, p: 0, np: 0, u: new Map() } };
+      e = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, sources: [], sums: { d: 0, nd: 0, p: 0, np: 0, u: new Map() } };
       byClock.set(f, e);
     }
     e.count++;
+    e.sources.push(loc);
     if (finitePos(s.durationNs)) (e.sums.d += s.durationNs), e.sums.nd++;
     else if (s.durationNs !== null) diagnostics?.add('BAD_DURATION', { message: `${s.kernelName}: duration ${s.durationNs} ignored`, file: where });
     const p = samplePowerW(s);
@@ -112,14 +135,14 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
     if (pts.length === 0) continue;
     const top = pts[pts.length - 1]!;
     if ((top.utilization.sm_active ?? 1) < 0.1)
-      diagnostics.add('MOSTLY_IDLE', { message: `${s.key}: SM active ${(100 * top.utilization.sm_active!).toFixed(1)}% at ${top.smClockMHz} MHz`, file: top.where });
+      diagnostics.add('MOSTLY_IDLE', { message: `${s.key}: SM active ${(100 * top.utilization.sm_active!).toFixed(1)}% at ${top.smClockMHz} MHz`, file: formatLocation(top.sources[0]!) });
     const withPower = s.points.filter((p) => p.powerW !== null);
     for (let i = 1; i < withPower.length; i++) {
       const a = withPower[i - 1]!;
       const b = withPower[i]!;
       const noSlower = a.durationNs === null || b.durationNs === null || b.durationNs <= a.durationNs * 1.02;
       if (b.powerW! < 0.9 * a.powerW! && noSlower) {
-        diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', { message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`, file: b.where });
+        diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', { message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`, file: formatLocation(b.sources[0]!) });
         bad.add(`power:${s.key}@${b.smClockMHz}`);
       }
     }
@@ -127,18 +150,18 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
       const ratio = p.durationNs! / top.durationNs!;
       const clockRatio = top.smClockMHz / p.smClockMHz;
       if (ratio > 1.1 * clockRatio) {
-        diagnostics.add('SLOWER_THAN_CLOCK_RATIO', { message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`, file: p.where });
+        diagnostics.add('SLOWER_THAN_CLOCK_RATIO', { message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`, file: formatLocation(p.sources[0]!) });
         bad.add(`${s.key}@${p.smClockMHz}`);
       }
       if (ratio < 0.9) {
-        diagnostics.add('FASTER_AT_LOWER_CLOCK', { message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`, file: p.where });
+        diagnostics.add('FASTER_AT_LOWER_CLOCK', { message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`, file: formatLocation(p.sources[0]!) });
         bad.add(`${s.key}@${p.smClockMHz}`);
       }
       const pipe = PIPES.find((c) => (top.utilization[c] ?? 0) >= 0.05 && (p.utilization[c] ?? 0) > 0);
       if (pipe) {
         const implied = (top.utilization[pipe]! * top.durationNs! * top.smClockMHz) / (p.utilization[pipe]! * p.durationNs!);
         if (Math.abs(implied / p.smClockMHz - 1) > 0.15) {
-          diagnostics.add('CLOCK_CONTRADICTED', { message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`, file: p.where });
+          diagnostics.add('CLOCK_CONTRADICTED', { message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`, file: formatLocation(p.sources[0]!) });
           bad.add(`${s.key}@${p.smClockMHz}`);
         }
       }

@@ -9,7 +9,7 @@
  */
 import type { KernelSample } from '../core/kernel-sample.js';
 import { InputError } from '../errors.js';
-import type { Calibration } from './calibration.js';
+import { checkTargetClock, type Calibration } from './calibration.js';
 import { evaluatePower } from './power-model.js';
 import { fitTwoPart, memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
 import { coefficientsAt } from './vf-model.js';
@@ -109,7 +109,7 @@ export function predictKernel(
   targetClockMHz: number,
   options: PredictOptions = {},
 ): KernelPrediction {
-  if (!(targetClockMHz > 0)) throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
+  checkTargetClock(cal, targetClockMHz);
   const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
   if (refs.length === 0) throw new InputError('predictKernel needs at least one profile');
   const scaling = options.scaling ?? 'ratio';
@@ -156,6 +156,7 @@ export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clock
   const ds = cal.datasheet;
   if (!ds) throw new InputError(`calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline estimates need them`);
   if (!(work.flops >= 0) || !(work.bytes >= 0)) throw new InputError('roofline work needs non-negative flops and bytes');
+  checkTargetClock(cal, clockMHz);
   const precision = work.precision ?? 'fp32';
   const peak = (ds.peakFlopsPerS[precision] ?? ds.peakFlopsPerS.fp32) * (clockMHz / ds.maxSmClockMHz);
   const cMax = memoryCeilingAt(cal.time, ds.maxSmClockMHz);

@@ -4,7 +4,7 @@
  */
 import { beforeAll, expect, it } from 'vitest';
 import { readProfile } from '../../src/formats/profiles/index.js';
-import { fitCalibration } from '../../src/engines/calibrate/calibrate.js';
+import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
 import { accuracy } from '../../src/engines/calibrate/accuracy.js';
 import type { Calibration } from '../../src/model/calibration.js';
 import type { ProfileTable } from '../../src/core/kernel-sample.js';
@@ -18,7 +18,7 @@ describeShared('RTX 8000: real kernels predicted from microbenchmark calibration
   let real: ProfileTable;
   beforeAll(async () => {
     const mbFile = shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-microbenchmark-profile.csv');
-    cal = fitCalibration([{ file: mbFile, table: await readProfile(mbFile) }]).calibration;
+    cal = fitCalibration([await readCalibrateInput(mbFile)]).calibration;
     real = await readProfile(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv'));
   });
 
@@ -50,7 +50,7 @@ describeShared('Perseus A40 stages, counter-free, 3 fitted clocks', () => {
   it('GPT-3 175B: ≤ 2% time, ≤ 3% energy MAPE, energy-optimal clock within 30 MHz', async () => {
     const file = shared('profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv');
     const table = await readProfile(file);
-    const cal = fitCalibration([{ file, table }]).calibration;
+    const cal = fitCalibration([{ file, table, sha256: await sha256File(file) }]).calibration;
     expect(cal.powerCap.detected).toBe(true);
     const r = accuracy(cal, table, { fitClocksMHz: [855, 1155, 1455] });
     const mean = (k: 'timeErrorPct' | 'energyErrorPct') => r.frequencies.reduce((s, x) => s + x[k] * x.n, 0) / r.frequencies.reduce((s, x) => s + x.n, 0);

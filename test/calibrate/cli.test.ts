@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { calibrationOnlyAccuracy } from '../../src/engines/calibrate/accuracy.js';
-import { fitCalibration } from '../../src/engines/calibrate/calibrate.js';
+import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
 
 async function cli(...argv: string[]) {
   let out = '';
@@ -220,7 +220,7 @@ describe('tracewatt accuracy', () => {
 describe('calibrationOnlyAccuracy (engine)', () => {
   it('leave-one-frequency-out gives a finite power error for every clock, from the models of the other clocks', async () => {
     const table = await readProfile(calibFile);
-    const r = calibrationOnlyAccuracy([{ file: calibFile, table }]);
+    const r = calibrationOnlyAccuracy([{ file: calibFile, table, sha256: await sha256File(calibFile) }]);
     const byF = new Map(r.leaveOneFrequencyOut!.map((x) => [x.frequencyMHz, x.powerErrorPct]));
     expect(byF.size).toBe(3);
     for (const v of byF.values()) expect(Number.isFinite(v)).toBe(true);
@@ -230,7 +230,7 @@ describe('calibrationOnlyAccuracy (engine)', () => {
 
   it('maxKernels thins the leave-one-kernel-out set evenly', async () => {
     const table = await readProfile(calibFile);
-    const r = calibrationOnlyAccuracy([{ file: calibFile, table }], { maxKernels: 4 });
+    const r = calibrationOnlyAccuracy([{ file: calibFile, table, sha256: await sha256File(calibFile) }], { maxKernels: 4 });
     for (const x of r.frequencies) expect(x.n).toBe(4);
   });
 });
@@ -262,7 +262,7 @@ describe('bad input', () => {
     // 600 MHz holds only 3 kernels: 3 rows for up to 5 coefficients (intercept + 4 varying counters).
     const file = path.join(dir, 'few-rows.csv');
     await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...KERNELS.slice(0, 3).flatMap((k) => rowsFor(k, [600]))].join('\n') + '\n');
-    const { calibration, diagnostics } = fitCalibration([{ file, table: await readProfile(file) }]);
+    const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     const m600 = calibration.power.perClock.find((m) => m.smClockMHz === 600)!;
     expect(m600.fit.n).toBe(3);
     const tooFew = m600.dropped.filter((d) => d.reason === 'too-few-rows').map((d) => d.component);
@@ -286,7 +286,7 @@ describe('bad input', () => {
   it('a clock with a single row: no model there, said so with the row', async () => {
     const file = path.join(dir, 'one-row.csv');
     await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...rowsFor(KERNELS[0]!, [600])].join('\n') + '\n');
-    const { calibration, diagnostics } = fitCalibration([{ file, table: await readProfile(file) }]);
+    const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     expect(calibration.clocks.smClocksMHz).toEqual(CLOCKS);
     const d = diagnostics.summary().find((x) => x.code === 'CLOCK_TOO_FEW_ROWS')!;
     expect(d.samples[0]!.message).toMatch(/^600 MHz: 1 row with power, a power model needs at least 2/);
@@ -296,7 +296,7 @@ describe('bad input', () => {
   it('collinear counters: the duplicate is dropped at every clock and named with its partner', async () => {
     const file = path.join(dir, 'collinear.csv');
     await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS, { occ: (x) => x.sm * 0.8 }))].join('\n') + '\n');
-    const { calibration, diagnostics } = fitCalibration([{ file, table: await readProfile(file) }]);
+    const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     for (const m of calibration.power.perClock) {
       expect(m.dropped).toContainEqual({ component: 'sm_occupancy', reason: 'collinear', with: 'sm_active' });
       expect(m.coefficientsW).not.toHaveProperty('sm_occupancy');

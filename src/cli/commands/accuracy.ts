@@ -1,17 +1,19 @@
 import { toJson } from '../../core/json.js';
-import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
-import { accuracy, calibrationOnlyAccuracy, loadCalibration, type AccuracyResult } from '../../engines/calibrate/index.js';
+import { accuracy, calibrationOnlyAccuracy, loadCalibration, sha256File, type AccuracyResult } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
+import { formatTable } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { table } from '../io.js';
 import { parseClockList } from './predict.js';
+import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
+
+const cols = (...headers: string[]) => headers.map((header) => ({ header, align: 'right' as const }));
 
 function render(r: AccuracyResult): string {
   const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
   let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
-  out += table(['frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'total time err %', 'total energy err %', 'n'], r.frequencies.map((x) => [x.frequencyMHz, f(x.timeErrorPct), f(x.powerErrorPct), f(x.energyErrorPct), f(x.totalTimeErrorPct), f(x.totalEnergyErrorPct), x.n]));
+  out += formatTable(cols('frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'total time err %', 'total energy err %', 'n'), r.frequencies.map((x) => [x.frequencyMHz, f(x.timeErrorPct), f(x.powerErrorPct), f(x.energyErrorPct), f(x.totalTimeErrorPct), f(x.totalEnergyErrorPct), x.n]));
   if (r.energyOptimal) out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels\n`;
-  if (r.leaveOneFrequencyOut) out += 'leave-one-frequency-out power error:\n' + table(['frequencyMHz', 'powerErrorPct', 'n'], r.leaveOneFrequencyOut.map((x) => [x.frequencyMHz, x.powerErrorPct.toFixed(2), x.n]));
+  if (r.leaveOneFrequencyOut) out += 'leave-one-frequency-out power error:\n' + formatTable(cols('frequencyMHz', 'powerErrorPct', 'n'), r.leaveOneFrequencyOut.map((x) => [x.frequencyMHz, x.powerErrorPct.toFixed(2), x.n]));
   if (r.alternativeScaling) out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
   return out;
 }
@@ -23,7 +25,7 @@ export const accuracyCommand: CommandSpec = {
   options: [
     { name: 'calibration', value: 'file', description: 'calibration JSON (not needed with --calibration-only)' },
     { name: 'profile', value: 'file', description: 'measured profile at several clocks (with --calibration-only: the calibration inputs)', required: true, repeatable: true },
-    { name: 'format', value: 'F', description: 'force the profile format' },
+    ...PROFILE_OPTIONS,
     { name: 'reference-frequency', value: 'MHz', description: 'clock(s) used as input, comma-separated; all other clocks are ground truth' },
     { name: 'fit-frequencies', value: 'list', description: 'counter-free sweeps: clocks the per-stage t(f), P(f) are fitted on' },
     { name: 'scaling', value: 'ratio|offset', description: 'reference-clock power correction', default: 'ratio' },
@@ -32,22 +34,22 @@ export const accuracyCommand: CommandSpec = {
   example: 'tracewatt accuracy --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --reference-frequency 1710',
   async run(_args, opts, io) {
     const files = ([] as string[]).concat(opts.profile as string | string[]);
-    const format = opts.format as ProfileFormat | undefined;
     let r: AccuracyResult;
     if (opts.calibrationOnly) {
       const inputs = [];
-      for (const file of files) inputs.push({ file, table: await readProfile(file, { format }) });
+      for (const p of await readProfiles(files, opts, io)) inputs.push({ ...p, sha256: await sha256File(p.file) });
       r = calibrationOnlyAccuracy(inputs, { maxKernels: 40 });
     } else {
       if (!opts.calibration) throw new InputError('--calibration is required (or use --calibration-only)');
       if (opts.referenceFrequency && opts.fitFrequencies) throw new InputError('give either --reference-frequency or --fit-frequencies, not both');
+      if (files.length > 1) throw new InputError(`--profile: compare one measured profile with --calibration (got ${files.length}); several profiles go with --calibration-only`);
       const cal = await loadCalibration(String(opts.calibration));
-      const table = await readProfile(files[0]!, { format });
       const refs = opts.referenceFrequency ? parseClockList(opts.referenceFrequency, 'reference-frequency') : undefined;
       const fit = opts.fitFrequencies ? parseClockList(opts.fitFrequencies, 'fit-frequencies') : undefined;
       if (refs === 'all' || fit === 'all') throw new InputError('give the clocks in MHz, not "all"');
       const scaling = String(opts.scaling ?? 'ratio');
       if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${scaling}"`);
+      const table = (await readProfiles(files, opts, io))[0]!.table;
       r = accuracy(cal, table, { referenceClocksMHz: refs, fitClocksMHz: fit, scaling, label: `${cal.device.name}: ${files[0]}` });
     }
     io.out(opts.json ? toJson(r) + '\n' : render(r));

@@ -1,18 +1,17 @@
 import { toJson } from '../../core/json.js';
-import { readProfile } from '../../formats/profiles/index.js';
-import type { ProfileFormat } from '../../formats/profiles/index.js';
-import { fitCalibration, provenanceFor } from '../../engines/calibrate/index.js';
+import { fitCalibration, sha256File } from '../../engines/calibrate/index.js';
 import { saveCalibration } from '../../model/calibration.js';
 import { InputError } from '../../errors.js';
+import { fixed, formatTable } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { table } from '../io.js';
+import { PROFILE_OPTIONS, profileOptionArgs, quoteArg, readProfiles } from './profile-options.js';
 
 export const calibrateCommand: CommandSpec = {
   name: 'calibrate',
   summary: 'Fit per-clock power models, a time model, V–f model and power cap from GPU profiles',
   args: [{ name: 'profiles', description: 'profile files of one GPU (microbenchmarks at several SM clocks)', variadic: true }],
   options: [
-    { name: 'format', value: 'F', description: 'force the profile format instead of detecting it' },
+    ...PROFILE_OPTIONS,
     { name: 'out', value: 'file', description: 'calibration JSON to write', required: true },
     { name: 'device', value: 'name', description: 'device name when the profile does not say it' },
   ],
@@ -20,15 +19,42 @@ export const calibrateCommand: CommandSpec = {
   async run(files, opts, io) {
     if (!files.length) throw new InputError('calibrate needs at least one profile file');
     const inputs = [];
-    for (const file of files) inputs.push({ file, table: await readProfile(file, { format: opts.format as ProfileFormat | undefined }) });
-    const command = ['tracewatt calibrate', ...files, ...(opts.format ? ['--format', String(opts.format)] : []), '--out', String(opts.out)].join(' ');
-    const { calibration } = fitCalibration(inputs, { device: opts.device as string | undefined, command }, await provenanceFor(inputs));
+    for (const r of await readProfiles(files, opts, io)) inputs.push({ ...r, sha256: await sha256File(r.file) });
+    const command = [
+      'tracewatt calibrate',
+      ...files.map(quoteArg),
+      ...profileOptionArgs(opts),
+      ...(opts.device !== undefined ? ['--device', quoteArg(String(opts.device))] : []),
+      '--out',
+      quoteArg(String(opts.out)),
+    ].join(' ');
+    const { calibration } = fitCalibration(inputs, { device: opts.device as string | undefined, command });
     await saveCalibration(String(opts.out), calibration);
     if (opts.json) io.out(toJson(calibration) + '\n');
     else {
       io.out(`${calibration.device.name}: ${calibration.power.perClock.length} clock models → ${opts.out}\n`);
-      io.out(table(['SM clock (MHz)', 'P0 (W)', 'n', 'R²', 'MAPE (%)', 'dropped'], calibration.power.perClock.map((m) => [m.smClockMHz, m.interceptW.toFixed(1), m.fit.n, m.fit.r2.toFixed(3), m.fit.mapePct.toFixed(1), m.dropped.filter((d) => d.reason !== 'absent').map((d) => d.component).join(' ')])));
-      io.out(`power cap: ${calibration.powerCap.evidence}\n`);
+      // R² is not applicable to an intercept-only model (no components: it is the mean power).
+      io.out(
+        formatTable(
+          [
+            { header: 'SM clock (MHz)' },
+            { header: 'P0 (W)', format: fixed(1) },
+            { header: 'n' },
+            { header: 'R²', align: 'right' },
+            { header: 'MAPE (%)', format: fixed(1) },
+            { header: 'dropped' },
+          ],
+          calibration.power.perClock.map((m) => [
+            m.smClockMHz,
+            m.interceptW,
+            m.fit.n,
+            Object.keys(m.coefficientsW).length === 0 ? '—' : m.fit.r2.toFixed(3),
+            m.fit.mapePct,
+            m.dropped.filter((d) => d.reason !== 'absent').map((d) => d.component).join(' '),
+          ]),
+        ),
+      );
+      io.out(`power cap (${calibration.powerCap.source}): ${calibration.powerCap.evidence}\n`);
       for (const s of calibration.sanity) io.out(`${s.count} × ${s.code} (e.g. ${s.examples[0]})\n`);
     }
     return 0;

@@ -1,16 +1,16 @@
 import { toJson } from '../../core/json.js';
-import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
-import { loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
+import { checkTargetClock, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
+import { fixed, formatTable, toCsv, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { table } from '../io.js';
+import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
 
 /** "1710" or "870,1710" → numbers; "all" → 'all'. */
 export function parseClockList(value: unknown, option: string): number[] | 'all' {
   const s = String(value ?? '').trim();
   if (s === 'all') return 'all';
   const list = s.split(',').map((x) => Number(x.trim()));
-  if (!s || list.some((x) => !(x > 0))) throw new InputError(`--${option}: expected MHz values separated by commas${option === 'frequencies' ? " or 'all'" : ''}, got "${s}"`);
+  if (!s || list.some((x) => !(x > 0) || !Number.isFinite(x))) throw new InputError(`--${option}: expected MHz values separated by commas${option === 'frequencies' ? " or 'all'" : ''}, got "${s}"`);
   return list;
 }
 
@@ -21,24 +21,39 @@ export const predictCommand: CommandSpec = {
   options: [
     { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)', required: true },
     { name: 'profile', value: 'file', description: 'profile with the kernels to predict', required: true },
-    { name: 'format', value: 'F', description: 'force the profile format' },
+    ...PROFILE_OPTIONS,
     { name: 'reference-frequency', value: 'MHz', description: 'clock(s) the profile was taken at, comma-separated', required: true },
-    { name: 'frequencies', value: 'list', description: "target clocks, comma-separated, or 'all' (the calibrated clocks)", default: 'all' },
+    { name: 'frequencies', value: 'list', description: "target clocks, comma-separated, or 'all' (the calibrated clocks); at most the device's maximum SM clock", default: 'all' },
     { name: 'csv', description: 'print CSV instead of a table' },
   ],
   example: 'tracewatt predict --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --reference-frequency 1710',
   async run(_args, opts, io) {
     const cal = await loadCalibration(String(opts.calibration));
-    const profile = await readProfile(String(opts.profile), { format: opts.format as ProfileFormat | undefined });
     const refs = parseClockList(opts.referenceFrequency, 'reference-frequency');
     if (refs === 'all') throw new InputError('--reference-frequency: give the clock(s) in MHz');
-    const r = predictProfile(cal, profile, { referenceClocksMHz: refs, targetClocksMHz: parseClockList(opts.frequencies ?? 'all', 'frequencies') });
+    const targets = parseClockList(opts.frequencies ?? 'all', 'frequencies');
+    if (targets !== 'all') for (const f of targets) checkTargetClock(cal, f);
+    const profile = (await readProfiles([String(opts.profile)], opts, io))[0]!.table;
+    const r = predictProfile(cal, profile, { referenceClocksMHz: refs, targetClocksMHz: targets });
+    for (const n of r.notes) io.err(`note: ${n}\n`);
     if (opts.json) io.out(toJson(r) + '\n');
     else if (opts.csv) {
-      io.out('kernel,frequencyMHz,effectiveClockMHz,durationNs,powerW,energyJ,capped\n');
-      for (const x of r.rows) io.out(`"${x.kernel.replace(/"/g, '""')}",${x.frequencyMHz},${x.effectiveClockMHz.toFixed(1)},${x.durationNs.toFixed(0)},${x.powerW.toFixed(2)},${x.energyJ.toPrecision(6)},${x.capped}\n`);
+      const cols: Column[] = ['kernel', 'frequencyMHz', 'effectiveClockMHz', 'durationNs', 'powerW', 'energyJ', 'capped'].map((header) => ({ header }));
+      io.out(toCsv(cols, r.rows.map((x) => [x.kernel, x.frequencyMHz, x.effectiveClockMHz, x.durationNs, x.powerW, x.energyJ, String(x.capped)])));
     } else {
-      io.out(table(['kernel', 'SM clock (MHz)', 'time (ms, est.)', 'power (W, est.)', 'energy (J, est.)', 'capped'], r.rows.map((x) => [x.kernel, x.frequencyMHz, (x.durationNs / 1e6).toFixed(4), x.powerW.toFixed(1), x.energyJ.toPrecision(4), x.capped ? 'yes' : ''])));
+      io.out(
+        formatTable(
+          [
+            { header: 'kernel' },
+            { header: 'SM clock (MHz)' },
+            { header: 'time (ms, est.)', format: fixed(4) },
+            { header: 'power (W, est.)', format: fixed(1) },
+            { header: 'energy (J, est.)' },
+            { header: 'capped' },
+          ],
+          r.rows.map((x) => [x.kernel, x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.capped ? 'yes' : '']),
+        ),
+      );
       for (const s of r.skipped) io.err(`skipped ${s}\n`);
     }
     return 0;

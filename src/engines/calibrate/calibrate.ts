@@ -8,9 +8,10 @@ import path from 'node:path';
 import type { ProfileTable } from '../../core/kernel-sample.js';
 import { Diagnostics } from '../../core/diagnostics.js';
 import { InputError } from '../../errors.js';
-import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type SanityFinding } from '../../model/calibration.js';
+import { readProfile, type ReadProfileOptions } from '../../formats/profiles/index.js';
+import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type PowerCap, type SanityFinding } from '../../model/calibration.js';
 import { datasheetFor } from '../../model/datasheets.js';
-import { groupKernels, sanityCheck, type KernelSeries } from '../../model/kernels.js';
+import { describeLocations, formatLocation, groupKernels, sanityCheck, type KernelSeries, type SampleLocation } from '../../model/kernels.js';
 import { detectPowerCap } from '../../model/power-cap.js';
 import { fitClockPower, type ClockPowerModel, type PowerPoint } from '../../model/power-model.js';
 import { fitMemoryCeiling, fitTimeShare, type TimeFitKernel } from '../../model/time-model.js';
@@ -21,7 +22,10 @@ export const DEFAULT_LAUNCH_OVERHEAD_NS = 3000;
 
 export interface CalibrateInput {
   table: ProfileTable;
+  /** The profile file the table was read from (named in provenance and messages). */
   file: string;
+  /** SHA-256 of the file's bytes, 64 lowercase hex digits (see {@link readCalibrateInput}). */
+  sha256: string;
 }
 
 export interface CalibrateOptions {
@@ -34,7 +38,19 @@ export interface CalibrateOptions {
 }
 
 export async function sha256File(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (e) {
+    throw new InputError(`${file}: cannot read profile (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Reads one profile and hashes its bytes: a calibration input with real provenance. */
+export async function readCalibrateInput(file: string, options: ReadProfileOptions = {}): Promise<CalibrateInput> {
+  const table = await readProfile(file, options);
+  return { file, table, sha256: await sha256File(file) };
 }
 
 /** The memory clock most samples ran at: per-clock models are taken there when several were swept. */
@@ -46,25 +62,11 @@ export function mainMemClock(series: KernelSeries[]): number | null {
   return best;
 }
 
-/** "file: row 5" locations, compacted per file: "file: rows 5, 9, 13, … (138 rows)". */
-function describeRows(wheres: string[]): string {
-  const byFile = new Map<string, string[]>();
-  for (const w of wheres) {
-    const m = /^(.*): row (\d+)$/.exec(w);
-    const [file, row] = m ? [m[1]!, m[2]!] : [w, ''];
-    byFile.set(file, [...(byFile.get(file) ?? []), row]);
-  }
-  return [...byFile.entries()]
-    .map(([file, rows]) => {
-      const shown = rows.filter(Boolean).slice(0, 3).join(', ');
-      if (!shown) return file;
-      return `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${shown}${rows.length > 3 ? `, … (${rows.length} rows)` : ''}`;
-    })
-    .join('; ');
-}
-
-export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptions = {}, provenance?: Calibration['provenance']['inputs']): { calibration: Calibration; diagnostics: Diagnostics } {
+export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptions = {}): { calibration: Calibration; diagnostics: Diagnostics } {
   if (inputs.length === 0) throw new InputError('calibrate needs at least one profile');
+  for (const i of inputs)
+    if (typeof i.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(i.sha256))
+      throw new InputError(`${i.file}: calibration input needs the SHA-256 of the file (64 lowercase hex digits) for provenance, got ${JSON.stringify(i.sha256)}; use readCalibrateInput()`);
   const diagnostics = new Diagnostics();
   const samples = inputs.flatMap((i) => i.table.samples);
   // Kernels are identified per input file: the same name in two files is two kernels.
@@ -78,7 +80,7 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
   const counterFree = components.length === 0;
 
   // Per-clock power models (at the main memory clock, or per (SM, memory) pair when memory clocks were swept).
-  const byClock = new Map<string, { sm: number; mem: number | null; pts: PowerPoint[]; rows: string[] }>();
+  const byClock = new Map<string, { sm: number; mem: number | null; pts: PowerPoint[]; rows: SampleLocation[] }>();
   for (const s of series)
     for (const p of s.points) {
       if (p.powerW === null) continue;
@@ -86,14 +88,14 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
       if (unreliable.has(`power:${s.key}@${p.smClockMHz}`)) continue;
       const k = `${p.smClockMHz}/${p.memClockMHz}`;
       const e = byClock.get(k) ?? { sm: p.smClockMHz, mem: p.memClockMHz, pts: [], rows: [] };
-      e.pts.push({ utilization: p.utilization, powerW: p.powerW, label: `${s.key}@${p.smClockMHz}MHz (${p.where})` });
-      e.rows.push(p.where);
+      e.pts.push({ utilization: p.utilization, powerW: p.powerW, label: `${s.key}@${p.smClockMHz}MHz (${formatLocation(p.sources[0]!)})` });
+      e.rows.push(...p.sources);
       byClock.set(k, e);
     }
   const perClock: ClockPowerModel[] = [];
   for (const e of [...byClock.values()].sort((a, b) => a.sm - b.sm || (a.mem ?? 0) - (b.mem ?? 0))) {
-    // Where the rows of this clock came from ("file: row N", the first few), so a message can name them.
-    const rowsHere = describeRows(e.rows);
+    // Where the rows of this clock came from ("file: rows 5, 9, 13, …"), so a message can name them.
+    const rowsHere = describeLocations(e.rows);
     if (e.pts.length < 2) {
       diagnostics.add('CLOCK_TOO_FEW_ROWS', { message: `${e.sm} MHz: ${e.pts.length} row with power, a power model needs at least 2; no model fitted at this clock (other clocks are interpolated through the V–f model)`, file: rowsHere });
       continue;
@@ -139,13 +141,18 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
   for (const c of components) meanU[c] = allPts.reduce((acc, p) => acc + (p.utilization[c] ?? 0), 0) / Math.max(1, allPts.length);
   const vf = fitVf(referenceCurve(mainModels, meanU));
 
-  const powerCap = detectPowerCap(
+  const deviceName = options.device ?? inputs.find((i) => i.table.device)?.table.device ?? 'unknown GPU';
+  const ds = datasheetFor(deviceName);
+  const seenCap = detectPowerCap(
     series.map((s) => ({ label: s.key, points: s.points.filter((p) => p.durationNs !== null && p.powerW !== null).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })) })),
     samples.reduce<number | null>((acc, s) => (s.powerLimitW ? Math.min(acc ?? Infinity, s.powerLimitW) : acc), null),
   );
 
-  const deviceName = options.device ?? inputs.find((i) => i.table.device)?.table.device ?? 'unknown GPU';
-  const ds = datasheetFor(deviceName);
+  // No cap seen in the data: the datasheet TDP bounds predicted power (a board cannot draw past its limit).
+  const powerCap: PowerCap =
+    seenCap.powerW === null && ds
+      ? { detected: false, powerW: ds.facts.tdpW, source: 'datasheet', evidence: `${seenCap.evidence}; the datasheet TDP ${ds.facts.tdpW} W of ${ds.name} is taken as the cap` }
+      : seenCap;
   const sanity: SanityFinding[] = diagnostics.summary().map((d) => ({ code: d.code, count: d.count, examples: d.samples.map((s) => (s.file ? `${s.file}: ${s.message}` : s.message)) }));
   const calibration: Calibration = {
     schema: CALIBRATION_SCHEMA,
@@ -164,16 +171,11 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     datasheet: ds ? { ...ds.facts } : null,
     sanity,
     provenance: {
-      inputs: provenance ?? inputs.map((i) => ({ file: i.file, sha256: '0'.repeat(64), format: i.table.format, rows: i.table.samples.length })),
+      inputs: inputs.map((i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: i.sha256, format: i.table.format, rows: i.table.samples.length })),
       command: options.command ?? 'tracewatt calibrate',
       createdAt: new Date().toISOString(),
       tool: 'tracewatt',
     },
   };
   return { calibration, diagnostics };
-}
-
-/** Provenance entries for files: path relative to cwd, sha256, format, rows. */
-export async function provenanceFor(inputs: CalibrateInput[]): Promise<Calibration['provenance']['inputs']> {
-  return Promise.all(inputs.map(async (i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: await sha256File(i.file), format: i.table.format, rows: i.table.samples.length })));
 }

@@ -1,6 +1,6 @@
 /** Calibrate / predict / accuracy engines, and the model API other engines use. */
-export { fitCalibration, provenanceFor, sha256File, DEFAULT_LAUNCH_OVERHEAD_NS, type CalibrateInput, type CalibrateOptions } from './calibrate.js';
+export { fitCalibration, readCalibrateInput, sha256File, DEFAULT_LAUNCH_OVERHEAD_NS, type CalibrateInput, type CalibrateOptions } from './calibrate.js';
 export { accuracy, calibrationOnlyAccuracy, type AccuracyResult, type AccuracyRow, type AccuracyOptions } from './accuracy.js';
 export { predictProfile, type PredictResult, type PredictionRow } from './predict.js';
-export { loadCalibration, validateCalibration, saveCalibration, type Calibration } from '../../model/calibration.js';
+export { loadCalibration, validateCalibration, saveCalibration, checkTargetClock, maxSmClock, type Calibration } from '../../model/calibration.js';
 export { predictKernel, estimateFromRoofline, type KernelPrediction, type KernelProfile, type RooflineWork } from '../../model/predict.js';
