@@ -3,3 +3,4 @@ export * from './schedule.js';
 export * from './stage.js';
 export * from './network.js';
 export * from './llm.js';
+export * from './calibrated-time.js';
