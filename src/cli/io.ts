@@ -1,14 +1,97 @@
-/** Small formatting helpers shared by the command files. */
+/**
+ * Helpers shared by the command files: option parsers that name the flag in their error (an InputError, so the
+ * CLI exits 2 with one line), and table output through the report layer's one formatter.
+ */
+import { parseRange } from '../engines/studies/index.js';
+import { InputError } from '../errors.js';
+import { formatTable, toCsv, type Cell, type Column } from '../report/tables.js';
 
-/** Right-aligned plain-text table; headers carry units. */
-export function table(headers: string[], rows: (string | number | bigint)[][]): string {
-  const cells = rows.map((r) => r.map((c) => String(c)));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ').trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+type Opts = Record<string, unknown>;
+
+/** "maxPerCode" → "--max-per-code": the flag as the user typed it. */
+export function flagOf(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-/** 12345678 → "12,345,678" (bigint-safe). */
-export function thousands(v: number | bigint): string {
-  return v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+function given(opts: Opts, key: string): string | undefined {
+  const raw = opts[key];
+  if (raw === undefined) return undefined;
+  return String(raw).trim();
+}
+
+/** A whole number ≥ `min` (default 1); without a value, undefined (the engine's default applies). */
+export function int(opts: Opts, key: string, o: { min?: number } = {}): number | undefined {
+  const text = given(opts, key);
+  if (text === undefined) return undefined;
+  const min = o.min ?? 1;
+  const v = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(v) || v < min) {
+    throw new InputError(`${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${text}"`);
+  }
+  return v;
+}
+
+/** Like {@link int} for an option that has a commander default or is required (so a value is always there). */
+export function intOf(opts: Opts, key: string, o: { min?: number } = {}): number {
+  const v = int(opts, key, o);
+  if (v === undefined) throw new InputError(`${flagOf(key)} is required`);
+  return v;
+}
+
+/** A finite number; `positive` refuses 0 and below, `min` sets an inclusive lower bound. `unit` goes into the error. */
+export function num(opts: Opts, key: string, o: { unit?: string; positive?: boolean; min?: number } = {}): number | undefined {
+  const text = given(opts, key);
+  if (text === undefined) return undefined;
+  const v = text === '' ? NaN : Number(text);
+  const bad = !Number.isFinite(v) || (o.positive && !(v > 0)) || (o.min !== undefined && v < o.min);
+  if (bad) {
+    const what = o.positive ? 'a positive number' : o.min !== undefined ? `a number ≥ ${o.min}` : 'a number';
+    throw new InputError(`${flagOf(key)}: expected ${what}${o.unit ? ` of ${o.unit}` : ''}, got "${text}"`);
+  }
+  return v;
+}
+
+/** One of `allowed`; without a value, undefined. */
+export function choice<T extends string>(opts: Opts, key: string, allowed: readonly T[]): T | undefined {
+  const text = given(opts, key);
+  if (text === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(text)) throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${text}"`);
+  return text as T;
+}
+
+/** A comma-separated list of numbers ≥ 0 (clocks, pJ/bit per dimension); without a value, undefined. */
+export function numberList(opts: Opts, key: string, unit: string): number[] | undefined {
+  const text = given(opts, key);
+  if (text === undefined) return undefined;
+  const list = text.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
+  if (!text || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${text}"`);
+  return list;
+}
+
+/**
+ * "start:stop:step" (inclusive) or a comma list, sorted without duplicates (clock and scale sweeps); without a value,
+ * `fallback` (the option's default) is parsed.
+ */
+export function rangeList(opts: Opts, key: string, fallback: string): number[] {
+  return parseRange(given(opts, key) ?? fallback, flagOf(key));
+}
+
+/** A string option; without a value, undefined. */
+export function str(opts: Opts, key: string): string | undefined {
+  const v = opts[key];
+  return v === undefined ? undefined : String(v);
+}
+
+/** Rows as an aligned table, or as CSV with `--csv` (numbers at full precision). */
+export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
+  return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows);
+}
+
+/**
+ * @deprecated Use formatTable from src/report/tables.ts (kept for commands not yet moved): first column left,
+ * the others right-aligned, cells as given.
+ */
+export function table(headers: string[], rows: (string | number | bigint)[][]): string {
+  const columns: Column[] = headers.map((header, i) => ({ header, align: i === 0 ? 'left' : 'right', format: (v) => String(v ?? '') }));
+  return formatTable(columns, rows);
 }

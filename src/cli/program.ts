@@ -3,15 +3,14 @@
  * runs one library call per command, and turns typed errors into one readable line and an exit code.
  */
 import { Command, Option } from 'commander';
-import { createRequire } from 'node:module';
 import { TracewattError } from '../errors.js';
+import { tracewattVersion } from '../report/version.js';
 import { COMMON_OPTIONS, type CommandIO, type CommandSpec, type OptionSpec } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 /** Exit codes: 0 ok, 1 the input has problems (e.g. validate found errors), 2 bad input or usage, 3 internal error. */
 export const EXIT = { OK: 0, PROBLEMS: 1, BAD_INPUT: 2, INTERNAL: 3 } as const;
 
-const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 function optionFlags(o: OptionSpec): string {
   if (!o.value) return `--${o.name}`;
@@ -24,8 +23,10 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
     const n = a.variadic ? `${a.name}...` : a.name;
     cmd.argument(a.optional ? `[${n}]` : `<${n}>`, a.description);
   }
-  const own = new Set(spec.options.map((o) => o.name));
-  for (const o of [...spec.options, ...COMMON_OPTIONS.filter((c) => !own.has(c.name))]) {
+  // The common options (--json, --verbose) are added here, after the command's own, so every command has them once.
+  const clash = spec.options.find((o) => COMMON_OPTIONS.some((c) => c.name === o.name));
+  if (clash) throw new Error(`command "${spec.name}" declares --${clash.name}, which every command gets from COMMON_OPTIONS`);
+  for (const o of [...spec.options, ...COMMON_OPTIONS]) {
     const opt = new Option(optionFlags(o), o.description);
     if (o.default !== undefined) opt.default(o.default);
     if (o.required) opt.makeOptionMandatory(true);
@@ -42,7 +43,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
 export function buildProgram(io: CommandIO, result: { code: number } = { code: 0 }): Command {
   const program = new Command('tracewatt')
     .description('Energy of distributed ML training from Chakra traces and GPU profiles (modelled figures are estimates)')
-    .version(version)
+    .version(tracewattVersion())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (t) => io.out(t), writeErr: (t) => io.err(t) });
@@ -73,8 +74,8 @@ export const processIO: CommandIO = {
 export async function runCli(argv: string[], io: CommandIO = processIO): Promise<number> {
   const verbose = argv.includes('--verbose');
   const result = { code: 0 };
-  const program = buildProgram(io, result);
   try {
+    const program = buildProgram(io, result);
     await program.parseAsync(argv, { from: 'user' });
     return result.code;
   } catch (e) {

@@ -19,7 +19,7 @@ import type {
   GpuClockPoint,
   GpuClockSweepResult,
   NetworkSweepResult,
-  ReplayResult,
+  ReplayRecord,
   ReportResult,
 } from './types.js';
 import { tracewattVersion } from './version.js';
@@ -62,7 +62,7 @@ function breakdownRows(e: EnergyBreakdownJ): Cell[][] {
 }
 
 /** One bar per rank, or per group of consecutive ranks (mean per rank) when there are many ranks. */
-function rankBars(ranks: ReplayResult['ranks']): { bars: BreakdownBar[]; title: string } {
+function rankBars(ranks: ReplayRecord['ranks']): { bars: BreakdownBar[]; title: string } {
   const sorted = [...ranks].sort((a, b) => a.rank - b.rank);
   if (sorted.length <= MAX_RANK_BARS) return { bars: sorted.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), title: 'rank' };
   const size = Math.ceil(sorted.length / MAX_RANK_BARS);
@@ -78,7 +78,7 @@ function rankBars(ranks: ReplayResult['ranks']): { bars: BreakdownBar[]; title: 
   return { bars, title: `ranks (mean of ${size} per bar)` };
 }
 
-async function replaySection(r: ReplayResult): Promise<string> {
+async function replaySection(r: ReplayRecord): Promise<string> {
   const t = r.timeS;
   const rankSeconds = t.makespan * r.ranks.length;
   const timeParts: [string, number | undefined][] = [

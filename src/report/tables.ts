@@ -5,7 +5,8 @@
  *   formatTable([{ header: 'SM clock (MHz)' }, { header: 'energy (J, est.)', format: fixed(1) }], rows)
  */
 
-export type Cell = string | number | boolean | null | undefined;
+/** A table cell; bigint counts (node ids, byte totals) are written exactly. */
+export type Cell = string | number | bigint | boolean | null | undefined;
 
 export interface Column {
   header: string;
@@ -20,11 +21,23 @@ export function fixed(digits: number): (value: Cell) => string {
   return (value) => (typeof value === 'number' ? (Number.isFinite(value) ? value.toFixed(digits) : String(value)) : formatCell(value));
 }
 
+/** Integers with thousands separators ("12,345,678"), bigint-safe; other cells as {@link formatCell}. */
+export function grouped(value: Cell): string {
+  if ((typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint') return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return formatCell(value);
+}
+
+/** Significant digits ("1.2346", "612.35"): for figures such as energies that range from mJ to MJ. */
+export function significant(digits: number): (value: Cell) => string {
+  return (value) => (typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toPrecision(digits))) : formatCell(value));
+}
+
 /** Default display: integers as they are, other numbers to 4 significant digits, null/undefined empty. */
 export function formatCell(value: Cell): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value.toString();
   if (!Number.isFinite(value) || Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   if (abs !== 0 && (abs < 1e-3 || abs >= 1e15)) return value.toExponential(3);
@@ -37,7 +50,7 @@ function alignOf(column: Column, index: number, rows: readonly (readonly Cell[])
   for (const row of rows) {
     const v = row[index];
     if (v === null || v === undefined || v === '') continue;
-    if (typeof v !== 'number') return 'left';
+    if (typeof v !== 'number' && typeof v !== 'bigint') return 'left';
     sawNumber = true;
   }
   return sawNumber ? 'right' : 'left';

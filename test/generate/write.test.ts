@@ -77,6 +77,6 @@ describe('tracewatt generate llm', () => {
     await expect(generateLlmCommand.run([], { ...defaults, model: 'llama2-7b', globalBatch: '2', seq: 'long', out: path.join(dir, 'x') }, io().io))
       .rejects.toThrow(InputError);
     await expect(generateLlmCommand.run([], { ...defaults, model: 'llama2-7b', schedule: 'zb', globalBatch: '2', seq: '128', out: path.join(dir, 'x') }, io().io))
-      .rejects.toThrow(/--schedule must be one of 1f1b, gpipe/);
+      .rejects.toThrow(/--schedule: expected one of 1f1b, gpipe, got "zb"/);
   });
 });

@@ -62,6 +62,29 @@ describe('replay engine (in-memory traces)', () => {
     expect(res.makespanNs).toBe(Math.max(...res.ranks.map((r) => r.finishNs)));
   });
 
+  it('each part follows the power config: compute = active W × GPU busy, idle = idle W × (makespan − GPU busy), memory and network per bit', async () => {
+    const withIdleLinks = parsePowerConfig('p2.json', JSON.stringify({
+      gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 }, network: [{ energyPjPerBit: 2 }], networkIdlePowerWPerRank: 3,
+    }));
+    const tensorBytes = 4096;
+    const ranks = [0, 1, 2, 3].map((r) => [comp(0, 10 + r), coll(1, 0, 1 << 20, [0]), comp(2, 20, [0]), comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', tensorBytes)])]);
+    const res = await replay(sources(ranks), { ...opts, power: withIdleLinks });
+    for (const r of res.ranks) {
+      // The GPU slot runs the three compute nodes one after another: (10 + rank) + 20 + 5 µs.
+      const busyNs = (35 + r.rank) * 1000;
+      expect(r.gpuComputeNs).toBe(busyNs);
+      expect(r.energyJ.compute).toBeCloseTo(700 * busyNs * 1e-9, 15);
+      expect(r.energyJ.idle).toBeCloseTo(80 * (res.makespanNs - busyNs) * 1e-9 + 3 * res.makespanNs * 1e-9, 15);
+      expect(r.energyJ.memory).toBeCloseTo(tensorBytes * 8 * 5e-12, 18);
+      expect(r.bytesSentPerDim[0]).toBeGreaterThan(0);
+      expect(r.energyJ.network).toBeCloseTo(r.bytesSentPerDim[0] * 8 * 2e-12, 18);
+    }
+    // A ring all-reduce of 1 MiB over 4 ranks sends 2 × (4 − 1)/4 of the data from every rank.
+    expect(res.bytesSentPerDim[0]).toBe(4 * 2 * (3 / 4) * (1 << 20));
+    expect(res.networkEnergyPerDimJ[0]).toBeCloseTo(res.energyJ.network, 15);
+    expect(res.energyJ.idle).toBeCloseTo(res.ranks.reduce((a, r) => a + r.energyJ.idle, 0), 12);
+  });
+
   it('a collective waits for its slowest member and ends together on all members', async () => {
     const ranks = [0, 1, 2, 3].map((r) => [comp(0, r === 2 ? 100 : 1), coll(1, 0, 1 << 20, [0])]);
     const res = await replay(sources(ranks), opts);

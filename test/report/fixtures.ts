@@ -11,7 +11,7 @@ import type {
   GpuClockSweepResult,
   NetworkSweepPoint,
   NetworkSweepResult,
-  ReplayResult,
+  ReplayRecord,
   ReportResult,
 } from '../../src/report/types.js';
 
@@ -19,7 +19,7 @@ function breakdown(compute: number, memory: number, network: number, idle: numbe
   return { compute, memory, network, idle, total: compute + memory + network + idle };
 }
 
-export function replayFixture(ranks = 8): ReplayResult {
+export function replayFixture(ranks = 8): ReplayRecord {
   const rankRows = Array.from({ length: ranks }, (_, rank) => {
     const finishNs = 1_250_000_000 - (rank % 4) * 12_000_000;
     return {

@@ -120,10 +120,15 @@ describe('sweep network command', () => {
     await sweepNetworkCommand.run([t4], { ...base, csv: true, threads: 1 }, b.io);
     const lines = b.out.join('').trim().split('\n');
     expect(lines.length).toBe(4);
-    expect(lines[0].split(',')).toContain('energySavedPctPerSlowdownPct');
+    expect(lines[0].split(',')).toContain('energy saved per slowdown (%/%)');
+    // CSV keeps full precision: the makespan column is the record's makespanNs in ms, exactly.
+    const header = lines[0].split(',');
+    expect(Number(lines[1].split(',')[header.indexOf('makespan (ms)')])).toBe(rec.points[0].makespanNs / 1e6);
     const c = io();
     await sweepNetworkCommand.run([t4], { ...base, threads: 1 }, c.io);
-    expect(c.out.join('')).toMatch(/dominated/);
+    const table = c.out.join('').split('\n');
+    expect(table[1].split(/\s{2,}/)).toEqual(expect.arrayContaining(['scale', 'makespan (ms)', 'dominated']));
+    expect(table.slice(3, 6).map((l) => l.trim().split(/\s+/)[0])).toEqual(['0.5', '0.75', '1']);
   });
 
   it('rejects a dimension the network does not have and a scale outside the V–f curve', async () => {

@@ -4,23 +4,11 @@ import { toJson } from '../../core/json.js';
 import { annotateTrace, type AnnotateResult, type RooflinePrecision } from '../../engines/annotate/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
 import { InputError } from '../../errors.js';
+import { outputErrorUnder } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { fixed, formatTable } from '../../report/tables.js';
-import { COMMON_OPTIONS, type CommandSpec } from '../command.js';
-
-function numberList(value: unknown, option: string, unit: string): number[] {
-  const s = String(value ?? '').trim();
-  const list = s.split(',').map((x) => Number(x.trim()));
-  if (!s || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`--${option}: expected ${unit} values separated by commas, got "${s}"`);
-  return list;
-}
-
-function positive(value: unknown, option: string, unit: string): number | undefined {
-  if (value === undefined) return undefined;
-  const v = Number(value);
-  if (!(Number.isFinite(v) && v >= 0)) throw new InputError(`--${option}: expected a number of ${unit}, got "${String(value)}"`);
-  return v;
-}
+import type { CommandSpec } from '../command.js';
+import { choice, int, num, numberList, str } from '../io.js';
 
 const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
 
@@ -75,20 +63,16 @@ export const annotateCommand: CommandSpec = {
     { name: 'network-pj-per-bit', value: 'list', description: 'network energy per bit per dimension, comma-separated (overrides the preset)' },
     { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's modelled power at the clock with zero utilization)" },
     { name: 'workers', value: 'n', description: 'worker threads (ranks run in parallel); 1 = in-process (default: one per CPU)' },
-    ...COMMON_OPTIONS,
   ],
   example: 'tracewatt annotate traces/astra-sim-history/resnet_dp/Resnet50_DataParallel --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --frequency 1410 --out out/resnet-1410',
   async run(args, opts, io) {
     if (opts.frequency !== undefined && opts.frequencies !== undefined) throw new InputError('give --frequency or --frequencies, not both');
     if (opts.frequency === undefined && opts.frequencies === undefined) throw new InputError('give a target SM clock: --frequency MHz or --frequencies list');
-    const freqs = numberList(opts.frequency ?? opts.frequencies, opts.frequency !== undefined ? 'frequency' : 'frequencies', 'MHz');
+    const freqs = numberList(opts, opts.frequency !== undefined ? 'frequency' : 'frequencies', 'MHz') ?? [];
     if (opts.frequency !== undefined && freqs.length !== 1) throw new InputError('--frequency takes one clock; use --frequencies for several');
-    const scaling = String(opts.scaling ?? 'ratio');
-    if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${scaling}"`);
-    const precision = String(opts.rooflinePrecision ?? 'fp16Tensor');
-    if (!['fp16Tensor', 'fp32', 'fp64'].includes(precision)) throw new InputError(`--roofline-precision: expected fp16Tensor, fp32 or fp64, got "${precision}"`);
-    const workers = opts.workers === undefined ? undefined : Number(opts.workers);
-    if (workers !== undefined && !(Number.isInteger(workers) && workers >= 0)) throw new InputError(`--workers: expected a whole number, got "${String(opts.workers)}"`);
+    const scaling = choice(opts, 'scaling', ['ratio', 'offset'] as const) ?? 'ratio';
+    const precision = choice<RooflinePrecision>(opts, 'rooflinePrecision', ['fp16Tensor', 'fp32', 'fp64']) ?? 'fp16Tensor';
+    const workers = int(opts, 'workers', { min: 0 });
     const profiles = opts.profile === undefined ? [] : (Array.isArray(opts.profile) ? opts.profile : [opts.profile]).map(String);
 
     const bar = io.isTTY && !opts.json
@@ -99,15 +83,15 @@ export const annotateCommand: CommandSpec = {
     try {
       result = await annotateTrace({
         trace: args[0], out: String(opts.out), calibration: String(opts.calibration), profiles,
-        profileFormat: opts.profileFormat as ProfileFormat | undefined,
+        profileFormat: str(opts, 'profileFormat') as ProfileFormat | undefined,
         frequenciesMHz: freqs, perFrequencyOutputs: opts.frequencies !== undefined,
-        referenceClockMHz: positive(opts.referenceFrequency, 'reference-frequency', 'MHz'),
-        scaling, rooflinePrecision: precision as RooflinePrecision,
+        referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
+        scaling, rooflinePrecision: precision,
         power: {
-          preset: opts.powerPreset as string | undefined,
-          memoryPjPerBit: positive(opts.memoryPjPerBit, 'memory-pj-per-bit', 'pJ/bit'),
-          networkPjPerBit: opts.networkPjPerBit === undefined ? undefined : numberList(opts.networkPjPerBit, 'network-pj-per-bit', 'pJ/bit'),
-          idlePowerW: positive(opts.idlePower, 'idle-power', 'W'),
+          preset: str(opts, 'powerPreset'),
+          memoryPjPerBit: num(opts, 'memoryPjPerBit', { min: 0, unit: 'pJ/bit' }),
+          networkPjPerBit: numberList(opts, 'networkPjPerBit', 'pJ/bit'),
+          idlePowerW: num(opts, 'idlePower', { min: 0, unit: 'W' }),
         },
         workers,
         onProgress: bar
@@ -120,6 +104,8 @@ export const annotateCommand: CommandSpec = {
           }
           : undefined,
       });
+    } catch (e) {
+      throw outputErrorUnder(String(opts.out), e);
     } finally {
       if (started) bar?.stop();
     }

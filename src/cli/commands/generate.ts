@@ -1,22 +1,12 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { COMMON_OPTIONS, type CommandSpec } from '../command.js';
-import { InputError } from '../../errors.js';
+import { toJson } from '../../core/json.js';
 import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
-import { resolveModel, modelPresetNames } from '../../core/llm/models.js';
+import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
 import { writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
-
-function int(opts: Record<string, unknown>, name: string, flag: string): number {
-  const raw = opts[name];
-  const v = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isInteger(v) || v < 1) throw new InputError(`--${flag} must be a positive integer, got ${String(raw)}`);
-  return v;
-}
-
-function choice<T extends string>(opts: Record<string, unknown>, name: string, allowed: readonly T[]): T {
-  const v = String(opts[name]);
-  if (!(allowed as readonly string[]).includes(v)) throw new InputError(`--${name} must be one of ${allowed.join(', ')}, got ${v}`);
-  return v as T;
-}
+import { outputErrorUnder } from '../../formats/output.js';
+import { fixed, formatTable } from '../../report/tables.js';
+import type { CommandSpec } from '../command.js';
+import { choice, intOf, num } from '../io.js';
 
 export const generateLlmCommand: CommandSpec = {
   name: 'generate llm',
@@ -38,18 +28,16 @@ export const generateLlmCommand: CommandSpec = {
     { name: 'dp-bucket-mb', value: 'MB', description: 'data-parallel all-reduce bucket size in MB (default: Megatron\'s max(40M, 1M·dp) parameters)' },
     { name: 'gpu', value: 'h100|a100|v100', description: 'GPU preset for roofline durations and network bandwidths', default: 'h100' },
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et, <prefix>.network.yml, <prefix>.system.json', required: true },
-    ...COMMON_OPTIONS,
   ],
   example: 'tracewatt generate llm --model llama2-70b --dp 1 --tp 8 --pp 4 --micro-batch 1 --global-batch 32 --seq 4096 --out out/llama70b',
   async run(_args, opts, io) {
     const model = await resolveModel(String(opts.model));
-    const bucketMb = opts.dpBucketMb === undefined ? undefined : Number(opts.dpBucketMb);
-    if (bucketMb !== undefined && !(bucketMb > 0)) throw new InputError(`--dp-bucket-mb must be a positive number, got ${String(opts.dpBucketMb)}`);
-    const r = await writeLlmTraces({
+    const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
+    const out = String(opts.out);
+    const input = {
       model,
-      dp: int(opts, 'dp', 'dp'), tp: int(opts, 'tp', 'tp'), pp: int(opts, 'pp', 'pp'),
-      microBatch: int(opts, 'microBatch', 'micro-batch'), globalBatch: int(opts, 'globalBatch', 'global-batch'),
-      seqLen: int(opts, 'seq', 'seq'),
+      dp: intOf(opts, 'dp'), tp: intOf(opts, 'tp'), pp: intOf(opts, 'pp'),
+      microBatch: intOf(opts, 'microBatch'), globalBatch: intOf(opts, 'globalBatch'), seqLen: intOf(opts, 'seq'),
       schedule: choice<PipelineSchedule>(opts, 'schedule', ['1f1b', 'gpipe']),
       sequenceParallel: Boolean(opts.sequenceParallel),
       recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
@@ -57,23 +45,25 @@ export const generateLlmCommand: CommandSpec = {
       gradReduceDtype: parseDtype(String(opts.gradReduceDtype)),
       dpBucketBytes: bucketMb === undefined ? undefined : bucketMb * 1e6,
       gpu: resolveGpu(String(opts.gpu)),
-      outPrefix: String(opts.out),
+      outPrefix: out,
+    };
+    const r = await writeLlmTraces(input).catch((e: unknown) => {
+      throw outputErrorUnder(out, e);
     });
-    const flops = r.stages.reduce((s, st) => s + st.flopsPerRank, 0) * r.plan.tp * r.plan.dp;
     if (opts.json) {
-      io.out(`${JSON.stringify({
-        ranks: r.ranks, microBatches: r.plan.microBatches, nodes: r.nodes, bytes: r.bytes, flopsPerIteration: flops,
+      io.out(toJson({
+        ranks: r.ranks, microBatches: r.plan.microBatches, nodes: r.nodes, bytes: r.bytes, flopsPerIteration: r.flopsPerIteration,
         traceFiles: r.traceFiles, networkFile: r.networkFile, systemFile: r.systemFile, stages: r.stages,
-      }, null, 2)}\n`);
+      }) + '\n');
       return 0;
     }
     const p = r.plan;
     io.out(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}\n`);
-    io.out('stage  layers  nodes/rank  TFLOP/rank  compute ms/rank\n');
-    for (const s of r.stages) {
-      io.out(`${String(s.stage).padStart(5)}  ${String(s.layers).padStart(6)}  ${String(s.nodesPerRank).padStart(10)}  ${(s.flopsPerRank / 1e12).toFixed(1).padStart(10)}  ${(s.computeMicrosPerRank / 1e3).toFixed(1).padStart(15)}\n`);
-    }
-    io.out(`iteration: ${(flops / 1e15).toFixed(2)} PFLOP (estimated, roofline durations); ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
+    io.out(formatTable(
+      [{ header: 'stage' }, { header: 'layers' }, { header: 'nodes/rank' }, { header: 'TFLOP/rank', format: fixed(1) }, { header: 'compute (ms/rank)', format: fixed(1) }],
+      r.stages.map((s) => [s.stage, s.layers, s.nodesPerRank, s.flopsPerRank / 1e12, s.computeMicrosPerRank / 1e3]),
+    ));
+    io.out(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP (estimated, roofline durations); ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
     io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
     return 0;
   },

@@ -1,22 +1,36 @@
 import { toJson } from '../../core/json.js';
 import { inspectTrace, type Inspection } from '../../engines/trace/inspect.js';
+import { formatTable, grouped, type Cell, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { table, thousands } from '../io.js';
+import { rowsText } from '../io.js';
+
+/** One row per rank and a total row. */
+function rankTable(r: Inspection): { columns: Column[]; rows: Cell[][] } {
+  const types = [...new Set(r.ranks.flatMap((x) => Object.keys(x.nodesByType)))].sort();
+  const count = (header: string): Column => ({ header, align: 'right', format: grouped });
+  const columns: Column[] = [
+    { header: 'rank', align: 'left' }, count('nodes'), ...types.map(count), count('COMP num_ops'), count('COMP duration (µs)'),
+    count('data deps'), count('ctrl deps'), count('dangling deps'), count('in cycles'),
+  ];
+  const rows = [...r.ranks, { ...r.total, rank: 'total' }].map((x) => [
+    x.rank, x.nodeCount, ...types.map((t) => x.nodesByType[t] ?? 0), x.numOps, x.durationMicros, x.edges.data, x.edges.ctrl,
+    x.dangling.data + x.dangling.ctrl, x.nodesInCycles,
+  ]);
+  return { columns, rows };
+}
 
 function render(r: Inspection): string {
-  const types = [...new Set(r.ranks.flatMap((x) => Object.keys(x.nodesByType)))].sort();
-  const rows = [...r.ranks, { ...r.total, rank: 'total' }].map((x) => [
-    String(x.rank), thousands(x.nodeCount), ...types.map((t) => thousands(x.nodesByType[t] ?? 0)),
-    thousands(x.numOps), thousands(x.durationMicros), thousands(x.edges.data), thousands(x.edges.ctrl),
-    thousands(x.dangling.data + x.dangling.ctrl), thousands(x.nodesInCycles),
-  ]);
-  let out = table(['rank', 'nodes', ...types, 'COMP num_ops', 'COMP duration (µs)', 'data deps', 'ctrl deps', 'dangling deps', 'in cycles'], rows);
+  const t = rankTable(r);
+  let out = formatTable(t.columns, t.rows);
   const colls = Object.entries(r.total.collectives);
   if (colls.length) {
-    out += '\n' + table(['collective (all ranks)', 'count', 'comm_size (bytes)'], colls.map(([k, v]) => [k, thousands(v.count), thousands(v.commSizeBytes)]));
+    out += '\n' + formatTable(
+      [{ header: 'collective (all ranks)' }, { header: 'count', format: grouped }, { header: 'comm_size (bytes)', format: grouped }],
+      colls.map(([k, v]) => [k, v.count, v.commSizeBytes]),
+    );
   }
   if (r.total.sendRecv.sends + r.total.sendRecv.recvs > 0) {
-    out += `\nsend/recv: ${r.total.sendRecv.sends} sends (${thousands(r.total.sendRecv.sendBytes)} bytes), ${r.total.sendRecv.recvs} recvs\n`;
+    out += `\nsend/recv: ${r.total.sendRecv.sends} sends (${grouped(r.total.sendRecv.sendBytes)} bytes), ${r.total.sendRecv.recvs} recvs\n`;
   }
   const first = r.ranks[0];
   const noMeta = r.ranks.filter((x) => !x.hasMetadata).length;
@@ -33,11 +47,15 @@ export const inspectCommand: CommandSpec = {
   name: 'inspect',
   summary: 'Count nodes, compute work, collectives and dependencies per rank of a Chakra trace',
   args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
-  options: [],
+  options: [{ name: 'csv', description: 'print the per-rank table (and a total row) as CSV' }],
   example: 'tracewatt inspect traces/astra-sim/all_reduce/all_reduce',
   async run([target], opts, io) {
     const r = await inspectTrace(target);
-    io.out(opts.json ? toJson(r) + '\n' : render(r));
+    if (opts.json) io.out(toJson(r) + '\n');
+    else if (opts.csv) {
+      const t = rankTable(r);
+      io.out(rowsText(opts, t.columns, t.rows));
+    } else io.out(render(r));
     return 0;
   },
 };

@@ -1,15 +1,18 @@
 import { toJson } from '../../core/json.js';
 import { validateTrace } from '../../engines/trace/validate.js';
 import type { CommandSpec } from '../command.js';
+import { int } from '../io.js';
+
+const MAX_PER_CODE = 20;
 
 export const validateCommand: CommandSpec = {
   name: 'validate',
   summary: 'Report every problem ASTRA-sim would reject or misread; exit 0 only when there are no errors',
   args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
-  options: [{ name: 'max-per-code', value: 'n', description: 'list at most n problems of each kind per rank (all are counted)', default: '20' }],
+  options: [{ name: 'max-per-code', value: 'n', description: 'list at most n problems of each kind per rank (all are counted)', default: MAX_PER_CODE }],
   example: 'tracewatt validate traces/chakra-tests/feeder_tests_chakra.0.et',
   async run([target], opts, io) {
-    const r = await validateTrace(target, Number(opts.maxPerCode));
+    const r = await validateTrace(target, int(opts, 'maxPerCode', { min: 0 }) ?? MAX_PER_CODE);
     if (opts.json) {
       io.out(toJson({ ...r, valid: r.errors === 0 }) + '\n');
     } else {

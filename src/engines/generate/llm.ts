@@ -134,6 +134,8 @@ export interface WriteLlmResult {
   nodes: number;
   bytes: number;
   stages: StageSummary[];
+  /** Σ num_ops of all ranks' COMP nodes: the iteration's FLOPs (estimated by the generator's op model). */
+  flopsPerIteration: number;
 }
 
 export function rankFile(prefix: string, rank: number): string {
@@ -217,5 +219,6 @@ export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlm
   return {
     plan, ranks: plan.ranks, traceFiles: { first: rankFile(prefix, 0), last: rankFile(prefix, plan.ranks - 1) },
     networkFile, systemFile, nodes, bytes, stages,
+    flopsPerIteration: stages.reduce((a, st) => a + st.flopsPerRank, 0) * plan.tp * plan.dp,
   };
 }

@@ -26,7 +26,7 @@ import {
 import { CollectiveModel } from './collective.js';
 import { MinHeap } from './heap.js';
 import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
-import type { EnergyBreakdownJ, RankResult, RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
+import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ, type RankResult, type RankSource, type ReplayResult, type ReplaySlice, type Slot } from './types.js';
 
 export interface ReplayOptions {
   system: SystemConfig;
@@ -41,6 +41,13 @@ export interface ReplayOptions {
   diagnostics?: Diagnostics;
   /** Receives every executed node (for timelines); omit to keep memory bounded. */
   onSlice?: (slice: ReplaySlice) => void;
+  /**
+   * Called between simulation steps when onSlice is given; when it returns a promise the replay waits for it (a
+   * timeline writer uses this to wait for its file to drain instead of buffering the whole timeline).
+   */
+  backpressure?: () => Promise<void> | undefined;
+  /** The result's label (default "replay"). */
+  label?: string;
 }
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
@@ -199,6 +206,8 @@ class Replay {
         }
       }
       for (const r of dirty) if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
+      const wait = this.o.backpressure?.();
+      if (wait) await wait;
     }
     this.checkAllDone();
     return this.result();
@@ -605,18 +614,28 @@ class Replay {
     });
     const sum = (f: (x: RankResult) => number) => ranks.reduce((a, x) => a + f(x), 0);
     const energyJ = breakdown(sum((x) => x.energyJ.compute), sum((x) => x.energyJ.memory), sum((x) => x.energyJ.network), sum((x) => x.energyJ.idle));
+    const bytesSentPerDim = this.cluster.dims.map((_, i) => sum((x) => x.bytesSentPerDim[i]));
+    const timeS = {
+      compute: sum((x) => x.gpuComputeNs) * 1e-9,
+      communication: sum((x) => x.commNs) * 1e-9,
+      exposedCommunication: sum((x) => x.exposedCommNs) * 1e-9,
+      overlap: sum((x) => x.overlapNs) * 1e-9,
+      makespan: makespanNs * 1e-9,
+    };
+    const last = ranks.reduce<RankResult | undefined>((a, r) => (a === undefined || r.finishNs > a.finishNs ? r : a), undefined);
     return {
+      kind: 'replay',
+      schemaVersion: RESULT_SCHEMA_VERSION,
+      label: this.o.label ?? 'replay',
       makespanNs,
-      ranks,
       energyJ,
-      bytesSentPerDim: this.cluster.dims.map((_, i) => sum((x) => x.bytesSentPerDim[i])),
-      timeS: {
-        compute: sum((x) => x.gpuComputeNs) * 1e-9,
-        communication: sum((x) => x.commNs) * 1e-9,
-        exposedCommunication: sum((x) => x.exposedCommNs) * 1e-9,
-        overlap: sum((x) => x.overlapNs) * 1e-9,
-        makespan: makespanNs * 1e-9,
-      },
+      timeS,
+      exposedCommNs: last?.exposedCommNs ?? 0,
+      overlapShare: timeS.communication > 0 ? timeS.overlap / timeS.communication : 0,
+      ranks,
+      bytesSentPerDim,
+      networkEnergyPerDimJ: bytesSentPerDim.map((b, i) => b * 8 * this.netPj[i] * J_PER_PJ),
+      dimensionNames: this.o.network.dims.map((d, i) => `${p.network[i]?.name ?? `dimension ${i}`} (${d.topology} ${d.npus})`),
       nodes: sum((x) => x.nodes),
       events: this.eventCount,
       settings: {

@@ -1,25 +1,29 @@
-/** Glue from file paths to a replay: resolves rank files, loads configs, streams the traces. */
+/** Glue from file paths to a replay: resolves rank files, loads configs, streams the traces, writes the timeline. */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Diagnostics } from '../../core/diagnostics.js';
 import {
   loadCommGroupConfig, loadNetworkConfig, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
+  type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
+import { TraceEventWriter } from '../../formats/trace-event/index.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
+import { TimelineRecorder } from './timeline.js';
 import type { RankSource, ReplayResult, ReplaySlice } from './types.js';
 
-export interface ReplayFilesInput {
+export interface ReplayFilesInput extends ClusterFiles {
   trace: string;
-  system: string;
-  network: string;
-  memory?: string;
-  commGroup?: string;
-  /** power.json; default: the shipped H100 case-study preset. */
-  power?: string;
   bandwidthUnit?: BandwidthUnit;
   windowNodes?: number;
+  /** The result's label; default "<trace> on <network>". */
+  label?: string;
+  /**
+   * Writes a Chrome/Perfetto trace-event timeline here (µs; a track per rank × slot, estimated power counters),
+   * atomically: `<file>.tmp`, renamed when the replay has finished, removed when it fails.
+   */
+  timeline?: string;
   onSlice?: (slice: ReplaySlice) => void;
 }
 
@@ -29,6 +33,12 @@ export const DEFAULT_POWER_PRESET = 'h100-cluster';
 
 export function presetPath(name: string): string {
   return fileURLToPath(new URL(`../../../calibration/power/${name}.json`, import.meta.url));
+}
+
+/** A power configuration from a preset name ({@link POWER_PRESETS}) or a power.json path. */
+export async function resolvePower(spec: string = DEFAULT_POWER_PRESET): Promise<PowerConfig> {
+  if ((POWER_PRESETS as readonly string[]).includes(spec)) return parsePowerConfig(presetPath(spec), await readFile(presetPath(spec), 'utf8'));
+  return loadPowerConfig(spec);
 }
 
 export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnostics): Promise<RankSource[]> {
@@ -46,23 +56,65 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
   });
 }
 
+/** The cluster's configuration files: ASTRA-sim system, network, remote memory and comm groups, and power. */
+export interface ClusterFiles {
+  system: string;
+  network: string;
+  memory?: string;
+  commGroup?: string;
+  /** power.json or a preset name; default {@link DEFAULT_POWER_PRESET}. */
+  power?: string;
+}
+
+export interface ClusterConfigs {
+  system: SystemConfig;
+  network: NetworkConfig;
+  memory?: RemoteMemoryConfig;
+  commGroups?: CommGroupConfig;
+  power: PowerConfig;
+}
+
+/** Reads and checks the cluster's configuration files (comm groups against the network's NPU count). */
+export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diagnostics): Promise<ClusterConfigs> {
+  const network = await loadNetworkConfig(files.network);
+  return {
+    system: await loadSystemConfig(files.system, diagnostics),
+    network,
+    memory: files.memory ? await loadRemoteMemoryConfig(files.memory) : undefined,
+    commGroups: files.commGroup ? await loadCommGroupConfig(files.commGroup, network.dims.reduce((a, d) => a * d.npus, 1)) : undefined,
+    power: await resolvePower(files.power),
+  };
+}
+
 export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
   const sources = await rankSourcesFromFiles(input.trace, diagnostics);
-  const powerFile = input.power ?? presetPath(DEFAULT_POWER_PRESET);
-  const power = (POWER_PRESETS as readonly string[]).includes(powerFile)
-    ? parsePowerConfig(presetPath(powerFile), await readFile(presetPath(powerFile), 'utf8'))
-    : await loadPowerConfig(powerFile);
+  const cluster = await loadClusterConfigs(input, diagnostics);
+  const power = cluster.power;
   const opts: ReplayOptions = {
-    system: await loadSystemConfig(input.system, diagnostics),
-    network: await loadNetworkConfig(input.network),
-    memory: input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined,
-    commGroups: input.commGroup ? await loadCommGroupConfig(input.commGroup, sources.length) : undefined,
-    power,
+    ...cluster,
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
     diagnostics,
     onSlice: input.onSlice,
+    label: input.label ?? `${input.trace} on ${input.network}`,
   };
-  return replay(sources, opts);
+  if (!input.timeline) return replay(sources, opts);
+
+  const writer = await TraceEventWriter.create(input.timeline);
+  const rec = new TimelineRecorder(writer, power.gpu.idlePowerW);
+  const onSlice = input.onSlice;
+  try {
+    const res = await replay(sources, {
+      ...opts,
+      onSlice: onSlice ? (s) => { rec.slice(s); onSlice(s); } : rec.slice,
+      backpressure: rec.pending,
+    });
+    await rec.finish(res.ranks.length);
+    await writer.close();
+    return res;
+  } catch (e) {
+    await writer.abort();
+    throw e;
+  }
 }

@@ -35,9 +35,14 @@ export class TimelineRecorder {
     }
   };
 
-  /** Writes the power counters (estimated: the slot's modelled power plus idle power). */
-  finish(ranks: number): void {
+  /** The writer's back-pressure: a promise to await before more slices, or undefined. */
+  pending = (): Promise<void> | undefined => this.writer.pending();
+
+  /** Writes the power counters (estimated: the slot's modelled power plus idle power), waiting for the file between ranks. */
+  async finish(ranks: number): Promise<void> {
     for (let r = 0; r < ranks; r++) {
+      const wait = this.writer.pending();
+      if (wait) await wait;
       const m = this.power.get(r) ?? new Map<number, number>();
       const times = [...m.keys()].sort((a, b) => a - b);
       let level = 0;

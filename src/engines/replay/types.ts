@@ -22,17 +22,49 @@ export interface ReplaySlice {
   powerW: number;
 }
 
+/** Version of the result records (`replay` here, the studies' records, `accuracy`) that `tracewatt report` reads. */
+export const RESULT_SCHEMA_VERSION = 1;
+
+/** Energy of one run split by where it is spent, in joules (estimated). */
 export interface EnergyBreakdownJ {
+  /** Active GPU compute energy (kernels running). */
   compute: number;
+  /** Memory energy (HBM / remote memory traffic). */
   memory: number;
+  /** Network energy, all dimensions together (bytes moved × energy per bit). */
   network: number;
+  /** Energy drawn while devices wait (idle power × idle time, plus network idle power per rank). */
   idle: number;
+  /** compute + memory + network + idle. */
   total: number;
 }
 
+/**
+ * Where the time of a run goes, in seconds (estimated): `makespan` is wall time; every other part is summed over
+ * ranks (rank-seconds), each a union of intervals per rank, so parts overlap.
+ */
+export interface TimeBreakdownS {
+  /** Wall time from start to the last rank's finish (not summed). */
+  makespan: number;
+  /** Time with GPU compute running. */
+  compute: number;
+  /** Time with communication running (overlapped or not). */
+  communication: number;
+  /** Communication not hidden behind compute (finish − GPU compute time, ASTRA-sim's definition). */
+  exposedCommunication: number;
+  /** Compute–communication overlap: compute + communication − union of the two. */
+  overlap: number;
+  /** Time with memory operations running, when an engine reports it (the replay engine does not). */
+  memory?: number;
+  /** Time devices do nothing, when an engine reports it (the replay engine does not). */
+  idle?: number;
+}
+
+/** Replay numbers of one rank (NPU). */
 export interface RankResult {
   rank: number;
   file: string;
+  /** When this rank finished, ns from start. */
   finishNs: number;
   /** ASTRA-sim's definition: finish − GPU compute time (CPU and remote-memory time count as exposed). */
   exposedCommNs: number;
@@ -51,13 +83,31 @@ export interface RankResult {
   nodes: number;
 }
 
+/**
+ * One replay of a trace set on a cluster (`tracewatt replay --json`), and the `replay` record `tracewatt report`
+ * reads. Energies and times are estimates.
+ */
 export interface ReplayResult {
+  kind: 'replay';
+  schemaVersion: typeof RESULT_SCHEMA_VERSION;
+  /** What was replayed, e.g. the trace prefix and cluster. */
+  label: string;
   makespanNs: number;
-  ranks: RankResult[];
+  /** Cluster totals. */
   energyJ: EnergyBreakdownJ;
-  bytesSentPerDim: number[];
   /** Time totals over ranks, in seconds (AstraWattch breakdown). */
-  timeS: { compute: number; communication: number; exposedCommunication: number; overlap: number; makespan: number };
+  timeS: TimeBreakdownS;
+  /** Exposed communication of the rank that finishes last, ns. */
+  exposedCommNs: number;
+  /** timeS.overlap / timeS.communication, 0..1: the share of communication hidden behind compute (0 without communication). */
+  overlapShare: number;
+  ranks: RankResult[];
+  /** Bytes sent per network dimension, all ranks together; index = dimension (0 = first in the network config). */
+  bytesSentPerDim: number[];
+  /** Network energy per dimension, J (estimated); index = dimension. Sums to energyJ.network. */
+  networkEnergyPerDimJ: number[];
+  /** Names of the dimensions from the power config and network, e.g. ["scale-up (Switch 8)", "scale-out (Ring 4)"]. */
+  dimensionNames: string[];
   nodes: number;
   events: number;
   settings: { bandwidthUnit: string; powerPreset: string; networkEnergyConvention: string };

@@ -12,9 +12,8 @@ import { parsePowerConfig, parseSystemConfig, type NetworkConfig, type PowerConf
 import { networkConfig, resolvePlan, systemJson } from '../generate/index.js';
 import { presetPath } from '../replay/index.js';
 import { sweepNetwork, type NetworkSweepOutput } from './network-sweep.js';
-import { replayRecord } from './records.js';
 import type { LlmTraceOptions } from './replay-point.js';
-import type { CaseStudyRecord, NetworkSweepPoint, ReplayRecord } from './types.js';
+import type { CaseStudyRecord, NetworkSweepPoint, ReplayResult } from './types.js';
 import { DEFAULT_SERDES_VF_CURVE, type VfCurve } from './vf-curve.js';
 
 export interface CaseStudyOptions {
@@ -30,11 +29,11 @@ export interface CaseStudyOptions {
 }
 
 export interface CaseStudyOutput {
-  replay: ReplayRecord;
+  replay: ReplayResult;
   sweep: NetworkSweepOutput;
   summary: CaseStudyRecord;
   /** The three records, ready for a results file / the report. */
-  records: [ReplayRecord, NetworkSweepOutput['record'], CaseStudyRecord];
+  records: [ReplayResult, NetworkSweepOutput['record'], CaseStudyRecord];
   networkYaml: string;
   systemJson: string;
 }
@@ -88,7 +87,7 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
   const points = sweep.record.points;
   const nominalIdx = points.findIndex((p) => p.scale === 1);
   const nominal = points[nominalIdx];
-  const replay = replayRecord(`${label}: nominal network (estimated)`, sweep.replays[nominalIdx], network, power);
+  const replay: ReplayResult = { ...sweep.replays[nominalIdx], label: `${label}: nominal network (estimated)` };
 
   const e = nominal.energyJ;
   const shares = {

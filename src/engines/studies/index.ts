@@ -6,7 +6,6 @@ export { dominates, markDominated, paretoFront, marginal, type TimeEnergy, type 
 export { minimumEnergy, minimumTime, maxSlowdown, energyTimeCost, parseSelector, type Selector, type OperatingPoint } from './selectors.js';
 export { runPoint, llmSources, type PointTask, type TraceSpec, type LlmTraceOptions } from './replay-point.js';
 export { runPoints, type PoolOptions, type PoolRun } from './pool.js';
-export { replayRecord, networkEnergyPerDimJ, dimensionNames } from './records.js';
 export { sweepNetwork, scaledConfigs, type NetworkSweepInput, type NetworkSweepOutput } from './network-sweep.js';
 export { runCaseStudy, CASE_STUDY_DEFAULTS, type CaseStudyOptions, type CaseStudyOutput } from './case-study.js';
 export { sweepGpu, gpuSweepRecord, tradeoffTable, type GpuSweepInput, type GpuSweepOutput } from './gpu-sweep.js';

@@ -9,7 +9,6 @@ import type { NetworkConfig, PowerConfig } from '../../formats/astra/index.js';
 import type { ReplayResult } from '../replay/index.js';
 import { marginal, markDominated } from './pareto.js';
 import { runPoints, type PoolRun } from './pool.js';
-import { networkEnergyPerDimJ } from './records.js';
 import type { PointTask } from './replay-point.js';
 import type { NetworkSweepPoint, NetworkSweepRecord } from './types.js';
 import { DEFAULT_SERDES_VF_CURVE, energyPerBitFactor, voltageRatio, type VfCurve } from './vf-curve.js';
@@ -77,7 +76,7 @@ export async function sweepNetwork(input: NetworkSweepInput): Promise<NetworkSwe
     voltageRatio: voltageRatio(curve, scales[i]),
     makespanNs: res.makespanNs,
     energyJ: res.energyJ,
-    networkByDimensionJ: networkEnergyPerDimJ(res.bytesSentPerDim, configs[i].power),
+    networkByDimensionJ: res.networkEnergyPerDimJ,
   }));
   const te = base.map((p) => ({ timeS: p.makespanNs * 1e-9, energyJ: p.energyJ.total }));
   const dominated = markDominated(te);

@@ -4,8 +4,9 @@
  * on one (pid, tid) must nest, so callers give each rank × slot its own track; counter events
  * ("C") draw a value track such as power.
  */
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
+import type { WriteStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
+import { commitOutput, outputError, prepareOutput } from '../output.js';
 
 export interface CompleteEvent {
   name: string;
@@ -23,19 +24,70 @@ export interface CounterEvent {
   values: Record<string, number>;
 }
 
-/** Streams events to a file so a long replay never holds the whole timeline as one string. */
-export class TraceEventWriter {
-  private readonly out;
-  private first = true;
+/** Events are joined into chunks of about this many characters before they go to the file. */
+const CHUNK_CHARS = 64 * 1024;
 
-  constructor(readonly file: string) {
-    this.out = createWriteStream(file);
-    this.out.write('{"displayTimeUnit":"ns","traceEvents":[\n');
+/**
+ * Streams events to `<file>.tmp` (renamed to `file` by close(), removed by abort()), so a long replay never holds
+ * the whole timeline in memory: when the file stream is full, {@link pending} returns a promise that resolves once it
+ * has drained, and callers await it before producing more events.
+ */
+export class TraceEventWriter {
+  private chunk = '';
+  private first = true;
+  private failed: unknown;
+  private drained: Promise<void> | undefined;
+
+  private constructor(readonly file: string, private readonly tmp: string, private readonly out: WriteStream) {
+    out.on('error', (e) => {
+      this.failed ??= e;
+    });
+    this.chunk = '{"displayTimeUnit":"ns","traceEvents":[\n';
+  }
+
+  /** Creates the file's folder and `<file>.tmp`; an unwritable path is an InputError naming `file`. */
+  static async create(file: string): Promise<TraceEventWriter> {
+    const tmp = await prepareOutput(file);
+    let handle;
+    try {
+      handle = await open(tmp, 'w');
+    } catch (e) {
+      throw outputError(file, e);
+    }
+    return new TraceEventWriter(file, tmp, handle.createWriteStream());
   }
 
   private write(obj: unknown): void {
-    this.out.write((this.first ? '' : ',\n') + JSON.stringify(obj));
+    this.chunk += (this.first ? '' : ',\n') + JSON.stringify(obj);
     this.first = false;
+    if (this.chunk.length >= CHUNK_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    if (!this.chunk) return;
+    const more = this.out.write(this.chunk);
+    this.chunk = '';
+    if (!more && !this.drained) {
+      this.drained = new Promise<void>((resolve) => {
+        const done = () => {
+          this.out.off('drain', done);
+          this.out.off('close', done);
+          this.drained = undefined;
+          resolve();
+        };
+        this.out.on('drain', done);
+        this.out.on('close', done);
+      });
+    }
+  }
+
+  /**
+   * A promise to await before writing more when the file is behind (back-pressure), otherwise undefined.
+   * Rejects with the write error when writing has failed.
+   */
+  pending(): Promise<void> | undefined {
+    if (this.failed !== undefined) return Promise.reject(outputError(this.file, this.failed));
+    return this.drained;
   }
 
   processName(pid: number, name: string): void {
@@ -54,8 +106,30 @@ export class TraceEventWriter {
     this.write({ ph: 'C', name: e.name, pid: e.pid, tid: 0, ts: e.tsUs, args: e.values });
   }
 
+  /** Ends the JSON document and renames `<file>.tmp` to `file`. */
   async close(): Promise<void> {
-    this.out.end('\n]}\n');
-    await once(this.out, 'finish');
+    this.chunk += '\n]}\n';
+    this.flush();
+    await this.finish();
+    if (this.failed !== undefined) {
+      await rm(this.tmp, { force: true });
+      throw outputError(this.file, this.failed);
+    }
+    await commitOutput(this.tmp, this.file);
+  }
+
+  /** Stops writing and removes `<file>.tmp` (after a failed replay). */
+  async abort(): Promise<void> {
+    this.chunk = '';
+    await this.finish();
+    await rm(this.tmp, { force: true });
+  }
+
+  private finish(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.out.closed) return resolve();
+      this.out.end(() => resolve());
+      this.out.once('close', () => resolve());
+    });
   }
 }

@@ -1,0 +1,100 @@
+/**
+ * The command line's text and CSV views of result records: one column list per record kind, used for both the
+ * aligned table and `--csv` (which writes the same columns at full precision). Every figure is an estimate.
+ */
+import type { ReplayResult } from '../engines/replay/types.js';
+import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
+import { fixed, formatTable, significant, type Cell, type Column } from './tables.js';
+
+/** Rows and their columns, ready for formatTable or toCsv. */
+export interface RowSet {
+  columns: Column[];
+  rows: Cell[][];
+}
+
+const PARTS = ['compute', 'memory', 'network', 'idle', 'total'] as const;
+const energyColumns = (): Column[] => PARTS.map((k) => ({ header: `${k} (J, est.)`, format: significant(5) }));
+const energyCells = (e: ReplayResult['energyJ']): Cell[] => PARTS.map((k) => e[k]);
+const percent = (v: Cell) => (typeof v === 'number' ? v.toFixed(1) : '');
+
+/** Ranks listed in a replay's text table before it shows only the first and last 8. */
+export const MAX_RANK_ROWS = 16;
+
+/** One row per rank of a replay (or the given subset) and a total row. */
+export function replayRanks(res: ReplayResult, ranks: readonly ReplayResult['ranks'][number][] = res.ranks): RowSet {
+  const columns: Column[] = [
+    { header: 'rank', align: 'left' }, { header: 'finish (ns)' }, { header: 'exposed comm (ns)' }, { header: 'GPU compute (ns)' },
+    { header: 'comm (ns)' }, { header: 'overlap (ns)' }, ...res.bytesSentPerDim.map((_, i) => ({ header: `sent dim ${i} (bytes)` })),
+    ...energyColumns(),
+  ];
+  const rows: Cell[][] = ranks.map((r) => [
+    r.rank, r.finishNs, r.exposedCommNs, r.gpuComputeNs, r.commNs, r.overlapNs, ...r.bytesSentPerDim, ...energyCells(r.energyJ),
+  ]);
+  rows.push(['total', res.makespanNs, null, null, null, null, ...res.bytesSentPerDim, ...energyCells(res.energyJ)]);
+  return { columns, rows };
+}
+
+/** A replay as text: a headline, the energy breakdown and the per-rank table (first and last 8 of many ranks). */
+export function replayText(res: ReplayResult): string {
+  const e = res.energyJ;
+  const energy = formatTable(
+    [{ header: 'energy' }, { header: 'J (estimated)', format: significant(5) }, { header: 'share (%)', format: percent }],
+    PARTS.map((k) => [k, e[k], k === 'total' || e.total <= 0 ? null : (100 * e[k]) / e.total]),
+  );
+  const many = res.ranks.length > MAX_RANK_ROWS;
+  const half = MAX_RANK_ROWS / 2;
+  const t = replayRanks(res, many ? [...res.ranks.slice(0, half), ...res.ranks.slice(-half)] : res.ranks);
+  return [
+    `${res.label}: makespan ${res.makespanNs} ns (${(res.makespanNs / 1e6).toFixed(3)} ms), ${res.ranks.length} ranks, ${res.nodes} nodes, ` +
+      `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication time hidden behind compute`,
+    '',
+    energy,
+    formatTable(t.columns, t.rows) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : ''),
+  ].join('\n');
+}
+
+/** One row per frequency scale of a network DVFS sweep. */
+export function networkSweepRows(r: NetworkSweepRecord): RowSet {
+  const dims = r.points[0]?.networkByDimensionJ.length ?? 0;
+  const columns: Column[] = [
+    { header: 'scale' }, { header: 'bandwidth (GB/s)', format: fixed(1) }, { header: 'energy per bit (pJ/bit)', format: fixed(2) },
+    { header: 'V/V1', format: fixed(3) }, { header: 'makespan (ms)', format: significant(5) }, ...energyColumns(),
+    ...Array.from({ length: dims }, (_, i) => ({ header: `network dim ${i} (J, est.)`, format: significant(5) })),
+    { header: 'ΔE vs next scale (J)', format: significant(5) }, { header: 'ΔT vs next scale (s)', format: significant(5) },
+    { header: 'ΔE/ΔT (W)', format: significant(5) }, { header: 'energy saved per slowdown (%/%)', format: fixed(3) }, { header: 'dominated' },
+  ];
+  const rows: Cell[][] = r.points.map((p) => [
+    p.scale, p.bandwidthGBps, p.energyPerBitPJ, p.voltageRatio, p.makespanNs / 1e6, ...energyCells(p.energyJ), ...p.networkByDimensionJ,
+    p.marginal?.deltaEnergyJ ?? null, p.marginal?.deltaTimeS ?? null, p.marginal?.energyPerTimeW ?? null,
+    p.marginal?.energySavedPctPerSlowdownPct ?? null, p.dominated,
+  ]);
+  return { columns, rows };
+}
+
+export function networkSweepText(r: NetworkSweepRecord): string {
+  const t = networkSweepRows(r);
+  return `${r.label} (estimated; ${r.vfCurve})\n` + formatTable(t.columns, t.rows);
+}
+
+/** One row per SM clock of a GPU clock sweep. */
+export function gpuSweepRows(r: GpuClockSweepRecord): RowSet {
+  return {
+    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }],
+    rows: r.points.map((p) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto]),
+  };
+}
+
+export function gpuSweepText(r: GpuClockSweepRecord): string {
+  const t = gpuSweepRows(r);
+  let out = `${r.label} (estimated)\n` + formatTable(t.columns, t.rows);
+  out += `energy-optimal clock ${r.energyOptimalMHz} MHz, time-optimal clock ${r.timeOptimalMHz} MHz\n`;
+  for (const s of r.selections) out += `selector ${s.selector}: ${s.clockMHz} MHz\n`;
+  out += '\nenergy saved vs runtime penalty (Pareto points, against the fastest):\n' + formatTable(
+    [
+      { header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, { header: 'energy (J, est.)', format: significant(5) },
+      { header: 'energy saved (%)', format: fixed(2) }, { header: 'runtime penalty (%)', format: fixed(2) },
+    ],
+    r.tradeoff.map((t) => [t.clockMHz, t.timeS, t.energyJ, t.energySavedPct, t.runtimePenaltyPct]),
+  );
+  return out;
+}
