@@ -86,12 +86,3 @@ export function str(opts: Opts, key: string): string | undefined {
 export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
   return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows);
 }
-
-/**
- * @deprecated Use formatTable from src/report/tables.ts (kept for commands not yet moved): first column left,
- * the others right-aligned, cells as given.
- */
-export function table(headers: string[], rows: (string | number | bigint)[][]): string {
-  const columns: Column[] = headers.map((header, i) => ({ header, align: i === 0 ? 'left' : 'right', format: (v) => String(v ?? '') }));
-  return formatTable(columns, rows);
-}

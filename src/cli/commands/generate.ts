@@ -2,7 +2,9 @@
 import { toJson } from '../../core/json.js';
 import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
 import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
-import { writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
+import { loadCalibration } from '../../engines/calibrate/index.js';
+import { calibratedTimeModel, writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
+import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { fixed, formatTable } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
@@ -27,6 +29,8 @@ export const generateLlmCommand: CommandSpec = {
     { name: 'grad-reduce-dtype', value: 'bf16|fp16|fp32', description: 'gradient accumulation and data-parallel reduction type', default: 'fp32' },
     { name: 'dp-bucket-mb', value: 'MB', description: 'data-parallel all-reduce bucket size in MB (default: Megatron\'s max(40M, 1M·dp) parameters)' },
     { name: 'gpu', value: 'h100|a100|v100', description: 'GPU preset for roofline durations and network bandwidths', default: 'h100' },
+    { name: 'calibration', value: 'file', description: 'take durations from this calibration\'s time model instead of the GPU preset\'s roofline (needs --frequency)' },
+    { name: 'frequency', value: 'MHz', description: 'SM clock for --calibration durations' },
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et, <prefix>.network.yml, <prefix>.system.json', required: true },
   ],
   example: 'tracewatt generate llm --model llama2-70b --dp 1 --tp 8 --pp 4 --micro-batch 1 --global-batch 32 --seq 4096 --out out/llama70b',
@@ -34,6 +38,13 @@ export const generateLlmCommand: CommandSpec = {
     const model = await resolveModel(String(opts.model));
     const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
     const out = String(opts.out);
+    const clockMHz = num(opts, 'frequency', { positive: true, unit: 'MHz' });
+    if ((opts.calibration === undefined) !== (clockMHz === undefined)) {
+      throw new InputError('--calibration and --frequency go together: durations from a calibration are taken at one SM clock');
+    }
+    const dtype = parseDtype(String(opts.dtype));
+    const timeModel = opts.calibration === undefined ? undefined
+      : calibratedTimeModel(await loadCalibration(String(opts.calibration)), clockMHz!, dtype);
     const input = {
       model,
       dp: intOf(opts, 'dp'), tp: intOf(opts, 'tp'), pp: intOf(opts, 'pp'),
@@ -41,7 +52,8 @@ export const generateLlmCommand: CommandSpec = {
       schedule: choice<PipelineSchedule>(opts, 'schedule', ['1f1b', 'gpipe']),
       sequenceParallel: Boolean(opts.sequenceParallel),
       recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
-      dtype: parseDtype(String(opts.dtype)),
+      dtype,
+      timeModel,
       gradReduceDtype: parseDtype(String(opts.gradReduceDtype)),
       dpBucketBytes: bucketMb === undefined ? undefined : bucketMb * 1e6,
       gpu: resolveGpu(String(opts.gpu)),
@@ -63,7 +75,7 @@ export const generateLlmCommand: CommandSpec = {
       [{ header: 'stage' }, { header: 'layers' }, { header: 'nodes/rank' }, { header: 'TFLOP/rank', format: fixed(1) }, { header: 'compute (ms/rank)', format: fixed(1) }],
       r.stages.map((s) => [s.stage, s.layers, s.nodesPerRank, s.flopsPerRank / 1e12, s.computeMicrosPerRank / 1e3]),
     ));
-    io.out(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP (estimated, roofline durations); ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
+    io.out(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
     io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
     return 0;
   },

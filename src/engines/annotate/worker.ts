@@ -15,7 +15,11 @@ export default async function annotateRankTask(task: RankTask & { plan: Annotate
   try {
     return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined) };
   } catch (e) {
-    const err = e as Error;
+    const err = e as NodeJS.ErrnoException;
+    // File-system failures (an unwritable --out) cross the thread boundary as input errors naming the path.
+    if (!(e instanceof TracewattError) && err?.code && /^E[A-Z]+$/.test(err.code) && err.path) {
+      return { error: { code: 'INPUT', message: `${err.path}: cannot write (${err.code})`, stack: err.stack } };
+    }
     return { error: { code: e instanceof TracewattError ? e.code : null, message: err?.message ?? String(e), stack: err?.stack } };
   } finally {
     port?.close();
