@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import type { KernelSample, ProfileTable } from '../../src/core/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { ANNOTATION_ATTRS, annotateTrace, componentPowersAt, durationMicrosOf, stripAnnotation, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
 import { loadCalibration, predictKernel, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ProfileTable } from '../../src/core/kernel-sample.js';
+import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { ANNOTATION_ATTRS, annotateTrace, durationMicrosOf, stripAnnotation } from '../../src/engines/annotate/index.js';
 import { estimateFromRoofline, loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import { replayFiles } from '../../src/engines/replay/index.js';

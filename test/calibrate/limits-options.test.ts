@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import { Diagnostics } from '../../src/core/diagnostics.js';
+import { Diagnostics } from '../../src/diagnostics.js';
 import { fitCalibration, readCalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { InputError } from '../../src/errors.js';
 import { integratePower, readPowerSeries, readProfile } from '../../src/formats/profiles/index.js';

@@ -2,7 +2,7 @@ import { mkdtemp, copyFile, mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/core/diagnostics.js';
+import { Diagnostics } from '../../src/diagnostics.js';
 import { InputError } from '../../src/errors.js';
 import { attrBool, attrBoolList, attrInt, attrNumber, attrString, makeAttr } from '../../src/formats/chakra/attrs.js';
 import { resolveRankFiles } from '../../src/formats/chakra/paths.js';

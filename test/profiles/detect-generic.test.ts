@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/core/diagnostics.js';
+import { Diagnostics } from '../../src/diagnostics.js';
 import { FormatError, InputError } from '../../src/errors.js';
 import { detectFormat, listProfileFormats, PROFILE_FORMATS, readProfile } from '../../src/formats/profiles/index.js';
 import { describeShared, hasShared, shared } from '../helpers/shared.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Diagnostics } from '../../src/core/diagnostics.js';
+import { Diagnostics } from '../../src/diagnostics.js';
 import { NCU_METRIC_MAP, readProfile } from '../../src/formats/profiles/index.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';

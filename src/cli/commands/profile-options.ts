@@ -3,10 +3,10 @@
  * GPU profiles reaches every reader option (format, generic column mapping, the Nsight Systems + power-log join).
  * Each table's notes and the readers' diagnostics are printed to stderr, so nothing is assumed silently.
  */
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { POWER_FORMATS, PROFILE_FORMATS, readProfile, type PowerFormat, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
-import type { ProfileTable } from '../../core/kernel-sample.js';
+import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import type { CommandIO, OptionSpec } from '../command.js';
 
 export const PROFILE_OPTIONS: OptionSpec[] = [

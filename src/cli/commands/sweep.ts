@@ -1,5 +1,5 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { toJson } from '../../core/json.js';
 import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS } from '../../engines/replay/index.js';
 import { loadVfCurve, parseSelector, sweepGpu, sweepNetwork } from '../../engines/studies/index.js';

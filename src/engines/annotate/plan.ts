@@ -3,8 +3,8 @@
  * once, and the name keys that lead to it. A plan is plain data (Maps, arrays, Uint8Arrays, the calibration), so it
  * is handed to worker threads as it is. Roofline estimates for unmatched nodes are made per rank, on demand.
  */
-import type { Diagnostics } from '../../core/diagnostics.js';
-import type { KernelSample, ProfileTable } from '../../core/kernel-sample.js';
+import type { Diagnostics } from '../../diagnostics.js';
+import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { ByteSink, makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import { encodeAttribute } from '../../formats/chakra/encode.js';

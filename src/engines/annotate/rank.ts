@@ -15,7 +15,7 @@ import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { Diagnostics, type DiagnosticSummary } from '../../core/diagnostics.js';
+import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { ChakraDecodeError, InputError } from '../../errors.js';
 import {
   attrBool, attrInt, ByteSink, encodeNodeFrame, getAttr, makeAttr, MAX_FRAME_BYTES, NodeType, setAttr, type ChakraNode,

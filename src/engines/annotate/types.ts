@@ -1,5 +1,5 @@
 /** Result records of `annotateTrace`. Every modelled figure (energy, power, duration) is an estimate. */
-import type { DiagnosticSummary } from '../../core/diagnostics.js';
+import type { DiagnosticSummary } from '../../diagnostics.js';
 
 /** How a GPU compute node got its figures. */
 export type MatchLevel = 'exact' | 'normalized' | 'base' | 'op';

@@ -10,8 +10,8 @@
  *
  * Errors are absolute percentage errors, averaged over kernels (MAPE); "total" errors compare the sums over kernels.
  */
-import type { ProfileTable } from '../../core/kernel-sample.js';
-import { Diagnostics } from '../../core/diagnostics.js';
+import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { Calibration } from '../../model/calibration.js';
 import { groupKernels, type KernelSeries } from '../../model/kernels.js';

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ProfileTable } from '../../core/kernel-sample.js';
-import { Diagnostics } from '../../core/diagnostics.js';
+import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { readProfile, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type PowerCap, type SanityFinding } from '../../model/calibration.js';

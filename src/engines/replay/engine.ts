@@ -14,7 +14,7 @@
  * beyond the window could have started earlier than the window let it load; the default window
  * (65,536 nodes per rank) holds every trace in ../shared whole.
  */
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork, type CollectiveKind, type CommGroupConfig, type NetworkConfig, type PowerConfig,

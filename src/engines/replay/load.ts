@@ -1,7 +1,7 @@
 /** Glue from file paths to a replay: resolves rank files, loads configs, streams the traces, writes the timeline. */
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import {
   loadCommGroupConfig, loadNetworkConfig, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
   type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,

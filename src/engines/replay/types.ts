@@ -1,4 +1,4 @@
-import type { DiagnosticSummary } from '../../core/diagnostics.js';
+import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
 
 /** Nodes of one rank in file order, in batches; null when the file is exhausted. */

@@ -3,7 +3,7 @@
  * can run in a worker thread. Traces come from files or from the LLM generator (regenerated in the worker: cheaper
  * than shipping the nodes across threads).
  */
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import { generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
 import { rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';

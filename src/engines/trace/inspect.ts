@@ -2,7 +2,7 @@
  * `inspect`: per-rank and total counts of a (multi-rank) Chakra trace — nodes by type, compute
  * work, collectives by type with bytes, dependency edges, dangling dependencies, cycles, schema.
  */
-import { Diagnostics, type DiagnosticSummary } from '../../core/diagnostics.js';
+import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { attrInt, getAttr } from '../../formats/chakra/attrs.js';
 import { openTrace } from '../../formats/chakra/reader.js';
 import { resolveRankFiles } from '../../formats/chakra/paths.js';

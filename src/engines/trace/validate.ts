@@ -2,7 +2,7 @@
  * `validate`: every problem ASTRA-sim would reject or misread, each with file and node id.
  * Errors make the trace unusable for replay; warnings are odd but replayable.
  */
-import { Diagnostics } from '../../core/diagnostics.js';
+import { Diagnostics } from '../../diagnostics.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
 import { openTrace } from '../../formats/chakra/reader.js';
 import { resolveRankFiles } from '../../formats/chakra/paths.js';

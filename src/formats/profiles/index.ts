@@ -1,6 +1,6 @@
 /**
  * Profiler-output readers: every producer's file becomes one canonical ProfileTable
- * (src/core/kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
+ * (kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import type { ProfileTable } from './kernel-sample.js';
