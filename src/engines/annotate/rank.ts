@@ -10,17 +10,16 @@
  * order, unusual integer members on the attributes read, attributes of an earlier annotation) go through the full
  * decoder and encoder instead (`slowPathNodes`).
  */
-import { createReadStream } from 'node:fs';
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { ChakraDecodeError, InputError } from '../../errors.js';
 import {
   attrBool, attrInt, ByteSink, encodeNodeFrame, getAttr, makeAttr, MAX_FRAME_BYTES, NodeType, setAttr, type ChakraNode,
 } from '../../formats/chakra/index.js';
 import { decodeNode, isMetadataFrame } from '../../formats/chakra/decode.js';
+import { openTraceBytes } from '../../formats/chakra/reader.js';
+import { ensureDir } from '../../formats/chakra/writer.js';
 import { WireError } from '../../formats/chakra/wire.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan, type Prepared } from './plan.js';
@@ -44,7 +43,6 @@ export interface RankOutcome {
   diagnostics: DiagnosticSummary[];
 }
 
-const CHUNK_BYTES = 1 << 20;
 const FLUSH_BYTES = 1 << 20;
 const ROOFLINE_CACHE = 50_000;
 const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
@@ -79,7 +77,7 @@ class RawOut {
   private constructor(readonly file: string, private readonly fh: FileHandle) {}
 
   static async open(file: string): Promise<RawOut> {
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+    await ensureDir(path.dirname(path.resolve(file)));
     return new RawOut(file, await open(file, 'w'));
   }
 
@@ -603,18 +601,8 @@ export function stripAnnotation(node: ChakraNode, components?: string[]): boolea
 export async function annotateRankFile(task: RankTask, plan: AnnotatePlan, onBytes?: (bytesRead: number) => void): Promise<RankOutcome> {
   const { file } = task;
   if (task.outFiles.length !== plan.frequenciesMHz.length) throw new InputError(`rank ${task.rank}: ${task.outFiles.length} output files for ${plan.frequenciesMHz.length} clocks`);
-  const st = await stat(file).catch(() => null);
-  if (!st?.isFile()) throw new InputError(`${file}: no such file`);
-  const head = Buffer.alloc(2);
-  const fh = await open(file, 'r');
-  try {
-    await fh.read(head, 0, 2, 0);
-  } finally {
-    await fh.close();
-  }
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES });
-  const chunks: AsyncIterable<Buffer> = gzip ? (pipeline(raw, createGunzip({ chunkSize: CHUNK_BYTES }), () => {}) as AsyncIterable<Buffer>) : raw;
+  const source = await openTraceBytes(file);
+  const chunks = source.chunks;
   const outs: RawOut[] = [];
   try {
     for (const f of task.outFiles) outs.push(await RawOut.open(f));
@@ -667,15 +655,15 @@ export async function annotateRankFile(task: RankTask, plan: AnnotatePlan, onByt
       start = 0;
       decode(false);
       if (outs.some((o) => o.pos >= FLUSH_BYTES)) await Promise.all(outs.map((o) => o.flush()));
-      onBytes?.(raw.bytesRead);
+      onBytes?.(source.fileBytesRead());
     }
     if (!sawBytes) throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
     decode(true);
     for (const o of outs.splice(0)) await o.close();
-    onBytes?.(raw.bytesRead);
+    onBytes?.(source.fileBytesRead());
     return { result: ann.finish(task.outFiles), diagnostics: ann.diag.summary() };
   } finally {
-    raw.destroy();
+    source.close();
     for (const o of outs) await o.close().catch(() => {});
   }
 }

@@ -240,8 +240,22 @@ function streamError(file: string, dec: FrameDecoder, e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/** Opens a `.et` file (plain or gzip) for streaming. */
-export async function openTrace(file: string, options: ReadOptions = {}): Promise<TraceReader> {
+/**
+ * The bytes of a `.et` file as a stream of chunks, decompressed when the file starts with the gzip
+ * magic (1f 8b); `size` is the file size for plain files (null for gzip). Missing or unreadable
+ * files are InputErrors.
+ */
+export interface TraceBytes {
+  chunks: AsyncIterable<Buffer>;
+  compressed: boolean;
+  size: number | null;
+  /** File bytes read so far (compressed bytes for gzip), for progress. */
+  fileBytesRead(): number;
+  /** Releases the file early. */
+  close(): void;
+}
+
+export async function openTraceBytes(file: string): Promise<TraceBytes> {
   let size: number;
   try {
     const st = await stat(file);
@@ -258,12 +272,17 @@ export async function openTrace(file: string, options: ReadOptions = {}): Promis
   } finally {
     await fh.close();
   }
-  const gzip = size >= 2 && head[0] === 0x1f && head[1] === 0x8b;
   const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES });
-  if (!gzip) return openTraceSource(file, raw, { ...options, knownSize: size });
+  const common = { fileBytesRead: () => raw.bytesRead, close: () => void raw.destroy() };
+  if (!(size >= 2 && head[0] === 0x1f && head[1] === 0x8b)) return { chunks: raw, compressed: false, size, ...common };
   const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
-  const piped = pipeline(raw, gunzip, () => {});
-  return openTraceSource(file, piped as AsyncIterable<Buffer>, { ...options, compressed: true });
+  return { chunks: pipeline(raw, gunzip, () => {}) as AsyncIterable<Buffer>, compressed: true, size: null, ...common };
+}
+
+/** Opens a `.et` file (plain or gzip) for streaming. */
+export async function openTrace(file: string, options: ReadOptions = {}): Promise<TraceReader> {
+  const { chunks, compressed, size } = await openTraceBytes(file);
+  return openTraceSource(file, chunks, { ...options, knownSize: size, compressed });
 }
 
 /** Reads a whole trace into memory (convenient for small traces and tests). */
