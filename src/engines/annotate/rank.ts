@@ -70,24 +70,15 @@ function tailOf(t: Tails, vlen: number): Buffer {
   return b;
 }
 
-/** Buffered output file. */
-class RawOut {
-  buf = Buffer.allocUnsafe(FLUSH_BYTES * 2);
-  pos = 0;
-  private constructor(readonly file: string, private readonly fh: FileHandle) {}
+/** Buffered output file: the codec's growable ByteSink, flushed to a file handle. */
+class RawOut extends ByteSink {
+  private constructor(readonly file: string, private readonly fh: FileHandle) {
+    super(FLUSH_BYTES * 2);
+  }
 
   static async open(file: string): Promise<RawOut> {
     await ensureDir(path.dirname(path.resolve(file)));
     return new RawOut(file, await open(file, 'w'));
-  }
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
   }
 
   copy(src: Buffer, s: number, e: number): void {
@@ -102,16 +93,6 @@ class RawOut {
       src.copy(this.buf, this.pos, s, e);
     }
     this.pos += n;
-  }
-
-  varint(v: number): void {
-    this.ensure(10);
-    const b = this.buf;
-    while (v >= 0x80) {
-      b[this.pos++] = (v % 128) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    b[this.pos++] = v;
   }
 
   async flush(): Promise<void> {
