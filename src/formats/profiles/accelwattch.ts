@@ -4,7 +4,7 @@
  * no final newline). Rows `<bench>_k<N>`: mean board power (W) while the kernel ran in a loop, its
  * standard deviation and the number of samples. One clock (the default), no durations in this file.
  */
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows } from './csv.js';
 import type { ReaderContext } from './types.js';
@@ -40,18 +40,10 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
     if (sd !== null) extra.powerStdDevW = sd;
     const n = iN >= 0 ? numberCell(file, row, header, iN, { nonNegative: true }) : null;
     if (n !== null) extra.powerSamples = n;
-    samples.push({
-      kernelName: name,
-      invocation: null,
-      smClockMHz: null,
-      memClockMHz: null,
-      durationNs: null,
-      utilization: {},
+    samples.push(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, {
       powerW,
-      energyJ: null,
       extra,
-      source: { file, row: row.line, format: ACCELWATTCH_FORMAT },
-    });
+    }));
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {

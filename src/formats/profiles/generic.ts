@@ -18,7 +18,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import YAML from 'yaml';
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
 import { checkUtilization, completePowerEnergy } from './sample.js';
@@ -201,17 +201,7 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
     const h = header;
     const parts = nameIdx.map((i) => row.fields[i]?.trim() ?? '');
     if (parts.some((p) => !p)) throw new FormatError(file, where(row.line, h.name(nameIdx[parts.findIndex((p) => !p)]!)), 'missing kernel name');
-    const s: KernelSample = {
-      kernelName: parts.join('/'),
-      invocation: null,
-      smClockMHz: null,
-      memClockMHz: null,
-      durationNs: null,
-      utilization: {},
-      powerW: null,
-      energyJ: null,
-      source: { file, row: row.line, format },
-    };
+    const s: KernelSample = newSample(parts.join('/'), { file, row: row.line, format });
     for (const r of numeric) {
       const v = numberCell(file, row, h, r.index, { nonNegative: true, positive: r.field.endsWith('MHz') });
       if (v === null) continue;

@@ -9,7 +9,7 @@
  * times. Microbenchmark files have no application column: samples are named `micro<N>` by distinct
  * utilization vector, in order of first appearance.
  */
-import type { Component, KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type Component, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows } from './csv.js';
 import { checkUtilization } from './sample.js';
@@ -116,17 +116,12 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
       app = microNames.get(key) ?? `micro${microNames.size}`;
       microNames.set(key, app);
     }
-    samples.push({
-      kernelName: app,
-      invocation: null,
+    samples.push(newSample(app, { file, row: row.line, format: GPMTOOL_FORMAT }, {
       smClockMHz,
       memClockMHz,
-      durationNs: null,
       utilization,
       powerW,
-      energyJ: null,
-      source: { file, row: row.line, format: GPMTOOL_FORMAT },
-    });
+    }));
   }
   if (!header) throw new FormatError(file, '', 'truncated gpmTOOL header (needs 4 lines)');
   return {

@@ -58,3 +58,15 @@ export interface ProfileTable {
   /** Human-readable notes: what was aggregated, assumed or converted. */
   notes: string[];
 }
+
+/** A sample with every measurement unset; each reader fills in what its format has. */
+export function newSample(
+  kernelName: string,
+  source: KernelSample['source'],
+  fields: Partial<Omit<KernelSample, 'kernelName' | 'source'>> = {},
+): KernelSample {
+  return {
+    kernelName, invocation: null, smClockMHz: null, memClockMHz: null, durationNs: null, utilization: {},
+    powerW: null, energyJ: null, ...fields, source,
+  };
+}

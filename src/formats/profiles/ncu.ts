@@ -12,7 +12,7 @@
  * auto-scaled per metric (ns/us/ms/nsecond…, byte/Kbyte/Mbyte…, %, hz/Mhz/Ghz, cycle/second…) and are
  * converted (see units.ts). NCU_METRIC_MAP says which metric fills which canonical field.
  */
-import type { Component, KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type Component, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError } from '../../errors.js';
 import { Header, isProfLine, parseNumberCell, readCsvRows, where } from './csv.js';
@@ -124,18 +124,9 @@ interface BuildStats {
 }
 
 function buildSample(file: string, format: string, launch: NcuLaunch, diagnostics: Diagnostics, stats: BuildStats): KernelSample {
-  const s: KernelSample = {
-    kernelName: launch.kernelName,
-    invocation: null,
-    smClockMHz: null,
-    memClockMHz: null,
-    durationNs: null,
-    utilization: {},
-    powerW: null,
-    energyJ: null,
+  const s: KernelSample = newSample(launch.kernelName, { file, row: launch.line, format }, {
     extra: { ...launch.extra },
-    source: { file, row: launch.line, format },
-  };
+  });
   const best = new Map<NcuTarget, { rank: number; value: number; m: NcuMetric }>();
   const byName = new Map<string, number>();
   for (const m of launch.metrics) {

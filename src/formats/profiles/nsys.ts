@@ -11,7 +11,7 @@
  *   Max (ns),StdDev (ns),Name` — one sample per kernel name, durationNs = Avg, invocation null.
  * Time units come from the header's parentheses (ns, us, ms, s). `Name` is quoted when it has commas.
  */
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { isNsysHeader } from './detect.js';
@@ -100,18 +100,10 @@ export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promis
     if (iCorr >= 0 && row.fields[iCorr]) extra.correlationId = Number(row.fields[iCorr]);
     kernels.push({
       startNs,
-      sample: {
-        kernelName: name,
-        invocation: null,
-        smClockMHz: null,
-        memClockMHz: null,
+      sample: newSample(name, { file, row: row.line, format: NSYS_GPU_TRACE_FORMAT }, {
         durationNs,
-        utilization: {},
-        powerW: null,
-        energyJ: null,
         extra,
-        source: { file, row: row.line, format: NSYS_GPU_TRACE_FORMAT },
-      },
+      }),
     });
   }
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_trace header found');
@@ -247,18 +239,10 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
       const v = t(b);
       if (v !== null) extra[key] = v;
     }
-    samples.push({
-      kernelName: name,
-      invocation: null,
-      smClockMHz: null,
-      memClockMHz: null,
+    samples.push(newSample(name, { file, row: row.line, format: NSYS_KERN_SUM_FORMAT }, {
       durationNs: t('Avg'),
-      utilization: {},
-      powerW: null,
-      energyJ: null,
       extra,
-      source: { file, row: row.line, format: NSYS_KERN_SUM_FORMAT },
-    });
+    }));
   }
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_kern_sum header found');
   const notes = ['one sample per kernel name: durationNs is the mean over its instances (extra: instances, total/median/min/max/stddev)', 'no power: powerW and energyJ are null'];

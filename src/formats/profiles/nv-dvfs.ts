@@ -9,7 +9,7 @@
  * - average_power: W, mean of the 10 highest nvidia-smi samples (biased high).
  * One sample per row, kernelName `benchmark/kernel/argNo` (argNo selects the input size).
  */
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { DCGM_BY_SHORT_NAME } from './dcgm-fields.js';
@@ -75,18 +75,14 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
       utilization[DCGM_BY_SHORT_NAME.get(col)!.component!] = checkUtilization(file, row.line, col, v, diagnostics);
     }
     if (timeMs === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
-    const s: KernelSample = {
-      kernelName: arg ? `${bench}/${kernel}/${arg}` : `${bench}/${kernel}`,
-      invocation: null,
+    const s: KernelSample = newSample(arg ? `${bench}/${kernel}/${arg}` : `${bench}/${kernel}`, { file, row: row.line, format: NV_DVFS_FORMAT }, {
       smClockMHz,
       memClockMHz,
       durationNs: timeMs * NV_DVFS_TIME_UNIT_NS,
       utilization,
       powerW,
-      energyJ: null,
       extra: { benchmark: bench, kernel, ...(arg ? { argNo: arg } : {}) },
-      source: { file, row: row.line, format: NV_DVFS_FORMAT },
-    };
+    });
     completePowerEnergy(s);
     samples.push(s);
   }

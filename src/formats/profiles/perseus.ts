@@ -5,7 +5,7 @@
  * No counters: utilization is empty. powerW = energy / time.
  * Energies include power drawn while blocked on pipeline communication.
  */
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { completePowerEnergy } from './sample.js';
@@ -51,18 +51,12 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
     const energyJ = numberCell(file, row, header, iEnergy, { required: true, nonNegative: true })!;
     const smClockMHz = numberCell(file, row, header, iFreq, { required: true, positive: true })!;
     if (timeS === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
-    const s: KernelSample = {
-      kernelName: `stage${stage}/${instr}`,
-      invocation: null,
+    const s: KernelSample = newSample(`stage${stage}/${instr}`, { file, row: row.line, format: PERSEUS_FORMAT }, {
       smClockMHz,
-      memClockMHz: null,
       durationNs: timeS * 1e9,
-      utilization: {},
-      powerW: null,
       energyJ,
       extra: { stage, instruction: instr },
-      source: { file, row: row.line, format: PERSEUS_FORMAT },
-    };
+    });
     completePowerEnergy(s);
     samples.push(s);
   }

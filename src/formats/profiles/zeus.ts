@@ -7,7 +7,7 @@
  *   `start_time,window_name,elapsed_time,gpu<N>_energy…` — window name `…_<powerLimitW>`, elapsed (s),
  *   energy per GPU (J). One sample per (window, GPU), kernelName = window name without the limit.
  */
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { completePowerEnergy, numberInvocations } from './sample.js';
@@ -62,19 +62,12 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
     const timeS = numberCell(file, row, header, iTime, { required: true, nonNegative: true })!;
     const powerW = numberCell(file, row, header, iPower, { required: true, nonNegative: true })!;
     const powerLimitW = numberCell(file, row, header, iLimit, { required: true, positive: true })!;
-    const s: KernelSample = {
-      kernelName: `${key[0]}/${key[1]}/bs${key[2]}/${key[3]}`,
-      invocation: null,
-      smClockMHz: null,
-      memClockMHz: null,
+    const s: KernelSample = newSample(`${key[0]}/${key[1]}/bs${key[2]}/${key[3]}`, { file, row: row.line, format: ZEUS_FORMAT }, {
       durationNs: timeS * 1e9,
-      utilization: {},
       powerW,
-      energyJ: null,
       powerLimitW,
       extra: { dataset: key[0]!, network: key[1]!, batchSize: Number(key[2]), optimizer: key[3]! },
-      source: { file, row: row.line, format: ZEUS_FORMAT },
-    };
+    });
     completePowerEnergy(s);
     samples.push(s);
   }
@@ -122,19 +115,12 @@ export async function readZeusProfile(file: string, ctx: ReaderContext): Promise
         diagnostics.add('missing-energy', { file, message: `${where(row.line, header.name(i))}: no value` });
         continue;
       }
-      const s: KernelSample = {
-        kernelName: m ? m[1]! : win,
-        invocation: null,
-        smClockMHz: null,
-        memClockMHz: null,
+      const s: KernelSample = newSample(m ? m[1]! : win, { file, row: row.line, format: ZEUS_PROFILE_FORMAT }, {
         durationNs: elapsedS * 1e9,
-        utilization: {},
-        powerW: null,
         energyJ,
         powerLimitW: m ? Number(m[2]) : null,
         extra: { gpu: Number(gpu), window: win },
-        source: { file, row: row.line, format: ZEUS_PROFILE_FORMAT },
-      };
+      });
       completePowerEnergy(s);
       samples.push(s);
     }
