@@ -1,7 +1,8 @@
 // Chakra codec benchmark: generates a large trace with a realistic attribute mix (PyTorch-converted
 // COMP nodes with IOInfo and host-side attributes, plus collectives), then measures, each phase in
 // its own process so peak RSS is its own: streaming decode, streaming decode + re-encode, and a
-// naive whole-file protobufjs decode as the baseline. Run after `npm run build`.
+// naive whole-file protobufjs decode as the baseline. Decode checks attributes and IOInfo fully but builds them
+// when first read, so a second row reads them all. Run after `npm run build`.
 //   node scripts/bench-codec.mjs [--mb 200] [--keep]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -72,14 +73,23 @@ function cpuSeconds(since) {
   return (u.user + u.system) / 1e6;
 }
 
-async function phaseDecode(file) {
+/** Streaming decode; with readAll, also every attribute and IOInfo string (what a consumer needing all pays). */
+async function phaseDecode(file, readAll = false) {
   const { openTrace } = await import(dist);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   const reader = await openTrace(file);
   let nodes = 0;
-  for await (const batch of reader.batches()) nodes += batch.length;
-  return { nodes, seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSeconds(c0), peakRssMiB: rssMiB() };
+  let chars = 0;
+  for await (const batch of reader.batches()) {
+    nodes += batch.length;
+    if (!readAll) continue;
+    for (const n of batch) {
+      for (const a of n.attrs) chars += a.name.length;
+      for (const io of [n.inputs, n.outputs]) if (io) chars += io.values.length + io.shapes.length + io.types.length;
+    }
+  }
+  return { nodes, chars, seconds: (performance.now() - t0) / 1000, cpuSeconds: cpuSeconds(c0), peakRssMiB: rssMiB() };
 }
 
 async function phaseEncode(file) {
@@ -139,7 +149,7 @@ async function phaseBaseline(file) {
 
 if (phase) {
   const file = args[args.indexOf('--file') + 1];
-  const fn = { decode: phaseDecode, encode: phaseEncode, baseline: phaseBaseline }[phase];
+  const fn = { decode: phaseDecode, 'decode-all': (f) => phaseDecode(f, true), encode: phaseEncode, baseline: phaseBaseline }[phase];
   console.log(JSON.stringify(await fn(file)));
 } else {
   const mb = Number(args.includes('--mb') ? args[args.indexOf('--mb') + 1] : 200);
@@ -149,6 +159,7 @@ if (phase) {
   const size = statSync(file).size;
   const run = (p) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
   const dec = run('decode');
+  const all = run('decode-all');
   const enc = run('encode');
   const base = run('baseline');
   const mbps = (b, s) => (b / 1e6 / s).toFixed(1).padStart(7);
@@ -158,7 +169,8 @@ if (phase) {
   const row = (name, bytes, r, note = '') =>
     console.log(`  ${name.padEnd(18)} ${mbps(bytes, r.seconds)}    ${mbps(bytes, r.cpuSeconds)}        ${knps(r.nodes, r.cpuSeconds)}       ${r.peakRssMiB.toFixed(0).padStart(5)}  ${note}`);
   console.log(`  generate+write     ${mbps(size, gen.seconds)}  (includes building the nodes)`);
-  row('stream decode', size, dec, 'streaming, 1 MiB chunks');
+  row('stream decode', size, dec, 'streaming, 1 MiB chunks; attributes and IOInfo checked, built when read');
+  row('  + read all', size, all, 'the same, reading every attribute and IOInfo string');
   row('encode', enc.bytes, enc, 'RSS includes decoding');
   row('protobufjs naive', size, base, 'whole file in memory, reflection decode');
   if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });

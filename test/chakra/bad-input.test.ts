@@ -134,7 +134,8 @@ describe('mutated real traces', () => {
   function outcome(buf: Buffer, label: string): 'ok' | 'error' {
     const t0 = performance.now();
     try {
-      decodeTraceBuffer(buf, label);
+      // A clean parse must also materialise: attributes and IOInfo are checked at decode, built on first read.
+      for (const n of decodeTraceBuffer(buf, label).nodes) nodeToJson(n);
       return 'ok';
     } catch (e) {
       if (!(e instanceof ChakraDecodeError)) throw new Error(`${label}: untyped failure ${(e as Error).stack}`);

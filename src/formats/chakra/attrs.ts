@@ -4,13 +4,19 @@
  * integer member, and unexpected members are recorded as diagnostics rather than failing.
  */
 import type { Diagnostics } from '../../diagnostics.js';
+import { DecodedNode } from './decoded-node.js';
 import { ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, INTEGER_SCALARS, type AttrKind } from './schema.js';
 import type { AttrValue, Attribute, ChakraNode } from './types.js';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 
+/**
+ * The first attribute with this name. On a decoded node whose attributes were never materialised this decodes
+ * just that one, as a fresh copy: change attributes through setAttr, not through the returned object.
+ */
 export function getAttr(node: { attrs: Attribute[] }, name: string): Attribute | undefined {
+  if (node instanceof DecodedNode) return node.findAttr(name);
   const attrs = node.attrs;
   for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
   return undefined;

@@ -7,7 +7,8 @@
 import { ATTR_MEMBER_BY_KIND, type ScalarType } from './schema.js';
 import type { AttrScalarValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
 import { WIRE_LEN, WIRE_VARINT } from './wire.js';
-import { wireTypeOf } from './decode.js';
+import { wireTypeOf } from './decode-attribute.js';
+import { DecodedNode } from './decoded-node.js';
 import { LazyIOInfo } from './io-info.js';
 
 const TWO_POW_53 = 2n ** 53n;
@@ -206,11 +207,16 @@ export function encodeNode(sink: ByteSink, node: ChakraNode): void {
   u.flush(sink, 9);
   if (node.outputs) ioField(sink, 9, node.outputs);
   u.flush(sink, 10);
-  for (const a of node.attrs) {
-    sink.tag(10, WIRE_LEN);
-    const at = sink.beginLength();
-    encodeAttribute(sink, a);
-    sink.finishLength(at);
+  const rawAttrs = node instanceof DecodedNode ? node.unmodifiedAttrBytes() : null;
+  if (rawAttrs !== null) {
+    sink.raw(rawAttrs);
+  } else {
+    for (const a of node.attrs) {
+      sink.tag(10, WIRE_LEN);
+      const at = sink.beginLength();
+      encodeAttribute(sink, a);
+      sink.finishLength(at);
+    }
   }
   u.flush(sink, Infinity);
 }

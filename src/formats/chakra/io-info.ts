@@ -1,7 +1,7 @@
 /**
  * Lazily decoded IOInfo. Its three strings (Python-repr tensor lists) are most of a PyTorch node's
  * bytes and few consumers read them, so decode only checks their structure and UTF-8 (errors keep
- * their byte offsets) and keeps a copy of the bytes; the strings are made on first access. An
+ * their byte offsets) and keeps a copy of the bytes (slab.ts); the strings are made on first access. An
  * IOInfo that was never modified is re-encoded from those bytes.
  */
 import type { IOInfo, Lossless } from './types.js';
@@ -15,14 +15,16 @@ export class LazyIOInfo implements IOInfo {
   private l: Lossless | undefined;
 
   constructor(
-    /** The IOInfo message bytes. */
+    /** The IOInfo message is raw[start, end). */
     private readonly raw: Buffer,
-    private readonly decode: (raw: Buffer) => IOInfo,
+    private readonly start: number,
+    private readonly end: number,
+    private readonly decode: (raw: Buffer, start: number, end: number) => IOInfo,
   ) {}
 
   private load(): void {
     if (this.loaded) return;
-    const io = this.decode(this.raw);
+    const io = this.decode(this.raw, this.start, this.end);
     this.v = io.values;
     this.s = io.shapes;
     this.t = io.types;
@@ -32,7 +34,7 @@ export class LazyIOInfo implements IOInfo {
 
   /** The original bytes while nothing was changed, else null (encode canonically). */
   unmodifiedBytes(): Buffer | null {
-    return this.dirty ? null : this.raw;
+    return this.dirty ? null : this.raw.subarray(this.start, this.end);
   }
 
   get values(): string {

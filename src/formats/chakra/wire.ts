@@ -64,6 +64,20 @@ export function readTag(buf: Buffer, end: number): number {
 
 /** BigInts are heap objects: small values (flags, enums, counters) come from a shared table. */
 const SMALL_BIGINTS: bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
+/** Larger values recur close together (a node's deps are recent ids): a direct-mapped cache shares them. */
+const RECENT_SLOTS = 2048;
+const recentKey = new Float64Array(RECENT_SLOTS).fill(-1);
+const recentValue: bigint[] = new Array<bigint>(RECENT_SLOTS).fill(0n);
+
+function bigintOf(n: number): bigint {
+  if (n < 4096) return SMALL_BIGINTS[n];
+  const slot = n & (RECENT_SLOTS - 1);
+  if (recentKey[slot] === n) return recentValue[slot];
+  const v = BigInt(n);
+  recentKey[slot] = n;
+  recentValue[slot] = v;
+  return v;
+}
 
 /** Unsigned 64-bit varint as bigint, exact. */
 export function readVarintBigint(buf: Buffer, end: number): bigint {
@@ -76,7 +90,7 @@ export function readVarintBigint(buf: Buffer, end: number): bigint {
     result += (b & 0x7f) * mul;
     if (b < 0x80) {
       if (b === 0 && i > 0) nonMinimalVarint = true;
-      return result < 4096 ? SMALL_BIGINTS[result] : BigInt(result);
+      return bigintOf(result);
     }
     mul *= 128;
   }
@@ -91,6 +105,20 @@ export function readVarintBigint(buf: Buffer, end: number): bigint {
       return BigInt.asUintN(64, big);
     }
     shift += 7n;
+  }
+  throw new WireError(start, 'varint longer than 10 bytes (corrupt data)');
+}
+
+/** Advances over a varint of up to 10 bytes without building its value (same checks as readVarintBigint). */
+export function skipVarint(buf: Buffer, end: number): void {
+  const start = pos;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= end) throw new WireError(start, 'varint runs past the end of its message');
+    const b = buf[pos++];
+    if (b < 0x80) {
+      if (b === 0 && i > 0) nonMinimalVarint = true;
+      return;
+    }
   }
   throw new WireError(start, 'varint longer than 10 bytes (corrupt data)');
 }
@@ -234,6 +262,30 @@ export function readString(buf: Buffer, end: number): string {
   const s = buf.toString('latin1', start, stop);
   interned[slot] = s;
   return s;
+}
+
+/** Word views of the last buffer scanned, for testing four bytes at a time. */
+let wordsOf: Buffer | null = null;
+let words: Int32Array = new Int32Array(0);
+let wordsFrom = 0;
+
+/** True when buf[start, end) holds only ASCII bytes (which is then valid UTF-8). */
+export function isAsciiRange(buf: Buffer, start: number, end: number): boolean {
+  let i = start;
+  if (end - start >= 32) {
+    if (buf !== wordsOf) {
+      wordsOf = buf;
+      wordsFrom = (buf.byteOffset + 3) & ~3;
+      words = new Int32Array(buf.buffer, wordsFrom, (buf.byteOffset + buf.length - wordsFrom) >> 2);
+    }
+    const head = wordsFrom - buf.byteOffset;
+    for (; i < end && ((i - head) & 3) !== 0; i++) if (buf[i] >= 0x80) return false;
+    const stopWord = (end - head) >> 2;
+    for (let w = (i - head) >> 2; w < stopWord; w++) if ((words[w] & 0x80808080) !== 0) return false;
+    i = head + stopWord * 4;
+  }
+  for (; i < end; i++) if (buf[i] >= 0x80) return false;
+  return true;
 }
 
 function decodeUtf8(buf: Buffer, start: number, stop: number): string {

@@ -1,0 +1,125 @@
+/**
+ * A Node as the decoder returns it. Its attributes (ten or more small objects on a PyTorch node, most of the
+ * decoder's allocations) stay as a checked copy of their wire bytes until `attrs` is read; `findAttr` decodes
+ * only the one attribute asked for. Attributes never materialised are re-encoded from those bytes, so they
+ * round-trip byte for byte. Once `attrs` has been read, the array is the truth and may be changed freely.
+ */
+import { decodeAttribute } from './decode-attribute.js';
+import type { Attribute, ChakraNode, IOInfo, Lossless } from './types.js';
+
+const NAME_TAG = 0x0a; // AttributeProto field 1, length-delimited
+const nameBytesCache = new Map<string, Buffer>();
+
+function nameBytes(name: string): Buffer {
+  let b = nameBytesCache.get(name);
+  if (b === undefined) {
+    b = Buffer.from(name, 'utf8');
+    if (nameBytesCache.size < 1024) nameBytesCache.set(name, b);
+  }
+  return b;
+}
+
+/** Reads a varint known to be well formed (the bytes were checked when the node was decoded). */
+function varintAt(buf: Buffer, p: number): [value: number, next: number] {
+  let v = 0;
+  let mul = 1;
+  for (;;) {
+    const b = buf[p++];
+    v += (b & 0x7f) * mul;
+    if (b < 0x80) return [v, p];
+    mul *= 128;
+  }
+}
+
+export class DecodedNode implements ChakraNode {
+  declare lossless?: Lossless;
+  #attrs: Attribute[] | null = null;
+  /** Consecutive `field 10` entries (tag, length, AttributeProto) in #raw[#start, #end), checked; null once materialised. */
+  #raw: Buffer | null = null;
+  #start = 0;
+  #end = 0;
+
+  constructor(
+    public id: bigint,
+    public name: string,
+    public type: number,
+    public ctrlDeps: bigint[],
+    public dataDeps: bigint[],
+    public startTimeMicros: bigint,
+    public durationMicros: bigint,
+    public inputs: IOInfo | null,
+    public outputs: IOInfo | null,
+  ) {}
+
+  /** Hands the node its checked attribute entries (decode only). */
+  setAttrBytes(raw: Buffer, start: number, end: number): void {
+    this.#raw = raw;
+    this.#start = start;
+    this.#end = end;
+    this.#attrs = null;
+  }
+
+  get attrs(): Attribute[] {
+    if (this.#attrs === null) {
+      const out: Attribute[] = [];
+      const raw = this.#raw;
+      if (raw !== null) {
+        for (let p = this.#start; p < this.#end; ) {
+          const [len, start] = varintAt(raw, p + 1);
+          out.push(decodeAttribute(raw, start, start + len));
+          p = start + len;
+        }
+      }
+      this.#attrs = out;
+      this.#raw = null;
+    }
+    return this.#attrs;
+  }
+
+  set attrs(v: Attribute[]) {
+    this.#attrs = v;
+    this.#raw = null;
+  }
+
+  /** The original attribute entries while `attrs` was never materialised, else null. */
+  unmodifiedAttrBytes(): Buffer | null {
+    if (this.#attrs !== null) return null;
+    return this.#raw === null ? EMPTY : this.#raw.subarray(this.#start, this.#end);
+  }
+
+  /** The first attribute with this name. On a node not yet materialised it is a fresh copy: change it through setAttr. */
+  findAttr(name: string): Attribute | undefined {
+    const raw = this.#raw;
+    if (this.#attrs !== null || raw === null) {
+      const attrs = this.#attrs ?? [];
+      for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
+      return undefined;
+    }
+    const want = nameBytes(name);
+    // Every entry's tag is the one byte 0x52 (field 10, length-delimited): decodeNode keeps other layouts decoded.
+    for (let p = this.#start; p < this.#end; ) {
+      const [len, start] = varintAt(raw, p + 1);
+      const stop = start + len;
+      if (raw[start] === NAME_TAG) {
+        const [nlen, ns] = varintAt(raw, start + 1);
+        if (nlen === want.length && raw.compare(want, 0, nlen, ns, ns + nlen) === 0) {
+          const a = decodeAttribute(raw, start, stop);
+          if (a.name === name) return a;
+        }
+      } else {
+        // Name not first (non-canonical order) or absent: decode to compare.
+        const a = decodeAttribute(raw, start, stop);
+        if (a.name === name) return a;
+      }
+      p = stop;
+    }
+    return undefined;
+  }
+
+  toJSON(): ChakraNode {
+    const { id, name, type, ctrlDeps, dataDeps, startTimeMicros, durationMicros, inputs, outputs, attrs, lossless } = this;
+    return { id, name, type, ctrlDeps, dataDeps, startTimeMicros, durationMicros, inputs, outputs, attrs, ...(lossless ? { lossless } : {}) };
+  }
+}
+
+const EMPTY = Buffer.alloc(0);

@@ -1,0 +1,42 @@
+/** Wire primitives whose fast paths must agree with the plain byte-by-byte definition. */
+import { describe, expect, it } from 'vitest';
+import { isAsciiRange, readVarintBigint, seek } from '../../src/formats/chakra/wire.js';
+
+function asciiByLoop(buf: Buffer, s: number, e: number): boolean {
+  for (let i = s; i < e; i++) if (buf[i] >= 0x80) return false;
+  return true;
+}
+
+describe('wire primitives', () => {
+  it('isAsciiRange agrees with a byte loop at every alignment, length and position of a high byte', () => {
+    const backing = Buffer.alloc(300, 0x41);
+    let checked = 0;
+    for (const offset of [0, 1, 2, 3, 5]) {
+      const buf = backing.subarray(offset, offset + 200);
+      for (const [s, e] of [[0, 200], [1, 33], [3, 70], [7, 39], [0, 31], [10, 10], [198, 200]]) {
+        for (let high = s - 1; high <= e; high++) {
+          buf.fill(0x41);
+          if (high >= 0 && high < buf.length) buf[high] = 0x80 + (high % 128);
+          expect(isAsciiRange(buf, s, e), `offset ${offset} [${s}, ${e}) high ${high}`).toBe(asciiByLoop(buf, s, e));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
+
+  it('recent 64-bit values come back equal whether or not they were cached', () => {
+    const values = [5000n, 5000n + 2048n, 5000n, 2n ** 48n + 5000n, 5000n, 2n ** 63n + 1n, 123456789012n];
+    for (const v of values) {
+      const bytes: number[] = [];
+      let x = v;
+      do {
+        const b = Number(x & 0x7fn);
+        x >>= 7n;
+        bytes.push(x > 0n ? b | 0x80 : b);
+      } while (x > 0n);
+      seek(0);
+      expect(readVarintBigint(Buffer.from(bytes), bytes.length)).toBe(v);
+    }
+  });
+});
