@@ -130,6 +130,11 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   num(file, share, 'w0', 'time.share');
   num(file, share, 'w1', 'time.share');
   num(file, time, 'launchOverheadNs', 'time', { min: 0 });
+  if (time.roofExponent !== undefined) {
+    const roof = obj(file, time.roofExponent, 'time.roofExponent');
+    num(file, roof, 'exponent', 'time.roofExponent', { min: 1 });
+    for (const k of ['mapePct', 'additiveMapePct', 'n']) num(file, roof, k, 'time.roofExponent', { min: 0 });
+  }
   if (root.vf !== null) {
     const vf = obj(file, root.vf, 'vf');
     for (const k of ['kneeMHz', 'slopePerGHz', 'constW', 'staticW', 'dynamicWPerGHz']) num(file, vf, k, 'vf');

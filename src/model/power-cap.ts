@@ -7,6 +7,9 @@
  */
 import type { PowerCap } from './calibration.js';
 
+/** A point drawing at least this fraction of the cap level counts as capped (the ±2% in which power is called flat). */
+export const CAP_BAND = 0.98;
+
 export interface CapSeries {
   label: string;
   points: { smClockMHz: number; durationNs: number; powerW: number }[];

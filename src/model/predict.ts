@@ -11,7 +11,8 @@ import type { KernelSample } from '../formats/profiles/kernel-sample.js';
 import { InputError } from '../errors.js';
 import { checkTargetClock, type Calibration } from './calibration.js';
 import { evaluatePower } from './power-model.js';
-import { fitTwoPart, memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
+import { memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
+import { fitMultiClock, multiClockDurationNs } from './multi-clock-time.js';
 import { coefficientsAt } from './vf-model.js';
 import { samplePowerW } from './kernels.js';
 
@@ -69,8 +70,7 @@ function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: P
   let durationNs: number;
   const distinct = new Set(refs.map((r) => r.smClockMHz));
   if (distinct.size >= 2) {
-    const t = fitTwoPart(refs);
-    durationNs = t.aNs + t.bNsMHz / f;
+    durationNs = multiClockDurationNs(fitMultiClock(refs, cal.time.roofExponent?.exponent ?? 1), f);
   } else {
     durationNs = predictDurationFromOne(cal.time, { durationNs: nearest.durationNs, smClockMHz: nearest.smClockMHz, dramActive: nearest.utilization.dram_active ?? 0 }, f);
   }

@@ -14,6 +14,7 @@
  * constant, so u_dram·t is constant, pipe utilizations (cycles busy / cycles elapsed) keep u·t·f constant, and
  * SM activity/occupancy (fractions of time) are carried over unchanged.
  */
+import type { RoofExponentFit } from './multi-clock-time.js';
 
 export interface MemoryCeilingPoint {
   smClockMHz: number;
@@ -28,6 +29,11 @@ export interface TimeModel {
   launchOverheadNs: number;
   /** Fit quality on the calibration set: time MAPE per target clock, predicted from each kernel's highest clock. */
   fit: { smClockMHz: number; timeMapePct: number; n: number }[];
+  /**
+   * Exponent p of the per-kernel smooth roofline used when a kernel is profiled at two or more clocks (see
+   * multi-clock-time.ts). Absent in files written before it existed: p = 1, the additive form t = A + B/f.
+   */
+  roofExponent?: RoofExponentFit;
 }
 
 /** Components whose activity is a fraction of time and does not change with the clock. */
@@ -72,27 +78,6 @@ export function predictDurationFromOne(model: TimeModel, ref: { durationNs: numb
   const cTarget = memoryCeilingAt(model, targetMHz) * stretch;
   const memoryFloor = cTarget > 0 ? (ref.dramActive * body) / cTarget : 0;
   return L + Math.max(scaled, memoryFloor);
-}
-
-/**
- * Duration from two or more profiled clocks: least-squares t = A + B/f (A, B ≥ 0) per kernel — the
- * clock-independent and clock-bound parts are measured instead of inferred.
- */
-export function fitTwoPart(points: { smClockMHz: number; durationNs: number }[]): { aNs: number; bNsMHz: number } {
-  const n = points.length;
-  if (n === 1) return { aNs: 0, bNsMHz: points[0]!.durationNs * points[0]!.smClockMHz };
-  const xs = points.map((p) => 1 / p.smClockMHz);
-  const ys = points.map((p) => p.durationNs);
-  const mx = xs.reduce((s, v) => s + v, 0) / n;
-  const my = ys.reduce((s, v) => s + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let i = 0; i < n; i++) (sxy += (xs[i]! - mx) * (ys[i]! - my)), (sxx += (xs[i]! - mx) ** 2);
-  let b = sxx > 0 ? sxy / sxx : 0;
-  let a = my - b * mx;
-  if (b < 0) (b = 0), (a = my);
-  if (a < 0) (a = 0), (b = ys.reduce((s, y, i) => s + y * xs[i]!, 0) / xs.reduce((s, x) => s + x * x, 0));
-  return { aNs: a, bNsMHz: b };
 }
 
 /** Utilizations at another clock by conservation of work. */

@@ -47,6 +47,17 @@ describe('calibration schema', () => {
     expect(() => validateCalibration(bad, 'x.json')).toThrow(FormatError);
     expect(() => validateCalibration(bad, 'x.json')).toThrow(/power\.perClock\[0\]\.coefficientsW\.sm_active/);
   });
+  it('checks the optional roofline exponent; a file without it (written before it existed) still loads', () => {
+    const good = datasheetCalibration('H100');
+    expect(good.time.roofExponent).toBeUndefined();
+    expect(() => validateCalibration(good, 'x.json')).not.toThrow();
+    const withExp = structuredClone(good);
+    withExp.time.roofExponent = { exponent: 3, mapePct: 1, additiveMapePct: 1.5, n: 10 };
+    expect(() => validateCalibration(withExp, 'x.json')).not.toThrow();
+    const bad = structuredClone(withExp) as any;
+    bad.time.roofExponent.exponent = 0.5;
+    expect(() => validateCalibration(bad, 'x.json')).toThrow(/time\.roofExponent\.exponent: must be ≥ 1/);
+  });
   it('loads every shipped calibration file', async () => {
     for (const f of ['rtx8000.json', 'v100.json', 'a40.json', 'titanx.json', 'h100-datasheet.json', 'a100-datasheet.json']) {
       const cal = await loadCalibration(path.join(repoRoot, 'calibration', f));
@@ -66,6 +77,21 @@ describe('prediction API', () => {
     expect(low.durationNs).toBeGreaterThan(1e6);
     expect(low.powerW).toBeLessThan(250);
     expect(low.estimate).toBe(true);
+  });
+  it('from two profiled clocks uses the calibration roofline exponent (additive without one)', () => {
+    const profs = [
+      { smClockMHz: 1410, durationNs: 1.0e6, powerW: 250, utilization: { sm_active: 0.9, dram_active: 0.8 } },
+      { smClockMHz: 705, durationNs: 1.6e6, powerW: 150, utilization: { sm_active: 0.9, dram_active: 0.5 } },
+    ];
+    const additive = predictKernel(cal, profs, 1000).durationNs;
+    const b = (1.6e6 - 1.0e6) / (1 / 705 - 1 / 1410);
+    expect(additive).toBeCloseTo(1.0e6 - b / 1410 + b / 1000, -1);
+    const sharp = structuredClone(cal);
+    sharp.time.roofExponent = { exponent: 4, mapePct: 1, additiveMapePct: 2, n: 1 };
+    const t = predictKernel(sharp, profs, 1000).durationNs;
+    expect(t).toBeLessThan(additive);
+    expect(t).toBeGreaterThan(1.0e6);
+    expect(predictKernel(sharp, profs, 705).durationNs).toBeCloseTo(1.6e6, -1);
   });
   it('estimates a kernel with no profile from its FLOPs and bytes (roofline)', () => {
     const r = estimateFromRoofline(cal, { flops: 312e12 * 1e-3, bytes: 1e6, precision: 'fp16Tensor' }, 1410);

@@ -36,6 +36,8 @@ export interface EnergyOptimum {
   measuredClockMHz: number;
   predictedClockMHz: number;
   deviationMHz: number;
+  /** Measured energy at the predicted optimum above the measured minimum, %: what choosing the predicted clock costs. */
+  excessEnergyPct: number;
 }
 
 export interface AccuracyResult {
@@ -50,7 +52,7 @@ export interface AccuracyResult {
   frequencies: AccuracyRow[];
   /** Calibration-only mode: leave-one-frequency-out power errors. */
   leaveOneFrequencyOut?: { frequencyMHz: number; powerErrorPct: number; n: number }[];
-  energyOptimal?: { kernels: EnergyOptimum[]; meanDeviationMHz: number; maxDeviationMHz: number };
+  energyOptimal?: { kernels: EnergyOptimum[]; meanDeviationMHz: number; maxDeviationMHz: number; meanExcessEnergyPct: number; maxExcessEnergyPct: number };
   /** Same table with the other power scaling, for comparison (reference mode). */
   alternativeScaling?: { scaling: PowerScaling; frequencies: AccuracyRow[] };
   skipped: string[];
@@ -134,6 +136,7 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
         skipped.push(`${s.key}: measured at ${fitPts.length} of the fit clocks`);
         continue;
       }
+      // Additive time form (exponent 1): the calibration's roofline exponent made the stage energy worse (README).
       const sf = fitStage(fitPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })), cal.powerCap.powerW);
       for (const p of pts) {
         if (nearClock(p.smClockMHz, fit)) continue;
@@ -141,12 +144,19 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
         cmp.push({ f: p.smClockMHz, tPred: pr.durationNs, tMeas: p.durationNs!, pPred: pr.powerW, pMeas: p.powerW });
       }
       const clocks = pts.map((p) => p.smClockMHz);
-      const measured = energyOptimalClock((f) => {
+      const measuredEnergy = (f: number) => {
         const q = pts.find((p) => p.smClockMHz === f)!;
         return q.powerW! * q.durationNs!;
-      }, clocks);
+      };
+      const measured = energyOptimalClock(measuredEnergy, clocks);
       const predicted = energyOptimalClock((f) => predictStage(sf, f).energyJ, clocks);
-      optima.push({ kernel: s.key, measuredClockMHz: measured.smClockMHz, predictedClockMHz: predicted.smClockMHz, deviationMHz: Math.abs(measured.smClockMHz - predicted.smClockMHz) });
+      optima.push({
+        kernel: s.key,
+        measuredClockMHz: measured.smClockMHz,
+        predictedClockMHz: predicted.smClockMHz,
+        deviationMHz: Math.abs(measured.smClockMHz - predicted.smClockMHz),
+        excessEnergyPct: pctErr(measuredEnergy(predicted.smClockMHz), measured.energyJ),
+      });
     }
     if (cmp.length === 0) throw new InputError(`no kernel in the profile was measured at the fit clocks ${fit.join(', ')} MHz`);
     return {
@@ -156,7 +166,13 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
       mode: 'fit',
       fitClocksMHz: fit,
       frequencies: tabulate(cmp),
-      energyOptimal: { kernels: optima, meanDeviationMHz: mean(optima.map((o) => o.deviationMHz)), maxDeviationMHz: Math.max(0, ...optima.map((o) => o.deviationMHz)) },
+      energyOptimal: {
+        kernels: optima,
+        meanDeviationMHz: mean(optima.map((o) => o.deviationMHz)),
+        maxDeviationMHz: Math.max(0, ...optima.map((o) => o.deviationMHz)),
+        meanExcessEnergyPct: mean(optima.map((o) => o.excessEnergyPct)),
+        maxExcessEnergyPct: Math.max(0, ...optima.map((o) => o.excessEnergyPct)),
+      },
       skipped,
       estimate: true,
     };

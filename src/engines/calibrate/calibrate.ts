@@ -12,9 +12,10 @@ import { readProfile, type ReadProfileOptions } from '../../formats/profiles/ind
 import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type PowerCap, type SanityFinding } from '../../model/calibration.js';
 import { datasheetFor } from '../../model/datasheets.js';
 import { describeLocations, formatLocation, groupKernels, sanityCheck, type KernelSeries, type SampleLocation } from '../../model/kernels.js';
-import { detectPowerCap } from '../../model/power-cap.js';
+import { CAP_BAND, detectPowerCap } from '../../model/power-cap.js';
 import { fitClockPower, type ClockPowerModel, type PowerPoint } from '../../model/power-model.js';
 import { fitMemoryCeiling, fitTimeShare, type TimeFitKernel } from '../../model/time-model.js';
+import { fitRoofExponent } from '../../model/multi-clock-time.js';
 import { fitVf, referenceCurve } from '../../model/vf-model.js';
 
 /** Launch overhead per kernel, ns: a hardware-independent constant (a few µs of launch latency). */
@@ -118,6 +119,16 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
   if (perClock.length === 0) throw new InputError('no clock has enough rows with power to fit a power model');
   const mainModels = perClock.filter((m) => m.memClockMHz === memMain || memMain === null);
 
+  // A cap seen in the data (detected, or reported by the profile): points at it ran below their nominal clock, so
+  // the roofline exponent and the V–f model leave them out.
+  const deviceName = options.device ?? inputs.find((i) => i.table.device)?.table.device ?? 'unknown GPU';
+  const ds = datasheetFor(deviceName);
+  const seenCap = detectPowerCap(
+    series.map((s) => ({ label: s.key, points: s.points.filter((p) => p.durationNs !== null && p.powerW !== null).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })) })),
+    samples.reduce<number | null>((acc, s) => (s.powerLimitW ? Math.min(acc ?? Infinity, s.powerLimitW) : acc), null),
+  );
+  const belowSeenCap = (powerW: number | null) => seenCap.powerW === null || powerW === null || powerW < CAP_BAND * seenCap.powerW;
+
   // Time model.
   const timeKernels: TimeFitKernel[] = [];
   const ceilingPts: { smClockMHz: number; memClockMHz: number | null; dramActive: number }[] = [];
@@ -134,19 +145,20 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
   }
   const ceiling = fitMemoryCeiling(ceilingPts);
   const time = fitTimeShare(timeKernels, ceiling, DEFAULT_LAUNCH_OVERHEAD_NS);
+  const roof = fitRoofExponent(
+    series.map((s) =>
+      s.points
+        .filter((p) => p.durationNs !== null && (memMain === null || p.memClockMHz === memMain) && !unreliable.has(`${s.key}@${p.smClockMHz}`) && belowSeenCap(p.powerW))
+        .map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs! })),
+    ),
+  );
+  if (roof) time.roofExponent = roof;
 
   // V–f model on the modelled power of the mean utilization mix.
   const meanU: Record<string, number> = {};
   const allPts = series.flatMap((s) => s.points);
   for (const c of components) meanU[c] = allPts.reduce((acc, p) => acc + (p.utilization[c] ?? 0), 0) / Math.max(1, allPts.length);
-  const vf = fitVf(referenceCurve(mainModels, meanU));
-
-  const deviceName = options.device ?? inputs.find((i) => i.table.device)?.table.device ?? 'unknown GPU';
-  const ds = datasheetFor(deviceName);
-  const seenCap = detectPowerCap(
-    series.map((s) => ({ label: s.key, points: s.points.filter((p) => p.durationNs !== null && p.powerW !== null).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })) })),
-    samples.reduce<number | null>((acc, s) => (s.powerLimitW ? Math.min(acc ?? Infinity, s.powerLimitW) : acc), null),
-  );
+  const vf = fitVf(referenceCurve(mainModels, meanU).filter((q) => belowSeenCap(q.powerW)));
 
   // No cap seen in the data: the datasheet TDP bounds predicted power (a board cannot draw past its limit).
   const powerCap: PowerCap =
