@@ -308,3 +308,18 @@ describe('bad input', () => {
     expect(d.samples[0]!.file).toMatch(/collinear\.csv: rows \d+, \d+, \d+, … \(16 rows\)$/);
   });
 });
+
+describe('accuracy --fit-frequencies on a shipped Perseus sweep', () => {
+  it('prints the optimal-clock deviation and the excess energy it costs, as in --json', async () => {
+    const args = ['accuracy', '--calibration', 'calibration/a40.json', '--profile', 'calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv', '--fit-frequencies', '855,1155,1455'];
+    const j = JSON.parse((await cli(...args, '--json')).out);
+    const opt = j.energyOptimal;
+    expect(opt.kernels.length).toBeGreaterThan(0);
+    expect(opt.meanExcessEnergyPct).toBeGreaterThanOrEqual(0);
+    expect(opt.maxExcessEnergyPct).toBeGreaterThanOrEqual(opt.meanExcessEnergyPct);
+    const text = await cli(...args);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain(`mean deviation ${opt.meanDeviationMHz.toFixed(1)} MHz`);
+    expect(text.out).toContain(`${opt.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${opt.maxExcessEnergyPct.toFixed(2)}%)`);
+  });
+});

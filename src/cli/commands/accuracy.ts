@@ -12,7 +12,7 @@ function render(r: AccuracyResult): string {
   const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
   let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
   out += formatTable(cols('frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'total time err %', 'total energy err %', 'n'), r.frequencies.map((x) => [x.frequencyMHz, f(x.timeErrorPct), f(x.powerErrorPct), f(x.energyErrorPct), f(x.totalTimeErrorPct), f(x.totalEnergyErrorPct), x.n]));
-  if (r.energyOptimal) out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels\n`;
+  if (r.energyOptimal) out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels; measured energy at the predicted clock is ${r.energyOptimal.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${r.energyOptimal.maxExcessEnergyPct.toFixed(2)}%)\n`;
   if (r.leaveOneFrequencyOut) out += 'leave-one-frequency-out power error:\n' + formatTable(cols('frequencyMHz', 'powerErrorPct', 'n'), r.leaveOneFrequencyOut.map((x) => [x.frequencyMHz, x.powerErrorPct.toFixed(2), x.n]));
   if (r.alternativeScaling) out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
   return out;
