@@ -10,9 +10,9 @@
  * message arrives (a receive posted later finishes when posted).
  *
  * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank);
- * finished nodes are dropped, only their ids are kept. The replay is exact as long as no node
- * beyond the window could have started earlier than the window let it load; the default window
- * (65,536 nodes per rank) holds every trace in ../shared whole.
+ * finished nodes are dropped, only their ids are kept (id-set.ts: about a bit per id when ids are
+ * dense). The replay is exact as long as no node beyond the window could have started earlier than the
+ * window let it load; the default window (65,536 nodes per rank) holds every trace in ../shared whole.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
@@ -25,6 +25,7 @@ import {
 } from '../../formats/chakra/index.js';
 import { CollectiveModel } from './collective.js';
 import { MinHeap } from './heap.js';
+import { FinishedIds } from './id-set.js';
 import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ, type RankResult, type RankSource, type ReplayResult, type ReplaySlice, type Slot } from './types.js';
 
@@ -88,7 +89,7 @@ interface RankState {
   src: RankSource;
   exhausted: boolean;
   loaded: Map<Key, Rec>;
-  finished: Set<Key>;
+  finished: FinishedIds;
   waitingOn: Map<Key, Rec[]>;
   ready: Record<Slot, MinHeap<Rec>>;
   busy: Record<Slot, boolean>;
@@ -165,7 +166,7 @@ class Replay {
     const less = (a: Rec, b: Rec) => a.id < b.id;
     this.ranks = sources.map((src) => ({
       rank: src.rank, file: src.file, src, exhausted: false,
-      loaded: new Map(), finished: new Set(), waitingOn: new Map(),
+      loaded: new Map(), finished: new FinishedIds(), waitingOn: new Map(),
       ready: { gpu: new MinHeap(less), cpu: new MinHeap(less), comm: new MinHeap(less), none: new MinHeap(less) },
       busy: { gpu: false, cpu: false, comm: false, none: false },
       unfinished: 0, nodes: 0, collOrdinal: new Map(),
