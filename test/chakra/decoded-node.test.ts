@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { getAttr, makeAttr, setAttr } from '../../src/formats/chakra/attrs.js';
 import { decodeNode } from '../../src/formats/chakra/decode.js';
+import { nodeToJson } from '../../src/formats/chakra/json.js';
 import { DecodedNode } from '../../src/formats/chakra/decoded-node.js';
 import { ByteSink, encodeAttribute, encodeNode } from '../../src/formats/chakra/encode.js';
 import { decodeTraceBuffer } from '../../src/formats/chakra/reader.js';
@@ -79,6 +80,22 @@ describe('decoded nodes with attributes kept as bytes', () => {
     const back = decodeNode(encoded(fresh), 0, encoded(fresh).length);
     expect(getAttr(back, 'energy_j')?.value).toBe(1.5);
     expect(back.attrs.map((a) => a.name)).toEqual([...n.attrs.map((a) => a.name), 'energy_j']);
+  });
+
+  it('an IOInfo changed after decoding is re-encoded with the change; the other keeps its bytes', () => {
+    const n = decodeTraceBuffer(readFileSync(FEEDER), FEEDER).nodes.find((x) => x.inputs && x.outputs)!;
+    const frame = encoded(n);
+    const fresh = decodeNode(frame, 0, frame.length);
+    const before = { shapes: fresh.inputs!.shapes, types: fresh.inputs!.types, outputs: nodeToJson(fresh) };
+    fresh.inputs!.values = '[[1, 2, 3]]';
+    const back = decodeNode(encoded(fresh), 0, encoded(fresh).length);
+    expect(back.inputs!.values).toBe('[[1, 2, 3]]');
+    expect(back.inputs!.shapes).toBe(before.shapes);
+    expect(back.inputs!.types).toBe(before.types);
+    expect(JSON.parse(nodeToJson(back)).outputs).toEqual(JSON.parse(before.outputs).outputs);
+    // Nothing changed: the same bytes.
+    const again = decodeNode(frame, 0, frame.length);
+    expect(encoded(again).equals(frame)).toBe(true);
   });
 
   it('attribute entries that are not contiguous are decoded at once and keep their values', () => {

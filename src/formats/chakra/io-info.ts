@@ -7,12 +7,9 @@
 import type { IOInfo, Lossless } from './types.js';
 
 export class LazyIOInfo implements IOInfo {
-  private loaded = false;
+  /** The decoded message, once read; `dirty` once changed. Few fields: two of these exist per node. */
+  private io: IOInfo | null = null;
   private dirty = false;
-  private v = '';
-  private s = '';
-  private t = '';
-  private l: Lossless | undefined;
 
   constructor(
     /** The IOInfo message is raw[start, end). */
@@ -22,14 +19,13 @@ export class LazyIOInfo implements IOInfo {
     private readonly decode: (raw: Buffer, start: number, end: number) => IOInfo,
   ) {}
 
-  private load(): void {
-    if (this.loaded) return;
-    const io = this.decode(this.raw, this.start, this.end);
-    this.v = io.values;
-    this.s = io.shapes;
-    this.t = io.types;
-    this.l = io.lossless;
-    this.loaded = true;
+  private load(): IOInfo {
+    return (this.io ??= this.decode(this.raw, this.start, this.end));
+  }
+
+  private change(): IOInfo {
+    this.dirty = true;
+    return this.load();
   }
 
   /** The original bytes while nothing was changed, else null (encode canonically). */
@@ -38,40 +34,28 @@ export class LazyIOInfo implements IOInfo {
   }
 
   get values(): string {
-    this.load();
-    return this.v;
+    return this.load().values;
   }
   set values(x: string) {
-    this.load();
-    this.v = x;
-    this.dirty = true;
+    this.change().values = x;
   }
   get shapes(): string {
-    this.load();
-    return this.s;
+    return this.load().shapes;
   }
   set shapes(x: string) {
-    this.load();
-    this.s = x;
-    this.dirty = true;
+    this.change().shapes = x;
   }
   get types(): string {
-    this.load();
-    return this.t;
+    return this.load().types;
   }
   set types(x: string) {
-    this.load();
-    this.t = x;
-    this.dirty = true;
+    this.change().types = x;
   }
   get lossless(): Lossless | undefined {
-    this.load();
-    return this.l;
+    return this.load().lossless;
   }
   set lossless(x: Lossless | undefined) {
-    this.load();
-    this.l = x;
-    this.dirty = true;
+    this.change().lossless = x;
   }
 
   toJSON(): IOInfo {
