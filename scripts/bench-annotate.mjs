@@ -3,14 +3,19 @@
 // RTX 8000 real kernels of NV-DVFS-Benchmark (spelled exactly, bare, demangled and mangled), plus unprofiled
 // kernels with num_ops / tensor_size (roofline), host-side ops and all-reduces; then annotates it at one clock and
 // at three, and prints annotated nodes/s (all nodes streamed per second, and annotated ones) and peak RSS.
+// Each measurement runs in a fresh process, as a CLI run would (a second call in one process would find the
+// calling thread's code already compiled). The time covers the whole annotateTrace call: starting the worker,
+// reading the calibration and profile, the plan, reading every rank and writing every output (to the page cache,
+// as any run does); peak RSS is that process's. The generated trace and each run's outputs are flushed to disk
+// (or deleted) outside the timed region, so that one run's write-back does not land in the next. --repeat N runs
+// each case N times and adds min / median lines; noise is large on a shared machine, so compare medians.
 // Run after `npm run build`:
-//   node scripts/bench-annotate.mjs [--ranks 32] [--nodes 20000] [--workers N] [--keep]
-import { mkdtempSync, rmSync } from 'node:fs';
+//   node scripts/bench-annotate.mjs [--ranks 32] [--nodes 20000] [--workers N] [--repeat N] [--keep]
+import { spawnSync } from 'node:child_process';
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { annotateTrace } from '../dist/engines/annotate/index.js';
-import { emptyNode, makeAttr, NodeType, TraceWriter } from '../dist/formats/chakra/index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -18,8 +23,26 @@ const arg = (name, def) => (args.includes(`--${name}`) ? Number(args[args.indexO
 const ranks = arg('ranks', 32);
 const perRank = arg('nodes', 20000);
 const workers = arg('workers', os.availableParallelism());
+const repeat = arg('repeat', 1);
 const profile = path.resolve(here, '..', '..', 'shared', 'profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv');
 const calibration = path.resolve(here, '..', 'calibration', 'rtx8000.json');
+
+// Child mode: one annotateTrace call, timed, reported as one JSON line.
+if (args[0] === '--measure') {
+  const [, trace, out, freqs] = args;
+  const { annotateTrace } = await import('../dist/engines/annotate/index.js');
+  const t1 = performance.now();
+  const res = await annotateTrace({ trace, out, calibration, profiles: [profile], frequenciesMHz: JSON.parse(freqs), workers });
+  const s = (performance.now() - t1) / 1e3;
+  const t = res.total;
+  console.log(JSON.stringify({
+    s, nodes: t.nodes, annotated: t.gpuCompNodes - t.untouched, matchRate: t.matchRate, roofline: t.roofline, slowPath: t.slowPathNodes,
+    parallelism: res.parallelism, peakRss: process.resourceUsage().maxRSS * 1024,
+  }));
+  process.exit(0);
+}
+
+const { emptyNode, makeAttr, NodeType, TraceWriter } = await import('../dist/formats/chakra/index.js');
 
 // Kernel names of the profile in the spellings traces use.
 const KERNELS = ['BlackScholesGPU', 'matrixMulCUDA', 'vectorAdd', 'reduce2_float', 'histogram256Kernel', 'transposeCoalesced', 'calculate_temp', 'Fan2'];
@@ -59,25 +82,47 @@ async function generate(dir) {
   return prefix;
 }
 
+/** Writes the files under `d` to disk, so that their write-back does not run during a measurement. */
+function settle(d) {
+  for (const f of readdirSync(d, { recursive: true, withFileTypes: true })) {
+    if (!f.isFile()) continue;
+    const fd = openSync(path.join(f.parentPath ?? f.path, f.name), 'r');
+    fsyncSync(fd);
+    closeSync(fd);
+  }
+}
+
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-bench-annotate-'));
 try {
   const t0 = performance.now();
   const prefix = await generate(dir);
   const genS = (performance.now() - t0) / 1e3;
+  settle(dir);
   console.log(`annotate benchmark: ${ranks} ranks × ${perRank} nodes (${ranks * perRank} nodes), generated in ${genS.toFixed(1)} s; node ${process.version}, ${os.availableParallelism()} CPUs, ${workers} worker(s)`);
   for (const freqs of [[1410], [705, 1110, 1710]]) {
-    let peak = process.memoryUsage().rss;
-    const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 10);
-    const t1 = performance.now();
-    const res = await annotateTrace({ trace: prefix, out: path.join(dir, 'out', 'bench'), calibration, profiles: [profile], frequenciesMHz: freqs, workers });
-    const s = (performance.now() - t1) / 1e3;
-    clearInterval(timer);
-    peak = Math.max(peak, process.memoryUsage().rss);
-    const t = res.total;
-    const annotated = t.gpuCompNodes - t.untouched;
-    console.log(`  ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${t.nodes} nodes in ${s.toFixed(2)} s → ${(t.nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
-      `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((t.matchRate ?? 0) * 100).toFixed(1)}%, ` +
-      `roofline ${t.roofline}, slow path ${t.slowPathNodes}); ${res.parallelism.mode} ${res.parallelism.threads} thread(s); peak RSS ${(peak / 2 ** 20).toFixed(0)} MiB`);
+    const runs = [];
+    for (let k = 0; k < repeat; k++) {
+      const out = path.join(dir, `out${k}`);
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
+      if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
+      const r = JSON.parse(child.stdout.trim().split('\n').pop());
+      const { s, nodes, annotated } = r;
+      runs.push({ s, streamed: nodes / s / 1e6, annotated: annotated / s / 1e6, peak: r.peakRss });
+      console.log(`  ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
+        `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
+        `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
+      // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
+      if (repeat > 1) rmSync(out, { recursive: true, force: true });
+      else settle(out);
+    }
+    if (repeat > 1) {
+      const stat = (f, digits = 2) => {
+        const v = runs.map(f).sort((a, b) => a - b);
+        return `min ${v[0].toFixed(digits)} median ${v[v.length >> 1].toFixed(digits)}`;
+      };
+      console.log(`  ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotated)}; ` +
+        `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
+    }
   }
 } finally {
   if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });

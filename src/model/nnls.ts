@@ -2,7 +2,14 @@
  * Non-negative least squares (Lawson–Hanson active set) with an optional ridge term, on top of ml-matrix
  * solves. Minimises ||X·b − y||² + λ·||b_penalised||² subject to b ≥ 0 for the constrained columns.
  */
-import { Matrix, solve } from 'ml-matrix';
+import { createRequire } from 'node:module';
+import type * as MlMatrix from 'ml-matrix';
+
+let ml: typeof MlMatrix | undefined;
+/** Loaded on the first solve: annotate's worker threads reach this module but never fit, and loading costs ~70 ms a thread. */
+function mlMatrix(): typeof MlMatrix {
+  return (ml ??= createRequire(import.meta.url)('ml-matrix') as typeof MlMatrix);
+}
 
 export interface NnlsOptions {
   /** Ridge weight λ (0 = none). */
@@ -15,6 +22,7 @@ export interface NnlsOptions {
 
 /** Least squares restricted to the columns in `cols`; other coefficients are zero. */
 function restrictedSolve(xtx: number[][], xty: number[], cols: number[]): number[] {
+  const { Matrix, solve } = mlMatrix();
   const a = new Matrix(cols.map((i) => cols.map((j) => xtx[i]![j]!)));
   const b = Matrix.columnVector(cols.map((i) => xty[i]!));
   // useSVD keeps near-singular systems finite; the caller reports collinearity separately.

@@ -114,3 +114,37 @@ describe('writer safety', () => {
     }
   });
 });
+
+describe('openTraceBytes with reused buffers', () => {
+  it('yields the file bytes in order, each chunk valid until the next, and closes the file', async () => {
+    const { openTraceBytes } = await import('../../src/formats/chakra/reader.js');
+    const { readdirSync, existsSync } = await import('node:fs');
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-reuse-'));
+    // Larger than two chunks, so both buffers are reused.
+    const bytes = Buffer.alloc(3 * (1 << 20) + 12345);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 131) & 0xff;
+    const file = path.join(dir, 'x.0.et');
+    await writeFile(file, bytes);
+    const fds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0);
+    const before = fds();
+    const src = await openTraceBytes(file, { reuseBuffers: true });
+    const copies: Buffer[] = [];
+    for await (const c of src.chunks) copies.push(Buffer.from(c));
+    expect(Buffer.concat(copies).equals(bytes)).toBe(true);
+    expect(copies.length).toBe(4);
+    expect(src.fileBytesRead()).toBe(bytes.length);
+    // Closed before any chunk was asked for: the file is released too.
+    const early = await openTraceBytes(file, { reuseBuffers: true });
+    early.close();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fds()).toBeLessThanOrEqual(before);
+    // A gzip file ignores the option and still decompresses.
+    const gz = path.join(dir, 'x.1.et');
+    await writeFile(gz, gzipSync(bytes.subarray(0, 1000)));
+    const z = await openTraceBytes(gz, { reuseBuffers: true });
+    const zc: Buffer[] = [];
+    for await (const c of z.chunks) zc.push(Buffer.from(c));
+    expect(z.compressed).toBe(true);
+    expect(Buffer.concat(zc).equals(bytes.subarray(0, 1000))).toBe(true);
+  });
+});

@@ -26,7 +26,7 @@ function summary(r: AnnotateResult): string {
   rows.push(['total', t.nodes, t.gpuCompNodes, matched(t), pct(t.matchRate), t.roofline, t.untouched, t.cpuOps, ...r.outputs.map((o) => o.computeEnergyJ)]);
   const lines = [
     `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} calibration), ${r.profileKernels} profiled kernel(s); ` +
-      `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} worker threads` : `in-process (${r.parallelism.reason})`}`,
+      `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} threads (this one and ${r.parallelism.threads - 1} worker${r.parallelism.threads === 2 ? '' : 's'})` : `in-process (${r.parallelism.reason})`}`,
     `matched by: exact ${t.matched.exact}, normalized ${t.matched.normalized}, base name ${t.matched.base}, op ${t.matched.op}` +
       (t.byInvocation ? ` (${t.byInvocation} picked by invocation order)` : ''),
     '',
@@ -62,7 +62,7 @@ export const annotateCommand: CommandSpec = {
     { name: 'memory-pj-per-bit', value: 'pJ', description: 'memory energy per bit (overrides the preset)' },
     { name: 'network-pj-per-bit', value: 'list', description: 'network energy per bit per dimension, comma-separated (overrides the preset)' },
     { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's modelled power at the clock with zero utilization)" },
-    { name: 'workers', value: 'n', description: 'worker threads (ranks run in parallel); 1 = in-process (default: one per CPU)' },
+    { name: 'workers', value: 'n', description: 'threads annotating ranks in parallel, this one included; 1 = in-process (default: one per CPU)' },
   ],
   example: 'tracewatt annotate traces/astra-sim-history/resnet_dp/Resnet50_DataParallel --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --frequency 1410 --out out/resnet-1410',
   async run(args, opts, io) {

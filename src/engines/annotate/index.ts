@@ -6,7 +6,8 @@
  * op name to a profile aggregated by op (samples with an `op` column); several profiled kernels under one key are
  * taken in invocation order. Unmatched nodes with num_ops / tensor_size get a roofline estimate
  * (estimated_from = roofline); the rest, and host-side ops (is_cpu_op), stay byte for byte as they were.
- * Ranks run in parallel in worker threads (piscina) when the compiled worker is available. Figures are estimates.
+ * Ranks run in parallel, in worker threads (piscina) and in the calling thread, when the compiled worker is
+ * available. Figures are estimates.
  */
 import { existsSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
@@ -23,7 +24,8 @@ import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
-import { annotateRankFile, type RankOutcome, type RankTask } from './rank.js';
+import { annotateRankFile, topNames, type RankOutcome, type RankTask } from './rank.js';
+import { ThreadCache } from './thread-cache.js';
 import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
 import type { WorkerReply } from './worker.js';
 
@@ -49,7 +51,10 @@ export interface AnnotateOptions {
   scaling?: 'ratio' | 'offset';
   rooflinePrecision?: RooflinePrecision;
   power?: PowerOptions;
-  /** Worker threads; 0 or 1: in-process. Default: one per CPU, at most one per rank. */
+  /**
+   * Threads annotating ranks: the calling thread and workers − 1 worker threads; 0 or 1: in-process. Default: one
+   * per CPU, at most one per rank.
+   */
   workers?: number;
   /** false: annotated nodes go through the full decoder/encoder (for tests). */
   fastPath?: boolean;
@@ -77,50 +82,69 @@ function rethrow(e: { code: string | null; message: string }): never {
   throw new Error(e.message);
 }
 
-/** A worker pool when it can be used: more than one thread wanted and the compiled worker beside this module. */
+/**
+ * A worker pool when it can be used: more than one thread wanted and the compiled worker beside this module. The
+ * calling thread annotates ranks too (it is otherwise idle once the plan is built), so the pool has one worker
+ * fewer than the threads wanted, and one worker fewer to start.
+ */
 function startPool(workers: number, ranks: number): { pool: Piscina | null; threads: number; reason?: string } {
   const threads = Math.min(workers, ranks);
   if (threads <= 1) return { pool: null, threads: 1, reason: workers <= 1 ? 'one worker requested' : 'one rank' };
   const file = workerFile();
   if (!file) return { pool: null, threads: 1, reason: 'compiled worker not found (running from TypeScript sources)' };
-  return { pool: new Piscina({ filename: file, minThreads: threads, maxThreads: threads }), threads };
+  return { pool: new Piscina({ filename: file, minThreads: threads - 1, maxThreads: threads - 1 }), threads };
 }
 
+async function inWorker(pool: Piscina, plan: AnnotatePlan, t: RankTask, onBytes: (rank: number, bytes: number) => void): Promise<RankOutcome> {
+  const { port1, port2 } = new MessageChannel();
+  port1.on('message', (bytes: number) => onBytes(t.rank, bytes));
+  try {
+    const reply = (await pool.run({ ...t, plan, port: port2 }, { transferList: [port2] })) as WorkerReply;
+    if ('error' in reply) rethrow(reply.error);
+    return reply.ok;
+  } finally {
+    port1.close();
+  }
+}
+
+/**
+ * Ranks go to whichever lane is free next: each worker, and the calling thread (two lanes when alone). After a
+ * failure no lane takes another rank, and the first error is thrown once every lane has stopped, so that nothing
+ * is still writing when annotateTrace rejects.
+ */
 async function runRanks(
   plan: AnnotatePlan, tasks: RankTask[], started: ReturnType<typeof startPool>, onBytes: (rank: number, bytes: number) => void,
 ): Promise<{ outcomes: RankOutcome[]; parallelism: AnnotateResult['parallelism'] }> {
   const { pool, threads } = started;
-  if (pool) {
-    const outcomes = await Promise.all(tasks.map(async (t) => {
-      const { port1, port2 } = new MessageChannel();
-      port1.on('message', (bytes: number) => onBytes(t.rank, bytes));
-      try {
-        const reply = (await pool.run({ ...t, plan, port: port2 }, { transferList: [port2] })) as WorkerReply;
-        if ('error' in reply) rethrow(reply.error);
-        return reply.ok;
-      } finally {
-        port1.close();
-      }
-    }));
-    return { outcomes, parallelism: { mode: 'workers', threads } };
-  }
-  // In-process: two ranks at a time, so reading one overlaps writing the other.
   const outcomes: RankOutcome[] = new Array(tasks.length);
+  const cache = new ThreadCache();
   let next = 0;
-  const lane = async () => {
-    while (next < tasks.length) {
+  const stop: { error?: unknown; failed: boolean } = { failed: false };
+  const lane = async (run: (t: RankTask) => Promise<RankOutcome>) => {
+    while (!stop.failed && next < tasks.length) {
       const i = next++;
-      outcomes[i] = await annotateRankFile(tasks[i], plan, (b) => onBytes(tasks[i].rank, b));
+      try {
+        outcomes[i] = await run(tasks[i]);
+      } catch (error) {
+        if (!stop.failed) Object.assign(stop, { failed: true, error });
+      }
     }
   };
-  await Promise.all([lane(), lane()]);
-  return { outcomes, parallelism: { mode: 'in-process', threads: 1, reason: started.reason } };
+  const here = () => lane((t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true));
+  if (pool) {
+    await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, plan, t, onBytes)))]);
+  } else {
+    // In-process: two ranks at a time, so reading one overlaps writing the other.
+    await Promise.all([here(), here()]);
+  }
+  if (stop.failed) throw stop.error;
+  return { outcomes, parallelism: pool ? { mode: 'workers', threads } : { mode: 'in-process', threads: 1, reason: started.reason } };
 }
 
 function mergeNames(lists: NameCount[][]): NameCount[] {
   const m = new Map<string, number>();
   for (const l of lists) for (const { name, count } of l) m.set(name, (m.get(name) ?? 0) + count);
-  return [...m].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 20);
+  return topNames([...m].map(([name, count]) => ({ name, count })));
 }
 
 function total(ranks: RankAnnotation[]): AnnotateResult['total'] {
@@ -181,6 +205,7 @@ async function annotateWith(o: AnnotateOptions, rankFiles: RankFile[], started: 
   o.onProgress?.({ bytesDone: bytesTotal, bytesTotal, ranksDone, ranks: tasks.length });
 
   const ranks = outcomes.map((x) => x.result);
+  for (const r of ranks) r.unmatchedNames = topNames(r.unmatchedNames);
   const merged: DiagnosticSummary[][] = [diagnostics.summary(), ...outcomes.map((x) => x.diagnostics)];
   const all = new Diagnostics();
   // Diagnostics.merge reads only summary(): worker outcomes carry summaries.

@@ -3,6 +3,7 @@
  * once, and the name keys that lead to it. A plan is plain data (Maps, arrays, Uint8Arrays, the calibration), so it
  * is handed to worker threads as it is. Roofline estimates for unmatched nodes are made per rank, on demand.
  */
+import { randomUUID } from 'node:crypto';
 import type { Diagnostics } from '../../diagnostics.js';
 import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
@@ -48,6 +49,8 @@ export interface PlanEntry {
 }
 
 export interface AnnotatePlan {
+  /** Unique per plan: worker threads key what they keep across ranks by it. */
+  id: string;
   frequenciesMHz: number[];
   referenceClockMHz: number;
   components: string[];
@@ -154,6 +157,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
   const diag = options.diagnostics;
   const plan: AnnotatePlan = {
+    id: randomUUID(),
     frequenciesMHz: freqs,
     referenceClockMHz,
     components: [...cal.components],

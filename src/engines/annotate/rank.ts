@@ -10,8 +10,6 @@
  * order, unusual integer members on the attributes read, attributes of an earlier annotation) go through the full
  * decoder and encoder instead (`slowPathNodes`).
  */
-import { open, type FileHandle } from 'node:fs/promises';
-import path from 'node:path';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { ChakraDecodeError, InputError } from '../../errors.js';
 import {
@@ -19,15 +17,15 @@ import {
 } from '../../formats/chakra/index.js';
 import { decodeNode, isMetadataFrame } from '../../formats/chakra/decode.js';
 import { openTraceBytes } from '../../formats/chakra/reader.js';
-import { ensureDir } from '../../formats/chakra/writer.js';
 import { WireError } from '../../formats/chakra/wire.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
-import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan, type Prepared } from './plan.js';
+import { RawOut, varintLen, viewOf } from './out.js';
+import { AttrNames, PASS, rv, S, scanNode, SLOW, vpos } from './scan.js';
+import { FLUSH_BYTES, RUN_BYTES, ThreadCache } from './thread-cache.js';
+import { tailOf, tails, type Tails } from './tails.js';
+import { InputWindow } from './window.js';
+import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
 import type { MatchLevel, NameCount, RankAnnotation } from './types.js';
-
-function tails(prep: Prepared): Tails {
-  return { prep, byLen: [] };
-}
 
 export interface RankTask {
   rank: number;
@@ -39,268 +37,38 @@ export interface RankTask {
 }
 
 export interface RankOutcome {
+  /**
+   * unmatchedNames holds the candidates for the top 20, unordered: annotateTrace orders and cuts them with
+   * topNames, on the calling thread, so that a worker never starts the ICU collator (~15 ms) for it.
+   */
   result: RankAnnotation;
   diagnostics: DiagnosticSummary[];
 }
 
-const FLUSH_BYTES = 1 << 20;
+const TOP_NAMES = 20;
+
+/** Most frequent first, ties in locale order of the name; at most 20. */
+export function topNames(list: NameCount[]): NameCount[] {
+  return list.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, TOP_NAMES);
+}
+
+/** The names that can be among topNames(list) whatever the order of ties: those counted at least as often as the 20th. */
+function topCandidates(list: NameCount[]): NameCount[] {
+  if (list.length <= TOP_NAMES) return list;
+  const least = list.map((n) => n.count).sort((a, b) => b - a)[TOP_NAMES - 1];
+  return list.filter((n) => n.count >= least);
+}
+
 const ROOFLINE_CACHE = 50_000;
-const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
-/**
- * duration_micros_ref as a Node.attr entry up to its value, by the value's varint length: field 10 tag, length,
- * AttributeProto.name, then the uint64_val (field 13) tag.
- */
-const REF_HEAD: Buffer[] = [];
-for (let vlen = 1; vlen <= 7; vlen++) {
-  REF_HEAD[vlen] = Buffer.from([0x52, 2 + DURATION_REF.length + 1 + vlen, 0x0a, DURATION_REF.length, ...DURATION_REF, 0x68]);
-}
-
-/** A prepared annotation's attributes followed by the duration_micros_ref head, per varint length of the value. */
-interface Tails {
-  prep: Prepared;
-  byLen: Buffer[];
-}
-
-function tailOf(t: Tails, vlen: number): Buffer {
-  let b = t.byLen[vlen];
-  if (!b) {
-    b = Buffer.concat([t.prep.block, REF_HEAD[vlen]]);
-    t.byLen[vlen] = b;
-  }
-  return b;
-}
-
-/** Buffered output file: the codec's growable ByteSink, flushed to a file handle. */
-class RawOut extends ByteSink {
-  private constructor(readonly file: string, private readonly fh: FileHandle) {
-    super(FLUSH_BYTES * 2);
-  }
-
-  static async open(file: string): Promise<RawOut> {
-    await ensureDir(path.dirname(path.resolve(file)));
-    return new RawOut(file, await open(file, 'w'));
-  }
-
-  copy(src: Buffer, s: number, e: number): void {
-    const n = e - s;
-    if (n <= 0) return;
-    this.ensure(n);
-    if (n < 24) {
-      const b = this.buf;
-      let p = this.pos;
-      for (let i = s; i < e; i++) b[p++] = src[i];
-    } else {
-      src.copy(this.buf, this.pos, s, e);
-    }
-    this.pos += n;
-  }
-
-  async flush(): Promise<void> {
-    let off = 0;
-    while (off < this.pos) off += (await this.fh.write(this.buf, off, this.pos - off)).bytesWritten;
-    this.pos = 0;
-  }
-
-  async close(): Promise<void> {
-    await this.flush();
-    await this.fh.close();
-  }
-}
-
-function varintLen(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
-/** What a node frame scan found (module-level scratch: no allocation per node). */
-const S = {
-  type: 0,
-  nameS: -1,
-  nameE: -1,
-  durS: -1,
-  durE: -1,
-  durVal: 0,
-  insDur: 0,
-  insAttr: 0,
-  isCpu: false,
-  flops: 0,
-  bytes: 0,
-};
-const OK = 0;
-const PASS = 1; // not a compute node: copy as is
-const SLOW = 2; // use the full decoder
-
-const ATTR_IS_CPU = 1;
-const ATTR_NUM_OPS = 2;
-const ATTR_TENSOR = 3;
-const ATTR_OURS = 4;
-
-let vpos = 0;
-/** Unsigned varint; NaN when longer than 7 bytes (may not fit 2^53) or cut off at `end`. */
-function rv(buf: Uint8Array, p: number, end: number): number {
-  let r = 0;
-  let mul = 1;
-  for (let i = 0; i < 7; i++) {
-    if (p >= end) return NaN;
-    const b = buf[p++];
-    r += (b & 0x7f) * mul;
-    if (b < 0x80) {
-      vpos = p;
-      return r;
-    }
-    mul *= 128;
-  }
-  return NaN;
-}
-
-/** Skips a field payload; returns the new position or -1. */
-function skip(buf: Uint8Array, p: number, end: number, wt: number): number {
-  switch (wt) {
-    case 0:
-      for (let i = 0; i < 10; i++) {
-        if (p >= end) return -1;
-        if (buf[p++] < 0x80) return p;
-      }
-      return -1;
-    case 1:
-      return p + 8 <= end ? p + 8 : -1;
-    case 2: {
-      const len = rv(buf, p, end);
-      if (!(len >= 0) || vpos + len > end) return -1;
-      return vpos + len;
-    }
-    case 5:
-      return p + 4 <= end ? p + 4 : -1;
-    default:
-      return -1;
-  }
-}
-
-class AttrNames {
-  /** By name length: the names of that length (bytes) and their codes. */
-  readonly byLength: { bytes: Buffer; code: number }[][] = [];
-  constructor(components: string[]) {
-    const add = (n: string, code: number) => {
-      const bytes = Buffer.from(n, 'utf8');
-      (this.byLength[bytes.length] ??= []).push({ bytes, code });
-    };
-    add('is_cpu_op', ATTR_IS_CPU);
-    add('num_ops', ATTR_NUM_OPS);
-    add('tensor_size', ATTR_TENSOR);
-    for (const n of Object.values(ANNOTATION_ATTRS)) add(n, ATTR_OURS);
-    for (const c of components) add(UTIL_PREFIX + c, ATTR_OURS);
-  }
-}
-
-/**
- * Scans a node frame buf[s, e). Fills S; returns OK (a compute node with a canonical layout), PASS (not a compute
- * node) or SLOW.
- */
-function scanNode(buf: Buffer, s: number, e: number, names: AttrNames): number {
-  S.type = 0;
-  S.nameS = -1;
-  S.durS = -1;
-  S.durVal = 0;
-  S.insDur = e;
-  S.insAttr = e;
-  S.isCpu = false;
-  S.flops = 0;
-  S.bytes = 0;
-  let p = s;
-  let last = 0;
-  while (p < e) {
-    const tagPos = p;
-    const tag = rv(buf, p, e);
-    if (!(tag > 0)) return SLOW;
-    p = vpos;
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field < last) return SLOW;
-    if (field > 7 && last <= 7) S.insDur = tagPos;
-    if (field > 10 && last <= 10) S.insAttr = tagPos;
-    last = field;
-    if (field === 3) {
-      if (wt !== 0) return SLOW;
-      const t = rv(buf, p, e);
-      if (!(t >= 0)) return SLOW;
-      p = vpos;
-      S.type = t;
-      if (t !== NodeType.COMP_NODE) return PASS;
-      continue;
-    }
-    if (field > 3 && S.type !== NodeType.COMP_NODE) return PASS;
-    if (field === 2 && wt === 2) {
-      const len = rv(buf, p, e);
-      if (!(len >= 0) || vpos + len > e) return SLOW;
-      S.nameS = vpos;
-      S.nameE = vpos + len;
-      p = vpos + len;
-      continue;
-    }
-    if (field === 7) {
-      if (wt !== 0) return SLOW;
-      const d = rv(buf, p, e);
-      if (!(d >= 0)) return SLOW;
-      S.durS = tagPos;
-      S.durVal = d;
-      p = S.durE = vpos;
-      continue;
-    }
-    if (field === 10 && wt === 2) {
-      const len = rv(buf, p, e);
-      if (!(len >= 0) || vpos + len > e) return SLOW;
-      const as = vpos;
-      const ae = vpos + len;
-      p = ae;
-      // AttributeProto: name (1) first in a canonical encoding.
-      if (as >= ae || buf[as] !== 0x0a) continue;
-      const nlen = rv(buf, as + 1, ae);
-      if (!(nlen >= 0) || vpos + nlen > ae) return SLOW;
-      const candidates = names.byLength[nlen];
-      if (candidates === undefined) continue;
-      let code = 0;
-      for (const c of candidates) {
-        if (sameBytes(c.bytes, buf, vpos, vpos + nlen)) {
-          code = c.code;
-          break;
-        }
-      }
-      if (code === 0) continue;
-      if (code === ATTR_OURS) return SLOW;
-      let q = vpos + nlen;
-      if (q < ae && buf[q] === 0x12) {
-        q = skip(buf, q + 1, ae, 2); // doc_string
-        if (q < 0) return SLOW;
-      }
-      if (q >= ae) return SLOW;
-      const atag = rv(buf, q, ae);
-      // Plain varint members only: int32 (7), int64 (9), uint32 (11), uint64 (13), bool (27).
-      if (!(atag >= 0) || (atag & 7) !== 0) return SLOW;
-      const member = atag >>> 3;
-      if (member !== 7 && member !== 9 && member !== 11 && member !== 13 && member !== 27) return SLOW;
-      const v = rv(buf, vpos, ae);
-      if (!(v >= 0) || vpos !== ae) return SLOW; // too large, negative (10-byte) or trailing fields
-      if (code === ATTR_IS_CPU) S.isCpu = v !== 0;
-      else if (code === ATTR_NUM_OPS) S.flops = v;
-      else S.bytes = v;
-      continue;
-    }
-    p = skip(buf, p, e, wt);
-    if (p < 0) return SLOW;
-  }
-  return S.type === NodeType.COMP_NODE ? OK : PASS;
-}
 
 interface NameState {
-  /** The name's bytes (UTF-8, as in the trace) and the name. */
+  /** The name's bytes (UTF-8, as in the trace), a view on them, and the name. */
   bytes: Uint8Array;
+  view: DataView;
   name: string;
   list: number[] | null;
-  level: MatchLevel | null;
+  /** Index of the match level in LEVELS, or -1. */
+  level: number;
   next: number;
   /** Nodes of this name left unmatched. */
   unmatched: number;
@@ -308,16 +76,26 @@ interface NameState {
   chain: NameState | undefined;
 }
 
-/** FNV-1a over bytes: names are looked up without building a string per node. */
-function hashBytes(buf: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5;
-  for (let i = s; i < e; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+const LEVELS: MatchLevel[] = ['exact', 'normalized', 'base', 'op'];
+const RECENT = 1024;
+const RECENT_SHIFT = 22; // top 10 bits of a 32-bit hash: 1024 slots
+
+/** FNV-1a style hash of buf[s, e), four bytes a step: names are looked up without building a string per node. */
+function hashBytes(dv: DataView, buf: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5 ^ (e - s);
+  let i = s;
+  for (; i + 4 <= e; i += 4) h = Math.imul(h ^ dv.getInt32(i, true), 0x01000193);
+  for (; i < e; i++) h = Math.imul(h ^ buf[i], 0x01000193);
   return h;
 }
 
-function sameBytes(a: Uint8Array, buf: Uint8Array, s: number, e: number): boolean {
-  if (a.length !== e - s) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== buf[s + i]) return false;
+function sameBytes(st: NameState, dv: DataView, buf: Uint8Array, s: number, e: number): boolean {
+  const n = st.bytes.length;
+  if (n !== e - s) return false;
+  const v = st.view;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (v.getInt32(i, true) !== dv.getInt32(s + i, true)) return false;
+  for (; i < n; i++) if (st.bytes[i] !== buf[s + i]) return false;
   return true;
 }
 
@@ -325,31 +103,50 @@ class RankAnnotator {
   readonly diag = new Diagnostics();
   readonly names: AttrNames;
   readonly nameStates = new Map<number, NameState>();
+  /** Every name state, in order of first appearance. */
+  private readonly seen: NameState[] = [];
+  /** Name states last looked up, by a slot of their length and end words. */
+  private readonly recent: (NameState | undefined)[] = new Array(RECENT).fill(undefined);
   /** Roofline annotations by num_ops, then tensor_size. */
   readonly roofline = new Map<number, Map<number, Tails[] | null>>();
   rooflineSize = 0;
   /** Per plan entry, its annotations with their encoded tails. */
   readonly entryTails: Tails[][];
   readonly sink = new ByteSink(1 << 12);
-  readonly energyJ: number[];
-  readonly durationNs: number[];
+  readonly energyJ: Float64Array;
+  readonly durationNs: Float64Array;
+  /** Matches per level of LEVELS (a typed array: its map never changes under optimized code). */
+  readonly matched = new Float64Array(LEVELS.length);
   readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate'> = {
     rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
     matched: { exact: 0, normalized: 0, base: 0, op: 0 }, byInvocation: 0, roofline: 0, untouched: 0, slowPathNodes: 0,
   };
 
-  constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean) {
+  constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
     this.names = new AttrNames(plan.components);
-    this.entryTails = plan.entries.map((e) => e.perFreq.map(tails));
-    this.energyJ = plan.frequenciesMHz.map(() => 0);
-    this.durationNs = plan.frequenciesMHz.map(() => 0);
+    this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));
+    this.energyJ = new Float64Array(plan.frequenciesMHz.length);
+    this.durationNs = new Float64Array(plan.frequenciesMHz.length);
   }
 
-  /** Match state of the node name buf[s, e) (UTF-8 bytes). */
-  private state(buf: Uint8Array, s: number, e: number): NameState {
-    const h = hashBytes(buf, s, e);
+  /** Match state of the node name buf[s, e) (UTF-8 bytes); dv views buf. */
+  private state(dv: DataView, buf: Uint8Array, s: number, e: number): NameState {
+    // Most names repeat: a slot picked by the length and three words usually holds the state, checked byte for byte.
+    const n = e - s;
+    const slot = n >= 4
+      ? Math.imul(n ^ dv.getInt32(s, true) ^ Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^ Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35), 0x9e3779b1) >>> RECENT_SHIFT
+      : n;
+    const hit = this.recent[slot];
+    if (hit !== undefined && sameBytes(hit, dv, buf, s, e)) return hit;
+    const st = this.lookup(dv, buf, s, e);
+    this.recent[slot] = st;
+    return st;
+  }
+
+  private lookup(dv: DataView, buf: Uint8Array, s: number, e: number): NameState {
+    const h = hashBytes(dv, buf, s, e);
     const head = this.nameStates.get(h);
-    for (let st = head; st; st = st.chain) if (sameBytes(st.bytes, buf, s, e)) return st;
+    for (let st = head; st; st = st.chain) if (sameBytes(st, dv, buf, s, e)) return st;
     const bytes = Uint8Array.prototype.slice.call(buf, s, e);
     const n = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
     const k = this.plan.keys;
@@ -360,8 +157,12 @@ class RankAnnotator {
     else if ((list = k.normalized.get(norm))) level = 'normalized';
     else if ((list = k.base.get(baseKernelName(norm)))) level = 'base';
     else if ((list = k.op.get(norm))) level = 'op';
-    const st: NameState = { bytes, name: n, list: list ?? null, level, next: 0, unmatched: 0, chain: head };
+    const st: NameState = {
+      bytes, view: viewOf(bytes), name: n, list: list ?? null,
+      level: level ? LEVELS.indexOf(level) : -1, next: 0, unmatched: 0, chain: head,
+    };
     this.nameStates.set(h, st);
+    this.seen.push(st);
     return st;
   }
 
@@ -370,7 +171,7 @@ class RankAnnotator {
     const r = this.res;
     r.gpuCompNodes++;
     if (st.list) {
-      r.matched[st.level!]++;
+      this.matched[st.level]++;
       if (st.list.length > 1) r.byInvocation++;
       return this.entryTails[st.list[st.next++ % st.list.length]];
     }
@@ -387,7 +188,7 @@ class RankAnnotator {
           prep = null;
           this.diag.add('roofline-unavailable', { message: `${this.plan.rooflineUnavailable}: nodes with num_ops/tensor_size left untouched` });
         } else {
-          prep = rooflinePrepared(this.plan, flops, bytes).map(tails);
+          prep = this.rooflineTails(flops, bytes);
         }
         if (++this.rooflineSize > ROOFLINE_CACHE) {
           this.roofline.clear();
@@ -404,29 +205,44 @@ class RankAnnotator {
     return null;
   }
 
+  // Apart from choose(): a closure there would make every call allocate the context it captures.
+  private rooflineTails(flops: number, bytes: number): Tails[] {
+    const plan = this.plan;
+    return this.cache.rooflineOf(plan, flops, bytes, () => rooflinePrepared(plan, flops, bytes).map(tails));
+  }
+
   private account(prep: Tails[]): void {
     for (let i = 0; i < prep.length; i++) {
-      this.energyJ[i] += prep[i].prep.energyJ;
-      this.durationNs[i] += prep[i].prep.durationNs;
+      this.energyJ[i] += prep[i].energyJ;
+      this.durationNs[i] += prep[i].durationNs;
     }
   }
 
   /** Frames copied unchanged are collected into one run of the input window and copied together. */
   private pendingBuf: Buffer | null = null;
+  private pendingView: DataView | null = null;
   private pendingS = 0;
   private pendingE = 0;
 
-  copyMetadata(buf: Buffer, fs: number, e: number): void {
-    this.copyAll(buf, fs, e);
+  /** Whether an output has FLUSH_BYTES buffered. */
+  due(): boolean {
+    for (let i = 0; i < this.outs.length; i++) if (this.outs[i].pos >= FLUSH_BYTES) return true;
+    return false;
   }
 
-  private copyAll(buf: Buffer, fs: number, e: number): void {
-    if (this.pendingBuf === buf && this.pendingE === fs) {
+  copyMetadata(buf: Buffer, dv: DataView, fs: number, e: number): void {
+    this.copyAll(buf, dv, fs, e);
+  }
+
+  private copyAll(buf: Buffer, dv: DataView, fs: number, e: number): void {
+    // A run is written once it reaches RUN_BYTES, so that an output holds at most that past FLUSH_BYTES.
+    if (this.pendingBuf === buf && this.pendingE === fs && e - this.pendingS <= RUN_BYTES) {
       this.pendingE = e;
       return;
     }
     this.flushPending();
     this.pendingBuf = buf;
+    this.pendingView = dv;
     this.pendingS = fs;
     this.pendingE = e;
   }
@@ -435,24 +251,24 @@ class RankAnnotator {
   flushPending(): void {
     const b = this.pendingBuf;
     if (!b) return;
-    for (const o of this.outs) o.copy(b, this.pendingS, this.pendingE);
+    for (const o of this.outs) o.copy(b, this.pendingView!, this.pendingS, this.pendingE);
     this.pendingBuf = null;
   }
 
-  /** One node frame: buf[fs, e) is the whole frame (length prefix included), buf[s, e) the message. */
-  node(buf: Buffer, fs: number, s: number, e: number, frameIndex: number, offset: number, file: string): void {
+  /** One node frame: buf[fs, e) is the whole frame (length prefix included), buf[s, e) the message; dv views buf. */
+  node(buf: Buffer, dv: DataView, fs: number, s: number, e: number, frameIndex: number, offset: number, file: string): void {
     this.res.nodes++;
-    const scan = this.fast ? scanNode(buf, s, e, this.names) : SLOW;
-    if (scan === PASS) return this.copyAll(buf, fs, e);
-    if (scan === SLOW) return this.slow(buf, fs, s, e, frameIndex, offset, file);
+    const scan = this.fast ? scanNode(buf, dv, s, e, this.names) : SLOW;
+    if (scan === PASS) return this.copyAll(buf, dv, fs, e);
+    if (scan === SLOW) return this.slow(buf, dv, fs, s, e, frameIndex, offset, file);
     this.res.compNodes++;
     if (S.isCpu) {
       this.res.cpuOps++;
-      return this.copyAll(buf, fs, e);
+      return this.copyAll(buf, dv, fs, e);
     }
-    const st = S.nameS < 0 ? this.state(buf, 0, 0) : this.state(buf, S.nameS, S.nameE);
+    const st = S.nameS < 0 ? this.state(dv, buf, 0, 0) : this.state(dv, buf, S.nameS, S.nameE);
     const prep = this.choose(st, S.flops, S.bytes);
-    if (!prep) return this.copyAll(buf, fs, e);
+    if (!prep) return this.copyAll(buf, dv, fs, e);
     this.account(prep);
     const cut = S.durS >= 0 ? S.durS : S.insDur;
     const resume = S.durS >= 0 ? S.durE : S.insDur;
@@ -460,37 +276,31 @@ class RankAnnotator {
     const ref = S.durVal;
     const vlen = varintLen(ref);
     const fixed = (cut - s) + (insAttr - resume) + (e - insAttr) + vlen;
-    const oldDurLen = S.durS >= 0 ? S.durE - S.durS - 1 : -1;
     this.flushPending();
     for (let i = 0; i < this.outs.length; i++) {
       const o = this.outs[i];
-      const p = prep[i].prep;
-      const tail = tailOf(prep[i], vlen);
-      const durLen = varintLen(p.durationMicros);
-      const len = fixed + 1 + durLen + tail.length;
+      const t = prep[i];
+      const dur = t.prep.durationMicros;
+      const tail = tailOf(t, vlen);
+      const len = fixed + 1 + t.durLen + tail.length;
+      if (dur <= Number.MAX_SAFE_INTEGER) {
+        o.annotated(len, buf, dv, s, cut, resume, insAttr, e, dur, t.durLen, tail, ref);
+        continue;
+      }
+      // A duration past 2^53 µs: the codec's writer, as the full encoder would write it.
       o.ensure(len + 10);
       o.varint(len);
-      if (durLen === oldDurLen && insAttr === e) {
-        // Common case: one copy of the frame, the duration patched in place, the attributes appended.
-        const at = o.pos + (S.durS - s) + 1;
-        o.copy(buf, s, e);
-        const end = o.pos;
-        o.pos = at;
-        o.varint(p.durationMicros);
-        o.pos = end;
-      } else {
-        o.copy(buf, s, cut);
-        o.buf[o.pos++] = 0x38; // field 7, varint
-        o.varint(p.durationMicros);
-        o.copy(buf, resume, insAttr);
-      }
-      o.copy(tail, 0, tail.length);
+      o.copy(buf, dv, s, cut);
+      o.buf[o.pos++] = 0x38; // field 7, varint
+      o.varint(dur);
+      o.copy(buf, dv, resume, insAttr);
+      o.put(tail);
       o.varint(ref);
-      if (insAttr !== e) o.copy(buf, insAttr, e);
+      if (insAttr !== e) o.copy(buf, dv, insAttr, e);
     }
   }
 
-  private slow(buf: Buffer, fs: number, s: number, e: number, frameIndex: number, offset: number, file: string): void {
+  private slow(buf: Buffer, dv: DataView, fs: number, s: number, e: number, frameIndex: number, offset: number, file: string): void {
     let node: ChakraNode;
     try {
       node = decodeNode(buf, s, e);
@@ -500,23 +310,23 @@ class RankAnnotator {
       }
       throw err;
     }
-    if (node.type !== NodeType.COMP_NODE) return this.copyAll(buf, fs, e);
+    if (node.type !== NodeType.COMP_NODE) return this.copyAll(buf, dv, fs, e);
     this.res.compNodes++;
     const previous = stripAnnotation(node, this.plan.components);
     if (previous) this.diag.add('already-annotated', { nodeId: node.id, message: `${file}: node ${node.id} was annotated before; its annotation is replaced (original duration ${node.durationMicros} µs kept as reference)` });
     if (attrBool(node, 'is_cpu_op', this.diag)) {
       this.res.cpuOps++;
-      return this.copyAll(buf, fs, e);
+      return this.copyAll(buf, dv, fs, e);
     }
     const num = (name: string) => {
       const v = attrInt(node, name, this.diag);
       return v !== undefined && v > 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : 0;
     };
     const nameBytes = Buffer.from(node.name, 'utf8');
-    const st = this.state(nameBytes, 0, nameBytes.length);
+    const st = this.state(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
     const prep = this.choose(st, num('num_ops'), num('tensor_size'));
     if (!prep) {
-      if (!previous) return this.copyAll(buf, fs, e);
+      if (!previous) return this.copyAll(buf, dv, fs, e);
       for (const o of this.outs) this.encode(o, node);
       return;
     }
@@ -540,23 +350,25 @@ class RankAnnotator {
     this.sink.reset();
     encodeNodeFrame(this.sink, node);
     const v = this.sink.view();
-    o.copy(v, 0, v.length);
+    o.put(v);
   }
 
+  /** Unmatched names in order of first appearance. */
   private unmatchedNames(): NameCount[] {
     const out: NameCount[] = [];
-    for (const head of this.nameStates.values()) for (let st: NameState | undefined = head; st; st = st.chain) if (st.unmatched) out.push({ name: st.name, count: st.unmatched });
+    for (const st of this.seen) if (st.unmatched) out.push({ name: st.name, count: st.unmatched });
     return out;
   }
 
   finish(outFiles: string[]): RankAnnotation {
     const r = this.res;
+    LEVELS.forEach((l, i) => (r.matched[l] = this.matched[i]));
     const matched = r.matched.exact + r.matched.normalized + r.matched.base + r.matched.op;
     return {
       ...r,
       matched: { ...r.matched },
       matchRate: r.gpuCompNodes > 0 ? matched / r.gpuCompNodes : null,
-      unmatchedNames: this.unmatchedNames().sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 20),
+      unmatchedNames: topCandidates(this.unmatchedNames()),
       perFrequency: this.plan.frequenciesMHz.map((f, i) => ({ frequencyMHz: f, file: outFiles[i], computeEnergyJ: this.energyJ[i], annotatedDurationNs: this.durationNs[i] })),
     };
   }
@@ -578,73 +390,91 @@ export function stripAnnotation(node: ChakraNode, components?: string[]): boolea
   return true;
 }
 
-/** Streams one rank file through the plan into `task.outFiles`. */
-export async function annotateRankFile(task: RankTask, plan: AnnotatePlan, onBytes?: (bytesRead: number) => void): Promise<RankOutcome> {
+/**
+ * Streams one rank file through the plan into `task.outFiles`. A thread annotating several ranks passes them one
+ * `cache` (buffers, encoded annotations). `yieldOften`: let the event loop run between stretches of work (about
+ * every megabyte written), for a thread that also dispatches ranks to workers and reports progress.
+ */
+export async function annotateRankFile(
+  task: RankTask, plan: AnnotatePlan, onBytes?: (bytesRead: number) => void, cache = new ThreadCache(), yieldOften = false,
+): Promise<RankOutcome> {
   const { file } = task;
   if (task.outFiles.length !== plan.frequenciesMHz.length) throw new InputError(`rank ${task.rank}: ${task.outFiles.length} output files for ${plan.frequenciesMHz.length} clocks`);
-  const source = await openTraceBytes(file);
+  const source = await openTraceBytes(file, { reuseBuffers: true });
   const chunks = source.chunks;
   const outs: RawOut[] = [];
+  const win = new InputWindow(cache.buffers);
   try {
-    for (const f of task.outFiles) outs.push(await RawOut.open(f));
-    const ann = new RankAnnotator(plan, outs, task.fastPath !== false);
+    for (const f of task.outFiles) outs.push(await RawOut.open(f, cache.buffers));
+    const ann = new RankAnnotator(plan, outs, task.fastPath !== false, cache);
     ann.res.rank = task.rank;
     ann.res.file = file;
-    let window: Buffer = Buffer.alloc(0);
-    let start = 0;
-    let windowOffset = 0;
     let frameIndex = 0;
     const fail = (at: number, problem: string): never => {
-      throw new ChakraDecodeError({ file, offset: windowOffset + at, frameIndex }, problem);
+      throw new ChakraDecodeError({ file, offset: win.offset + at, frameIndex }, problem);
     };
-    const decode = (final: boolean) => {
-      const buf = window;
-      const end = buf.length;
-      let p = start;
-      while (p < end) {
-        const len = rv(buf, p, end);
-        if (Number.isNaN(len)) {
-          if (end - p >= 5 && !final) fail(p, 'frame length prefix is longer than 5 bytes (corrupt data)');
-          if (final) fail(p, `file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
-          break;
-        }
-        if (len > MAX_FRAME_BYTES) fail(p, `frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
-        const q = vpos;
-        if (q + len > end) {
-          if (final) fail(p, `frame length ${len} runs past end of file (${end - q} bytes left): truncated trace`);
-          break;
-        }
-        if (frameIndex === 0 && len > 0 && isMetadataFrame(buf, q, q + len)) ann.copyMetadata(buf, p, q + len);
-        else ann.node(buf, p, q, q + len, frameIndex, windowOffset + p, file);
-        frameIndex++;
-        p = q + len;
+    // A frame cut by the end of the window, or a bad length prefix: an error, or wait for the next chunk.
+    const incomplete = (buf: Buffer, p: number, end: number, final: boolean) => {
+      const len = rv(buf, p, end);
+      if (Number.isNaN(len)) {
+        if (end - p >= 5 && !final) fail(p, 'frame length prefix is longer than 5 bytes (corrupt data)');
+        if (final) fail(p, `file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
+        return;
       }
+      if (len > MAX_FRAME_BYTES) fail(p, `frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
+      if (final) fail(p, `frame length ${len} runs past end of file (${end - vpos} bytes left): truncated trace`);
+    };
+    // Annotates the whole frames from win.start on; returns where it stopped: at a frame the window cuts (or a bad
+    // length prefix), or early when an output has a flush's worth buffered, so output buffers stay bounded. All
+    // else is left to step(): code after a loop that optimized (OSR) code has never left deoptimizes it each time.
+    const decode = (): number => {
+      const buf = win.buf;
+      const dv = win.view;
+      const end = buf.length;
+      let p = win.start;
+      while (p < end && !ann.due()) {
+        const len = rv(buf, p, end);
+        const q = vpos;
+        const fe = q + len;
+        if (!(len <= MAX_FRAME_BYTES) || fe > end) break;
+        if (len > 0 && frameIndex === 0 && isMetadataFrame(buf, q, fe)) ann.copyMetadata(buf, dv, p, fe);
+        else ann.node(buf, dv, p, q, fe, frameIndex, win.offset + p, file);
+        frameIndex++;
+        p = fe;
+      }
+      return p;
+    };
+    /** One stretch of frames, then what is left judged, then the run of unchanged frames written. */
+    const step = (final: boolean): boolean => {
+      const p = decode();
+      win.start = p;
+      // decode stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
+      const due = ann.due();
+      if (!due && p < win.buf.length) incomplete(win.buf, p, win.buf.length, final);
       ann.flushPending();
-      start = p;
+      return due;
+    };
+    const flushAll = async () => {
+      await Promise.all(outs.map((o) => o.flush()));
+      if (yieldOften) await new Promise(setImmediate);
     };
     let sawBytes = false;
     for await (const chunk of chunks) {
       if (chunk.length === 0) continue;
       sawBytes = true;
-      if (start >= window.length) {
-        windowOffset += window.length;
-        window = chunk;
-      } else {
-        windowOffset += start;
-        window = Buffer.concat([window.subarray(start), chunk]);
-      }
-      start = 0;
-      decode(false);
-      if (outs.some((o) => o.pos >= FLUSH_BYTES)) await Promise.all(outs.map((o) => o.flush()));
+      win.append(chunk);
+      while (step(false)) await flushAll();
+      if (ann.due()) await flushAll();
       onBytes?.(source.fileBytesRead());
     }
     if (!sawBytes) throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
-    decode(true);
+    while (step(true)) await flushAll();
     for (const o of outs.splice(0)) await o.close();
     onBytes?.(source.fileBytesRead());
     return { result: ann.finish(task.outFiles), diagnostics: ann.diag.summary() };
   } finally {
     source.close();
+    win.release();
     for (const o of outs) await o.close().catch(() => {});
   }
 }

@@ -67,7 +67,7 @@ export interface AnnotateResult {
   outputs: OutputSet[];
   ranks: RankAnnotation[];
   total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency' | 'slowPathNodes'> & { slowPathNodes: number };
-  /** How ranks were run: worker threads (and how many) or in-process. */
+  /** How ranks were run: in threads (how many, the calling thread included) or in-process. */
   parallelism: { mode: 'workers' | 'in-process'; threads: number; reason?: string };
   diagnostics: DiagnosticSummary[];
   estimate: true;

@@ -7,13 +7,17 @@ import type { MessagePort } from 'node:worker_threads';
 import { TracewattError } from '../../errors.js';
 import type { AnnotatePlan } from './plan.js';
 import { annotateRankFile, type RankOutcome, type RankTask } from './rank.js';
+import { ThreadCache } from './thread-cache.js';
+
+/** Kept across the ranks this thread annotates. */
+const cache = new ThreadCache();
 
 export type WorkerReply = { ok: RankOutcome } | { error: { code: string | null; message: string; stack?: string } };
 
 export default async function annotateRankTask(task: RankTask & { plan: AnnotatePlan; port?: MessagePort }): Promise<WorkerReply> {
   const { port, plan, ...rankTask } = task;
   try {
-    return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined) };
+    return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined, cache) };
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     // File-system failures (an unwritable --out) cross the thread boundary as input errors naming the path.

@@ -5,7 +5,7 @@
  * ChakraDecodeError naming file, byte offset and frame index. Never yields fewer nodes silently.
  */
 import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Diagnostics } from '../../diagnostics.js';
@@ -305,7 +305,48 @@ export interface TraceBytes {
   close(): void;
 }
 
-export async function openTraceBytes(file: string): Promise<TraceBytes> {
+export interface TraceBytesOptions {
+  /**
+   * Plain files only: read into two reused 1 MiB buffers, the next read issued ahead. Each chunk is then valid
+   * only until the next one is requested, so only a consumer that copies what it keeps may ask for this (the
+   * annotate engine does; the frame decoder here does not). Saves allocating every chunk, which on a rank of
+   * many MiB set off full garbage collections.
+   */
+  reuseBuffers?: boolean;
+}
+
+/** Chunks of a plain file read into two alternating buffers (see TraceBytesOptions.reuseBuffers). */
+function reusedChunks(fh: FileHandle): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
+  let position = 0;
+  let started = false;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    started = true;
+    const bufs = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+    let i = 0;
+    let pending: Promise<{ bytesRead: number }> | null = fh.read(bufs[0], 0, CHUNK_BYTES, 0);
+    try {
+      while (pending) {
+        const { bytesRead } = await pending;
+        pending = null;
+        if (bytesRead === 0) break;
+        const chunk = bufs[i].subarray(0, bytesRead);
+        position += bytesRead;
+        i ^= 1;
+        pending = fh.read(bufs[i], 0, CHUNK_BYTES, position);
+        yield chunk;
+      }
+    } finally {
+      await pending?.catch(() => undefined);
+      await fh.close();
+    }
+  }
+  const gen = chunks();
+  // A generator never started does not run its finally: close the file directly then.
+  const close = () => void (started ? gen.return(undefined) : fh.close().catch(() => undefined));
+  return { chunks: gen, bytesRead: () => position, close };
+}
+
+export async function openTraceBytes(file: string, options: TraceBytesOptions = {}): Promise<TraceBytes> {
   let size: number;
   try {
     const st = await stat(file);
@@ -317,14 +358,22 @@ export async function openTraceBytes(file: string): Promise<TraceBytes> {
   }
   const head = Buffer.alloc(2);
   const fh = await open(file, 'r');
+  let gzip = false;
   try {
     await fh.read(head, 0, 2, 0);
-  } finally {
+    gzip = size >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } catch (e) {
     await fh.close();
+    throw e;
   }
+  if (options.reuseBuffers && !gzip) {
+    const r = reusedChunks(fh);
+    return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
+  }
+  await fh.close();
   const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   const common = { fileBytesRead: () => raw.bytesRead, close: () => void raw.destroy() };
-  if (!(size >= 2 && head[0] === 0x1f && head[1] === 0x8b)) return { chunks: raw, compressed: false, size, ...common };
+  if (!gzip) return { chunks: raw, compressed: false, size, ...common };
   const gunzip = createGunzip({ chunkSize: CHUNK_BYTES });
   return { chunks: pipeline(raw, gunzip, () => {}) as AsyncIterable<Buffer>, compressed: true, size: null, ...common };
 }

@@ -1,0 +1,177 @@
+/**
+ * Buffered output file for the annotate engine: the codec's growable ByteSink, flushed to a file handle, with a
+ * byte-range copy cheap enough to call once per frame.
+ *
+ * Node 20's Buffer.copy of part of a buffer allocates a Uint8Array view per call; at a few frames per microsecond
+ * that allocation, not the copying, is the cost. Short ranges are copied here four bytes at a time through
+ * DataViews (one per buffer, made when the buffer changes), long ones natively.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { ByteSink } from '../../formats/chakra/index.js';
+import { ensureDir } from '../../formats/chakra/writer.js';
+import type { BufferPool } from './buffers.js';
+
+/** Ranges at least this long are copied natively: past it the view allocation costs less than the word loop. */
+const NATIVE_COPY_BYTES = 96;
+
+/** Writes v (a non-negative safe integer) as a varint at b[p]; returns the end. */
+export function putVarint(b: Uint8Array, p: number, v: number): number {
+  if (v < 0x80000000) {
+    while (v >= 0x80) {
+      b[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+  } else {
+    while (v >= 0x80) {
+      b[p++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Bytes of v as a varint (v a non-negative integer). */
+export function varintLen(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
+/** A DataView over all of b. Made where buffers change (per chunk, per flush), never per frame. */
+export function viewOf(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
+/** Copies src[s, e) to dst at p (the caller checked the room), short ranges through the DataViews. */
+export function copyRange(src: Uint8Array, sv: DataView, s: number, e: number, dst: Uint8Array, dv: DataView, p: number): void {
+  const n = e - s;
+  if (n >= NATIVE_COPY_BYTES) {
+    dst.set(src.subarray(s, e), p);
+    return;
+  }
+  let i = 0;
+  for (; i + 4 <= n; i += 4) dv.setUint32(p + i, sv.getUint32(s + i, true), true);
+  for (; i < n; i++) dst[p + i] = src[s + i];
+}
+
+/**
+ * Output file written through two buffers: a flush hands the filled buffer to the file system and carries on in
+ * the other, waiting only for the previous write, so annotating overlaps writing.
+ */
+export class RawOut extends ByteSink {
+  /** Views buf. */
+  dv: DataView;
+  private spare: Buffer;
+  private spareDv: DataView;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(readonly file: string, private readonly fh: FileHandle, private readonly pool: BufferPool) {
+    super(0);
+    this.buf = pool.take();
+    this.dv = viewOf(this.buf);
+    this.spare = pool.take();
+    this.spareDv = viewOf(this.spare);
+  }
+
+  /** Opens `file` for writing, with two buffers from `pool`. */
+  static async open(file: string, pool: BufferPool): Promise<RawOut> {
+    await ensureDir(path.dirname(path.resolve(file)));
+    return new RawOut(file, await open(file, 'w'), pool);
+  }
+
+  override ensure(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    super.ensure(n);
+    this.dv = viewOf(this.buf);
+  }
+
+  /** Appends src[s, e); sv views src. */
+  copy(src: Uint8Array, sv: DataView, s: number, e: number): void {
+    const n = e - s;
+    if (n <= 0) return;
+    this.ensure(n);
+    copyRange(src, sv, s, e, this.buf, this.dv, this.pos);
+    this.pos += n;
+  }
+
+  /**
+   * Appends an annotated frame of `len` bytes: its length prefix, src[s, cut), duration_micros = dur (field 7),
+   * src[resume, ins), `tail`, the varint `ref`, then src[ins, e). sv views src; dur (of varint length durLen) and
+   * ref are safe integers.
+   */
+  annotated(
+    len: number, src: Uint8Array, sv: DataView, s: number, cut: number, resume: number, ins: number, e: number,
+    dur: number, durLen: number, tail: Uint8Array, ref: number,
+  ): void {
+    this.ensure(len + 10);
+    const b = this.buf;
+    const dv = this.dv;
+    let p = putVarint(b, this.pos, len);
+    if (ins === e && resume - cut === 1 + durLen) {
+      // The duration keeps its length: one copy, the value patched in place.
+      copyRange(src, sv, s, e, b, dv, p);
+      putVarint(b, p + (cut - s) + 1, dur);
+      p += e - s;
+    } else {
+      copyRange(src, sv, s, cut, b, dv, p);
+      p += cut - s;
+      b[p++] = 0x38; // field 7, varint
+      p = putVarint(b, p, dur);
+      copyRange(src, sv, resume, ins, b, dv, p);
+      p += ins - resume;
+    }
+    b.set(tail, p);
+    p = putVarint(b, p + tail.length, ref);
+    if (ins !== e) {
+      copyRange(src, sv, ins, e, b, dv, p);
+      p += e - ins;
+    }
+    this.pos = p;
+  }
+
+  /** Appends the whole of `b` (no view to allocate). */
+  put(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** Starts writing what is buffered; resolves once the previous write is done. */
+  async flush(): Promise<void> {
+    await this.writing;
+    if (this.pos === 0) return;
+    const full = this.buf;
+    const fullDv = this.dv;
+    const n = this.pos;
+    this.buf = this.spare;
+    this.dv = this.spareDv;
+    this.spare = full;
+    this.spareDv = fullDv;
+    this.pos = 0;
+    this.writing = this.write(full, n);
+    // Marked handled here; the failure still surfaces at the next flush or close, which await it.
+    this.writing.catch(() => {});
+  }
+
+  private async write(b: Buffer, n: number): Promise<void> {
+    let off = 0;
+    while (off < n) off += (await this.fh.write(b, off, n - off)).bytesWritten;
+  }
+
+  /** Writes the rest, closes the file and hands the buffers back. */
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+      await this.writing;
+    } finally {
+      await this.fh.close();
+      this.pool.give(this.buf);
+      this.pool.give(this.spare);
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * What the fast path appends to an annotated frame: a prepared annotation's attributes (encoded once in the plan)
+ * followed by the head of duration_micros_ref, whose value is the node's own duration; one buffer per varint
+ * length of that value, made on first use.
+ */
+import { ANNOTATION_ATTRS, type Prepared } from './plan.js';
+import { varintLen } from './out.js';
+
+const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
+/** Longest duration varint the scan reads (7 bytes). */
+const MAX_VLEN = 7;
+/**
+ * duration_micros_ref as a Node.attr entry up to its value, by the value's varint length: field 10 tag, length,
+ * AttributeProto.name, then the uint64_val (field 13) tag.
+ */
+const REF_HEAD: Buffer[] = [];
+for (let vlen = 1; vlen <= MAX_VLEN; vlen++) {
+  REF_HEAD[vlen] = Buffer.from([0x52, 2 + DURATION_REF.length + 1 + vlen, 0x0a, DURATION_REF.length, ...DURATION_REF, 0x68]);
+}
+
+export interface Tails {
+  prep: Prepared;
+  /** prep's figures, copied here so accounting reads one object. */
+  energyJ: number;
+  durationNs: number;
+  /** Varint length of prep.durationMicros. */
+  durLen: number;
+  byLen: (Buffer | null)[];
+}
+
+export function tails(prep: Prepared): Tails {
+  // byLen filled with nulls up front: one array shape for every Tails, which optimized code relies on.
+  const byLen = new Array<Buffer | null>(MAX_VLEN + 1).fill(null);
+  return { prep, energyJ: prep.energyJ, durationNs: prep.durationNs, durLen: varintLen(prep.durationMicros), byLen };
+}
+
+/** The tail for a duration_micros_ref value of varint length vlen. */
+export function tailOf(t: Tails, vlen: number): Buffer {
+  let b = t.byLen[vlen];
+  if (!b) {
+    b = Buffer.concat([t.prep.block, REF_HEAD[vlen]]);
+    t.byLen[vlen] = b;
+  }
+  return b;
+}

@@ -1,0 +1,63 @@
+/**
+ * What one thread keeps from one rank to the next: the pooled buffers, and the encoded annotations (the plan's, and
+ * the roofline ones already predicted: ranks of one job mostly repeat the same num_ops / tensor_size pairs). Keyed
+ * by plan id, since a plan reaches a worker as a fresh copy with every rank. Nothing here changes per rank.
+ */
+import { BufferPool } from './buffers.js';
+import type { AnnotatePlan } from './plan.js';
+import type { Tails } from './tails.js';
+
+/** Output flush threshold. */
+export const FLUSH_BYTES = 1 << 20;
+/** Longest run of unchanged frames copied in one go. */
+export const RUN_BYTES = 1 << 16;
+/**
+ * Size of pooled buffers: a flush's worth plus room for what crosses it, a run or an annotated frame (a larger
+ * frame grows its own buffer). The input window gets one too: a chunk (1 MiB) and the frame it cut.
+ */
+export const POOL_BUFFER_BYTES = FLUSH_BYTES + 2 * RUN_BYTES;
+/** Roofline annotations kept before the memo starts over. */
+const ROOFLINE_MEMO = 50_000;
+
+export class ThreadCache {
+  readonly buffers = new BufferPool(POOL_BUFFER_BYTES);
+  private planId: string | null = null;
+  private entries: Tails[][] | null = null;
+  private roofline = new Map<number, Map<number, Tails[]>>();
+  private size = 0;
+
+  private use(planId: string): void {
+    if (planId === this.planId) return;
+    this.planId = planId;
+    this.entries = null;
+    this.roofline = new Map();
+    this.size = 0;
+  }
+
+  /** The tails of every plan entry, made by `make` the first time for this plan. */
+  entryTailsOf(plan: AnnotatePlan, make: () => Tails[][]): Tails[][] {
+    this.use(plan.id);
+    return (this.entries ??= make());
+  }
+
+  /** The roofline annotation of (flops, bytes) under `plan`, made by `make` the first time. */
+  rooflineOf(plan: AnnotatePlan, flops: number, bytes: number, make: () => Tails[]): Tails[] {
+    this.use(plan.id);
+    if (this.size >= ROOFLINE_MEMO) {
+      this.roofline = new Map();
+      this.size = 0;
+    }
+    let byBytes = this.roofline.get(flops);
+    if (!byBytes) {
+      byBytes = new Map();
+      this.roofline.set(flops, byBytes);
+    }
+    let v = byBytes.get(bytes);
+    if (v === undefined) {
+      v = make();
+      byBytes.set(bytes, v);
+      this.size++;
+    }
+    return v;
+  }
+}
