@@ -16,7 +16,7 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
  * just that one, as a fresh copy: change attributes through setAttr, not through the returned object.
  */
 export function getAttr(node: { attrs: Attribute[] }, name: string): Attribute | undefined {
-  if (node instanceof DecodedNode) return node.findAttr(name);
+  if (node instanceof DecodedNode && node.attrsAsBytes) return node.findAttr(name);
   const attrs = node.attrs;
   for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
   return undefined;

@@ -44,6 +44,31 @@ export function markUnpacked(l: Lossless | undefined, field: number): Lossless {
   return out;
 }
 
+/** Checks the wire type of AttributeProto's name (1) or doc_string (2). */
+function stringWire(tagPos: number, field: number, wt: number): void {
+  if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, field === 1 ? 'name' : 'doc_string', wt, '2');
+}
+
+/** The oneof member at a field number with its wire type checked; undefined for an unknown field (0 is an error). */
+function memberAt(tagPos: number, field: number, wt: number): FastMember | undefined {
+  const fast = MEMBER_AT[field];
+  if (fast === undefined) {
+    if (field === 0) throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
+    return undefined;
+  }
+  const want = fast.member.list ? WIRE_LEN : fast.wire;
+  if (wt !== want) throw wrongWire(tagPos, 'AttributeProto', field, fast.member.kind, wt, String(want));
+  return fast;
+}
+
+/** Checks a tag inside an XxxList; true when it opens a packed run. */
+function listTag(tagPos: number, field: number, wt: number, fast: FastMember): boolean {
+  if (field !== 1) throw new WireError(tagPos, `${fast.member.kind} list has field ${field}; only field 1 (values) exists`);
+  if (wt === WIRE_LEN && fast.wire !== WIRE_LEN) return true;
+  if (wt !== fast.wire) throw new WireError(tagPos, `${fast.member.kind}.values has wire type ${wt}, expected ${fast.wire} or 2 (packed)`);
+  return false;
+}
+
 export function decodeAttribute(buf: Buffer, start: number, end: number): Attribute {
   const attr: Attribute = { name: '', docString: '', kind: null, value: null };
   let lossless: Lossless | undefined;
@@ -54,32 +79,28 @@ export function decodeAttribute(buf: Buffer, start: number, end: number): Attrib
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === 1 || field === 2) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, field === 1 ? 'name' : 'doc_string', wt, '2');
+      stringWire(tagPos, field, wt);
       const s = readString(buf, end);
       if (field === 1) attr.name = s;
       else attr.docString = s;
       if (s === '') lossless = markExplicit(lossless, field);
       continue;
     }
-    const fast = MEMBER_AT[field];
+    const fast = memberAt(tagPos, field, wt);
     if (fast === undefined) {
-      if (field === 0) throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
       skipField(buf, end, wt, tagPos);
       lossless = keepUnknown(lossless, field, buf, tagPos);
       continue;
     }
-    const member = fast.member;
-    if (member.list) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, member.kind, wt, '2');
+    if (fast.member.list) {
       const stop = readLength(buf, end);
       const r = decodeList(buf, pos, stop, fast);
       attr.value = r.values;
       if (r.unpacked) lossless = markUnpacked(lossless, field);
     } else {
-      if (wt !== fast.wire) throw wrongWire(tagPos, 'AttributeProto', field, member.kind, wt, String(fast.wire));
       attr.value = readScalar(buf, end, fast.code);
     }
-    attr.kind = member.kind;
+    attr.kind = fast.member.kind;
   }
   if (lossless) attr.lossless = lossless;
   return attr;
@@ -125,31 +146,21 @@ function readScalar(buf: Buffer, end: number, code: number): AttrScalarValue {
 /** XxxList message: `repeated T values = 1`, packed or not. */
 function decodeList(buf: Buffer, start: number, end: number, fast: FastMember): { values: AttrValue; unpacked: boolean } {
   const values: AttrScalarValue[] = [];
-  const member = fast.member;
-  const want = fast.wire;
   let unpacked = false;
   seek(start);
   while (pos < end) {
     const tagPos = pos;
     const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field !== 1) {
-      throw new WireError(tagPos, `${member.kind} list has field ${field}; only field 1 (values) exists`);
-    }
-    if (wt === WIRE_LEN && want !== WIRE_LEN) {
+    if (listTag(tagPos, tag >>> 3, tag & 7, fast)) {
       const stop = readLength(buf, end);
       while (pos < stop) values.push(readScalar(buf, stop, fast.code));
-    } else if (wt === want) {
-      values.push(readScalar(buf, end, fast.code));
-      if (want !== WIRE_LEN) unpacked = true;
     } else {
-      throw new WireError(tagPos, `${member.kind}.values has wire type ${wt}, expected ${want} or 2 (packed)`);
+      values.push(readScalar(buf, end, fast.code));
+      if (fast.wire !== WIRE_LEN) unpacked = true;
     }
   }
   return { values, unpacked };
 }
-
 
 /**
  * Checks an AttributeProto's structure (tags, wire types, lengths, UTF-8, list layout) without building values.
@@ -163,23 +174,14 @@ export function checkAttribute(buf: Buffer, start: number, end: number): void {
     const field = tag >>> 3;
     const wt = tag & 7;
     if (field === 1 || field === 2) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, field === 1 ? 'name' : 'doc_string', wt, '2');
+      stringWire(tagPos, field, wt);
       checkString(buf, end);
       continue;
     }
-    const fast = MEMBER_AT[field];
-    if (fast === undefined) {
-      if (field === 0) throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
-      skipField(buf, end, wt, tagPos);
-      continue;
-    }
-    if (fast.member.list) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, fast.member.kind, wt, '2');
-      checkList(buf, readLength(buf, end), fast);
-    } else {
-      if (wt !== fast.wire) throw wrongWire(tagPos, 'AttributeProto', field, fast.member.kind, wt, String(fast.wire));
-      skipScalar(buf, end, fast.code);
-    }
+    const fast = memberAt(tagPos, field, wt);
+    if (fast === undefined) skipField(buf, end, wt, tagPos);
+    else if (fast.member.list) checkList(buf, readLength(buf, end), fast);
+    else skipScalar(buf, end, fast.code);
   }
 }
 
@@ -215,22 +217,14 @@ function skipScalar(buf: Buffer, end: number, code: number): void {
 }
 
 function checkList(buf: Buffer, end: number, fast: FastMember): void {
-  const want = fast.wire;
   while (pos < end) {
     const tagPos = pos;
     const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field !== 1) {
-      throw new WireError(tagPos, `${fast.member.kind} list has field ${field}; only field 1 (values) exists`);
-    }
-    if (wt === WIRE_LEN && want !== WIRE_LEN) {
+    if (listTag(tagPos, tag >>> 3, tag & 7, fast)) {
       const stop = readLength(buf, end);
       while (pos < stop) skipScalar(buf, stop, fast.code);
-    } else if (wt === want) {
-      skipScalar(buf, end, fast.code);
     } else {
-      throw new WireError(tagPos, `${fast.member.kind}.values has wire type ${wt}, expected ${want} or 2 (packed)`);
+      skipScalar(buf, end, fast.code);
     }
   }
 }

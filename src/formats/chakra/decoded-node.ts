@@ -5,6 +5,7 @@
  * round-trip byte for byte. Once `attrs` has been read, the array is the truth and may be changed freely.
  */
 import { decodeAttribute } from './decode-attribute.js';
+import { pos, readLength, readVarintNumber, seek } from './wire.js';
 import type { Attribute, ChakraNode, IOInfo, Lossless } from './types.js';
 
 const NAME_TAG = 0x0a; // AttributeProto field 1, length-delimited
@@ -17,18 +18,6 @@ function nameBytes(name: string): Buffer {
     if (nameBytesCache.size < 1024) nameBytesCache.set(name, b);
   }
   return b;
-}
-
-/** Reads a varint known to be well formed (the bytes were checked when the node was decoded). */
-function varintAt(buf: Buffer, p: number): [value: number, next: number] {
-  let v = 0;
-  let mul = 1;
-  for (;;) {
-    const b = buf[p++];
-    v += (b & 0x7f) * mul;
-    if (b < 0x80) return [v, p];
-    mul *= 128;
-  }
 }
 
 export class DecodedNode implements ChakraNode {
@@ -65,9 +54,10 @@ export class DecodedNode implements ChakraNode {
       const raw = this.#raw;
       if (raw !== null) {
         for (let p = this.#start; p < this.#end; ) {
-          const [len, start] = varintAt(raw, p + 1);
-          out.push(decodeAttribute(raw, start, start + len));
-          p = start + len;
+          seek(p + 1);
+          const stop = readLength(raw, this.#end);
+          out.push(decodeAttribute(raw, pos, stop));
+          p = stop;
         }
       }
       this.#attrs = out;
@@ -87,27 +77,33 @@ export class DecodedNode implements ChakraNode {
     return this.#raw === null ? EMPTY : this.#raw.subarray(this.#start, this.#end);
   }
 
-  /** The first attribute with this name. On a node not yet materialised it is a fresh copy: change it through setAttr. */
+  /** True while the attributes are still bytes (findAttr then decodes just the one asked for). */
+  get attrsAsBytes(): boolean {
+    return this.#attrs === null;
+  }
+
+  /**
+   * The first attribute with this name, decoded from the bytes as a fresh copy (change attributes through
+   * setAttr). Only while attrsAsBytes; getAttr() chooses.
+   */
   findAttr(name: string): Attribute | undefined {
     const raw = this.#raw;
-    if (this.#attrs !== null || raw === null) {
-      const attrs = this.#attrs ?? [];
-      for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
-      return undefined;
-    }
+    if (raw === null) return undefined;
+    const end = this.#end;
     const want = nameBytes(name);
     // Every entry's tag is the one byte 0x52 (field 10, length-delimited): decodeNode keeps other layouts decoded.
-    for (let p = this.#start; p < this.#end; ) {
-      const [len, start] = varintAt(raw, p + 1);
-      const stop = start + len;
+    for (let p = this.#start; p < end; ) {
+      seek(p + 1);
+      const stop = readLength(raw, end);
+      const start = pos;
+      let candidate = true;
       if (raw[start] === NAME_TAG) {
-        const [nlen, ns] = varintAt(raw, start + 1);
-        if (nlen === want.length && raw.compare(want, 0, nlen, ns, ns + nlen) === 0) {
-          const a = decodeAttribute(raw, start, stop);
-          if (a.name === name) return a;
-        }
-      } else {
-        // Name not first (non-canonical order) or absent: decode to compare.
+        seek(start + 1);
+        const nlen = readVarintNumber(raw, stop);
+        candidate = nlen === want.length && raw.compare(want, 0, nlen, pos, pos + nlen) === 0;
+      }
+      // A name that is not the first field (non-canonical order), or is absent, is compared after decoding.
+      if (candidate) {
         const a = decodeAttribute(raw, start, stop);
         if (a.name === name) return a;
       }
