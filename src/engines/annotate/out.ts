@@ -8,39 +8,12 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { ByteSink } from '../../formats/chakra/index.js';
+import { ByteSink, putVarint } from '../../formats/chakra/encode.js';
 import { ensureDir } from '../../formats/chakra/writer.js';
 import type { BufferPool } from './buffers.js';
 
 /** Ranges at least this long are copied natively: past it the view allocation costs less than the word loop. */
 const NATIVE_COPY_BYTES = 96;
-
-/** Writes v (a non-negative safe integer) as a varint at b[p]; returns the end. */
-export function putVarint(b: Uint8Array, p: number, v: number): number {
-  if (v < 0x80000000) {
-    while (v >= 0x80) {
-      b[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-  } else {
-    while (v >= 0x80) {
-      b[p++] = (v % 128) | 0x80;
-      v = Math.floor(v / 128);
-    }
-  }
-  b[p++] = v;
-  return p;
-}
-
-/** Bytes of v as a varint (v a non-negative integer). */
-export function varintLen(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
 
 /** A DataView over all of b. Made where buffers change (per chunk, per flush), never per frame. */
 export function viewOf(b: Uint8Array): DataView {

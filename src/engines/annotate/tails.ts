@@ -4,7 +4,7 @@
  * length of that value, made on first use.
  */
 import { ANNOTATION_ATTRS, type Prepared } from './plan.js';
-import { varintLen } from './out.js';
+import { varintLen } from '../../formats/chakra/encode.js';
 
 const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
 /** Longest duration varint the scan reads (7 bytes). */

@@ -13,6 +13,33 @@ import { LazyIOInfo } from './io-info.js';
 
 const TWO_POW_53 = 2n ** 53n;
 
+/** Writes v (a non-negative safe integer) as a varint at b[p], which has room; returns the end. */
+export function putVarint(b: Uint8Array, p: number, v: number): number {
+  if (v < 0x80000000) {
+    while (v >= 0x80) {
+      b[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+  } else {
+    while (v >= 0x80) {
+      b[p++] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Bytes of v (a non-negative integer) as a varint. */
+export function varintLen(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    n++;
+  }
+  return n;
+}
+
 /** A growable output buffer with protobuf writers. */
 export class ByteSink {
   buf: Buffer;
@@ -41,25 +68,12 @@ export class ByteSink {
   }
 
   varint(n: number): void {
-    this.ensure(10);
-    const b = this.buf;
-    if (n < 0x80000000 && n >= 0) {
-      while (n >= 0x80) {
-        b[this.pos++] = (n & 0x7f) | 0x80;
-        n >>>= 7;
-      }
-      b[this.pos++] = n;
-      return;
-    }
     if (n < 0 || !Number.isSafeInteger(n)) {
       this.varintBig(BigInt.asUintN(64, BigInt(n)));
       return;
     }
-    while (n >= 0x80) {
-      b[this.pos++] = (n % 128) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    b[this.pos++] = n;
+    this.ensure(10);
+    this.pos = putVarint(this.buf, this.pos, n);
   }
 
   varintBig(v: bigint): void {
@@ -124,8 +138,7 @@ export class ByteSink {
       this.buf[lenPos] = len;
       return;
     }
-    let extra = 0;
-    for (let v = len >>> 7; v > 0; v >>>= 7) extra++;
+    const extra = varintLen(len) - 1;
     this.ensure(extra);
     this.buf.copy(this.buf, lenPos + 1 + extra, lenPos + 1, this.pos);
     const end = this.pos + extra;
