@@ -7,8 +7,10 @@
  */
 import type { PowerCap } from './calibration.js';
 
-/** A point drawing at least this fraction of the cap level counts as capped (the ±2% in which power is called flat). */
-export const CAP_BAND = 0.98;
+/** Relative change under which power between two clocks is called flat. */
+const FLAT = 0.02;
+/** A point drawing at least this fraction of the cap level counts as capped (the band in which power is called flat). */
+export const CAP_BAND = 1 - FLAT;
 
 export interface CapSeries {
   label: string;
@@ -30,7 +32,7 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
       const b = pts[i]!;
       const allowed = 1 - a.smClockMHz / b.smClockMHz;
       const gained = 1 - b.durationNs / a.durationNs;
-      if (b.powerW >= 0.9 * maxP && Math.abs(b.powerW / a.powerW - 1) < 0.02 && gained < 0.25 * allowed) {
+      if (b.powerW >= 0.9 * maxP && Math.abs(b.powerW / a.powerW - 1) < FLAT && gained < 0.25 * allowed) {
         capped.push(b.powerW);
         hit = true;
       }
@@ -44,7 +46,7 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
       detected: true,
       powerW: Math.min(level, profileLimitW ?? Infinity),
       source: 'detected',
-      evidence: `${labels.length} of ${swept} kernels keep power flat (±2%) near ${level.toFixed(1)} W while time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
+      evidence: `${labels.length} of ${swept} kernels keep power flat (±${FLAT * 100}%) near ${level.toFixed(1)} W while time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
     };
   }
   if (profileLimitW) return { detected: false, powerW: profileLimitW, source: 'profile', evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen` };
