@@ -49,13 +49,10 @@ function stringWire(tagPos: number, field: number, wt: number): void {
   if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'AttributeProto', field, field === 1 ? 'name' : 'doc_string', wt, '2');
 }
 
-/** The oneof member at a field number with its wire type checked; undefined for an unknown field (0 is an error). */
+/** The oneof member at a field number with its wire type checked; undefined for an unknown field (readTag refuses 0). */
 function memberAt(tagPos: number, field: number, wt: number): FastMember | undefined {
   const fast = MEMBER_AT[field];
-  if (fast === undefined) {
-    if (field === 0) throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
-    return undefined;
-  }
+  if (fast === undefined) return undefined;
   const want = fast.member.list ? WIRE_LEN : fast.wire;
   if (wt !== want) throw wrongWire(tagPos, 'AttributeProto', field, fast.member.kind, wt, String(want));
   return fast;

@@ -3,16 +3,17 @@
  * Unknown fields are kept as raw bytes and explicit default values are remembered, so that
  * encode(decode(x)) reproduces x byte for byte (see encode.ts).
  */
-import { checkAttribute, checkString, decodeAttribute, keepUnknown, markExplicit, markUnpacked, wrongWire } from './decode-attribute.js';
+import { checkAttribute, decodeAttribute, keepUnknown, markExplicit, markUnpacked, wrongWire } from './decode-attribute.js';
 import { DecodedNode } from './decoded-node.js';
-import { LazyIOInfo } from './io-info.js';
+import { LazyIOInfo, checkIOInfo } from './io-info.js';
 import { keep, keptIn } from './slab.js';
-import type { Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
+import type { Attribute, ChakraNode, GlobalMetadata, Lossless } from './types.js';
 import {
   WIRE_LEN, WIRE_VARINT, WireError, pos, readInt32, readLength, readString, readTag, readVarintBigint, seek, skipField,
 } from './wire.js';
 
 export { decodeAttribute, wireTypeOf } from './decode-attribute.js';
+export { decodeIOInfo } from './io-info.js';
 
 const NODE_FIELD_NAMES = ['', 'id', 'name', 'type', 'ctrl_deps', 'data_deps', 'start_time_micros', 'duration_micros', 'inputs', 'outputs', 'attr'];
 
@@ -94,8 +95,6 @@ export function decodeNode(buf: Buffer, start: number, end: number): ChakraNode 
       }
       case 11:
         throw new WireError(tagPos, 'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra schema that tracewatt does not read; re-convert it with a current chakra_converter');
-      case 0:
-        throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
       default:
         skipField(buf, end, wt, tagPos);
         lossless = keepUnknown(lossless, field, buf, tagPos);
@@ -111,8 +110,8 @@ export function decodeNode(buf: Buffer, start: number, end: number): ChakraNode 
     const hi = Math.max(inEnd, outEnd, attrEnd);
     const shift = keep(buf, lo, hi) - lo;
     const raw = keptIn;
-    if (inStart >= 0) node.inputs = new LazyIOInfo(raw, inStart + shift, inEnd + shift, decodeIOInfo);
-    if (outStart >= 0) node.outputs = new LazyIOInfo(raw, outStart + shift, outEnd + shift, decodeIOInfo);
+    if (inStart >= 0) node.inputs = new LazyIOInfo(raw, inStart + shift, inEnd + shift);
+    if (outStart >= 0) node.outputs = new LazyIOInfo(raw, outStart + shift, outEnd + shift);
     if (attrStart >= 0) node.setAttrBytes(raw, attrStart + shift, attrEnd + shift);
   }
   if (lossless) node.lossless = lossless;
@@ -137,50 +136,6 @@ function decodeAttributeFields(buf: Buffer, start: number, end: number): Attribu
   return attrs;
 }
 
-/** Checks an IOInfo's structure and UTF-8 without building its strings; leaves the cursor at `end`. */
-function checkIOInfo(buf: Buffer, start: number, end: number): void {
-  seek(start);
-  while (pos < end) {
-    const tagPos = pos;
-    const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field >= 1 && field <= 3) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, ['', 'values', 'shapes', 'types'][field], wt, '2');
-      checkString(buf, end);
-    } else {
-      skipField(buf, end, wt, tagPos);
-    }
-  }
-}
-
-export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
-  const io: IOInfo = { values: '', shapes: '', types: '' };
-  let lossless: Lossless | undefined;
-  seek(start);
-  while (pos < end) {
-    const tagPos = pos;
-    const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field >= 1 && field <= 3) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, ['', 'values', 'shapes', 'types'][field], wt, '2');
-      const s = readString(buf, end);
-      if (field === 1) io.values = s;
-      else if (field === 2) io.shapes = s;
-      else io.types = s;
-      if (s === '') lossless = markExplicit(lossless, field);
-    } else if (field === 0) {
-      throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
-    } else {
-      skipField(buf, end, wt, tagPos);
-      lossless = keepUnknown(lossless, field, buf, tagPos);
-    }
-  }
-  seek(end);
-  if (lossless) io.lossless = lossless;
-  return io;
-}
 
 export function decodeMetadata(buf: Buffer, start: number, end: number): GlobalMetadata {
   const md: GlobalMetadata = { version: '', attrs: [] };
@@ -199,8 +154,6 @@ export function decodeMetadata(buf: Buffer, start: number, end: number): GlobalM
       if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'GlobalMetadata', 2, 'attr', wt, '2');
       const stop = readLength(buf, end);
       md.attrs.push(decodeAttribute(buf, pos, stop));
-    } else if (field === 0) {
-      throw new WireError(tagPos, 'field number 0 is invalid (corrupt data)');
     } else {
       skipField(buf, end, wt, tagPos);
       lossless = keepUnknown(lossless, field, buf, tagPos);

@@ -1,10 +1,57 @@
 /**
- * Lazily decoded IOInfo. Its three strings (Python-repr tensor lists) are most of a PyTorch node's
- * bytes and few consumers read them, so decode only checks their structure and UTF-8 (errors keep
- * their byte offsets) and keeps a copy of the bytes (slab.ts); the strings are made on first access. An
- * IOInfo that was never modified is re-encoded from those bytes.
+ * IOInfo: its structural check, its decoder, and the lazily decoded form the Node decoder hands out. Its three
+ * strings (Python-repr tensor lists) are most of a PyTorch node's bytes and few consumers read them, so decode
+ * only checks their structure and UTF-8 (errors keep their byte offsets) and keeps a copy of the bytes (slab.ts);
+ * the strings are made on first access. An IOInfo that was never modified is re-encoded from those bytes.
  */
+import { checkString, keepUnknown, markExplicit, wrongWire } from './decode-attribute.js';
 import type { IOInfo, Lossless } from './types.js';
+import { WIRE_LEN, pos, readString, readTag, seek, skipField } from './wire.js';
+
+const FIELD_NAMES = ['', 'values', 'shapes', 'types'];
+
+/** Checks an IOInfo's structure and UTF-8 without building its strings; leaves the cursor at `end`. */
+export function checkIOInfo(buf: Buffer, start: number, end: number): void {
+  seek(start);
+  while (pos < end) {
+    const tagPos = pos;
+    const tag = readTag(buf, end);
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field >= 1 && field <= 3) {
+      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, FIELD_NAMES[field], wt, '2');
+      checkString(buf, end);
+    } else {
+      skipField(buf, end, wt, tagPos);
+    }
+  }
+}
+
+export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
+  const io: IOInfo = { values: '', shapes: '', types: '' };
+  let lossless: Lossless | undefined;
+  seek(start);
+  while (pos < end) {
+    const tagPos = pos;
+    const tag = readTag(buf, end);
+    const field = tag >>> 3;
+    const wt = tag & 7;
+    if (field >= 1 && field <= 3) {
+      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, FIELD_NAMES[field], wt, '2');
+      const s = readString(buf, end);
+      if (field === 1) io.values = s;
+      else if (field === 2) io.shapes = s;
+      else io.types = s;
+      if (s === '') lossless = markExplicit(lossless, field);
+    } else {
+      skipField(buf, end, wt, tagPos);
+      lossless = keepUnknown(lossless, field, buf, tagPos);
+    }
+  }
+  seek(end);
+  if (lossless) io.lossless = lossless;
+  return io;
+}
 
 export class LazyIOInfo implements IOInfo {
   /** The decoded message, once read; `dirty` once changed. Few fields: two of these exist per node. */
@@ -16,11 +63,10 @@ export class LazyIOInfo implements IOInfo {
     private readonly raw: Buffer,
     private readonly start: number,
     private readonly end: number,
-    private readonly decode: (raw: Buffer, start: number, end: number) => IOInfo,
   ) {}
 
   private load(): IOInfo {
-    return (this.io ??= this.decode(this.raw, this.start, this.end));
+    return (this.io ??= decodeIOInfo(this.raw, this.start, this.end));
   }
 
   private change(): IOInfo {
