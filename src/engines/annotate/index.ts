@@ -108,7 +108,7 @@ async function inWorker(pool: Piscina, plan: AnnotatePlan, t: RankTask, onBytes:
 }
 
 /**
- * Ranks go to whichever lane is free next: each worker, and the calling thread (two lanes when alone). After a
+ * Ranks go to whichever lane is free next: each worker, and the calling thread. After a
  * failure no lane takes another rank, and the first error is thrown once every lane has stopped, so that nothing
  * is still writing when annotateTrace rejects.
  */
@@ -134,8 +134,7 @@ async function runRanks(
   if (pool) {
     await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, plan, t, onBytes)))]);
   } else {
-    // In-process: two ranks at a time, so reading one overlaps writing the other.
-    await Promise.all([here(), here()]);
+    await here();
   }
   if (stop.failed) throw stop.error;
   return { outcomes, parallelism: pool ? { mode: 'workers', threads } : { mode: 'in-process', threads: 1, reason: started.reason } };
@@ -166,18 +165,33 @@ export async function annotateTrace(o: AnnotateOptions): Promise<AnnotateResult>
   const rankFiles: RankFile[] = await resolveRankFiles(o.trace);
   // Start the workers first: they load while the calibration and profiles are read.
   const started = startPool(o.workers ?? os.availableParallelism(), rankFiles.length);
+  let stopping: Promise<void> | undefined;
+  // The workers stop once the ranks are done, while the power configurations are written.
+  const stop = () => {
+    if (!stopping) {
+      stopping = started.pool?.destroy() ?? Promise.resolve();
+      // Marked handled here; a failure still surfaces where it is awaited, at the end.
+      stopping.catch(() => {});
+    }
+    return stopping;
+  };
   try {
-    return await annotateWith(o, rankFiles, started, diagnostics);
+    return await annotateWith(o, rankFiles, started, diagnostics, stop);
   } finally {
-    await started.pool?.destroy();
+    await stop();
   }
 }
 
-async function annotateWith(o: AnnotateOptions, rankFiles: RankFile[], started: ReturnType<typeof startPool>, diagnostics: Diagnostics): Promise<AnnotateResult> {
+async function annotateWith(
+  o: AnnotateOptions, rankFiles: RankFile[], started: ReturnType<typeof startPool>, diagnostics: Diagnostics, stopWorkers: () => Promise<void>,
+): Promise<AnnotateResult> {
   const calFile = typeof o.calibration === 'string' ? o.calibration : null;
-  const cal = typeof o.calibration === 'string' ? await loadCalibration(o.calibration) : o.calibration;
+  // The calibration loads while the profiles are read (in order, so that their diagnostics keep it).
+  const loading = typeof o.calibration === 'string' ? loadCalibration(o.calibration) : Promise.resolve(o.calibration);
+  loading.catch(() => {});
   const profiles: ProfileTable[] = [];
   for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics }) : p);
+  const cal = await loading;
   const plan = buildPlan(cal, profiles, {
     frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, diagnostics,
   });
@@ -201,6 +215,7 @@ async function annotateWith(o: AnnotateOptions, rankFiles: RankFile[], started: 
     o.onProgress({ bytesDone: Math.min(bytesDone, bytesTotal), bytesTotal, ranksDone, ranks: tasks.length });
   };
   const { outcomes, parallelism } = await runRanks(plan, tasks, started, onBytes);
+  void stopWorkers();
   ranksDone = tasks.length;
   o.onProgress?.({ bytesDone: bytesTotal, bytesTotal, ranksDone, ranks: tasks.length });
 

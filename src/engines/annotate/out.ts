@@ -6,6 +6,7 @@
  * that allocation, not the copying, is the cost. Short ranges are copied here four bytes at a time through
  * DataViews (one per buffer, made when the buffer changes), long ones natively.
  */
+import { writeSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ByteSink, putVarint } from '../../formats/chakra/encode.js';
@@ -33,25 +34,21 @@ export function copyRange(src: Uint8Array, sv: DataView, s: number, e: number, d
 }
 
 /**
- * Output file written through two buffers: a flush hands the filled buffer to the file system and carries on in
- * the other, waiting only for the previous write, so annotating overlaps writing.
+ * Output file written synchronously from one buffer. An annotate thread has nothing else to do while its output
+ * goes to the page cache, and writing it there in the thread costs less than handing it to libuv's pool, which
+ * competes for the same cores.
  */
 export class RawOut extends ByteSink {
   /** Views buf. */
   dv: DataView;
-  private spare: Buffer;
-  private spareDv: DataView;
-  private writing: Promise<void> = Promise.resolve();
 
   private constructor(readonly file: string, private readonly fh: FileHandle, private readonly pool: BufferPool) {
     super(0);
     this.buf = pool.take();
     this.dv = viewOf(this.buf);
-    this.spare = pool.take();
-    this.spareDv = viewOf(this.spare);
   }
 
-  /** Opens `file` for writing, with two buffers from `pool`. */
+  /** Opens `file` for writing, with a buffer from `pool`. */
   static async open(file: string, pool: BufferPool): Promise<RawOut> {
     await ensureDir(path.dirname(path.resolve(file)));
     return new RawOut(file, await open(file, 'w'), pool);
@@ -114,37 +111,21 @@ export class RawOut extends ByteSink {
     this.pos += b.length;
   }
 
-  /** Starts writing what is buffered; resolves once the previous write is done. */
-  async flush(): Promise<void> {
-    await this.writing;
-    if (this.pos === 0) return;
-    const full = this.buf;
-    const fullDv = this.dv;
+  /** Writes what is buffered. */
+  flush(): void {
     const n = this.pos;
-    this.buf = this.spare;
-    this.dv = this.spareDv;
-    this.spare = full;
-    this.spareDv = fullDv;
-    this.pos = 0;
-    this.writing = this.write(full, n);
-    // Marked handled here; the failure still surfaces at the next flush or close, which await it.
-    this.writing.catch(() => {});
-  }
-
-  private async write(b: Buffer, n: number): Promise<void> {
     let off = 0;
-    while (off < n) off += (await this.fh.write(b, off, n - off)).bytesWritten;
+    while (off < n) off += writeSync(this.fh.fd, this.buf, off, n - off);
+    this.pos = 0;
   }
 
-  /** Writes the rest, closes the file and hands the buffers back. */
+  /** Writes the rest, closes the file and hands the buffer back. */
   async close(): Promise<void> {
     try {
-      await this.flush();
-      await this.writing;
+      this.flush();
     } finally {
       await this.fh.close();
       this.pool.give(this.buf);
-      this.pool.give(this.spare);
     }
   }
 }

@@ -361,6 +361,51 @@ class RankAnnotator {
     return out;
   }
 
+  /** Frames read so far: the index of the next one. */
+  frameIndex = 0;
+
+  /**
+   * Annotates the whole frames of the window from win.start on; returns where it stopped: at a frame the window
+   * cuts (or a bad length prefix), or early when an output has a flush's worth buffered, so output buffers stay
+   * bounded. A method, not a closure per rank, so that its optimized code serves every rank of the thread; all
+   * else is left to the caller, since code after a loop that optimized (OSR) code has never left deoptimizes it.
+   */
+  frames(win: InputWindow): number {
+    const buf = win.buf;
+    const dv = win.view;
+    const end = buf.length;
+    const file = this.res.file;
+    let p = win.start;
+    while (p < end && !this.due()) {
+      const len = rv(buf, p, end);
+      const q = vpos;
+      const fe = q + len;
+      if (!(len <= MAX_FRAME_BYTES) || fe > end) break;
+      if (len > 0 && this.frameIndex === 0 && isMetadataFrame(buf, q, fe)) this.copyMetadata(buf, dv, p, fe);
+      else this.node(buf, dv, p, q, fe, this.frameIndex, win.offset + p, file);
+      this.frameIndex++;
+      p = fe;
+    }
+    return p;
+  }
+
+  /** The window ends at p inside a frame, or at a bad length prefix: an error, or (not final) wait for more bytes. */
+  incomplete(win: InputWindow, p: number, final: boolean): void {
+    const buf = win.buf;
+    const end = buf.length;
+    const fail = (problem: string): never => {
+      throw new ChakraDecodeError({ file: this.res.file, offset: win.offset + p, frameIndex: this.frameIndex }, problem);
+    };
+    const len = rv(buf, p, end);
+    if (Number.isNaN(len)) {
+      if (end - p >= 5 && !final) fail('frame length prefix is longer than 5 bytes (corrupt data)');
+      if (final) fail(`file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
+      return;
+    }
+    if (len > MAX_FRAME_BYTES) fail(`frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
+    if (final) fail(`frame length ${len} runs past end of file (${end - vpos} bytes left): truncated trace`);
+  }
+
   finish(outFiles: string[]): RankAnnotation {
     const r = this.res;
     LEVELS.forEach((l, i) => (r.matched[l] = this.matched[i]));
@@ -410,53 +455,18 @@ export async function annotateRankFile(
     const ann = new RankAnnotator(plan, outs, task.fastPath !== false, cache);
     ann.res.rank = task.rank;
     ann.res.file = file;
-    let frameIndex = 0;
-    const fail = (at: number, problem: string): never => {
-      throw new ChakraDecodeError({ file, offset: win.offset + at, frameIndex }, problem);
-    };
-    // A frame cut by the end of the window, or a bad length prefix: an error, or wait for the next chunk.
-    const incomplete = (buf: Buffer, p: number, end: number, final: boolean) => {
-      const len = rv(buf, p, end);
-      if (Number.isNaN(len)) {
-        if (end - p >= 5 && !final) fail(p, 'frame length prefix is longer than 5 bytes (corrupt data)');
-        if (final) fail(p, `file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
-        return;
-      }
-      if (len > MAX_FRAME_BYTES) fail(p, `frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
-      if (final) fail(p, `frame length ${len} runs past end of file (${end - vpos} bytes left): truncated trace`);
-    };
-    // Annotates the whole frames from win.start on; returns where it stopped: at a frame the window cuts (or a bad
-    // length prefix), or early when an output has a flush's worth buffered, so output buffers stay bounded. All
-    // else is left to step(): code after a loop that optimized (OSR) code has never left deoptimizes it each time.
-    const decode = (): number => {
-      const buf = win.buf;
-      const dv = win.view;
-      const end = buf.length;
-      let p = win.start;
-      while (p < end && !ann.due()) {
-        const len = rv(buf, p, end);
-        const q = vpos;
-        const fe = q + len;
-        if (!(len <= MAX_FRAME_BYTES) || fe > end) break;
-        if (len > 0 && frameIndex === 0 && isMetadataFrame(buf, q, fe)) ann.copyMetadata(buf, dv, p, fe);
-        else ann.node(buf, dv, p, q, fe, frameIndex, win.offset + p, file);
-        frameIndex++;
-        p = fe;
-      }
-      return p;
-    };
     /** One stretch of frames, then what is left judged, then the run of unchanged frames written. */
     const step = (final: boolean): boolean => {
-      const p = decode();
+      const p = ann.frames(win);
       win.start = p;
-      // decode stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
+      // frames() stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
       const due = ann.due();
-      if (!due && p < win.buf.length) incomplete(win.buf, p, win.buf.length, final);
+      if (!due && p < win.buf.length) ann.incomplete(win, p, final);
       ann.flushPending();
       return due;
     };
     const flushAll = async () => {
-      await Promise.all(outs.map((o) => o.flush()));
+      for (const o of outs) o.flush();
       if (yieldOften) await new Promise(setImmediate);
     };
     let sawBytes = false;

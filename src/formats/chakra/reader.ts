@@ -4,7 +4,7 @@
  * memory bounded by the largest frame, accepts gzip (1f 8b), and reports every problem as a
  * ChakraDecodeError naming file, byte offset and frame index. Never yields fewer nodes silently.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
@@ -307,10 +307,12 @@ export interface TraceBytes {
 
 export interface TraceBytesOptions {
   /**
-   * Plain files only: read into two reused 1 MiB buffers, the next read issued ahead. Each chunk is then valid
-   * only until the next one is requested, so only a consumer that copies what it keeps may ask for this (the
-   * annotate engine does; the frame decoder here does not). Saves allocating every chunk, which on a rank of
-   * many MiB set off full garbage collections.
+   * Plain files only: read synchronously into two reused 1 MiB buffers, in turn. Each chunk is then valid only
+   * until the one after the next is requested, so only a consumer that copies what it keeps past that may ask for
+   * this (the annotate engine does; the frame decoder here does not). Saves allocating every chunk, which on a
+   * rank of many MiB set off full garbage collections; and for a thread with nothing else to do meanwhile (an
+   * annotate worker), a read from the page cache costs less in its own thread than handed to libuv's pool, which
+   * competes for the same cores.
    */
   reuseBuffers?: boolean;
 }
@@ -322,21 +324,14 @@ function reusedChunks(fh: FileHandle): { chunks: AsyncGenerator<Buffer>; bytesRe
   async function* chunks(): AsyncGenerator<Buffer> {
     started = true;
     const bufs = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
-    let i = 0;
-    let pending: Promise<{ bytesRead: number }> | null = fh.read(bufs[0], 0, CHUNK_BYTES, 0);
     try {
-      while (pending) {
-        const { bytesRead } = await pending;
-        pending = null;
-        if (bytesRead === 0) break;
-        const chunk = bufs[i].subarray(0, bytesRead);
-        position += bytesRead;
-        i ^= 1;
-        pending = fh.read(bufs[i], 0, CHUNK_BYTES, position);
-        yield chunk;
+      for (let i = 0; ; i ^= 1) {
+        const n = readSync(fh.fd, bufs[i], 0, CHUNK_BYTES, position);
+        if (n === 0) break;
+        position += n;
+        yield bufs[i].subarray(0, n);
       }
     } finally {
-      await pending?.catch(() => undefined);
       await fh.close();
     }
   }
