@@ -9,8 +9,10 @@
 // as any run does); peak RSS is that process's. The generated trace and each run's outputs are flushed to disk
 // (or deleted) outside the timed region, so that one run's write-back does not land in the next. --repeat N runs
 // each case N times and adds min / median lines; noise is large on a shared machine, so compare medians.
+// Then the same at one clock on a trace --scale times larger (default 5): the difference between the two sizes
+// gives the sustained rate, once threads are started and their code compiled, and the fixed cost of a call.
 // Run after `npm run build`:
-//   node scripts/bench-annotate.mjs [--ranks 32] [--nodes 20000] [--workers N] [--repeat N] [--keep]
+//   node scripts/bench-annotate.mjs [--ranks 32] [--nodes 20000] [--scale 5] [--workers N] [--repeat N] [--keep]
 import { spawnSync } from 'node:child_process';
 import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +26,7 @@ const ranks = arg('ranks', 32);
 const perRank = arg('nodes', 20000);
 const workers = arg('workers', os.availableParallelism());
 const repeat = arg('repeat', 1);
+const scale = arg('scale', 5);
 const profile = path.resolve(here, '..', '..', 'shared', 'profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv');
 const calibration = path.resolve(here, '..', 'calibration', 'rtx8000.json');
 
@@ -49,8 +52,8 @@ const KERNELS = ['BlackScholesGPU', 'matrixMulCUDA', 'vectorAdd', 'reduce2_float
 const spellings = KERNELS.flatMap((k) => [k, `void ${k}(float*, float const*, int)`, `_Z${k.length}${k}PfPKfi`]);
 spellings.push('BlackScholes/BlackScholesGPU/input000');
 
-async function generate(dir) {
-  const prefix = path.join(dir, 'bench');
+async function generate(dir, perRank) {
+  const prefix = path.join(dir, `bench${perRank}`);
   for (let r = 0; r < ranks; r++) {
     const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
     for (let i = 0; i < perRank; i++) {
@@ -93,36 +96,51 @@ function settle(d) {
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-bench-annotate-'));
+
+/** Runs one case `repeat` times, each in a fresh process; prints each run and, with --repeat, min / median lines. */
+function measure(prefix, freqs, label) {
+  const runs = [];
+  for (let k = 0; k < repeat; k++) {
+    const out = path.join(dir, `out${k}`);
+    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
+    const r = JSON.parse(child.stdout.trim().split('\n').pop());
+    const { s, nodes, annotated } = r;
+    runs.push({ s, nodes, annotated, streamed: nodes / s / 1e6, annotatedRate: annotated / s / 1e6, peak: r.peakRss });
+    console.log(`  ${label}, ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
+      `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
+      `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
+    // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
+    if (repeat > 1) rmSync(out, { recursive: true, force: true });
+    else settle(out);
+  }
+  const median = (f) => runs.map(f).sort((a, b) => a - b)[runs.length >> 1];
+  if (repeat > 1) {
+    const stat = (f, digits = 2) => `min ${Math.min(...runs.map(f)).toFixed(digits)} median ${median(f).toFixed(digits)}`;
+    console.log(`  ${label}, ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotatedRate)}; ` +
+      `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
+  }
+  return { s: median((r) => r.s), nodes: runs[0].nodes, annotated: runs[0].annotated };
+}
+
 try {
   const t0 = performance.now();
-  const prefix = await generate(dir);
+  const prefix = await generate(dir, perRank);
   const genS = (performance.now() - t0) / 1e3;
   settle(dir);
   console.log(`annotate benchmark: ${ranks} ranks × ${perRank} nodes (${ranks * perRank} nodes), generated in ${genS.toFixed(1)} s; node ${process.version}, ${os.availableParallelism()} CPUs, ${workers} worker(s)`);
-  for (const freqs of [[1410], [705, 1110, 1710]]) {
-    const runs = [];
-    for (let k = 0; k < repeat; k++) {
-      const out = path.join(dir, `out${k}`);
-      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
-      if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
-      const r = JSON.parse(child.stdout.trim().split('\n').pop());
-      const { s, nodes, annotated } = r;
-      runs.push({ s, streamed: nodes / s / 1e6, annotated: annotated / s / 1e6, peak: r.peakRss });
-      console.log(`  ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
-        `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
-        `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
-      // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
-      if (repeat > 1) rmSync(out, { recursive: true, force: true });
-      else settle(out);
-    }
-    if (repeat > 1) {
-      const stat = (f, digits = 2) => {
-        const v = runs.map(f).sort((a, b) => a - b);
-        return `min ${v[0].toFixed(digits)} median ${v[v.length >> 1].toFixed(digits)}`;
-      };
-      console.log(`  ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotated)}; ` +
-        `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
-    }
+  const small = measure(prefix, [1410], `${ranks} × ${perRank}`);
+  measure(prefix, [705, 1110, 1710], `${ranks} × ${perRank}`);
+  if (scale > 1) {
+    const bigPrefix = await generate(dir, perRank * scale);
+    settle(dir);
+    const big = measure(bigPrefix, [1410], `${ranks} × ${perRank * scale}`);
+    // Medians of both sizes: what the larger trace adds, over the time it adds.
+    const rate = (big.annotated - small.annotated) / (big.s - small.s);
+    const streamed = (big.nodes - small.nodes) / (big.s - small.s);
+    const fixedS = small.s - small.annotated / rate;
+    console.log(`  sustained, 1 clock (the ${ranks} × ${perRank * scale} trace less the ${ranks} × ${perRank} one, medians): ${(streamed / 1e6).toFixed(2)} M nodes/s streamed, ` +
+      `${(rate / 1e6).toFixed(2)} M annotated nodes/s; fixed cost per call (worker start, calibration, profile, plan, compiling) ${fixedS.toFixed(2)} s`);
   }
 } finally {
   if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });

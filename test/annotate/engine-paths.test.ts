@@ -128,6 +128,36 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
   });
 });
 
+describeShared('annotate: a first frame longer than a read chunk', () => {
+  it('copies a 1.5 MiB metadata frame, or annotates a 1.5 MiB first node, as the full decoder does', async (ctx) => {
+    const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
+    const p = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv'));
+    const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-first-'));
+    ctx.onTestFinished(() => rm(d, { recursive: true, force: true }));
+    const big = 'x'.repeat(1536 * 1024);
+    const rest = Array.from({ length: 2000 }, (_, i) => {
+      const n = emptyNode(BigInt(i + 1), KERNELS[i % KERNELS.length], NodeType.COMP_NODE);
+      n.durationMicros = 7n;
+      return n;
+    });
+    const first = emptyNode(0n, 'vectorAdd', NodeType.COMP_NODE);
+    first.attrs = [makeAttr('note', 'string_val', big)];
+    writeFileSync(path.join(d, 'm.0.et'), encodeTrace({ version: '', attrs: [makeAttr('note', 'string_val', big)] }, rest));
+    writeFileSync(path.join(d, 'n.0.et'), encodeTrace(null, [first, ...rest]));
+    for (const t of ['m', 'n']) {
+      const base = { trace: path.join(d, t), calibration: c, profiles: [p], frequenciesMHz: [1410] };
+      const fastRes = await annotateTrace({ ...base, out: path.join(d, 'fast', t) });
+      const slowRes = await annotateTrace({ ...base, out: path.join(d, 'slow', t), fastPath: false });
+      expect(fastRes.total.gpuCompNodes).toBe(t === 'm' ? 2000 : 2001);
+      expect(fastRes.total.matched.exact).toBe(fastRes.total.gpuCompNodes);
+      expect(Buffer.compare(readFileSync(fastRes.ranks[0].perFrequency[0].file), readFileSync(slowRes.ranks[0].perFrequency[0].file))).toBe(0);
+      const out = await readTraceFile(fastRes.ranks[0].perFrequency[0].file);
+      for (const n of out.nodes) stripAnnotation(n, c.components);
+      expect(Buffer.compare(encodeTrace(out.metadata, out.nodes), readFileSync(path.join(d, `${t}.0.et`)))).toBe(0);
+    }
+  });
+});
+
 describeShared('annotate: unmatched names', () => {
   it('lists the 20 most frequent, ties in name order, also when ties straddle the cut', async () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-names-'));

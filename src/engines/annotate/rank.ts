@@ -381,12 +381,28 @@ class RankAnnotator {
       const q = vpos;
       const fe = q + len;
       if (!(len <= MAX_FRAME_BYTES) || fe > end) break;
-      if (len > 0 && this.frameIndex === 0 && isMetadataFrame(buf, q, fe)) this.copyMetadata(buf, dv, p, fe);
-      else this.node(buf, dv, p, q, fe, this.frameIndex, win.offset + p, file);
+      this.node(buf, dv, p, q, fe, this.frameIndex, win.offset + p, file);
       this.frameIndex++;
       p = fe;
     }
     return p;
+  }
+
+  /**
+   * The first frame, the metadata or a node; returns where it ends, or win.start while the window cuts it. Apart
+   * from frames(): a branch taken once per rank, before that loop has type feedback, would deoptimize it every rank.
+   */
+  first(win: InputWindow): number {
+    const buf = win.buf;
+    const p = win.start;
+    const len = rv(buf, p, buf.length);
+    const q = vpos;
+    const fe = q + len;
+    if (!(len <= MAX_FRAME_BYTES) || fe > buf.length) return p;
+    if (len > 0 && isMetadataFrame(buf, q, fe)) this.copyMetadata(buf, win.view, p, fe);
+    else this.node(buf, win.view, p, q, fe, 0, win.offset + p, this.res.file);
+    this.frameIndex = 1;
+    return fe;
   }
 
   /** The window ends at p inside a frame, or at a bad length prefix: an error, or (not final) wait for more bytes. */
@@ -457,7 +473,8 @@ export async function annotateRankFile(
     ann.res.file = file;
     /** One stretch of frames, then what is left judged, then the run of unchanged frames written. */
     const step = (final: boolean): boolean => {
-      const p = ann.frames(win);
+      if (ann.frameIndex === 0 && win.start < win.buf.length) win.start = ann.first(win);
+      const p = ann.frameIndex === 0 ? win.start : ann.frames(win);
       win.start = p;
       // frames() stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
       const due = ann.due();
