@@ -23,6 +23,7 @@ import { varintLen } from '../../formats/chakra/encode.js';
 import { RawOut, viewOf } from './out.js';
 import { AttrNames, PASS, rv, S, scanNode, SLOW, vpos } from './scan.js';
 import { FLUSH_BYTES, RUN_BYTES, ThreadCache } from './thread-cache.js';
+import { PairMemo } from './pair-memo.js';
 import { tailOf, tails, type Tails } from './tails.js';
 import { InputWindow } from './window.js';
 import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
@@ -108,9 +109,8 @@ class RankAnnotator {
   private readonly seen: NameState[] = [];
   /** Name states last looked up, by a slot of their length and end words. */
   private readonly recent: (NameState | undefined)[] = new Array(RECENT).fill(undefined);
-  /** Roofline annotations by num_ops, then tensor_size. */
-  readonly roofline = new Map<number, Map<number, Tails[] | null>>();
-  rooflineSize = 0;
+  /** Roofline annotations by num_ops and tensor_size (null: none can be made), in front of the thread's. */
+  readonly roofline = new PairMemo<Tails[] | null>(ROOFLINE_CACHE);
   /** Per plan entry, its annotations with their encoded tails. */
   readonly entryTails: Tails[][];
   readonly sink = new ByteSink(1 << 12);
@@ -178,12 +178,7 @@ class RankAnnotator {
     }
     st.unmatched++;
     if (flops > 0 || bytes > 0) {
-      let byBytes = this.roofline.get(flops);
-      if (!byBytes) {
-        byBytes = new Map();
-        this.roofline.set(flops, byBytes);
-      }
-      let prep = byBytes.get(bytes);
+      let prep = this.roofline.get(flops, bytes);
       if (prep === undefined) {
         if (this.plan.rooflineUnavailable) {
           prep = null;
@@ -191,11 +186,7 @@ class RankAnnotator {
         } else {
           prep = this.rooflineTails(flops, bytes);
         }
-        if (++this.rooflineSize > ROOFLINE_CACHE) {
-          this.roofline.clear();
-          this.rooflineSize = 0;
-        }
-        byBytes.set(bytes, prep);
+        this.roofline.set(flops, bytes, prep);
       }
       if (prep) {
         r.roofline++;
@@ -473,9 +464,9 @@ export async function annotateRankFile(
     ann.res.file = file;
     /** One stretch of frames, then what is left judged, then the run of unchanged frames written. */
     const step = (final: boolean): boolean => {
-      if (ann.frameIndex === 0 && win.start < win.buf.length) win.start = ann.first(win);
-      const p = ann.frameIndex === 0 ? win.start : ann.frames(win);
-      win.start = p;
+      if (ann.frameIndex === 0) win.start = ann.first(win);
+      if (ann.frameIndex > 0) win.start = ann.frames(win);
+      const p = win.start;
       // frames() stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
       const due = ann.due();
       if (!due && p < win.buf.length) ann.incomplete(win, p, final);

@@ -4,6 +4,7 @@
  * by plan id, since a plan reaches a worker as a fresh copy with every rank. Nothing here changes per rank.
  */
 import { BufferPool } from './buffers.js';
+import { PairMemo } from './pair-memo.js';
 import type { AnnotatePlan } from './plan.js';
 import type { Tails } from './tails.js';
 
@@ -23,15 +24,13 @@ export class ThreadCache {
   readonly buffers = new BufferPool(POOL_BUFFER_BYTES);
   private planId: string | null = null;
   private entries: Tails[][] | null = null;
-  private roofline = new Map<number, Map<number, Tails[]>>();
-  private size = 0;
+  private readonly roofline = new PairMemo<Tails[]>(ROOFLINE_MEMO);
 
   private use(planId: string): void {
     if (planId === this.planId) return;
     this.planId = planId;
     this.entries = null;
-    this.roofline = new Map();
-    this.size = 0;
+    this.roofline.clear();
   }
 
   /** The tails of every plan entry, made by `make` the first time for this plan. */
@@ -43,20 +42,10 @@ export class ThreadCache {
   /** The roofline annotation of (flops, bytes) under `plan`, made by `make` the first time. */
   rooflineOf(plan: AnnotatePlan, flops: number, bytes: number, make: () => Tails[]): Tails[] {
     this.use(plan.id);
-    if (this.size >= ROOFLINE_MEMO) {
-      this.roofline = new Map();
-      this.size = 0;
-    }
-    let byBytes = this.roofline.get(flops);
-    if (!byBytes) {
-      byBytes = new Map();
-      this.roofline.set(flops, byBytes);
-    }
-    let v = byBytes.get(bytes);
+    let v = this.roofline.get(flops, bytes);
     if (v === undefined) {
       v = make();
-      byBytes.set(bytes, v);
-      this.size++;
+      this.roofline.set(flops, bytes, v);
     }
     return v;
   }

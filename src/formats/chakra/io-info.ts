@@ -12,23 +12,18 @@ const FIELD_NAMES = ['', 'values', 'shapes', 'types'];
 
 /** Checks an IOInfo's structure and UTF-8 without building its strings; leaves the cursor at `end`. */
 export function checkIOInfo(buf: Buffer, start: number, end: number): void {
-  seek(start);
-  while (pos < end) {
-    const tagPos = pos;
-    const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
-    if (field >= 1 && field <= 3) {
-      if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, FIELD_NAMES[field], wt, '2');
-      checkString(buf, end);
-    } else {
-      skipField(buf, end, wt, tagPos);
-    }
-  }
+  walkIOInfo(buf, start, end, null);
 }
 
 export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
   const io: IOInfo = { values: '', shapes: '', types: '' };
+  const lossless = walkIOInfo(buf, start, end, io);
+  if (lossless) io.lossless = lossless;
+  return io;
+}
+
+/** One pass over an IOInfo: fills `io` (and returns what re-encoding needs) or, without it, only checks. */
+function walkIOInfo(buf: Buffer, start: number, end: number, io: IOInfo | null): Lossless | undefined {
   let lossless: Lossless | undefined;
   seek(start);
   while (pos < end) {
@@ -38,6 +33,10 @@ export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
     const wt = tag & 7;
     if (field >= 1 && field <= 3) {
       if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, FIELD_NAMES[field], wt, '2');
+      if (!io) {
+        checkString(buf, end);
+        continue;
+      }
       const s = readString(buf, end);
       if (field === 1) io.values = s;
       else if (field === 2) io.shapes = s;
@@ -45,12 +44,11 @@ export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
       if (s === '') lossless = markExplicit(lossless, field);
     } else {
       skipField(buf, end, wt, tagPos);
-      lossless = keepUnknown(lossless, field, buf, tagPos);
+      if (io) lossless = keepUnknown(lossless, field, buf, tagPos);
     }
   }
   seek(end);
-  if (lossless) io.lossless = lossless;
-  return io;
+  return lossless;
 }
 
 export class LazyIOInfo implements IOInfo {
