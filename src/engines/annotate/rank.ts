@@ -62,6 +62,11 @@ function topCandidates(list: NameCount[]): NameCount[] {
 }
 
 const ROOFLINE_CACHE = 50_000;
+/**
+ * Frames per call of frames(): a few hundred calls per chunk tier the loop up through ordinary calls, where one
+ * call per chunk had it compiled twice, on stack (OSR) and then whole.
+ */
+const FRAMES_PER_CALL = 256;
 
 interface NameState {
   /** The name's bytes (UTF-8, as in the trace), a view on them, and the name. */
@@ -367,7 +372,8 @@ class RankAnnotator {
     const end = buf.length;
     const file = this.res.file;
     let p = win.start;
-    while (p < end && !this.due()) {
+    const stop = this.frameIndex + FRAMES_PER_CALL;
+    while (p < end && this.frameIndex < stop && !this.due()) {
       const len = rv(buf, p, end);
       const q = vpos;
       const fe = q + len;
@@ -465,7 +471,10 @@ export async function annotateRankFile(
     /** One stretch of frames, then what is left judged, then the run of unchanged frames written. */
     const step = (final: boolean): boolean => {
       if (ann.frameIndex === 0) win.start = ann.first(win);
-      if (ann.frameIndex > 0) win.start = ann.frames(win);
+      for (let from = -1; ann.frameIndex > 0 && win.start !== from && win.start < win.buf.length && !ann.due(); ) {
+        from = win.start;
+        win.start = ann.frames(win);
+      }
       const p = win.start;
       // frames() stops before reading a frame once this holds, and a frame it cannot finish writes nothing.
       const due = ann.due();
