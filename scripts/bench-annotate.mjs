@@ -35,11 +35,13 @@ if (args[0] === '--measure') {
   const [, trace, out, freqs] = args;
   const { annotateTrace } = await import('../dist/engines/annotate/index.js');
   const t1 = performance.now();
+  const cpu0 = process.cpuUsage();
   const res = await annotateTrace({ trace, out, calibration, profiles: [profile], frequenciesMHz: JSON.parse(freqs), workers });
   const s = (performance.now() - t1) / 1e3;
+  const cpu = process.cpuUsage(cpu0);
   const t = res.total;
   console.log(JSON.stringify({
-    s, nodes: t.nodes, annotated: t.gpuCompNodes - t.untouched, matchRate: t.matchRate, roofline: t.roofline, slowPath: t.slowPathNodes,
+    s, cpuS: (cpu.user + cpu.system) / 1e6, nodes: t.nodes, annotated: t.gpuCompNodes - t.untouched, matchRate: t.matchRate, roofline: t.roofline, slowPath: t.slowPathNodes,
     parallelism: res.parallelism, peakRss: process.resourceUsage().maxRSS * 1024,
   }));
   process.exit(0);

@@ -127,6 +127,29 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
     }
   });
 
+  it('starts invocation order and counts over with each rank when one thread annotates them all', async () => {
+    // Two identical ranks; a name with two profiled kernels appears three times, so a count carried over from rank
+    // 0 would give rank 1 the kernels in the other order.
+    const nodes = ['convolutionRowsKernel', 'convolutionRowsKernel', 'not_profiled_no_work', 'convolutionRowsKernel'].map((name, i) => {
+      const n = emptyNode(BigInt(i), name, NodeType.COMP_NODE);
+      n.durationMicros = 7n;
+      n.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
+      return n;
+    });
+    const twin = path.join(dir, 'twin');
+    for (const rank of [0, 1]) await writeTraceFile(`${twin}.${rank}.et`, { version: '', attrs: [] }, nodes);
+    const one = await annotateTrace({ trace: twin, out: path.join(dir, 'twin-out', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410], workers: 1 });
+    expect(one.parallelism.mode).toBe('in-process');
+    const [r0, r1] = one.ranks;
+    expect(r0.byInvocation).toBe(3);
+    expect(r1.unmatchedNames).toEqual([{ name: 'not_profiled_no_work', count: 1 }]);
+    expect(r1.perFrequency[0].computeEnergyJ).toBe(r0.perFrequency[0].computeEnergyJ);
+    expect(Buffer.compare(readFileSync(r1.perFrequency[0].file), readFileSync(r0.perFrequency[0].file))).toBe(0);
+    const out = await readTraceFile(r1.perFrequency[0].file);
+    expect(attrNumber(out.nodes[0], 'energy_j')).toBe(attrNumber(out.nodes[3], 'energy_j'));
+    expect(attrNumber(out.nodes[0], 'energy_j')).not.toBe(attrNumber(out.nodes[1], 'energy_j'));
+  });
+
   it('writes the same bytes through the fast path and through the full decoder and encoder', async () => {
     const slow = await annotateTrace({ trace: prefix, out: path.join(dir, 'slow', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: FREQS, fastPath: false });
     expect(slow.total.slowPathNodes).toBe(res.total.gpuCompNodes - res.total.untouched);

@@ -18,16 +18,16 @@ import {
 import { decodeNode, isMetadataFrame } from '../../formats/chakra/decode.js';
 import { openTraceBytes } from '../../formats/chakra/reader.js';
 import { WireError } from '../../formats/chakra/wire.js';
-import { baseKernelName, normalizeKernelName } from './names.js';
 import { varintLen } from '../../formats/chakra/encode.js';
 import { RawOut, viewOf } from './out.js';
 import { AttrNames, PASS, rv, S, scanNode, SLOW, vpos } from './scan.js';
 import { FLUSH_BYTES, RUN_BYTES, ThreadCache } from './thread-cache.js';
+import { MATCH_LEVELS, NameTable, type NameEntry } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
 import { tailOf, tails, type Tails } from './tails.js';
 import { InputWindow } from './window.js';
 import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
-import type { MatchLevel, NameCount, RankAnnotation } from './types.js';
+import type { NameCount, RankAnnotation } from './types.js';
 
 export interface RankTask {
   rank: number;
@@ -68,52 +68,14 @@ const ROOFLINE_CACHE = 50_000;
  */
 const FRAMES_PER_CALL = 256;
 
-interface NameState {
-  /** The name's bytes (UTF-8, as in the trace), a view on them, and the name. */
-  bytes: Uint8Array;
-  view: DataView;
-  name: string;
-  list: number[] | null;
-  /** Index of the match level in LEVELS, or -1. */
-  level: number;
-  next: number;
-  /** Nodes of this name left unmatched. */
-  unmatched: number;
-  /** Next state whose name has the same hash. */
-  chain: NameState | undefined;
-}
-
-const LEVELS: MatchLevel[] = ['exact', 'normalized', 'base', 'op'];
-const RECENT = 1024;
-const RECENT_SHIFT = 22; // top 10 bits of a 32-bit hash: 1024 slots
-
-/** FNV-1a style hash of buf[s, e), four bytes a step: names are looked up without building a string per node. */
-function hashBytes(dv: DataView, buf: Uint8Array, s: number, e: number): number {
-  let h = 0x811c9dc5 ^ (e - s);
-  let i = s;
-  for (; i + 4 <= e; i += 4) h = Math.imul(h ^ dv.getInt32(i, true), 0x01000193);
-  for (; i < e; i++) h = Math.imul(h ^ buf[i], 0x01000193);
-  return h;
-}
-
-function sameBytes(st: NameState, dv: DataView, buf: Uint8Array, s: number, e: number): boolean {
-  const n = st.bytes.length;
-  if (n !== e - s) return false;
-  const v = st.view;
-  let i = 0;
-  for (; i + 4 <= n; i += 4) if (v.getInt32(i, true) !== dv.getInt32(s + i, true)) return false;
-  for (; i < n; i++) if (st.bytes[i] !== buf[s + i]) return false;
-  return true;
-}
-
 class RankAnnotator {
   readonly diag = new Diagnostics();
   readonly names: AttrNames;
-  readonly nameStates = new Map<number, NameState>();
-  /** Every name state, in order of first appearance. */
-  private readonly seen: NameState[] = [];
-  /** Name states last looked up, by a slot of their length and end words. */
-  private readonly recent: (NameState | undefined)[] = new Array(RECENT).fill(undefined);
+  /** The thread's node names; this rank's counts are on the entries it owns. */
+  private readonly table: NameTable;
+  private readonly owner: number;
+  /** The names of this rank, in order of first appearance. */
+  private readonly seen: NameEntry[] = [];
   /** Roofline annotations by num_ops and tensor_size (null: none can be made), in front of the thread's. */
   readonly roofline = new PairMemo<Tails[] | null>(ROOFLINE_CACHE);
   /** Per plan entry, its annotations with their encoded tails. */
@@ -121,8 +83,8 @@ class RankAnnotator {
   readonly sink = new ByteSink(1 << 12);
   readonly energyJ: Float64Array;
   readonly durationNs: Float64Array;
-  /** Matches per level of LEVELS (a typed array: its map never changes under optimized code). */
-  readonly matched = new Float64Array(LEVELS.length);
+  /** Matches per level of MATCH_LEVELS (a typed array: its map never changes under optimized code). */
+  readonly matched = new Float64Array(MATCH_LEVELS.length);
   readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate'> = {
     rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
     matched: { exact: 0, normalized: 0, base: 0, op: 0 }, byInvocation: 0, roofline: 0, untouched: 0, slowPathNodes: 0,
@@ -130,50 +92,28 @@ class RankAnnotator {
 
   constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
     this.names = new AttrNames(plan.components);
+    this.table = cache.namesOf(plan);
+    this.table.trim();
+    this.owner = cache.nextRank();
     this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));
     this.energyJ = new Float64Array(plan.frequenciesMHz.length);
     this.durationNs = new Float64Array(plan.frequenciesMHz.length);
   }
 
-  /** Match state of the node name buf[s, e) (UTF-8 bytes); dv views buf. */
-  private state(dv: DataView, buf: Uint8Array, s: number, e: number): NameState {
-    // Most names repeat: a slot picked by the length and three words usually holds the state, checked byte for byte.
-    const n = e - s;
-    const slot = n >= 4
-      ? Math.imul(n ^ dv.getInt32(s, true) ^ Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^ Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35), 0x9e3779b1) >>> RECENT_SHIFT
-      : n;
-    const hit = this.recent[slot];
-    if (hit !== undefined && sameBytes(hit, dv, buf, s, e)) return hit;
-    const st = this.lookup(dv, buf, s, e);
-    this.recent[slot] = st;
-    return st;
-  }
-
-  private lookup(dv: DataView, buf: Uint8Array, s: number, e: number): NameState {
-    const h = hashBytes(dv, buf, s, e);
-    const head = this.nameStates.get(h);
-    for (let st = head; st; st = st.chain) if (sameBytes(st, dv, buf, s, e)) return st;
-    const bytes = Uint8Array.prototype.slice.call(buf, s, e);
-    const n = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
-    const k = this.plan.keys;
-    const norm = normalizeKernelName(n);
-    let level: MatchLevel | null = null;
-    let list: number[] | undefined;
-    if ((list = k.exact.get(n))) level = 'exact';
-    else if ((list = k.normalized.get(norm))) level = 'normalized';
-    else if ((list = k.base.get(baseKernelName(norm)))) level = 'base';
-    else if ((list = k.op.get(norm))) level = 'op';
-    const st: NameState = {
-      bytes, view: viewOf(bytes), name: n, list: list ?? null,
-      level: level ? LEVELS.indexOf(level) : -1, next: 0, unmatched: 0, chain: head,
-    };
-    this.nameStates.set(h, st);
-    this.seen.push(st);
+  /** The name buf[s, e) (UTF-8 bytes) with this rank's counts; dv views buf. */
+  private state(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
+    const st = this.table.get(dv, buf, s, e);
+    if (st.owner !== this.owner) {
+      st.owner = this.owner;
+      st.next = 0;
+      st.unmatched = 0;
+      this.seen.push(st);
+    }
     return st;
   }
 
   /** The annotation of a GPU compute node, or null to leave it untouched (counted). */
-  private choose(st: NameState, flops: number, bytes: number): Tails[] | null {
+  private choose(st: NameEntry, flops: number, bytes: number): Tails[] | null {
     const r = this.res;
     r.gpuCompNodes++;
     if (st.list) {
@@ -421,7 +361,7 @@ class RankAnnotator {
 
   finish(outFiles: string[]): RankAnnotation {
     const r = this.res;
-    LEVELS.forEach((l, i) => (r.matched[l] = this.matched[i]));
+    MATCH_LEVELS.forEach((l, i) => (r.matched[l] = this.matched[i]));
     const matched = r.matched.exact + r.matched.normalized + r.matched.base + r.matched.op;
     return {
       ...r,

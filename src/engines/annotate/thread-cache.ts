@@ -1,9 +1,10 @@
 /**
- * What one thread keeps from one rank to the next: the pooled buffers, and the encoded annotations (the plan's, and
- * the roofline ones already predicted: ranks of one job mostly repeat the same num_ops / tensor_size pairs). Keyed
- * by plan id, since a plan reaches a worker as a fresh copy with every rank. Nothing here changes per rank.
+ * What one thread keeps from one rank to the next: the pooled buffers, the encoded annotations (the plan's, and
+ * the roofline ones already predicted: ranks of one job mostly repeat the same num_ops / tensor_size pairs), and
+ * the node names already matched. Keyed by plan id, since a plan reaches a worker as a fresh copy with every rank.
  */
 import { BufferPool } from './buffers.js';
+import { NameTable } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
 import type { AnnotatePlan } from './plan.js';
 import type { Tails } from './tails.js';
@@ -25,12 +26,26 @@ export class ThreadCache {
   private planId: string | null = null;
   private entries: Tails[][] | null = null;
   private readonly roofline = new PairMemo<Tails[]>(ROOFLINE_MEMO);
+  private names: NameTable | null = null;
+  private ranks = 0;
 
   private use(planId: string): void {
     if (planId === this.planId) return;
     this.planId = planId;
     this.entries = null;
     this.roofline.clear();
+    this.names = null;
+  }
+
+  /** A number for each rank this thread annotates (the owner of the per-rank counts in the name table). */
+  nextRank(): number {
+    return this.ranks++;
+  }
+
+  /** The node names this thread has matched under `plan`. */
+  namesOf(plan: AnnotatePlan): NameTable {
+    this.use(plan.id);
+    return (this.names ??= new NameTable(plan));
   }
 
   /** The tails of every plan entry, made by `make` the first time for this plan. */

@@ -1,0 +1,108 @@
+/**
+ * Node names seen by one thread, looked up by their UTF-8 bytes in the trace (no string per node), each resolved
+ * against the plan once: ranks of one job run the same kernels, so a thread matches each name once, not once per
+ * rank. What is counted per rank (the invocation order, the unmatched count) lives on the entry, reset by the
+ * first rank to use it (`claim`).
+ */
+import { baseKernelName, normalizeKernelName } from './names.js';
+import { viewOf } from './out.js';
+import type { AnnotatePlan } from './plan.js';
+import type { MatchLevel } from './types.js';
+
+/** Match levels in the order they are tried. */
+export const MATCH_LEVELS: MatchLevel[] = ['exact', 'normalized', 'base', 'op'];
+
+export interface NameEntry {
+  /** The name's bytes (UTF-8, as in the trace), a view on them, and the name. */
+  bytes: Uint8Array;
+  view: DataView;
+  name: string;
+  /** Plan entries under the name's key, in invocation order, or null. */
+  list: number[] | null;
+  /** Index of the match level in MATCH_LEVELS, or -1. */
+  level: number;
+  /** The rank (RankAnnotator) the counts below belong to. */
+  owner: number;
+  next: number;
+  /** Nodes of this name left unmatched. */
+  unmatched: number;
+  /** Next entry whose name has the same hash. */
+  chain: NameEntry | undefined;
+}
+
+/** Entries kept before the table starts over (checked between ranks): a trace of ever-new names cannot grow it without bound. */
+const MAX_NAMES = 100_000;
+const RECENT = 1024;
+const RECENT_SHIFT = 22; // top 10 bits of a 32-bit hash: 1024 slots
+
+/** FNV-1a style hash of buf[s, e), four bytes a step. */
+function hashBytes(dv: DataView, buf: Uint8Array, s: number, e: number): number {
+  let h = 0x811c9dc5 ^ (e - s);
+  let i = s;
+  for (; i + 4 <= e; i += 4) h = Math.imul(h ^ dv.getInt32(i, true), 0x01000193);
+  for (; i < e; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  return h;
+}
+
+function sameBytes(st: NameEntry, dv: DataView, buf: Uint8Array, s: number, e: number): boolean {
+  const n = st.bytes.length;
+  if (n !== e - s) return false;
+  const v = st.view;
+  let i = 0;
+  for (; i + 4 <= n; i += 4) if (v.getInt32(i, true) !== dv.getInt32(s + i, true)) return false;
+  for (; i < n; i++) if (st.bytes[i] !== buf[s + i]) return false;
+  return true;
+}
+
+/** How a name matches the plan's keys: exact, then normalized, base and op name. */
+function matchName(plan: AnnotatePlan, name: string): { list: number[] | null; level: number } {
+  const k = plan.keys;
+  const norm = normalizeKernelName(name);
+  const found = [k.exact.get(name), k.normalized.get(norm), k.base.get(baseKernelName(norm)), k.op.get(norm)];
+  const level = found.findIndex((l) => l !== undefined);
+  return { list: level < 0 ? null : found[level]!, level };
+}
+
+export class NameTable {
+  private byHash = new Map<number, NameEntry>();
+  private size = 0;
+  /** Entries last looked up, by a slot of their length and three words. */
+  private readonly recent: (NameEntry | undefined)[] = new Array(RECENT).fill(undefined);
+
+  constructor(private readonly plan: AnnotatePlan) {}
+
+  /** Starts over when full; called between ranks, so that a rank's counts never move to a new entry. */
+  trim(): void {
+    if (this.size < MAX_NAMES) return;
+    this.byHash = new Map();
+    this.size = 0;
+    this.recent.fill(undefined);
+  }
+
+  /** The entry of the name buf[s, e) (UTF-8 bytes); dv views buf. */
+  get(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
+    // Most names repeat: a slot picked by the length and three words usually holds the entry, checked byte for byte.
+    const n = e - s;
+    const slot = n >= 4
+      ? Math.imul(n ^ dv.getInt32(s, true) ^ Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^ Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35), 0x9e3779b1) >>> RECENT_SHIFT
+      : n;
+    const hit = this.recent[slot];
+    if (hit !== undefined && sameBytes(hit, dv, buf, s, e)) return hit;
+    const st = this.lookup(dv, buf, s, e);
+    this.recent[slot] = st;
+    return st;
+  }
+
+  private lookup(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
+    const h = hashBytes(dv, buf, s, e);
+    const head = this.byHash.get(h);
+    for (let st = head; st; st = st.chain) if (sameBytes(st, dv, buf, s, e)) return st;
+    const bytes = Uint8Array.prototype.slice.call(buf, s, e);
+    const name = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+    const { list, level } = matchName(this.plan, name);
+    const st: NameEntry = { bytes, view: viewOf(bytes), name, list, level, owner: -1, next: 0, unmatched: 0, chain: head };
+    this.byHash.set(h, st);
+    this.size++;
+    return st;
+  }
+}
