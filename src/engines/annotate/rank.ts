@@ -22,7 +22,7 @@ import { varintLen } from '../../formats/chakra/encode.js';
 import { RawOut, viewOf } from './out.js';
 import { AttrNames, PASS, rv, S, scanNode, SLOW, vpos } from './scan.js';
 import { FLUSH_BYTES, RUN_BYTES, ThreadCache } from './thread-cache.js';
-import { MATCH_LEVELS, NameTable, type NameEntry } from './name-table.js';
+import { MATCH_LEVELS, type NameEntry, type NameTable } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
 import { tailOf, tails, type Tails } from './tails.js';
 import { InputWindow } from './window.js';
@@ -71,11 +71,8 @@ const FRAMES_PER_CALL = 256;
 class RankAnnotator {
   readonly diag = new Diagnostics();
   readonly names: AttrNames;
-  /** The thread's node names; this rank's counts are on the entries it owns. */
+  /** The thread's node names, with this rank's counts. */
   private readonly table: NameTable;
-  private readonly owner: number;
-  /** The names of this rank, in order of first appearance. */
-  private readonly seen: NameEntry[] = [];
   /** Roofline annotations by num_ops and tensor_size (null: none can be made), in front of the thread's. */
   readonly roofline = new PairMemo<Tails[] | null>(ROOFLINE_CACHE);
   /** Per plan entry, its annotations with their encoded tails. */
@@ -93,23 +90,10 @@ class RankAnnotator {
   constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
     this.names = new AttrNames(plan.components);
     this.table = cache.namesOf(plan);
-    this.table.trim();
-    this.owner = cache.nextRank();
+    this.table.startRank();
     this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));
     this.energyJ = new Float64Array(plan.frequenciesMHz.length);
     this.durationNs = new Float64Array(plan.frequenciesMHz.length);
-  }
-
-  /** The name buf[s, e) (UTF-8 bytes) with this rank's counts; dv views buf. */
-  private state(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
-    const st = this.table.get(dv, buf, s, e);
-    if (st.owner !== this.owner) {
-      st.owner = this.owner;
-      st.next = 0;
-      st.unmatched = 0;
-      this.seen.push(st);
-    }
-    return st;
   }
 
   /** The annotation of a GPU compute node, or null to leave it untouched (counted). */
@@ -203,7 +187,7 @@ class RankAnnotator {
       this.res.cpuOps++;
       return this.copyAll(buf, dv, fs, e);
     }
-    const st = S.nameS < 0 ? this.state(dv, buf, 0, 0) : this.state(dv, buf, S.nameS, S.nameE);
+    const st = S.nameS < 0 ? this.table.get(dv, buf, 0, 0) : this.table.get(dv, buf, S.nameS, S.nameE);
     const prep = this.choose(st, S.flops, S.bytes);
     if (!prep) return this.copyAll(buf, dv, fs, e);
     this.account(prep);
@@ -260,7 +244,7 @@ class RankAnnotator {
       return v !== undefined && v > 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : 0;
     };
     const nameBytes = Buffer.from(node.name, 'utf8');
-    const st = this.state(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
+    const st = this.table.get(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
     const prep = this.choose(st, num('num_ops'), num('tensor_size'));
     if (!prep) {
       if (!previous) return this.copyAll(buf, dv, fs, e);
@@ -293,7 +277,7 @@ class RankAnnotator {
   /** Unmatched names in order of first appearance. */
   private unmatchedNames(): NameCount[] {
     const out: NameCount[] = [];
-    for (const st of this.seen) if (st.unmatched) out.push({ name: st.name, count: st.unmatched });
+    for (const st of this.table.usedNames()) if (st.unmatched) out.push({ name: st.name, count: st.unmatched });
     return out;
   }
 
@@ -399,7 +383,7 @@ export async function annotateRankFile(
 ): Promise<RankOutcome> {
   const { file } = task;
   if (task.outFiles.length !== plan.frequenciesMHz.length) throw new InputError(`rank ${task.rank}: ${task.outFiles.length} output files for ${plan.frequenciesMHz.length} clocks`);
-  const source = await openTraceBytes(file, { reuseBuffers: true });
+  const source = await openTraceBytes(file, { reuseBuffers: cache.buffers });
   const chunks = source.chunks;
   const outs: RawOut[] = [];
   const win = new InputWindow(cache.buffers);

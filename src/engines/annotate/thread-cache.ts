@@ -15,7 +15,8 @@ export const FLUSH_BYTES = 1 << 20;
 export const RUN_BYTES = 1 << 16;
 /**
  * Size of pooled buffers: a flush's worth plus room for what crosses it, a run or an annotated frame (a larger
- * frame grows its own buffer). The input window gets one too: a chunk (1 MiB) and the frame it cut.
+ * frame grows its own buffer). The input window gets one too: a chunk (1 MiB) and the frame it cut; and the
+ * reader reads its 1 MiB chunks into two.
  */
 export const POOL_BUFFER_BYTES = FLUSH_BYTES + 2 * RUN_BYTES;
 /** Roofline annotations kept before the memo starts over. */
@@ -27,7 +28,6 @@ export class ThreadCache {
   private entries: Tails[][] | null = null;
   private readonly roofline = new PairMemo<Tails[]>(ROOFLINE_MEMO);
   private names: NameTable | null = null;
-  private ranks = 0;
 
   private use(planId: string): void {
     if (planId === this.planId) return;
@@ -35,11 +35,6 @@ export class ThreadCache {
     this.entries = null;
     this.roofline.clear();
     this.names = null;
-  }
-
-  /** A number for each rank this thread annotates (the owner of the per-rank counts in the name table). */
-  nextRank(): number {
-    return this.ranks++;
   }
 
   /** The node names this thread has matched under `plan`. */

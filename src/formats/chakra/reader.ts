@@ -305,25 +305,35 @@ export interface TraceBytes {
   close(): void;
 }
 
+/** Where reused chunk buffers come from and go back to (a thread's pool of equal buffers). */
+export interface ChunkBufferPool {
+  /** A buffer of at least 1 MiB, contents undefined. */
+  take(): Buffer;
+  give(b: Buffer): void;
+}
+
 export interface TraceBytesOptions {
   /**
-   * Plain files only: read synchronously into two reused 1 MiB buffers, in turn. Each chunk is then valid only
-   * until the one after the next is requested, so only a consumer that copies what it keeps past that may ask for
-   * this (the annotate engine does; the frame decoder here does not). Saves allocating every chunk, which on a
-   * rank of many MiB set off full garbage collections; and for a thread with nothing else to do meanwhile (an
-   * annotate worker), a read from the page cache costs less in its own thread than handed to libuv's pool, which
-   * competes for the same cores.
+   * Plain files only: read synchronously into two reused buffers, in turn, 1 MiB at a time. Each chunk is then
+   * valid only until the one after the next is requested, so only a consumer that copies what it keeps past that
+   * may ask for this (the annotate engine does; the frame decoder here does not). Saves allocating every chunk,
+   * which on a rank of many MiB set off full garbage collections; and for a thread with nothing else to do
+   * meanwhile (an annotate worker), a read from the page cache costs less in its own thread than handed to
+   * libuv's pool, which competes for the same cores. A pool: the two buffers are taken from it and given back by
+   * close(), so that a thread reading many files allocates none per file.
    */
-  reuseBuffers?: boolean;
+  reuseBuffers?: boolean | ChunkBufferPool;
 }
 
 /** Chunks of a plain file read into two alternating buffers (see TraceBytesOptions.reuseBuffers). */
-function reusedChunks(fh: FileHandle): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
+function reusedChunks(fh: FileHandle, pool: ChunkBufferPool | null): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
   let position = 0;
   let started = false;
+  let bufs: Buffer[] | null = null;
   async function* chunks(): AsyncGenerator<Buffer> {
     started = true;
-    const bufs = [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+    bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
+    if (bufs.some((b) => b.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
     try {
       for (let i = 0; ; i ^= 1) {
         const n = readSync(fh.fd, bufs[i], 0, CHUNK_BYTES, position);
@@ -336,8 +346,14 @@ function reusedChunks(fh: FileHandle): { chunks: AsyncGenerator<Buffer>; bytesRe
     }
   }
   const gen = chunks();
-  // A generator never started does not run its finally: close the file directly then.
-  const close = () => void (started ? gen.return(undefined) : fh.close().catch(() => undefined));
+  const close = () => {
+    // A generator never started does not run its finally: close the file directly then.
+    if (started) void gen.return(undefined);
+    else fh.close().catch(() => undefined);
+    // The last chunks stay valid until here: the buffers go back to the pool only now.
+    if (pool && bufs) for (const b of bufs) pool.give(b);
+    bufs = null;
+  };
   return { chunks: gen, bytesRead: () => position, close };
 }
 
@@ -362,7 +378,7 @@ export async function openTraceBytes(file: string, options: TraceBytesOptions = 
     throw e;
   }
   if (options.reuseBuffers && !gzip) {
-    const r = reusedChunks(fh);
+    const r = reusedChunks(fh, typeof options.reuseBuffers === 'object' ? options.reuseBuffers : null);
     return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
   }
   await fh.close();
