@@ -1,8 +1,8 @@
 /**
  * Node names seen by one thread, looked up by their UTF-8 bytes in the trace (no string per node), each resolved
  * against the plan once: ranks of one job run the same kernels, so a thread matches each name once, not once per
- * rank. What is counted per rank (the invocation order, the unmatched count) lives on the entry, reset by the
- * first rank to use it (`claim`).
+ * rank. What is counted per rank (the invocation order, the unmatched count) lives on the entry, reset when the
+ * rank in progress first uses it. A thread annotates one rank at a time.
  */
 import { baseKernelName, normalizeKernelName } from './names.js';
 import { viewOf } from './out.js';
@@ -21,7 +21,7 @@ export interface NameEntry {
   list: number[] | null;
   /** Index of the match level in MATCH_LEVELS, or -1. */
   level: number;
-  /** The rank (RankAnnotator) the counts below belong to. */
+  /** The rank the counts below belong to (a number of startRank). */
   owner: number;
   next: number;
   /** Nodes of this name left unmatched. */
@@ -66,30 +66,57 @@ function matchName(plan: AnnotatePlan, name: string): { list: number[] | null; l
 export class NameTable {
   private byHash = new Map<number, NameEntry>();
   private size = 0;
-  /** Entries last looked up, by a slot of their length and three words. */
+  /** Entries last looked up, by a slot of their length and three words (and the slot beside it). */
   private readonly recent: (NameEntry | undefined)[] = new Array(RECENT).fill(undefined);
+  private rank = 0;
+  /**
+   * The entries the rank in progress has used, in order of first use. One array for every rank, emptied, so that
+   * its elements kind (and the optimized code that appends to it) stays the same from rank to rank.
+   */
+  private readonly used: NameEntry[] = [];
 
   constructor(private readonly plan: AnnotatePlan) {}
 
-  /** Starts over when full; called between ranks, so that a rank's counts never move to a new entry. */
-  trim(): void {
+  /** Starts the counts of a new rank (and the table over, when full: between ranks, no count moves entry). */
+  startRank(): void {
+    this.rank++;
+    this.used.length = 0;
     if (this.size < MAX_NAMES) return;
     this.byHash = new Map();
     this.size = 0;
     this.recent.fill(undefined);
   }
 
-  /** The entry of the name buf[s, e) (UTF-8 bytes); dv views buf. */
+  /** The entries the rank in progress has used, in order of first use. */
+  usedNames(): readonly NameEntry[] {
+    return this.used;
+  }
+
+  /** The entry of the name buf[s, e) (UTF-8 bytes), with the counts of the rank in progress; dv views buf. */
   get(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
     // Most names repeat: a slot picked by the length and three words usually holds the entry, checked byte for byte.
     const n = e - s;
     const slot = n >= 4
       ? Math.imul(n ^ dv.getInt32(s, true) ^ Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^ Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35), 0x9e3779b1) >>> RECENT_SHIFT
       : n;
-    const hit = this.recent[slot];
-    if (hit !== undefined && sameBytes(hit, dv, buf, s, e)) return hit;
-    const st = this.lookup(dv, buf, s, e);
-    this.recent[slot] = st;
+    // Two ways: a name found in the slot's neighbour stays there; one looked up takes the slot, its occupant moving over.
+    let st = this.recent[slot];
+    if (st === undefined || !sameBytes(st, dv, buf, s, e)) {
+      const other = this.recent[slot ^ 1];
+      if (other !== undefined && sameBytes(other, dv, buf, s, e)) {
+        st = other;
+      } else {
+        if (st !== undefined) this.recent[slot ^ 1] = st;
+        st = this.lookup(dv, buf, s, e);
+        this.recent[slot] = st;
+      }
+    }
+    if (st.owner !== this.rank) {
+      st.owner = this.rank;
+      st.next = 0;
+      st.unmatched = 0;
+      this.used.push(st);
+    }
     return st;
   }
 
