@@ -28,6 +28,8 @@ export interface NameEntry {
   unmatched: number;
   /** Next entry whose name has the same hash. */
   chain: NameEntry | undefined;
+  /** Next entry the rank in progress used after this one. */
+  nextUsed: NameEntry | null;
 }
 
 /** Entries kept before the table starts over (checked between ranks): a trace of ever-new names cannot grow it without bound. */
@@ -54,6 +56,10 @@ function sameBytes(st: NameEntry, dv: DataView, buf: Uint8Array, s: number, e: n
   return true;
 }
 
+function newEntry(bytes: Uint8Array, name: string, list: number[] | null, level: number, chain: NameEntry | undefined): NameEntry {
+  return { bytes, view: viewOf(bytes), name, list, level, owner: -1, next: 0, unmatched: 0, chain, nextUsed: null };
+}
+
 /** How a name matches the plan's keys: exact, then normalized, base and op name. */
 function matchName(plan: AnnotatePlan, name: string): { list: number[] | null; level: number } {
   const k = plan.keys;
@@ -70,17 +76,20 @@ export class NameTable {
   private readonly recent: (NameEntry | undefined)[] = new Array(RECENT).fill(undefined);
   private rank = 0;
   /**
-   * The entries the rank in progress has used, in order of first use. One array for every rank, emptied, so that
-   * its elements kind (and the optimized code that appends to it) stays the same from rank to rank.
+   * The entries the rank in progress has used, in order of first use: a list through nextUsed from this head (no
+   * entry of its own), appended to without a branch. (An array made per rank would start with another elements
+   * kind each time, and deoptimize the code appending to it; a branch taken once per rank would too.)
    */
-  private readonly used: NameEntry[] = [];
+  private readonly head = newEntry(new Uint8Array(0), '', null, -1, undefined);
+  private lastUsed = this.head;
 
   constructor(private readonly plan: AnnotatePlan) {}
 
   /** Starts the counts of a new rank (and the table over, when full: between ranks, no count moves entry). */
   startRank(): void {
     this.rank++;
-    this.used.length = 0;
+    this.head.nextUsed = null;
+    this.lastUsed = this.head;
     if (this.size < MAX_NAMES) return;
     this.byHash = new Map();
     this.size = 0;
@@ -88,8 +97,10 @@ export class NameTable {
   }
 
   /** The entries the rank in progress has used, in order of first use. */
-  usedNames(): readonly NameEntry[] {
-    return this.used;
+  usedNames(): NameEntry[] {
+    const out: NameEntry[] = [];
+    for (let st = this.head.nextUsed; st; st = st.nextUsed) out.push(st);
+    return out;
   }
 
   /** The entry of the name buf[s, e) (UTF-8 bytes), with the counts of the rank in progress; dv views buf. */
@@ -115,7 +126,9 @@ export class NameTable {
       st.owner = this.rank;
       st.next = 0;
       st.unmatched = 0;
-      this.used.push(st);
+      st.nextUsed = null;
+      this.lastUsed.nextUsed = st;
+      this.lastUsed = st;
     }
     return st;
   }
@@ -127,7 +140,7 @@ export class NameTable {
     const bytes = Uint8Array.prototype.slice.call(buf, s, e);
     const name = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
     const { list, level } = matchName(this.plan, name);
-    const st: NameEntry = { bytes, view: viewOf(bytes), name, list, level, owner: -1, next: 0, unmatched: 0, chain: head };
+    const st = newEntry(bytes, name, list, level, head);
     this.byHash.set(h, st);
     this.size++;
     return st;
