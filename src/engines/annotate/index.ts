@@ -9,7 +9,7 @@
  * Ranks run in parallel, in worker threads (piscina) and in the calling thread, when the compiled worker is
  * available. Figures are estimates.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,9 +72,15 @@ export function outputPrefixes(out: string, frequenciesMHz: number[], perFrequen
   return frequenciesMHz.map((f) => (perFrequency ? `${out}.${clockLabel(f)}` : out));
 }
 
+/**
+ * The compiled worker: worker.bundle.js (one module, made by `npm run build`) unless it is older than worker.js (a
+ * tsc run since, which the bundle would not have), else worker.js; null when running from TypeScript sources.
+ */
 function workerFile(): string | null {
   const f = fileURLToPath(new URL('./worker.js', import.meta.url));
-  return existsSync(f) ? f : null;
+  if (!existsSync(f)) return null;
+  const bundle = fileURLToPath(new URL('./worker.bundle.js', import.meta.url));
+  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(f).mtimeMs ? bundle : f;
 }
 
 function rethrow(e: { code: string | null; message: string }): never {
