@@ -332,14 +332,14 @@ function reusedChunks(fh: FileHandle, pool: ChunkBufferPool | null): { chunks: A
   let bufs: Buffer[] | null = null;
   async function* chunks(): AsyncGenerator<Buffer> {
     started = true;
-    bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)];
-    if (bufs.some((b) => b.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
     try {
+      const b = (bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
+      if (b.some((x) => x.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
       for (let i = 0; ; i ^= 1) {
-        const n = readSync(fh.fd, bufs[i], 0, CHUNK_BYTES, position);
+        const n = readSync(fh.fd, b[i], 0, CHUNK_BYTES, position);
         if (n === 0) break;
         position += n;
-        yield bufs[i].subarray(0, n);
+        yield b[i].subarray(0, n);
       }
     } finally {
       await fh.close();
