@@ -4,7 +4,7 @@
  * the attributes). Checked against the full decoder/encoder and against the input. Also: unmatched-name ordering
  * across the top-20 cut, and the compiled worker path (when dist/ is built) against the in-process one.
  */
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -185,10 +185,9 @@ describeShared('annotate: the compiled worker path', () => {
       console.warn('dist/ not built (npm ci runs the prepare build): skipping the worker-thread comparison');
       ctx.skip();
     }
-    // npm run build bundles the worker; the pool loads that one file (checked here so that this test runs it).
-    const bundle = path.join(path.dirname(builtIndex), 'worker.bundle.js');
-    expect(existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(path.join(path.dirname(builtIndex), 'worker.js')).mtimeMs).toBe(true);
     const built = (await import(builtIndex)) as typeof import('../../src/engines/annotate/index.js');
+    // npm run build bundles the worker; the pool loads that one file, so the comparison below runs it.
+    expect(built.annotateWorkerFile()).toBe(path.join(path.dirname(builtIndex), 'worker.bundle.js'));
     const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
     const p = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv'));
     const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-workers-'));
@@ -207,5 +206,19 @@ describeShared('annotate: the compiled worker path', () => {
         for (const [i, pf] of rank.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(threads.ranks[r].perFrequency[i].file))).toBe(0);
       }
     }
+  });
+
+  it('loads worker.js instead of the bundle once a bundled module is newer (a tsc run since the bundle)', async (ctx) => {
+    if (!existsSync(builtIndex)) ctx.skip();
+    const built = (await import(builtIndex)) as typeof import('../../src/engines/annotate/index.js');
+    const dir = path.dirname(builtIndex);
+    const rankJs = path.join(dir, 'rank.js');
+    const { atime, mtime } = statSync(rankJs);
+    ctx.onTestFinished(() => utimesSync(rankJs, atime, mtime));
+    const later = new Date(statSync(path.join(dir, 'worker.bundle.js')).mtimeMs + 60_000);
+    utimesSync(rankJs, later, later);
+    expect(built.annotateWorkerFile()).toBe(path.join(dir, 'worker.js'));
+    utimesSync(rankJs, atime, mtime);
+    expect(built.annotateWorkerFile()).toBe(path.join(dir, 'worker.bundle.js'));
   });
 });

@@ -150,6 +150,28 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
     expect(attrNumber(out.nodes[0], 'energy_j')).not.toBe(attrNumber(out.nodes[1], 'energy_j'));
   });
 
+  it('lists in each rank only the unmatched names that rank used', async () => {
+    // Rank 3 looks no name up (its one node is a collective).
+    const rankNames = [['unprofiled_b', 'unprofiled_a', 'unprofiled_b'], ['unprofiled_a'], ['unprofiled_c', 'unprofiled_b'], []];
+    const base = path.join(dir, 'names');
+    for (const [rank, names] of rankNames.entries()) {
+      const nodes = names.map((name, i) => {
+        const n = emptyNode(BigInt(i), name, NodeType.COMP_NODE);
+        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
+        return n;
+      });
+      if (!nodes.length) nodes.push(emptyNode(0n, 'allreduce', NodeType.COMM_COLL_NODE));
+      await writeTraceFile(`${base}.${rank}.et`, { version: '', attrs: [] }, nodes);
+    }
+    const one = await annotateTrace({ trace: base, out: path.join(dir, 'names-out', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410], workers: 1 });
+    expect(one.ranks.map((r) => r.unmatchedNames)).toEqual([
+      [{ name: 'unprofiled_b', count: 2 }, { name: 'unprofiled_a', count: 1 }],
+      [{ name: 'unprofiled_a', count: 1 }],
+      [{ name: 'unprofiled_b', count: 1 }, { name: 'unprofiled_c', count: 1 }],
+      [],
+    ]);
+  });
+
   it('writes the same bytes through the fast path and through the full decoder and encoder', async () => {
     const slow = await annotateTrace({ trace: prefix, out: path.join(dir, 'slow', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: FREQS, fastPath: false });
     expect(slow.total.slowPathNodes).toBe(res.total.gpuCompNodes - res.total.untouched);

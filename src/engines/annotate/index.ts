@@ -9,7 +9,7 @@
  * Ranks run in parallel, in worker threads (piscina) and in the calling thread, when the compiled worker is
  * available. Figures are estimates.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,14 +73,23 @@ export function outputPrefixes(out: string, frequenciesMHz: number[], perFrequen
 }
 
 /**
- * The compiled worker: worker.bundle.js (one module, made by `npm run build`) unless it is older than worker.js (a
- * tsc run since, which the bundle would not have), else worker.js; null when running from TypeScript sources.
+ * The module the worker pool loads: worker.bundle.js (one module, made by `npm run build`) while none of the
+ * modules it bundled (listed in worker.bundle.json) is newer than it, else worker.js; null when running from
+ * TypeScript sources, where there is no compiled worker.
  */
-function workerFile(): string | null {
+export function annotateWorkerFile(): string | null {
   const f = fileURLToPath(new URL('./worker.js', import.meta.url));
   if (!existsSync(f)) return null;
   const bundle = fileURLToPath(new URL('./worker.bundle.js', import.meta.url));
-  return existsSync(bundle) && statSync(bundle).mtimeMs >= statSync(f).mtimeMs ? bundle : f;
+  const manifest = fileURLToPath(new URL('./worker.bundle.json', import.meta.url));
+  try {
+    const built = statSync(bundle).mtimeMs;
+    const { modules } = JSON.parse(readFileSync(manifest, 'utf8')) as { modules: string[] };
+    const dir = path.dirname(bundle);
+    return modules.length > 0 && modules.every((m) => statSync(path.resolve(dir, m)).mtimeMs <= built) ? bundle : f;
+  } catch {
+    return f; // no bundle, no manifest, or a bundled module gone
+  }
 }
 
 function rethrow(e: { code: string | null; message: string }): never {
@@ -96,7 +105,7 @@ function rethrow(e: { code: string | null; message: string }): never {
 function startPool(workers: number, ranks: number): { pool: Piscina | null; threads: number; reason?: string } {
   const threads = Math.min(workers, ranks);
   if (threads <= 1) return { pool: null, threads: 1, reason: workers <= 1 ? 'one worker requested' : 'one rank' };
-  const file = workerFile();
+  const file = annotateWorkerFile();
   if (!file) return { pool: null, threads: 1, reason: 'compiled worker not found (running from TypeScript sources)' };
   return { pool: new Piscina({ filename: file, minThreads: threads - 1, maxThreads: threads - 1 }), threads };
 }
