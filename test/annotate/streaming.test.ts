@@ -124,7 +124,8 @@ describe('annotate output file', () => {
       p += n;
       if (k % 5 === 0 || out.pos >= 400) out.flush();
     }
-    await out.close();
+    out.close();
+    out.close(); // a second close does nothing (the file is closed once)
     expect(Buffer.compare(readFileSync(path.join(dir, 'o.et')), Buffer.concat(expected))).toBe(0);
   });
 });

@@ -421,12 +421,18 @@ export async function annotateRankFile(
     }
     if (!sawBytes) throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
     while (step(true)) await flushAll();
-    for (const o of outs.splice(0)) await o.close();
+    for (const o of outs.splice(0)) o.close();
     onBytes?.(source.fileBytesRead());
     return { result: ann.finish(task.outFiles), diagnostics: ann.diag.summary() };
   } finally {
     source.close();
     win.release();
-    for (const o of outs) await o.close().catch(() => {});
+    for (const o of outs) {
+      try {
+        o.close();
+      } catch {
+        // already failing: the first error is the one reported
+      }
+    }
   }
 }

@@ -4,8 +4,8 @@
  * memory bounded by the largest frame, accepts gzip (1f 8b), and reports every problem as a
  * ChakraDecodeError naming file, byte offset and frame index. Never yields fewer nodes silently.
  */
-import { createReadStream, readSync } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, createReadStream, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Diagnostics } from '../../diagnostics.js';
@@ -325,63 +325,88 @@ export interface TraceBytesOptions {
   reuseBuffers?: boolean | ChunkBufferPool;
 }
 
-/** Chunks of a plain file read into two alternating buffers (see TraceBytesOptions.reuseBuffers). */
-function reusedChunks(fh: FileHandle, pool: ChunkBufferPool | null): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
+/** Chunks of a plain file read into two alternating buffers (see TraceBytesOptions.reuseBuffers); fd is open. */
+function reusedChunks(fd: number, pool: ChunkBufferPool | null): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
   let position = 0;
-  let started = false;
+  let open = true;
   let bufs: Buffer[] | null = null;
+  const closeFile = () => {
+    if (open) closeSync(fd);
+    open = false;
+  };
   async function* chunks(): AsyncGenerator<Buffer> {
-    started = true;
     try {
       const b = (bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
       if (b.some((x) => x.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
-      for (let i = 0; ; i ^= 1) {
-        const n = readSync(fh.fd, b[i], 0, CHUNK_BYTES, position);
+      for (let i = 0; open; i ^= 1) {
+        const n = readSync(fd, b[i], 0, CHUNK_BYTES, position);
         if (n === 0) break;
         position += n;
         yield b[i].subarray(0, n);
       }
     } finally {
-      await fh.close();
+      closeFile();
     }
   }
-  const gen = chunks();
   const close = () => {
-    // A generator never started does not run its finally: close the file directly then.
-    if (started) void gen.return(undefined);
-    else fh.close().catch(() => undefined);
+    closeFile();
     // The last chunks stay valid until here: the buffers go back to the pool only now.
     if (pool && bufs) for (const b of bufs) pool.give(b);
     bufs = null;
   };
-  return { chunks: gen, bytesRead: () => position, close };
+  return { chunks: chunks(), bytesRead: () => position, close };
+}
+
+/** The size of a regular file, from its stat (or the error stat threw): an InputError when it is not one. */
+function regularFileSize(file: string, st: Stats | Error): number {
+  if (st instanceof Error) throw new InputError(`${file}: no such file (${(st as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+  return st.size;
+}
+
+const isGzip = (head: Buffer, n: number) => n >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+
+function tryStat(st: () => Stats): Stats | Error {
+  try {
+    return st();
+  } catch (e) {
+    return e as Error;
+  }
 }
 
 export async function openTraceBytes(file: string, options: TraceBytesOptions = {}): Promise<TraceBytes> {
-  let size: number;
-  try {
-    const st = await stat(file);
-    if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
-    size = st.size;
-  } catch (e) {
-    if (e instanceof InputError) throw e;
-    throw new InputError(`${file}: no such file (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
   const head = Buffer.alloc(2);
+  if (options.reuseBuffers) {
+    // Opened synchronously too: the thread that asks for this has nothing else to do meanwhile.
+    const size = regularFileSize(file, tryStat(() => statSync(file)));
+    const fd = openSync(file, 'r');
+    let gzip: boolean;
+    try {
+      gzip = isGzip(head, readSync(fd, head, 0, 2, 0));
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+    if (!gzip) {
+      const r = reusedChunks(fd, typeof options.reuseBuffers === 'object' ? options.reuseBuffers : null);
+      return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
+    }
+    closeSync(fd);
+    return streamed(file, size, true);
+  }
+  const size = regularFileSize(file, await stat(file).catch((e: Error) => e));
   const fh = await open(file, 'r');
-  let gzip = false;
+  let gzip: boolean;
   try {
-    await fh.read(head, 0, 2, 0);
-    gzip = size >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-  } catch (e) {
+    gzip = isGzip(head, (await fh.read(head, 0, 2, 0)).bytesRead);
+  } finally {
     await fh.close();
-    throw e;
   }
-  if (options.reuseBuffers && !gzip) {
-    const r = reusedChunks(fh, typeof options.reuseBuffers === 'object' ? options.reuseBuffers : null);
-    return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
-  }
-  await fh.close();
+  return streamed(file, size, gzip);
+}
+
+/** Chunks through a read stream (and gunzip). */
+function streamed(file: string, size: number, gzip: boolean): TraceBytes {
   const raw = createReadStream(file, { highWaterMark: CHUNK_BYTES });
   const common = { fileBytesRead: () => raw.bytesRead, close: () => void raw.destroy() };
   if (!gzip) return { chunks: raw, compressed: false, size, ...common };
