@@ -9,8 +9,9 @@
 // as any run does); peak RSS is that process's. The generated trace and each run's outputs are flushed to disk
 // (or deleted) outside the timed region, so that one run's write-back does not land in the next. --repeat N runs
 // each case N times and adds min / median lines; noise is large on a shared machine, so compare medians.
-// Then the same at one clock on a trace --scale times larger (default 5): the difference between the two sizes
-// gives the sustained rate, once threads are started and their code compiled, and the fixed cost of a call.
+// The same at one clock on a trace --scale times larger (default 5) gives, by the difference between the two sizes
+// run one after the other, the sustained rate (once threads are started and their code compiled) and the fixed
+// cost of a call. The cases are taken in turn within each repetition, so that all sample the machine alike.
 // Run after `npm run build`:
 //   node scripts/bench-annotate.mjs [--ranks 32] [--nodes 20000] [--scale 5] [--workers N] [--repeat N] [--keep]
 import { spawnSync } from 'node:child_process';
@@ -99,49 +100,59 @@ function settle(d) {
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-bench-annotate-'));
 
-/** Runs one case `repeat` times, each in a fresh process; prints each run and, with --repeat, min / median lines. */
-function measure(prefix, freqs, label) {
-  const runs = [];
-  for (let k = 0; k < repeat; k++) {
-    const out = path.join(dir, `out${k}`);
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
-    const r = JSON.parse(child.stdout.trim().split('\n').pop());
-    const { s, nodes, annotated } = r;
-    runs.push({ s, nodes, annotated, streamed: nodes / s / 1e6, annotatedRate: annotated / s / 1e6, peak: r.peakRss });
-    console.log(`  ${label}, ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
-      `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
-      `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
-    // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
-    if (repeat > 1) rmSync(out, { recursive: true, force: true });
-    else settle(out);
-  }
-  const median = (f) => runs.map(f).sort((a, b) => a - b)[runs.length >> 1];
+/** One run of a case in a fresh process; prints it and returns its figures. */
+function runOnce({ prefix, freqs, label }, run) {
+  const out = path.join(dir, `out-${run}`);
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
+  const r = JSON.parse(child.stdout.trim().split('\n').pop());
+  const { s, nodes, annotated } = r;
+  console.log(`  ${label}, ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
+    `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
+    `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
+  // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
+  if (repeat > 1) rmSync(out, { recursive: true, force: true });
+  else settle(out);
+  return { s, nodes, annotated, streamed: nodes / s / 1e6, annotatedRate: annotated / s / 1e6, peak: r.peakRss };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/**
+ * Runs every case `repeat` times, each run in a fresh process, the cases taken in turn within each repetition so
+ * that they all sample the same stretches of a shared machine's speed; with --repeat, min / median lines.
+ */
+function measure(cases) {
+  const runs = cases.map(() => []);
+  for (let k = 0; k < repeat; k++) cases.forEach((c, i) => runs[i].push(runOnce(c, `${k}-${i}`)));
   if (repeat > 1) {
-    const stat = (f, digits = 2) => `min ${Math.min(...runs.map(f)).toFixed(digits)} median ${median(f).toFixed(digits)}`;
-    console.log(`  ${label}, ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotatedRate)}; ` +
-      `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
+    cases.forEach(({ freqs, label }, i) => {
+      const stat = (f, digits = 2) => `min ${Math.min(...runs[i].map(f)).toFixed(digits)} median ${median(runs[i].map(f)).toFixed(digits)}`;
+      console.log(`  ${label}, ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotatedRate)}; ` +
+        `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
+    });
   }
-  return { s: median((r) => r.s), nodes: runs[0].nodes, annotated: runs[0].annotated };
+  return runs;
 }
 
 try {
   const t0 = performance.now();
   const prefix = await generate(dir, perRank);
   const genS = (performance.now() - t0) / 1e3;
+  const bigPrefix = scale > 1 ? await generate(dir, perRank * scale) : null;
   settle(dir);
   console.log(`annotate benchmark: ${ranks} ranks × ${perRank} nodes (${ranks * perRank} nodes), generated in ${genS.toFixed(1)} s; node ${process.version}, ${os.availableParallelism()} CPUs, ${workers} worker(s)`);
-  const small = measure(prefix, [1410], `${ranks} × ${perRank}`);
-  measure(prefix, [705, 1110, 1710], `${ranks} × ${perRank}`);
-  if (scale > 1) {
-    const bigPrefix = await generate(dir, perRank * scale);
-    settle(dir);
-    const big = measure(bigPrefix, [1410], `${ranks} × ${perRank * scale}`);
-    // Medians of both sizes: what the larger trace adds, over the time it adds.
-    const rate = (big.annotated - small.annotated) / (big.s - small.s);
-    const streamed = (big.nodes - small.nodes) / (big.s - small.s);
-    const fixedS = small.s - small.annotated / rate;
-    console.log(`  sustained, 1 clock (the ${ranks} × ${perRank * scale} trace less the ${ranks} × ${perRank} one, medians): ${(streamed / 1e6).toFixed(2)} M nodes/s streamed, ` +
+  const label = `${ranks} × ${perRank}`;
+  const cases = [{ prefix, freqs: [1410], label }, { prefix, freqs: [705, 1110, 1710], label }];
+  if (bigPrefix) cases.push({ prefix: bigPrefix, freqs: [1410], label: `${ranks} × ${perRank * scale}` });
+  const [small, , big] = measure(cases);
+  if (big) {
+    // Per repetition, what the larger trace adds over the time it adds (both runs taken one after the other); medians.
+    const pairs = small.map((a, k) => ({ a, b: big[k], dt: big[k].s - a.s }));
+    const rate = median(pairs.map(({ a, b, dt }) => (b.annotated - a.annotated) / dt));
+    const streamed = median(pairs.map(({ a, b, dt }) => (b.nodes - a.nodes) / dt));
+    const fixedS = median(pairs.map(({ a, b, dt }) => a.s - a.annotated / ((b.annotated - a.annotated) / dt)));
+    console.log(`  sustained, 1 clock (the ${ranks} × ${perRank * scale} trace less the ${ranks} × ${perRank} one run just before it; medians): ${(streamed / 1e6).toFixed(2)} M nodes/s streamed, ` +
       `${(rate / 1e6).toFixed(2)} M annotated nodes/s; fixed cost per call (worker start, calibration, profile, plan, compiling) ${fixedS.toFixed(2)} s`);
   }
 } finally {
