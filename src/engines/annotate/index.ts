@@ -25,6 +25,7 @@ import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
 import { annotateRankFile, topNames, type RankOutcome, type RankTask } from './rank.js';
+import { sharePlan, type SharedPlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
 import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
 import type { WorkerReply } from './worker.js';
@@ -110,7 +111,7 @@ function startPool(workers: number, ranks: number): { pool: Piscina | null; thre
   return { pool: new Piscina({ filename: file, minThreads: threads - 1, maxThreads: threads - 1 }), threads };
 }
 
-async function inWorker(pool: Piscina, plan: AnnotatePlan, t: RankTask, onBytes: (rank: number, bytes: number) => void): Promise<RankOutcome> {
+async function inWorker(pool: Piscina, plan: SharedPlan, t: RankTask, onBytes: (rank: number, bytes: number) => void): Promise<RankOutcome> {
   const { port1, port2 } = new MessageChannel();
   port1.on('message', (bytes: number) => onBytes(t.rank, bytes));
   try {
@@ -147,7 +148,8 @@ async function runRanks(
   };
   const here = () => lane((t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true));
   if (pool) {
-    await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, plan, t, onBytes)))]);
+    const shared = sharePlan(plan);
+    await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, shared, t, onBytes)))]);
   } else {
     await here();
   }
