@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -56,5 +56,18 @@ describeShared('tracewatt annotate', () => {
     expect(none.err).toMatch(/--frequency/);
     expect((await cli(...base, '--frequency', '1410', '--frequencies', '705,1410')).code).toBe(2);
     expect((await cli(...base, '--frequency', 'fast')).code).toBe(2);
+  });
+
+  it('an --out under a regular file, or under a folder of one: one line naming the path and the reason, exit 2', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
+    const file = path.join(dir, 'a-file');
+    await writeFile(file, 'not a folder');
+    for (const out of [path.join(file, 'y'), path.join(file, 'sub', 'y')]) {
+      const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequency', '1410', '--out', out);
+      expect(r.code, out).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toContain(file);
+      expect(r.err).toMatch(/: cannot write \(ENOTDIR\)\n$/);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * the attributes). Checked against the full decoder/encoder and against the input. Also: unmatched-name ordering
  * across the top-20 cut, and the compiled worker path (when dist/ is built) against the in-process one.
  */
-import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -177,6 +177,25 @@ describeShared('annotate: unmatched names', () => {
   });
 });
 
+describeShared('annotate: an output that fails', () => {
+  it('closes every output file when one fails on its last write (a full disk), call after call', async (ctx) => {
+    if (!existsSync('/dev/full') || !existsSync('/proc/self/fd')) ctx.skip();
+    const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-full-'));
+    ctx.onTestFinished(() => rm(d, { recursive: true, force: true }));
+    writeFileSync(path.join(d, 'g.0.et'), rankBytes(0, 200));
+    // The first of the two outputs is /dev/full: its final flush fails with ENOSPC.
+    symlinkSync('/dev/full', path.join(d, 'o.870MHz.0.et'));
+    const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
+    const p = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv'));
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const run = () => annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'o'), calibration: c, profiles: [p], frequenciesMHz: [870, 1410], workers: 1 });
+    await expect(run()).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/cannot write \(ENOSPC\)$/) });
+    const before = fds();
+    for (let k = 0; k < 3; k++) await expect(run()).rejects.toMatchObject({ code: 'INPUT' });
+    expect(fds()).toBe(before);
+  });
+});
+
 const builtIndex = path.join(repoRoot, 'dist', 'engines', 'annotate', 'index.js');
 
 describeShared('annotate: the compiled worker path', () => {
@@ -206,6 +225,18 @@ describeShared('annotate: the compiled worker path', () => {
         for (const [i, pf] of rank.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(threads.ranks[r].perFrequency[i].file))).toBe(0);
       }
     }
+  });
+
+  it('reports an --out under a regular file from a worker thread as an input error naming the path', async (ctx) => {
+    if (!existsSync(builtIndex)) ctx.skip();
+    const built = (await import(builtIndex)) as typeof import('../../src/engines/annotate/index.js');
+    const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-workers-'));
+    ctx.onTestFinished(() => rm(d, { recursive: true, force: true }));
+    for (const r of [0, 1, 2, 3]) writeFileSync(path.join(d, `g.${r}.et`), rankBytes(r, 50));
+    writeFileSync(path.join(d, 'a-file'), 'not a folder');
+    const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
+    const run = built.annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'a-file', 'sub', 'o'), calibration: c, profiles: [], frequenciesMHz: [1410], workers: 2 });
+    await expect(run).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/a-file.*: cannot write \(ENOTDIR\)$/) });
   });
 
   it('loads worker.js instead of the bundle once a bundled module is newer (a tsc run since the bundle)', async (ctx) => {

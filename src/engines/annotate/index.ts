@@ -24,7 +24,7 @@ import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
-import { annotateRankFile, topNames, type RankOutcome, type RankTask } from './rank.js';
+import { annotateRankFile, rankFailure, topNames, type RankOutcome, type RankTask } from './rank.js';
 import { sharePlan, type SharedPlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
 import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
@@ -146,7 +146,9 @@ async function runRanks(
       }
     }
   };
-  const here = () => lane((t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true));
+  const here = () => lane((t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true).catch((e: unknown) => {
+    throw rankFailure(e);
+  }));
   if (pool) {
     const shared = sharePlan(plan);
     await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, shared, t, onBytes)))]);

@@ -118,7 +118,12 @@ export class RawOut extends ByteSink {
   flush(): void {
     const n = this.pos;
     let off = 0;
-    while (off < n) off += writeSync(this.fd!, this.buf, off, n - off);
+    try {
+      while (off < n) off += writeSync(this.fd!, this.buf, off, n - off);
+    } catch (e) {
+      // writeSync's errors (ENOSPC, EIO) do not say which file.
+      throw Object.assign(e as Error, { path: this.file });
+    }
     this.pos = 0;
   }
 

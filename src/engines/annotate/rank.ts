@@ -11,7 +11,7 @@
  * decoder and encoder instead (`slowPathNodes`).
  */
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
-import { ChakraDecodeError, InputError } from '../../errors.js';
+import { ChakraDecodeError, InputError, TracewattError } from '../../errors.js';
 import {
   attrBool, attrInt, ByteSink, encodeNodeFrame, getAttr, makeAttr, MAX_FRAME_BYTES, NodeType, setAttr, type ChakraNode,
 } from '../../formats/chakra/index.js';
@@ -374,6 +374,18 @@ export function stripAnnotation(node: ChakraNode, components?: string[]): boolea
 }
 
 /**
+ * A file-system failure of a rank (an unwritable output, a folder that is a file, a full disk) as the InputError
+ * naming the path that the CLI prints as one line; other errors as they are. The same in every thread.
+ */
+export function rankFailure(e: unknown): unknown {
+  const err = e as NodeJS.ErrnoException;
+  if (!(e instanceof TracewattError) && err?.code && /^E[A-Z]+$/.test(err.code) && err.path) {
+    return new InputError(`${err.path}: cannot write (${err.code})`);
+  }
+  return e;
+}
+
+/**
  * Streams one rank file through the plan into `task.outFiles`. A thread annotating several ranks passes them one
  * `cache` (buffers, encoded annotations). `yieldOften`: let the event loop run between stretches of work (about
  * every megabyte written), for a thread that also dispatches ranks to workers and reports progress.
@@ -421,7 +433,8 @@ export async function annotateRankFile(
     }
     if (!sawBytes) throw new ChakraDecodeError({ file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
     while (step(true)) await flushAll();
-    for (const o of outs.splice(0)) o.close();
+    // Each output closes once: one that fails leaves the rest to the loop below.
+    for (const o of outs) o.close();
     onBytes?.(source.fileBytesRead());
     return { result: ann.finish(task.outFiles), diagnostics: ann.diag.summary() };
   } finally {

@@ -6,7 +6,7 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 import { TracewattError } from '../../errors.js';
-import { annotateRankFile, type RankOutcome, type RankTask } from './rank.js';
+import { annotateRankFile, rankFailure, type RankOutcome, type RankTask } from './rank.js';
 import { PlanReceiver, type SharedPlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
 
@@ -21,12 +21,9 @@ export default async function annotateRankTask(task: RankTask & { plan: SharedPl
   try {
     const plan = plans.plan(shared);
     return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined, cache) };
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    // File-system failures (an unwritable --out) cross the thread boundary as input errors naming the path.
-    if (!(e instanceof TracewattError) && err?.code && /^E[A-Z]+$/.test(err.code) && err.path) {
-      return { error: { code: 'INPUT', message: `${err.path}: cannot write (${err.code})`, stack: err.stack } };
-    }
+  } catch (thrown) {
+    const e = rankFailure(thrown);
+    const err = e as Error;
     return { error: { code: e instanceof TracewattError ? e.code : null, message: err?.message ?? String(e), stack: err?.stack } };
   } finally {
     port?.close();

@@ -29,7 +29,7 @@ export async function ensureDir(dir: string): Promise<void> {
     st = await stat(at).catch(() => null);
   }
   if (st && !st.isDirectory()) {
-    throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR' });
+    throw Object.assign(new Error(`${at} is not a folder`), { code: 'ENOTDIR', path: at });
   }
   for (const d of missing.reverse()) {
     await mkdir(d).catch((e: NodeJS.ErrnoException) => {
