@@ -139,6 +139,12 @@ describe('openTraceBytes with reused buffers', () => {
     expect(Buffer.concat(copies).equals(bytes)).toBe(true);
     expect(copies.length).toBe(4);
     expect(src.fileBytesRead()).toBe(bytes.length);
+    // Read after close(): refused, not an empty file.
+    const closed = await openTraceBytes(file, { reuseBuffers: true });
+    closed.close();
+    await expect((async () => {
+      for await (const _ of closed.chunks) void _;
+    })()).rejects.toThrow(/read after close/);
     // Closed before any chunk was asked for: the file is released too.
     const early = await openTraceBytes(file, { reuseBuffers: true });
     early.close();

@@ -335,6 +335,7 @@ function reusedChunks(fd: number, pool: ChunkBufferPool | null): { chunks: Async
     open = false;
   };
   async function* chunks(): AsyncGenerator<Buffer> {
+    if (!open) throw new Error('trace bytes read after close()');
     try {
       const b = (bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
       if (b.some((x) => x.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
@@ -364,6 +365,11 @@ function regularFileSize(file: string, st: Stats | Error): number {
   return st.size;
 }
 
+/** A file that could be stat'ed but not opened (permissions): an InputError naming it. */
+function cannotRead(file: string, e: unknown): InputError {
+  return new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+}
+
 const isGzip = (head: Buffer, n: number) => n >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 
 function tryStat(st: () => Stats): Stats | Error {
@@ -379,7 +385,12 @@ export async function openTraceBytes(file: string, options: TraceBytesOptions = 
   if (options.reuseBuffers) {
     // Opened synchronously too: the thread that asks for this has nothing else to do meanwhile.
     const size = regularFileSize(file, tryStat(() => statSync(file)));
-    const fd = openSync(file, 'r');
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (e) {
+      throw cannotRead(file, e);
+    }
     let gzip: boolean;
     try {
       gzip = isGzip(head, readSync(fd, head, 0, 2, 0));
@@ -395,7 +406,9 @@ export async function openTraceBytes(file: string, options: TraceBytesOptions = 
     return streamed(file, size, true);
   }
   const size = regularFileSize(file, await stat(file).catch((e: Error) => e));
-  const fh = await open(file, 'r');
+  const fh = await open(file, 'r').catch((e: unknown) => {
+    throw cannotRead(file, e);
+  });
   let gzip: boolean;
   try {
     gzip = isGzip(head, (await fh.read(head, 0, 2, 0)).bytesRead);
