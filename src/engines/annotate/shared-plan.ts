@@ -18,7 +18,11 @@ export function sharePlan(plan: AnnotatePlan): SharedPlan {
   return { id: plan.id, bytes };
 }
 
-/** Deserializes shared plans, keeping the last one (a worker serves one annotateTrace call at a time). */
+/**
+ * Deserializes shared plans, keeping the last one (a worker serves one annotateTrace call at a time). The plan's
+ * Uint8Arrays (the encoded attribute blocks) come back as views on the shared memory, which every worker reads:
+ * they are read-only (tails copies them).
+ */
 export class PlanReceiver {
   private last: AnnotatePlan | null = null;
 

@@ -1,7 +1,7 @@
 /**
  * What one thread keeps from one rank to the next: the pooled buffers, the encoded annotations (the plan's, and
  * the roofline ones already predicted: ranks of one job mostly repeat the same num_ops / tensor_size pairs), and
- * the node names already matched. Keyed by plan id, since a plan reaches a worker as a fresh copy with every rank.
+ * the node names already matched. Keyed by plan id: each annotateTrace call builds a plan of its own.
  */
 import { BufferPool } from './buffers.js';
 import { NameTable } from './name-table.js';
