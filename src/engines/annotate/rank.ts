@@ -151,10 +151,6 @@ class RankAnnotator {
     return false;
   }
 
-  copyMetadata(buf: Buffer, dv: DataView, fs: number, e: number): void {
-    this.copyAll(buf, dv, fs, e);
-  }
-
   private copyAll(buf: Buffer, dv: DataView, fs: number, e: number): void {
     // A run is written once it reaches RUN_BYTES, so that an output holds at most that past FLUSH_BYTES.
     if (this.pendingBuf === buf && this.pendingE === fs && e - this.pendingS <= RUN_BYTES) {
@@ -320,7 +316,7 @@ class RankAnnotator {
     const q = vpos;
     const fe = q + len;
     if (!(len <= MAX_FRAME_BYTES) || fe > buf.length) return p;
-    if (len > 0 && isMetadataFrame(buf, q, fe)) this.copyMetadata(buf, win.view, p, fe);
+    if (len > 0 && isMetadataFrame(buf, q, fe)) this.copyAll(buf, win.view, p, fe);
     else this.node(buf, win.view, p, q, fe, 0, win.offset + p, this.res.file);
     this.frameIndex = 1;
     return fe;

@@ -5,7 +5,6 @@
  * ChakraDecodeError naming file, byte offset and frame index. Never yields fewer nodes silently.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Diagnostics } from '../../diagnostics.js';
@@ -358,63 +357,43 @@ function reusedChunks(fd: number, pool: ChunkBufferPool | null): { chunks: Async
   return { chunks: chunks(), bytesRead: () => position, close };
 }
 
-/** The size of a regular file, from its stat (or the error stat threw): an InputError when it is not one. */
-function regularFileSize(file: string, st: Stats | Error): number {
-  if (st instanceof Error) throw new InputError(`${file}: no such file (${(st as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
-  return st.size;
-}
-
-/** A file that could be stat'ed but not opened (permissions): an InputError naming it. */
-function cannotRead(file: string, e: unknown): InputError {
-  return new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-}
-
-const isGzip = (head: Buffer, n: number) => n >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-
-function tryStat(st: () => Stats): Stats | Error {
+/**
+ * Opens a trace file and reads its first two bytes (gzip's magic is 1f 8b): a stat, an open and a 2-byte read, done
+ * synchronously (a few microseconds; the thread asking either has nothing else to do or is about to read the file).
+ * InputErrors name the file; the descriptor is closed on any failure.
+ */
+function openProbe(file: string): { fd: number; size: number; gzip: boolean } {
+  let st: Stats;
   try {
-    return st();
+    st = statSync(file);
   } catch (e) {
-    return e as Error;
+    throw new InputError(`${file}: no such file (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
+  }
+  if (!st.isFile()) throw new InputError(`${file}: not a regular file`);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (e) {
+    // Stat'ed but not opened (permissions).
+    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  try {
+    const head = Buffer.alloc(2);
+    const n = readSync(fd, head, 0, 2, 0);
+    return { fd, size: st.size, gzip: n >= 2 && head[0] === 0x1f && head[1] === 0x8b };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
   }
 }
 
 export async function openTraceBytes(file: string, options: TraceBytesOptions = {}): Promise<TraceBytes> {
-  const head = Buffer.alloc(2);
-  if (options.reuseBuffers) {
-    // Opened synchronously too: the thread that asks for this has nothing else to do meanwhile.
-    const size = regularFileSize(file, tryStat(() => statSync(file)));
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch (e) {
-      throw cannotRead(file, e);
-    }
-    let gzip: boolean;
-    try {
-      gzip = isGzip(head, readSync(fd, head, 0, 2, 0));
-    } catch (e) {
-      closeSync(fd);
-      throw e;
-    }
-    if (!gzip) {
-      const r = reusedChunks(fd, typeof options.reuseBuffers === 'object' ? options.reuseBuffers : null);
-      return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
-    }
-    closeSync(fd);
-    return streamed(file, size, true);
+  const { fd, size, gzip } = openProbe(file);
+  if (options.reuseBuffers && !gzip) {
+    const r = reusedChunks(fd, typeof options.reuseBuffers === 'object' ? options.reuseBuffers : null);
+    return { chunks: r.chunks, compressed: false, size, fileBytesRead: r.bytesRead, close: r.close };
   }
-  const size = regularFileSize(file, await stat(file).catch((e: Error) => e));
-  const fh = await open(file, 'r').catch((e: unknown) => {
-    throw cannotRead(file, e);
-  });
-  let gzip: boolean;
-  try {
-    gzip = isGzip(head, (await fh.read(head, 0, 2, 0)).bytesRead);
-  } finally {
-    await fh.close();
-  }
+  closeSync(fd);
   return streamed(file, size, gzip);
 }
 
