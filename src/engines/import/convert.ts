@@ -31,6 +31,8 @@ export const DELIBERATE_DIFFERENCES = [
   'GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it (Chakra chained them only within one thread\'s walk)',
   'an inter-thread dependency is put on the first op of each group, not on every op of it (the thread\'s own chain orders the rest)',
   'GPU events launched before profiling started (no launch event) are left out and counted; memcpy/memset carry tensor_size (bytes)',
+  'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last before the launch, often a finished child such as aten::empty, or an op of another thread)',
+  'a host op\'s exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)',
   'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
 ];
 
