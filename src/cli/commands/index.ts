@@ -6,6 +6,7 @@ import { calibrateCommand } from './calibrate.js';
 import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
 import { generateLlmCommand } from './generate.js';
+import { importPytorchCommand } from './import.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
@@ -14,7 +15,7 @@ import { sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
-  inspectCommand, validateCommand, convertCommand,
+  inspectCommand, validateCommand, convertCommand, importPytorchCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, caseStudyCommand,

@@ -209,7 +209,7 @@ async function annotateWith(
   const loading = typeof o.calibration === 'string' ? loadCalibration(o.calibration) : Promise.resolve(o.calibration);
   loading.catch(() => {});
   const profiles: ProfileTable[] = [];
-  for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics }) : p);
+  for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p);
   const cal = await loading;
   const plan = buildPlan(cal, profiles, {
     frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, diagnostics,

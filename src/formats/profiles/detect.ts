@@ -2,8 +2,9 @@
  * Sniffs a file's first lines to tell which reader (or power-series format) it needs. Order matters:
  * the most specific signatures come first. Returns null when nothing matches (use --format / --mapping).
  */
-import { open } from 'node:fs/promises';
-import { InputError } from '../../errors.js';
+import { fileChunks, isGzipFile, openInput } from '../json-stream.js';
+import { looksLikeKineto } from '../kineto/trace.js';
+import { looksLikePytorchEt } from '../pytorch/et.js';
 import { isProfLine } from './csv.js';
 import { looksLikeAccelWattch } from './accelwattch.js';
 import { looksLikeGpmtool } from './gpmtool.js';
@@ -12,30 +13,52 @@ import { looksLikePerseus } from './perseus.js';
 import { looksLikeZeus, looksLikeZeusProfile } from './zeus.js';
 import type { PowerFormat, ProfileFormat } from './types.js';
 
-export type DetectedFormat = { kind: 'profile'; format: ProfileFormat } | { kind: 'power'; format: PowerFormat };
+export type DetectedFormat = { kind: 'profile'; format: ProfileFormat } | { kind: 'power'; format: PowerFormat } | { kind: 'pytorch-et' };
 
 const SNIFF_BYTES = 64 * 1024;
 const SNIFF_LINES = 400;
 
-/** Reads the first lines of a file (BOM and CR stripped). */
-export async function headLines(file: string, maxBytes = SNIFF_BYTES): Promise<string[]> {
-  let fh;
-  try {
-    fh = await open(file, 'r');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
+/** The first maxBytes of a file's text (of its content when gzipped), and whether the file goes on. */
+async function headText(file: string, maxBytes = SNIFF_BYTES): Promise<{ text: string; cut: boolean }> {
+  if (await isGzipFile(file)) return gzipHead(file, maxBytes);
+  const fh = await openInput(file);
   try {
     const buf = Buffer.alloc(maxBytes);
     const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
-    let text = buf.subarray(0, bytesRead).toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-    if (bytesRead === maxBytes) lines.pop(); // last line may be cut
-    return lines.slice(0, SNIFF_LINES);
+    return { text: buf.subarray(0, bytesRead).toString('utf8'), cut: bytesRead === maxBytes };
   } finally {
     await fh.close();
   }
+}
+
+/** Reads the first lines of a file (BOM and CR stripped; gzip read through). */
+export async function headLines(file: string, maxBytes = SNIFF_BYTES): Promise<string[]> {
+  const { text, cut } = await headText(file, maxBytes);
+  return splitHead(text, cut);
+}
+
+function splitHead(head: string, cut: boolean): string[] {
+  let text = head;
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (cut) lines.pop(); // last line may be cut
+  return lines.slice(0, SNIFF_LINES);
+}
+
+/** The first maxBytes of a gzip file's content (a truncated or corrupt stream gives what could be read). */
+async function gzipHead(file: string, maxBytes: number): Promise<{ text: string; cut: boolean }> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  try {
+    for await (const chunk of fileChunks(file)) {
+      parts.push(chunk);
+      got += chunk.length;
+      if (got >= maxBytes) break;
+    }
+  } catch {
+    // keep what was read: the reader reports a corrupt stream with its offset
+  }
+  return { text: Buffer.concat(parts).subarray(0, maxBytes).toString('utf8'), cut: got >= maxBytes };
 }
 
 /** Splits a header line on commas outside quotes (enough for sniffing). */
@@ -67,6 +90,13 @@ export function isNsysHeader(line: string): boolean {
   return f[0] === 'Name' && f.includes('Start') && f.includes('Duration') && f.includes('GPU');
 }
 
+/** JSON documents: a Kineto trace or a PyTorch execution trace, told by their first keys. */
+export function detectJsonFormat(head: string): DetectedFormat | null {
+  if (looksLikeKineto(head)) return { kind: 'profile', format: 'kineto' };
+  if (looksLikePytorchEt(head)) return { kind: 'pytorch-et' };
+  return null;
+}
+
 export function detectFormatFromLines(lines: string[]): DetectedFormat | null {
   if (looksLikeGpmtool(lines.slice(0, 4))) return { kind: 'profile', format: 'gpmtool' };
   for (const line of lines) {
@@ -95,5 +125,6 @@ export function detectFormatFromLines(lines: string[]): DetectedFormat | null {
 
 /** Sniffs a file. */
 export async function detectFormat(file: string): Promise<DetectedFormat | null> {
-  return detectFormatFromLines(await headLines(file));
+  const { text, cut } = await headText(file);
+  return detectJsonFormat(text) ?? detectFormatFromLines(splitHead(text, cut));
 }

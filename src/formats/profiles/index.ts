@@ -9,6 +9,7 @@ import { readAccelWattch } from './accelwattch.js';
 import { detectFormat } from './detect.js';
 import { readGeneric } from './generic.js';
 import { readGpmtool } from './gpmtool.js';
+import { readKineto } from './kineto.js';
 import { readNcuCsv, readNcuRaw } from './ncu.js';
 import { readNsysGpuTrace, readNsysKernSum } from './nsys.js';
 import { readNvDvfs } from './nv-dvfs.js';
@@ -19,6 +20,7 @@ import { readZeus, readZeusProfile } from './zeus.js';
 export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
 export type { ProfileFormat, PowerFormat, ReadProfileOptions } from './types.js';
 export { detectFormat, type DetectedFormat } from './detect.js';
+export { KINETO_FORMAT, kinetoClock } from './kineto.js';
 export { integratePower, estimateSensorPeriodNs, readPowerSeries, parseTimestamp, type PowerSeries } from './power.js';
 export { NCU_METRIC_MAP, type NcuMetricRule } from './ncu.js';
 export { DCGM_FIELDS } from './dcgm-fields.js';
@@ -48,6 +50,11 @@ const READERS: Record<ProfileFormat, FormatEntry> = {
   zeus: { read: readZeus, detected: true, description: 'Zeus power-limit sweeps: time per epoch and average power per power limit' },
   'zeus-profile': { read: readZeusProfile, detected: true, description: 'Zeus power-limit optimizer profile windows: energy per GPU per window' },
   accelwattch: { read: readAccelWattch, detected: true, description: 'AccelWattch measured mean power per validation kernel (one clock)' },
+  kineto: {
+    read: readKineto,
+    detected: true,
+    description: 'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power)',
+  },
   generic: { read: readGeneric, detected: false, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
 };
 
@@ -72,6 +79,9 @@ export async function readProfile(file: string, options: ReadProfileOptions = {}
     const d = await detectFormat(file);
     if (!d) {
       throw new InputError(`${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`);
+    }
+    if (d.kind === 'pytorch-et') {
+      throw new InputError(`${file}: this is a PyTorch execution trace, not a kernel profile; convert it with its Kineto trace: tracewatt import pytorch --et ${file} --kineto <trace.json> --out <prefix>`);
     }
     if (d.kind === 'power') {
       throw new InputError(`${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power)`);

@@ -15,15 +15,15 @@ import { newSample, type KernelSample, type ProfileTable } from './kernel-sample
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { isNsysHeader } from './detect.js';
-import { estimateSensorPeriodNs, integratePower, readPowerSeries, type PowerSeries } from './power.js';
+import { readPowerSeries } from './power.js';
+import { joinPower, type TraceKernel } from './power-join.js';
 import { numberInvocations } from './sample.js';
 import type { ReaderContext } from './types.js';
 import { lookupUnit, parseValueWithUnit, scaleValue, splitHeaderUnit } from './units.js';
 
 export const NSYS_GPU_TRACE_FORMAT = 'nsys-gpu-trace';
 export const NSYS_KERN_SUM_FORMAT = 'nsys-kern-sum';
-/** Sensor update period assumed when it cannot be estimated from the series (NVML: ~100 ms). */
-export const DEFAULT_SENSOR_PERIOD_NS = 100e6;
+export { DEFAULT_SENSOR_PERIOD_NS } from './power-join.js';
 
 function timeColumn(h: Header, base: string, required: boolean): { index: number; factor: number } {
   const index = h.names.findIndex((n) => splitHeaderUnit(n).name === base);
@@ -54,11 +54,6 @@ function timeCell(file: string, row: { fields: string[]; line: number }, h: Head
   if (!Number.isFinite(v)) throw new FormatError(file, where(row.line, h.name(col.index)), `${what} '${raw}' is not a finite number`);
   if (v < 0) throw new FormatError(file, where(row.line, h.name(col.index)), `${what} must not be negative, got '${raw}'`);
   return v;
-}
-
-interface TraceKernel {
-  sample: KernelSample;
-  startNs: number;
 }
 
 export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promise<ProfileTable> {
@@ -119,90 +114,8 @@ export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promis
     return { format: NSYS_GPU_TRACE_FORMAT, device, samples, notes };
   }
   const series = await readPowerSeries(options.power, options, diagnostics);
-  const joined = joinPower(file, kernels, series, ctx, notes);
+  const joined = joinPower(file, kernels, series, ctx, notes, null);
   return { format: NSYS_GPU_TRACE_FORMAT, device: device ?? series.device, samples: joined, notes };
-}
-
-/**
- * Attaches energy to kernels from a power series. A kernel at least one sensor period long gets its own
- * integral. Kernels of a name whose median duration is shorter than the sensor period are aggregated:
- * one sample per name with the mean duration, energyJ = mean of the per-invocation integrals,
- * powerW = Σ energy / Σ time, extra.invocations = count — a single short interval sees a stale reading,
- * while many invocations spread over the log average the sensor out.
- */
-function joinPower(file: string, kernels: TraceKernel[], series: PowerSeries, ctx: ReaderContext, notes: string[]): KernelSample[] {
-  const { diagnostics, options } = ctx;
-  const offsetNs = options.powerOffsetNs ?? 0;
-  const estimated = estimateSensorPeriodNs(series);
-  const periodNs = options.sensorPeriodNs ?? estimated ?? DEFAULT_SENSOR_PERIOD_NS;
-  notes.push(...series.notes.map((n) => `power: ${n}`));
-  notes.push(
-    options.powerOffsetNs === undefined
-      ? `power series ${series.source.file} (${series.source.format}) assumed to start with the trace (no common clock; set powerOffsetNs)`
-      : `trace time 0 placed ${offsetNs} ns after the first power sample`,
-    `sensor update period ${(periodNs / 1e6).toFixed(1)} ms (${options.sensorPeriodNs !== undefined ? 'given' : estimated !== null ? 'estimated from reading changes' : 'default'})`,
-    'energy by trapezoidal integration of linearly interpolated power over each kernel interval',
-  );
-  const byName = new Map<string, TraceKernel[]>();
-  for (const k of kernels) {
-    const list = byName.get(k.sample.kernelName) ?? [];
-    list.push(k);
-    byName.set(k.sample.kernelName, list);
-  }
-  const out: KernelSample[] = [];
-  let outside = 0;
-  let aggregatedNames = 0;
-  let aggregatedKernels = 0;
-  for (const [name, list] of byName) {
-    const durs = list.map((k) => k.sample.durationNs!).sort((a, b) => a - b);
-    const medianNs = durs[durs.length >> 1]!;
-    const energies = list.map((k) => {
-      const e = integratePower(series, k.startNs + offsetNs, k.startNs + offsetNs + k.sample.durationNs!);
-      if (e === null) {
-        outside++;
-        diagnostics.add('kernel-outside-power-series', { file, message: `row ${k.sample.source.row}: kernel '${name}' lies outside the power series` });
-      }
-      return e;
-    });
-    if (medianNs >= periodNs) {
-      list.forEach((k, i) => {
-        const e = energies[i]!;
-        if (e !== null) {
-          k.sample.energyJ = e;
-          k.sample.powerW = k.sample.durationNs! > 0 ? e / (k.sample.durationNs! / 1e9) : null;
-        }
-        out.push(k.sample);
-      });
-      continue;
-    }
-    let eSum = 0, tSum = 0, n = 0, durAll = 0;
-    list.forEach((k, i) => {
-      durAll += k.sample.durationNs!;
-      const e = energies[i];
-      if (e === null || e === undefined) return;
-      eSum += e;
-      tSum += k.sample.durationNs!;
-      n++;
-    });
-    aggregatedNames++;
-    aggregatedKernels += list.length;
-    const first = list[0]!.sample;
-    out.push({
-      ...first,
-      invocation: null,
-      durationNs: durAll / list.length,
-      powerW: n && tSum > 0 ? eSum / (tSum / 1e9) : null,
-      energyJ: n ? eSum / n : null,
-      extra: { ...first.extra, invocations: list.length, invocationsWithPower: n, aggregated: 'mean over invocations (shorter than the sensor period)' },
-    });
-  }
-  if (aggregatedNames) {
-    notes.push(
-      `${aggregatedKernels} invocations of ${aggregatedNames} kernel names shorter than the sensor period were aggregated by name: one sample each with mean duration, mean energy per invocation and power = Σ energy / Σ time`,
-    );
-  }
-  if (outside) notes.push(`${outside} kernel invocations fall outside the power series: no energy for them`);
-  return out;
 }
 
 export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise<ProfileTable> {

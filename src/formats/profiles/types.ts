@@ -15,6 +15,7 @@ export const PROFILE_FORMATS = [
   'zeus',
   'zeus-profile',
   'accelwattch',
+  'kineto',
   'generic',
 ] as const;
 export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
@@ -45,6 +46,8 @@ export interface ReadProfileOptions {
   gpuIndex?: number;
   /** Sample interval of a dcgmi dmon table (it has no timestamps), ms. Default 1000 (dmon's default). */
   dmonIntervalMs?: number;
+  /** SM clock (MHz) to give samples whose file records none (Kineto); default: the device's default clock. */
+  referenceClockMHz?: number;
 }
 
 export interface ReaderContext {

@@ -1,0 +1,233 @@
+/**
+ * Builds the Chakra nodes of one rank from a linked execution trace + Kineto trace (link.ts), in the structure
+ * Chakra's converter gives (so that tools reading Chakra's PyTorch traces read these), with the changes listed in
+ * DELIBERATE_DIFFERENCES:
+ *
+ * - ids: every ET node in ET id order, each followed by its GPU events in start order, numbered 0, 1, … (Chakra's
+ *   linker numbering); the process root takes its number and is not written.
+ * - host ops: COMP_NODE, is_cpu_op, duration = the Kineto op's exclusive time (0 when Kineto has no such op),
+ *   ctrl_deps = the parent op; rf_id, fw_parent, seq_id, scope, tid, fw_tid, op_schema; IOInfo as Python literals.
+ * - GPU events: COMP_NODE (kernels, memcpy, memset; memcpy/memset with tensor_size = bytes), or COMM_COLL_NODE for
+ *   NCCL collectives (comm_type, comm_size, pg_name when recorded); not is_cpu_op; duration = the Kineto duration;
+ *   ctrl_deps = the launching op; stream.
+ * - data deps, by a depth-first walk from each thread root (children in id order): a host op depends on the host op
+ *   visited before it (and on its inter-thread predecessor); a GPU node on the node visited before it and on the
+ *   previous GPU node of its stream.
+ */
+import { makeAttr, NodeType, CollectiveCommType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
+import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
+import { Diagnostics } from '../../diagnostics.js';
+import { commInfo, isNcclKernel, type CommInfo } from './comm.js';
+import type { GpuLink, LinkResult } from './link.js';
+import { pyRepr } from './pyrepr.js';
+
+/** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
+export const DELIBERATE_DIFFERENCES = [
+  "host ops are matched to Kineto ops per host thread by aligning names in record-function order (or by Record function id); Chakra searched outwards by name over all threads",
+  'the process root node is not written and nothing depends on it (Chakra removed it but kept ctrl_deps on it: dangling dependencies ASTRA-sim refuses)',
+  'CPU-side c10d:: / nccl: ops are host COMP_NODEs (is_cpu_op); only the GPU NCCL kernel is a COMM_COLL_NODE (Chakra made the host ops COMM_COLL_NODEs too, without comm_type, which ASTRA-sim cannot run)',
+  'comm_size is the bytes of the collective\'s input tensors (Chakra 2024-05 added 1 and counted every input, tensor or not); pg_name is written when the trace records one',
+  'GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it (Chakra chained them only within one thread\'s walk)',
+  'an inter-thread dependency is put on the first op of each group, not on every op of it (the thread\'s own chain orders the rest)',
+  'GPU events launched before profiling started (no launch event) are left out and counted; memcpy/memset carry tensor_size (bytes)',
+  'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last before the launch, often a finished child such as aten::empty, or an op of another thread)',
+  'a host op\'s exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)',
+  'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
+];
+
+export interface ConvertedRank {
+  metadata: GlobalMetadata;
+  nodes: ChakraNode[];
+  stats: {
+    nodes: number;
+    hostNodes: number;
+    gpuNodes: number;
+    gpuByKind: Record<KinetoGpuEvent['kind'], number>;
+    collectives: Record<string, number>;
+    /** Σ duration of the GPU compute nodes written (kernels, memcpy, memset; not NCCL collectives), µs. */
+    gpuComputeMicros: number;
+    /** Σ Kineto duration of the same GPU events, ns. */
+    gpuComputeKinetoNs: number;
+    /** Σ Kineto duration of every GPU event written, ns. */
+    gpuKinetoNs: number;
+    dataDeps: number;
+    ctrlDeps: number;
+  };
+  diagnostics: Diagnostics;
+}
+
+const int64 = (name: string, v: number | null) => (v === null ? [] : [makeAttr(name, 'int64_val', BigInt(v))]);
+
+function hostAttrs(n: EtNode): Attribute[] {
+  return [
+    ...int64('rf_id', n.rfId), ...int64('fw_parent', n.fwParent), ...int64('seq_id', n.seqId), ...int64('scope', n.scope),
+    ...int64('tid', n.tid), ...int64('fw_tid', n.fwTid), makeAttr('op_schema', 'string_val', n.opSchema),
+  ];
+}
+
+const micros = (ns: number) => BigInt(Math.round(ns / 1000));
+
+/** GPU duration in whole µs, as duration_micros holds it: nearest, at least 1 for a non-zero duration. */
+export function gpuMicros(ns: number): bigint {
+  return ns > 0 ? BigInt(Math.max(1, Math.round(ns / 1000))) : 0n;
+}
+
+const SIMULATED = new Set<number>([CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST]);
+
+export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult): ConvertedRank {
+  const diagnostics = new Diagnostics();
+  const byId = new Map(et.nodes.map((n) => [n.id, n]));
+  const parentOf = (n: EtNode) => (n.parent !== null && n.parent !== n.id ? byId.get(n.parent) ?? null : null);
+  const abs = (tsNs: number) => BigInt(kineto.baseUs) + BigInt(Math.floor(tsNs / 1000));
+
+  // Numbering: ET id order, each op followed by its GPU events.
+  const sorted = [...et.nodes].sort((a, b) => a.id - b.id);
+  const newId = new Map<number, bigint>();
+  const gpuIds = new Map<GpuLink, bigint>();
+  let next = 0n;
+  for (const n of sorted) {
+    newId.set(n.id, next++);
+    for (const g of link.gpuOf.get(n.id) ?? []) gpuIds.set(g, next++);
+  }
+  for (const g of [...link.unattached].sort((a, b) => a.event.tsNs - b.event.tsNs)) gpuIds.set(g, next++);
+  const written = (n: EtNode) => !ET_PROCESS_ROOT.test(n.name);
+
+  const nodes = new Map<bigint, ChakraNode>();
+  const stats: ConvertedRank['stats'] = {
+    nodes: 0, hostNodes: 0, gpuNodes: 0, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {},
+    gpuComputeMicros: 0, gpuComputeKinetoNs: 0, gpuKinetoNs: 0, dataDeps: 0, ctrlDeps: 0,
+  };
+  let pgPointers = new Set<number>();
+  for (const n of sorted) {
+    if (!written(n)) continue;
+    const op = link.opOf.get(n.id);
+    const p = parentOf(n);
+    const node: ChakraNode = {
+      id: newId.get(n.id)!, name: n.name, type: NodeType.COMP_NODE,
+      ctrlDeps: p && written(p) ? [newId.get(p.id)!] : [], dataDeps: [],
+      startTimeMicros: op ? abs(op.tsNs) : 0n,
+      durationMicros: op ? micros(link.exclusiveNs.get(op) ?? 0) : 0n,
+      inputs: { values: pyRepr(n.inputs.values), shapes: pyRepr(n.inputs.shapes), types: pyRepr(n.inputs.types) },
+      outputs: { values: pyRepr(n.outputs.values), shapes: pyRepr(n.outputs.shapes), types: pyRepr(n.outputs.types) },
+      attrs: [...hostAttrs(n), makeAttr('is_cpu_op', 'bool_val', true)],
+    };
+    nodes.set(node.id, node);
+    stats.hostNodes++;
+    for (const g of link.gpuOf.get(n.id) ?? []) {
+      const info = isNcclKernel(g.event.name) ? commInfo(g.event.name, n, parentOf) : null;
+      if (info?.pgPointer !== null && info?.pgPointer !== undefined) pgPointers.add(info.pgPointer);
+      nodes.set(gpuIds.get(g)!, gpuNode(g, gpuIds.get(g)!, node, n, info));
+    }
+  }
+  for (const g of link.unattached) {
+    const info = isNcclKernel(g.event.name) ? commInfo(g.event.name, null, parentOf) : null;
+    nodes.set(gpuIds.get(g)!, gpuNode(g, gpuIds.get(g)!, null, null, info));
+  }
+
+  function gpuNode(g: GpuLink, id: bigint, host: ChakraNode | null, launcher: EtNode | null, info: CommInfo | null): ChakraNode {
+    const ev = g.event;
+    const attrs: Attribute[] = [...(launcher ? hostAttrs(launcher) : []), makeAttr('is_cpu_op', 'bool_val', false)];
+    if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
+    let type: number = NodeType.COMP_NODE;
+    if (info) {
+      if (info.commType !== null && SIMULATED.has(info.commType) && info.commSizeBytes !== null) {
+        type = NodeType.COMM_COLL_NODE;
+        attrs.push(makeAttr('comm_type', 'int64_val', BigInt(info.commType)), makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)));
+        if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
+        stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
+      } else {
+        const why = info.p2p ? `point-to-point ${info.p2p} (no peer rank recorded)` : info.commType === null ? `collective "${info.collective}" not recognised` : info.commSizeBytes === null ? `collective "${info.collective}" without a recorded tensor size` : `collective "${info.collective}" is not simulated by ASTRA-sim`;
+        diagnostics.add('nccl-kernel-as-compute', { message: `${ev.name.slice(0, 60)}: ${why}; written as a GPU COMP_NODE replayed from its duration` });
+      }
+    }
+    if (type === NodeType.COMP_NODE && (ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0) {
+      attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
+    }
+    stats.gpuNodes++;
+    stats.gpuByKind[ev.kind]++;
+    stats.gpuKinetoNs += ev.durNs;
+    const durationMicros = gpuMicros(ev.durNs);
+    if (type === NodeType.COMP_NODE) {
+      stats.gpuComputeMicros += Number(durationMicros);
+      stats.gpuComputeKinetoNs += ev.durNs;
+    }
+    return {
+      id, name: ev.name, type, ctrlDeps: host ? [host.id] : [], dataDeps: [], startTimeMicros: abs(ev.tsNs), durationMicros,
+      inputs: launcher ? { ...host!.inputs! } : null, outputs: launcher ? { ...host!.outputs! } : null, attrs,
+    };
+  }
+  if (pgPointers.size > 1) {
+    diagnostics.add('process-groups-unnamed', { message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks` });
+  }
+
+  // Data dependencies: depth-first from each thread root (then any op whose parent is missing), children in id order.
+  const children = new Map<number, EtNode[]>();
+  const roots: EtNode[] = [];
+  for (const n of sorted) {
+    if (!written(n)) continue;
+    const p = parentOf(n);
+    if (p && written(p)) {
+      const l = children.get(p.id);
+      if (l) l.push(n);
+      else children.set(p.id, [n]);
+    } else roots.push(n);
+  }
+  roots.sort((a, b) => Number(ET_THREAD_ROOT.test(b.name)) - Number(ET_THREAD_ROOT.test(a.name)) || a.id - b.id);
+  const etIdOfOp = new Map([...link.opOf].map(([id, op]) => [op, id]));
+  const lastInStream = new Map<number | null, bigint>();
+  const addDep = (node: ChakraNode, dep: bigint) => {
+    if (dep !== node.id && !node.dataDeps.includes(dep)) node.dataDeps.push(dep);
+  };
+  // GPU nodes in launch order, for the per-stream chain across threads.
+  for (const root of roots) {
+    let lastHost: bigint | null = null;
+    let lastAny: bigint | null = null;
+    const stack: EtNode[] = [root];
+    while (stack.length) {
+      const n = stack.pop()!;
+      const node = nodes.get(newId.get(n.id)!)!;
+      const op = link.opOf.get(n.id);
+      const other = op ? link.interThread.get(op) : undefined;
+      const otherId = other ? etIdOfOp.get(other) : undefined;
+      if (otherId !== undefined) addDep(node, newId.get(otherId)!);
+      if (lastHost !== null) addDep(node, lastHost);
+      lastHost = node.id;
+      lastAny = node.id;
+      for (const g of link.gpuOf.get(n.id) ?? []) {
+        const gn = nodes.get(gpuIds.get(g)!)!;
+        if (lastAny !== null) addDep(gn, lastAny);
+        lastAny = gn.id;
+      }
+      const kids = children.get(n.id) ?? [];
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+    }
+  }
+  const allGpu = [...gpuIds].sort((a, b) => a[0].event.tsNs - b[0].event.tsNs || a[0].event.index - b[0].event.index);
+  for (const [g, id] of allGpu) {
+    const node = nodes.get(id)!;
+    const prev = lastInStream.get(g.event.stream);
+    if (prev !== undefined) addDep(node, prev);
+    lastInStream.set(g.event.stream, id);
+  }
+
+  const out = [...nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const n of out) {
+    stats.dataDeps += n.dataDeps.length;
+    stats.ctrlDeps += n.ctrlDeps.length;
+  }
+  stats.nodes = out.length;
+  const metadata: GlobalMetadata = {
+    version: '0.0.4',
+    attrs: [
+      makeAttr('schema', 'string_val', et.schema),
+      ...(et.pid !== null ? [makeAttr('pid', 'uint64_val', BigInt(et.pid))] : []),
+      ...(et.time !== null ? [makeAttr('time', 'string_val', et.time)] : []),
+      ...(et.startTs !== null ? [makeAttr('start_ts', 'uint64_val', BigInt(et.startTs))] : []),
+      ...(et.finishTs !== null ? [makeAttr('finish_ts', 'uint64_val', BigInt(et.finishTs))] : []),
+      ...(kineto.distributed?.rank != null ? [makeAttr('rank', 'int64_val', BigInt(kineto.distributed.rank))] : []),
+      makeAttr('converter', 'string_val', 'tracewatt import pytorch'),
+    ],
+  };
+  return { metadata, nodes: out, stats, diagnostics };
+}

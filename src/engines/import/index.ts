@@ -1,0 +1,180 @@
+/**
+ * `import pytorch`: PyTorch execution traces + Kineto traces of the same run (one pair per rank) → Chakra traces
+ * `<out>.<rank>.et`, written through the project's Chakra writer. Pairs are given, or found in a folder (each JSON
+ * file told by its content; an ET paired with the Kineto trace of the same process id, else of the same number in
+ * the file name). The rank of each pair is the Kineto trace's distributedInfo.rank.
+ */
+import { readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { DiagnosticSummary } from '../../diagnostics.js';
+import { InputError, TracewattError } from '../../errors.js';
+import { TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { fileChunks } from '../../formats/json-stream.js';
+import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
+import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
+import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
+import { linkTraces, type LinkStats } from './link.js';
+
+export { linkTraces, alignByName, type LinkResult, type GpuLink } from './link.js';
+export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
+export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
+
+export interface ImportPair {
+  et: string;
+  kineto: string;
+}
+
+export interface ImportOptions {
+  pairs?: ImportPair[];
+  /** A folder holding the ET and Kineto files of every rank. */
+  dir?: string;
+  out: string;
+}
+
+export interface ImportRankResult {
+  rank: number;
+  et: string;
+  kineto: string;
+  etSchema: string;
+  device: string | null;
+  /** ProfilerStep annotations the linked ops fall in ([] when the trace has none). */
+  steps: string[];
+  link: LinkStats;
+  convert: ConvertedRank['stats'];
+  file: string;
+  notes: string[];
+  diagnostics: DiagnosticSummary[];
+}
+
+export interface ImportResult {
+  out: string;
+  ranks: ImportRankResult[];
+  differencesFromChakra: string[];
+}
+
+async function head(file: string, bytes = 64 * 1024): Promise<string> {
+  const parts: Buffer[] = [];
+  let got = 0;
+  for await (const c of fileChunks(file)) {
+    parts.push(c);
+    got += c.length;
+    if (got >= bytes) break;
+  }
+  return Buffer.concat(parts).subarray(0, bytes).toString('utf8');
+}
+
+const trailingNumber = (f: string) => {
+  const m = /(\d+)(?!.*\d)/.exec(path.basename(f).replace(/\.json(\.gz)?$/, '').replace(/\.pt\.trace$/, '').replace(/\.\d{10,}$/, ''));
+  return m ? Number(m[1]) : null;
+};
+
+/** Pairs the ET and Kineto files of a folder: by process id, else by the number in the file name. */
+export async function pairFolder(dir: string): Promise<ImportPair[]> {
+  const names = (await readdir(dir).catch(() => {
+    throw new InputError(`${dir}: cannot read the folder`);
+  })).filter((n) => /\.json(\.gz)?$/.test(n)).sort();
+  const ets: { file: string; pid: number | null }[] = [];
+  const kinetos: { file: string; pid: number | null }[] = [];
+  for (const n of names) {
+    const file = path.join(dir, n);
+    if (!(await stat(file)).isFile()) continue;
+    const h = await head(file);
+    const pid = /"pid"\s*:\s*(\d+)/.exec(h);
+    if (looksLikeKineto(h)) kinetos.push({ file, pid: pid ? Number(pid[1]) : null });
+    else if (looksLikePytorchEt(h)) ets.push({ file, pid: pid ? Number(pid[1]) : null });
+  }
+  if (ets.length === 0 || kinetos.length === 0) {
+    throw new InputError(`${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for each rank`);
+  }
+  const pairs: ImportPair[] = [];
+  const used = new Set<string>();
+  for (const e of ets) {
+    let k = e.pid !== null ? kinetos.find((x) => x.pid === e.pid && !used.has(x.file)) : undefined;
+    if (!k) {
+      const n = trailingNumber(e.file);
+      k = n !== null ? kinetos.find((x) => trailingNumber(x.file) === n && !used.has(x.file)) : undefined;
+    }
+    if (!k) throw new InputError(`${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number`);
+    used.add(k.file);
+    pairs.push({ et: e.file, kineto: k.file });
+  }
+  return pairs;
+}
+
+/** Every dependency names a node of the trace, and data + ctrl deps form no cycle. */
+function checkGraph(file: string, nodes: ChakraNode[]): void {
+  const ids = new Set(nodes.map((n) => n.id));
+  const indeg = new Map<bigint, number>();
+  const users = new Map<bigint, bigint[]>();
+  for (const n of nodes) {
+    const deps = new Set([...n.dataDeps, ...n.ctrlDeps]);
+    for (const d of deps) {
+      if (!ids.has(d)) throw new TracewattError('INTERNAL', `${file}: node ${n.id} depends on absent node ${d} (converter bug)`);
+      const l = users.get(d);
+      if (l) l.push(n.id);
+      else users.set(d, [n.id]);
+    }
+    indeg.set(n.id, deps.size);
+  }
+  const ready = nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
+  let done = 0;
+  while (ready.length) {
+    const id = ready.pop()!;
+    done++;
+    for (const u of users.get(id) ?? []) {
+      const d = indeg.get(u)! - 1;
+      indeg.set(u, d);
+      if (d === 0) ready.push(u);
+    }
+  }
+  if (done !== nodes.length) throw new TracewattError('INTERNAL', `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`);
+}
+
+export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
+  const pairs = o.dir ? await pairFolder(o.dir) : o.pairs ?? [];
+  if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
+  const written: string[] = [];
+  const ranks: ImportRankResult[] = [];
+  const seen = new Map<number, string>();
+  try {
+    for (const [index, pair] of pairs.entries()) {
+      const [et, kineto] = await Promise.all([readExecutionTrace(pair.et), readKinetoTrace(pair.kineto)]);
+      if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
+        throw new InputError(`${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the same run`);
+      }
+      const notes = [...et.notes, ...kineto.notes];
+      let rank = kineto.distributed?.rank ?? null;
+      if (rank === null) {
+        rank = pairs.length === 1 ? 0 : index;
+        notes.push(`${pair.kineto} has no distributedInfo.rank: written as rank ${rank} (its place among the pairs)`);
+      }
+      const prev = seen.get(rank);
+      if (prev) throw new InputError(`rank ${rank} given twice: ${prev} and ${pair.kineto}`);
+      seen.set(rank, pair.kineto);
+      const link = linkTraces(et, kineto);
+      if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
+      const conv = convertRank(et, kineto, link);
+      const file = `${o.out}.${rank}.et`;
+      checkGraph(file, conv.nodes);
+      const w = await TraceWriter.create(file, conv.metadata);
+      try {
+        await w.writeAll(conv.nodes);
+      } catch (e) {
+        await w.abort();
+        throw e;
+      }
+      await w.close();
+      written.push(file);
+      ranks.push({
+        rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
+        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, file,
+        notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
+      });
+    }
+  } catch (e) {
+    await Promise.all(written.map((f) => rm(f, { force: true })));
+    throw e;
+  }
+  ranks.sort((a, b) => a.rank - b.rank);
+  return { out: o.out, ranks, differencesFromChakra: DELIBERATE_DIFFERENCES };
+}

@@ -1,0 +1,302 @@
+/**
+ * Streaming reader for large JSON documents whose bulk is one or two top-level arrays (a Kineto trace's
+ * `traceEvents`, a PyTorch execution trace's `nodes`). The document is scanned in 1 MiB chunks (gzip read
+ * transparently) and cut into the top-level values; the elements of the arrays named in `arrays` are handed over one
+ * at a time as their own text, so memory holds one element, not the document. Each piece is parsed with JSON.parse.
+ *
+ * Why not a streaming JSON library: they tokenise every byte in JavaScript and build values token by token, which
+ * measured 5–15× slower than cutting the text at element boundaries here and letting V8's native JSON.parse build
+ * each element.
+ */
+import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { createGunzip } from 'node:zlib';
+import { FormatError, InputError } from '../errors.js';
+
+export type JsonPiece =
+  | { kind: 'value'; key: string; value: unknown }
+  /** One element of a top-level array named in `arrays`; `text` is its JSON text (parse it or not). */
+  | { kind: 'element'; key: string; index: number; text: string; offset: number };
+
+const CHUNK = 1 << 20;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** Opens a file for reading; a file that cannot be opened is an InputError naming it. */
+export async function openInput(file: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'r');
+  } catch (e) {
+    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+/** True when the file starts with the gzip magic bytes. */
+export async function isGzipFile(file: string): Promise<boolean> {
+  const fh = await openInput(file);
+  try {
+    const b = Buffer.alloc(2);
+    const { bytesRead } = await fh.read(b, 0, 2, 0);
+    return bytesRead === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The file's bytes as a stream of chunks, gunzipped when it is gzip. */
+export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
+  const gz = await isGzipFile(file);
+  const raw = createReadStream(file, { highWaterMark: CHUNK });
+  const stream = gz ? raw.pipe(createGunzip({ chunkSize: CHUNK })) : raw;
+  if (gz) raw.on('error', (e) => stream.destroy(e));
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new InputError(`${file}: cannot read (${code})`);
+    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code?.startsWith('ERR_ZLIB')) {
+      throw new FormatError(file, '', `gzip stream is corrupt or cut short (${(e as Error).message})`);
+    }
+    throw e;
+  } finally {
+    raw.destroy();
+  }
+}
+
+/** States of the top-level scanner. */
+const enum At {
+  Open, // before '{'
+  Key, // expecting a key or '}'
+  Colon,
+  Value, // expecting a value
+  AfterValue, // expecting ',' or '}'
+  ArrayOpen, // inside a streamed array, expecting an element or ']'
+  ArrayAfter, // after an element: ',' or ']'
+  End,
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/**
+ * Yields the top-level members of a JSON object document: values of ordinary keys whole, and the elements of the
+ * keys in `arrays` one by one. Bad JSON is a FormatError naming the byte offset (of the decompressed text).
+ */
+export async function* readJsonPieces(file: string, arrays: ReadonlySet<string>): AsyncGenerator<JsonPiece> {
+  let state: At = At.Open;
+  let key = '';
+  let index = 0;
+  // The value (or key) being collected: pieces of chunks, and the scanner's nesting state inside it.
+  let parts: Buffer[] = [];
+  let collecting = false;
+  let collectingKey = false;
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let startOffset = 0;
+  let base = 0; // offset of the current chunk's first byte
+  const fail = (offset: number, what: string): never => {
+    throw new FormatError(file, `byte ${offset}`, what);
+  };
+  const text = () => {
+    const s = parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8');
+    parts = [];
+    return s;
+  };
+  for await (const chunk of fileChunks(file)) {
+    let i = 0;
+    const n = chunk.length;
+    let from = -1; // start in this chunk of the value being collected
+    if (collecting) from = 0;
+    while (i < n) {
+      if (collecting) {
+        // Scan the value: strings skipped with indexOf, brackets counted outside strings.
+        if (inString) {
+          if (escaped) {
+            escaped = false;
+            i++;
+            continue;
+          }
+          // The next quote ends the string unless an odd run of backslashes stands before it.
+          const q = chunk.indexOf(QUOTE, i);
+          let k = (q < 0 ? n : q) - 1;
+          while (k >= i && chunk[k] === BACKSLASH) k--;
+          const odd = ((q < 0 ? n : q) - 1 - k) % 2 === 1;
+          if (q < 0) {
+            escaped = odd; // a backslash at the chunk's end escapes the next chunk's first byte
+            i = n;
+            continue;
+          }
+          if (odd) {
+            i = q + 1;
+            continue;
+          }
+          i = q + 1;
+          inString = false;
+          if (collectingKey) {
+            parts.push(chunk.subarray(from, i));
+            from = -1;
+            collecting = false;
+            collectingKey = false;
+            const k = JSON.parse(text()) as string;
+            key = k;
+            state = At.Colon;
+          } else if (depth === 0) {
+            parts.push(chunk.subarray(from, i));
+            from = -1;
+            collecting = false;
+            yield* emit();
+          }
+          continue;
+        }
+        const c = chunk[i]!;
+        if (c === QUOTE) {
+          inString = true;
+          i++;
+          continue;
+        }
+        if (c === 0x7b || c === 0x5b) {
+          depth++;
+          i++;
+          continue;
+        }
+        if (c === 0x7d || c === 0x5d) {
+          if (depth === 0) {
+            // The end of a scalar, closed by its container.
+            parts.push(chunk.subarray(from, i));
+            from = -1;
+            collecting = false;
+            yield* emit();
+            continue; // the bracket is read by the outer state
+          }
+          depth--;
+          i++;
+          if (depth === 0) {
+            parts.push(chunk.subarray(from, i));
+            from = -1;
+            collecting = false;
+            yield* emit();
+          }
+          continue;
+        }
+        if (depth === 0 && (c === 0x2c || isSpace(c))) {
+          parts.push(chunk.subarray(from, i));
+          from = -1;
+          collecting = false;
+          yield* emit();
+          continue;
+        }
+        i++;
+        continue;
+      }
+      const c = chunk[i]!;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      switch (state as At) {
+        case At.Open:
+          if (i === 0 && base === 0 && c === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+            i += 3; // BOM
+            continue;
+          }
+          if (c !== 0x7b) fail(base + i, `expected '{' (a JSON object), found '${String.fromCharCode(c)}'`);
+          state = At.Key;
+          i++;
+          break;
+        case At.Key:
+          if (c === 0x7d) {
+            state = At.End;
+            i++;
+            break;
+          }
+          if (c !== QUOTE) fail(base + i, `expected a key, found '${String.fromCharCode(c)}'`);
+          startCollect(i, true);
+          from = i;
+          inString = true;
+          i++;
+          break;
+        case At.Colon:
+          if (c !== 0x3a) fail(base + i, `expected ':' after key "${key}"`);
+          state = At.Value;
+          i++;
+          break;
+        case At.Value:
+          if (c === 0x5b && arrays.has(key)) {
+            state = At.ArrayOpen;
+            index = 0;
+            i++;
+            break;
+          }
+          startCollect(i, false);
+          from = i;
+          break;
+        case At.AfterValue:
+          if (c === 0x2c) state = At.Key;
+          else if (c === 0x7d) state = At.End;
+          else fail(base + i, `expected ',' or '}' after the value of "${key}"`);
+          i++;
+          break;
+        case At.ArrayOpen:
+          if (c === 0x5d && index === 0) {
+            state = At.AfterValue;
+            i++;
+            break;
+          }
+          startCollect(i, false);
+          from = i;
+          break;
+        case At.ArrayAfter:
+          if (c === 0x2c) state = At.ArrayOpen;
+          else if (c === 0x5d) state = At.AfterValue;
+          else fail(base + i, `expected ',' or ']' after element ${index - 1} of "${key}"`);
+          i++;
+          break;
+        case At.End:
+          fail(base + i, 'text after the end of the JSON document');
+      }
+    }
+    if (collecting && from >= 0) parts.push(chunk.subarray(from, n));
+    base += n;
+  }
+  if (collecting || state !== At.End) {
+    fail(base, state === At.Open ? 'empty file (expected a JSON object)' : 'the JSON document ends early (file cut short?)');
+  }
+
+  function startCollect(at: number, isKey: boolean): void {
+    collecting = true;
+    collectingKey = isKey;
+    depth = 0;
+    inString = false;
+    escaped = false;
+    startOffset = base + at;
+    parts = [];
+  }
+
+  function* emit(): Generator<JsonPiece> {
+    const t = text();
+    if (state === At.ArrayOpen) {
+      state = At.ArrayAfter;
+      yield { kind: 'element', key, index: index++, text: t, offset: startOffset };
+      return;
+    }
+    state = At.AfterValue;
+    let value: unknown;
+    try {
+      value = JSON.parse(t);
+    } catch (e) {
+      fail(startOffset, `the value of "${key}" is not valid JSON (${(e as Error).message})`);
+    }
+    yield { kind: 'value', key, value };
+  }
+}
+
+/** Parses one element's text; a FormatError names the array, element and byte offset. */
+export function parseElement(file: string, piece: Extract<JsonPiece, { kind: 'element' }>): unknown {
+  try {
+    return JSON.parse(piece.text);
+  } catch (e) {
+    throw new FormatError(file, `byte ${piece.offset}`, `element ${piece.index} of "${piece.key}" is not valid JSON (${(e as Error).message})`);
+  }
+}

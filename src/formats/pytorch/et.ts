@@ -1,0 +1,158 @@
+/**
+ * PyTorch execution traces (`ExecutionTraceObserver` JSON, `.json` or `.json.gz`), streamed node by node
+ * (json-stream.ts). Two layouts exist:
+ * - schema 1.0.1 (PyTorch ≤ 2.1): flat `parent`, `rf_id`, `fw_parent`, `seq_id`, `scope`, `tid`, `fw_tid`,
+ *   `op_schema`, and `inputs` / `input_shapes` / `input_types` (same for outputs);
+ * - schema 1.0.2-chakra.0.0.4 and later (1.0.3, 1.0.4, 1.1.x): `ctrl_deps` (the parent), `inputs` / `outputs` as
+ *   `{values, shapes, types}`, and the other fields as `attrs: [{name, type, value}]` (where newer PyTorch also puts
+ *   pg_name, pg_desc … on record_param_comms).
+ * The layout is told per node by its keys, so a newer version than those listed reads too (a note says so).
+ */
+import { FormatError } from '../../errors.js';
+import { parseElement, readJsonPieces } from '../json-stream.js';
+
+export interface EtIo {
+  values: unknown[];
+  shapes: unknown[];
+  types: string[];
+}
+
+export interface EtNode {
+  id: number;
+  name: string;
+  /** Parent node id (the caller), null for a root. */
+  parent: number | null;
+  rfId: number | null;
+  fwParent: number | null;
+  seqId: number | null;
+  scope: number | null;
+  tid: number | null;
+  fwTid: number | null;
+  opSchema: string;
+  inputs: EtIo;
+  outputs: EtIo;
+  /** Attributes other than the ones above (newer schemas: pg_name, pg_desc, …), by name. */
+  attrs: Record<string, unknown>;
+}
+
+export interface EtTrace {
+  file: string;
+  schema: string;
+  pid: number | null;
+  time: string | null;
+  startTs: number | null;
+  finishTs: number | null;
+  nodes: EtNode[];
+  /** Other top-level keys as read (distributedInfo when present, …). */
+  meta: Record<string, unknown>;
+  notes: string[];
+}
+
+/** Schemas whose layout tracewatt was written against. */
+export const KNOWN_ET_SCHEMAS = ['1.0.1', '1.0.2-chakra.0.0.4', '1.0.3-chakra.0.0.4', '1.0.4-chakra.0.0.4', '1.1.0-chakra.0.0.4', '1.1.1-chakra.0.0.4', '1.1.1-chakra.1.0.0'];
+
+/** Names of the process and thread root nodes the observer adds (older traces say execution_graph). */
+export const ET_PROCESS_ROOT = /^\[pytorch\|profiler\|execution_(trace|graph)\|process\]$/;
+export const ET_THREAD_ROOT = /^\[pytorch\|profiler\|execution_(trace|graph)\|thread\]$/;
+
+const NAMED_ATTRS = new Set(['rf_id', 'fw_parent', 'seq_id', 'scope', 'tid', 'fw_tid', 'op_schema']);
+
+/** True when the first 64 KB of text look like a PyTorch execution trace. */
+export function looksLikePytorchEt(head: string): boolean {
+  const t = head.trimStart();
+  return t.startsWith('{') && /"schema"\s*:\s*"\d+\.\d+/.test(t) && /"nodes"\s*:/.test(t);
+}
+
+type Raw = Record<string, unknown>;
+
+function int(file: string, at: string, v: unknown, what: string, nullable: boolean): number | null {
+  if (v === undefined || v === null) {
+    if (nullable) return null;
+    throw new FormatError(file, at, `missing ${what}`);
+  }
+  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new FormatError(file, at, `${what} must be an integer below 2^53, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function io(values: unknown, shapes: unknown, types: unknown): EtIo {
+  return {
+    values: Array.isArray(values) ? values : [],
+    shapes: Array.isArray(shapes) ? shapes : [],
+    types: Array.isArray(types) ? types.map(String) : [],
+  };
+}
+
+function parseNode(file: string, raw: Raw, at: string): EtNode {
+  const id = int(file, at, raw.id, 'node id', false)!;
+  const where = `${at} (node ${id})`;
+  const name = typeof raw.name === 'string' ? raw.name : '';
+  let fields: Raw;
+  let inputs: EtIo;
+  let outputs: EtIo;
+  const attrs: Record<string, unknown> = {};
+  let parent: unknown;
+  if (Array.isArray(raw.attrs) || (raw.inputs && !Array.isArray(raw.inputs))) {
+    fields = {};
+    for (const a of (raw.attrs ?? []) as Raw[]) {
+      if (!a || typeof a.name !== 'string') continue;
+      if (NAMED_ATTRS.has(a.name)) fields[a.name] = a.value;
+      else attrs[a.name] = a.value;
+    }
+    parent = raw.ctrl_deps ?? raw.parent;
+    const i = (raw.inputs ?? {}) as Raw;
+    const o = (raw.outputs ?? {}) as Raw;
+    inputs = io(i.values, i.shapes, i.types);
+    outputs = io(o.values, o.shapes, o.types);
+    for (const [k, v] of Object.entries(raw)) if (!['id', 'name', 'ctrl_deps', 'parent', 'inputs', 'outputs', 'attrs'].includes(k)) attrs[k] = v;
+  } else {
+    fields = raw;
+    parent = raw.parent;
+    inputs = io(raw.inputs, raw.input_shapes, raw.input_types);
+    outputs = io(raw.outputs, raw.output_shapes, raw.output_types);
+  }
+  const p = int(file, where, Array.isArray(parent) ? parent[0] : parent, 'parent', true);
+  return {
+    id, name, parent: p,
+    rfId: int(file, where, fields.rf_id, 'rf_id', true),
+    fwParent: int(file, where, fields.fw_parent, 'fw_parent', true),
+    seqId: int(file, where, fields.seq_id, 'seq_id', true),
+    scope: int(file, where, fields.scope, 'scope', true),
+    tid: int(file, where, fields.tid, 'tid', true),
+    fwTid: int(file, where, fields.fw_tid, 'fw_tid', true),
+    opSchema: typeof fields.op_schema === 'string' ? fields.op_schema : '',
+    inputs, outputs, attrs,
+  };
+}
+
+/** Reads an execution trace. Bad JSON or a node without an integer id is a FormatError naming the byte offset. */
+export async function readExecutionTrace(file: string): Promise<EtTrace> {
+  const et: EtTrace = { file, schema: '', pid: null, time: null, startTs: null, finishTs: null, nodes: [], meta: {}, notes: [] };
+  let sawNodes = false;
+  const ids = new Set<number>();
+  for await (const piece of readJsonPieces(file, new Set(['nodes']))) {
+    if (piece.kind === 'value') {
+      const v = piece.value;
+      if (piece.key === 'schema') et.schema = String(v);
+      else if (piece.key === 'pid' && typeof v === 'number') et.pid = v;
+      else if (piece.key === 'time' && typeof v === 'string') et.time = v;
+      else if (piece.key === 'start_ts' && typeof v === 'number') et.startTs = v;
+      else if (piece.key === 'finish_ts' && typeof v === 'number') et.finishTs = v;
+      else et.meta[piece.key] = v;
+      continue;
+    }
+    sawNodes = true;
+    const raw = parseElement(file, piece);
+    const at = `byte ${piece.offset}, node ${piece.index}`;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatError(file, at, 'a node must be a JSON object');
+    const node = parseNode(file, raw as Raw, at);
+    if (ids.has(node.id)) throw new FormatError(file, at, `node id ${node.id} appears twice`);
+    ids.add(node.id);
+    et.nodes.push(node);
+  }
+  if (!sawNodes) throw new FormatError(file, '', 'no "nodes" array: not a PyTorch execution trace');
+  if (!et.schema) et.notes.push('no "schema" key: read by the node layout');
+  else if (!KNOWN_ET_SCHEMAS.includes(et.schema)) {
+    et.notes.push(`schema ${et.schema} is not one tracewatt was written against (${KNOWN_ET_SCHEMAS.join(', ')}); read by its node layout`);
+  }
+  return et;
+}
