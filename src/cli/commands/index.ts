@@ -10,12 +10,12 @@ import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
-import { sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
+import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, generateLlmCommand, reportCommand,
-  sweepNetworkCommand, sweepGpuCommand, caseStudyCommand,
+  sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand,
 ];

@@ -6,7 +6,7 @@
  * 1 cycle = 1 ns. The spdlog prefix (`[date] [logger] [level]`) and every other line are ignored; a line that
  * starts like one of these but does not parse is a FormatError naming the line.
  */
-import { readFile } from 'node:fs/promises';
+import { readTextFile } from '../text-file.js';
 import { FormatError, InputError } from '../../errors.js';
 
 /** One rank's figures as ASTRA-sim printed them (ns). Statistics are undefined when the log has none for it. */
@@ -107,13 +107,7 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
 }
 
 export async function loadAstraSimLog(file: string): Promise<AstraSimLog> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  return parseAstraSimLog(file, text);
+  return parseAstraSimLog(file, await readTextFile(file));
 }
 
 /**
