@@ -5,6 +5,7 @@ import { annotateCommand } from './annotate.js';
 import { calibrateCommand } from './calibrate.js';
 import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
+import { energyCommand } from './energy.js';
 import { generateLlmCommand } from './generate.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
@@ -16,6 +17,6 @@ import { validateCommand } from './validate.js';
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
-  annotateCommand, replayCommand, generateLlmCommand, reportCommand,
+  annotateCommand, replayCommand, energyCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand,
 ];

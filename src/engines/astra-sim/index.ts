@@ -1,0 +1,2 @@
+/** Hand-off to and from ASTRA-sim: energy from the times it printed. */
+export { energyFromAstraSimLog, type EnergyFromLogInput } from './energy.js';
