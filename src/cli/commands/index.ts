@@ -6,6 +6,7 @@ import { calibrateCommand } from './calibrate.js';
 import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
 import { energyCommand } from './energy.js';
+import { exportAstraSimCommand } from './export.js';
 import { generateLlmCommand } from './generate.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
@@ -17,6 +18,6 @@ import { validateCommand } from './validate.js';
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
-  annotateCommand, replayCommand, energyCommand, generateLlmCommand, reportCommand,
+  annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand,
 ];
