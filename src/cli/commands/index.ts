@@ -5,18 +5,20 @@ import { annotateCommand } from './annotate.js';
 import { calibrateCommand } from './calibrate.js';
 import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
+import { energyCommand } from './energy.js';
+import { exportAstraSimCommand } from './export.js';
 import { generateLlmCommand } from './generate.js';
 import { importPytorchCommand } from './import.js';
 import { inspectCommand } from './inspect.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
-import { sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
+import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand, importPytorchCommand,
   calibrateCommand, predictCommand, accuracyCommand,
-  annotateCommand, replayCommand, generateLlmCommand, reportCommand,
-  sweepNetworkCommand, sweepGpuCommand, caseStudyCommand,
+  annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
+  sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand,
 ];

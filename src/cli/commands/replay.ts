@@ -1,8 +1,8 @@
 /** `tracewatt replay`: replay all ranks on an ASTRA-sim-described cluster and report time and energy. */
 import { toJson } from '../../core/json.js';
-import { DEFAULT_POWER_PRESET, POWER_PRESETS, replayFiles } from '../../engines/replay/index.js';
+import { DEFAULT_POWER_PRESET, POWER_PRESETS, replayFiles, type ReplayResult } from '../../engines/replay/index.js';
 import { replayRanks, replayText } from '../../report/text.js';
-import type { CommandSpec } from '../command.js';
+import type { CommandIO, CommandSpec } from '../command.js';
 import { int, rowsText, str } from '../io.js';
 
 export const replayCommand: CommandSpec = {
@@ -29,12 +29,17 @@ export const replayCommand: CommandSpec = {
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim', windowNodes: int(opts, 'window'),
       label: str(opts, 'label'), timeline: str(opts, 'timeline'),
     });
-    if (opts.json) io.out(toJson(res) + '\n');
-    else if (opts.csv) {
-      const t = replayRanks(res);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(replayText(res));
-    for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    printReplayResult(res, opts, io);
     return 0;
   },
 };
+
+/** A replay result as JSON, CSV rows or the text tables, and its diagnostics as warnings (replay, energy). */
+export function printReplayResult(res: ReplayResult, opts: Record<string, unknown>, io: CommandIO): void {
+  if (opts.json) io.out(toJson(res) + '\n');
+  else if (opts.csv) {
+    const t = replayRanks(res);
+    io.out(rowsText(opts, t.columns, t.rows));
+  } else io.out(replayText(res));
+  for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+}

@@ -1,11 +1,16 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
 import { Diagnostics } from '../../diagnostics.js';
 import { toJson } from '../../core/json.js';
-import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS } from '../../engines/replay/index.js';
-import { loadVfCurve, parseSelector, sweepGpu, sweepNetwork } from '../../engines/studies/index.js';
+import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS, presetPath } from '../../engines/replay/index.js';
+import {
+  DEFAULT_SERDES_VF_CURVE, gpuSweepPoints, gpuSweepRecord, inputDigests, loadVfCurve, makePartial, networkSweepPoints, networkSweepRecord,
+  mergeSweepFiles, parseSelector, parseShard, shardIndices, sweepClocks, type GpuClockSweepRecord, type GpuSweepRecordOptions, type NetworkSweepRecord,
+  type NetworkSweepRecordOptions, type Shard, type SweepKind,
+} from '../../engines/studies/index.js';
+import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
-import type { CommandIO, CommandSpec } from '../command.js';
+import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
 import { int, rangeList, rowsText, num, str } from '../io.js';
 
 /** Progress on a terminal's stderr. */
@@ -16,6 +21,36 @@ export function progress(io: CommandIO, what: string) {
 }
 
 const DEFAULT_SCALES = '0.5:1.0:0.05';
+
+/** Options every sweep has for running as shards (a job array) and writing its JSON to a file. */
+const SHARD_OPTIONS: OptionSpec[] = [
+  { name: 'shard', value: 'i/N', description: 'compute only shard i of N (every N-th point, from point i) and write a partial result for `tracewatt merge`' },
+  { name: 'out', value: 'file', description: 'write the JSON (the record, or the partial with --shard) to this file, atomically' },
+];
+
+/** A sweep's record as JSON, CSV or text; with --out also as JSON in that file. */
+export async function printSweepRecord(record: NetworkSweepRecord | GpuClockSweepRecord, opts: Record<string, unknown>, io: CommandIO): Promise<void> {
+  const out = str(opts, 'out');
+  if (out) await writeFileAtomic(out, toJson(record) + '\n');
+  const network = record.kind === 'network-sweep';
+  if (opts.json) io.out(toJson(record) + '\n');
+  else if (opts.csv) {
+    const t = network ? networkSweepRows(record) : gpuSweepRows(record);
+    io.out(rowsText(opts, t.columns, t.rows));
+  } else io.out(network ? networkSweepText(record) : gpuSweepText(record));
+}
+
+/** Writes a shard's partial result (to --out, or stdout). */
+async function writePartial<P>(sweep: SweepKind, shard: Shard, identity: { inputs: Record<string, string>; options: object }, indices: number[], total: number, points: P[], opts: Record<string, unknown>, io: CommandIO): Promise<void> {
+  const partial = makePartial(sweep, shard, { inputs: identity.inputs, options: { ...identity.options } }, total, indices.map((index, i) => ({ index, point: points[i] })));
+  const out = str(opts, 'out');
+  if (!out) {
+    io.out(toJson(partial) + '\n');
+    return;
+  }
+  await writeFileAtomic(out, toJson(partial) + '\n');
+  io.out(opts.json ? toJson({ out, shard, points: indices.length, totalPoints: total }) + '\n' : `wrote ${out}: shard ${shard.index}/${shard.count}, ${indices.length} of ${total} points\n`);
+}
 const DEFAULT_CLOCKS = '210:1980:15';
 
 export const sweepNetworkCommand: CommandSpec = {
@@ -34,6 +69,7 @@ export const sweepNetworkCommand: CommandSpec = {
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
     { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
     { name: 'csv', description: 'print one CSV row per scale' },
+    ...SHARD_OPTIONS,
   ],
   example: 'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
@@ -43,24 +79,36 @@ export const sweepNetworkCommand: CommandSpec = {
       { system: String(opts.system), network: String(opts.network), memory: str(opts, 'memory'), commGroup: str(opts, 'commGroup'), power: str(opts, 'power') },
       diagnostics,
     );
-    const vfCurve = str(opts, 'vfCurve');
-    const res = await sweepNetwork({
-      label: `${args[0]} on ${String(opts.network)}: dimension ${dimension} DVFS`,
-      trace: { kind: 'files', trace: args[0] },
+    const vfFile = str(opts, 'vfCurve');
+    const vfCurve = vfFile ? await loadVfCurve(vfFile) : undefined;
+    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
+    const record: NetworkSweepRecordOptions = {
+      label: `${args[0]} on ${String(opts.network)}: dimension ${dimension} DVFS`, dimension, vfCurve: (vfCurve ?? DEFAULT_SERDES_VF_CURVE).name,
+    };
+    const scales = rangeList(opts, 'scale', DEFAULT_SCALES);
+    const input = {
+      label: record.label,
+      trace: { kind: 'files' as const, trace: args[0] },
       ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' as const : 'astra-sim' as const,
       dimension,
-      scales: rangeList(opts, 'scale', DEFAULT_SCALES),
-      vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined,
+      scales,
+      vfCurve,
       threads: int(opts, 'threads'),
       onPoint: progress(io, 'replaying scales'),
-    });
-    if (opts.json) io.out(toJson(res.record) + '\n');
-    else if (opts.csv) {
-      const t = networkSweepRows(res.record);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(networkSweepText(res.record));
-    const diags = [...diagnostics.summary(), ...(res.replays[0]?.diagnostics ?? [])];
+    };
+    const indices = shard ? shardIndices(scales.length, shard) : undefined;
+    const run = await networkSweepPoints(input, indices);
+    if (shard) {
+      const inputs = await inputDigests({
+        system: cluster.system.file, network: cluster.network.file, memory: cluster.memory?.file, commGroup: cluster.commGroups?.file,
+        power: cluster.power.file, vfCurve: vfFile,
+      }, args[0]);
+      await writePartial('network', shard, { inputs, options: { ...record, scales: run.scales, bandwidthUnit: input.bandwidthUnit } }, indices!, run.scales.length, run.points, opts, io);
+    } else {
+      await printSweepRecord(networkSweepRecord(record.label, dimension, record.vfCurve, run.points), opts, io);
+    }
+    const diags = [...diagnostics.summary(), ...(run.replays[0]?.diagnostics ?? [])];
     for (const d of diags) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
     return 0;
   },
@@ -86,6 +134,7 @@ export const sweepGpuCommand: CommandSpec = {
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
     { name: 'threads', value: 'n', description: 'worker threads (default: available cores)' },
     { name: 'csv', description: 'print one CSV row per clock' },
+    ...SHARD_OPTIONS,
   ],
   example: 'tracewatt sweep gpu traces/mine/t --calibration calibration/rtx8000.json --profile rtx8000-dvfs-real-profile.csv --frequencies 705:1710:15 --system sys.json --network net.yml --select max-slowdown:5',
   async run(args, opts, io) {
@@ -95,28 +144,59 @@ export const sweepGpuCommand: CommandSpec = {
       diagnostics,
     );
     const powerPreset = str(opts, 'powerPreset');
-    const res = await sweepGpu({
-      label: `${args[0]}: SM clock sweep`,
+    const selectors = ((opts.select as unknown[] | undefined) ?? []).map(String);
+    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
+    const record: GpuSweepRecordOptions = { label: `${args[0]}: SM clock sweep`, selectors };
+    const profiles = ((opts.profile as unknown[] | undefined) ?? []).map(String);
+    const input = {
+      label: record.label,
       trace: args[0],
       calibration: String(opts.calibration),
-      profiles: ((opts.profile as unknown[] | undefined) ?? []).map(String),
+      profiles,
       profileFormat: str(opts, 'format') as ProfileFormat | undefined,
       frequenciesMHz: rangeList(opts, 'frequencies', DEFAULT_CLOCKS),
       referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
       power: powerPreset ? { preset: powerPreset } : undefined,
       ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' as const : 'astra-sim' as const,
       workDir: str(opts, 'keep'),
-      selectors: ((opts.select as unknown[] | undefined) ?? []).map((t) => parseSelector(String(t))),
+      selectors: selectors.map((t) => parseSelector(t)),
       threads: int(opts, 'threads'),
       onPoint: progress(io, 'replaying clocks'),
-    });
-    if (opts.json) io.out(toJson(res.record) + '\n');
-    else if (opts.csv) {
-      const t = gpuSweepRows(res.record);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(gpuSweepText(res.record));
-    for (const d of [...diagnostics.summary(), ...res.annotate.diagnostics]) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    };
+    const clocks = sweepClocks(input.frequenciesMHz);
+    const indices = shard ? shardIndices(clocks.length, shard) : undefined;
+    const run = await gpuSweepPoints(input, indices);
+    if (shard) {
+      const presetFile = powerPreset && (POWER_PRESETS as readonly string[]).includes(powerPreset) ? presetPath(powerPreset) : powerPreset;
+      const inputs = await inputDigests({
+        system: cluster.system.file, network: cluster.network.file, memory: cluster.memory?.file, commGroup: cluster.commGroups?.file,
+        calibration: input.calibration, profile: profiles, powerPreset: presetFile,
+      }, args[0]);
+      const options = {
+        ...record, frequenciesMHz: clocks, referenceClockMHz: input.referenceClockMHz ?? null, profileFormat: input.profileFormat ?? null,
+        bandwidthUnit: input.bandwidthUnit,
+      };
+      await writePartial('gpu', shard, { inputs, options }, indices!, clocks.length, run.points, opts, io);
+    } else {
+      await printSweepRecord(gpuSweepRecord(record.label, run.points, input.selectors), opts, io);
+    }
+    for (const d of [...diagnostics.summary(), ...run.annotate.diagnostics]) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    return 0;
+  },
+};
+
+export const mergeCommand: CommandSpec = {
+  name: 'merge',
+  summary: 'merge the partial results of a sharded sweep (sweep … --shard i/N) into the record the unsharded sweep gives',
+  args: [{ name: 'partials', description: 'the partial results JSON of every shard, in any order', variadic: true }],
+  options: [
+    { name: 'out', value: 'file', description: 'also write the record JSON to this file, atomically' },
+    { name: 'csv', description: 'print one CSV row per point' },
+  ],
+  example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out sweep-network.json',
+  async run(args, opts, io) {
+    await printSweepRecord(await mergeSweepFiles(args), opts, io);
     return 0;
   },
 };

@@ -27,7 +27,8 @@ import { CollectiveModel } from './collective.js';
 import { MinHeap } from './heap.js';
 import { FinishedIds } from './id-set.js';
 import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
-import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ, type RankResult, type RankSource, type ReplayResult, type ReplaySlice, type Slot } from './types.js';
+import { summarizeRun } from './result.js';
+import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
 
 export interface ReplayOptions {
   system: SystemConfig;
@@ -602,50 +603,14 @@ class Replay {
   // ---------------------------------------------------------------- results
 
   private result(): ReplayResult {
-    const makespanNs = this.ranks.reduce((a, r) => Math.max(a, r.finishNs), 0);
-    const p = this.o.power;
-    const ranks: RankResult[] = this.ranks.map((r) => {
-      const idle = p.gpu.idlePowerW * Math.max(0, makespanNs - r.gpuNs) * 1e-9 + p.networkIdlePowerWPerRank * makespanNs * 1e-9;
-      const energyJ = breakdown(r.computeJ, r.memoryJ, r.networkJ, idle);
-      return {
-        rank: r.rank, file: r.file, finishNs: r.finishNs, exposedCommNs: r.finishNs - r.gpuNs,
-        gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs, remoteMemNs: r.memNs, wallNs: r.wallNs,
-        overlapNs: r.gpuCommNs, bytesSentPerDim: r.bytesSentPerDim, memoryBytes: r.memoryBytes, energyJ, nodes: r.nodes,
-      };
+    return summarizeRun(this.ranks.map((r) => ({
+      rank: r.rank, file: r.file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
+      remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: r.bytesSentPerDim,
+      memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: r.nodes,
+    })), {
+      label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
+      bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
     });
-    const sum = (f: (x: RankResult) => number) => ranks.reduce((a, x) => a + f(x), 0);
-    const energyJ = breakdown(sum((x) => x.energyJ.compute), sum((x) => x.energyJ.memory), sum((x) => x.energyJ.network), sum((x) => x.energyJ.idle));
-    const bytesSentPerDim = this.cluster.dims.map((_, i) => sum((x) => x.bytesSentPerDim[i]));
-    const timeS = {
-      compute: sum((x) => x.gpuComputeNs) * 1e-9,
-      communication: sum((x) => x.commNs) * 1e-9,
-      exposedCommunication: sum((x) => x.exposedCommNs) * 1e-9,
-      overlap: sum((x) => x.overlapNs) * 1e-9,
-      makespan: makespanNs * 1e-9,
-    };
-    const last = ranks.reduce<RankResult | undefined>((a, r) => (a === undefined || r.finishNs > a.finishNs ? r : a), undefined);
-    return {
-      kind: 'replay',
-      schemaVersion: RESULT_SCHEMA_VERSION,
-      label: this.o.label ?? 'replay',
-      makespanNs,
-      energyJ,
-      timeS,
-      exposedCommNs: last?.exposedCommNs ?? 0,
-      overlapShare: timeS.communication > 0 ? timeS.overlap / timeS.communication : 0,
-      ranks,
-      bytesSentPerDim,
-      networkEnergyPerDimJ: bytesSentPerDim.map((b, i) => b * 8 * this.netPj[i] * J_PER_PJ),
-      dimensionNames: this.o.network.dims.map((d, i) => `${p.network[i]?.name ?? `dimension ${i}`} (${d.topology} ${d.npus})`),
-      nodes: sum((x) => x.nodes),
-      events: this.eventCount,
-      settings: {
-        bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim',
-        powerPreset: p.name,
-        networkEnergyConvention: 'bytes each rank injects per dimension × that dimension\'s pJ/bit, counted at the sending rank',
-      },
-      diagnostics: this.diag.summary(),
-    };
   }
 }
 
@@ -677,8 +642,4 @@ function findCycle(nodes: Rec[]): Rec[] | null {
     }
   }
   return null;
-}
-
-function breakdown(compute: number, memory: number, network: number, idle: number): EnergyBreakdownJ {
-  return { compute, memory, network, idle, total: compute + memory + network + idle };
 }

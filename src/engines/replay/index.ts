@@ -1,4 +1,5 @@
 export { replay, type ReplayOptions } from './engine.js';
+export { summarizeRun, rankTotalsOf, type RankTotals, type RunSummaryContext } from './result.js';
 export {
   replayFiles, rankSourcesFromFiles, presetPath, resolvePower, loadClusterConfigs, POWER_PRESETS, DEFAULT_POWER_PRESET,
   type ReplayFilesInput, type ClusterFiles, type ClusterConfigs,

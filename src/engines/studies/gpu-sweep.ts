@@ -61,7 +61,7 @@ export function tradeoffTable(points: readonly OperatingPoint[]): TradeoffRow[] 
 }
 
 /** Builds the sweep record from per-clock results (sorted by clock here). */
-export function gpuSweepRecord(label: string, raw: { clockMHz: number; timeS: number; energyJ: GpuClockPoint['energyJ'] }[], selectors: Selector[] = []): GpuClockSweepRecord {
+export function gpuSweepRecord(label: string, raw: readonly GpuSweepRawPoint[], selectors: Selector[] = []): GpuClockSweepRecord {
   if (raw.length === 0) throw new InputError('the GPU clock sweep has no clocks');
   const sorted = [...raw].sort((a, b) => a.clockMHz - b.clockMHz);
   const ops: OperatingPoint[] = sorted.map((p) => ({ setting: p.clockMHz, timeS: p.timeS, energyJ: p.energyJ.total }));
@@ -77,10 +77,30 @@ export function gpuSweepRecord(label: string, raw: { clockMHz: number; timeS: nu
   };
 }
 
-export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
-  const freqs = [...new Set(input.frequenciesMHz)].sort((a, b) => a - b);
+/** The figures of one clock, before the sweep's record compares the clocks. */
+export interface GpuSweepRawPoint {
+  clockMHz: number;
+  timeS: number;
+  energyJ: GpuClockPoint['energyJ'];
+}
+
+/** The sweep's clocks, sorted and checked. */
+export function sweepClocks(frequenciesMHz: readonly number[]): number[] {
+  const freqs = [...new Set(frequenciesMHz)].sort((a, b) => a - b);
   if (freqs.length === 0) throw new InputError('--frequencies gives no clocks');
   for (const f of freqs) if (!(f > 0) || !Number.isFinite(f)) throw new InputError(`clock ${f} MHz must be a positive number`);
+  return freqs;
+}
+
+/**
+ * Annotates and replays the clocks at `indices` of the sweep's sorted clocks (default: all); a shard of a sharded
+ * sweep computes every N-th clock.
+ */
+export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly number[]): Promise<{
+  clocks: number[]; points: GpuSweepRawPoint[]; annotate: AnnotateResult; parallelism: PoolRun['parallelism'];
+}> {
+  const clocks = sweepClocks(input.frequenciesMHz);
+  const freqs = (indices ?? clocks.map((_, i) => i)).map((i) => clocks[i]);
   const dir = input.workDir ?? await mkdtemp(path.join(os.tmpdir(), 'tracewatt-sweep-gpu-'));
   try {
     const annotate = await annotateTrace({
@@ -100,9 +120,14 @@ export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
     }
     let done = 0;
     const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
-    const raw = run.results.map((r, i) => ({ clockMHz: annotate.outputs[i].frequencyMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ }));
-    return { record: gpuSweepRecord(input.label, raw, input.selectors), annotate, parallelism: run.parallelism };
+    const points = run.results.map((r, i) => ({ clockMHz: annotate.outputs[i].frequencyMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ }));
+    return { clocks, points, annotate, parallelism: run.parallelism };
   } finally {
     if (!input.workDir) await rm(dir, { recursive: true, force: true });
   }
+}
+
+export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
+  const run = await gpuSweepPoints(input);
+  return { record: gpuSweepRecord(input.label, run.points, input.selectors), annotate: run.annotate, parallelism: run.parallelism };
 }

@@ -6,6 +6,14 @@ export { dominates, markDominated, paretoFront, marginal, type TimeEnergy, type 
 export { minimumEnergy, minimumTime, maxSlowdown, energyTimeCost, parseSelector, type Selector, type OperatingPoint } from './selectors.js';
 export { runPoint, llmSources, type PointTask, type TraceSpec, type LlmTraceOptions } from './replay-point.js';
 export { runPoints, type PoolOptions, type PoolRun } from './pool.js';
-export { sweepNetwork, scaledConfigs, type NetworkSweepInput, type NetworkSweepOutput } from './network-sweep.js';
+export {
+  sweepNetwork, networkSweepPoints, networkSweepRecord, scaledConfigs, type NetworkSweepInput, type NetworkSweepOutput, type NetworkSweepBasePoint,
+} from './network-sweep.js';
 export { runCaseStudy, CASE_STUDY_DEFAULTS, type CaseStudyOptions, type CaseStudyOutput } from './case-study.js';
-export { sweepGpu, gpuSweepRecord, tradeoffTable, type GpuSweepInput, type GpuSweepOutput } from './gpu-sweep.js';
+export {
+  sweepGpu, gpuSweepPoints, gpuSweepRecord, sweepClocks, tradeoffTable, type GpuSweepInput, type GpuSweepOutput, type GpuSweepRawPoint,
+} from './gpu-sweep.js';
+export {
+  parseShard, shardIndices, inputDigests, makePartial, checkPartial, mergePartials, type Shard, type SweepIdentity, type SweepKind, type SweepPartial,
+} from './shard.js';
+export { loadPartial, mergeSweepFiles, type NetworkSweepRecordOptions, type GpuSweepRecordOptions } from './merge.js';

@@ -59,34 +59,54 @@ export function checkSweepInput(network: NetworkConfig, power: PowerConfig, dime
   return sorted;
 }
 
-export async function sweepNetwork(input: NetworkSweepInput): Promise<NetworkSweepOutput> {
+/** A sweep point before it is compared with its neighbours. */
+export type NetworkSweepBasePoint = Omit<NetworkSweepPoint, 'marginal' | 'dominated'>;
+
+/**
+ * Replays the points of the sweep at `indices` of its sorted scales (default: all); a shard of a sharded sweep
+ * computes every N-th point.
+ */
+export async function networkSweepPoints(input: NetworkSweepInput, indices?: readonly number[]): Promise<{
+  scales: number[]; points: NetworkSweepBasePoint[]; replays: ReplayResult[]; parallelism: PoolRun['parallelism'];
+}> {
   const curve = input.vfCurve ?? DEFAULT_SERDES_VF_CURVE;
   const scales = checkSweepInput(input.network, input.power, input.dimension, input.scales, curve);
-  const configs = scales.map((s) => scaledConfigs(input.network, input.power, input.dimension, s, curve));
+  const picked = (indices ?? scales.map((_, i) => i)).map((i) => scales[i]);
+  const configs = picked.map((s) => scaledConfigs(input.network, input.power, input.dimension, s, curve));
   const tasks: PointTask[] = configs.map((c) => ({
     trace: input.trace, system: input.system, network: c.network, power: c.power, memory: input.memory,
     commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit, windowNodes: input.windowNodes,
   }));
   let done = 0;
   const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
-  const base: Omit<NetworkSweepPoint, 'marginal' | 'dominated'>[] = run.results.map((res, i) => ({
-    scale: scales[i],
+  const points = run.results.map((res, i) => ({
+    scale: picked[i],
     bandwidthGBps: configs[i].network.dims[input.dimension].bandwidthGBps,
     energyPerBitPJ: configs[i].power.network[input.dimension].energyPjPerBit,
-    voltageRatio: voltageRatio(curve, scales[i]),
+    voltageRatio: voltageRatio(curve, picked[i]),
     makespanNs: res.makespanNs,
     energyJ: res.energyJ,
     networkByDimensionJ: res.networkEnergyPerDimJ,
   }));
+  return { scales, points, replays: run.results, parallelism: run.parallelism };
+}
+
+/** The sweep record from all its points (sorted by scale): each against its neighbour, dominated ones marked. */
+export function networkSweepRecord(label: string, dimension: number, vfCurve: string, base: readonly NetworkSweepBasePoint[]): NetworkSweepRecord {
   const te = base.map((p) => ({ timeS: p.makespanNs * 1e-9, energyJ: p.energyJ.total }));
   const dominated = markDominated(te);
   const points: NetworkSweepPoint[] = base.map((p, i) => {
     if (i === base.length - 1) return { ...p, marginal: null, dominated: dominated[i] };
     return { ...p, marginal: { fromScale: base[i + 1].scale, ...marginal(te[i], te[i + 1]) }, dominated: dominated[i] };
   });
+  return { kind: 'network-sweep', schemaVersion: 1, label, dimension, points, vfCurve, estimate: true };
+}
+
+export async function sweepNetwork(input: NetworkSweepInput): Promise<NetworkSweepOutput> {
+  const run = await networkSweepPoints(input);
   return {
-    record: { kind: 'network-sweep', schemaVersion: 1, label: input.label, dimension: input.dimension, points, vfCurve: curve.name, estimate: true },
-    replays: run.results,
+    record: networkSweepRecord(input.label, input.dimension, (input.vfCurve ?? DEFAULT_SERDES_VF_CURVE).name, run.points),
+    replays: run.replays,
     parallelism: run.parallelism,
   };
 }

@@ -54,6 +54,11 @@ export class DependencyGraph {
     this.depStart.push(this.depIds.length);
   }
 
+  /** Whether a node with this id has been added. */
+  has(id: bigint): boolean {
+    return this.index.has(id);
+  }
+
   facts(): GraphFacts {
     const n = this.ids.length;
     const facts: GraphFacts = {

@@ -4,3 +4,4 @@ export {
   parseRemoteMemoryConfig, loadRemoteMemoryConfig, parseCommGroupConfig, loadCommGroupConfig,
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
+export { parseAstraSimLog, loadAstraSimLog, ranksOfLog, type AstraSimLog, type AstraRankLog, type AstraRankStats } from './log.js';

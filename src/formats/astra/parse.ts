@@ -4,7 +4,7 @@
  * Keys ASTRA-sim accepts but that do not change the analytical congestion-unaware result are
  * accepted and ignored; keys tracewatt does not know, and settings it does not model, are refused.
  */
-import { readFile } from 'node:fs/promises';
+import { readTextFile } from '../text-file.js';
 import { parse as parseYaml } from 'yaml';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
@@ -14,13 +14,6 @@ import type {
   RemoteMemoryConfig, SystemConfig, TopologyKind,
 } from './types.js';
 
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-}
 
 function parseJson(file: string, text: string): unknown {
   try {
@@ -65,7 +58,7 @@ export function parseNetworkConfig(file: string, text: string): NetworkConfig {
 }
 
 export async function loadNetworkConfig(file: string): Promise<NetworkConfig> {
-  return parseNetworkConfig(file, await readText(file));
+  return parseNetworkConfig(file, await readTextFile(file));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -130,7 +123,7 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
 }
 
 export async function loadSystemConfig(file: string, diagnostics?: Diagnostics): Promise<SystemConfig> {
-  return parseSystemConfig(file, await readText(file), diagnostics);
+  return parseSystemConfig(file, await readTextFile(file), diagnostics);
 }
 
 /**
@@ -176,7 +169,7 @@ export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemor
 }
 
 export async function loadRemoteMemoryConfig(file: string): Promise<RemoteMemoryConfig> {
-  return parseRemoteMemoryConfig(file, await readText(file));
+  return parseRemoteMemoryConfig(file, await readTextFile(file));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -202,7 +195,7 @@ export function parseCommGroupConfig(file: string, text: string, rankCount?: num
 }
 
 export async function loadCommGroupConfig(file: string, rankCount?: number): Promise<CommGroupConfig> {
-  return parseCommGroupConfig(file, await readText(file), rankCount);
+  return parseCommGroupConfig(file, await readTextFile(file), rankCount);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,7 +255,7 @@ function prefixed<T>(file: string, prefix: string, fn: () => T): T {
 }
 
 export async function loadPowerConfig(file: string): Promise<PowerConfig> {
-  return parsePowerConfig(file, await readText(file));
+  return parsePowerConfig(file, await readTextFile(file));
 }
 
 export type { Obj };

@@ -1,0 +1,228 @@
+/**
+ * `export astra-sim`: everything ASTRA-sim needs to run a (annotated) trace, in one folder:
+ *   workload/<name>.<rank>.et   the rank files, read and written through the Chakra reader and writer: a node no
+ *                               repair touches is written back byte for byte (repair.ts lists what is changed)
+ *   system.json, network.yml, memory.json[, comm-group.json]   the configurations (copied as given, once they parse)
+ *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them
+ *   export.json                 what was written and every repair
+ * Each rank is read twice: once for its ids (dangling dependencies, duplicates, cycles), once to repair and write.
+ * On an error every file written so far is removed.
+ */
+import { chmod, rm, rmdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { toJson } from '../../core/json.js';
+import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
+import { InputError } from '../../errors.js';
+import {
+  checkSystemAgainstNetwork, loadCommGroupConfig, loadNetworkConfig, loadRemoteMemoryConfig, loadSystemConfig,
+  type CommGroupConfig, type RemoteMemoryConfig,
+} from '../../formats/astra/index.js';
+import { openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
+import { outputError, writeFileAtomic } from '../../formats/output.js';
+import { readTextFile } from '../../formats/text-file.js';
+import { DependencyGraph } from '../trace/graph.js';
+import { REPAIRS, repairNode, type RepairCode, type RepairContext } from './repair.js';
+import { astraSimCommand, energyCommandLine, runScript, type ExportedFiles } from './run-script.js';
+
+export interface ExportInput {
+  /** <prefix> of <prefix>.<rank>.et files, a directory, or one .et file. */
+  trace: string;
+  /** Folder to write into (created when missing). */
+  out: string;
+  /** Default: <prefix>.system.json beside the trace (as `generate llm` writes it). */
+  system?: string;
+  /** Default: <prefix>.network.yml beside the trace. */
+  network?: string;
+  /** Remote memory JSON; default: NO_MEMORY_EXPANSION. */
+  memory?: string;
+  commGroup?: string;
+  /** comm_size (bytes) for collectives that have none; without it such a trace is refused. */
+  commSizeBytes?: bigint;
+  onRank?: (done: number, total: number) => void;
+}
+
+export interface ExportRepair extends DiagnosticSummary {
+  code: RepairCode;
+  /** What the repair does and why ASTRA-sim needs it. */
+  what: string;
+}
+
+/** What `export astra-sim` wrote (`--json`, and export.json in the folder). */
+export interface AstraSimExport {
+  kind: 'astra-sim-export';
+  schemaVersion: 1;
+  trace: string;
+  out: string;
+  ranks: number;
+  nodes: number;
+  /** Prefix to pass as ASTRA-sim's --workload-configuration. */
+  workload: string;
+  files: ExportedFiles & { export: string };
+  /** Nodes (or files) repaired, by code; empty when every rank file was copied unchanged. */
+  repairs: ExportRepair[];
+  /** Rank files written byte-identical to their input (after decompression of .gz inputs). */
+  unchangedRanks: number;
+  /** Odd but usable input met on the way (reading the traces and configs), counted. */
+  diagnostics: DiagnosticSummary[];
+  /** Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log. */
+  commands: { congestionUnaware: string; congestionAware: string; energy: string };
+}
+
+const DEFAULT_METADATA: GlobalMetadata = { version: '0.0.4', attrs: [] };
+const NO_MEMORY = '{\n  "memory-type": "NO_MEMORY_EXPANSION"\n}\n';
+const RANK_NAME = /^(.*)\.\d+\.et(\.gz)?$/;
+
+/** The trace's name: <name> of <name>.<rank>.et, or of a single <name>.et. */
+function traceName(file: string): string {
+  const base = path.basename(file);
+  return RANK_NAME.exec(base)?.[1] ?? base.replace(/\.et(\.gz)?$/, '');
+}
+
+async function exists(file: string): Promise<boolean> {
+  return (await stat(file).catch(() => null))?.isFile() ?? false;
+}
+
+/** The system and network files: as given, or beside the trace as `generate llm` writes them. */
+async function configPaths(input: ExportInput, first: RankFile): Promise<{ system: string; network: string }> {
+  const prefix = path.join(path.dirname(first.file), traceName(first.file));
+  const pick = async (given: string | undefined, suffix: string, flag: string) => {
+    if (given) return given;
+    const beside = `${prefix}.${suffix}`;
+    if (await exists(beside)) return beside;
+    throw new InputError(`export astra-sim: give ${flag} (no ${beside} beside the trace)`);
+  };
+  return { system: await pick(input.system, 'system.json', '--system'), network: await pick(input.network, 'network.yml', '--network') };
+}
+
+
+/** Pass 1: the rank's ids; duplicates and cycles are refused (ASTRA-sim cannot run them, replay neither). */
+async function rankGraph(file: string, diagnostics: Diagnostics): Promise<DependencyGraph> {
+  const graph = new DependencyGraph();
+  const reader = await openTrace(file, { diagnostics });
+  for await (const batch of reader.batches()) {
+    for (const n of batch) graph.add(n.id, n.dataDeps.filter((d) => d !== n.id), n.ctrlDeps.filter((d) => d !== n.id));
+  }
+  const facts = graph.facts();
+  if (facts.duplicateCount > 0) {
+    throw new InputError(`${file}: node id ${facts.duplicateIds[0]} appears more than once (${facts.duplicateCount} repeated id(s)); ASTRA-sim cannot tell the nodes apart`);
+  }
+  if (facts.nodesInCycles > 0) {
+    throw new InputError(`${file}: ${facts.nodesInCycles} node(s) can never run: dependency cycle ${facts.cycleSample.join(' → ')} → ${facts.cycleSample[0]}`);
+  }
+  return graph;
+}
+
+/** Pass 2: repairs and writes one rank; returns its node count and whether anything changed. */
+async function writeRank(
+  rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, written: string[],
+): Promise<{ nodes: number; changed: boolean }> {
+  const graph = await rankGraph(rf.file, diagnostics);
+  const reader = await openTrace(rf.file);
+  const before = ctx.repairs.summary().reduce((a, d) => a + d.count, 0);
+  if (!reader.metadata) {
+    ctx.repairs.add('metadata-added', { file: rf.file, message: `${rf.file}: no GlobalMetadata frame; one (version ${DEFAULT_METADATA.version}) added before the first node` });
+  }
+  const c: RepairContext = { ...ctx, file: rf.file, rank: rf.rank, hasNode: (id) => graph.has(id) };
+  let writer: TraceWriter;
+  try {
+    writer = await TraceWriter.create(outFile, reader.metadata ?? DEFAULT_METADATA, { gzip: false });
+  } catch (e) {
+    throw outputError(outFile, e);
+  }
+  let nodes = 0;
+  try {
+    for await (const batch of reader.batches()) {
+      for (const n of batch) {
+        repairNode(c, n);
+        nodes++;
+        const p = writer.write(n);
+        if (p) await p;
+      }
+    }
+  } catch (e) {
+    await writer.abort();
+    throw outputError(outFile, e);
+  }
+  await writer.close().catch(async (e: unknown) => {
+    await writer.abort();
+    throw outputError(outFile, e);
+  });
+  written.push(outFile);
+  const after = ctx.repairs.summary().reduce((a, d) => a + d.count, 0);
+  return { nodes, changed: after !== before };
+}
+
+export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport> {
+  const rankFiles = await resolveRankFiles(input.trace);
+  const paths = await configPaths(input, rankFiles[0]);
+  const texts = { system: await readTextFile(paths.system), network: await readTextFile(paths.network) };
+  // Parsed to refuse what ASTRA-sim or replay would not run; written as given.
+  const diagnostics = new Diagnostics();
+  const system = await loadSystemConfig(paths.system, diagnostics);
+  const network = await loadNetworkConfig(paths.network);
+  checkSystemAgainstNetwork(system, network, diagnostics);
+  const npus = network.dims.reduce((a, d) => a * d.npus, 1);
+  if (rankFiles.length !== npus) {
+    throw new InputError(`${input.trace} has ${rankFiles.length} rank file(s) but ${paths.network} describes ${npus} NPUs: give one <prefix>.<rank>.et per NPU`);
+  }
+  rankFiles.forEach((f, i) => {
+    if (f.rank !== i) throw new InputError(`rank files must be numbered 0..${rankFiles.length - 1}; rank ${i} is missing (found ${f.file} as rank ${f.rank})`);
+  });
+  const memory: RemoteMemoryConfig | undefined = input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined;
+  const commGroups: CommGroupConfig | undefined = input.commGroup ? await loadCommGroupConfig(input.commGroup, npus) : undefined;
+
+  const name = traceName(rankFiles[0].file);
+  const out = input.out;
+  const files: ExportedFiles = {
+    workload: path.join(out, 'workload', name),
+    system: path.join(out, 'system.json'),
+    network: path.join(out, 'network.yml'),
+    memory: path.join(out, 'memory.json'),
+    commGroup: commGroups ? path.join(out, 'comm-group.json') : undefined,
+    runScript: path.join(out, 'run.sh'),
+  };
+  const repairs = new Diagnostics(5);
+  const written: string[] = [];
+  // Folders this export creates are removed again when it fails (if nothing else was put in them).
+  const created = [];
+  for (const dir of [out, path.dirname(files.workload)]) if (!(await stat(dir).catch(() => null))) created.push(dir);
+  try {
+    let nodes = 0;
+    let unchangedRanks = 0;
+    for (const rf of rankFiles) {
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, { dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs }, diagnostics, written);
+      nodes += r.nodes;
+      if (!r.changed) unchangedRanks++;
+      input.onRank?.(rf.rank + 1, rankFiles.length);
+    }
+    const put = async (file: string, text: string) => {
+      await writeFileAtomic(file, text);
+      written.push(file);
+    };
+    await put(files.system, texts.system);
+    await put(files.network, texts.network);
+    await put(files.memory, input.memory ? await readTextFile(input.memory) : NO_MEMORY);
+    if (files.commGroup) await put(files.commGroup, await readTextFile(input.commGroup!));
+    await put(files.runScript, runScript(files));
+    await chmod(files.runScript, 0o755);
+    const result: AstraSimExport = {
+      kind: 'astra-sim-export', schemaVersion: 1, trace: input.trace, out, ranks: rankFiles.length, nodes,
+      workload: files.workload,
+      files: { ...files, export: path.join(out, 'export.json') },
+      repairs: repairs.summary().map((d) => ({ ...d, code: d.code as RepairCode, what: REPAIRS[d.code as RepairCode] })),
+      unchangedRanks,
+      diagnostics: diagnostics.summary(),
+      commands: {
+        congestionUnaware: astraSimCommand(files, 'unaware'),
+        congestionAware: astraSimCommand(files, 'aware'),
+        energy: energyCommandLine(files, 'unaware'),
+      },
+    };
+    await put(result.files.export, `${toJson(result)}\n`);
+    return result;
+  } catch (e) {
+    await Promise.all(written.map((f) => rm(f, { force: true })));
+    for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
+    throw e;
+  }
+}
