@@ -6,6 +6,7 @@ import { capInForce } from '../../src/model/power-cap.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
 import { bandAround, buildCounterSpace, clockGeometry, counterDistance, fitQuantityBand, type ResidualCase } from '../../src/model/uncertainty.js';
 import { repoRoot } from '../helpers/shared.js';
+import * as tw from '../../src/index.js';
 
 /** A deterministic spread of standard values in (−1, 1) with known quantiles (uniform: q10 ≈ −0.8, q90 ≈ 0.8). */
 const uniform = (n: number) => Array.from({ length: n }, (_, i) => -1 + (2 * (i + 0.5)) / n);
@@ -118,6 +119,11 @@ describe('calibration files and bands', () => {
     const bad2 = structuredClone(cal) as any;
     bad2.uncertainty.modes['three-clock'] = bad2.uncertainty.modes['one-clock-down'];
     expect(() => validateCalibration(bad2, 'x.json')).toThrow(/uncertainty\.modes\.three-clock: unknown mode/);
+  });
+
+  it('the library entry exposes the band API', () => {
+    expect(tw.predictKernelBand).toBe(predictKernelBand);
+    expect(typeof tw.fitCalibrationWithBands).toBe('function');
   });
 
   it('gives p10 ≤ p50 ≤ p90 away from the profiled clock and the measurement itself at it', async () => {
