@@ -7,6 +7,8 @@ import { predictKernelBand } from '../../src/model/predict-band.js';
 import { bandAround, buildCounterSpace, clockGeometry, counterDistance, fitQuantityBand, type ResidualCase } from '../../src/model/uncertainty.js';
 import { repoRoot } from '../helpers/shared.js';
 import * as tw from '../../src/index.js';
+import { predictProfile } from '../../src/engines/calibrate/predict.js';
+import { newSample } from '../../src/formats/profiles/kernel-sample.js';
 
 /** A deterministic spread of standard values in (−1, 1) with known quantiles (uniform: q10 ≈ −0.8, q90 ≈ 0.8). */
 const uniform = (n: number) => Array.from({ length: n }, (_, i) => -1 + (2 * (i + 0.5)) / n);
@@ -98,6 +100,21 @@ describe('a measured power above the calibration cap', () => {
     expect(r.overridden).toBe(true);
     expect(r.note).toMatch(/475\.0 W \(stage3\/forward at 1410 MHz\) is above the calibration's power cap 400\.0 W \(source: datasheet\)/);
     expect(capInForce({ ...cap, powerW: null, source: 'none' }, [{ powerW: 900, where: 'a' }]).powerW).toBeNull();
+  });
+});
+
+describe('predict with a measured power above the calibration cap', () => {
+  it('does not cap any kernel at the refuted cap, and says why', () => {
+    const cal = datasheetCalibration('A100');
+    const sample = (name: string, powerW: number) =>
+      newSample(name, { file: 'p.csv', row: 1, format: 'test' }, { smClockMHz: 1410, durationNs: 2e6, powerW, utilization: { sm_active: 1, tensor_active: 0.9, dram_active: 0.5 } });
+    const table = { format: 'test', device: null, notes: [], samples: [sample('hot', 475), sample('warm', 390)] };
+    const r = predictProfile(cal, table, { referenceClocksMHz: [1410], targetClocksMHz: [1410] });
+    expect(r.notes.join()).toMatch(/measured 475\.0 W \(hot at 1410 MHz\) is above the calibration's power cap 400\.0 W/);
+    expect(r.rows.find((x) => x.kernel === 'hot')!.powerW).toBeCloseTo(475, 6);
+    expect(r.rows.every((x) => !x.capped)).toBe(true);
+    expect(r.advice).toBeNull();
+    expect(r.rows[0]!.energyJP10).toBeNull();
   });
 });
 
