@@ -18,6 +18,7 @@ export { convertTrace } from './engines/trace/convert.js';
 export {
   fitCalibration, readCalibrateInput, accuracy, calibrationOnlyAccuracy, predictProfile, loadCalibration, saveCalibration, validateCalibration,
   predictKernel, estimateFromRoofline, type Calibration, type AccuracyResult, type KernelPrediction,
+  predictKernelBand, fitCalibrationWithBands, fitUncertainty, type BandedPrediction, type PredictionBand,
 } from './engines/calibrate/index.js';
 export { annotateTrace, stripAnnotation, ANNOTATION_ATTRS, type AnnotateOptions } from './engines/annotate/index.js';
 export { replay, replayFiles, type ReplayOptions } from './engines/replay/index.js';

@@ -8,6 +8,7 @@ import { FormatError, InputError } from '../errors.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
 import type { TimeModel } from './time-model.js';
+import { BAND_MODES, BAND_QUANTITIES, type UncertaintyModel } from './uncertainty.js';
 
 export const CALIBRATION_SCHEMA = 'tracewatt-calibration';
 export const CALIBRATION_VERSION = 1;
@@ -57,6 +58,11 @@ export interface Calibration {
   powerCap: PowerCap;
   datasheet: DatasheetFacts | null;
   sanity: SanityFinding[];
+  /**
+   * Band model from leave-one-benchmark-out residuals (model/uncertainty.ts). Absent in files written before it
+   * existed, null when the inputs allowed none (no kernel with two clocks): predictions then carry no band.
+   */
+  uncertainty?: UncertaintyModel | null;
   provenance: {
     inputs: { file: string; sha256: string; format: string; rows: number }[];
     command: string;
@@ -151,6 +157,7 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
     num(file, pf, 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
   }
   if (!Array.isArray(root.sanity)) fail(file, 'sanity', 'expected an array');
+  if (root.uncertainty !== undefined && root.uncertainty !== null) validateUncertainty(file, obj(file, root.uncertainty, 'uncertainty'));
   const prov = obj(file, root.provenance, 'provenance');
   if (!Array.isArray(prov.inputs)) fail(file, 'provenance.inputs', 'expected an array');
   prov.inputs.forEach((inp, i) => {
@@ -160,6 +167,41 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   });
   if (typeof prov.createdAt !== 'string') fail(file, 'provenance.createdAt', 'expected an ISO date string');
   return doc as Calibration;
+}
+
+function validateUncertainty(file: string, u: Record<string, Json>): void {
+  if (u.method !== 'leave-one-benchmark-out') fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${JSON.stringify(u.method)}`);
+  for (const k of ['groups', 'folds', 'kernels']) num(file, u, k, 'uncertainty', { min: 0 });
+  if (u.counterSpace !== null) {
+    const cs = obj(file, u.counterSpace, 'uncertainty.counterSpace');
+    const comps = cs.components;
+    if (!Array.isArray(comps) || comps.some((c) => typeof c !== 'string')) fail(file, 'uncertainty.counterSpace.components', 'expected an array of strings');
+    numArray(file, cs.scale, 'uncertainty.counterSpace.scale');
+    if ((cs.scale as number[]).length !== comps.length || (cs.scale as number[]).some((x) => !(x > 0))) fail(file, 'uncertainty.counterSpace.scale', 'expected one positive number per component');
+    if (!Array.isArray(cs.points)) fail(file, 'uncertainty.counterSpace.points', 'expected an array');
+    cs.points.forEach((p, i) => {
+      numArray(file, p, `uncertainty.counterSpace.points[${i}]`);
+      if ((p as number[]).length !== comps.length) fail(file, `uncertainty.counterSpace.points[${i}]`, `expected ${comps.length} numbers (one per component)`);
+    });
+    num(file, cs, 'neighbours', 'uncertainty.counterSpace', { min: 1 });
+  }
+  const modes = obj(file, u.modes, 'uncertainty.modes');
+  for (const [mode, table] of Object.entries(modes)) {
+    if (!(BAND_MODES as readonly string[]).includes(mode)) fail(file, `uncertainty.modes.${mode}`, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
+    const t = obj(file, table, `uncertainty.modes.${mode}`);
+    for (const q of BAND_QUANTITIES) {
+      const path = `uncertainty.modes.${mode}.${q}`;
+      const b = obj(file, t[q], path);
+      for (const k of ['distance', 'q10', 'q90']) numArray(file, b[k], `${path}.${k}`);
+      const n = (b.distance as number[]).length;
+      if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n) fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
+      if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!))) fail(file, `${path}.distance`, 'expected ascending distances');
+      if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0)) fail(file, path, 'expected q10 ≤ 0 ≤ q90');
+      num(file, b, 'widening', path, { min: 0 });
+      num(file, b, 'maxCounterDistance', path, { min: 0 });
+      num(file, b, 'n', path, { min: 0 });
+    }
+  }
 }
 
 export async function loadCalibration(file: string): Promise<Calibration> {

@@ -12,6 +12,8 @@
  * highest clock and one other, and the p that best predicts its remaining clocks is kept.
  */
 
+import { fitLine } from './line-fit.js';
+
 export interface MultiClockFit {
   /** M^p, ns^p. */
   memTermNsP: number;
@@ -32,14 +34,10 @@ export function fitMultiClock(points: ClockTime[], exponent = 1): MultiClockFit 
   const ys = points.map((q) => q.durationNs ** p);
   const n = points.length;
   if (n === 1) return { memTermNsP: 0, clockTermNsMHzP: ys[0]! / xs[0]!, exponent: p };
-  const mx = xs.reduce((s, v) => s + v, 0) / n;
-  const my = ys.reduce((s, v) => s + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  for (let i = 0; i < n; i++) (sxy += (xs[i]! - mx) * (ys[i]! - my)), (sxx += (xs[i]! - mx) ** 2);
-  let b = sxx > 0 ? sxy / sxx : 0;
-  let a = my - b * mx;
-  if (b < 0) (b = 0), (a = my);
+  const line = fitLine(xs, ys);
+  let b = line.slope;
+  let a = line.intercept;
+  if (b < 0) (b = 0), (a = ys.reduce((s, v) => s + v, 0) / n);
   if (a < 0) (a = 0), (b = ys.reduce((s, y, i) => s + y * xs[i]!, 0) / xs.reduce((s, x) => s + x * x, 0));
   return { memTermNsP: a, clockTermNsMHzP: b, exponent: p };
 }

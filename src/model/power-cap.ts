@@ -52,3 +52,31 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
   if (profileLimitW) return { detected: false, powerW: profileLimitW, source: 'profile', evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen` };
   return { detected: false, powerW: null, source: 'none', evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${maxP.toFixed(1)} W)` };
 }
+
+/** The cap a prediction uses after checking the calibration's cap against measured powers. */
+export interface CapInForce {
+  /** W; null when no cap applies (none known, or the one given was refuted by a measurement). */
+  powerW: number | null;
+  /** True when a measured power above the calibration's cap set it aside. */
+  overridden: boolean;
+  /** One sentence for the output when the cap was set aside; null otherwise. */
+  note: string | null;
+}
+
+/**
+ * A measured power above the calibration's cap (beyond the ±2% band in which the detector calls power flat) is
+ * evidence that the cap is wrong for this GPU (a datasheet guess, another board, another power limit): the
+ * measurement wins and the cap is set aside (powerW null), with a note. Measurements never lower a cap here: only
+ * flat power with stalled time does that ({@link detectPowerCap}).
+ */
+export function capInForce(cap: PowerCap, measured: { powerW: number; where: string }[]): CapInForce {
+  if (cap.powerW === null) return { powerW: null, overridden: false, note: null };
+  let top: { powerW: number; where: string } | null = null;
+  for (const m of measured) if (Number.isFinite(m.powerW) && (top === null || m.powerW > top.powerW)) top = m;
+  if (top === null || top.powerW <= cap.powerW * (1 + FLAT)) return { powerW: cap.powerW, overridden: false, note: null };
+  return {
+    powerW: null,
+    overridden: true,
+    note: `measured ${top.powerW.toFixed(1)} W (${top.where}) is above the calibration's power cap ${cap.powerW.toFixed(1)} W (source: ${cap.source}) by more than ${FLAT * 100}%: the measurement wins and that cap is not applied`,
+  };
+}

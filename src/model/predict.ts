@@ -39,9 +39,12 @@ export interface KernelPrediction {
 
 export interface PredictOptions {
   scaling?: PowerScaling;
+  /** Power cap to apply, W (null: none); default the calibration's. Pass capInForce() when measurements may refute it. */
+  capW?: number | null;
 }
 
-function toProfile(s: KernelSample | KernelProfile): KernelProfile {
+/** A profiled sample (or an already checked profile) as a KernelProfile; throws InputError without clock or duration. */
+export function toProfile(s: KernelSample | KernelProfile): KernelProfile {
   if ('source' in s) {
     if (s.smClockMHz === null || s.durationNs === null || !(s.durationNs > 0))
       throw new InputError(`${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive duration to be predicted`);
@@ -115,7 +118,7 @@ export function predictKernel(
   const scaling = options.scaling ?? 'ratio';
   let r = uncapped(cal, refs, targetClockMHz, scaling);
   let fEff = targetClockMHz;
-  const cap = cal.powerCap.powerW;
+  const cap = options.capW !== undefined ? options.capW : cal.powerCap.powerW;
   const maxRef = Math.max(...refs.map((x) => x.powerW ?? 0));
   // A cap is handled where it binds: never above a measured power (that clock is already at the cap).
   if (cap !== null && r.powerW > cap && maxRef < cap * 1.001) {

@@ -45,7 +45,13 @@ const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
 /** Memory ceiling at any clock: linear interpolation between calibrated clocks, clamped at the ends. */
 export function memoryCeilingAt(model: TimeModel, smClockMHz: number): number {
-  const pts = [...model.memoryCeiling].sort((a, b) => a.smClockMHz - b.smClockMHz);
+  // Calibrations store the ceiling ascending; sort a copy only when one does not (this runs inside fit loops).
+  let pts = model.memoryCeiling;
+  for (let i = 1; i < pts.length; i++)
+    if (pts[i]!.smClockMHz < pts[i - 1]!.smClockMHz) {
+      pts = [...pts].sort((a, b) => a.smClockMHz - b.smClockMHz);
+      break;
+    }
   if (pts.length === 0) return 1;
   if (smClockMHz <= pts[0]!.smClockMHz) return pts[0]!.dramActiveMax;
   if (smClockMHz >= pts[pts.length - 1]!.smClockMHz) return pts[pts.length - 1]!.dramActiveMax;

@@ -1,5 +1,5 @@
 import { toJson } from '../../core/json.js';
-import { accuracy, calibrationOnlyAccuracy, loadCalibration, sha256File, type AccuracyResult } from '../../engines/calibrate/index.js';
+import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha256File, type AccuracyResult } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
 import { formatTable } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
@@ -11,9 +11,19 @@ const cols = (...headers: string[]) => headers.map((header) => ({ header, align:
 function render(r: AccuracyResult): string {
   const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
   let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
-  out += formatTable(cols('frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'total time err %', 'total energy err %', 'n'), r.frequencies.map((x) => [x.frequencyMHz, f(x.timeErrorPct), f(x.powerErrorPct), f(x.energyErrorPct), f(x.totalTimeErrorPct), f(x.totalEnergyErrorPct), x.n]));
+  const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
+  const pct = (v: number | null) => (v === null ? '' : v.toFixed(0));
+  out += formatTable(
+    cols('frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'total time err %', 'total energy err %', 'n', ...(banded ? ['time in band %', 'energy in band %'] : [])),
+    r.frequencies.map((x) => [x.frequencyMHz, f(x.timeErrorPct), f(x.powerErrorPct), f(x.energyErrorPct), f(x.totalTimeErrorPct), f(x.totalEnergyErrorPct), x.n, ...(banded ? [pct(x.timeCoveragePct), pct(x.energyCoveragePct)] : [])]),
+  );
+  if (banded) out += 'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
+  const u = r.upperFitBand;
+  if (u) out += `between the two highest fitted clocks (${u.fromMHz}–${u.toMHz} MHz, ${u.clocks} clocks): time ${u.timeErrorPct.toFixed(2)}%, energy ${u.energyErrorPct.toFixed(2)}% (worst clock ${u.maxEnergyErrorPct.toFixed(2)}%)\n`;
   if (r.energyOptimal) out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels; measured energy at the predicted clock is ${r.energyOptimal.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${r.energyOptimal.maxExcessEnergyPct.toFixed(2)}%)\n`;
   if (r.leaveOneFrequencyOut) out += 'leave-one-frequency-out power error:\n' + formatTable(cols('frequencyMHz', 'powerErrorPct', 'n'), r.leaveOneFrequencyOut.map((x) => [x.frequencyMHz, x.powerErrorPct.toFixed(2), x.n]));
+  if (r.advice) out += `advice: ${describeAdvice(r.advice)}\n`;
+  for (const n of r.notes) out += `note: ${n}\n`;
   if (r.alternativeScaling) out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
   return out;
 }

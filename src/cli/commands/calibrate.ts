@@ -1,5 +1,5 @@
 import { toJson } from '../../core/json.js';
-import { fitCalibration, sha256File } from '../../engines/calibrate/index.js';
+import { fitCalibrationWithBands, sha256File } from '../../engines/calibrate/index.js';
 import { saveCalibration } from '../../model/calibration.js';
 import { InputError } from '../../errors.js';
 import { fixed, formatTable } from '../../report/tables.js';
@@ -28,7 +28,7 @@ export const calibrateCommand: CommandSpec = {
       '--out',
       quoteArg(String(opts.out)),
     ].join(' ');
-    const { calibration } = fitCalibration(inputs, { device: opts.device as string | undefined, command });
+    const { calibration } = fitCalibrationWithBands(inputs, { device: opts.device as string | undefined, command });
     await saveCalibration(String(opts.out), calibration);
     if (opts.json) io.out(toJson(calibration) + '\n');
     else {
@@ -55,6 +55,12 @@ export const calibrateCommand: CommandSpec = {
         ),
       );
       io.out(`power cap (${calibration.powerCap.source}): ${calibration.powerCap.evidence}\n`);
+      const u = calibration.uncertainty;
+      io.out(
+        u
+          ? `10–90 % bands: from leave-one-benchmark-out residuals (${u.groups} benchmarks in ${u.folds} folds, ${u.kernels} kernels; ${Object.keys(u.modes).join(', ')})\n`
+          : `no 10–90 % bands: they need kernels of two or more benchmarks (the name before the first '/') measured at two or more clocks\n`,
+      );
       for (const s of calibration.sanity) io.out(`${s.count} × ${s.code} (e.g. ${s.examples[0]})\n`);
     }
     return 0;

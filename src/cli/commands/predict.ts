@@ -1,7 +1,7 @@
 import { toJson } from '../../core/json.js';
-import { checkTargetClock, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
+import { checkTargetClock, describeAdvice, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
-import { fixed, formatTable, toCsv, type Column } from '../../report/tables.js';
+import { fixed, formatCell, formatTable, toCsv, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
 
@@ -38,8 +38,9 @@ export const predictCommand: CommandSpec = {
     for (const n of r.notes) io.err(`note: ${n}\n`);
     if (opts.json) io.out(toJson(r) + '\n');
     else if (opts.csv) {
-      const cols: Column[] = ['kernel', 'frequencyMHz', 'effectiveClockMHz', 'durationNs', 'powerW', 'energyJ', 'capped'].map((header) => ({ header }));
-      io.out(toCsv(cols, r.rows.map((x) => [x.kernel, x.frequencyMHz, x.effectiveClockMHz, x.durationNs, x.powerW, x.energyJ, String(x.capped)])));
+      const keys = ['kernel', 'frequencyMHz', 'effectiveClockMHz', 'durationNs', 'powerW', 'energyJ', 'capped', 'durationNsP10', 'durationNsP90', 'powerWP10', 'powerWP90', 'energyJP10', 'energyJP90', 'bandMode'] as const;
+      const cols: Column[] = keys.map((header) => ({ header }));
+      io.out(toCsv(cols, r.rows.map((x) => keys.map((k) => (k === 'capped' ? String(x.capped) : x[k])))));
     } else {
       io.out(
         formatTable(
@@ -49,11 +50,19 @@ export const predictCommand: CommandSpec = {
             { header: 'time (ms, est.)', format: fixed(4) },
             { header: 'power (W, est.)', format: fixed(1) },
             { header: 'energy (J, est.)' },
+            { header: 'energy 10–90 % (J)', align: 'right' },
             { header: 'capped' },
           ],
-          r.rows.map((x) => [x.kernel, x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.capped ? 'yes' : '']),
+          r.rows.map((x) => [x.kernel, x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.energyJP10 === null ? '' : `${formatCell(x.energyJP10)}–${formatCell(x.energyJP90)}`, x.capped ? 'yes' : '']),
         ),
       );
+      if (r.rows.some((x) => x.energyJP10 !== null))
+        io.out(
+          'total energy of these kernels (J, est.; 10–90 % band, kernel errors taken as independent): ' +
+            r.totals.map((t) => `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%)`).join('; ') +
+            '\n',
+        );
+      if (r.advice) io.out(`advice: ${describeAdvice(r.advice)}\n`);
       for (const s of r.skipped) io.err(`skipped ${s}\n`);
     }
     return 0;

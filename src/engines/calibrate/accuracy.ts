@@ -16,29 +16,17 @@ import { InputError } from '../../errors.js';
 import type { Calibration } from '../../model/calibration.js';
 import { groupKernels, type KernelSeries } from '../../model/kernels.js';
 import { evaluatePower } from '../../model/power-model.js';
-import { predictKernel, type PowerScaling } from '../../model/predict.js';
-import { energyOptimalClock, fitStage, predictStage } from '../../model/stage-fit.js';
+import type { KernelProfile, PowerScaling } from '../../model/predict.js';
+import { predictKernelBand } from '../../model/predict-band.js';
+import { capInForce } from '../../model/power-cap.js';
 import { coefficientsAt } from '../../model/vf-model.js';
 import { fitCalibration, type CalibrateInput } from './calibrate.js';
+import { mean, nearClock, pctErr, tabulate, type AccuracyRow, type Comparison, type FitBandAccuracy } from './accuracy-table.js';
+import { stageFitAccuracy, type EnergyOptimumSummary } from './accuracy-fit.js';
+import { bandAdvice, type BandAdvice, type BandedKernel } from './advice.js';
 
-export interface AccuracyRow {
-  frequencyMHz: number;
-  timeErrorPct: number;
-  powerErrorPct: number | null;
-  energyErrorPct: number;
-  totalTimeErrorPct: number;
-  totalEnergyErrorPct: number;
-  n: number;
-}
-
-export interface EnergyOptimum {
-  kernel: string;
-  measuredClockMHz: number;
-  predictedClockMHz: number;
-  deviationMHz: number;
-  /** Measured energy at the predicted optimum above the measured minimum, %: what choosing the predicted clock costs. */
-  excessEnergyPct: number;
-}
+export type { AccuracyRow, FitBandAccuracy } from './accuracy-table.js';
+export type { EnergyOptimum, EnergyOptimumSummary } from './accuracy-fit.js';
 
 export interface AccuracyResult {
   kind: 'accuracy';
@@ -52,62 +40,40 @@ export interface AccuracyResult {
   frequencies: AccuracyRow[];
   /** Calibration-only mode: leave-one-frequency-out power errors. */
   leaveOneFrequencyOut?: { frequencyMHz: number; powerErrorPct: number; n: number }[];
-  energyOptimal?: { kernels: EnergyOptimum[]; meanDeviationMHz: number; maxDeviationMHz: number; meanExcessEnergyPct: number; maxExcessEnergyPct: number };
+  energyOptimal?: EnergyOptimumSummary;
+  /** Fit mode: the band between the two highest fitted clocks, reported on its own. */
+  upperFitBand?: FitBandAccuracy | null;
+  /** What was assumed or overridden (e.g. a calibration cap set aside by a measured power above it). */
+  notes: string[];
+  /** Reference mode, one reference clock: which kernels to profile at which second clock to narrow the total's band most. */
+  advice?: BandAdvice | null;
   /** Same table with the other power scaling, for comparison (reference mode). */
   alternativeScaling?: { scaling: PowerScaling; frequencies: AccuracyRow[] };
   skipped: string[];
   estimate: true;
 }
 
-interface Comparison {
-  f: number;
-  tPred: number;
-  tMeas: number;
-  pPred: number;
-  pMeas: number | null;
-}
-
-const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / Math.max(1, xs.length);
-const pctErr = (pred: number, meas: number) => 100 * Math.abs(pred / meas - 1);
-
-function tabulate(cmp: Comparison[]): AccuracyRow[] {
-  const byF = new Map<number, Comparison[]>();
-  for (const c of cmp) byF.set(c.f, [...(byF.get(c.f) ?? []), c]);
-  return [...byF.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([f, cs]) => {
-      const withP = cs.filter((c) => c.pMeas !== null);
-      const eMeas = withP.map((c) => c.pMeas! * c.tMeas);
-      const ePred = withP.map((c) => c.pPred * c.tPred);
-      return {
-        frequencyMHz: f,
-        timeErrorPct: mean(cs.map((c) => pctErr(c.tPred, c.tMeas))),
-        powerErrorPct: withP.length ? mean(withP.map((c) => pctErr(c.pPred, c.pMeas!))) : null,
-        energyErrorPct: mean(withP.map((_, i) => pctErr(ePred[i]!, eMeas[i]!))),
-        totalTimeErrorPct: pctErr(cs.reduce((s, c) => s + c.tPred, 0), cs.reduce((s, c) => s + c.tMeas, 0)),
-        totalEnergyErrorPct: withP.length ? pctErr(ePred.reduce((s, v) => s + v, 0), eMeas.reduce((s, v) => s + v, 0)) : 0,
-        n: cs.length,
-      };
-    });
-}
-
-function nearClock(f: number, list: number[]): boolean {
-  return list.some((g) => Math.abs(g - f) < 0.5);
-}
-
-function referenceComparisons(cal: Calibration, series: KernelSeries[], refs: number[], scaling: PowerScaling, skipped: string[]): Comparison[] {
-  const out: Comparison[] = [];
+/** Each kernel's profiles at the reference clocks (kernels not measured at every one are skipped, and said so). */
+function referenceProfiles(series: KernelSeries[], refs: number[], skipped: string[]): { key: string; profiles: KernelProfile[]; series: KernelSeries }[] {
+  const out = [];
   for (const s of series) {
     const refPts = s.points.filter((p) => nearClock(p.smClockMHz, refs) && p.durationNs !== null);
     if (refPts.length < refs.length) {
       skipped.push(`${s.key}: not measured at every reference clock`);
       continue;
     }
-    const profiles = refPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization }));
+    out.push({ key: s.key, series: s, profiles: refPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization })) });
+  }
+  return out;
+}
+
+function referenceComparisons(cal: Calibration, kernels: ReturnType<typeof referenceProfiles>, refs: number[], scaling: PowerScaling, capW: number | null): Comparison[] {
+  const out: Comparison[] = [];
+  for (const { series: s, profiles } of kernels) {
     for (const p of s.points) {
       if (nearClock(p.smClockMHz, refs) || p.durationNs === null) continue;
-      const pred = predictKernel(cal, profiles, p.smClockMHz, { scaling });
-      out.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs, pPred: pred.powerW, pMeas: p.powerW });
+      const pred = predictKernelBand(cal, profiles, p.smClockMHz, { scaling, capW });
+      out.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs, pPred: pred.powerW, pMeas: p.powerW, tBand: pred.band?.durationNs, eBand: pred.band?.energyJ });
     }
   }
   return out;
@@ -126,63 +92,31 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
   const skipped: string[] = [];
   const label = options.label ?? `${cal.device.name}: ${table.samples[0]?.source.file ?? 'profile'}`;
   if (options.fitClocksMHz?.length) {
-    const fit = options.fitClocksMHz;
-    const cmp: Comparison[] = [];
-    const optima: EnergyOptimum[] = [];
-    for (const s of series) {
-      const pts = s.points.filter((p) => p.durationNs !== null && p.powerW !== null);
-      const fitPts = pts.filter((p) => nearClock(p.smClockMHz, fit));
-      if (fitPts.length < Math.min(2, fit.length)) {
-        skipped.push(`${s.key}: measured at ${fitPts.length} of the fit clocks`);
-        continue;
-      }
-      // Additive time form (exponent 1): the calibration's roofline exponent made the stage energy worse (README).
-      const sf = fitStage(fitPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })), cal.powerCap.powerW);
-      for (const p of pts) {
-        if (nearClock(p.smClockMHz, fit)) continue;
-        const pr = predictStage(sf, p.smClockMHz);
-        cmp.push({ f: p.smClockMHz, tPred: pr.durationNs, tMeas: p.durationNs!, pPred: pr.powerW, pMeas: p.powerW });
-      }
-      const clocks = pts.map((p) => p.smClockMHz);
-      const measuredEnergy = (f: number) => {
-        const q = pts.find((p) => p.smClockMHz === f)!;
-        return q.powerW! * q.durationNs!;
-      };
-      const measured = energyOptimalClock(measuredEnergy, clocks);
-      const predicted = energyOptimalClock((f) => predictStage(sf, f).energyJ, clocks);
-      optima.push({
-        kernel: s.key,
-        measuredClockMHz: measured.smClockMHz,
-        predictedClockMHz: predicted.smClockMHz,
-        deviationMHz: Math.abs(measured.smClockMHz - predicted.smClockMHz),
-        excessEnergyPct: pctErr(measuredEnergy(predicted.smClockMHz), measured.energyJ),
-      });
-    }
-    if (cmp.length === 0) throw new InputError(`no kernel in the profile was measured at the fit clocks ${fit.join(', ')} MHz`);
-    return {
-      kind: 'accuracy',
-      schemaVersion: 1,
-      label,
-      mode: 'fit',
-      fitClocksMHz: fit,
-      frequencies: tabulate(cmp),
-      energyOptimal: {
-        kernels: optima,
-        meanDeviationMHz: mean(optima.map((o) => o.deviationMHz)),
-        maxDeviationMHz: Math.max(0, ...optima.map((o) => o.deviationMHz)),
-        meanExcessEnergyPct: mean(optima.map((o) => o.excessEnergyPct)),
-        maxExcessEnergyPct: Math.max(0, ...optima.map((o) => o.excessEnergyPct)),
-      },
-      skipped,
-      estimate: true,
-    };
+    const r = stageFitAccuracy(cal, series, options.fitClocksMHz);
+    return { kind: 'accuracy', schemaVersion: 1, label, mode: 'fit', fitClocksMHz: options.fitClocksMHz, ...r, estimate: true };
   }
   const refs = options.referenceClocksMHz;
   if (!refs?.length) throw new InputError('accuracy needs --reference-frequency or --fit-frequencies (or --calibration-only)');
   const scaling = options.scaling ?? 'ratio';
   const other: PowerScaling = scaling === 'ratio' ? 'offset' : 'ratio';
-  const cmp = referenceComparisons(cal, series, refs, scaling, skipped);
+  const refInputs = series.flatMap((s) => s.points.filter((p) => nearClock(p.smClockMHz, refs) && p.powerW !== null).map((p) => ({ powerW: p.powerW!, where: `${s.key} at ${p.smClockMHz} MHz` })));
+  const cap = capInForce(cal.powerCap, refInputs);
+  const notes = cap.note ? [cap.note] : [];
+  if (!cal.uncertainty) notes.push(`${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so no coverage`);
+  const kernels = referenceProfiles(series, refs, skipped);
+  const cmp = referenceComparisons(cal, kernels, refs, scaling, cap.powerW);
   if (cmp.length === 0) throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz and at another clock`);
+  // Advice is about the predictions alone: every kernel at every clock measured for any of them.
+  const clocks = [...new Set(cmp.map((c) => c.f))].sort((a, b) => a - b);
+  const banded: BandedKernel[] = kernels.map((k) => ({
+    kernel: k.key,
+    profiledMHz: k.profiles.map((p) => p.smClockMHz),
+    utilization: k.profiles.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a)).utilization,
+    at: clocks.map((f) => {
+      const prediction = predictKernelBand(cal, k.profiles, f, { scaling, capW: cap.powerW });
+      return { prediction, energyJ: prediction.band?.energyJ ?? { p10: prediction.energyJ, p50: prediction.energyJ, p90: prediction.energyJ } };
+    }),
+  }));
   return {
     kind: 'accuracy',
     schemaVersion: 1,
@@ -192,7 +126,9 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
     referenceClocksMHz: refs,
     scaling,
     frequencies: tabulate(cmp),
-    alternativeScaling: { scaling: other, frequencies: tabulate(referenceComparisons(cal, series, refs, other, [])) },
+    advice: bandAdvice(cal, banded, clocks),
+    alternativeScaling: { scaling: other, frequencies: tabulate(referenceComparisons(cal, kernels, refs, other, cap.powerW)) },
+    notes,
     skipped,
     estimate: true,
   };
@@ -221,7 +157,7 @@ export function calibrationOnlyAccuracy(inputs: CalibrateInput[], options: { max
     const pts = s.points.filter((p) => p.durationNs !== null);
     const top = pts[pts.length - 1]!;
     for (const p of pts.slice(0, -1)) {
-      const pred = predictKernel(cal, { smClockMHz: top.smClockMHz, durationNs: top.durationNs!, powerW: top.powerW, utilization: top.utilization }, p.smClockMHz);
+      const pred = predictKernelBand(cal, { smClockMHz: top.smClockMHz, durationNs: top.durationNs!, powerW: top.powerW, utilization: top.utilization }, p.smClockMHz);
       cmp.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs!, pPred: pred.powerW, pMeas: p.powerW });
     }
   }
@@ -232,6 +168,7 @@ export function calibrationOnlyAccuracy(inputs: CalibrateInput[], options: { max
     mode: 'calibration-only',
     frequencies: tabulate(cmp),
     leaveOneFrequencyOut: lofo,
+    notes: [],
     skipped: [],
     estimate: true,
   };

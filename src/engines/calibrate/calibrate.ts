@@ -63,6 +63,13 @@ export function mainMemClock(series: KernelSeries[]): number | null {
   return best;
 }
 
+/** The kernel series of calibration inputs. Kernels are identified per input file: the same name in two files is two kernels. */
+export function calibrationSeries(inputs: CalibrateInput[], diagnostics?: Diagnostics): KernelSeries[] {
+  return inputs.flatMap((inp) =>
+    groupKernels(inp.table.samples, diagnostics).map((s) => (inputs.length > 1 ? { ...s, key: `${path.basename(inp.file)}:${s.key}` } : s)),
+  );
+}
+
 export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptions = {}): { calibration: Calibration; diagnostics: Diagnostics } {
   if (inputs.length === 0) throw new InputError('calibrate needs at least one profile');
   for (const i of inputs)
@@ -70,10 +77,7 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
       throw new InputError(`${i.file}: calibration input needs the SHA-256 of the file (64 lowercase hex digits) for provenance, got ${JSON.stringify(i.sha256)}; use readCalibrateInput()`);
   const diagnostics = new Diagnostics();
   const samples = inputs.flatMap((i) => i.table.samples);
-  // Kernels are identified per input file: the same name in two files is two kernels.
-  let series = inputs.flatMap((inp, i) =>
-    groupKernels(inp.table.samples, diagnostics).map((s) => (inputs.length > 1 ? { ...s, key: `${path.basename(inp.file)}:${s.key}` } : s)),
-  );
+  let series = calibrationSeries(inputs, diagnostics);
   if (options.excludeKernels) series = series.filter((s) => !options.excludeKernels!.has(s.key));
   const unreliable = sanityCheck(series, diagnostics);
   const memMain = mainMemClock(series);

@@ -3,7 +3,10 @@ import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { groupKernels } from '../../model/kernels.js';
-import { predictKernel, type PowerScaling } from '../../model/predict.js';
+import { capInForce } from '../../model/power-cap.js';
+import type { PowerScaling } from '../../model/predict.js';
+import { predictKernelBand, type PredictionBand } from '../../model/predict-band.js';
+import { bandAdvice, totalEnergyBands, type BandAdvice, type BandedKernel, type TotalBand } from './advice.js';
 
 export interface PredictionRow {
   kernel: string;
@@ -13,6 +16,15 @@ export interface PredictionRow {
   powerW: number;
   energyJ: number;
   capped: boolean;
+  /** 10–90 % band of the measurement (p50 is the prediction itself); null without a band model. */
+  durationNsP10: number | null;
+  durationNsP90: number | null;
+  powerWP10: number | null;
+  powerWP90: number | null;
+  energyJP10: number | null;
+  energyJP90: number | null;
+  /** How the band was judged: one-clock-down/-up, two-clock-inside/-outside, profiled (the measurement itself). */
+  bandMode: PredictionBand['mode'] | null;
 }
 
 export interface PredictResult {
@@ -21,6 +33,10 @@ export interface PredictResult {
   device: string;
   referenceClocksMHz: number[];
   rows: PredictionRow[];
+  /** Per target clock: the energy of all predicted kernels, with their bands combined as independent errors. */
+  totals: TotalBand[];
+  /** Which kernels to profile at which second clock to narrow the total's band most; null when not applicable. */
+  advice: BandAdvice | null;
   skipped: string[];
   /** What was assumed (e.g. the clock of samples whose profile has none). */
   notes: string[];
@@ -42,19 +58,57 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
     samples = samples.map((x) => (x.smClockMHz === null ? { ...x, smClockMHz: refs[0]! } : x));
     notes.push(`${unclocked} of ${table.samples.length} samples have no SM clock in the profile: taken to have run at the reference clock ${refs[0]} MHz`);
   } else if (unclocked) notes.push(`${unclocked} of ${table.samples.length} samples have no SM clock in the profile and were skipped (give one --reference-frequency to take them at that clock)`);
-  for (const s of groupKernels(samples)) {
-    const profiles = s.points
+  const kernels = groupKernels(samples).map((s) => ({
+    key: s.key,
+    profiles: s.points
       .filter((p) => refs.some((r) => Math.abs(r - p.smClockMHz) < 0.5) && p.durationNs !== null)
-      .map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization }));
-    if (profiles.length === 0) {
-      skipped.push(`${s.key}: no measurement at ${refs.join(', ')} MHz`);
+      .map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization })),
+  }));
+  const cap = capInForce(cal.powerCap, kernels.flatMap((k) => k.profiles.filter((p) => p.powerW !== null).map((p) => ({ powerW: p.powerW!, where: `${k.key} at ${p.smClockMHz} MHz` }))));
+  if (cap.note) notes.push(cap.note);
+  if (!cal.uncertainty) notes.push(`${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so predictions carry no band`);
+  const banded: BandedKernel[] = [];
+  for (const k of kernels) {
+    if (k.profiles.length === 0) {
+      skipped.push(`${k.key}: no measurement at ${refs.join(', ')} MHz`);
       continue;
     }
+    const top = k.profiles.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
+    const entry: BandedKernel = { kernel: k.key, profiledMHz: k.profiles.map((p) => p.smClockMHz), utilization: top.utilization, at: [] };
     for (const f of targets) {
-      const p = predictKernel(cal, profiles, f, { scaling: options.scaling });
-      rows.push({ kernel: s.key, frequencyMHz: f, effectiveClockMHz: p.effectiveClockMHz, durationNs: p.durationNs, powerW: p.powerW, energyJ: p.energyJ, capped: p.capped });
+      const p = predictKernelBand(cal, k.profiles, f, { scaling: options.scaling, capW: cap.powerW });
+      const b = p.band;
+      rows.push({
+        kernel: k.key,
+        frequencyMHz: f,
+        effectiveClockMHz: p.effectiveClockMHz,
+        durationNs: p.durationNs,
+        powerW: p.powerW,
+        energyJ: p.energyJ,
+        capped: p.capped,
+        durationNsP10: b?.durationNs.p10 ?? null,
+        durationNsP90: b?.durationNs.p90 ?? null,
+        powerWP10: b?.powerW.p10 ?? null,
+        powerWP90: b?.powerW.p90 ?? null,
+        energyJP10: b?.energyJ.p10 ?? null,
+        energyJP90: b?.energyJ.p90 ?? null,
+        bandMode: b?.mode ?? null,
+      });
+      entry.at.push({ prediction: p, energyJ: b?.energyJ ?? { p10: p.energyJ, p50: p.energyJ, p90: p.energyJ } });
     }
+    banded.push(entry);
   }
   if (rows.length === 0) throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz`);
-  return { kind: 'prediction', schemaVersion: 1, device: cal.device.name, referenceClocksMHz: refs, rows, skipped, notes, estimate: true };
+  return {
+    kind: 'prediction',
+    schemaVersion: 1,
+    device: cal.device.name,
+    referenceClocksMHz: refs,
+    rows,
+    totals: totalEnergyBands(banded, targets),
+    advice: bandAdvice(cal, banded, targets),
+    skipped,
+    notes,
+    estimate: true,
+  };
 }

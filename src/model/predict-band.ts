@@ -1,0 +1,83 @@
+/**
+ * A kernel's predicted time, power and energy at a clock with their 10–90 % bands (p10, p50, p90), from the
+ * calibration's band model (model/uncertainty.ts). p50 is the point prediction of {@link predictKernel}.
+ */
+import type { KernelSample } from '../formats/profiles/kernel-sample.js';
+import type { Calibration } from './calibration.js';
+import { predictKernel, toProfile, type KernelPrediction, type KernelProfile, type PredictOptions } from './predict.js';
+import { bandAround, clockGeometry, counterDistance, type Band, type BandMode, type BandTable, type UncertaintyModel } from './uncertainty.js';
+
+export interface PredictionBand {
+  mode: BandMode | 'profiled';
+  /** Which band table served it (another mode's when the calibration has none for `mode`). */
+  table: BandMode | null;
+  /** Distance to the profiled clock(s), ln units. */
+  clockDistance: number;
+  /** Distance to the calibration set in counter space (standardised units; 0 without counters). */
+  counterDistance: number;
+  durationNs: Band;
+  powerW: Band;
+  energyJ: Band;
+}
+
+export interface BandedPrediction extends KernelPrediction {
+  /** Null when the calibration has no band model (a datasheet file, or one written before bands existed). */
+  band: PredictionBand | null;
+}
+
+/** Tables to fall back on, in order, when a calibration has none for a mode (small calibration sets). */
+const FALLBACK: Record<BandMode, BandMode[]> = {
+  'one-clock-down': ['one-clock-down', 'one-clock-up'],
+  'one-clock-up': ['one-clock-up', 'one-clock-down'],
+  'two-clock-inside': ['two-clock-inside', 'two-clock-outside', 'one-clock-down'],
+  'two-clock-outside': ['two-clock-outside', 'one-clock-down', 'one-clock-up'],
+};
+
+function tableFor(model: UncertaintyModel, mode: BandMode): { mode: BandMode; table: BandTable } | null {
+  for (const m of FALLBACK[mode]) {
+    const t = model.modes[m];
+    if (t) return { mode: m, table: t };
+  }
+  return null;
+}
+
+const exact = (v: number): Band => ({ p10: v, p50: v, p90: v });
+
+/** The band of one prediction, given the clocks the kernel was profiled at and its utilizations there. */
+export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>): PredictionBand | null {
+  const model = cal.uncertainty;
+  if (!model) return null;
+  const geo = clockGeometry(profiledMHz, pred.smClockMHz);
+  const dist = counterDistance(model.counterSpace, utilization);
+  if (geo.mode === 'profiled')
+    return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
+  const found = tableFor(model, geo.mode);
+  if (!found) return null;
+  const t = found.table;
+  return {
+    mode: geo.mode,
+    table: found.mode,
+    clockDistance: geo.distance,
+    counterDistance: dist,
+    durationNs: bandAround(t.time, geo.distance, dist, pred.durationNs),
+    powerW: bandAround(t.power, geo.distance, dist, pred.powerW),
+    energyJ: bandAround(t.energy, geo.distance, dist, pred.energyJ),
+  };
+}
+
+/**
+ * {@link predictKernel} with the 10–90 % band of each predicted quantity: (p10, p50, p90) of time, power and
+ * energy for a kernel at a clock.
+ */
+export function predictKernelBand(
+  cal: Calibration,
+  profile: KernelSample | KernelProfile | (KernelSample | KernelProfile)[],
+  targetClockMHz: number,
+  options: PredictOptions = {},
+): BandedPrediction {
+  const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
+  const pred = predictKernel(cal, refs, targetClockMHz, options);
+  // The counter space holds each calibration kernel at its highest clock: compare at the highest profiled clock.
+  const top = refs.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
+  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization) };
+}

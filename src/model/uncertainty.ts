@@ -1,0 +1,214 @@
+/**
+ * How far to trust a prediction: a 10–90 % band around every predicted time, power and energy, learned from the
+ * calibration's own leave-one-benchmark-out residuals (engines/calibrate/uncertainty.ts collects them).
+ *
+ * A residual is r = ln(predicted / measured). Its spread grows with the distance from the profiled clock(s) and
+ * with the distance of the kernel from the calibration set in counter space, so for each way a kernel can be
+ * predicted (the {@link BandMode}s) and each quantity the band is
+ *
+ *   q_τ(x) · (1 + w·d),   τ = 0.1, 0.9
+ *
+ * where x is the clock distance (|ln(f / f_ref)| to the nearest profiled clock; between two profiled clocks
+ * a·b/(a+b) with a, b the log distances to either, which is zero at both ends), q_τ(x) the τ-quantile of the
+ * residuals of left-out kernels at that distance (a table over distance bins, interpolated linearly from (0, 0),
+ * and proportional beyond the last bin), d the mean standardised distance of the kernel's counters to its
+ * nearest calibration kernels (capped at the largest distance a left-out kernel had: the widening is not
+ * extrapolated), and w ≥ 0 the widening fitted on the left-out kernels (least squares of |r| / mean|r| of its bin
+ * on d). Since measured = predicted · e^(−r), the band of the measurement is
+ * [p50·e^(−q90), p50·e^(−q10)] with p50 the prediction itself.
+ */
+
+import { fitLine } from './line-fit.js';
+
+export const BAND_MODES = ['one-clock-down', 'one-clock-up', 'two-clock-inside', 'two-clock-outside'] as const;
+/** How a kernel is predicted: from one profiled clock to a lower or higher one, or from two or more clocks, between or outside them. */
+export type BandMode = (typeof BAND_MODES)[number];
+
+export const BAND_QUANTITIES = ['time', 'power', 'energy'] as const;
+export type BandQuantity = (typeof BAND_QUANTITIES)[number];
+
+/** Residual quantiles of one quantity against clock distance. */
+export interface QuantityBand {
+  /** Clock distances (ln units), ascending, starting at 0. */
+  distance: number[];
+  /** 10 % and 90 % quantiles of r = ln(predicted / measured) at each distance (q10 ≤ 0 ≤ q90). */
+  q10: number[];
+  q90: number[];
+  /** w: the band is multiplied by 1 + w·(counter distance). */
+  widening: number;
+  /** Largest counter distance among the cases: farther kernels are widened as if at this distance (no extrapolation). */
+  maxCounterDistance: number;
+  /** Residuals the table was made from. */
+  n: number;
+}
+
+export type BandTable = Record<BandQuantity, QuantityBand>;
+
+/** The counter space of the calibration set: standardised utilizations at each kernel's highest clock. */
+export interface CounterSpace {
+  components: string[];
+  /** Standard deviation of each component over the calibration kernels (1 where constant). */
+  scale: number[];
+  /** One row per calibration kernel, in units of `scale`. */
+  points: number[][];
+  /** Nearest neighbours averaged into the distance. */
+  neighbours: number;
+}
+
+export interface UncertaintyModel {
+  method: 'leave-one-benchmark-out';
+  /** Benchmark groups (the part of a kernel's name before the first '/') and the folds they were left out in. */
+  groups: number;
+  folds: number;
+  /** Kernels left out at least once with a residual. */
+  kernels: number;
+  /** Null for counter-free calibrations (every kernel is at distance 0). */
+  counterSpace: CounterSpace | null;
+  modes: Partial<Record<BandMode, BandTable>>;
+}
+
+export interface Band {
+  p10: number;
+  p50: number;
+  p90: number;
+}
+
+export interface ClockGeometry {
+  mode: BandMode | 'profiled';
+  /** x, ln units (0 at a profiled clock). */
+  distance: number;
+}
+
+/** Where a target clock lies relative to the profiled clocks. */
+export function clockGeometry(profiledMHz: number[], targetMHz: number): ClockGeometry {
+  const refs = [...new Set(profiledMHz)].sort((a, b) => a - b);
+  if (refs.some((r) => Math.abs(r - targetMHz) < 0.5)) return { mode: 'profiled', distance: 0 };
+  const nearest = Math.min(...refs.map((r) => Math.abs(Math.log(targetMHz / r))));
+  if (refs.length === 1) return { mode: targetMHz < refs[0]! ? 'one-clock-down' : 'one-clock-up', distance: nearest };
+  const below = refs.filter((r) => r < targetMHz);
+  const above = refs.filter((r) => r > targetMHz);
+  if (below.length === 0 || above.length === 0) return { mode: 'two-clock-outside', distance: nearest };
+  const a = Math.log(targetMHz / below[below.length - 1]!);
+  const b = Math.log(above[0]! / targetMHz);
+  return { mode: 'two-clock-inside', distance: (a * b) / (a + b) };
+}
+
+/** The vector of a kernel's utilizations in the counter space's units. */
+export function counterVector(space: Pick<CounterSpace, 'components' | 'scale'>, utilization: Record<string, number>): number[] {
+  return space.components.map((c, i) => (utilization[c] ?? 0) / space.scale[i]!);
+}
+
+/** Mean distance to the nearest `neighbours` points of the space (0 for a counter-free space). */
+export function counterDistance(space: CounterSpace | null, utilization: Record<string, number>): number {
+  if (!space || space.points.length === 0 || space.components.length === 0) return 0;
+  const v = counterVector(space, utilization);
+  const dist = space.points.map((p) => Math.sqrt(p.reduce((s, x, i) => s + (x - v[i]!) ** 2, 0))).sort((a, b) => a - b);
+  const k = Math.min(space.neighbours, dist.length);
+  return dist.slice(0, k).reduce((s, x) => s + x, 0) / k;
+}
+
+/** Builds the counter space of a set of kernels (their utilizations at their highest clock). */
+export function buildCounterSpace(utilizations: Record<string, number>[], neighbours = 3): CounterSpace | null {
+  const components = [...new Set(utilizations.flatMap((u) => Object.keys(u)))].sort();
+  if (components.length === 0 || utilizations.length === 0) return null;
+  const scale = components.map((c) => {
+    const xs = utilizations.map((u) => u[c] ?? 0);
+    const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+    const sd = Math.sqrt(xs.reduce((s, x) => s + (x - m) ** 2, 0) / xs.length);
+    return sd > 1e-6 ? sd : 1;
+  });
+  // Four decimals in standard units: far below the spread that matters, and a small calibration file.
+  const round = (x: number) => Math.round(x * 1e4) / 1e4;
+  const space = { components, scale: scale.map((x) => Number(x.toPrecision(6))), points: [] as number[][], neighbours };
+  space.points = utilizations.map((u) => counterVector(space, u).map(round));
+  return space;
+}
+
+function interpolate(xs: number[], ys: number[], x: number): number {
+  const last = xs.length - 1;
+  if (x >= xs[last]!) return xs[last]! > 0 ? (ys[last]! * x) / xs[last]! : ys[last]!;
+  for (let i = 1; i <= last; i++) {
+    if (x <= xs[i]!) {
+      const width = xs[i]! - xs[i - 1]!;
+      const w = width > 0 ? (x - xs[i - 1]!) / width : 1;
+      return ys[i - 1]! + w * (ys[i]! - ys[i - 1]!);
+    }
+  }
+  return ys[last]!;
+}
+
+/** The 10–90 % band of the measurement around a prediction `p50`. */
+export function bandAround(table: QuantityBand, distance: number, counterDist: number, p50: number): Band {
+  const k = 1 + table.widening * Math.min(counterDist, table.maxCounterDistance);
+  const lo = interpolate(table.distance, table.q10, distance) * k;
+  const hi = interpolate(table.distance, table.q90, distance) * k;
+  return { p10: p50 * Math.exp(-hi), p50, p90: p50 * Math.exp(-lo) };
+}
+
+export interface ResidualCase {
+  distance: number;
+  counterDistance: number;
+  /** ln(predicted / measured). */
+  residual: number;
+}
+
+function quantile(sorted: number[], q: number): number {
+  const pos = (sorted.length - 1) * q;
+  const i = Math.floor(pos);
+  const frac = pos - i;
+  return i + 1 < sorted.length ? sorted[i]! + frac * (sorted[i + 1]! - sorted[i]!) : sorted[i]!;
+}
+
+/** Distance bins at most: one per profiled clock on a sweep of about ten clocks. */
+const MAX_BINS = 12;
+
+/** Largest widening considered: a kernel one standard unit away gets at most an 11× wider band. */
+const MAX_WIDENING = 10;
+
+/**
+ * Fits one quantity's band from residual cases: distance bins of about equal counts (up to 12, at least
+ * `minPerBin` cases each, never splitting cases at one distance), the widening w, and per bin the 10 % / 90 % quantiles of r / (1 + w·d), made monotone in distance (a
+ * clock farther away is never trusted more).
+ */
+export function fitQuantityBand(cases: ResidualCase[], minPerBin = 12): QuantityBand | null {
+  const cs = cases.filter((c) => Number.isFinite(c.residual) && Number.isFinite(c.distance) && c.distance > 0).sort((a, b) => a.distance - b.distance);
+  if (cs.length < minPerBin) return null;
+  // Bins of about equal counts, made of whole groups of equal distance (cases at one clock pair stay together).
+  const bins = Math.max(1, Math.min(MAX_BINS, Math.floor(cs.length / minPerBin)));
+  const binOf: number[][] = [[]];
+  for (let i = 0; i < cs.length; i++) {
+    const current = binOf[binOf.length - 1]!;
+    const newDistance = i > 0 && cs[i]!.distance !== cs[i - 1]!.distance;
+    if (newDistance && current.length >= cs.length / bins) binOf.push([]);
+    binOf[binOf.length - 1]!.push(i);
+  }
+  if (binOf.length > 1 && binOf[binOf.length - 1]!.length < minPerBin) binOf[binOf.length - 2]!.push(...binOf.pop()!);
+  // Widening: least squares of |r| / mean |r| of the bin on d, as w = slope / intercept.
+  let widening = 0;
+  const ds = cs.map((c) => c.counterDistance);
+  const dMax = ds.reduce((a, b) => Math.max(a, b), 0);
+  const dMin = ds.reduce((a, b) => Math.min(a, b), Infinity);
+  if (dMax - dMin > 1e-9) {
+    const scaled: number[] = new Array(cs.length);
+    for (const idx of binOf) {
+      const m = idx.reduce((s, i) => s + Math.abs(cs[i]!.residual), 0) / idx.length;
+      for (const i of idx) scaled[i] = m > 0 ? Math.abs(cs[i]!.residual) / m : 1;
+    }
+    const { slope, intercept } = fitLine(ds, scaled);
+    if (slope > 0 && intercept > 0) widening = Math.min(MAX_WIDENING, slope / intercept);
+  }
+  const distance = [0];
+  const q10 = [0];
+  const q90 = [0];
+  for (const idx of binOf) {
+    const z = idx.map((i) => cs[i]!.residual / (1 + widening * cs[i]!.counterDistance)).sort((a, b) => a - b);
+    const x = idx.reduce((s, i) => s + cs[i]!.distance, 0) / idx.length;
+    const last = distance.length - 1;
+    const lo = Math.min(q10[last]!, quantile(z, 0.1));
+    const hi = Math.max(q90[last]!, quantile(z, 0.9));
+    // Bins at one distance (many cases at the same clock pair) merge into one point.
+    if (x <= distance[last]! + 1e-12 && last > 0) (q10[last] = lo), (q90[last] = hi);
+    else distance.push(x), q10.push(lo), q90.push(hi);
+  }
+  return { distance, q10, q90, widening, maxCounterDistance: dMax, n: cs.length };
+}

@@ -1,0 +1,163 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCalibration, validateCalibration } from '../../src/model/calibration.js';
+import { datasheetCalibration } from '../../src/model/datasheet-calibration.js';
+import { capInForce } from '../../src/model/power-cap.js';
+import { predictKernelBand } from '../../src/model/predict-band.js';
+import { bandAround, buildCounterSpace, clockGeometry, counterDistance, fitQuantityBand, type ResidualCase } from '../../src/model/uncertainty.js';
+import { repoRoot } from '../helpers/shared.js';
+import * as tw from '../../src/index.js';
+import { predictProfile } from '../../src/engines/calibrate/predict.js';
+import { newSample } from '../../src/formats/profiles/kernel-sample.js';
+
+/** A deterministic spread of standard values in (−1, 1) with known quantiles (uniform: q10 ≈ −0.8, q90 ≈ 0.8). */
+const uniform = (n: number) => Array.from({ length: n }, (_, i) => -1 + (2 * (i + 0.5)) / n);
+/** Within 1% (relative) of the expected value. */
+const near = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(0.01 * Math.abs(expected) + 1e-12);
+
+describe('clock geometry', () => {
+  it('names the way a clock is predicted and its distance from the profiled clock(s)', () => {
+    expect(clockGeometry([1710], 1710)).toEqual({ mode: 'profiled', distance: 0 });
+    expect(clockGeometry([1710], 870)).toMatchObject({ mode: 'one-clock-down' });
+    expect(clockGeometry([1710], 870).distance).toBeCloseTo(Math.log(1710 / 870), 12);
+    expect(clockGeometry([870], 1710).mode).toBe('one-clock-up');
+    expect(clockGeometry([870, 1710], 705)).toMatchObject({ mode: 'two-clock-outside' });
+    expect(clockGeometry([870, 1710], 705).distance).toBeCloseTo(Math.log(870 / 705), 12);
+    // Between two clocks: a·b/(a+b) in log distances, zero at either end and largest in the middle.
+    const inside = clockGeometry([870, 1710], 1215);
+    const a = Math.log(1215 / 870);
+    const b = Math.log(1710 / 1215);
+    expect(inside.mode).toBe('two-clock-inside');
+    expect(inside.distance).toBeCloseTo((a * b) / (a + b), 12);
+    expect(clockGeometry([870, 1710], 900).distance).toBeLessThan(inside.distance);
+  });
+});
+
+describe('band fitted from residuals', () => {
+  // Residuals r = x·z with z uniform in (−1, 1) at four clock distances: q10(x) = −0.8x, q90(x) = 0.8x.
+  const xs = [0.1, 0.2, 0.4, 0.8];
+  const cases: ResidualCase[] = xs.flatMap((x) => uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * z })));
+
+  it('recovers the quantiles per distance, anchored at (0, 0), proportional beyond the last', () => {
+    const band = fitQuantityBand(cases)!;
+    expect(band.distance).toHaveLength(5);
+    band.distance.forEach((x, i) => expect(x).toBeCloseTo([0, ...xs][i]!, 12));
+    band.distance.forEach((x, i) => {
+      near(band.q10[i]!, -0.8 * x);
+      near(band.q90[i]!, 0.8 * x);
+    });
+    expect(band.widening).toBe(0);
+    // measured = predicted · e^(−r): the measurement's band around p50 = 1.
+    const b = bandAround(band, 0.3, 0, 1);
+    near(b.p10, Math.exp(-0.8 * 0.3));
+    near(b.p90, Math.exp(0.8 * 0.3));
+    near(bandAround(band, 1.6, 0, 1).p90, Math.exp(0.8 * 1.6));
+    expect(bandAround(band, 0, 0, 5)).toEqual({ p10: 5, p50: 5, p90: 5 });
+  });
+
+  it('widens with the distance in counter space, as far as the cases reach and no farther', () => {
+    // |r| grows as 1 + 2·d: the fitted widening is 2, and z = r / (1 + 2d) has the uniform quantiles again.
+    const wide: ResidualCase[] = xs.flatMap((x) => [0, 0.5, 1].flatMap((d) => uniform(100).map((z) => ({ distance: x, counterDistance: d, residual: x * z * (1 + 2 * d) }))));
+    const band = fitQuantityBand(wide)!;
+    expect(band.widening).toBeCloseTo(2, 6);
+    expect(band.maxCounterDistance).toBe(1);
+    near(band.q90[band.q90.length - 1]!, 0.8 * 0.8);
+    const close = bandAround(band, 0.4, 0, 1);
+    const far = bandAround(band, 0.4, 1, 1);
+    expect(far.p90 - far.p10).toBeGreaterThan(2.5 * (close.p90 - close.p10));
+    expect(bandAround(band, 0.4, 50, 1)).toEqual(far);
+  });
+
+  it('never trusts a farther clock more, and needs enough cases', () => {
+    // The middle distance has a narrow spread: the table keeps the wider band of the nearer clock.
+    const bumpy = [...cases.filter((c) => c.distance !== 0.4), ...uniform(200).map((z) => ({ distance: 0.4, counterDistance: 0, residual: 0.01 * z }))];
+    const band = fitQuantityBand(bumpy)!;
+    for (let i = 1; i < band.q90.length; i++) {
+      expect(band.q90[i]).toBeGreaterThanOrEqual(band.q90[i - 1]!);
+      expect(band.q10[i]).toBeLessThanOrEqual(band.q10[i - 1]!);
+    }
+    expect(fitQuantityBand(cases.slice(0, 5))).toBeNull();
+  });
+});
+
+describe('counter distance', () => {
+  it('is the mean distance to the nearest calibration kernels in standard units; 0 without counters', () => {
+    const space = buildCounterSpace([{ a: 0, b: 0 }, { a: 1, b: 0 }, { a: 0, b: 1 }, { a: 1, b: 1 }], 1)!;
+    expect(space.scale).toEqual([0.5, 0.5]);
+    expect(counterDistance(space, { a: 0, b: 0 })).toBe(0);
+    expect(counterDistance(space, { a: 0.5, b: 0 })).toBeCloseTo(1, 6);
+    expect(counterDistance(null, { a: 3 })).toBe(0);
+    expect(buildCounterSpace([{}, {}])).toBeNull();
+  });
+});
+
+describe('a measured power above the calibration cap', () => {
+  const cap = { detected: false, powerW: 400, source: 'datasheet' as const, evidence: '' };
+  it('sets the cap aside, and says so; a measurement within the ±2% band keeps it', () => {
+    expect(capInForce(cap, [{ powerW: 405, where: 'a' }])).toEqual({ powerW: 400, overridden: false, note: null });
+    const r = capInForce(cap, [{ powerW: 300, where: 'a' }, { powerW: 475, where: 'stage3/forward at 1410 MHz' }]);
+    expect(r.powerW).toBeNull();
+    expect(r.overridden).toBe(true);
+    expect(r.note).toMatch(/475\.0 W \(stage3\/forward at 1410 MHz\) is above the calibration's power cap 400\.0 W \(source: datasheet\)/);
+    expect(capInForce({ ...cap, powerW: null, source: 'none' }, [{ powerW: 900, where: 'a' }]).powerW).toBeNull();
+  });
+});
+
+describe('predict with a measured power above the calibration cap', () => {
+  it('does not cap any kernel at the refuted cap, and says why', () => {
+    const cal = datasheetCalibration('A100');
+    const sample = (name: string, powerW: number) =>
+      newSample(name, { file: 'p.csv', row: 1, format: 'test' }, { smClockMHz: 1410, durationNs: 2e6, powerW, utilization: { sm_active: 1, tensor_active: 0.9, dram_active: 0.5 } });
+    const table = { format: 'test', device: null, notes: [], samples: [sample('hot', 475), sample('warm', 390)] };
+    const r = predictProfile(cal, table, { referenceClocksMHz: [1410], targetClocksMHz: [1410] });
+    expect(r.notes.join()).toMatch(/measured 475\.0 W \(hot at 1410 MHz\) is above the calibration's power cap 400\.0 W/);
+    expect(r.rows.find((x) => x.kernel === 'hot')!.powerW).toBeCloseTo(475, 6);
+    expect(r.rows.every((x) => !x.capped)).toBe(true);
+    expect(r.advice).toBeNull();
+    expect(r.rows[0]!.energyJP10).toBeNull();
+  });
+});
+
+describe('calibration files and bands', () => {
+  it('a file without a band model still loads (written before bands existed); its predictions carry no band', () => {
+    const cal = datasheetCalibration('H100');
+    expect(cal.uncertainty).toBeUndefined();
+    expect(() => validateCalibration(cal, 'x.json')).not.toThrow();
+    const p = predictKernelBand(cal, { smClockMHz: 1980, durationNs: 1e6, powerW: 500, utilization: { sm_active: 0.9 } }, 1200);
+    expect(p.band).toBeNull();
+    expect(p.durationNs).toBeGreaterThan(1e6);
+  });
+
+  it('names a bad field of the band model', async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+    const bad = structuredClone(cal) as any;
+    bad.uncertainty.modes['one-clock-down'].energy.q10[2] = 0.5;
+    expect(() => validateCalibration(bad, 'x.json')).toThrow(/x\.json: field uncertainty\.modes\.one-clock-down\.energy: expected q10 ≤ 0 ≤ q90/);
+    const bad2 = structuredClone(cal) as any;
+    bad2.uncertainty.modes['three-clock'] = bad2.uncertainty.modes['one-clock-down'];
+    expect(() => validateCalibration(bad2, 'x.json')).toThrow(/uncertainty\.modes\.three-clock: unknown mode/);
+  });
+
+  it('the library entry exposes the band API', () => {
+    expect(tw.predictKernelBand).toBe(predictKernelBand);
+    expect(typeof tw.fitCalibrationWithBands).toBe('function');
+  });
+
+  it('gives p10 ≤ p50 ≤ p90 away from the profiled clock and the measurement itself at it', async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+    const profile = { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: { dram_active: 0.4, fp32_active: 0.3, sm_active: 0.9, sm_occupancy: 0.5 } };
+    const at = predictKernelBand(cal, profile, 1710);
+    expect(at.band!.mode).toBe('profiled');
+    expect(at.band!.energyJ).toEqual({ p10: at.energyJ, p50: at.energyJ, p90: at.energyJ });
+    const near = predictKernelBand(cal, profile, 1605).band!;
+    const far = predictKernelBand(cal, profile, 870).band!;
+    for (const b of [near, far]) for (const q of [b.durationNs, b.powerW, b.energyJ]) expect(q.p10).toBeLessThanOrEqual(q.p50), expect(q.p50).toBeLessThanOrEqual(q.p90);
+    expect(far.energyJ.p90 / far.energyJ.p10).toBeGreaterThan(near.energyJ.p90 / near.energyJ.p10);
+    expect(far.mode).toBe('one-clock-down');
+    // A second profiled clock narrows the band between the two.
+    const two = predictKernelBand(cal, [profile, { ...profile, smClockMHz: 870, durationNs: 1.6e6, powerW: 120 }], 1215).band!;
+    const one = predictKernelBand(cal, profile, 1215).band!;
+    expect(two.mode).toBe('two-clock-inside');
+    expect(two.energyJ.p90 / two.energyJ.p10).toBeLessThan(one.energyJ.p90 / one.energyJ.p10);
+  });
+});
