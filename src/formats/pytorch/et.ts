@@ -140,7 +140,10 @@ export async function readExecutionTrace(file: string): Promise<EtTrace> {
       else et.meta[piece.key] = v;
       continue;
     }
-    sawNodes = true;
+    if (piece.kind === 'array') {
+      sawNodes = true;
+      continue;
+    }
     const raw = parseElement(file, piece);
     const at = `byte ${piece.offset}, node ${piece.index}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatError(file, at, 'a node must be a JSON object');
