@@ -60,7 +60,9 @@ export const predictCommand: CommandSpec = {
       if (r.rows.some((x) => x.energyJP10 !== null))
         io.out(
           'total energy of these kernels (J, est.; 10–90 % band, kernel errors taken as independent): ' +
-            r.totals.map((t) => `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%)`).join('; ') +
+            r.totals
+              .map((t) => `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%${t.kernelsWithoutBand ? `; ${t.kernelsWithoutBand} kernel(s) without a band left out of it` : ''})`)
+              .join('; ') +
             '\n',
         );
       if (r.advice) io.out(`advice: ${describeAdvice(r.advice)}\n`);
