@@ -15,7 +15,8 @@ import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 import { linkTraces, type LinkStats } from './link.js';
 
-export { linkTraces, alignByName, type LinkResult, type GpuLink } from './link.js';
+export { linkTraces, type LinkResult, type GpuLink } from './link.js';
+export { alignByName } from './align.js';
 export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
 
