@@ -7,6 +7,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { commInfo, importPytorch } from '../../src/engines/import/index.js';
+import type { EtNode } from '../../src/formats/pytorch/et.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError } from '../../src/errors.js';
 import { readHead } from '../../src/formats/file-chunks.js';
@@ -81,6 +83,27 @@ describe('streamed JSON readers: bad input', () => {
     const all = await readHead(addKineto, whole.length);
     expect(all.bytes).toEqual(whole);
     expect(all.cut).toBe(false);
+  });
+});
+
+describe('import pytorch: numbers that are not whole where Chakra needs integers', () => {
+  it('a fractional distributedInfo.rank or ET pid is left out with a note, not an internal error', async () => {
+    const kineto = JSON.parse(gunzipSync(await readFile(addKineto)).toString('utf8'));
+    kineto.distributedInfo.rank = 1.5;
+    const et = JSON.parse(gunzipSync(await readFile(addEt)).toString('utf8'));
+    et.pid = 563677.5;
+    const r = await importPytorch({ pairs: [{ et: await put('odd-et.json', JSON.stringify(et)), kineto: await put('odd-kineto.json', JSON.stringify(kineto)) }], out: path.join(dir, 'odd') });
+    expect(r.ranks[0]!.rank).toBe(0);
+    expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no distributedInfo\.rank: written as rank 0/);
+  });
+
+  it('a collective whose tensor has a fractional element count has no comm_size (typed as compute, said)', () => {
+    const node = (numel: number): EtNode => ({
+      id: 1, name: 'nccl:all_reduce', parent: null, rfId: null, fwParent: null, seqId: null, scope: null, tid: null, fwTid: null, opSchema: '',
+      inputs: { values: [[1, 2, 0, numel, 4, 'cuda:0']], shapes: [[numel]], types: ['Tensor(float)'] }, outputs: { values: [], shapes: [], types: [] }, attrs: {},
+    });
+    expect(commInfo('ncclKernel_AllReduce_RING_LL_Sum_float', node(1024), () => null).commSizeBytes).toBe(4096);
+    expect(commInfo('ncclKernel_AllReduce_RING_LL_Sum_float', node(1.5), () => null).commSizeBytes).toBeNull();
   });
 });
 

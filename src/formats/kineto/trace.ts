@@ -141,7 +141,8 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         }
       } else if (piece.key === 'distributedInfo' && piece.value && typeof piece.value === 'object') {
         const v = piece.value as Record<string, unknown>;
-        trace.distributed = { rank: num(v.rank), worldSize: num(v.world_size), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
+        const whole = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : null);
+        trace.distributed = { rank: whole(v.rank), worldSize: whole(v.world_size), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
       } else trace.meta[piece.key] = piece.value;
       continue;
     }
