@@ -12,7 +12,11 @@ import type { EtNode } from '../../src/formats/pytorch/et.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError } from '../../src/errors.js';
 import { readHead } from '../../src/formats/file-chunks.js';
-import { readKinetoTrace } from '../../src/formats/kineto/trace.js';
+import { readKinetoTrace, type KinetoTrace } from '../../src/formats/kineto/trace.js';
+import { newSample } from '../../src/formats/profiles/kernel-sample.js';
+import { alignPower } from '../../src/formats/profiles/kineto.js';
+import type { PowerSeries } from '../../src/formats/profiles/power.js';
+import type { TraceKernel } from '../../src/formats/profiles/power-join.js';
 import { readExecutionTrace } from '../../src/formats/pytorch/et.js';
 import { detectFormat } from '../../src/formats/profiles/index.js';
 import { cli } from '../helpers/cli.js';
@@ -127,5 +131,19 @@ describe('import pytorch: bad input is one line and exit 2', () => {
       expect(r.err).toContain(kineto);
       expect(r.err.trim().split('\n')).toHaveLength(1);
     }
+  });
+});
+
+describe('Kineto + power log: a long trace', () => {
+  it('places 200,000 kernels on the power log by wall clock (no call-stack overflow)', () => {
+    const baseUs = 1_694_128_201_545_000;
+    const kernels: TraceKernel[] = Array.from({ length: 200_000 }, (_, i) => ({
+      sample: newSample('k', { file: 't.json', row: i + 1, format: 'kineto' }, { durationNs: 1000 }), startNs: i * 2000,
+    }));
+    const series: PowerSeries = {
+      timeNs: [0, 1e9], powerW: [100, 100], originEpochMs: baseUs / 1000 - 100, gpu: null, device: null, source: { file: 'p.csv', format: 'nvidia-smi' }, notes: [],
+    };
+    const trace = { baseUs } as KinetoTrace;
+    expect(alignPower(trace, series, kernels)?.offsetNs).toBe(100e6);
   });
 });
