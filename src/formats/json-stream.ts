@@ -8,59 +8,22 @@
  * measured 5–15× slower than cutting the text at element boundaries here and letting V8's native JSON.parse build
  * each element.
  */
-import { createReadStream } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
-import { createGunzip } from 'node:zlib';
-import { FormatError, InputError } from '../errors.js';
+import { FormatError } from '../errors.js';
+import { fileChunks } from './file-chunks.js';
 
 export type JsonPiece =
   | { kind: 'value'; key: string; value: unknown }
+  /** A top-level array named in `arrays` opens (its elements follow, perhaps none). */
+  | { kind: 'array'; key: string; offset: number }
   /** One element of a top-level array named in `arrays`; `text` is its JSON text (parse it or not). */
   | { kind: 'element'; key: string; index: number; text: string; offset: number };
 
-const CHUNK = 1 << 20;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** Opens a file for reading; a file that cannot be opened is an InputError naming it. */
-export async function openInput(file: string): Promise<FileHandle> {
-  try {
-    return await open(file, 'r');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
-
-/** True when the file starts with the gzip magic bytes. */
-export async function isGzipFile(file: string): Promise<boolean> {
-  const fh = await openInput(file);
-  try {
-    const b = Buffer.alloc(2);
-    const { bytesRead } = await fh.read(b, 0, 2, 0);
-    return bytesRead === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    await fh.close();
-  }
-}
-
-/** The file's bytes as a stream of chunks, gunzipped when it is gzip. */
-export async function* fileChunks(file: string): AsyncGenerator<Buffer> {
-  const gz = await isGzipFile(file);
-  const raw = createReadStream(file, { highWaterMark: CHUNK });
-  const stream = gz ? raw.pipe(createGunzip({ chunkSize: CHUNK })) : raw;
-  if (gz) raw.on('error', (e) => stream.destroy(e));
-  try {
-    for await (const chunk of stream) yield chunk as Buffer;
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new InputError(`${file}: cannot read (${code})`);
-    if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code?.startsWith('ERR_ZLIB')) {
-      throw new FormatError(file, '', `gzip stream is corrupt or cut short (${(e as Error).message})`);
-    }
-    throw e;
-  } finally {
-    raw.destroy();
-  }
+/** A byte for a message: the character when printable ASCII, else its hex value. */
+function describeByte(c: number): string {
+  return c >= 0x20 && c < 0x7f ? `'${String.fromCharCode(c)}'` : `byte 0x${c.toString(16).padStart(2, '0')}`;
 }
 
 /** States of the top-level scanner. */
@@ -201,7 +164,7 @@ export async function* readJsonPieces(file: string, arrays: ReadonlySet<string>)
             i += 3; // BOM
             continue;
           }
-          if (c !== 0x7b) fail(base + i, `expected '{' (a JSON object), found '${String.fromCharCode(c)}'`);
+          if (c !== 0x7b) fail(base + i, `expected '{' (a JSON object), found ${describeByte(c)}`);
           state = At.Key;
           i++;
           break;
@@ -211,7 +174,7 @@ export async function* readJsonPieces(file: string, arrays: ReadonlySet<string>)
             i++;
             break;
           }
-          if (c !== QUOTE) fail(base + i, `expected a key, found '${String.fromCharCode(c)}'`);
+          if (c !== QUOTE) fail(base + i, `expected a key, found ${describeByte(c)}`);
           startCollect(i, true);
           from = i;
           inString = true;
@@ -227,6 +190,7 @@ export async function* readJsonPieces(file: string, arrays: ReadonlySet<string>)
             state = At.ArrayOpen;
             index = 0;
             i++;
+            yield { kind: 'array', key, offset: base + i - 1 };
             break;
           }
           startCollect(i, false);

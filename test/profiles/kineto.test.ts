@@ -87,7 +87,7 @@ describe('Kineto profile reader', () => {
     const values: Record<string, unknown> = {};
     for await (const p of readJsonPieces(f, new Set(['traceEvents']))) {
       if (p.kind === 'element') got.push(JSON.parse(p.text));
-      else values[p.key] = p.value;
+      else if (p.kind === 'value') values[p.key] = p.value;
     }
     expect(got).toEqual(events);
     expect(values).toEqual({ a: 1, b: { c: [1, 2] } });

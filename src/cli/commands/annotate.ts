@@ -111,6 +111,7 @@ export const annotateCommand: CommandSpec = {
     }
     if (opts.json) io.out(toJson(result) + '\n');
     else io.out(summary(result));
+    for (const p of result.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
     for (const d of result.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
     return 0;
   },

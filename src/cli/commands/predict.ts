@@ -33,7 +33,8 @@ export const predictCommand: CommandSpec = {
     if (refs === 'all') throw new InputError('--reference-frequency: give the clock(s) in MHz');
     const targets = parseClockList(opts.frequencies ?? 'all', 'frequencies');
     if (targets !== 'all') for (const f of targets) checkTargetClock(cal, f);
-    const profile = (await readProfiles([String(opts.profile)], opts, io))[0]!.table;
+    // One reference clock is also the clock of profiles that record none (a Kineto trace).
+    const profile = (await readProfiles([String(opts.profile)], opts, io, { referenceClockMHz: refs.length === 1 ? refs[0] : undefined }))[0]!.table;
     const r = predictProfile(cal, profile, { referenceClocksMHz: refs, targetClocksMHz: targets });
     for (const n of r.notes) io.err(`note: ${n}\n`);
     if (opts.json) io.out(toJson(r) + '\n');
@@ -59,7 +60,9 @@ export const predictCommand: CommandSpec = {
       if (r.rows.some((x) => x.energyJP10 !== null))
         io.out(
           'total energy of these kernels (J, est.; 10–90 % band, kernel errors taken as independent): ' +
-            r.totals.map((t) => `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%)`).join('; ') +
+            r.totals
+              .map((t) => `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%${t.kernelsWithoutBand ? `; ${t.kernelsWithoutBand} kernel(s) without a band left out of it` : ''})`)
+              .join('; ') +
             '\n',
         );
       if (r.advice) io.out(`advice: ${describeAdvice(r.advice)}\n`);

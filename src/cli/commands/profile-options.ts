@@ -82,11 +82,14 @@ export function quoteArg(s: string): string {
 }
 
 /**
- * Reads profile files with the shared options; prints each table's notes and the readers' diagnostics to stderr.
- * --power joins one trace with one power log, so it takes exactly one profile.
+ * Reads profile files with the shared options (and `extra`, e.g. the clock for profiles that record none); prints
+ * each table's notes and the readers' diagnostics to stderr. --power joins one trace with one power log, so it takes
+ * exactly one profile.
  */
-export async function readProfiles(files: string[], opts: Record<string, unknown>, io: CommandIO): Promise<{ file: string; table: ProfileTable }[]> {
-  const options = profileReadOptions(opts);
+export async function readProfiles(
+  files: string[], opts: Record<string, unknown>, io: CommandIO, extra: Pick<ReadProfileOptions, 'referenceClockMHz'> = {},
+): Promise<{ file: string; table: ProfileTable }[]> {
+  const options = { ...profileReadOptions(opts), ...extra };
   if (options.power !== undefined && files.length > 1) throw new InputError(`--power joins one Nsight Systems trace with one power log; got ${files.length} profiles`);
   const out: { file: string; table: ProfileTable }[] = [];
   for (const file of files) {

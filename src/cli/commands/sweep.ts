@@ -181,6 +181,7 @@ export const sweepGpuCommand: CommandSpec = {
     } else {
       await printSweepRecord(gpuSweepRecord(record.label, run.points, input.selectors), opts, io);
     }
+    for (const p of run.annotate.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
     for (const d of [...diagnostics.summary(), ...run.annotate.diagnostics]) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
     return 0;
   },

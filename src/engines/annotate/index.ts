@@ -209,7 +209,12 @@ async function annotateWith(
   const loading = typeof o.calibration === 'string' ? loadCalibration(o.calibration) : Promise.resolve(o.calibration);
   loading.catch(() => {});
   const profiles: ProfileTable[] = [];
-  for (const p of o.profiles) profiles.push(typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p);
+  const profileNotes: AnnotateResult['profileNotes'] = [];
+  for (const p of o.profiles) {
+    const table = typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p;
+    profiles.push(table);
+    profileNotes.push({ profile: typeof p === 'string' ? p : table.samples[0]?.source.file ?? table.format, notes: table.notes });
+  }
   const cal = await loading;
   const plan = buildPlan(cal, profiles, {
     frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, diagnostics,
@@ -261,6 +266,7 @@ async function annotateWith(
     calibration: { device: cal.device.name, kind: cal.device.kind, file: calFile },
     referenceClockMHz: plan.referenceClockMHz,
     profileKernels: plan.entries.length,
+    profileNotes,
     outputs,
     ranks,
     total: total(ranks),

@@ -64,6 +64,8 @@ export interface AnnotateResult {
   calibration: { device: string; kind: string; file: string | null };
   referenceClockMHz: number;
   profileKernels: number;
+  /** What each profile's reader assumed or converted (e.g. the SM clock given to a Kineto trace), by profile. */
+  profileNotes: { profile: string; notes: string[] }[];
   outputs: OutputSet[];
   ranks: RankAnnotation[];
   total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency' | 'slowPathNodes'> & { slowPathNodes: number };

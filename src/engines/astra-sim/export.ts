@@ -3,6 +3,7 @@
  *   workload/<name>.<rank>.et   the rank files, read and written through the Chakra reader and writer: a node no
  *                               repair touches is written back byte for byte (repair.ts lists what is changed)
  *   system.json, network.yml, memory.json[, comm-group.json]   the configurations (copied as given, once they parse)
+ *   power.json                  tracewatt's power config for `energy` (annotate's <prefix>.power.json, or --power)
  *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them
  *   export.json                 what was written and every repair
  * Each rank is read twice: once for its ids (dangling dependencies, duplicates, cycles), once to repair and write.
@@ -20,6 +21,7 @@ import {
 import { openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
 import { outputError, writeFileAtomic } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
+import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
 import { DependencyGraph } from '../trace/graph.js';
 import { REPAIRS, repairNode, type RepairCode, type RepairContext } from './repair.js';
 import { astraSimCommand, energyCommandLine, runScript, type ExportedFiles } from './run-script.js';
@@ -36,6 +38,11 @@ export interface ExportInput {
   /** Remote memory JSON; default: NO_MEMORY_EXPANSION. */
   memory?: string;
   commGroup?: string;
+  /**
+   * tracewatt's power.json (or a preset name) for the energy breakdown of ASTRA-sim's run; default: the
+   * <prefix>.power.json beside the trace, as annotate writes it.
+   */
+  power?: string;
   /** comm_size (bytes) for collectives that have none; without it such a trace is refused. */
   commSizeBytes?: bigint;
   onRank?: (done: number, total: number) => void;
@@ -64,6 +71,8 @@ export interface AstraSimExport {
   unchangedRanks: number;
   /** Odd but usable input met on the way (reading the traces and configs), counted. */
   diagnostics: DiagnosticSummary[];
+  /** What was assumed (e.g. that no power.json was found, so `energy` uses the default preset). */
+  notes: string[];
   /** Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log. */
   commands: { congestionUnaware: string; congestionAware: string; energy: string };
 }
@@ -82,8 +91,11 @@ async function exists(file: string): Promise<boolean> {
   return (await stat(file).catch(() => null))?.isFile() ?? false;
 }
 
-/** The system and network files: as given, or beside the trace as `generate llm` writes them. */
-async function configPaths(input: ExportInput, first: RankFile): Promise<{ system: string; network: string }> {
+/**
+ * The system and network files: as given, or beside the trace as `generate llm` writes them; the power config: as
+ * given (a preset name stands for its file), else beside the trace as annotate writes it, else none.
+ */
+async function configPaths(input: ExportInput, first: RankFile): Promise<{ system: string; network: string; power: string | null }> {
   const prefix = path.join(path.dirname(first.file), traceName(first.file));
   const pick = async (given: string | undefined, suffix: string, flag: string) => {
     if (given) return given;
@@ -91,7 +103,11 @@ async function configPaths(input: ExportInput, first: RankFile): Promise<{ syste
     if (await exists(beside)) return beside;
     throw new InputError(`export astra-sim: give ${flag} (no ${beside} beside the trace)`);
   };
-  return { system: await pick(input.system, 'system.json', '--system'), network: await pick(input.network, 'network.yml', '--network') };
+  const beside = `${prefix}.power.json`;
+  const power = input.power === undefined
+    ? ((await exists(beside)) ? beside : null)
+    : (POWER_PRESETS as readonly string[]).includes(input.power) ? presetPath(input.power) : input.power;
+  return { system: await pick(input.system, 'system.json', '--system'), network: await pick(input.network, 'network.yml', '--network'), power };
 }
 
 
@@ -155,7 +171,7 @@ async function writeRank(
 export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport> {
   const rankFiles = await resolveRankFiles(input.trace);
   const paths = await configPaths(input, rankFiles[0]);
-  const texts = { system: await readTextFile(paths.system), network: await readTextFile(paths.network) };
+  const texts = { system: await readTextFile(paths.system), network: await readTextFile(paths.network), power: paths.power ? await readTextFile(paths.power) : null };
   // Parsed to refuse what ASTRA-sim or replay would not run; written as given.
   const diagnostics = new Diagnostics();
   const system = await loadSystemConfig(paths.system, diagnostics);
@@ -170,6 +186,10 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   });
   const memory: RemoteMemoryConfig | undefined = input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined;
   const commGroups: CommGroupConfig | undefined = input.commGroup ? await loadCommGroupConfig(input.commGroup, npus) : undefined;
+  if (paths.power) await resolvePower(paths.power);
+  const notes = paths.power
+    ? []
+    : [`no power config given and none beside the trace (${path.join(path.dirname(rankFiles[0].file), traceName(rankFiles[0].file))}.power.json): the energy command uses the ${DEFAULT_POWER_PRESET} preset; export with --power to use the annotated GPU's`];
 
   const name = traceName(rankFiles[0].file);
   const out = input.out;
@@ -179,6 +199,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     network: path.join(out, 'network.yml'),
     memory: path.join(out, 'memory.json'),
     commGroup: commGroups ? path.join(out, 'comm-group.json') : undefined,
+    power: paths.power ? path.join(out, 'power.json') : undefined,
     runScript: path.join(out, 'run.sh'),
   };
   const repairs = new Diagnostics(5);
@@ -203,6 +224,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     await put(files.network, texts.network);
     await put(files.memory, input.memory ? await readTextFile(input.memory) : NO_MEMORY);
     if (files.commGroup) await put(files.commGroup, await readTextFile(input.commGroup!));
+    if (files.power) await put(files.power, texts.power!);
     await put(files.runScript, runScript(files));
     await chmod(files.runScript, 0o755);
     const result: AstraSimExport = {
@@ -212,6 +234,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
       repairs: repairs.summary().map((d) => ({ ...d, code: d.code as RepairCode, what: REPAIRS[d.code as RepairCode] })),
       unchangedRanks,
       diagnostics: diagnostics.summary(),
+      notes,
       commands: {
         congestionUnaware: astraSimCommand(files, 'unaware'),
         congestionAware: astraSimCommand(files, 'aware'),

@@ -14,6 +14,8 @@ export interface ExportedFiles {
   network: string;
   memory: string;
   commGroup?: string;
+  /** tracewatt's power.json for `tracewatt energy` (ASTRA-sim does not read it). */
+  power?: string;
   runScript: string;
 }
 
@@ -55,6 +57,7 @@ export function energyCommandLine(files: ExportedFiles, backend: AstraBackend): 
     'tracewatt energy --astra-sim-log', sh(logFile(files, backend)), sh(files.workload),
     '--system', sh(files.system), '--network', sh(files.network), '--memory', sh(files.memory),
     ...(files.commGroup ? ['--comm-group', sh(files.commGroup)] : []),
+    ...(files.power ? ['--power', sh(files.power)] : []),
   ].join(' ');
 }
 
@@ -65,7 +68,7 @@ export function runScript(files: ExportedFiles): string {
   const here = (f: string | undefined) => (f === undefined ? undefined : path.relative(dir, f));
   const local: ExportedFiles = {
     workload: here(files.workload)!, system: here(files.system)!, network: here(files.network)!, memory: here(files.memory)!,
-    commGroup: here(files.commGroup), runScript: here(files.runScript)!,
+    commGroup: here(files.commGroup), power: here(files.power), runScript: here(files.runScript)!,
   };
   return `#!/usr/bin/env bash
 # Runs ASTRA-sim's analytical network backend on the workload tracewatt exported here (tracewatt export astra-sim).

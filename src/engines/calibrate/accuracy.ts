@@ -114,7 +114,7 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
     utilization: k.profiles.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a)).utilization,
     at: clocks.map((f) => {
       const prediction = predictKernelBand(cal, k.profiles, f, { scaling, capW: cap.powerW });
-      return { prediction, energyJ: prediction.band?.energyJ ?? { p10: prediction.energyJ, p50: prediction.energyJ, p90: prediction.energyJ } };
+      return { prediction, energyJ: prediction.band?.energyJ ?? null };
     }),
   }));
   return {

@@ -18,8 +18,8 @@ export interface BandedKernel {
   profiledMHz: number[];
   /** Utilizations at its highest profiled clock. */
   utilization: Record<string, number>;
-  /** Prediction and energy band per target clock. */
-  at: { prediction: KernelPrediction; energyJ: Band }[];
+  /** Prediction and energy band per target clock; null where the calibration gives the prediction no band. */
+  at: { prediction: KernelPrediction; energyJ: Band | null }[];
 }
 
 export interface TotalBand {
@@ -27,6 +27,8 @@ export interface TotalBand {
   energyJ: Band;
   /** Half the band's width relative to p50, %: the "±" of the total. */
   halfWidthPct: number;
+  /** Kernels whose prediction has no band at this clock: counted in p50, not in the band (so it is too narrow). */
+  kernelsWithoutBand: number;
 }
 
 export interface BandAdvice {
@@ -49,14 +51,21 @@ export function totalEnergyBands(kernels: BandedKernel[], clocksMHz: number[]): 
     let p50 = 0;
     let below = 0;
     let above = 0;
+    let kernelsWithoutBand = 0;
     for (const k of kernels) {
-      const b = k.at[i]!.energyJ;
+      const a = k.at[i]!;
+      const b = a.energyJ;
+      if (!b) {
+        p50 += a.prediction.energyJ;
+        kernelsWithoutBand++;
+        continue;
+      }
       p50 += b.p50;
       below += (b.p50 - b.p10) ** 2;
       above += (b.p90 - b.p50) ** 2;
     }
     const band = { p10: p50 - Math.sqrt(below), p50, p90: p50 + Math.sqrt(above) };
-    return { frequencyMHz: f, energyJ: band, halfWidthPct: halfWidth(band) };
+    return { frequencyMHz: f, energyJ: band, halfWidthPct: halfWidth(band), kernelsWithoutBand };
   });
 }
 
@@ -67,12 +76,13 @@ export function totalEnergyBands(kernels: BandedKernel[], clocksMHz: number[]): 
  * two or more clocks).
  */
 export function bandAdvice(cal: Calibration, kernels: BandedKernel[], clocksMHz: number[], count = 5): BandAdvice | null {
-  if (!cal.uncertainty || kernels.length === 0 || kernels.some((k) => k.profiledMHz.length !== 1)) return null;
+  if (!cal.uncertainty || kernels.length === 0 || kernels.some((k) => k.profiledMHz.length !== 1 || k.at.some((a) => !a.energyJ))) return null;
   const totals = totalEnergyBands(kernels, clocksMHz);
   const worst = totals.reduce((a, b) => (b.halfWidthPct > a.halfWidthPct ? b : a));
   if (!(worst.halfWidthPct > 0)) return null;
   const w = totals.indexOf(worst);
-  const widthAt = (k: BandedKernel) => k.at[w]!.energyJ.p90 - k.at[w]!.energyJ.p10;
+  const bandAt = (k: BandedKernel) => k.at[w]!.energyJ!;
+  const widthAt = (k: BandedKernel) => bandAt(k).p90 - bandAt(k).p10;
   const chosen = [...kernels].sort((a, b) => widthAt(b) - widthAt(a)).slice(0, count);
   const ref = chosen[0]!.profiledMHz[0]!;
   const candidates = cal.clocks.smClocksMHz.filter((c) => c >= Math.max(...clocksMHz, ref) / 2 && Math.abs(c - ref) >= 0.5);
@@ -88,7 +98,7 @@ export function bandAdvice(cal: Calibration, kernels: BandedKernel[], clocksMHz:
   return {
     worstClockMHz: worst.frequencyMHz,
     halfWidthPct: Math.max(...totals.map((t) => t.halfWidthPct)),
-    kernels: chosen.map((k) => ({ kernel: k.kernel, widthJ: widthAt(k), halfWidthPct: halfWidth(k.at[w]!.energyJ) })),
+    kernels: chosen.map((k) => ({ kernel: k.kernel, widthJ: widthAt(k), halfWidthPct: halfWidth(bandAt(k)) })),
     secondClockMHz: best.clock,
     halfWidthAfterPct: best.half,
     estimate: true,

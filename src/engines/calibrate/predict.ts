@@ -94,7 +94,7 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
         energyJP90: b?.energyJ.p90 ?? null,
         bandMode: b?.mode ?? null,
       });
-      entry.at.push({ prediction: p, energyJ: b?.energyJ ?? { p10: p.energyJ, p50: p.energyJ, p90: p.energyJ } });
+      entry.at.push({ prediction: p, energyJ: b?.energyJ ?? null });
     }
     banded.push(entry);
   }
@@ -105,7 +105,8 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
     device: cal.device.name,
     referenceClocksMHz: refs,
     rows,
-    totals: totalEnergyBands(banded, targets),
+    // Without a band model there is no band to total (a zero-width one would claim the sum exact).
+    totals: cal.uncertainty ? totalEnergyBands(banded, targets) : [],
     advice: bandAdvice(cal, banded, targets),
     skipped,
     notes,

@@ -45,8 +45,9 @@ export function commTypeOf(name: string): number | null {
 
 /** A tensor value as the ET writes it: [tensor id, storage id, offset, numel, element bytes, device]. */
 function tensorBytes(v: unknown): number | null {
-  if (!Array.isArray(v) || v.length < 5 || typeof v[3] !== 'number' || typeof v[4] !== 'number') return null;
-  return v[3] * v[4];
+  if (!Array.isArray(v) || v.length < 5 || !Number.isSafeInteger(v[3]) || !Number.isSafeInteger(v[4])) return null;
+  const bytes = (v[3] as number) * (v[4] as number);
+  return Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : null;
 }
 
 /** Bytes of an op's tensor inputs (lists of tensors summed). */

@@ -9,13 +9,14 @@ import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import { InputError, TracewattError } from '../../errors.js';
 import { TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
-import { fileChunks } from '../../formats/json-stream.js';
+import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
 import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 import { linkTraces, type LinkStats } from './link.js';
 
-export { linkTraces, alignByName, type LinkResult, type GpuLink } from './link.js';
+export { linkTraces, type LinkResult, type GpuLink } from './link.js';
+export { alignByName } from './align.js';
 export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
 
@@ -52,16 +53,8 @@ export interface ImportResult {
   differencesFromChakra: string[];
 }
 
-async function head(file: string, bytes = 64 * 1024): Promise<string> {
-  const parts: Buffer[] = [];
-  let got = 0;
-  for await (const c of fileChunks(file)) {
-    parts.push(c);
-    got += c.length;
-    if (got >= bytes) break;
-  }
-  return Buffer.concat(parts).subarray(0, bytes).toString('utf8');
-}
+/** The first 64 KB of a file's text (decompressed), enough to tell a Kineto trace from an execution trace. */
+const head = async (file: string) => (await readHead(file, 64 * 1024)).bytes.toString('utf8');
 
 const trailingNumber = (f: string) => {
   const m = /(\d+)(?!.*\d)/.exec(path.basename(f).replace(/\.json(\.gz)?$/, '').replace(/\.pt\.trace$/, '').replace(/\.\d{10,}$/, ''));

@@ -19,6 +19,7 @@
 import type { EtNode, EtTrace } from '../../formats/pytorch/et.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT } from '../../formats/pytorch/et.js';
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoStep, KinetoTrace } from '../../formats/kineto/trace.js';
+import { alignByName, countCommon } from './align.js';
 
 export type GpuVia = 'external-id' | 'enclosing' | 'preceding';
 
@@ -59,66 +60,8 @@ export interface LinkResult {
 
 /** Gap (ns) on a thread after which its next ops wait for the other threads (Chakra's linker: 1000 µs). */
 export const INTER_THREAD_GAP_NS = 1_000_000;
-/** Look-ahead when the aligned sequences disagree; a resync needs this many names in a row to agree. */
-const RESYNC_WINDOW = 256;
-const RESYNC_RUN = 3;
 
 const isRoot = (n: EtNode) => ET_PROCESS_ROOT.test(n.name) || ET_THREAD_ROOT.test(n.name);
-
-/** Aligns two name sequences; returns pairs [i, j] of equal names, in order. Greedy with resynchronisation. */
-export function alignByName(a: string[], b: string[]): [number, number][] {
-  const pairs: [number, number][] = [];
-  let i = 0;
-  let j = 0;
-  const runAt = (x: number, y: number) => {
-    for (let k = 0; k < RESYNC_RUN; k++) {
-      if (x + k >= a.length || y + k >= b.length) return k > 0 || (x < a.length && y < b.length && a[x] === b[y]);
-      if (a[x + k] !== b[y + k]) return false;
-    }
-    return true;
-  };
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      pairs.push([i, j]);
-      i++;
-      j++;
-      continue;
-    }
-    // The nearest point (fewest skipped) where both agree for a run of names.
-    let found: [number, number] | null = null;
-    for (let s = 1; s <= RESYNC_WINDOW && !found; s++) {
-      for (let di = 0; di <= s; di++) {
-        const x = i + di;
-        const y = j + (s - di);
-        if (x < a.length && y < b.length && a[x] === b[y] && runAt(x, y)) {
-          found = [x, y];
-          break;
-        }
-      }
-    }
-    if (!found) {
-      i++;
-      j++;
-      continue;
-    }
-    [i, j] = found;
-  }
-  return pairs;
-}
-
-function countCommon(a: string[], b: string[]): number {
-  const m = new Map<string, number>();
-  for (const x of a) m.set(x, (m.get(x) ?? 0) + 1);
-  let n = 0;
-  for (const y of b) {
-    const c = m.get(y);
-    if (c) {
-      n++;
-      m.set(y, c - 1);
-    }
-  }
-  return n;
-}
 
 function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
   const m = new Map<K, T[]>();

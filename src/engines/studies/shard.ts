@@ -116,7 +116,29 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
   if (canonical(got) !== canonical(want)) {
     throw new FormatError(file, 'key "points"', `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${want.join(', ')}], holds [${got.join(', ')}]`);
   }
+  o.points.forEach((p, i) => checkPoint(file, `points[${i}].point`, o.sweep!, p.point));
   return o as SweepPartial;
+}
+
+/** The figures merge reads from each point, by sweep (the rest of a point is carried as it is). */
+const POINT_NUMBERS: Record<SweepKind, string[]> = {
+  network: ['scale', 'bandwidthGBps', 'energyPerBitPJ', 'voltageRatio', 'makespanNs'],
+  gpu: ['clockMHz', 'timeS'],
+};
+const ENERGY_PARTS = ['compute', 'memory', 'network', 'idle', 'total'];
+
+function checkPoint(file: string, key: string, sweep: SweepKind, point: unknown): void {
+  const o = point as Record<string, unknown> | null;
+  const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
+  if (!o || typeof o !== 'object') throw new FormatError(file, `key "${key}"`, 'expected a sweep point (an object)');
+  for (const k of POINT_NUMBERS[sweep]) if (!isNumber(o[k])) throw new FormatError(file, `key "${key}.${k}"`, `expected a number, got ${JSON.stringify(o[k])}`);
+  const e = o.energyJ as Record<string, unknown> | null;
+  if (!e || typeof e !== 'object' || ENERGY_PARTS.some((k) => !isNumber(e[k]))) {
+    throw new FormatError(file, `key "${key}.energyJ"`, `expected {${ENERGY_PARTS.join(', ')}} in J, got ${JSON.stringify(o.energyJ)}`);
+  }
+  if (sweep === 'network' && !(Array.isArray(o.networkByDimensionJ) && o.networkByDimensionJ.every(isNumber))) {
+    throw new FormatError(file, `key "${key}.networkByDimensionJ"`, 'expected a list of J per dimension');
+  }
 }
 
 /** Where two identities differ, in words ("input trace", "option scales"); empty when they are the same. */

@@ -94,7 +94,7 @@ export interface ReadKinetoOptions {
 
 const GPU_KIND: Record<string, GpuEventKind> = { kernel: 'kernel', gpu_memcpy: 'memcpy', gpu_memset: 'memset' };
 const STEP = /^ProfilerStep#(\d+)$/;
-const TS_TEXT = /"ts"\s*:\s*(-?\d+)(?:\.(\d+))?/;
+const TS_TEXT = /"ts"\s*:\s*(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/;
 
 type Ev = { ph?: unknown; cat?: unknown; name?: unknown; pid?: unknown; tid?: unknown; ts?: unknown; dur?: unknown; args?: Record<string, unknown> };
 
@@ -105,6 +105,16 @@ function num(v: unknown): number | null {
 function intArg(args: Record<string, unknown> | undefined, key: string): number | null {
   const v = args?.[key];
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+}
+
+/** A decimal µs stamp's exact integer µs and fraction in ns, from its sign, digits, fraction and exponent. */
+function exactMicros(m: RegExpExecArray): { us: number; fracNs: number } {
+  const digits = m[2]! + (m[3] ?? '');
+  const point = m[2]!.length + Number(m[4] ?? 0);
+  const whole = point <= 0 ? '0' : point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point);
+  const frac = point <= 0 ? '0'.repeat(-point) + digits : point >= digits.length ? '' : digits.slice(point);
+  const sign = m[1] === '-' ? -1 : 1;
+  return { us: sign * Number(whole), fracNs: sign * Math.round(Number(`0.${frac || '0'}`) * 1000) };
 }
 
 /** True when the first 64 KB of text look like a Kineto trace (a JSON object with traceEvents / schemaVersion). */
@@ -131,11 +141,15 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         }
       } else if (piece.key === 'distributedInfo' && piece.value && typeof piece.value === 'object') {
         const v = piece.value as Record<string, unknown>;
-        trace.distributed = { rank: num(v.rank), worldSize: num(v.world_size), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
+        const whole = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : null);
+        trace.distributed = { rank: whole(v.rank), worldSize: whole(v.world_size), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
       } else trace.meta[piece.key] = piece.value;
       continue;
     }
-    sawEvents = true;
+    if (piece.kind === 'array') {
+      sawEvents = true;
+      continue;
+    }
     const ev = parseElement(file, piece) as Ev;
     if (!ev || typeof ev !== 'object') continue;
     const cat = typeof ev.cat === 'string' ? ev.cat : '';
@@ -147,16 +161,19 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
       skip(cat || String(ev.ph ?? '?'));
       continue;
     }
-    // Exact time: the integer µs and the fraction's ns, from the text when the number has a fraction.
+    // Exact time: the integer µs and the fraction's ns, from the text when the number is not a whole one.
     let us: number;
     let fracNs = 0;
     if (typeof ev.ts === 'number' && Number.isSafeInteger(ev.ts)) us = ev.ts;
     else {
-      const m = TS_TEXT.exec(piece.text);
+      const m = typeof ev.ts === 'number' ? TS_TEXT.exec(piece.text) : null;
       if (!m) throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index} ("${String(ev.name ?? '')}") has no numeric "ts"`);
-      us = Number(m[1]);
-      if (!Number.isSafeInteger(us)) throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index}: ts ${m[1]} µs does not fit 2^53`);
-      if (m[2]) fracNs = Math.round(Number(`0.${m[2]}`) * 1000);
+      ({ us, fracNs } = exactMicros(m));
+      if (!Number.isSafeInteger(us)) throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index}: ts ${m[0]} µs does not fit 2^53`);
+      // The text read must be the value JSON.parse read (not a "ts" key nested in args, say).
+      if (Math.abs(us + fracNs / 1000 - (ev.ts as number)) > 1) {
+        throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index}: cannot read "ts" exactly from its text (${m[0]}; parsed ${String(ev.ts)})`);
+      }
     }
     const dur = num(ev.dur);
     if (dur === null || dur < 0) throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index} ("${String(ev.name ?? '')}") has no non-negative "dur"`);

@@ -2,7 +2,7 @@
  * Sniffs a file's first lines to tell which reader (or power-series format) it needs. Order matters:
  * the most specific signatures come first. Returns null when nothing matches (use --format / --mapping).
  */
-import { fileChunks, isGzipFile, openInput } from '../json-stream.js';
+import { readHead } from '../file-chunks.js';
 import { looksLikeKineto } from '../kineto/trace.js';
 import { looksLikePytorchEt } from '../pytorch/et.js';
 import { isProfLine } from './csv.js';
@@ -20,15 +20,8 @@ const SNIFF_LINES = 400;
 
 /** The first maxBytes of a file's text (of its content when gzipped), and whether the file goes on. */
 async function headText(file: string, maxBytes = SNIFF_BYTES): Promise<{ text: string; cut: boolean }> {
-  if (await isGzipFile(file)) return gzipHead(file, maxBytes);
-  const fh = await openInput(file);
-  try {
-    const buf = Buffer.alloc(maxBytes);
-    const { bytesRead } = await fh.read(buf, 0, maxBytes, 0);
-    return { text: buf.subarray(0, bytesRead).toString('utf8'), cut: bytesRead === maxBytes };
-  } finally {
-    await fh.close();
-  }
+  const { bytes, cut } = await readHead(file, maxBytes);
+  return { text: bytes.toString('utf8'), cut };
 }
 
 /** Reads the first lines of a file (BOM and CR stripped; gzip read through). */
@@ -43,22 +36,6 @@ function splitHead(head: string, cut: boolean): string[] {
   const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   if (cut) lines.pop(); // last line may be cut
   return lines.slice(0, SNIFF_LINES);
-}
-
-/** The first maxBytes of a gzip file's content (a truncated or corrupt stream gives what could be read). */
-async function gzipHead(file: string, maxBytes: number): Promise<{ text: string; cut: boolean }> {
-  const parts: Buffer[] = [];
-  let got = 0;
-  try {
-    for await (const chunk of fileChunks(file)) {
-      parts.push(chunk);
-      got += chunk.length;
-      if (got >= maxBytes) break;
-    }
-  } catch {
-    // keep what was read: the reader reports a corrupt stream with its offset
-  }
-  return { text: Buffer.concat(parts).subarray(0, maxBytes).toString('utf8'), cut: got >= maxBytes };
 }
 
 /** Splits a header line on commas outside quotes (enough for sniffing). */

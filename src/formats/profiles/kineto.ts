@@ -68,8 +68,13 @@ export function alignPower(trace: KinetoTrace, series: PowerSeries, kernels: Tra
   if (series.originEpochMs === null || trace.baseUs < 1e15) return null; // 1e15 µs ≈ 2001: epoch stamps
   const traceStartMs = trace.baseUs / 1000;
   const offsetMs = traceStartMs - series.originEpochMs;
-  const first = Math.min(...kernels.map((k) => k.startNs));
-  const last = Math.max(...kernels.map((k) => k.startNs + (k.sample.durationNs ?? 0)));
+  // A loop, not Math.min(...list): spreading more than ~125k kernels overflows the call stack.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const k of kernels) {
+    first = Math.min(first, k.startNs);
+    last = Math.max(last, k.startNs + (k.sample.durationNs ?? 0));
+  }
   const endNs = series.timeNs[series.timeNs.length - 1]!;
   const inside = (shiftMs: number) => {
     const off = (offsetMs + shiftMs) * 1e6;

@@ -133,14 +133,17 @@ export async function readExecutionTrace(file: string): Promise<EtTrace> {
     if (piece.kind === 'value') {
       const v = piece.value;
       if (piece.key === 'schema') et.schema = String(v);
-      else if (piece.key === 'pid' && typeof v === 'number') et.pid = v;
+      else if (piece.key === 'pid' && Number.isSafeInteger(v)) et.pid = v as number;
       else if (piece.key === 'time' && typeof v === 'string') et.time = v;
-      else if (piece.key === 'start_ts' && typeof v === 'number') et.startTs = v;
-      else if (piece.key === 'finish_ts' && typeof v === 'number') et.finishTs = v;
+      else if (piece.key === 'start_ts' && Number.isSafeInteger(v)) et.startTs = v as number;
+      else if (piece.key === 'finish_ts' && Number.isSafeInteger(v)) et.finishTs = v as number;
       else et.meta[piece.key] = v;
       continue;
     }
-    sawNodes = true;
+    if (piece.kind === 'array') {
+      sawNodes = true;
+      continue;
+    }
     const raw = parseElement(file, piece);
     const at = `byte ${piece.offset}, node ${piece.index}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatError(file, at, 'a node must be a JSON object');
