@@ -7,6 +7,7 @@ import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
 import { generateLlmCommand } from './generate.js';
 import { inspectCommand } from './inspect.js';
+import { planCommand } from './plan.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
@@ -17,5 +18,5 @@ export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, generateLlmCommand, reportCommand,
-  sweepNetworkCommand, sweepGpuCommand, caseStudyCommand,
+  sweepNetworkCommand, sweepGpuCommand, caseStudyCommand, planCommand,
 ];
