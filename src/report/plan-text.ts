@@ -68,26 +68,33 @@ function savingCells(name: string, s: Saving): Cell[] {
   return [name, s.timeS, s.energyJ, s.savingPct, s.timeChangePct];
 }
 
+/** The named plans against the all-max-clock baseline. */
+export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 'minEnergy' | 'envPipe'>): RowSet {
+  const b = r.baseline;
+  return {
+    columns: [
+      { header: 'plan', align: 'left' }, { header: `iteration time (${S})`, format: fixed(4) }, { header: `iteration energy (${J})`, format: significant(6) },
+      { header: 'energy saved (%)', format: fixed(2) }, { header: 'time change (%)', format: fixed(2) },
+    ],
+    rows: [
+      ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
+      savingCells('no slowdown, one clock per computation', r.intrinsic),
+      savingCells('no slowdown, two clocks per computation', r.intrinsic.split),
+      savingCells('lowest energy, one clock per computation', r.minEnergy),
+      savingCells('lowest energy, two clocks per computation', r.minEnergy.split),
+      savingCells('EnvPipe-style (envelope at the highest clock)', r.envPipe),
+    ],
+  };
+}
+
 /** The headline table and a sample of the frontier. */
 export function planText(r: PlanRecord): string {
-  const headCols: Column[] = [
-    { header: 'plan', align: 'left' }, { header: `iteration time (${S})`, format: fixed(4) }, { header: `iteration energy (${J})`, format: significant(6) },
-    { header: 'saving (%)', format: fixed(2) }, { header: 'time change (%)', format: fixed(2) },
-  ];
-  const b = r.baseline;
-  const rows: Cell[][] = [
-    ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
-    savingCells('intrinsic: no slowdown', r.intrinsic),
-    savingCells('  with two clocks per computation', r.intrinsic.split),
-    savingCells('lowest energy', r.minEnergy),
-    savingCells('  with two clocks per computation', r.minEnergy.split),
-    savingCells('EnvPipe-style (envelope at max clock)', r.envPipe),
-  ];
+  const head = planHeadlineRows(r);
   const lines = [
     `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
       `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
     '',
-    formatTable(headCols, rows).trimEnd(),
+    formatTable(head.columns, head.rows).trimEnd(),
   ];
   if (r.extrinsic) {
     const e = r.extrinsic;

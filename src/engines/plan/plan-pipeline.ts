@@ -11,7 +11,8 @@ import { extrinsicSaving, type FrontierPoint } from './extrinsic.js';
 import { graphFrontier, iterationEnergy, type PlanPoint } from './frontier.js';
 import { pipelineGraph, type PipelineGraph } from './pipeline.js';
 import type { StageOptions } from './stage-options.js';
-import { PLAN_SCHEMA_VERSION, type IterationPoint, type NamedPlan, type PlanRecord, type Saving, type SplitComputation } from './types.js';
+import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
+import { type IterationPoint, type NamedPlan, type PlanRecord, type Saving, type SplitComputation } from './types.js';
 
 export interface PipelinePlanInput {
   label: string;
@@ -89,7 +90,7 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
 
   return {
     kind: 'plan',
-    schemaVersion: PLAN_SCHEMA_VERSION,
+    schemaVersion: RESULT_SCHEMA_VERSION,
     label: input.label,
     source: input.source,
     schedule,

@@ -5,8 +5,7 @@
  * with blocking power while a GPU waits).
  */
 import type { ExtrinsicSaving } from './extrinsic.js';
-
-export const PLAN_SCHEMA_VERSION = 1;
+import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
 
 export interface IterationPoint {
   timeS: number;
@@ -56,7 +55,7 @@ export interface NamedPlan {
 
 export interface PlanRecord {
   kind: 'plan';
-  schemaVersion: typeof PLAN_SCHEMA_VERSION;
+  schemaVersion: typeof RESULT_SCHEMA_VERSION;
   label: string;
   source: {
     /** profile: measured options; fit: modelled from `fitClocksMHz`; trace: an annotated Chakra trace. */
