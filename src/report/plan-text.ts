@@ -91,7 +91,8 @@ export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 
 export function planText(r: PlanRecord): string {
   const head = planHeadlineRows(r);
   const lines = [
-    `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
+    `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
+      `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
       `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
     '',
     formatTable(head.columns, head.rows).trimEnd(),
@@ -103,6 +104,15 @@ export function planText(r: PlanRecord): string {
       `straggler: iteration time ${e.deadlineS.toFixed(4)} s (×${e.slowdownFactor.toFixed(3)}): this pipeline's plan runs ${e.plannedTimeS.toFixed(4)} s, then waits; ` +
         `saves ${e.savingPct.toFixed(2)} % against the all-max-clock pipeline waiting as long (${e.extrinsicSavingPct.toFixed(2)} % against the intrinsic plan; ` +
         `${e.splitSavingPct.toFixed(2)} % with two clocks per computation)`,
+    );
+  }
+  if (r.replayCheck) {
+    const c = r.replayCheck;
+    lines.push(
+      '',
+      `replayed (all ${c.groups} groups, ${c.replays} replays): all max clock ${c.baseline.timeS.toFixed(6)} s, ${c.baseline.energyJ.toFixed(2)} J; ` +
+        `plan ${c.plan.timeS.toFixed(6)} s (${c.plan.timeChangePct >= 0 ? '+' : ''}${c.plan.timeChangePct.toFixed(3)} %), ${c.plan.energyJ.toFixed(2)} J: ` +
+        `saves ${c.plan.savingPct.toFixed(2)} % (estimated)${c.slowdownShare < 1 ? `; planned slowdowns scaled to ${(100 * c.slowdownShare).toFixed(1)} % to stay within ${c.tolerancePct} %` : ''}`,
     );
   }
   if (r.measuredCheck) {

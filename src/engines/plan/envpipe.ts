@@ -41,10 +41,11 @@ export function envPipe(g: PipelineGraph, maxIterations = 10_000): EnvPipeResult
       reachedEnvelope = true;
       break;
     }
+    const computations = path.filter((i) => !dag.curveOf[i]!.lag);
     let lowest = Infinity;
-    for (const i of path) lowest = Math.min(lowest, dag.curveOf[i]!.byClock[at[i]!]!.clockMHz);
+    for (const i of computations) lowest = Math.min(lowest, dag.curveOf[i]!.byClock[at[i]!]!.clockMHz);
     let raised = false;
-    for (const i of path) {
+    for (const i of computations) {
       const c = dag.curveOf[i]!;
       if (c.byClock[at[i]!]!.clockMHz === lowest && at[i]! + 1 < c.byClock.length) {
         at[i] = at[i]! + 1;

@@ -8,3 +8,4 @@ export { graphFrontier, planEnergy, type GraphFrontier, type PlanPoint, type Fro
 export { envPipe, type EnvPipeResult } from './envpipe.js';
 export { extrinsicSaving, type ExtrinsicSaving } from './extrinsic.js';
 export * from './types.js';
+export { planTrace, type TracePlanInput } from './trace-plan.js';

@@ -9,7 +9,7 @@ import { makeCurve, splitAt, type ClockOption, type Curve } from './curve.js';
 import { envPipe } from './envpipe.js';
 import { extrinsicSaving, type FrontierPoint } from './extrinsic.js';
 import { graphFrontier, iterationEnergy, type PlanPoint } from './frontier.js';
-import { pipelineGraph, type PipelineGraph } from './pipeline.js';
+import { pipelineGraph, type PipelineGraph, type StageLags } from './pipeline.js';
 import type { StageOptions } from './stage-options.js';
 import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
 import { type IterationPoint, type NamedPlan, type PlanRecord, type Saving, type SplitComputation } from './types.js';
@@ -24,6 +24,10 @@ export interface PipelinePlanInput {
   microBatches: number;
   schedule: PipelineSchedule;
   blockingPowerW: number;
+  /** Message delays between stages (trace mode); none for a stage profile (Perseus' emulation). */
+  lags?: StageLags;
+  /** GPUs per stage the options sum over (default 1). */
+  gpusPerStage?: number;
   /** Plans realized between the all-max-clock and the slowest iteration time (default 400). */
   points?: number;
   /** Straggler: iteration time T′ = slowdown × all-max-clock time … */
@@ -45,7 +49,7 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
     forward: makeCurve(`stage ${s} forward`, o.forward, blockingPowerW),
     backward: makeCurve(`stage ${s} backward`, o.backward, blockingPowerW),
   }));
-  const graph = pipelineGraph(schedule, stages, microBatches, curves);
+  const graph = pipelineGraph(schedule, stages, microBatches, curves, input.lags);
   const lanes = stages;
   const f = graphFrontier(graph.dag, { blockingPowerW, lanes, points: input.points });
   const base = f.baseline;
@@ -98,6 +102,7 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
     microBatches,
     blockingPowerW,
     lanes,
+    gpusPerStage: input.gpusPerStage ?? 1,
     baseline: { timeS: base.timeS, energyJ: base.energyJ, computeEnergyJ: base.computeEnergyJ, blockingEnergyJ: base.blockingEnergyJ },
     frontier: pareto.map((p) => ({ timeS: p.timeS, energyJ: p.energyJ, deadlineS: p.deadlineS, computeEnergyJ: p.computeEnergyJ, blockingEnergyJ: p.blockingEnergyJ, splitEnergyJ: p.lowerBoundJ })),
     splitFrontier: split,

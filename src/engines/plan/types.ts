@@ -53,6 +53,28 @@ export interface NamedPlan {
   computations: PlannedComputation[];
 }
 
+/** A replayed iteration: makespan and the replay's energy breakdown (all ranks). */
+export interface ReplayedIteration {
+  timeS: number;
+  energyJ: number;
+  computeEnergyJ: number;
+  idleEnergyJ: number;
+}
+
+export interface ReplayCheck {
+  baseline: ReplayedIteration;
+  plan: ReplayedIteration & { savingPct: number; timeChangePct: number };
+  /**
+   * Share of each planned slowdown applied (1 = the plan as made): lowered until the replayed iteration is within
+   * `tolerancePct` of the baseline's time (the planning model leaves out some of the replay's communication).
+   */
+  slowdownShare: number;
+  tolerancePct: number;
+  replays: number;
+  /** Clock per (rank, micro-batch, pass) group: every GPU compute node of the group runs at it. */
+  groups: number;
+}
+
 export interface PlanRecord {
   kind: 'plan';
   schemaVersion: typeof RESULT_SCHEMA_VERSION;
@@ -68,9 +90,12 @@ export interface PlanRecord {
   schedule: string;
   stages: number;
   microBatches: number;
+  /** Blocking power of one stage (all its GPUs), W. */
   blockingPowerW: number;
-  /** GPUs drawing blocking power while they wait (stages for a profile). */
+  /** Stages, each drawing blocking power while it waits. */
   lanes: number;
+  /** GPUs per stage whose energies the figures sum (1 for a stage profile; tensor × data parallel for a trace). */
+  gpusPerStage: number;
   /** Every computation at the highest clock. */
   baseline: IterationPoint & { computeEnergyJ: number; blockingEnergyJ: number };
   /** One clock per computation: the Pareto plans, fastest first. */
@@ -87,6 +112,8 @@ export interface PlanRecord {
   extrinsic?: ExtrinsicSaving & { splitSavingPct: number };
   /** Savings per non-straggler pipeline for straggler slowdowns 1.00 … 1.50 (Perseus Figure 8). */
   extrinsicCurve: { slowdownFactor: number; savingPct: number; extrinsicSavingPct: number; splitSavingPct: number }[];
+  /** Trace mode: the intrinsic plan applied to the annotated trace and replayed. */
+  replayCheck?: ReplayCheck;
   /** Fit mode with the other clocks measured too: the intrinsic plan's clocks on the measurements. */
   measuredCheck?: { baseline: IterationPoint; intrinsic: Saving; missing: number };
   /** Plans per computation: at the all-max-clock time, and for the straggler deadline when given. */
