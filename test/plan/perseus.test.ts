@@ -4,9 +4,10 @@
  * files; 24, 48 and 96 from ../shared.
  */
 import { describe, expect, it } from 'vitest';
-import type { PlanRecord } from '../../src/engines/plan/index.js';
+import { makeCurve, measuredStageOptions, pipelineGraph, quantizeOptions, type PlanRecord } from '../../src/engines/plan/index.js';
+import { readProfile } from '../../src/formats/profiles/index.js';
 import { describeShared } from '../helpers/shared.js';
-import { bestWithin, envPipeEnergyJ, frontierFile, interpolate, MODELS, PERSEUS_INTRINSIC, planFor, readFrontier, type Model } from './perseus.js';
+import { A40_BLOCKING_W, bestWithin, envPipeEnergyJ, frontierFile, interpolate, MODELS, PERSEUS_INTRINSIC, planFor, readFrontier, stageProfile, type Model } from './perseus.js';
 
 /** Largest deviation of tracewatt's frontier from Perseus' (%), over Perseus' iteration times no faster than the all-max-clock one. */
 function deviations(r: PlanRecord, model: Model, microBatches: number) {
@@ -63,6 +64,21 @@ for (const model of MODELS) {
   describe(`${model}, 12 micro-batches (vendored Perseus frontier)`, () => checkCase(model, 0, 12));
   [24, 48, 96].forEach((mb, k) => describeShared(`${model}, ${mb} micro-batches (Perseus frontier in ../shared)`, () => checkCase(model, k + 1, mb)));
 }
+
+describe("Perseus' time convention (--time-quantum)", () => {
+  it('floors computation times as its solver does: the fastest plan then takes exactly its frontier’s shortest time', async () => {
+    for (const model of MODELS) {
+      const file = stageProfile(model);
+      const curves = quantizeOptions(measuredStageOptions(await readProfile(file), 8, file), 0.0001).map((s, i) => ({
+        forward: makeCurve(`${i}f`, s.forward, A40_BLOCKING_W),
+        backward: makeCurve(`${i}b`, s.backward, A40_BLOCKING_W),
+      }));
+      const g = pipelineGraph('1f1b', 8, 12, curves);
+      const fastest = g.dag.makespan(Float64Array.from(g.dag.curveOf, (c) => c.hullTimeS[0]!));
+      expect(fastest).toBeCloseTo(readFrontier(frontierFile(model, 12))[0]!.timeS, 9);
+    }
+  });
+});
 
 describe('the lowest-energy end (GPT-3, 12 micro-batches)', () => {
   it("saves at least Perseus' 19.4 % less 0.5 points at about Perseus' +9.2 % time", async () => {

@@ -74,6 +74,6 @@ export function interpolate(points: readonly { timeS: number; energyJ: number }[
 /** The one-clock plans as a step function: the least energy of a plan that takes at most `timeS`. */
 export function bestWithin(frontier: readonly { timeS: number; energyJ: number }[], timeS: number): number {
   let best = Infinity;
-  for (const p of frontier) if (p.timeS <= timeS && p.energyJ < best) best = p.energyJ;
+  for (const p of frontier) if (p.timeS <= timeS * (1 + 1e-12) && p.energyJ < best) best = p.energyJ;
   return best;
 }

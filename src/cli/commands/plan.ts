@@ -1,7 +1,7 @@
 /** `tracewatt plan`: Perseus-style time–energy frontier and per-computation clock plans for pipeline training. */
 import path from 'node:path';
 import { toJson } from '../../core/json.js';
-import { clockGrid, fittedStageOptions, measuredStageOptions, planPipeline, planTrace, type PlanRecord } from '../../engines/plan/index.js';
+import { clockGrid, fittedStageOptions, measuredStageOptions, planPipeline, planTrace, quantizeOptions, type PlanRecord } from '../../engines/plan/index.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { loadCalibration } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
@@ -55,6 +55,7 @@ export const planCommand: CommandSpec = {
     { name: 'comm-group', value: 'file', description: 'with --trace: ASTRA-sim comm-group JSON' },
     { name: 'power', value: 'file', description: 'with --trace: power.json (default: the one annotate wrote beside the highest clock)' },
     { name: 'tolerance', value: '%', description: 'with --trace: replayed iteration time allowed above the all-max-clock one', default: 0.1 },
+    { name: 'time-quantum', value: 's', description: "floor every computation's time to a multiple of this, as Perseus' solver does (its frontier files: A40 0.0001, A100 0.001): only to compare with them" },
     { name: 'points', value: 'n', description: 'plans realized between the all-max-clock and the slowest iteration time', default: 400 },
     { name: 'out', value: 'dir', description: 'write plan.json, frontier.csv, split-frontier.csv, extrinsic.csv and plan-*.csv here' },
     { name: 'csv', description: 'print the frontier as CSV' },
@@ -72,7 +73,7 @@ export const planCommand: CommandSpec = {
 };
 
 const TRACE_ONLY = ['frequencies', 'system', 'network', 'memory', 'commGroup', 'power'];
-const PROFILE_ONLY = ['profile', 'format', 'mapping', 'stages', 'microBatches', 'fitFrequencies', 'calibration', 'powerCap', 'stragglerSlowdown', 'deadlineS'];
+const PROFILE_ONLY = ['profile', 'format', 'mapping', 'stages', 'microBatches', 'fitFrequencies', 'calibration', 'powerCap', 'stragglerSlowdown', 'deadlineS', 'timeQuantum'];
 
 async function traceRecord(opts: Record<string, unknown>): Promise<PlanRecord> {
   const wrong = PROFILE_ONLY.filter((k) => opts[k] !== undefined);
@@ -127,6 +128,11 @@ async function profileRecord(opts: Record<string, unknown>, io: CommandIO): Prom
       `options at ${clocksMHz.length} clocks modelled from ${fit.join(', ')} MHz (t = A + B/f, P quadratic in f per stage and pass; ` +
         `${capW === null ? 'no power cap' : `power cap ${capW.toFixed(1)} W`})`,
     );
+  }
+  const quantumS = num(opts, 'timeQuantum', { positive: true, unit: 's' });
+  if (quantumS !== undefined) {
+    planned = quantizeOptions(planned, quantumS);
+    notes.push(`every computation's time floored to a multiple of ${quantumS} s (Perseus' convention): iterations look shorter than they are`);
   }
   return planPipeline({
     label: path.basename(file),

@@ -1,5 +1,5 @@
 export { planPipeline, type PipelinePlanInput } from './plan-pipeline.js';
-export { measuredStageOptions, fittedStageOptions, clockGrid, stageOf, type StageOptions } from './stage-options.js';
+export { measuredStageOptions, fittedStageOptions, quantizeOptions, clockGrid, stageOf, type StageOptions } from './stage-options.js';
 export { makeCurve, splitAt, slowestWithin, hullCostAt, type Curve, type ClockOption } from './curve.js';
 export { Dag } from './dag.js';
 export { pipelineGraph, type PipelineGraph, type PipelineOp, type Pass } from './pipeline.js';

@@ -104,6 +104,20 @@ export function fittedStageOptions(measured: StageOptions[], fitClocksMHz: numbe
   });
 }
 
+/**
+ * Every option's time floored to a multiple of `quantumS`, as Perseus' solver quantizes (its `unit_time`; its frontier
+ * files use 0.0001 s on A40 and 0.001 s on A100): only to compare with those files — it makes iterations look
+ * shorter than they are. Throws InputError for a time below one quantum.
+ */
+export function quantizeOptions(stages: StageOptions[], quantumS: number): StageOptions[] {
+  const q = (o: ClockOption): ClockOption => {
+    const timeS = Math.floor(o.timeS / quantumS + 1e-9) * quantumS;
+    if (!(timeS > 0)) throw new InputError(`--time-quantum ${quantumS}: longer than a computation (${o.timeS} s at ${o.clockMHz} MHz)`);
+    return { ...o, timeS };
+  };
+  return stages.map((s) => ({ forward: s.forward.map(q), backward: s.backward.map(q) }));
+}
+
 /** Clocks from `lowMHz` to `highMHz` in steps of `stepMHz` (both ends included). */
 export function clockGrid(lowMHz: number, highMHz: number, stepMHz: number): number[] {
   const out: number[] = [];
