@@ -24,9 +24,6 @@ function deviations(r: PlanRecord, model: Model, microBatches: number) {
   return { oneClock, twoClock, compared, perseusPoints: perseus.length };
 }
 
-/** Worst one-clock deviation from Perseus' frontier measured for each case (%, rounded up): regressions fail. */
-const ONE_CLOCK_BOUND: Record<Model, number[]> = { 'gpt3-175b': [0.1, 0.7, 1.0, 1.2], bloom: [-0.9, 1.0, 2.0, 2.4] };
-
 function checkCase(model: Model, index: number, microBatches: number) {
   let r: PlanRecord;
   it('plans', async () => {
@@ -48,11 +45,11 @@ function checkCase(model: Model, index: number, microBatches: number) {
       expect(p.energyJ).toBeGreaterThanOrEqual(p.splitEnergyJ * (1 - 1e-9));
     }
   });
-  it("is within 0.5 % of Perseus' frontier or below at every one of its iteration times (two clocks per computation)", () => {
+  it("is within 0.5 % of Perseus' frontier or below at every one of its iteration times, with one and with two clocks per computation", () => {
     const d = deviations(r, model, microBatches);
     expect(d.compared).toBeGreaterThan(0.9 * d.perseusPoints - 1000);
     expect(d.twoClock).toBeLessThanOrEqual(0.5);
-    expect(d.oneClock).toBeLessThanOrEqual(ONE_CLOCK_BOUND[model][index]!);
+    expect(d.oneClock).toBeLessThanOrEqual(0.5);
   });
   it("reproduces EnvPipe's result within 0.2 %", () => {
     expect(Math.abs(r.envPipe.energyJ / envPipeEnergyJ(model, microBatches) - 1)).toBeLessThan(0.002);

@@ -10,6 +10,11 @@ import type { Dag } from './dag.js';
 import { Realizer } from './realize.js';
 import { sweep, type SweepStep } from './solver.js';
 
+/** Relative excess over the relaxation above which a plan is also tried with two hull clocks mixed. */
+const MIX_WHEN = 0.003;
+/** Mixing costs many longest-path passes: it is tried at every MIX_EVERY-th iteration time (and the fastest). */
+const MIX_EVERY = 1;
+
 export interface FrontierOptions {
   blockingPowerW: number;
   /** GPUs (or stages) that draw blocking power while they wait. */
@@ -87,12 +92,22 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
   let grid: number[] = [];
   let next = 0;
   const scratch = new Float64Array(dag.size);
+  // The cheaper of the two realizations (rounding each computation, or mixing two hull clocks) of relaxed durations;
+  // mixing (the slower one) only where rounding is more than MIX_WHEN above the relaxation.
+  const best = (relaxedS: Float64Array, at: number, boundJ: number, tryMix: boolean) => {
+    const rounded = realizer.realize(relaxedS, at);
+    const one = { ...planEnergy(dag, rounded.choice, blockingPowerW, lanes), choice: rounded.choice };
+    if (!tryMix || one.energyJ <= boundJ * (1 + MIX_WHEN)) return one;
+    const mixed = realizer.mix(relaxedS, at);
+    if (!mixed) return one;
+    const two = { ...planEnergy(dag, mixed.choice, blockingPowerW, lanes), choice: mixed.choice };
+    return two.energyJ < one.energyJ && two.timeS <= at * (1 + 1e-12) ? two : one;
+  };
   const realizeAt = (step: SweepStep, at: number) => {
     const x = step.timeS - at;
     for (let i = 0; i < dag.size; i++) scratch[i] = step.durationsS[i]! + x * step.rate[i]!;
-    const r = realizer.realize(scratch, at);
-    const e = planEnergy(dag, r.choice, blockingPowerW, lanes);
-    collected.push({ deadlineS: at, ...e, choice: r.choice, relaxedS: scratch.slice() });
+    const tryMix = (next - 1) % MIX_EVERY === 0 || next === grid.length;
+    collected.push({ deadlineS: at, ...best(scratch, at, step.costJ + x * step.slopeJPerS + blockingPowerW * lanes * at, tryMix), relaxedS: scratch.slice() });
   };
   const result = sweep(dag, {
     stopAtS: baseline.timeS,
@@ -104,8 +119,9 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
   if (grid.length === 0) grid = [result.slowestS];
   // Times the sweep ended within rounding of (it stops at the all-max-clock time): plan them with the final durations.
   for (; next < grid.length; next++) {
-    const r = realizer.realize(result.durationsS, Math.max(grid[next]!, result.fastestS));
-    collected.push({ deadlineS: grid[next]!, ...planEnergy(dag, r.choice, blockingPowerW, lanes), choice: r.choice, relaxedS: result.durationsS.slice() });
+    const at = Math.max(grid[next]!, result.fastestS);
+    const boundJ = result.points[result.points.length - 1]!.costJ + blockingPowerW * lanes * at;
+    collected.push({ deadlineS: grid[next]!, ...best(result.durationsS, at, boundJ, true), relaxedS: result.durationsS.slice() });
   }
   const bound = result.points.map((p) => ({ timeS: p.timeS, energyJ: p.costJ + blockingPowerW * lanes * p.timeS })).reverse();
   const points = markPareto(collected.map((p) => ({ ...p, lowerBoundJ: boundAt(result.points, p.deadlineS, blockingPowerW, lanes), pareto: false })));
