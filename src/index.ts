@@ -24,6 +24,10 @@ export { annotateTrace, stripAnnotation, ANNOTATION_ATTRS, type AnnotateOptions 
 export { replay, replayFiles, type ReplayOptions } from './engines/replay/index.js';
 export { generateLlmTraces, writeLlmTraces } from './engines/generate/index.js';
 export { sweepNetwork, sweepGpu, runCaseStudy, parseSelector } from './engines/studies/index.js';
+export {
+  planPipeline, planTrace, measuredStageOptions, fittedStageOptions, quantizeOptions, pipelineGraph, graphFrontier, sweep as sweepRelaxation,
+  type PlanRecord, type PipelinePlanInput, type TracePlanInput, type StageOptions,
+} from './engines/plan/index.js';
 
 // Reports.
 export { buildReport, loadResults, formatTable, toCsv } from './report/index.js';

@@ -7,10 +7,13 @@ import {
   energyBreakdownSpec,
   energyVsClockSpec,
   networkSweepSpec,
+  extrinsicSpec,
+  frontierSpec,
   paretoSpec,
   renderSvg,
   type BreakdownBar,
 } from './plots/index.js';
+import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
 import type {
   AccuracyTable,
@@ -19,6 +22,7 @@ import type {
   GpuClockPoint,
   GpuClockSweepResult,
   NetworkSweepResult,
+  PlanSummary,
   ReplayRecord,
   ReportResult,
 } from './types.js';
@@ -306,12 +310,53 @@ function caseStudySection(r: CaseStudySummary): string {
   return parts.join('\n');
 }
 
+async function planSection(r: PlanSummary): Promise<string> {
+  const b = r.baseline;
+  const markers = [
+    { name: 'all max clock', timeS: b.timeS, energyJ: b.energyJ },
+    { name: 'EnvPipe-style', timeS: r.envPipe.timeS, energyJ: r.envPipe.energyJ },
+    { name: 'no slowdown (intrinsic)', timeS: r.intrinsic.timeS, energyJ: r.intrinsic.energyJ },
+    { name: 'lowest energy', timeS: r.minEnergy.timeS, energyJ: r.minEnergy.energyJ },
+    ...(r.extrinsic ? [{ name: "straggler's deadline", timeS: r.extrinsic.plannedTimeS, energyJ: r.extrinsic.plannedEnergyJ - (r.extrinsic.deadlineS - r.extrinsic.plannedTimeS) * r.blockingPowerW * r.stages }] : []),
+  ];
+  const [front, extrinsic] = await Promise.all([
+    renderSvg(frontierSpec({ title: 'Iteration time–energy frontier', frontier: r.frontier, splitFrontier: r.splitFrontier, markers })),
+    renderSvg(extrinsicSpec(r.extrinsicCurve, 'Energy saved when another pipeline straggles')),
+  ]);
+  const head = planHeadlineRows(r);
+  const parts = [
+    `<p>${escapeHtml(r.schedule)} pipeline, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
+      `${r.source.mode === 'fit' ? `options modelled from ${escapeHtml(r.source.fitClocksMHz?.join(', ') ?? '')} MHz` : `options at ${r.source.clocksMHz.length} clocks`}. ` +
+      `Intrinsic energy bloat removed without slowdown: ${fixed(2)(r.intrinsic.savingPct)} % (${fixed(2)(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
+    htmlTable(
+      head.columns,
+      head.rows,
+      'Plans against the all-max-clock iteration',
+    ),
+  ];
+  if (r.extrinsic) {
+    const e = r.extrinsic;
+    parts.push(
+      `<p>Straggler at ${fixed(4)(e.deadlineS)} s (×${fixed(3)(e.slowdownFactor)}): this pipeline's plan takes ${fixed(4)(e.plannedTimeS)} s and then waits; ` +
+        `it saves ${fixed(2)(e.savingPct)} % against the all-max-clock pipeline waiting as long (${fixed(2)(e.extrinsicSavingPct)} % beyond the intrinsic plan).</p>`,
+    );
+  }
+  parts.push(
+    '<div class="row">',
+    figure('plan-frontier', front, 'Iteration time–energy frontier (estimated): one clock per computation (solid), two clocks per computation (dashed; also the lower bound of one-clock plans), and named plans.'),
+    figure('plan-extrinsic', extrinsic, 'Energy saved per non-straggler pipeline against the straggler slowdown (estimated; Perseus Figure 8).'),
+    '</div>',
+  );
+  return parts.join('\n');
+}
+
 const KIND_TITLES: Record<ReportResult['kind'], string> = {
   replay: 'Replay',
   'gpu-clock-sweep': 'GPU clock sweep',
   'network-sweep': 'Network DVFS sweep',
   accuracy: 'Model accuracy',
   'case-study': 'Case study',
+  plan: 'Clock plan',
 };
 
 async function sectionBody(r: ReportResult): Promise<string> {
@@ -326,6 +371,8 @@ async function sectionBody(r: ReportResult): Promise<string> {
       return accuracySection(r);
     case 'case-study':
       return caseStudySection(r);
+    case 'plan':
+      return planSection(r);
     default: {
       const never: never = r;
       throw new Error(`unhandled result kind ${(never as { kind: string }).kind}`);

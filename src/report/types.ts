@@ -13,6 +13,7 @@
 import type { AccuracyResult, AccuracyRow as EngineAccuracyRow } from '../engines/calibrate/index.js';
 import type { RankResult, ReplayResult as EngineReplayResult } from '../engines/replay/types.js';
 import type { CaseStudyRecord, GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
+import type { PlanRecord } from '../engines/plan/types.js';
 
 import { RESULT_SCHEMA_VERSION } from '../engines/replay/types.js';
 
@@ -48,8 +49,15 @@ export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct
 /** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads. */
 export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & { frequencies: AccuracyRow[] };
 
-export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary;
+/** `tracewatt plan --json`: the fields the report reads (the plans per computation are left to the CSV files). */
+export type PlanSummary = Pick<
+  PlanRecord,
+  'kind' | 'schemaVersion' | 'label' | 'schedule' | 'stages' | 'microBatches' | 'blockingPowerW' | 'baseline' | 'frontier' | 'splitFrontier' |
+  'intrinsic' | 'minEnergy' | 'envPipe' | 'extrinsic' | 'extrinsicCurve' | 'source'
+>;
+
+export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary;
 
 export type ResultKind = ReportResult['kind'];
 
-export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study'];
+export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan'];

@@ -156,6 +156,28 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
       c.string(r, 'finding', p);
       break;
     }
+    case 'plan': {
+      c.string(r, 'schedule', p);
+      c.numbers(r, ['stages', 'microBatches', 'blockingPowerW'], p);
+      const point = (o: Obj, op: string) => c.numbers(o, ['timeS', 'energyJ'], op);
+      point(c.object(r.baseline, join(p, 'baseline')), join(p, 'baseline'));
+      c.each(r, 'frontier', p, 1, (pt, pp) => {
+        point(pt, pp);
+        c.numbers(pt, ['deadlineS', 'splitEnergyJ'], pp);
+      });
+      c.each(r, 'splitFrontier', p, 1, point);
+      for (const key of ['intrinsic', 'minEnergy', 'envPipe']) {
+        const sp = join(p, key);
+        const s = c.object(r[key], sp);
+        c.numbers(s, ['timeS', 'energyJ', 'savingPct', 'timeChangePct'], sp);
+      }
+      c.each(r, 'extrinsicCurve', p, 0, (row, rp) => c.numbers(row, ['slowdownFactor', 'savingPct', 'extrinsicSavingPct', 'splitSavingPct'], rp));
+      if (r.extrinsic !== undefined) {
+        const ep = join(p, 'extrinsic');
+        c.numbers(c.object(r.extrinsic, ep), ['deadlineS', 'slowdownFactor', 'plannedTimeS', 'plannedEnergyJ', 'savingPct', 'extrinsicSavingPct'], ep);
+      }
+      break;
+    }
     default: {
       const never: never = result;
       return never;

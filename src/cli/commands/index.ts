@@ -10,6 +10,7 @@ import { exportAstraSimCommand } from './export.js';
 import { generateLlmCommand } from './generate.js';
 import { importPytorchCommand } from './import.js';
 import { inspectCommand } from './inspect.js';
+import { planCommand } from './plan.js';
 import { predictCommand } from './predict.js';
 import { replayCommand } from './replay.js';
 import { reportCommand } from './report.js';
@@ -20,5 +21,5 @@ export const COMMANDS: CommandSpec[] = [
   inspectCommand, validateCommand, convertCommand, importPytorchCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
-  sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand,
+  sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand, planCommand,
 ];

@@ -4,3 +4,4 @@ export { energyVsClockSpec, energyVsClockSvg, type EnergyVsClockOptions } from '
 export { paretoSpec, paretoSvg, type ParetoPoint, type ParetoOptions } from './pareto.js';
 export { networkSweepSpec, networkSweepSvg, type NetworkSweepOptions } from './network-sweep.js';
 export { accuracySpec, accuracySvg, type AccuracyOptions } from './accuracy.js';
+export { frontierSpec, frontierSvg, extrinsicSpec, type FrontierPlotOptions, type FrontierCurvePoint, type FrontierMarker } from './frontier.js';

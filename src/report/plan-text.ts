@@ -1,0 +1,133 @@
+/**
+ * Text and CSV views of a `plan` record: the headline savings, the frontier (one clock per computation, with the
+ * two-clock plan beside it), and the plans per computation. Times in s and energies in J per iteration, estimated.
+ */
+import type { NamedPlan, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
+import type { RowSet } from './text.js';
+import { fixed, formatTable, significant, type Cell, type Column } from './tables.js';
+
+const J = 'J, estimated';
+const S = 's, estimated';
+
+/** The frontier: one row per Pareto plan, fastest first. */
+export function planFrontierRows(r: PlanRecord): RowSet {
+  const columns: Column[] = [
+    { header: `iteration time (${S})`, format: fixed(4) },
+    { header: `iteration energy (${J})`, format: significant(6) },
+    { header: `deadline (${S})`, format: fixed(4) },
+    { header: `computation energy (${J})`, format: significant(6) },
+    { header: `blocking energy (${J})`, format: significant(6) },
+    { header: `two-clock plan energy at the deadline (${J})`, format: significant(6) },
+    { header: 'saving vs all max clock (%)', format: fixed(2) },
+    { header: 'time vs all max clock (%)', format: fixed(2) },
+  ];
+  const rows: Cell[][] = r.frontier.map((p) => [
+    p.timeS, p.energyJ, p.deadlineS, p.computeEnergyJ, p.blockingEnergyJ, p.splitEnergyJ,
+    100 * (1 - p.energyJ / r.baseline.energyJ), 100 * (p.timeS / r.baseline.timeS - 1),
+  ]);
+  return { columns, rows };
+}
+
+/** A plan: one row per computation. */
+export function planComputationRows(plan: NamedPlan): RowSet {
+  return {
+    columns: [
+      { header: 'stage' }, { header: 'instruction', align: 'left' }, { header: 'micro-batch' }, { header: 'SM clock (MHz)' },
+      { header: `time (${S})`, format: significant(6) }, { header: `energy (${J})`, format: significant(6) },
+    ],
+    rows: plan.computations.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.timeS, c.energyJ]),
+  };
+}
+
+/** The two-clock intrinsic plan: one row per computation. */
+export function splitPlanRows(plan: readonly SplitComputation[]): RowSet {
+  return {
+    columns: [
+      { header: 'stage' }, { header: 'instruction', align: 'left' }, { header: 'micro-batch' }, { header: 'first SM clock (MHz)' },
+      { header: 'share of work at the first clock' }, { header: 'second SM clock (MHz)' },
+      { header: `time (${S})`, format: significant(6) }, { header: `energy (${J})`, format: significant(6) },
+    ],
+    rows: plan.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.shareAtFirst, c.secondClockMHz, c.timeS, c.energyJ]),
+  };
+}
+
+/** Savings per non-straggler pipeline against the straggler's slowdown (Perseus Figure 8). */
+export function extrinsicCurveRows(r: PlanRecord): RowSet {
+  return {
+    columns: [
+      { header: 'straggler slowdown (T′/T)', format: fixed(2) },
+      { header: 'saving vs all max clock (%, estimated)', format: fixed(2) },
+      { header: 'saving vs the intrinsic plan (%, estimated)', format: fixed(2) },
+      { header: 'two-clock saving vs all max clock (%, estimated)', format: fixed(2) },
+    ],
+    rows: r.extrinsicCurve.map((e) => [e.slowdownFactor, e.savingPct, e.extrinsicSavingPct, e.splitSavingPct]),
+  };
+}
+
+function savingCells(name: string, s: Saving): Cell[] {
+  return [name, s.timeS, s.energyJ, s.savingPct, s.timeChangePct];
+}
+
+/** The named plans against the all-max-clock baseline. */
+export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 'minEnergy' | 'envPipe'>): RowSet {
+  const b = r.baseline;
+  return {
+    columns: [
+      { header: 'plan', align: 'left' }, { header: `iteration time (${S})`, format: fixed(4) }, { header: `iteration energy (${J})`, format: significant(6) },
+      { header: 'energy saved (%)', format: fixed(2) }, { header: 'time change (%)', format: fixed(2) },
+    ],
+    rows: [
+      ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
+      savingCells('no slowdown, one clock per computation', r.intrinsic),
+      savingCells('no slowdown, two clocks per computation', r.intrinsic.split),
+      savingCells('lowest energy, one clock per computation', r.minEnergy),
+      savingCells('lowest energy, two clocks per computation', r.minEnergy.split),
+      savingCells('EnvPipe-style (envelope at the highest clock)', r.envPipe),
+    ],
+  };
+}
+
+/** The headline table and a sample of the frontier. */
+export function planText(r: PlanRecord): string {
+  const head = planHeadlineRows(r);
+  const lines = [
+    `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
+      `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
+      `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
+    '',
+    formatTable(head.columns, head.rows).trimEnd(),
+  ];
+  if (r.extrinsic) {
+    const e = r.extrinsic;
+    lines.push(
+      '',
+      `straggler: iteration time ${e.deadlineS.toFixed(4)} s (×${e.slowdownFactor.toFixed(3)}): this pipeline's plan runs ${e.plannedTimeS.toFixed(4)} s, then waits; ` +
+        `saves ${e.savingPct.toFixed(2)} % against the all-max-clock pipeline waiting as long (${e.extrinsicSavingPct.toFixed(2)} % against the intrinsic plan; ` +
+        `${e.splitSavingPct.toFixed(2)} % with two clocks per computation)`,
+    );
+  }
+  if (r.replayCheck) {
+    const c = r.replayCheck;
+    lines.push(
+      '',
+      `replayed (all ${c.groups} groups, ${c.replays} replays): all max clock ${c.baseline.timeS.toFixed(6)} s, ${c.baseline.energyJ.toFixed(2)} J; ` +
+        `plan ${c.plan.timeS.toFixed(6)} s (${c.plan.timeChangePct >= 0 ? '+' : ''}${c.plan.timeChangePct.toFixed(3)} %), ${c.plan.energyJ.toFixed(2)} J: ` +
+        `saves ${c.plan.savingPct.toFixed(2)} % (estimated)${c.slowdownShare < 1 ? `; planned slowdowns scaled to ${(100 * c.slowdownShare).toFixed(1)} % to stay within ${c.tolerancePct} %` : ''}`,
+    );
+  }
+  if (r.measuredCheck) {
+    const m = r.measuredCheck;
+    lines.push(
+      '',
+      `on the measured sweep, the intrinsic plan's clocks take ${m.intrinsic.timeS.toFixed(4)} s (${m.intrinsic.timeChangePct >= 0 ? '+' : ''}${m.intrinsic.timeChangePct.toFixed(3)} %) ` +
+        `and save ${m.intrinsic.savingPct.toFixed(2)} % against the measured all-max-clock iteration${m.missing ? ` (${m.missing} computations at clocks not measured: modelled)` : ''}`,
+    );
+  }
+  const f = planFrontierRows(r);
+  const step = Math.max(1, Math.ceil(f.rows.length / 10));
+  const sample = f.rows.filter((_, i) => i % step === 0 || i === f.rows.length - 1);
+  lines.push('', `frontier (${r.frontier.length} plans, one clock per computation; every ${step}th shown, all with --csv):`, formatTable(f.columns.slice(0, 2).concat(f.columns.slice(5)), sample.map((row) => row.slice(0, 2).concat(row.slice(5)))).trimEnd());
+  lines.push('', `solver: ${r.solver.steps} min-cut steps, ${r.solver.plansRealized} plans realized`);
+  for (const n of r.notes) lines.push(`note: ${n}`);
+  return lines.join('\n') + '\n';
+}
