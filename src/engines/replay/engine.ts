@@ -4,10 +4,10 @@
  *
  * Workload layer: a node is ready when every data and ctrl parent has finished; each rank has one
  * GPU, one CPU and one comm slot (collectives, sends and remote-memory loads/stores share the comm
- * slot; receives take none); ready nodes of a slot are issued lowest id first. A collective starts
- * when every member has issued it (the k-th collective of a rank on a group matches the k-th of
- * every other member) and all members finish it together. Sends and receives both finish when the
- * message arrives (a receive posted later finishes when posted).
+ * slot; receives take none); ready nodes of a slot are issued lowest id first. A collective runs on
+ * each member from the moment that member issues it (the k-th collective of a rank on a group matches
+ * the k-th of every other member), and each member finishes it at its own time (collective.ts). Sends
+ * and receives both finish when the message arrives (a receive posted later finishes when posted).
  *
  * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank);
  * finished nodes are dropped, only their ids are kept (id-set.ts: about a bit per id when ids are
@@ -23,7 +23,7 @@ import {
 import {
   attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, NodeType, nodeTypeName, type ChakraNode,
 } from '../../formats/chakra/index.js';
-import { CollectiveModel } from './collective.js';
+import { CollectiveModel, type CollectivePlan, type CollectiveStall } from './collective.js';
 import { MinHeap } from './heap.js';
 import { FinishedIds } from './id-set.js';
 import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
@@ -50,6 +50,11 @@ export interface ReplayOptions {
   backpressure?: () => Promise<void> | undefined;
   /** The result's label (default "replay"). */
   label?: string;
+  /**
+   * Collectives whose members all issue them at the same ns reuse the timing of the first such one (default true;
+   * exact, the timing only shifts with the arrival); false times each collective in full, for tests.
+   */
+  equalArrivalShortcut?: boolean;
 }
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
@@ -117,14 +122,30 @@ interface RankState {
   networkJ: number;
 }
 
+/** The members of a collective and how it is planned: all ranks, the ranks along involved_dim, or a comm group. */
+interface CollGroup {
+  /** Matches the k-th collective of each member on this group. */
+  key: string;
+  /** Member ranks by member index (ring order for a comm group). */
+  members: number[];
+  indexOf(rank: number): number;
+  /** Names everything the plan depends on besides kind and size. */
+  planKey: string;
+  involvedDims?: boolean[];
+  commGroup: boolean;
+}
+
 interface CollInstance {
   key: string;
-  members: number[];
-  arrived: { rank: number; rec: Rec }[];
+  group: CollGroup;
+  issuedNs: Float64Array;
+  recs: (Rec | undefined)[];
+  arrived: number;
   first: { rank: number; rec: Rec; op: Extract<Op, { kind: 'coll' }> };
 }
 
-type Ev = { t: number; seq: number; rank: number; rec: Rec } | { t: number; seq: number; coll: CollInstance };
+/** A node finishing on a rank, or a collective finishing on several members at the same ns. */
+type Ev = { t: number; seq: number; rank: number; rec: Rec } | { t: number; seq: number; members: { rank: number; rec: Rec }[] };
 
 export async function replay(sources: RankSource[], opts: ReplayOptions): Promise<ReplayResult> {
   const sim = new Replay(sources, opts);
@@ -141,7 +162,8 @@ class Replay {
   private now = 0;
   private eventCount = 0;
   private readonly colls = new Map<string, CollInstance>();
-  private readonly subGroups = new Map<string, { key: string; members: number[] }>();
+  private readonly collGroups = new Map<string, CollGroup>();
+  private finishScratch = new Float64Array(0);
   private readonly mail = new Map<string, { arrivals: number[]; recvs: { rank: number; rec: Rec }[] }>();
   private readonly window: number;
   private readonly netPj: number[];
@@ -150,7 +172,7 @@ class Replay {
     this.diag = o.diagnostics ?? new Diagnostics();
     checkSystemAgainstNetwork(o.system, o.network, this.diag);
     this.cluster = makeCluster(o.network, o.bandwidthUnit ?? 'astra-sim');
-    this.model = new CollectiveModel(this.cluster, o.system);
+    this.model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
     this.window = Math.max(16, o.windowNodes ?? 65_536);
     if (sources.length !== this.cluster.totalNpus) {
       throw new InputError(
@@ -197,10 +219,10 @@ class Replay {
       while (this.events.size > 0 && this.events.peek()!.t === this.now) {
         const ev = this.events.pop()!;
         this.eventCount++;
-        if ('coll' in ev) {
-          for (const a of ev.coll.arrived) {
-            this.finish(this.ranks[a.rank], a.rec);
-            dirty.add(this.ranks[a.rank]);
+        if ('members' in ev) {
+          for (const m of ev.members) {
+            this.finish(this.ranks[m.rank], m.rec);
+            dirty.add(this.ranks[m.rank]);
           }
         } else {
           this.finish(this.ranks[ev.rank], ev.rec);
@@ -476,20 +498,57 @@ class Replay {
     }
   }
 
-  /** The ranks sharing `rank`'s coordinates in every dimension not involved, and a key naming that set. */
-  private involvedGroup(rank: number, involved: boolean[]): { key: string; members: number[] } {
-    const mine = coordinates(this.cluster, rank);
-    const fixed = mine.map((x, i) => (involved[i] ? '*' : String(x)));
-    const key = `@dims[${fixed.join(',')}]`;
-    let g = this.subGroups.get(key);
-    if (!g) {
-      const members: number[] = [];
-      for (let q = 0; q < this.cluster.totalNpus; q++) {
-        const c = coordinates(this.cluster, q);
-        if (c.every((x, i) => involved[i] || x === mine[i])) members.push(q);
+  /**
+   * Who takes part in a collective of `rank`: the comm group named by pg_name; without one, all ranks, or (with
+   * involved_dim) the ranks sharing `rank`'s coordinates in every dimension not involved, as in ASTRA-sim.
+   */
+  private collGroup(rank: number, op: Extract<Op, { kind: 'coll' }>): CollGroup {
+    const c = this.cluster;
+    if (op.group) {
+      let g = this.collGroups.get(`pg:${op.group}`);
+      if (!g) {
+        const members = this.o.commGroups!.groups.get(op.group)!;
+        const position = new Map(members.map((r, i) => [r, i]));
+        // A comm group of the whole cluster uses every dimension (ASTRA-sim ignores involved_dim for it).
+        const commGroup = members.length < c.totalNpus;
+        g = { key: op.group, members, indexOf: (r) => position.get(r) ?? -1, planKey: `pg:${op.group}`, commGroup };
+        this.collGroups.set(`pg:${op.group}`, g);
       }
-      g = { key, members };
-      this.subGroups.set(key, g);
+      return g;
+    }
+    const involved = op.involved && op.involved.some((x) => !x) ? op.involved : undefined;
+    const mine = involved ? coordinates(c, rank) : [];
+    const fixed = involved ? mine.map((x, i) => (involved[i] ? '*' : String(x))) : [];
+    const key = involved ? `@dims[${fixed.join(',')}]` : '';
+    let g = this.collGroups.get(key);
+    if (!g) {
+      if (!involved) {
+        const members = this.ranks.map((x) => x.rank);
+        g = { key, members, indexOf: (r) => r, planKey: `dims:${op.involved?.join(',') ?? '*'}`, involvedDims: op.involved, commGroup: false };
+      } else {
+        const members: number[] = [];
+        for (let q = 0; q < c.totalNpus; q++) {
+          const xs = coordinates(c, q);
+          if (xs.every((x, i) => involved[i] || x === mine[i])) members.push(q);
+        }
+        // Members ascend by rank, so a member's index counts along the involved dimensions only.
+        const indexOf = (r: number) => {
+          const xs = coordinates(c, r);
+          let index = 0;
+          let scale = 1;
+          for (let i = 0; i < xs.length; i++) {
+            if (!involved[i]) {
+              if (xs[i] !== mine[i]) return -1;
+              continue;
+            }
+            index += xs[i] * scale;
+            scale *= c.dims[i].npus;
+          }
+          return index;
+        };
+        g = { key, members, indexOf, planKey: `dims:${involved.join(',')}`, involvedDims: involved, commGroup: false };
+      }
+      this.collGroups.set(key, g);
     }
     return g;
   }
@@ -502,37 +561,63 @@ class Replay {
   }
 
   private arrive(r: RankState, rec: Rec, op: Extract<Op, { kind: 'coll' }>): void {
-    // Without pg_name, a collective on a subset of dimensions (involved_dim) runs among the ranks that share this
-    // rank's coordinates in the other dimensions, as in ASTRA-sim; each such set matches its collectives separately.
-    const sub = !op.group && op.involved && op.involved.some((x) => !x) ? this.involvedGroup(r.rank, op.involved) : null;
-    const groupKey = sub ? sub.key : op.group;
-    const ordinal = r.collOrdinal.get(groupKey) ?? 0;
-    r.collOrdinal.set(groupKey, ordinal + 1);
-    const key = `${groupKey}#${ordinal}`;
+    // Each group matches its collectives separately: the k-th of a rank on a group meets the k-th of every member.
+    const group = this.collGroup(r.rank, op);
+    const ordinal = r.collOrdinal.get(group.key) ?? 0;
+    r.collOrdinal.set(group.key, ordinal + 1);
+    const key = `${group.key}#${ordinal}`;
+    const index = group.indexOf(r.rank);
+    if (index < 0) {
+      throw new InputError(`${r.file}: node ${rec.id} ("${rec.name}") is a collective of group "${op.group}" but rank ${r.rank} is not a member of it`);
+    }
     let inst = this.colls.get(key);
     if (!inst) {
-      const members = op.group ? this.o.commGroups!.groups.get(op.group)! : sub ? sub.members : this.ranks.map((x) => x.rank);
-      inst = { key, members, arrived: [], first: { rank: r.rank, rec, op } };
+      const n = group.members.length;
+      inst = { key, group, issuedNs: new Float64Array(n), recs: new Array(n), arrived: 0, first: { rank: r.rank, rec, op } };
       this.colls.set(key, inst);
-    }
-    if (!inst.members.includes(r.rank)) {
-      throw new InputError(`${r.file}: node ${rec.id} ("${rec.name}") is a collective of group "${op.group}" but rank ${r.rank} is not a member of it`);
     }
     const f = inst.first;
     if (f.op.coll !== op.coll || f.op.bytes !== op.bytes) {
       throw new InputError(
-        `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${f.rank} node ${f.rec.id} is ${f.op.coll} of ${f.op.bytes} B, ` +
+        `collective #${ordinal} of group "${group.key || 'all ranks'}" differs between ranks: rank ${f.rank} node ${f.rec.id} is ${f.op.coll} of ${f.op.bytes} B, ` +
         `rank ${r.rank} node ${rec.id} is ${op.coll} of ${op.bytes} B`);
     }
-    inst.arrived.push({ rank: r.rank, rec });
-    if (inst.arrived.length < inst.members.length) return;
+    inst.issuedNs[index] = this.now;
+    inst.recs[index] = rec;
+    if (++inst.arrived < group.members.length) return;
     this.colls.delete(key);
-    const timing = this.model.timing({
-      kind: op.coll, bytes: op.bytes, involvedDims: op.involved,
-      groupMembers: op.group ? inst.members : undefined,
-    });
-    for (const a of inst.arrived) a.rec.netBytesPerDim = timing.bytesSentPerDim;
-    this.push(this.now + timing.durationNs, { coll: inst });
+    // Every member's finish depends on every member's start, so all are known once the last member is here.
+    const plan = this.model.plan(`${group.planKey}|${op.coll}|${op.bytes}`, () => ({
+      kind: op.coll, bytes: op.bytes, involvedDims: group.commGroup ? undefined : group.involvedDims,
+      members: group.members, commGroup: group.commGroup,
+    }));
+    const n = group.members.length;
+    if (this.finishScratch.length < n) this.finishScratch = new Float64Array(n);
+    const finishNs = this.finishScratch.subarray(0, n);
+    const stall = this.model.finishTimes(plan, inst.issuedNs, finishNs);
+    if (stall) throw this.stallError(inst, plan, stall);
+    let together = true;
+    for (let m = 0; m < n; m++) {
+      inst.recs[m]!.netBytesPerDim = plan.bytesSentPerDim[m];
+      if (finishNs[m] !== finishNs[0]) together = false;
+    }
+    // One event when all members finish at the same ns (equal arrivals), else one per member.
+    if (together) this.push(finishNs[0], { members: inst.recs.map((rec, m) => ({ rank: group.members[m], rec: rec! })) });
+    else for (let m = 0; m < n; m++) this.push(finishNs[m], { rank: group.members[m], rec: inst.recs[m]! });
+  }
+
+  private stallError(inst: CollInstance, plan: CollectivePlan, stall: CollectiveStall): InputError {
+    const { first, group } = inst;
+    const phaseName = (j: number) => {
+      const ph = plan.phases[j];
+      return `${ph.kind.toLowerCase().replace('_', '-')} on ${group.commGroup ? `comm group "${group.key}"` : `dimension ${ph.queue}`}`;
+    };
+    const shown = stall.running.slice(0, 4).map((w) => `rank ${group.members[w.member]} runs chunk ${w.chunk}'s ${phaseName(w.phase)}`);
+    return new InputError(
+      `collective ${first.op.coll} #${inst.key.split('#')[1]} of ${group.key ? `group "${group.key}"` : 'all ranks'} (rank ${first.rank} node ${first.rec.id}) ` +
+      `deadlocks: the ranks reach it at different times and their queues run its ${plan.chunks} chunks' phases in different orders ` +
+      `(${shown.join('; ')}${stall.running.length > 4 ? ' …' : ''}), each waiting for a peer busy with another chunk. ` +
+      'ASTRA-sim stalls here as well ("Hardware Resource … has unreleased nodes"); use preferred-dataset-splits 1, more active-chunks-per-dimension, or collective-optimization baseline');
   }
 
   // ---------------------------------------------------------------- finishing
@@ -581,7 +666,7 @@ class Replay {
     if (stuck.length === 0) return;
     const reasons: string[] = [];
     for (const inst of this.colls.values()) {
-      const missing = inst.members.filter((m) => !inst.arrived.some((a) => a.rank === m));
+      const missing = inst.group.members.filter((_, m) => inst.recs[m] === undefined);
       reasons.push(`collective ${inst.first.op.coll} #${inst.key.split('#')[1]} of ${inst.key.split('#')[0] ? `group "${inst.key.split('#')[0]}"` : 'all ranks'} ` +
         `(rank ${inst.first.rank} node ${inst.first.rec.id}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
       if (reasons.length >= 3) break;
