@@ -4,8 +4,10 @@
  * comm groups; skewed generated LLM iterations), rebuilt here by tracewatt, against the per-rank times a real
  * ASTRA-sim run printed for the same files (test/fixtures/replay/astra-sim-skew-heldout.json; how it was made is in
  * its `produced_by` and test/fixtures/NOTICE.md), and the replay benchmark's 32 × 20,000-node chain with random
- * per-rank compute durations (scripts/replay-traces.mjs, seed 1). Every rank's finish and exposed communication must
- * be equal; where ASTRA-sim stalls, the replay must stop with the deadlock named.
+ * per-rank compute durations (scripts/replay-traces.mjs, seed 1), and the real 8-rank PyTorch DLRM trace of
+ * ../shared (its ranks' own kernel durations) as ASTRA-sim needs it (scripts/repair-for-astra-sim.mjs). Every rank's
+ * finish and exposed communication must be equal; where ASTRA-sim stalls, the replay must stop with the deadlock
+ * named.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -15,10 +17,13 @@ import * as chakra from '../../src/formats/chakra/index.js';
 import { generateLlmTraces } from '../../src/engines/generate/index.js';
 import { skewCases } from '../../scripts/skew-cases.mjs';
 import { BENCH_NETWORK_32, BENCH_SYSTEM, chainSources } from '../../scripts/replay-traces.mjs';
+import { repairForAstraSim } from '../../scripts/repair-for-astra-sim.mjs';
+import { describeShared, shared } from '../helpers/shared.js';
 
 interface Recorded {
   cases: Record<string, { ranks?: [number, number][]; stalled?: true }>;
   chain: { ranks: [number, number][] };
+  real: { cases: Record<string, { system: object; network: string; ranks: [number, number][] }> };
 }
 const recorded = JSON.parse(readFileSync(new URL('../fixtures/replay/astra-sim-skew-heldout.json', import.meta.url), 'utf8')) as Recorded;
 const power = parsePowerConfig('p.json', JSON.stringify({
@@ -73,4 +78,27 @@ describe('32 ranks × 20,000 nodes, random per-rank compute durations, against A
     });
     expect(res.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(recorded.chain.ranks);
   }, 600_000);
+});
+
+describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-sim (every rank)', () => {
+  for (const [name, c] of Object.entries(recorded.real.cases)) {
+    it(name, async () => {
+      const rankSources: RankSource[] = Array.from({ length: 8 }, (_, rank) => {
+        let done = false;
+        return {
+          rank, file: `dlrm.${rank}.et`,
+          async nextBatch() {
+            if (done) return null;
+            done = true;
+            const { nodes } = await chakra.readTraceFile(shared('traces', 'pytorch-real', 'et', `dlrm.${rank}.et`));
+            return repairForAstraSim(chakra, nodes);
+          },
+        };
+      });
+      const res = await replay(rankSources, {
+        system: parseSystemConfig(`${name}/system.json`, JSON.stringify(c.system)), network: parseNetworkConfig(`${name}/network.yml`, c.network), power,
+      });
+      expect(res.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(c.ranks);
+    });
+  }
 });
