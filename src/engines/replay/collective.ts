@@ -51,11 +51,12 @@ export class CollectiveModel {
    * finishNs[m] for every member m, from issuedNs[m] (by member index); null, or the stall when the members' queues
    * wait on each other (ASTRA-sim stalls there too).
    */
-  finishTimes(plan: CollectivePlan, issuedNs: Float64Array, finishNs: Float64Array): CollectiveStall | null {
+  finishTimes(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
     const members = issuedNs.length;
     if (plan.phases.length === 0) {
       // Nothing to send (one member, or no involved dimension with more than one NPU): done at the last arrival.
-      const last = issuedNs.reduce((a, b) => Math.max(a, b), -Infinity);
+      let last = -Infinity;
+      for (let m = 0; m < members; m++) last = Math.max(last, issuedNs[m]);
       finishNs.fill(last, 0, members);
       return null;
     }
@@ -86,7 +87,7 @@ export interface CollectiveStall {
   running: { member: number; chunk: number; phase: number }[];
 }
 
-function allEqual(a: Float64Array): boolean {
+function allEqual(a: ArrayLike<number>): boolean {
   for (let i = 1; i < a.length; i++) if (a[i] !== a[0]) return false;
   return true;
 }
@@ -100,7 +101,7 @@ class ChunkScheduler {
 
   constructor(private readonly active: number) {}
 
-  run(plan: CollectivePlan, issuedNs: Float64Array, finishNs: Float64Array): CollectiveStall | null {
+  run(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
     const P = issuedNs.length;
     const C = plan.chunks;
     const phases = plan.phases;

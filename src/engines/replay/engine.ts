@@ -138,14 +138,14 @@ interface CollGroup {
 interface CollInstance {
   key: string;
   group: CollGroup;
-  issuedNs: Float64Array;
+  issuedNs: number[];
   recs: (Rec | undefined)[];
   arrived: number;
   first: { rank: number; rec: Rec; op: Extract<Op, { kind: 'coll' }> };
 }
 
-/** A node finishing on a rank, or a collective finishing on several members at the same ns. */
-type Ev = { t: number; seq: number; rank: number; rec: Rec } | { t: number; seq: number; members: { rank: number; rec: Rec }[] };
+/** A node finishing on a rank, or a collective finishing on all its members at the same ns. */
+type Ev = { t: number; seq: number; rank: number; rec: Rec } | { t: number; seq: number; coll: CollInstance };
 
 export async function replay(sources: RankSource[], opts: ReplayOptions): Promise<ReplayResult> {
   const sim = new Replay(sources, opts);
@@ -219,10 +219,12 @@ class Replay {
       while (this.events.size > 0 && this.events.peek()!.t === this.now) {
         const ev = this.events.pop()!;
         this.eventCount++;
-        if ('members' in ev) {
-          for (const m of ev.members) {
-            this.finish(this.ranks[m.rank], m.rec);
-            dirty.add(this.ranks[m.rank]);
+        if ('coll' in ev) {
+          const { group, recs } = ev.coll;
+          for (let m = 0; m < recs.length; m++) {
+            const r = this.ranks[group.members[m]];
+            this.finish(r, recs[m]!);
+            dirty.add(r);
           }
         } else {
           this.finish(this.ranks[ev.rank], ev.rec);
@@ -573,7 +575,7 @@ class Replay {
     let inst = this.colls.get(key);
     if (!inst) {
       const n = group.members.length;
-      inst = { key, group, issuedNs: new Float64Array(n), recs: new Array(n), arrived: 0, first: { rank: r.rank, rec, op } };
+      inst = { key, group, issuedNs: new Array<number>(n).fill(0), recs: new Array(n), arrived: 0, first: { rank: r.rank, rec, op } };
       this.colls.set(key, inst);
     }
     const f = inst.first;
@@ -602,7 +604,7 @@ class Replay {
       if (finishNs[m] !== finishNs[0]) together = false;
     }
     // One event when all members finish at the same ns (equal arrivals), else one per member.
-    if (together) this.push(finishNs[0], { members: inst.recs.map((rec, m) => ({ rank: group.members[m], rec: rec! })) });
+    if (together) this.push(finishNs[0], { coll: inst });
     else for (let m = 0; m < n; m++) this.push(finishNs[m], { rank: group.members[m], rec: inst.recs[m]! });
   }
 
