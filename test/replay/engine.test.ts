@@ -112,6 +112,24 @@ describe('replay engine (in-memory traces)', () => {
     expect(timeline).toEqual([[4n, 0], [7n, 2000], [9n, 3000]]);
   });
 
+  it('ids above 2^53 keep their exact order and identity', async () => {
+    const big = 2n ** 53n;
+    const node = (id: bigint, us: number) => {
+      const n = emptyNode(id, `c${id}`, NodeType.COMP_NODE);
+      n.durationMicros = BigInt(us);
+      return n;
+    };
+    const timeline: [bigint, number][] = [];
+    // 2^53 + 1 and 2^53 + 2 are the same double; the child depends on the larger and waits for the GPU behind 2^53 + 3.
+    const ranks = [0, 1, 2, 3].map(() => {
+      const child = node(big + 9n, 1);
+      child.dataDeps = [big + 2n];
+      return [node(big + 3n, 3), node(big + 1n, 2), node(big + 2n, 1), child];
+    });
+    await replay(sources(ranks), { ...opts, onSlice: (s) => { if (s.rank === 0) timeline.push([s.nodeId, s.startNs]); } });
+    expect(timeline).toEqual([[big + 1n, 0], [big + 2n, 2000], [big + 3n, 3000], [big + 9n, 6000]]);
+  });
+
   it('plain GB/s reading gives longer times than the GiB/s quirk', async () => {
     const t = (bandwidthUnit: 'astra-sim' | 'GBps') => replay(sources([0, 1, 2, 3].map(() => [coll(0, 0, 1 << 20)])), { ...opts, bandwidthUnit });
     expect((await t('GBps')).makespanNs).toBeGreaterThan((await t('astra-sim')).makespanNs);
