@@ -13,6 +13,7 @@ import {
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
+const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
 const BROADCAST = 5;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -39,7 +40,8 @@ export interface ClassifyContext {
 
 export class NodeClassifier {
   readonly specs: CollSpec[] = [];
-  private readonly specIndex = new Map<string, number>();
+  /** pg_name → (kind and involved_dim as a number) → index in `specs`. */
+  private readonly specIndex = new Map<string, Map<number, number>>();
 
   constructor(private readonly ctx: ClassifyContext) {}
 
@@ -148,12 +150,19 @@ export class NodeClassifier {
     if (group && !ctx.commGroups?.groups.has(group)) {
       throw new InputError(`${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`);
     }
-    const cut = involved?.slice(0, ctx.dims);
-    const key = `${coll}|${cut?.join(',') ?? '*'}|${group}`;
-    let index = this.specIndex.get(key);
+    // The kind, and involved_dim as a bit mask (0 when absent), in one number.
+    let mask = 0;
+    if (involved) {
+      mask = 1;
+      for (let d = 0; d < ctx.dims; d++) if (involved[d]) mask += 2 ** (d + 1);
+    }
+    const key = KIND_CODES[coll] * 2 ** (ctx.dims + 1) + mask;
+    let byKey = this.specIndex.get(group);
+    if (!byKey) this.specIndex.set(group, (byKey = new Map()));
+    let index = byKey.get(key);
     if (index === undefined) {
-      index = this.specs.push({ coll, involved: cut, group }) - 1;
-      this.specIndex.set(key, index);
+      index = this.specs.push({ coll, involved: involved?.slice(0, ctx.dims), group }) - 1;
+      byKey.set(key, index);
     }
     return index;
   }

@@ -33,7 +33,6 @@ export interface MemberNode {
 export type DescribeNode = (node: MemberNode) => { file: string; nodeId: bigint; name?: string };
 
 export interface CollInstance {
-  key: string;
   ordinal: number;
   group: CollGroup;
   spec: CollSpec;
@@ -55,9 +54,13 @@ export interface CompletedCollective {
 }
 
 export class CollectiveMatcher {
-  private readonly waiting = new Map<string, CollInstance>();
+  /** Per group, the collectives some members have issued: ordinal → instance. */
+  private readonly waiting = new Map<CollGroup, Map<number, CollInstance>>();
   private readonly groups = new Map<string, CollGroup>();
-  private readonly ordinals: Map<string, number>[];
+  /** Per spec, each rank's group (found once). */
+  private readonly groupOfRank = new Map<CollSpec, (CollGroup | undefined)[]>();
+  /** Per rank, the collectives it has issued on each group. */
+  private readonly ordinals: Map<CollGroup, number>[];
   private finishScratch = new Float64Array(0);
 
   constructor(private readonly cluster: Cluster, private readonly commGroups: CommGroupConfig | undefined,
@@ -67,21 +70,22 @@ export class CollectiveMatcher {
 
   /** Registers `node` issuing a collective at `now`; returns the collective once its last member has issued it. */
   arrive(rank: number, slot: number, spec: CollSpec, bytes: number, now: number): CompletedCollective | null {
-    const group = this.groupOf(rank, spec);
+    const group = this.groupFor(rank, spec);
     const ordinals = this.ordinals[rank];
-    const ordinal = ordinals.get(group.key) ?? 0;
-    ordinals.set(group.key, ordinal + 1);
-    const key = `${group.key}#${ordinal}`;
+    const ordinal = ordinals.get(group) ?? 0;
+    ordinals.set(group, ordinal + 1);
     const index = group.indexOf(rank);
     if (index < 0) {
       const d = this.describe({ rank, slot });
       throw new InputError(`${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`);
     }
     const n = group.members.length;
-    let inst = this.waiting.get(key);
+    let waiting = this.waiting.get(group);
+    if (!waiting) this.waiting.set(group, (waiting = new Map()));
+    let inst = waiting.get(ordinal);
     if (!inst) {
-      inst = { key, ordinal, group, spec, bytes, issuedNs: new Array<number>(n).fill(0), slots: new Array<number>(n).fill(-1), arrived: 0, first: { rank, slot } };
-      this.waiting.set(key, inst);
+      inst = { ordinal, group, spec, bytes, issuedNs: new Array<number>(n).fill(0), slots: new Array<number>(n).fill(-1), arrived: 0, first: { rank, slot } };
+      waiting.set(ordinal, inst);
     }
     if (inst.spec.coll !== spec.coll || inst.bytes !== bytes) {
       const f = inst.first;
@@ -92,12 +96,9 @@ export class CollectiveMatcher {
     inst.issuedNs[index] = now;
     inst.slots[index] = slot;
     if (++inst.arrived < n) return null;
-    this.waiting.delete(key);
+    waiting.delete(ordinal);
     // Every member's finish depends on every member's start, so all are known once the last member is here.
-    const plan = this.model.plan(`${group.planKey}|${spec.coll}|${bytes}`, () => ({
-      kind: spec.coll, bytes, involvedDims: group.commGroup ? undefined : group.involvedDims,
-      members: group.members, commGroup: group.commGroup,
-    }));
+    const plan = this.planFor(group, spec, bytes);
     if (this.finishScratch.length < n) this.finishScratch = new Float64Array(n);
     const finishNs = this.finishScratch.subarray(0, n);
     const stall = this.model.finishTimes(plan, inst.issuedNs, finishNs);
@@ -107,9 +108,52 @@ export class CollectiveMatcher {
     return { inst, plan, finishNs, together };
   }
 
+  /** The group a collective of `rank` with `spec` runs in. */
+  groupFor(rank: number, spec: CollSpec): CollGroup {
+    let byRank = this.groupOfRank.get(spec);
+    if (!byRank) this.groupOfRank.set(spec, (byRank = []));
+    return byRank[rank] ?? (byRank[rank] = this.groupOf(rank, spec));
+  }
+
+  planFor(group: CollGroup, spec: CollSpec, bytes: number): CollectivePlan {
+    return this.model.plan(`${group.planKey}|${spec.coll}|${bytes}`, () => ({
+      kind: spec.coll, bytes, involvedDims: group.commGroup ? undefined : group.involvedDims,
+      members: group.members, commGroup: group.commGroup,
+    }));
+  }
+
+  /**
+   * Whether every member of `group` finishes a collective they all issue at once at the same ns and sends the same
+   * bytes per dimension (true on dimensions; not always on a comm group's ring).
+   */
+  symmetric(group: CollGroup, spec: CollSpec, bytes: number): boolean {
+    const plan = this.planFor(group, spec, bytes);
+    const n = group.members.length;
+    const finishNs = new Float64Array(n);
+    if (this.model.finishTimes(plan, new Array<number>(n).fill(0), finishNs)) return false;
+    const row = plan.bytesSentPerDim[0].join(',');
+    for (let m = 1; m < n; m++) if (finishNs[m] !== finishNs[0] || plan.bytesSentPerDim[m].join(',') !== row) return false;
+    return true;
+  }
+
+  /**
+   * A collective issued at `now` by a rank standing for all its members (they issue it at the same ns, so the rank
+   * need not wait for them): when it finishes, and the bytes it sends per dimension.
+   */
+  issuedByAll(rank: number, spec: CollSpec, bytes: number, now: number): { finishNs: number; bytesSentPerDim: number[] } {
+    const group = this.groupFor(rank, spec);
+    const plan = this.planFor(group, spec, bytes);
+    const n = group.members.length;
+    if (this.finishScratch.length < n) this.finishScratch = new Float64Array(n);
+    const finishNs = this.finishScratch.subarray(0, n);
+    this.model.finishTimes(plan, new Array<number>(n).fill(now), finishNs);
+    const index = group.indexOf(rank);
+    return { finishNs: finishNs[index], bytesSentPerDim: plan.bytesSentPerDim[index] };
+  }
+
   /** Collectives some member has issued and others have not. */
-  unfinished(): IterableIterator<CollInstance> {
-    return this.waiting.values();
+  unfinished(): CollInstance[] {
+    return [...this.waiting.values()].flatMap((byOrdinal) => [...byOrdinal.values()]);
   }
 
   /**

@@ -15,6 +15,7 @@
 import type { SystemConfig } from '../../formats/astra/index.js';
 import { PlanBuilder, type CollectivePlan, type PlanRequest } from './collective-plan.js';
 import { PhaseTimer } from './collective-phases.js';
+import { TimeQueue } from './heap.js';
 import type { Cluster } from './network.js';
 
 export type { CollectivePlan, PlanRequest } from './collective-plan.js';
@@ -95,7 +96,8 @@ function allEqual(a: ArrayLike<number>): boolean {
 /** The per-member queues and streams of one collective, simulated as events over its members. */
 class ChunkScheduler {
   private readonly timer = new PhaseTimer();
-  private readonly heap = new FinishHeap();
+  /** Phase finishes: a = chunk · members + member, also the tie (same ns: lower chunk first). */
+  private readonly heap = new TimeQueue<null>();
   private groupStart = new Float64Array(0);
   private groupFinish = new Float64Array(0);
 
@@ -149,7 +151,7 @@ class ChunkScheduler {
       const row = (c * J + j) * P;
       for (let x = 0; x < members.length; x++) groupStart[x] = startNs[row + members[x]];
       timer.run(ph, g, groupStart, groupFinish);
-      for (let x = 0; x < members.length; x++) heap.push(groupFinish[x], c * P + members[x]);
+      for (let x = 0; x < members.length; x++) heap.push(groupFinish[x], c * P + members[x], c * P + members[x], 0, null);
     };
     const fill = (m: number, q: number, t: number) => {
       const slot = m * Q + q;
@@ -173,7 +175,8 @@ class ChunkScheduler {
     }
     while (heap.size > 0) {
       const t = heap.topTime();
-      const key = heap.pop();
+      heap.pop();
+      const key = heap.a;
       const c = Math.floor(key / P);
       const m = key - c * P;
       const j = phaseOf[m * C + c];
@@ -198,61 +201,5 @@ class ChunkScheduler {
       }
     }
     return stall;
-  }
-}
-
-/** Min-heap of (time, key), ties by key; typed arrays, reused across collectives. */
-class FinishHeap {
-  private times = new Float64Array(64);
-  private keys = new Int32Array(64);
-  size = 0;
-
-  topTime(): number {
-    return this.times[0];
-  }
-
-  push(t: number, key: number): void {
-    if (this.size === this.times.length) {
-      const times = new Float64Array(this.size * 2);
-      times.set(this.times);
-      const keys = new Int32Array(this.size * 2);
-      keys.set(this.keys);
-      this.times = times;
-      this.keys = keys;
-    }
-    const { times, keys } = this;
-    let i = this.size++;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (times[parent] < t || (times[parent] === t && keys[parent] < key)) break;
-      times[i] = times[parent];
-      keys[i] = keys[parent];
-      i = parent;
-    }
-    times[i] = t;
-    keys[i] = key;
-  }
-
-  /** Removes the smallest entry and returns its key. */
-  pop(): number {
-    const { times, keys } = this;
-    const top = keys[0];
-    const n = --this.size;
-    const t = times[n];
-    const key = keys[n];
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && (times[r] < times[l] || (times[r] === times[l] && keys[r] < keys[l])) ? r : l;
-      if (times[c] > t || (times[c] === t && keys[c] > key)) break;
-      times[i] = times[c];
-      keys[i] = keys[c];
-      i = c;
-    }
-    times[i] = t;
-    keys[i] = key;
-    return top;
   }
 }

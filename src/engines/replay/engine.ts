@@ -11,7 +11,7 @@
  *
  * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank) into
  * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
- * kept (id-set.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
+ * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
  * the window could have started earlier than the window let it load; the default window (65,536 nodes
  * per rank) holds every trace in ../shared whole.
  */
@@ -25,10 +25,11 @@ import type { ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier } from './classify.js';
 import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
-import { MinHeap } from './heap.js';
-import { FinishedIds } from './id-set.js';
+import { TimeQueue } from './heap.js';
+import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, idKey, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
+import { findRankClasses, type RankClasses } from './rank-classes.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
 
@@ -57,6 +58,12 @@ export interface ReplayOptions {
    * exact, the timing only shifts with the arrival); false times each collective in full, for tests.
    */
   equalArrivalShortcut?: boolean;
+  /**
+   * Ranks with the same trace and peers in the same places (rank-classes.ts) are simulated once per class, when the
+   * whole trace fits the window and no slices are asked for (default true; exact, and said in the diagnostics);
+   * false simulates every rank.
+   */
+  identicalRanksOnce?: boolean;
 }
 
 const J_PER_PJ = 1e-12;
@@ -69,7 +76,6 @@ interface RankState {
   src: RankSource;
   exhausted: boolean;
   nodes: NodeTable;
-  finished: FinishedIds;
   /** Children loaded before a parent: parent id → child slots. */
   waitingOn: Map<IdKey, number[]>;
   /** Resource (index: Resource) busy. */
@@ -96,15 +102,6 @@ interface RankState {
   networkJ: number;
 }
 
-/** A node finishing on a rank (slot ≥ 0), or a collective finishing on all its members at the same ns. */
-interface Ev {
-  t: number;
-  seq: number;
-  rank: number;
-  slot: number;
-  coll: CollInstance | null;
-}
-
 /** A receive posted before its message: the rank and the node's slot. */
 interface PostedRecv {
   rank: number;
@@ -122,11 +119,16 @@ class Replay {
   private readonly classifier: NodeClassifier;
   private readonly collectives: CollectiveMatcher;
   private readonly ranks: RankState[];
-  private readonly events = new MinHeap<Ev>((a, b) => a.t < b.t || (a.t === b.t && a.seq < b.seq));
-  private seq = 0;
+  /** The ranks simulated: all, or one per class of identical ranks. */
+  private active: RankState[];
+  private classes: RankClasses | null = null;
+  /** A node finishing (a: rank, b: slot), or (payload) a collective finishing on all its members at the same ns. */
+  private readonly events = new TimeQueue<CollInstance>();
+  private pushed = 0;
   private now = 0;
   private eventCount = 0;
-  private readonly mail = new Map<string, { arrivals: number[]; recvs: PostedRecv[] }>();
+  /** Messages and posted receives per (source, destination, tag). */
+  private readonly mail = new Map<number, Map<number, { arrivals: number[]; recvs: PostedRecv[] }>>();
   private readonly window: number;
   private readonly netPj: number[];
 
@@ -158,23 +160,24 @@ class Replay {
     });
     this.ranks = sources.map((src) => ({
       rank: src.rank, file: src.file, src, exhausted: false,
-      nodes: new NodeTable(), finished: new FinishedIds(), waitingOn: new Map(), busy: [false, false, false, false],
+      nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
       finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0,
       bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
     }));
+    this.active = this.ranks;
   }
 
   async run(): Promise<ReplayResult> {
     for (const r of this.ranks) await this.refill(r);
-    const dirty = new Set<RankState>(this.ranks);
+    if (this.o.identicalRanksOnce !== false && !this.o.onSlice && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce();
+    const dirty = new Set<RankState>(this.active);
     for (;;) {
       for (const r of dirty) this.issue(r);
       dirty.clear();
-      const next = this.events.peek();
-      if (!next) {
-        const starving = this.ranks.filter((r) => !r.exhausted);
+      if (this.events.size === 0) {
+        const starving = this.active.filter((r) => !r.exhausted);
         if (starving.length === 0) break;
         for (const r of starving) {
           await this.refill(r, true);
@@ -182,20 +185,22 @@ class Replay {
         }
         continue;
       }
-      this.now = next.t;
-      while (this.events.size > 0 && this.events.peek()!.t === this.now) {
-        const ev = this.events.pop()!;
+      const events = this.events;
+      this.now = events.topTime();
+      while (events.size > 0 && events.topTime() === this.now) {
+        events.pop();
         this.eventCount++;
-        if (ev.coll) {
-          const { group, slots } = ev.coll;
+        const coll = events.payload;
+        if (coll) {
+          const { group, slots } = coll;
           for (let m = 0; m < slots.length; m++) {
             const r = this.ranks[group.members[m]];
             this.finish(r, slots[m]);
             dirty.add(r);
           }
         } else {
-          const r = this.ranks[ev.rank];
-          this.finish(r, ev.slot);
+          const r = this.ranks[events.a];
+          this.finish(r, events.b);
           dirty.add(r);
         }
       }
@@ -205,6 +210,23 @@ class Replay {
     }
     this.checkAllDone();
     return this.result();
+  }
+
+  /** With every trace loaded and nothing run: simulate one rank per class of identical ranks, if there are such. */
+  private simulateClassesOnce(): void {
+    const classes = findRankClasses(this.ranks.map((r) => r.nodes), this.cluster, this.classifier, this.collectives);
+    if (!classes) return;
+    this.classes = classes;
+    this.active = classes.representatives.map((rank) => this.ranks[rank]);
+    const simulated = new Set(this.active);
+    for (const r of this.ranks) if (!simulated.has(r)) r.nodes = new NodeTable();
+    const n = this.ranks.length;
+    const k = classes.representatives.length;
+    this.diag.add('replay.identical-ranks-simulated-once', {
+      message: `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in the same places; ` +
+        `each class was simulated once (ranks ${classes.representatives.slice(0, 8).join(', ')}${k > 8 ? ' …' : ''}) and its times given to all its members ` +
+        '(exact: they run alike; the library option identicalRanksOnce: false simulates every rank)',
+    });
   }
 
   // ---------------------------------------------------------------- loading
@@ -217,6 +239,7 @@ class Replay {
         this.dropDanglingDeps(r);
         return;
       }
+      r.nodes.reserve(batch.length);
       for (const n of batch) this.load(r, n);
       force = false;
     }
@@ -225,16 +248,14 @@ class Replay {
   private load(r: RankState, n: ChakraNode): void {
     const key = idKey(n.id);
     const table = r.nodes;
-    if (table.slotOf.has(key) || r.finished.has(key)) {
-      throw new InputError(`${r.file}: node id ${n.id} appears twice`);
-    }
+    if (table.ids.get(key) !== NOT_SEEN) throw new InputError(`${r.file}: node id ${n.id} appears twice`);
     const s = table.add(n.id, key);
     this.classifier.classify(table, s, n, r.file);
     r.loadedNodes++;
     r.unfinished++;
     this.addParents(r, s, key, n.dataDeps, NO_DEPS);
     this.addParents(r, s, key, n.ctrlDeps, n.dataDeps);
-    const waiters = r.waitingOn.get(key);
+    const waiters = r.waitingOn.size > 0 ? r.waitingOn.get(key) : undefined;
     if (waiters) {
       r.waitingOn.delete(key);
       for (const c of waiters) table.addChild(s, c);
@@ -249,14 +270,14 @@ class Replay {
       const d = deps[i];
       if (listed(deps, i, d) || listed(counted, counted.length, d)) continue;
       const dk = idKey(d);
-      if (r.finished.has(dk)) continue;
+      const parent = table.ids.get(dk);
+      if (parent === FINISHED) continue;
       if (dk === key) {
         this.diag.add('replay.self-dependency', { file: r.file, nodeId: d, message: `${r.file}: node ${d} depends on itself; that dependency is ignored` });
         continue;
       }
       table.pending[s]++;
-      const parent = table.slotOf.get(dk);
-      if (parent !== undefined) table.addChild(parent, s);
+      if (parent >= 0) table.addChild(parent, s);
       else {
         let w = r.waitingOn.get(dk);
         if (!w) r.waitingOn.set(dk, (w = []));
@@ -290,7 +311,8 @@ class Replay {
   }
 
   private push(t: number, rank: number, slot: number, coll: CollInstance | null = null): void {
-    this.events.push({ t, seq: this.seq++, rank, slot, coll });
+    // Events at the same ns run in the order they were pushed.
+    this.events.push(t, this.pushed++, rank, slot, coll);
   }
 
   private account(r: RankState): void {
@@ -332,21 +354,29 @@ class Replay {
         const arrival = this.now + ns;
         table.netBytesPerDim[s] = this.cluster.dims.map((_, i) => (i === dim && peer !== r.rank ? bytes : 0));
         this.push(arrival, r.rank, s);
-        const box = this.mailbox(r.rank, peer, table.aux[s]);
+        const box = this.mailbox(this.meetingPoint(r.rank), this.meetingPoint(peer), table.aux[s]);
         const waiting = box.recvs.shift();
         if (waiting) this.push(Math.max(arrival, this.ranks[waiting.rank].nodes.startNs[waiting.slot]), waiting.rank, waiting.slot);
         else box.arrivals.push(arrival);
         return;
       }
       case OpKind.Recv: {
-        const box = this.mailbox(table.peer[s], r.rank, table.aux[s]);
+        const box = this.mailbox(this.meetingPoint(table.peer[s]), this.meetingPoint(r.rank), table.aux[s]);
         const arrival = box.arrivals.shift();
         if (arrival !== undefined) this.push(Math.max(arrival, this.now), r.rank, s);
         else box.recvs.push({ rank: r.rank, slot: s });
         return;
       }
       case OpKind.Collective: {
-        const done = this.collectives.arrive(r.rank, s, this.classifier.specs[table.peer[s]], table.amount[s], this.now);
+        const spec = this.classifier.specs[table.peer[s]];
+        if (this.classes) {
+          // Every member is this rank's class, issuing it now too.
+          const alone = this.collectives.issuedByAll(r.rank, spec, table.amount[s], this.now);
+          table.netBytesPerDim[s] = alone.bytesSentPerDim;
+          this.push(alone.finishNs, r.rank, s);
+          return;
+        }
+        const done = this.collectives.arrive(r.rank, s, spec, table.amount[s], this.now);
         if (!done) return;
         const { inst, plan, finishNs, together } = done;
         const members = inst.group.members;
@@ -358,10 +388,17 @@ class Replay {
     }
   }
 
+  /** Where messages of `rank` meet: the rank, or its class when classes are simulated once. */
+  private meetingPoint(rank: number): number {
+    return this.classes ? this.classes.classOf[rank] : rank;
+  }
+
   private mailbox(src: number, dst: number, tag: number) {
-    const k = `${src}>${dst}#${tag}`;
-    let b = this.mail.get(k);
-    if (!b) this.mail.set(k, (b = { arrivals: [], recvs: [] }));
+    const pair = src * this.ranks.length + dst;
+    let byTag = this.mail.get(pair);
+    if (!byTag) this.mail.set(pair, (byTag = new Map()));
+    let b = byTag.get(tag);
+    if (!b) byTag.set(tag, (b = { arrivals: [], recvs: [] }));
     return b;
   }
 
@@ -412,16 +449,13 @@ class Replay {
         powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
-    r.finished.add(key);
     r.unfinished--;
-    table.releaseChildren(s, (c) => {
-      if (--table.pending[c] === 0) table.ready[table.resource[c]].push(c);
-    });
+    table.releaseChildren(s);
     table.remove(s, key);
   }
 
   private checkAllDone(): void {
-    const stuck = this.ranks.filter((r) => r.unfinished > 0);
+    const stuck = this.active.filter((r) => r.unfinished > 0);
     if (stuck.length === 0) return;
     const reasons: string[] = [];
     const nodeId = (rank: number, slot: number) => this.ranks[rank].nodes.id(slot);
@@ -431,8 +465,11 @@ class Replay {
         `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
       if (reasons.length >= 3) break;
     }
-    for (const [k, box] of this.mail) {
-      for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${nodeId(w.rank, w.slot)} waits for a message ${k} that is never sent`);
+    for (const [pair, byTag] of this.mail) {
+      const src = Math.floor(pair / this.ranks.length);
+      for (const [tag, box] of byTag) {
+        for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${nodeId(w.rank, w.slot)} waits for a message ${src}>${w.rank}#${tag} that is never sent`);
+      }
       if (reasons.length >= 6) break;
     }
     const r = stuck[0];
@@ -450,11 +487,16 @@ class Replay {
   // ---------------------------------------------------------------- results
 
   private result(): ReplayResult {
-    return summarizeRun(this.ranks.map((r) => ({
-      rank: r.rank, file: r.file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
-      remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: r.bytesSentPerDim,
-      memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: r.loadedNodes,
-    })), {
+    const classes = this.classes;
+    return summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
+      // A member of a class simulated once has its representative's times.
+      const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
+      return {
+        rank, file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
+        remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: [...r.bytesSentPerDim],
+        memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,
+      };
+    }), {
       label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
       bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
     });

@@ -17,6 +17,8 @@ export interface ReplayFilesInput extends ClusterFiles {
   trace: string;
   bandwidthUnit?: BandwidthUnit;
   windowNodes?: number;
+  /** Simulate ranks with the same trace and peers once per class (default true; see ReplayOptions). */
+  identicalRanksOnce?: boolean;
   /** The result's label; default "<trace> on <network>". */
   label?: string;
   /**
@@ -104,6 +106,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
     ...cluster,
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
+    identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
     label: input.label ?? `${input.trace} on ${input.network}`,

@@ -5,7 +5,7 @@
  * Node ids are kept as numbers when they fit a double exactly (they nearly always do); larger ids are kept as
  * bigints beside, so order and identity stay exact.
  */
-import { LoadedSlots } from './loaded-slots.js';
+import { IdIndex } from './id-index.js';
 
 /** Resource a node occupies: the rank's GPU, CPU or comm slot, or none (receives, metadata). */
 export const enum Resource { None = 0, Comm = 1, Gpu = 2, Cpu = 3 }
@@ -52,13 +52,16 @@ export class NodeTable {
   private edgeTarget = new Int32Array(0);
   private edgeNext = new Int32Array(0);
   private freeEdge = NO_SLOT;
+  private freeEdgeCount = 0;
   private edgeCount = 0;
   /** Free slots chain through `pending` (slot → next free slot). */
   private freeSlot = NO_SLOT;
+  private freeCount = 0;
+  /** Slots ever handed out (the free ones included). */
   private used = 0;
 
-  /** id key → slot of loaded (unfinished) nodes. */
-  readonly slotOf = new LoadedSlots();
+  /** Every id of the rank: its slot while loaded, or finished. */
+  readonly ids = new IdIndex();
   /** Ready nodes per resource, lowest id first. */
   readonly ready: ReadyHeap[];
 
@@ -74,6 +77,7 @@ export class NodeTable {
       s = this.used++;
     } else {
       this.freeSlot = this.pending[s];
+      this.freeCount--;
     }
     this.idNumber[s] = Number(id);
     if (typeof key === 'string') this.bigIds.set(s, id);
@@ -87,17 +91,17 @@ export class NodeTable {
     this.startNs[s] = 0;
     this.pending[s] = 0;
     this.firstEdge[s] = NO_SLOT;
-    this.slotOf.set(key, s);
+    this.ids.setLoaded(key, s);
     return s;
   }
 
   /** The node's id. */
   id(s: number): bigint {
-    return this.bigIds.get(s) ?? BigInt(this.idNumber[s]);
+    return (this.bigIds.size > 0 ? this.bigIds.get(s) : undefined) ?? BigInt(this.idNumber[s]);
   }
 
   key(s: number): IdKey {
-    const big = this.bigIds.get(s);
+    const big = this.bigIds.size > 0 ? this.bigIds.get(s) : undefined;
     return big === undefined ? this.idNumber[s] : big.toString();
   }
 
@@ -116,21 +120,24 @@ export class NodeTable {
       e = this.edgeCount++;
     } else {
       this.freeEdge = this.edgeNext[e];
+      this.freeEdgeCount--;
     }
     this.edgeTarget[e] = child;
     this.edgeNext[e] = this.firstEdge[parent];
     this.firstEdge[parent] = e;
   }
 
-  /** Calls `fn` for each child of `parent` (latest added first), then frees the edges. */
-  releaseChildren(parent: number, fn: (child: number) => void): void {
+  /** A parent finished: each child has one parent less, and is ready with none left; frees the edges. */
+  releaseChildren(parent: number): void {
     let e = this.firstEdge[parent];
     this.firstEdge[parent] = NO_SLOT;
     while (e !== NO_SLOT) {
       const next = this.edgeNext[e];
-      fn(this.edgeTarget[e]);
+      const child = this.edgeTarget[e];
+      if (--this.pending[child] === 0) this.ready[this.resource[child]].push(child);
       this.edgeNext[e] = this.freeEdge;
       this.freeEdge = e;
+      this.freeEdgeCount++;
       e = next;
     }
   }
@@ -142,50 +149,104 @@ export class NodeTable {
     return out.reverse();
   }
 
-  /** Frees the slot of a finished node. */
+  /** Frees the slot of a finished node; its id is kept as finished. */
   remove(s: number, key: IdKey): void {
-    this.slotOf.delete(key);
-    this.bigIds.delete(s);
+    this.ids.setFinished(key);
+    if (this.bigIds.size > 0) this.bigIds.delete(s);
     this.names[s] = undefined;
     this.netBytesPerDim[s] = undefined;
     this.pending[s] = this.freeSlot;
     this.freeSlot = s;
+    this.freeCount++;
+  }
+
+  /** Slots handed out so far: before any node finishes, the loaded nodes are slots 0 … size − 1 in file order. */
+  get size(): number {
+    return this.used;
+  }
+
+  /**
+   * Whether `other` holds the same nodes as this table, slot for slot, before any has started: resources,
+   * operations, sizes, energies, collective specs, pending parents and children, and ids up to one offset (ids only
+   * order ready nodes). Send/receive peers may differ.
+   */
+  sameNodesAs(other: NodeTable): boolean {
+    const n = this.used;
+    if (other.used !== n || this.freeCount !== 0 || other.freeCount !== 0 || this.bigIds.size !== other.bigIds.size) return false;
+    if (n === 0) return true;
+    const offset = this.bigIds.size > 0 ? 0 : other.idNumber[0] - this.idNumber[0];
+    for (let s = 0; s < n; s++) {
+      if (this.idNumber[s] + offset !== other.idNumber[s] || this.resource[s] !== other.resource[s] || this.category[s] !== other.category[s] ||
+        this.op[s] !== other.op[s] || this.amount[s] !== other.amount[s] || this.aux[s] !== other.aux[s] ||
+        this.pending[s] !== other.pending[s] || !Object.is(this.energyJ[s], other.energyJ[s]) ||
+        (this.op[s] === OpKind.Collective && this.peer[s] !== other.peer[s])) return false;
+      let e = this.firstEdge[s];
+      let f = other.firstEdge[s];
+      while (e !== NO_SLOT && f !== NO_SLOT) {
+        if (this.edgeTarget[e] !== other.edgeTarget[f]) return false;
+        e = this.edgeNext[e];
+        f = other.edgeNext[f];
+      }
+      if (e !== f) return false;
+    }
+    for (const [s, id] of this.bigIds) if (other.bigIds.get(s) !== id) return false;
+    return true;
   }
 
   /** Slots of the loaded nodes. */
   loadedSlots(): number[] {
-    return this.slotOf.slots();
+    return this.ids.loadedSlots();
   }
 
-  private grow(): void {
-    // Grows by half: the table holds up to the whole window of a rank, so a doubling would leave much unused.
-    const n = Math.max(64, Math.ceil(this.capacity * 1.5));
-    const f64 = (a: Float64Array) => { const b = new Float64Array(n); b.set(a); return b; };
-    const i32 = (a: Int32Array) => { const b = new Int32Array(n); b.set(a); return b; };
-    const u8 = (a: Uint8Array) => { const b = new Uint8Array(n); b.set(a); return b; };
+  /**
+   * Makes room for `more` nodes beyond those loaded now, in one step (a batch about to be loaded), and for as many
+   * dependency edges (a node has about one).
+   */
+  reserve(more: number): void {
+    const free = this.capacity - this.used + this.freeCount;
+    if (more > free) this.grow(this.capacity + (more - free));
+    const freeEdges = this.edgeTarget.length - this.edgeCount + this.freeEdgeCount;
+    if (more > freeEdges) this.growEdges(this.edgeTarget.length + (more - freeEdges));
+  }
+
+  private grow(atLeast = 0): void {
+    // Doubles while small (few copies for the typical rank of a few thousand nodes), then grows by half: a large
+    // table holds up to a rank's whole window, and a doubling would leave much of it unused.
+    const step = this.capacity < 256 ? 256 : this.capacity < 8192 ? this.capacity * 2 : Math.ceil(this.capacity * 1.5);
+    const n = Math.max(step, atLeast);
+    // One buffer for all columns: one allocation per growth instead of one per column (ArrayBuffer allocations
+    // are what growing cost).
+    const buffer = new ArrayBuffer(n * (5 * 8 + 3 * 4 + 3));
+    let offset = 0;
+    const f64 = (a: Float64Array) => { const b = new Float64Array(buffer, offset, n); offset += n * 8; b.set(a); return b; };
+    const i32 = (a: Int32Array) => { const b = new Int32Array(buffer, offset, n); offset += n * 4; b.set(a); return b; };
+    const u8 = (a: Uint8Array) => { const b = new Uint8Array(buffer, offset, n); offset += n; b.set(a); return b; };
     this.idNumber = f64(this.idNumber);
-    this.resource = u8(this.resource);
-    this.category = u8(this.category);
-    this.op = u8(this.op);
     this.amount = f64(this.amount);
-    this.peer = i32(this.peer);
     this.aux = f64(this.aux);
     this.energyJ = f64(this.energyJ);
     this.startNs = f64(this.startNs);
+    this.peer = i32(this.peer);
     this.pending = i32(this.pending);
     this.firstEdge = i32(this.firstEdge);
+    this.resource = u8(this.resource);
+    this.category = u8(this.category);
+    this.op = u8(this.op);
     this.capacity = n;
   }
 
-  private growEdges(): void {
-    const n = Math.max(64, Math.ceil(this.edgeTarget.length * 1.5));
-    const target = new Int32Array(n);
+  private growEdges(atLeast = 0): void {
+    const have = this.edgeTarget.length;
+    const n = Math.max(have < 256 ? 256 : have < 8192 ? have * 2 : Math.ceil(have * 1.5), atLeast);
+    const buffer = new ArrayBuffer(n * 8);
+    const target = new Int32Array(buffer, 0, n);
     target.set(this.edgeTarget);
-    const next = new Int32Array(n);
+    const next = new Int32Array(buffer, n * 4, n);
     next.set(this.edgeNext);
     this.edgeTarget = target;
     this.edgeNext = next;
   }
+
 }
 
 /** Ready slots of one resource, lowest node id first. */
