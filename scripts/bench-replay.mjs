@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // Replay benchmark: a 32-rank × 20,000-node compute / all-reduce chain (in memory, the shape of ASTRA-sim's cost
 // anchor) with equal compute durations, the same with random per-rank durations (every all-reduce reached at
-// different times, so each is timed per rank), the first one again from files through `tracewatt replay`, and a
-// 1,024-rank trace; Switch(8)×Ring(4) (×32 for 1,024) with the "example" system (4 splits). Prints events/s and
-// peak RSS.
+// different times, so each is timed per rank), the first one again from files (as `tracewatt replay` runs it, and
+// with every rank simulated), and a 1,024-rank trace; Switch(8)×Ring(4) (×32 for 1,024) with the "example" system
+// (4 splits). The in-memory cases simulate every rank. Prints events/s and peak RSS.
 // Run after `npm run build`: node scripts/bench-replay.mjs [nodesPerRank] [windowNodes]
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { replay } from '../dist/engines/replay/index.js';
 import { parseNetworkConfig, parsePowerConfig, parseSystemConfig } from '../dist/formats/astra/index.js';
 import * as chakra from '../dist/formats/chakra/index.js';
+import { reportModes } from './replay-child.mjs';
 import { BENCH_NETWORK_1024, BENCH_NETWORK_32, BENCH_SYSTEM, chainSources } from './replay-traces.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -30,7 +31,7 @@ async function bench(label, networkYaml, ranks, perRank, seed) {
   let peakRss = process.memoryUsage().rss;
   const timer = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
   const t0 = process.hrtime.bigint();
-  const res = await replay(sources, { system, network, power, windowNodes });
+  const res = await replay(sources, { system, network, power, windowNodes, identicalRanksOnce: false });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   clearInterval(timer);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -39,33 +40,20 @@ async function bench(label, networkYaml, ranks, perRank, seed) {
     `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (window ${windowNodes} nodes/rank)`);
 }
 
-/**
- * `tracewatt replay` on the 32-rank trace written as files, in a child process: wall and CPU seconds and the peak
- * RSS the child reports as it exits (the issue-13 target: ≤ 250 MiB).
- */
-async function benchFiles(perRank) {
+/** The 32-rank trace written as files, replayed in a child process (peak RSS: the issue-13 target is ≤ 250 MiB). */
+function benchFiles(perRank) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tw-bench-replay-'));
   try {
     const prefix = path.join(dir, 'chain');
     const write = spawnSync(process.execPath, [path.join(here, 'write-chain-trace.mjs'), prefix, '32', String(perRank)], { encoding: 'utf8' });
     if (write.status !== 0) throw new Error(write.stderr);
-    const hook = path.join(dir, 'max-rss.mjs');
-    writeFileSync(hook, "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`bench-usage ${u.maxRSS} ${(u.userCPUTime + u.systemCPUTime) / 1e6}\\n`); });\n");
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, ['--import', pathToFileURL(hook).href, path.join(here, '..', 'dist', 'cli', 'main.js'), 'replay', prefix,
-      '--system', `${prefix}.system.json`, '--network', `${prefix}.network.yml`, '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    const s = Number(process.hrtime.bigint() - t0) / 1e9;
-    if (r.status !== 0) throw new Error(r.stderr);
-    const [, rssKiB, cpuS] = r.stderr.match(/bench-usage (\d+) ([\d.]+)/);
-    const res = JSON.parse(r.stdout);
-    console.log(`32 ranks from files (tracewatt replay, default window): ${res.nodes} nodes in ${s.toFixed(2)} s wall, ${Number(cpuS).toFixed(2)} CPU-s; ` +
-      `makespan ${res.makespanNs} ns; peak RSS ${(Number(rssKiB) / 1024).toFixed(0)} MiB`);
+    reportModes('32 ranks from files (default window)', prefix);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 await bench('32 ranks', BENCH_NETWORK_32, 32, nodesPerRank);
-await benchFiles(nodesPerRank);
+benchFiles(nodesPerRank);
 await bench('32 ranks, random per-rank durations (seed 1)', BENCH_NETWORK_32, 32, nodesPerRank, 1);
 await bench('1024 ranks', BENCH_NETWORK_1024, 1024, Math.max(2, Math.floor(nodesPerRank / 20)));
