@@ -246,7 +246,6 @@ export class NodeTable {
     this.edgeTarget = target;
     this.edgeNext = next;
   }
-
 }
 
 /** Ready slots of one resource, lowest node id first. */
