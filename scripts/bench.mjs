@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const benches = ['bench-codec.mjs', 'bench-annotate.mjs', 'bench-replay.mjs', 'bench-generate.mjs', 'bench-kineto.mjs', 'bench-plan.mjs'];
+const benches = ['bench-codec.mjs', 'bench-annotate.mjs', 'bench-replay.mjs', 'bench-replay-scale.mjs', 'bench-generate.mjs', 'bench-kineto.mjs', 'bench-plan.mjs'];
 let failed = 0;
 for (const b of benches) {
   const file = path.join(here, b);

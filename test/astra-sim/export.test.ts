@@ -320,9 +320,8 @@ describeShared('export astra-sim of a real PyTorch trace (DLRM, 8 ranks, Chakra 
     }
   });
 
-  // Ranks 0, 2 and 6 finish their last collective earlier in ASTRA-sim (they reach it first; see skew/README.md);
-  // replay gives every member the same finish until the replay helper's collective timing lands (then flip to `it`).
-  it.fails('per-rank times equal replay\'s (expected to pass once replay times skewed collectives like ASTRA-sim)', async () => {
+  // Ranks 0, 2 and 6 finish their last collective earlier than the others (they reach it first), in both.
+  it('per-rank times equal replay\'s', async () => {
     const e = await energyFromAstraSimLog({ trace: r.workload, system, network, astraSimLog: logs('unaware') });
     const replayed = await replayFiles({ trace: r.workload, system, network });
     expect(e.ranks.map((x) => x.finishNs)).toEqual(replayed.ranks.map((x) => x.finishNs));

@@ -1,308 +1,205 @@
 /**
- * Collective timing in ASTRA-sim's system layer (analytical, congestion-unaware), per the rules in
- * ../shared/notes/astra-sim-semantics.md:
- * - the collective is split into chunks of ⌊size / preferred-dataset-splits⌋ bytes (at least one
- *   byte per NPU for non-all-gathers, as ASTRA-sim enforces), each a stream with one phase per
- *   involved dimension;
- * - localBWAware all-reduce: reduce-scatter on every involved dimension but the last, all-reduce on
- *   the last, all-gather back in reverse order; baseline (and every other collective): the same
- *   collective on each involved dimension, reduce-scatter/all-to-all ascending, all-gather
- *   descending, each phase's output size feeding the next;
- * - one queue per dimension runs at most active-chunks-per-dimension phases at once; streams wait
- *   in arrival order (all chunks of one collective share a priority, so LIFO/FIFO only orders
- *   different collectives, which one comm slot per rank never runs together);
- * - phase costs: one endpoint-delay to start, per step the message time plus one endpoint-delay
- *   per received message, plus 3·⌊msg / local-mem-bw⌋ on reducing steps.
- * All members of a collective are in lockstep; where messages of one step differ in cost (direct
- * on a ring, a comm group spread over dimensions) the step takes the slowest message.
+ * When each member of a collective finishes it, given when each member issued it, as ASTRA-sim 2.x
+ * (astra-sim 518bd51) runs it: no barrier; every member starts its own streams (one per chunk) when it issues the
+ * collective; on each member, a stream waits in the queue of its phase's dimension, which runs at most
+ * active-chunks-per-dimension streams at once, first come first served (ties: lower chunk first); a phase of a
+ * chunk in one group runs as the algorithm's step program (collective-phases.ts) from each member's own start;
+ * when a member finishes a phase it moves that stream to its next queue and starts the next stream waiting in
+ * the queue it left. A member finishes the collective with its last stream.
+ *
+ * Every member's finish depends on every member's start (each ring, butterfly or direct exchange reaches all
+ * members), so a group's phase is timed once its last member has started it, and the collective once its last
+ * member has issued it. The plans are cached; with equal arrivals the finishes are the cached offsets of an
+ * equal-arrival run (the schedule is shift-invariant), so a symmetric trace costs one lookup per collective.
  */
-import { InputError } from '../../errors.js';
-import type { CollectiveImplName, CollectiveKind, SystemConfig } from '../../formats/astra/index.js';
-import { hopsInDim, messageNs, p2pNs, route, type Cluster } from './network.js';
+import type { SystemConfig } from '../../formats/astra/index.js';
+import { PlanBuilder, type CollectivePlan, type PlanRequest } from './collective-plan.js';
+import { PhaseTimer } from './collective-phases.js';
+import { TimeQueue } from './heap.js';
+import type { Cluster } from './network.js';
 
-/** One dimension a phase runs on: a physical dimension, or the ring over a comm group's members. */
-interface PhaseLink {
-  p: number;
-  impl: CollectiveImplName;
-  /** Dimension whose energy per bit applies to the bytes of this phase. */
-  energyDim: number;
-  /** Queue the phase waits in (the dimension index; comm-group rings use their own queue). */
-  queue: number;
-  /** ns for a message of `bytes` to the peer `k` positions along. */
-  linkNs(bytes: number, k: number): number;
+export type { CollectivePlan, PlanRequest } from './collective-plan.js';
+
+export interface CollectiveModelOptions {
+  /** Reuse equal-arrival results for equal arrivals (default true); false times every collective in full. */
+  equalArrivalShortcut?: boolean;
 }
-
-interface Phase {
-  kind: CollectiveKind;
-  link: PhaseLink;
-  inBytes: number;
-  durationNs: number;
-  /** Bytes each member sends in this phase. */
-  sentBytes: number;
-}
-
-export interface CollectiveRequest {
-  kind: CollectiveKind;
-  bytes: number;
-  /** Network dimensions to use (undefined = all). Must have one entry per dimension. */
-  involvedDims?: boolean[];
-  /** Members in ring order when a comm group smaller than the cluster; undefined = all ranks. */
-  groupMembers?: number[];
-}
-
-export interface CollectiveTiming {
-  durationNs: number;
-  /** Bytes each member sends per network dimension. */
-  bytesSentPerDim: number[];
-  chunks: number;
-}
-
-const IMPL_KEY: Record<CollectiveKind, string> = {
-  ALL_REDUCE: 'all-reduce-implementation',
-  REDUCE_SCATTER: 'reduce-scatter-implementation',
-  ALL_GATHER: 'all-gather-implementation',
-  ALL_TO_ALL: 'all-to-all-implementation',
-};
 
 export class CollectiveModel {
-  private readonly cache = new Map<string, CollectiveTiming>();
-  private readonly lbwBytesPerNs: number;
+  private readonly plans = new Map<string, CollectivePlan>();
+  private readonly equalArrivalOffsets = new Map<CollectivePlan, Float64Array>();
+  private readonly builder: PlanBuilder;
+  private readonly scheduler: ChunkScheduler;
+  private readonly shortcut: boolean;
 
-  constructor(private readonly cluster: Cluster, private readonly sys: SystemConfig) {
-    this.lbwBytesPerNs = sys.localMemBandwidthGBps;
+  constructor(cluster: Cluster, sys: SystemConfig, options: CollectiveModelOptions = {}) {
+    this.builder = new PlanBuilder(cluster, sys);
+    this.scheduler = new ChunkScheduler(sys.activeChunksPerDimension);
+    this.shortcut = options.equalArrivalShortcut ?? true;
   }
 
-  timing(req: CollectiveRequest): CollectiveTiming {
-    const key = `${req.kind}|${req.bytes}|${req.involvedDims?.join(',') ?? '*'}|${req.groupMembers?.join(',') ?? '*'}`;
-    let t = this.cache.get(key);
-    if (!t) {
-      t = this.compute(req);
-      this.cache.set(key, t);
+  /** The plan for `req`, built once per key (the key must name everything the plan depends on). */
+  plan(key: string, req: () => PlanRequest): CollectivePlan {
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = this.builder.build(req());
+      this.plans.set(key, plan);
     }
-    return t;
+    return plan;
   }
 
-  private impl(kind: CollectiveKind, dim: number): CollectiveImplName {
-    const list = this.sys.implementations[kind];
-    if (!list) throw new InputError(`${this.sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`);
-    const v = list[dim];
-    if (!v) throw new InputError(`${this.sys.file}: "${IMPL_KEY[kind]}" has no entry for dimension ${dim}`);
-    return v;
-  }
-
-  private links(req: CollectiveRequest, kind: CollectiveKind): PhaseLink[] {
-    const c = this.cluster;
-    if (req.groupMembers && req.groupMembers.length < c.totalNpus) {
-      const m = req.groupMembers;
-      if (m.length <= 1) return [];
-      let energyDim = 0;
-      for (let i = 0; i < m.length; i++) {
-        const r = route(c, m[i], m[(i + 1) % m.length]);
-        if (r) energyDim = Math.max(energyDim, r.dim);
-      }
-      const memo = new Map<string, number>();
-      return [{
-        p: m.length, impl: 'ring', energyDim, queue: c.dims.length,
-        linkNs: (bytes, k) => {
-          const mk = `${bytes}|${k}`;
-          let v = memo.get(mk);
-          if (v === undefined) {
-            v = 0;
-            for (let i = 0; i < m.length; i++) v = Math.max(v, p2pNs(c, m[i], m[(i + k) % m.length], bytes).ns);
-            memo.set(mk, v);
-          }
-          return v;
-        },
-      }];
+  /**
+   * finishNs[m] for every member m, from issuedNs[m] (by member index); null, or the stall when the members' queues
+   * wait on each other (ASTRA-sim stalls there too).
+   */
+  finishTimes(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
+    const members = issuedNs.length;
+    if (plan.phases.length === 0) {
+      // Nothing to send (one member, or no involved dimension with more than one NPU): done at the last arrival.
+      let last = -Infinity;
+      for (let m = 0; m < members; m++) last = Math.max(last, issuedNs[m]);
+      finishNs.fill(last, 0, members);
+      return null;
     }
-    const out: PhaseLink[] = [];
-    c.dims.forEach((d, i) => {
-      if (d.npus === 1) return;
-      if (req.involvedDims && !req.involvedDims[i]) return;
-      out.push({
-        p: d.npus, impl: this.impl(kind, i), energyDim: i, queue: i,
-        linkNs: (bytes, k) => messageNs(c, i, hopsInDim(d, 0, k % d.npus), bytes),
-      });
-    });
-    return out;
-  }
-
-  private phase(kind: CollectiveKind, link: PhaseLink, inBytes: number): Phase & { outBytes: number } {
-    const ep = this.sys.endpointDelayNs;
-    const red = (m: number) => 3 * Math.floor(m / this.lbwBytesPerNs);
-    const { p, impl } = link;
-    const m = Math.floor(inBytes / p);
-    const outBytes = kind === 'REDUCE_SCATTER' ? m : kind === 'ALL_GATHER' ? inBytes * p : inBytes;
-    let durationNs = ep;
-    let sentBytes = 0;
-    if (impl === 'ring') {
-      const stepRed = link.linkNs(m, 1) + ep + red(m);
-      const stepPlain = link.linkNs(m, 1) + ep;
-      switch (kind) {
-        case 'REDUCE_SCATTER': durationNs += (p - 1) * stepRed; sentBytes = (p - 1) * m; break;
-        case 'ALL_REDUCE': durationNs += (p - 1) * (stepRed + stepPlain); sentBytes = 2 * (p - 1) * m; break;
-        case 'ALL_GATHER': durationNs += (p - 1) * (link.linkNs(inBytes, 1) + ep); sentBytes = (p - 1) * inBytes; break;
-        case 'ALL_TO_ALL': durationNs += ((p * (p - 1)) / 2) * stepPlain; sentBytes = ((p * (p - 1)) / 2) * m; break;
+    if (this.shortcut && allEqual(issuedNs)) {
+      let offsets = this.equalArrivalOffsets.get(plan);
+      if (!offsets) {
+        offsets = new Float64Array(members);
+        const stall = this.scheduler.run(plan, new Float64Array(members), offsets);
+        if (stall) return stall;
+        this.equalArrivalOffsets.set(plan, offsets);
       }
-    } else if (impl === 'direct') {
-      const slowest = (bytes: number) => {
-        let v = 0;
-        for (let k = 1; k < p; k++) v = Math.max(v, link.linkNs(bytes, k));
-        return v;
-      };
-      switch (kind) {
-        case 'REDUCE_SCATTER': durationNs += slowest(m) + ep + red(m); sentBytes = (p - 1) * m; break;
-        case 'ALL_REDUCE': durationNs += slowest(m) + ep + red(m) + slowest(m) + ep; sentBytes = 2 * (p - 1) * m; break;
-        case 'ALL_GATHER': durationNs += slowest(inBytes) + ep; sentBytes = (p - 1) * inBytes; break;
-        case 'ALL_TO_ALL': durationNs += slowest(m) + ep; sentBytes = (p - 1) * m; break;
-      }
-    } else {
-      if ((p & (p - 1)) !== 0) {
-        throw new InputError(`${this.sys.file}: halvingDoubling needs a power-of-two number of NPUs in a dimension, found ${p}`);
-      }
-      if (kind === 'ALL_TO_ALL') {
-        throw new InputError(`${this.sys.file}: "all-to-all-implementation" halvingDoubling is not modelled; use ring or direct`);
-      }
-      const steps = Math.log2(p);
-      if (kind === 'REDUCE_SCATTER' || kind === 'ALL_REDUCE') {
-        for (let s = 0; s < steps; s++) {
-          const msg = Math.floor(inBytes / 2 ** (s + 1));
-          durationNs += link.linkNs(msg, 2 ** s) + ep + red(msg);
-          sentBytes += msg;
-        }
-      }
-      if (kind === 'ALL_REDUCE') {
-        for (let s = steps - 1; s >= 0; s--) {
-          const msg = Math.floor(inBytes / 2 ** (s + 1));
-          durationNs += link.linkNs(msg, 2 ** s) + ep;
-          sentBytes += msg;
-        }
-      }
-      if (kind === 'ALL_GATHER') {
-        for (let s = steps - 1; s >= 0; s--) {
-          const msg = inBytes * 2 ** (steps - 1 - s);
-          durationNs += link.linkNs(msg, 2 ** s) + ep;
-          sentBytes += msg;
-        }
-      }
+      const t = issuedNs[0];
+      for (let m = 0; m < members; m++) finishNs[m] = t + offsets[m];
+      return null;
     }
-    return { kind, link, inBytes, durationNs, sentBytes, outBytes };
-  }
-
-  /** The phases one chunk goes through. */
-  private plan(req: CollectiveRequest, chunkBytes: number): Phase[] {
-    const links = this.links(req, req.kind);
-    const phases: Phase[] = [];
-    let size = chunkBytes;
-    const add = (kind: CollectiveKind, link: PhaseLink) => {
-      const ph = this.phase(kind, link, size);
-      phases.push(ph);
-      size = ph.outBytes;
-    };
-    if (req.kind === 'ALL_REDUCE' && this.sys.collectiveOptimization === 'localBWAware' && links.length > 1) {
-      for (let i = 0; i < links.length - 1; i++) add('REDUCE_SCATTER', links[i]);
-      add('ALL_REDUCE', links[links.length - 1]);
-      for (let i = links.length - 2; i >= 0; i--) add('ALL_GATHER', links[i]);
-    } else {
-      const ordered = req.kind === 'ALL_GATHER' ? [...links].reverse() : links;
-      for (const l of ordered) add(req.kind, l);
-    }
-    return phases;
-  }
-
-  private compute(req: CollectiveRequest): CollectiveTiming {
-    const bytesSentPerDim = new Array<number>(this.cluster.dims.length).fill(0);
-    let size = req.bytes;
-    if (size <= 0) return { durationNs: 0, bytesSentPerDim, chunks: 0 };
-    const splits = this.sys.preferredDatasetSplits;
-    let chunk = Math.floor(size / splits);
-    if (req.kind !== 'ALL_GATHER' && this.cluster.totalNpus > chunk) {
-      chunk = this.cluster.totalNpus;
-      size = splits * chunk;
-    }
-    if (chunk === 0) chunk = 1;
-    const chunks = Math.ceil(size / chunk);
-    const phases = this.plan(req, chunk);
-    if (phases.length === 0) return { durationNs: 0, bytesSentPerDim, chunks };
-    for (const ph of phases) bytesSentPerDim[ph.link.energyDim] += ph.sentBytes * chunks;
-    return { durationNs: simulateQueues(phases, chunks, this.sys.activeChunksPerDimension), bytesSentPerDim, chunks };
+    return this.scheduler.run(plan, issuedNs, finishNs);
   }
 }
 
 /**
- * Runs `chunks` identical streams through their phases, one queue per dimension with at most
- * `active` running phases; returns when the last stream finishes. Events at the same time are
- * handled in the order they were scheduled; a stream entering its next queue is placed before the
- * freed slot of its previous queue is refilled.
+ * Members whose queues wait on each other: each runs a phase of a chunk whose group cannot start it because another
+ * member's queue of that dimension is busy with a different chunk (possible when one queue holds two phases, as
+ * the reduce-scatter and all-gather of a middle dimension in a 3-D localBWAware all-reduce, and ranks reach it
+ * at different times).
  */
-function simulateQueues(phases: Phase[], chunks: number, active: number): number {
-  if (chunks === 1 || (active >= chunks && phases.length === 1)) {
-    return phases.reduce((a, p) => a + p.durationNs, 0);
-  }
-  const waiting = new Map<number, number[]>();
-  const running = new Map<number, number>();
-  const stage = new Array<number>(chunks).fill(0);
-  // events: [time, seq, stream]
-  const events: [number, number, number][] = [];
-  let seq = 0;
-  const push = (t: number, s: number) => {
-    events.push([t, seq++, s]);
-    let i = events.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (cmp(events[parent], events[i]) <= 0) break;
-      [events[parent], events[i]] = [events[i], events[parent]];
-      i = parent;
-    }
-  };
-  const pop = (): [number, number, number] => {
-    const top = events[0];
-    const last = events.pop()!;
-    if (events.length > 0) {
-      events[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1, r = l + 1;
-        let m = i;
-        if (l < events.length && cmp(events[l], events[m]) < 0) m = l;
-        if (r < events.length && cmp(events[r], events[m]) < 0) m = r;
-        if (m === i) break;
-        [events[m], events[i]] = [events[i], events[m]];
-        i = m;
-      }
-    }
-    return top;
-  };
-  const fill = (q: number, t: number) => {
-    const w = waiting.get(q);
-    if (!w) return;
-    while (w.length > 0 && (running.get(q) ?? 0) < active) {
-      const s = w.shift()!;
-      running.set(q, (running.get(q) ?? 0) + 1);
-      push(t + phases[stage[s]].durationNs, s);
-    }
-  };
-  const enqueue = (s: number, t: number) => {
-    const q = phases[stage[s]].link.queue;
-    let w = waiting.get(q);
-    if (!w) waiting.set(q, (w = []));
-    w.push(s);
-    fill(q, t);
-  };
-  for (let s = 0; s < chunks; s++) enqueue(s, 0);
-  let end = 0;
-  while (events.length > 0) {
-    const [t, , s] = pop();
-    end = t;
-    const q = phases[stage[s]].link.queue;
-    running.set(q, running.get(q)! - 1);
-    stage[s]++;
-    if (stage[s] < phases.length) enqueue(s, t);
-    fill(q, t);
-  }
-  return end;
+export interface CollectiveStall {
+  /** Member index, and the chunk and phase index it runs but cannot finish. */
+  running: { member: number; chunk: number; phase: number }[];
 }
 
-function cmp(a: [number, number, number], b: [number, number, number]): number {
-  return a[0] - b[0] || a[1] - b[1];
+function allEqual(a: ArrayLike<number>): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i] !== a[0]) return false;
+  return true;
+}
+
+/** The per-member queues and streams of one collective, simulated as events over its members. */
+class ChunkScheduler {
+  private readonly timer = new PhaseTimer();
+  /** Phase finishes: a = chunk · members + member, also the tie (same ns: lower chunk first). */
+  private readonly heap = new TimeQueue<null>();
+  private groupStart = new Float64Array(0);
+  private groupFinish = new Float64Array(0);
+
+  constructor(private readonly active: number) {}
+
+  run(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
+    const P = issuedNs.length;
+    const C = plan.chunks;
+    const phases = plan.phases;
+    const J = phases.length;
+    // Queues by dense index.
+    const queueIds: number[] = [];
+    const queueOf = phases.map((ph) => {
+      let q = queueIds.indexOf(ph.queue);
+      if (q < 0) q = queueIds.push(ph.queue) - 1;
+      return q;
+    });
+    const Q = queueIds.length;
+    const running = new Int32Array(P * Q);
+    // Waiting chunks per (member, queue): a FIFO of chunk indices in a ring buffer of C slots.
+    const fifo = new Int32Array(P * Q * C);
+    const head = new Int32Array(P * Q);
+    const length = new Int32Array(P * Q);
+    const phaseOf = new Int32Array(P * C);
+    // 1 while a member runs a chunk's current phase (started, not finished).
+    const inPhase = new Uint8Array(P * C);
+    const chunksDone = new Int32Array(P);
+    const groupBase: number[] = [];
+    let groups = 0;
+    for (const ph of phases) {
+      groupBase.push(groups);
+      groups += ph.groups.length;
+    }
+    const started = new Int32Array(C * groups);
+    const startNs = new Float64Array(C * J * P);
+    const maxGroup = phases.reduce((a, ph) => Math.max(a, ph.groupSize), 0);
+    if (this.groupStart.length < maxGroup) {
+      this.groupStart = new Float64Array(maxGroup);
+      this.groupFinish = new Float64Array(maxGroup);
+    }
+    const { groupStart, groupFinish, heap, timer, active } = this;
+
+    const start = (m: number, c: number, t: number) => {
+      const j = phaseOf[m * C + c];
+      const ph = phases[j];
+      inPhase[m * C + c] = 1;
+      startNs[(c * J + j) * P + m] = t;
+      const g = ph.groupOf[m];
+      if (++started[c * groups + groupBase[j] + g] < ph.groupSize) return;
+      const members = ph.groups[g];
+      const row = (c * J + j) * P;
+      for (let x = 0; x < members.length; x++) groupStart[x] = startNs[row + members[x]];
+      timer.run(ph, g, groupStart, groupFinish);
+      for (let x = 0; x < members.length; x++) heap.push(groupFinish[x], c * P + members[x], c * P + members[x], 0, null);
+    };
+    const fill = (m: number, q: number, t: number) => {
+      const slot = m * Q + q;
+      while (running[slot] < active && length[slot] > 0) {
+        const c = fifo[slot * C + head[slot]];
+        head[slot] = (head[slot] + 1) % C;
+        length[slot]--;
+        running[slot]++;
+        start(m, c, t);
+      }
+    };
+    const enqueue = (m: number, q: number, c: number) => {
+      const slot = m * Q + q;
+      fifo[slot * C + ((head[slot] + length[slot]) % C)] = c;
+      length[slot]++;
+    };
+
+    for (let m = 0; m < P; m++) {
+      for (let c = 0; c < C; c++) enqueue(m, queueOf[0], c);
+      fill(m, queueOf[0], issuedNs[m]);
+    }
+    while (heap.size > 0) {
+      const t = heap.topTime();
+      heap.pop();
+      const key = heap.a;
+      const c = Math.floor(key / P);
+      const m = key - c * P;
+      const j = phaseOf[m * C + c];
+      const q = queueOf[j];
+      running[m * Q + q]--;
+      inPhase[m * C + c] = 0;
+      if (j + 1 < J) {
+        phaseOf[m * C + c] = j + 1;
+        enqueue(m, queueOf[j + 1], c);
+      } else if (++chunksDone[m] === C) {
+        finishNs[m] = t;
+      }
+      fill(m, q, t);
+      if (j + 1 < J) fill(m, queueOf[j + 1], t);
+    }
+    let stall: CollectiveStall | null = null;
+    for (let m = 0; m < P; m++) {
+      if (chunksDone[m] === C) continue;
+      stall ??= { running: [] };
+      for (let c = 0; c < C; c++) {
+        if (inPhase[m * C + c]) stall.running.push({ member: m, chunk: c, phase: phaseOf[m * C + c] });
+      }
+    }
+    return stall;
+  }
 }

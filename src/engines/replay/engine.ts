@@ -4,29 +4,32 @@
  *
  * Workload layer: a node is ready when every data and ctrl parent has finished; each rank has one
  * GPU, one CPU and one comm slot (collectives, sends and remote-memory loads/stores share the comm
- * slot; receives take none); ready nodes of a slot are issued lowest id first. A collective starts
- * when every member has issued it (the k-th collective of a rank on a group matches the k-th of
- * every other member) and all members finish it together. Sends and receives both finish when the
- * message arrives (a receive posted later finishes when posted).
+ * slot; receives take none); ready nodes of a slot are issued lowest id first. A collective runs on
+ * each member from the moment that member issues it (the k-th collective of a rank on a group matches
+ * the k-th of every other member), and each member finishes it at its own time (collective.ts). Sends
+ * and receives both finish when the message arrives (a receive posted later finishes when posted).
  *
- * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank);
- * finished nodes are dropped, only their ids are kept (id-set.ts: about a bit per id when ids are
- * dense). The replay is exact as long as no node beyond the window could have started earlier than the
- * window let it load; the default window (65,536 nodes per rank) holds every trace in ../shared whole.
+ * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank) into
+ * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
+ * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
+ * the window could have started earlier than the window let it load; the default window (65,536 nodes
+ * per rank) holds every trace in ../shared whole.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
-  checkSystemAgainstNetwork, type CollectiveKind, type CommGroupConfig, type NetworkConfig, type PowerConfig,
-  type RemoteMemoryConfig, type SystemConfig,
+  checkSystemAgainstNetwork, type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig,
+  type SystemConfig,
 } from '../../formats/astra/index.js';
-import {
-  attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, NodeType, nodeTypeName, type ChakraNode,
-} from '../../formats/chakra/index.js';
+import type { ChakraNode } from '../../formats/chakra/index.js';
+import { NodeClassifier } from './classify.js';
 import { CollectiveModel } from './collective.js';
-import { MinHeap } from './heap.js';
-import { FinishedIds } from './id-set.js';
-import { coordinates, makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
+import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
+import { TimeQueue } from './heap.js';
+import { FINISHED, NOT_SEEN } from './id-index.js';
+import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
+import { Category, idKey, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
+import { findRankClasses, type RankClasses } from './rank-classes.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
 
@@ -50,53 +53,35 @@ export interface ReplayOptions {
   backpressure?: () => Promise<void> | undefined;
   /** The result's label (default "replay"). */
   label?: string;
+  /**
+   * Collectives whose members all issue them at the same ns reuse the timing of the first such one (default true;
+   * exact, the timing only shifts with the arrival); false times each collective in full, for tests.
+   */
+  equalArrivalShortcut?: boolean;
+  /**
+   * Ranks with the same trace and peers in the same places (rank-classes.ts) are simulated once per class, when the
+   * whole trace fits the window and no slices are asked for (default true; exact, and said in the diagnostics);
+   * false simulates every rank.
+   */
+  identicalRanksOnce?: boolean;
 }
 
-const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
-const BROADCAST = 5;
 const J_PER_PJ = 1e-12;
-
-type Key = number | string;
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-function keyOf(id: bigint): Key {
-  return id <= MAX_SAFE && id >= 0n ? Number(id) : id.toString();
-}
-
-type Op =
-  | { kind: 'fixed'; durationNs: number }
-  | { kind: 'coll'; coll: CollectiveKind; bytes: number; involved?: boolean[]; group: string }
-  | { kind: 'send'; peer: number; bytes: number; tag: number }
-  | { kind: 'recv'; peer: number; bytes: number; tag: number };
-
-interface Rec {
-  id: bigint;
-  key: Key;
-  name: string;
-  slot: Slot;
-  op: Op;
-  /** Category for statistics and energy. */
-  cat: 'gpu' | 'cpu' | 'mem' | 'comm' | 'none';
-  pending: number;
-  children: Rec[];
-  startNs: number;
-  energyJ?: number;
-  memBytes: number;
-  netBytesPerDim?: number[];
-}
+const NO_DEPS: bigint[] = [];
+const SLOT_NAMES: Slot[] = ['none', 'comm', 'gpu', 'cpu'];
 
 interface RankState {
   rank: number;
   file: string;
   src: RankSource;
   exhausted: boolean;
-  loaded: Map<Key, Rec>;
-  finished: FinishedIds;
-  waitingOn: Map<Key, Rec[]>;
-  ready: Record<Slot, MinHeap<Rec>>;
-  busy: Record<Slot, boolean>;
+  nodes: NodeTable;
+  /** Children loaded before a parent: parent id → child slots. */
+  waitingOn: Map<IdKey, number[]>;
+  /** Resource (index: Resource) busy. */
+  busy: boolean[];
   unfinished: number;
-  nodes: number;
-  collOrdinal: Map<string, number>;
+  loadedNodes: number;
   // accounting
   lastT: number;
   gpuOn: boolean;
@@ -117,14 +102,11 @@ interface RankState {
   networkJ: number;
 }
 
-interface CollInstance {
-  key: string;
-  members: number[];
-  arrived: { rank: number; rec: Rec }[];
-  first: { rank: number; rec: Rec; op: Extract<Op, { kind: 'coll' }> };
+/** A receive posted before its message: the rank and the node's slot. */
+interface PostedRecv {
+  rank: number;
+  slot: number;
 }
-
-type Ev = { t: number; seq: number; rank: number; rec: Rec } | { t: number; seq: number; coll: CollInstance };
 
 export async function replay(sources: RankSource[], opts: ReplayOptions): Promise<ReplayResult> {
   const sim = new Replay(sources, opts);
@@ -134,15 +116,19 @@ export async function replay(sources: RankSource[], opts: ReplayOptions): Promis
 class Replay {
   private readonly diag: Diagnostics;
   private readonly cluster: Cluster;
-  private readonly model: CollectiveModel;
+  private readonly classifier: NodeClassifier;
+  private readonly collectives: CollectiveMatcher;
   private readonly ranks: RankState[];
-  private readonly events = new MinHeap<Ev>((a, b) => a.t < b.t || (a.t === b.t && a.seq < b.seq));
-  private seq = 0;
+  /** The ranks simulated: all, or one per class of identical ranks. */
+  private active: RankState[];
+  private classes: RankClasses | null = null;
+  /** A node finishing (a: rank, b: slot), or (payload) a collective finishing on all its members at the same ns. */
+  private readonly events = new TimeQueue<CollInstance>();
+  private pushed = 0;
   private now = 0;
   private eventCount = 0;
-  private readonly colls = new Map<string, CollInstance>();
-  private readonly subGroups = new Map<string, { key: string; members: number[] }>();
-  private readonly mail = new Map<string, { arrivals: number[]; recvs: { rank: number; rec: Rec }[] }>();
+  /** Messages and posted receives per (source, destination, tag). */
+  private readonly mail = new Map<number, Map<number, { arrivals: number[]; recvs: PostedRecv[] }>>();
   private readonly window: number;
   private readonly netPj: number[];
 
@@ -150,7 +136,6 @@ class Replay {
     this.diag = o.diagnostics ?? new Diagnostics();
     checkSystemAgainstNetwork(o.system, o.network, this.diag);
     this.cluster = makeCluster(o.network, o.bandwidthUnit ?? 'astra-sim');
-    this.model = new CollectiveModel(this.cluster, o.system);
     this.window = Math.max(16, o.windowNodes ?? 65_536);
     if (sources.length !== this.cluster.totalNpus) {
       throw new InputError(
@@ -164,28 +149,35 @@ class Replay {
       throw new InputError(`${o.power.file}: key "network" has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`);
     }
     this.netPj = this.cluster.dims.map((_, i) => o.power.network[i].energyPjPerBit);
-    const less = (a: Rec, b: Rec) => a.id < b.id;
+    this.classifier = new NodeClassifier({
+      system: o.system, memory: o.memory, commGroups: o.commGroups, networkFile: o.network.file,
+      dims: this.cluster.dims.length, ranks: sources.length, diag: this.diag, keepNames: o.onSlice !== undefined,
+    });
+    const model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
+    this.collectives = new CollectiveMatcher(this.cluster, o.commGroups, model, ({ rank, slot }) => {
+      const r = this.ranks[rank];
+      return { file: r.file, nodeId: r.nodes.id(slot), name: r.nodes.names[slot] };
+    });
     this.ranks = sources.map((src) => ({
       rank: src.rank, file: src.file, src, exhausted: false,
-      loaded: new Map(), finished: new FinishedIds(), waitingOn: new Map(),
-      ready: { gpu: new MinHeap(less), cpu: new MinHeap(less), comm: new MinHeap(less), none: new MinHeap(less) },
-      busy: { gpu: false, cpu: false, comm: false, none: false },
-      unfinished: 0, nodes: 0, collOrdinal: new Map(),
+      nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
+      unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
       finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0,
       bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
     }));
+    this.active = this.ranks;
   }
 
   async run(): Promise<ReplayResult> {
     for (const r of this.ranks) await this.refill(r);
-    const dirty = new Set<RankState>(this.ranks);
+    if (this.o.identicalRanksOnce !== false && !this.o.onSlice && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce();
+    const dirty = new Set<RankState>(this.active);
     for (;;) {
       for (const r of dirty) this.issue(r);
       dirty.clear();
-      const next = this.events.peek();
-      if (!next) {
-        const starving = this.ranks.filter((r) => !r.exhausted);
+      if (this.events.size === 0) {
+        const starving = this.active.filter((r) => !r.exhausted);
         if (starving.length === 0) break;
         for (const r of starving) {
           await this.refill(r, true);
@@ -193,18 +185,23 @@ class Replay {
         }
         continue;
       }
-      this.now = next.t;
-      while (this.events.size > 0 && this.events.peek()!.t === this.now) {
-        const ev = this.events.pop()!;
+      const events = this.events;
+      this.now = events.topTime();
+      while (events.size > 0 && events.topTime() === this.now) {
+        events.pop();
         this.eventCount++;
-        if ('coll' in ev) {
-          for (const a of ev.coll.arrived) {
-            this.finish(this.ranks[a.rank], a.rec);
-            dirty.add(this.ranks[a.rank]);
+        const coll = events.payload;
+        if (coll) {
+          const { group, slots } = coll;
+          for (let m = 0; m < slots.length; m++) {
+            const r = this.ranks[group.members[m]];
+            this.finish(r, slots[m]);
+            dirty.add(r);
           }
         } else {
-          this.finish(this.ranks[ev.rank], ev.rec);
-          dirty.add(this.ranks[ev.rank]);
+          const r = this.ranks[events.a];
+          this.finish(r, events.b);
+          dirty.add(r);
         }
       }
       for (const r of dirty) if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
@@ -213,6 +210,23 @@ class Replay {
     }
     this.checkAllDone();
     return this.result();
+  }
+
+  /** With every trace loaded and nothing run: simulate one rank per class of identical ranks, if there are such. */
+  private simulateClassesOnce(): void {
+    const classes = findRankClasses(this.ranks.map((r) => r.nodes), this.cluster, this.classifier, this.collectives);
+    if (!classes) return;
+    this.classes = classes;
+    this.active = classes.representatives.map((rank) => this.ranks[rank]);
+    const simulated = new Set(this.active);
+    for (const r of this.ranks) if (!simulated.has(r)) r.nodes = new NodeTable();
+    const n = this.ranks.length;
+    const k = classes.representatives.length;
+    this.diag.add('replay.identical-ranks-simulated-once', {
+      message: `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in the same places; ` +
+        `each class was simulated once (ranks ${classes.representatives.slice(0, 8).join(', ')}${k > 8 ? ' …' : ''}) and its times given to all its members ` +
+        '(exact: they run alike; the library option identicalRanksOnce: false simulates every rank)',
+    });
   }
 
   // ---------------------------------------------------------------- loading
@@ -225,199 +239,80 @@ class Replay {
         this.dropDanglingDeps(r);
         return;
       }
+      r.nodes.reserve(batch.length);
       for (const n of batch) this.load(r, n);
       force = false;
     }
   }
 
   private load(r: RankState, n: ChakraNode): void {
-    const key = keyOf(n.id);
-    if (r.loaded.has(key) || r.finished.has(key)) {
-      throw new InputError(`${r.file}: node id ${n.id} appears twice`);
-    }
-    const rec = this.classify(r, n, key);
-    r.nodes++;
+    const key = idKey(n.id);
+    const table = r.nodes;
+    if (table.ids.get(key) !== NOT_SEEN) throw new InputError(`${r.file}: node id ${n.id} appears twice`);
+    const s = table.add(n.id, key);
+    this.classifier.classify(table, s, n, r.file);
+    r.loadedNodes++;
     r.unfinished++;
-    r.loaded.set(key, rec);
-    const seen = new Set<Key>();
-    for (const list of [n.dataDeps, n.ctrlDeps]) {
-      for (const d of list) {
-        const dk = keyOf(d);
-        if (seen.has(dk) || r.finished.has(dk)) continue;
-        seen.add(dk);
-        if (dk === key) {
-          this.diag.add('replay.self-dependency', { file: r.file, nodeId: n.id, message: `${r.file}: node ${n.id} depends on itself; that dependency is ignored` });
-          continue;
-        }
-        rec.pending++;
-        const parent = r.loaded.get(dk);
-        if (parent) parent.children.push(rec);
-        else {
-          let w = r.waitingOn.get(dk);
-          if (!w) r.waitingOn.set(dk, (w = []));
-          w.push(rec);
-        }
-      }
-    }
-    const waiters = r.waitingOn.get(key);
+    this.addParents(r, s, key, n.dataDeps, NO_DEPS);
+    this.addParents(r, s, key, n.ctrlDeps, n.dataDeps);
+    const waiters = r.waitingOn.size > 0 ? r.waitingOn.get(key) : undefined;
     if (waiters) {
       r.waitingOn.delete(key);
-      for (const c of waiters) rec.children.push(c);
+      for (const c of waiters) table.addChild(s, c);
     }
-    if (rec.pending === 0) r.ready[rec.slot].push(rec);
+    if (table.pending[s] === 0) table.ready[table.resource[s]].push(s);
+  }
+
+  /** Counts each unfinished parent in `deps` once: not again where listed twice, nor when `counted` lists it. */
+  private addParents(r: RankState, s: number, key: IdKey, deps: bigint[], counted: bigint[]): void {
+    const table = r.nodes;
+    for (let i = 0; i < deps.length; i++) {
+      const d = deps[i];
+      if (listed(deps, i, d) || listed(counted, counted.length, d)) continue;
+      const dk = idKey(d);
+      const parent = table.ids.get(dk);
+      if (parent === FINISHED) continue;
+      if (dk === key) {
+        this.diag.add('replay.self-dependency', { file: r.file, nodeId: d, message: `${r.file}: node ${d} depends on itself; that dependency is ignored` });
+        continue;
+      }
+      table.pending[s]++;
+      if (parent >= 0) table.addChild(parent, s);
+      else {
+        let w = r.waitingOn.get(dk);
+        if (!w) r.waitingOn.set(dk, (w = []));
+        w.push(s);
+      }
+    }
   }
 
   private dropDanglingDeps(r: RankState): void {
+    const table = r.nodes;
     for (const [dk, waiters] of r.waitingOn) {
       for (const c of waiters) {
         this.diag.add('replay.missing-dependency', {
-          file: r.file, nodeId: c.id,
-          message: `${r.file}: node ${c.id} depends on id ${dk}, which is not in the file; the dependency is ignored (ASTRA-sim stops on it)`,
+          file: r.file, nodeId: table.id(c),
+          message: `${r.file}: node ${table.id(c)} depends on id ${dk}, which is not in the file; the dependency is ignored (ASTRA-sim stops on it)`,
         });
-        if (--c.pending === 0) r.ready[c.slot].push(c);
+        if (--table.pending[c] === 0) table.ready[table.resource[c]].push(c);
       }
     }
     r.waitingOn.clear();
   }
 
-  private where(r: RankState, n: ChakraNode): string {
-    return `${r.file}: node ${n.id} ("${n.name}", ${nodeTypeName(n.type)})`;
-  }
-
-  private durationNs(r: RankState, n: ChakraNode): number {
-    const ns = n.durationMicros * 1000n;
-    if (ns > MAX_SAFE) throw new InputError(`${this.where(r, n)}: duration_micros ${n.durationMicros} is too large`);
-    return ns === 0n ? 1 : Number(ns);
-  }
-
-  private intAttr(r: RankState, n: ChakraNode, name: string, required: string | null): number | undefined {
-    const v = attrInt(n, name, this.diag);
-    if (v === undefined) {
-      if (required !== null) throw new InputError(`${this.where(r, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
-      return undefined;
-    }
-    if (v > MAX_SAFE || v < -MAX_SAFE) throw new InputError(`${this.where(r, n)}: ${name} = ${v} is out of range`);
-    return Number(v);
-  }
-
-  private classify(r: RankState, n: ChakraNode, key: Key): Rec {
-    const sys = this.o.system;
-    const rec: Rec = { id: n.id, key, name: n.name, slot: 'none', op: { kind: 'fixed', durationNs: 0 }, cat: 'none', pending: 0, children: [], startNs: 0, memBytes: 0 };
-    const isCpu = attrBool(n, 'is_cpu_op', this.diag) ?? false;
-    switch (n.type) {
-      case NodeType.COMP_NODE: {
-        rec.slot = isCpu ? 'cpu' : 'gpu';
-        rec.cat = rec.slot;
-        const tensor = this.intAttr(r, n, 'tensor_size', null) ?? 0;
-        rec.memBytes = tensor;
-        if (sys.rooflineEnabled && !isCpu) {
-          if (tensor === 0) {
-            rec.op = { kind: 'fixed', durationNs: 0 };
-          } else {
-            const ops = this.intAttr(r, n, 'num_ops', 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
-            const oi = ops / tensor;
-            const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * oi, sys.peakPerfTFlops * 1e12);
-            rec.op = { kind: 'fixed', durationNs: Math.trunc((ops / perf) * 1e9) };
-          }
-        } else {
-          rec.op = { kind: 'fixed', durationNs: this.durationNs(r, n) };
-        }
-        if (!isCpu) {
-          const e = attrNumber(n, 'energy_j', this.diag);
-          if (e !== undefined) rec.energyJ = e;
-        }
-        return rec;
-      }
-      case NodeType.MEM_LOAD_NODE:
-      case NodeType.MEM_STORE_NODE: {
-        const mem = this.o.memory;
-        if (!mem || mem.memoryType === 'NO_MEMORY_EXPANSION') {
-          throw new InputError(`${this.where(r, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`);
-        }
-        const bytes = this.intAttr(r, n, 'tensor_size', 'MEM_LOAD/STORE nodes need their size')!;
-        rec.slot = 'comm';
-        rec.cat = 'mem';
-        rec.memBytes = bytes;
-        rec.op = { kind: 'fixed', durationNs: Math.floor(mem.latencyNs + bytes / mem.bandwidthGBps) };
-        return rec;
-      }
-      case NodeType.COMM_SEND_NODE:
-      case NodeType.COMM_RECV_NODE: {
-        const send = n.type === NodeType.COMM_SEND_NODE;
-        const peerName = send ? 'comm_dst' : 'comm_src';
-        const peer = this.intAttr(r, n, peerName, '')!;
-        if (peer < 0 || peer >= this.ranks.length) throw new InputError(`${this.where(r, n)}: ${peerName} ${peer} is not a rank of this trace (0..${this.ranks.length - 1})`);
-        const bytes = this.intAttr(r, n, 'comm_size', '')!;
-        const tag = this.intAttr(r, n, 'comm_tag', null) ?? 0;
-        rec.slot = send ? 'comm' : 'none';
-        rec.cat = 'comm';
-        rec.op = { kind: send ? 'send' : 'recv', peer, bytes, tag };
-        return rec;
-      }
-      case NodeType.COMM_COLL_NODE: {
-        const type = attrInt(n, 'comm_type', this.diag);
-        if (type === undefined) {
-          if (isCpu) {
-            this.diag.add('replay.cpu-collective-replayed', {
-              file: r.file, nodeId: n.id,
-              message: `${this.where(r, n)} is a CPU-side collective without comm_type; replayed from its duration on the CPU`,
-            });
-            rec.slot = 'cpu';
-            rec.cat = 'cpu';
-            rec.op = { kind: 'fixed', durationNs: this.durationNs(r, n) };
-            return rec;
-          }
-          throw new InputError(`${this.where(r, n)} has no comm_type attribute`);
-        }
-        rec.slot = 'comm';
-        rec.cat = 'comm';
-        if (Number(type) === BROADCAST) {
-          rec.op = { kind: 'fixed', durationNs: this.durationNs(r, n) };
-          return rec;
-        }
-        const coll = COLLECTIVES[Number(type)];
-        if (!coll) {
-          throw new InputError(`${this.where(r, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`);
-        }
-        const bytes = this.intAttr(r, n, 'comm_size',
-          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node')!;
-        const involved = attrBoolList(n, 'involved_dim', this.diag);
-        if (involved && involved.length < this.cluster.dims.length) {
-          throw new InputError(`${this.where(r, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${this.o.network.file} has ${this.cluster.dims.length} dimensions (ASTRA-sim reads past the list and stalls)`);
-        }
-        if (involved && involved.length > this.cluster.dims.length) {
-          this.diag.add('replay.involved-dim-longer', { file: r.file, nodeId: n.id, message: `${this.where(r, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored` });
-        }
-        const pg = attrString(n, 'pg_name', this.diag) ?? '';
-        const group = pg === '' || pg === '0' ? '' : pg;
-        if (group && !this.o.commGroups?.groups.has(group)) {
-          throw new InputError(`${this.where(r, n)}: pg_name "${group}" is not defined${this.o.commGroups ? ` in ${this.o.commGroups.file}` : ' (no --comm-group file given)'}`);
-        }
-        rec.op = { kind: 'coll', coll, bytes, involved: involved?.slice(0, this.cluster.dims.length), group };
-        return rec;
-      }
-      case NodeType.METADATA_NODE:
-        return rec;
-      default:
-        this.diag.add('replay.unknown-node-type', { file: r.file, nodeId: n.id, message: `${this.where(r, n)}: node type not replayed; it takes no time` });
-        return rec;
-    }
-  }
-
   // ---------------------------------------------------------------- issuing
 
   private issue(r: RankState): void {
-    for (const slot of ['none', 'comm', 'gpu', 'cpu'] as const) {
-      const heap = r.ready[slot];
-      while (heap.size > 0 && (slot === 'none' || !r.busy[slot])) {
-        const rec = heap.pop()!;
-        this.start(r, rec);
-      }
+    const table = r.nodes;
+    for (const resource of RESOURCES_IN_ISSUE_ORDER) {
+      const heap = table.ready[resource];
+      while (heap.size > 0 && (resource === Resource.None || !r.busy[resource])) this.start(r, heap.pop());
     }
   }
 
-  private push(t: number, ev: Omit<Ev, 't' | 'seq'>): void {
-    this.events.push({ t, seq: this.seq++, ...ev } as Ev);
+  private push(t: number, rank: number, slot: number, coll: CollInstance | null = null): void {
+    // Events at the same ns run in the order they were pushed.
+    this.events.push(t, this.pushed++, rank, slot, coll);
   }
 
   private account(r: RankState): void {
@@ -432,170 +327,159 @@ class Replay {
     r.lastT = this.now;
   }
 
-  private setActive(r: RankState, rec: Rec, delta: 1 | -1): void {
+  private setActive(r: RankState, category: number, delta: 1 | -1): void {
     this.account(r);
-    switch (rec.cat) {
-      case 'gpu': r.gpuOn = delta > 0; break;
-      case 'cpu': r.cpuOn = delta > 0; break;
-      case 'comm': r.commOn += delta; break;
-      case 'mem': r.memOn += delta; break;
-      case 'none': break;
+    switch (category) {
+      case Category.Gpu: r.gpuOn = delta > 0; break;
+      case Category.Cpu: r.cpuOn = delta > 0; break;
+      case Category.Comm: r.commOn += delta; break;
+      case Category.Mem: r.memOn += delta; break;
     }
   }
 
-  private start(r: RankState, rec: Rec): void {
-    if (rec.slot !== 'none') r.busy[rec.slot] = true;
-    rec.startNs = this.now;
-    this.setActive(r, rec, 1);
-    const op = rec.op;
-    switch (op.kind) {
-      case 'fixed':
-        this.push(this.now + op.durationNs, { rank: r.rank, rec });
+  private start(r: RankState, s: number): void {
+    const table = r.nodes;
+    const resource = table.resource[s];
+    if (resource !== Resource.None) r.busy[resource] = true;
+    table.startNs[s] = this.now;
+    this.setActive(r, table.category[s], 1);
+    switch (table.op[s]) {
+      case OpKind.Fixed:
+        this.push(this.now + table.amount[s], r.rank, s);
         return;
-      case 'send': {
-        const { ns, dim } = p2pNs(this.cluster, r.rank, op.peer, op.bytes);
+      case OpKind.Send: {
+        const peer = table.peer[s];
+        const bytes = table.amount[s];
+        const { ns, dim } = p2pNs(this.cluster, r.rank, peer, bytes);
         const arrival = this.now + ns;
-        rec.netBytesPerDim = this.cluster.dims.map((_, i) => (i === dim && op.peer !== r.rank ? op.bytes : 0));
-        this.push(arrival, { rank: r.rank, rec });
-        const box = this.mailbox(r.rank, op.peer, op.tag);
+        table.netBytesPerDim[s] = this.cluster.dims.map((_, i) => (i === dim && peer !== r.rank ? bytes : 0));
+        this.push(arrival, r.rank, s);
+        const box = this.mailbox(this.meetingPoint(r.rank), this.meetingPoint(peer), table.aux[s]);
         const waiting = box.recvs.shift();
-        if (waiting) this.push(Math.max(arrival, waiting.rec.startNs), { rank: waiting.rank, rec: waiting.rec });
+        if (waiting) this.push(Math.max(arrival, this.ranks[waiting.rank].nodes.startNs[waiting.slot]), waiting.rank, waiting.slot);
         else box.arrivals.push(arrival);
         return;
       }
-      case 'recv': {
-        const box = this.mailbox(op.peer, r.rank, op.tag);
+      case OpKind.Recv: {
+        const box = this.mailbox(this.meetingPoint(table.peer[s]), this.meetingPoint(r.rank), table.aux[s]);
         const arrival = box.arrivals.shift();
-        if (arrival !== undefined) this.push(Math.max(arrival, this.now), { rank: r.rank, rec });
-        else box.recvs.push({ rank: r.rank, rec });
+        if (arrival !== undefined) this.push(Math.max(arrival, this.now), r.rank, s);
+        else box.recvs.push({ rank: r.rank, slot: s });
         return;
       }
-      case 'coll':
-        this.arrive(r, rec, op);
-        return;
+      case OpKind.Collective: {
+        const spec = this.classifier.specs[table.peer[s]];
+        if (this.classes) {
+          // Every member is this rank's class, issuing it now too.
+          const alone = this.collectives.issuedByAll(r.rank, spec, table.amount[s], this.now);
+          table.netBytesPerDim[s] = alone.bytesSentPerDim;
+          this.push(alone.finishNs, r.rank, s);
+          return;
+        }
+        const done = this.collectives.arrive(r.rank, s, spec, table.amount[s], this.now);
+        if (!done) return;
+        const { inst, plan, finishNs, together } = done;
+        const members = inst.group.members;
+        for (let m = 0; m < members.length; m++) this.ranks[members[m]].nodes.netBytesPerDim[inst.slots[m]] = plan.bytesSentPerDim[m];
+        // One event when all members finish at the same ns (equal arrivals), else one per member.
+        if (together) this.push(finishNs[0], -1, -1, inst);
+        else for (let m = 0; m < members.length; m++) this.push(finishNs[m], members[m], inst.slots[m]);
+      }
     }
   }
 
-  /** The ranks sharing `rank`'s coordinates in every dimension not involved, and a key naming that set. */
-  private involvedGroup(rank: number, involved: boolean[]): { key: string; members: number[] } {
-    const mine = coordinates(this.cluster, rank);
-    const fixed = mine.map((x, i) => (involved[i] ? '*' : String(x)));
-    const key = `@dims[${fixed.join(',')}]`;
-    let g = this.subGroups.get(key);
-    if (!g) {
-      const members: number[] = [];
-      for (let q = 0; q < this.cluster.totalNpus; q++) {
-        const c = coordinates(this.cluster, q);
-        if (c.every((x, i) => involved[i] || x === mine[i])) members.push(q);
-      }
-      g = { key, members };
-      this.subGroups.set(key, g);
-    }
-    return g;
+  /** Where messages of `rank` meet: the rank, or its class when classes are simulated once. */
+  private meetingPoint(rank: number): number {
+    return this.classes ? this.classes.classOf[rank] : rank;
   }
 
   private mailbox(src: number, dst: number, tag: number) {
-    const k = `${src}>${dst}#${tag}`;
-    let b = this.mail.get(k);
-    if (!b) this.mail.set(k, (b = { arrivals: [], recvs: [] }));
+    const pair = src * this.ranks.length + dst;
+    let byTag = this.mail.get(pair);
+    if (!byTag) this.mail.set(pair, (byTag = new Map()));
+    let b = byTag.get(tag);
+    if (!b) byTag.set(tag, (b = { arrivals: [], recvs: [] }));
     return b;
-  }
-
-  private arrive(r: RankState, rec: Rec, op: Extract<Op, { kind: 'coll' }>): void {
-    // Without pg_name, a collective on a subset of dimensions (involved_dim) runs among the ranks that share this
-    // rank's coordinates in the other dimensions, as in ASTRA-sim; each such set matches its collectives separately.
-    const sub = !op.group && op.involved && op.involved.some((x) => !x) ? this.involvedGroup(r.rank, op.involved) : null;
-    const groupKey = sub ? sub.key : op.group;
-    const ordinal = r.collOrdinal.get(groupKey) ?? 0;
-    r.collOrdinal.set(groupKey, ordinal + 1);
-    const key = `${groupKey}#${ordinal}`;
-    let inst = this.colls.get(key);
-    if (!inst) {
-      const members = op.group ? this.o.commGroups!.groups.get(op.group)! : sub ? sub.members : this.ranks.map((x) => x.rank);
-      inst = { key, members, arrived: [], first: { rank: r.rank, rec, op } };
-      this.colls.set(key, inst);
-    }
-    if (!inst.members.includes(r.rank)) {
-      throw new InputError(`${r.file}: node ${rec.id} ("${rec.name}") is a collective of group "${op.group}" but rank ${r.rank} is not a member of it`);
-    }
-    const f = inst.first;
-    if (f.op.coll !== op.coll || f.op.bytes !== op.bytes) {
-      throw new InputError(
-        `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${f.rank} node ${f.rec.id} is ${f.op.coll} of ${f.op.bytes} B, ` +
-        `rank ${r.rank} node ${rec.id} is ${op.coll} of ${op.bytes} B`);
-    }
-    inst.arrived.push({ rank: r.rank, rec });
-    if (inst.arrived.length < inst.members.length) return;
-    this.colls.delete(key);
-    const timing = this.model.timing({
-      kind: op.coll, bytes: op.bytes, involvedDims: op.involved,
-      groupMembers: op.group ? inst.members : undefined,
-    });
-    for (const a of inst.arrived) a.rec.netBytesPerDim = timing.bytesSentPerDim;
-    this.push(this.now + timing.durationNs, { coll: inst });
   }
 
   // ---------------------------------------------------------------- finishing
 
-  private finish(r: RankState, rec: Rec): void {
-    this.setActive(r, rec, -1);
-    if (rec.slot !== 'none') r.busy[rec.slot] = false;
-    const dur = this.now - rec.startNs;
+  private finish(r: RankState, s: number): void {
+    const table = r.nodes;
+    const category = table.category[s];
+    const resource = table.resource[s];
+    this.setActive(r, category, -1);
+    if (resource !== Resource.None) r.busy[resource] = false;
+    const startNs = table.startNs[s];
+    const dur = this.now - startNs;
     r.finishNs = Math.max(r.finishNs, this.now);
+    const power = this.o.power;
+    const memBytes = table.op[s] === OpKind.Fixed ? table.aux[s] : 0;
     let energyJ = 0;
-    if (rec.cat === 'gpu') {
+    if (category === Category.Gpu) {
       r.gpuNs += dur;
-      energyJ = rec.energyJ ?? this.o.power.gpu.activePowerW * dur * 1e-9;
+      const annotated = table.energyJ[s];
+      energyJ = Number.isNaN(annotated) ? power.gpu.activePowerW * dur * 1e-9 : annotated;
       r.computeJ += energyJ;
-      const mj = rec.memBytes * 8 * this.o.power.memory.energyPjPerBit * J_PER_PJ;
-      r.memoryJ += mj;
-      r.memoryBytes += rec.memBytes;
-    } else if (rec.cat === 'cpu') {
+      r.memoryJ += memBytes * 8 * power.memory.energyPjPerBit * J_PER_PJ;
+      r.memoryBytes += memBytes;
+    } else if (category === Category.Cpu) {
       r.cpuNs += dur;
-      r.memoryBytes += rec.memBytes;
-      r.memoryJ += rec.memBytes * 8 * this.o.power.memory.energyPjPerBit * J_PER_PJ;
-    } else if (rec.cat === 'mem') {
-      r.memoryBytes += rec.memBytes;
-      energyJ = rec.memBytes * 8 * this.o.power.memory.remoteEnergyPjPerBit * J_PER_PJ;
+      r.memoryBytes += memBytes;
+      r.memoryJ += memBytes * 8 * power.memory.energyPjPerBit * J_PER_PJ;
+    } else if (category === Category.Mem) {
+      r.memoryBytes += memBytes;
+      energyJ = memBytes * 8 * power.memory.remoteEnergyPjPerBit * J_PER_PJ;
       r.memoryJ += energyJ;
     }
-    if (rec.netBytesPerDim) {
+    const net = table.netBytesPerDim[s];
+    if (net) {
       let e = 0;
-      rec.netBytesPerDim.forEach((b, i) => {
-        r.bytesSentPerDim[i] += b;
-        e += b * 8 * this.netPj[i] * J_PER_PJ;
-      });
+      for (let i = 0; i < net.length; i++) {
+        r.bytesSentPerDim[i] += net[i];
+        e += net[i] * 8 * this.netPj[i] * J_PER_PJ;
+      }
       r.networkJ += e;
       energyJ += e;
     }
-    this.o.onSlice?.({ rank: r.rank, slot: rec.slot, nodeId: rec.id, name: rec.name, startNs: rec.startNs, endNs: this.now, powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0 });
-    r.loaded.delete(rec.key);
-    r.finished.add(rec.key);
+    const key = table.key(s);
+    if (this.o.onSlice) {
+      this.o.onSlice({
+        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: table.names[s] ?? '', startNs, endNs: this.now,
+        powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
+      });
+    }
     r.unfinished--;
-    for (const c of rec.children) if (--c.pending === 0) r.ready[c.slot].push(c);
-    rec.children = [];
+    table.releaseChildren(s);
+    table.remove(s, key);
   }
 
   private checkAllDone(): void {
-    const stuck = this.ranks.filter((r) => r.unfinished > 0);
+    const stuck = this.active.filter((r) => r.unfinished > 0);
     if (stuck.length === 0) return;
     const reasons: string[] = [];
-    for (const inst of this.colls.values()) {
-      const missing = inst.members.filter((m) => !inst.arrived.some((a) => a.rank === m));
-      reasons.push(`collective ${inst.first.op.coll} #${inst.key.split('#')[1]} of ${inst.key.split('#')[0] ? `group "${inst.key.split('#')[0]}"` : 'all ranks'} ` +
-        `(rank ${inst.first.rank} node ${inst.first.rec.id}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
+    const nodeId = (rank: number, slot: number) => this.ranks[rank].nodes.id(slot);
+    for (const inst of this.collectives.unfinished()) {
+      const missing = inst.group.members.filter((_, m) => inst.slots[m] < 0);
+      reasons.push(`collective ${inst.spec.coll} #${inst.ordinal} of ${inst.group.key ? `group "${inst.group.key}"` : 'all ranks'} ` +
+        `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
       if (reasons.length >= 3) break;
     }
-    for (const [k, box] of this.mail) {
-      for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${w.rec.id} waits for a message ${k} that is never sent`);
+    for (const [pair, byTag] of this.mail) {
+      const src = Math.floor(pair / this.ranks.length);
+      for (const [tag, box] of byTag) {
+        for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${nodeId(w.rank, w.slot)} waits for a message ${src}>${w.rank}#${tag} that is never sent`);
+      }
       if (reasons.length >= 6) break;
     }
     const r = stuck[0];
     if (reasons.length === 0) {
-      const cycle = findCycle([...r.loaded.values()]);
+      const table = r.nodes;
+      const loaded = table.loadedSlots();
+      const cycle = findCycle(loaded, (s) => table.children(s));
       reasons.push(cycle
-        ? `${r.file}: dependency cycle ${cycle.map((x) => x.id).join(' → ')} → ${cycle[0].id}`
-        : `${r.file}: nodes ${[...r.loaded.values()].slice(0, 3).map((x) => x.id).join(', ')} wait on parents that never finish`);
+        ? `${r.file}: dependency cycle ${cycle.map((s) => table.id(s)).join(' → ')} → ${table.id(cycle[0])}`
+        : `${r.file}: nodes ${loaded.slice(0, 3).map((s) => table.id(s)).join(', ')} wait on parents that never finish`);
     }
     throw new InputError(`replay stalled at ${this.now} ns with ${stuck.reduce((a, x) => a + x.unfinished, 0)} unfinished node(s) on ${stuck.length} rank(s): ${reasons.join('; ')}`);
   }
@@ -603,39 +487,50 @@ class Replay {
   // ---------------------------------------------------------------- results
 
   private result(): ReplayResult {
-    return summarizeRun(this.ranks.map((r) => ({
-      rank: r.rank, file: r.file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
-      remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: r.bytesSentPerDim,
-      memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: r.nodes,
-    })), {
+    const classes = this.classes;
+    return summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
+      // A member of a class simulated once has its representative's times.
+      const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
+      return {
+        rank, file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
+        remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: [...r.bytesSentPerDim],
+        memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,
+      };
+    }), {
       label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
       bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
     });
   }
 }
 
+/** `d` occurs in `list` before index `end`. */
+function listed(list: bigint[], end: number, d: bigint): boolean {
+  for (let i = 0; i < end; i++) if (list[i] === d) return true;
+  return false;
+}
+
 /** A dependency cycle among unfinished nodes (following parent → child edges), if there is one. */
-function findCycle(nodes: Rec[]): Rec[] | null {
-  const state = new Map<Rec, 1 | 2>();
+function findCycle(nodes: number[], childrenOf: (s: number) => number[]): number[] | null {
+  const state = new Map<number, 1 | 2>();
   for (const root of nodes) {
     if (state.has(root)) continue;
-    const path: Rec[] = [];
-    const stack: { rec: Rec; i: number }[] = [{ rec: root, i: 0 }];
+    const path: number[] = [];
+    const stack: { node: number; children: number[]; i: number }[] = [{ node: root, children: childrenOf(root), i: 0 }];
     state.set(root, 1);
     path.push(root);
     while (stack.length > 0) {
       const top = stack[stack.length - 1];
-      if (top.i < top.rec.children.length) {
-        const c = top.rec.children[top.i++];
+      if (top.i < top.children.length) {
+        const c = top.children[top.i++];
         const st = state.get(c);
         if (st === 1) return path.slice(path.indexOf(c));
         if (st === undefined) {
           state.set(c, 1);
           path.push(c);
-          stack.push({ rec: c, i: 0 });
+          stack.push({ node: c, children: childrenOf(c), i: 0 });
         }
       } else {
-        state.set(top.rec, 2);
+        state.set(top.node, 2);
         path.pop();
         stack.pop();
       }

@@ -4,7 +4,7 @@ export {
   replayFiles, rankSourcesFromFiles, presetPath, resolvePower, loadClusterConfigs, POWER_PRESETS, DEFAULT_POWER_PRESET,
   type ReplayFilesInput, type ClusterFiles, type ClusterConfigs,
 } from './load.js';
-export { CollectiveModel, type CollectiveRequest, type CollectiveTiming } from './collective.js';
+export { CollectiveModel, type CollectiveModelOptions, type CollectivePlan, type PlanRequest } from './collective.js';
 export { makeCluster, messageNs, p2pNs, route, coordinates, type BandwidthUnit, type Cluster } from './network.js';
 export type * from './types.js';
 export { RESULT_SCHEMA_VERSION } from './types.js';

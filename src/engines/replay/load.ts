@@ -17,6 +17,8 @@ export interface ReplayFilesInput extends ClusterFiles {
   trace: string;
   bandwidthUnit?: BandwidthUnit;
   windowNodes?: number;
+  /** Simulate ranks with the same trace and peers once per class (default true; see ReplayOptions). */
+  identicalRanksOnce?: boolean;
   /** The result's label; default "<trace> on <network>". */
   label?: string;
   /**
@@ -45,12 +47,21 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
   const files = await resolveRankFiles(trace);
   return files.map(({ rank, file }) => {
     let it: AsyncGenerator<ChakraNode[]> | null = null;
+    let done = false;
     return {
       rank, file,
       async nextBatch() {
+        if (done) return null;
         if (!it) it = (await openTrace(file, { diagnostics })).batches();
         const r = await it.next();
-        return r.done ? null : r.value;
+        if (r.done) {
+          // Lets the finished reader and its last chunk go while the replay goes on.
+          done = true;
+          it = null;
+          return null;
+        }
+        // splice: the suspended reader keeps its reference to the batch it yielded; emptied, that holds no nodes.
+        return r.value.splice(0);
       },
     };
   });
@@ -95,6 +106,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
     ...cluster,
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
+    identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
     label: input.label ?? `${input.trace} on ${input.network}`,

@@ -1,0 +1,189 @@
+/**
+ * What the replay takes from each Chakra node, as ASTRA-sim's workload layer reads it (Workload.cc issue): the
+ * resource it occupies, its operation (a fixed duration, a collective, a send or a receive) and sizes, and its
+ * energy, written into a NodeTable slot. Everything ASTRA-sim would stall on or misread is refused here with the
+ * node named.
+ */
+import type { Diagnostics } from '../../diagnostics.js';
+import { InputError } from '../../errors.js';
+import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import {
+  attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, NodeType, nodeTypeName, type ChakraNode,
+} from '../../formats/chakra/index.js';
+import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
+
+const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
+const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
+const BROADCAST = 5;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A collective as its nodes state it; nodes share one spec per distinct (kind, involved_dim, pg_name). */
+export interface CollSpec {
+  coll: CollectiveKind;
+  /** involved_dim cut to the network's dimensions; undefined when absent. */
+  involved?: boolean[];
+  /** pg_name of a comm group; '' for none (or "0"). */
+  group: string;
+}
+
+export interface ClassifyContext {
+  system: SystemConfig;
+  memory?: RemoteMemoryConfig;
+  commGroups?: CommGroupConfig;
+  networkFile: string;
+  dims: number;
+  ranks: number;
+  diag: Diagnostics;
+  /** Keep node names (for timelines). */
+  keepNames: boolean;
+}
+
+export class NodeClassifier {
+  readonly specs: CollSpec[] = [];
+  /** pg_name → (kind and involved_dim as a number) → index in `specs`. */
+  private readonly specIndex = new Map<string, Map<number, number>>();
+
+  constructor(private readonly ctx: ClassifyContext) {}
+
+  /** Fills slot `s` of `table` from node `n` of `file`. */
+  classify(table: NodeTable, s: number, n: ChakraNode, file: string): void {
+    const { ctx } = this;
+    const sys = ctx.system;
+    if (ctx.keepNames) table.names[s] = n.name;
+    const isCpu = attrBool(n, 'is_cpu_op', ctx.diag) ?? false;
+    switch (n.type) {
+      case NodeType.COMP_NODE: {
+        table.resource[s] = isCpu ? Resource.Cpu : Resource.Gpu;
+        table.category[s] = isCpu ? Category.Cpu : Category.Gpu;
+        const tensor = this.intAttr(file, n, 'tensor_size', null) ?? 0;
+        table.aux[s] = tensor;
+        if (sys.rooflineEnabled && !isCpu) {
+          if (tensor !== 0) {
+            const ops = this.intAttr(file, n, 'num_ops', 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
+            const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
+            table.amount[s] = Math.trunc((ops / perf) * 1e9);
+          }
+        } else {
+          table.amount[s] = this.durationNs(file, n);
+        }
+        if (!isCpu) {
+          const e = attrNumber(n, 'energy_j', ctx.diag);
+          if (e !== undefined) table.energyJ[s] = e;
+        }
+        return;
+      }
+      case NodeType.MEM_LOAD_NODE:
+      case NodeType.MEM_STORE_NODE: {
+        const mem = ctx.memory;
+        if (!mem || mem.memoryType === 'NO_MEMORY_EXPANSION') {
+          throw new InputError(`${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`);
+        }
+        const bytes = this.intAttr(file, n, 'tensor_size', 'MEM_LOAD/STORE nodes need their size')!;
+        table.resource[s] = Resource.Comm;
+        table.category[s] = Category.Mem;
+        table.aux[s] = bytes;
+        table.amount[s] = Math.floor(mem.latencyNs + bytes / mem.bandwidthGBps);
+        return;
+      }
+      case NodeType.COMM_SEND_NODE:
+      case NodeType.COMM_RECV_NODE: {
+        const send = n.type === NodeType.COMM_SEND_NODE;
+        const peerName = send ? 'comm_dst' : 'comm_src';
+        const peer = this.intAttr(file, n, peerName, '')!;
+        if (peer < 0 || peer >= ctx.ranks) throw new InputError(`${where(file, n)}: ${peerName} ${peer} is not a rank of this trace (0..${ctx.ranks - 1})`);
+        table.resource[s] = send ? Resource.Comm : Resource.None;
+        table.category[s] = Category.Comm;
+        table.op[s] = send ? OpKind.Send : OpKind.Recv;
+        table.peer[s] = peer;
+        table.amount[s] = this.intAttr(file, n, 'comm_size', '')!;
+        table.aux[s] = this.intAttr(file, n, 'comm_tag', null) ?? 0;
+        return;
+      }
+      case NodeType.COMM_COLL_NODE: {
+        const type = attrInt(n, 'comm_type', ctx.diag);
+        if (type === undefined) {
+          if (isCpu) {
+            ctx.diag.add('replay.cpu-collective-replayed', {
+              file, nodeId: n.id, message: `${where(file, n)} is a CPU-side collective without comm_type; replayed from its duration on the CPU`,
+            });
+            table.resource[s] = Resource.Cpu;
+            table.category[s] = Category.Cpu;
+            table.amount[s] = this.durationNs(file, n);
+            return;
+          }
+          throw new InputError(`${where(file, n)} has no comm_type attribute`);
+        }
+        table.resource[s] = Resource.Comm;
+        table.category[s] = Category.Comm;
+        if (Number(type) === BROADCAST) {
+          table.amount[s] = this.durationNs(file, n);
+          return;
+        }
+        const coll = COLLECTIVES[Number(type)];
+        if (!coll) {
+          throw new InputError(`${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`);
+        }
+        table.op[s] = OpKind.Collective;
+        table.amount[s] = this.intAttr(file, n, 'comm_size',
+          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node')!;
+        table.peer[s] = this.spec(file, n, coll);
+        return;
+      }
+      case NodeType.METADATA_NODE:
+        return;
+      default:
+        ctx.diag.add('replay.unknown-node-type', { file, nodeId: n.id, message: `${where(file, n)}: node type not replayed; it takes no time` });
+    }
+  }
+
+  private spec(file: string, n: ChakraNode, coll: CollectiveKind): number {
+    const { ctx } = this;
+    const involved = attrBoolList(n, 'involved_dim', ctx.diag);
+    if (involved && involved.length < ctx.dims) {
+      throw new InputError(`${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`);
+    }
+    if (involved && involved.length > ctx.dims) {
+      ctx.diag.add('replay.involved-dim-longer', { file, nodeId: n.id, message: `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored` });
+    }
+    const pg = attrString(n, 'pg_name', ctx.diag) ?? '';
+    const group = pg === '' || pg === '0' ? '' : pg;
+    if (group && !ctx.commGroups?.groups.has(group)) {
+      throw new InputError(`${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`);
+    }
+    // The kind, and involved_dim as a bit mask (0 when absent), in one number.
+    let mask = 0;
+    if (involved) {
+      mask = 1;
+      for (let d = 0; d < ctx.dims; d++) if (involved[d]) mask += 2 ** (d + 1);
+    }
+    const key = KIND_CODES[coll] * 2 ** (ctx.dims + 1) + mask;
+    let byKey = this.specIndex.get(group);
+    if (!byKey) this.specIndex.set(group, (byKey = new Map()));
+    let index = byKey.get(key);
+    if (index === undefined) {
+      index = this.specs.push({ coll, involved: involved?.slice(0, ctx.dims), group }) - 1;
+      byKey.set(key, index);
+    }
+    return index;
+  }
+
+  private durationNs(file: string, n: ChakraNode): number {
+    const ns = n.durationMicros * 1000n;
+    if (ns > MAX_SAFE) throw new InputError(`${where(file, n)}: duration_micros ${n.durationMicros} is too large`);
+    return ns === 0n ? 1 : Number(ns);
+  }
+
+  private intAttr(file: string, n: ChakraNode, name: string, required: string | null): number | undefined {
+    const v = attrInt(n, name, this.ctx.diag);
+    if (v === undefined) {
+      if (required !== null) throw new InputError(`${where(file, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
+      return undefined;
+    }
+    if (v > MAX_SAFE || v < -MAX_SAFE) throw new InputError(`${where(file, n)}: ${name} = ${v} is out of range`);
+    return Number(v);
+  }
+}
+
+export function where(file: string, n: ChakraNode): string {
+  return `${file}: node ${n.id} ("${n.name}", ${nodeTypeName(n.type)})`;
+}
