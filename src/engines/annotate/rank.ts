@@ -17,7 +17,7 @@ import {
 } from '../../formats/chakra/index.js';
 import { decodeNode, isMetadataFrame } from '../../formats/chakra/decode.js';
 import { openTraceBytes } from '../../formats/chakra/reader.js';
-import { WireError } from '../../formats/chakra/wire.js';
+import { WireError } from '../../formats/chakra/cursor.js';
 import { varintLen } from '../../formats/chakra/encode.js';
 import { RawOut, viewOf } from './out.js';
 import { AttrNames, PASS, rv, S, scanNode, SLOW, vpos } from './scan.js';

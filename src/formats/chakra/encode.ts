@@ -6,7 +6,7 @@
  */
 import { ATTR_MEMBER_BY_KIND, type ScalarType } from './schema.js';
 import type { AttrScalarValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
-import { WIRE_LEN, WIRE_VARINT } from './wire.js';
+import { WIRE_LEN, WIRE_VARINT } from './cursor.js';
 import { wireTypeOf } from './decode-attribute.js';
 import { DecodedNode } from './decoded-node.js';
 import { LazyIOInfo } from './io-info.js';
