@@ -5,45 +5,18 @@
  * the frame scanner (frames.ts) turns that into a ChakraDecodeError naming file, stream offset and frame.
  */
 import { isUtf8 } from 'node:buffer';
+import { WireError, bigintOf, canonicalVarintAt, stringOf } from './values.js';
+
+export { WireError, bigintOf, canonicalVarintAt } from './values.js';
 
 export const WIRE_VARINT = 0;
 export const WIRE_I64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_I32 = 5;
 
-export class WireError extends Error {
-  constructor(readonly position: number, readonly problem: string) {
-    super(problem);
-  }
-}
-
 const EMPTY = Buffer.alloc(0);
 const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE_BIG = BigInt(Number.MIN_SAFE_INTEGER);
-
-/*
- * Memo tables shared by every cursor (pure caches: a hit returns what a miss would build). BigInts are heap
- * objects: small values come from a table, larger ones recur close together (a node's deps are recent ids) and
- * share a direct-mapped slot; short ASCII strings (attribute names) repeat on every node and are interned.
- */
-const SMALL_BIGINTS: bigint[] = Array.from({ length: 4096 }, (_, i) => BigInt(i));
-const RECENT_SLOTS = 2048;
-const recentKey = new Float64Array(RECENT_SLOTS).fill(-1);
-const recentValue: bigint[] = new Array<bigint>(RECENT_SLOTS).fill(0n);
-const INTERN_SLOTS = 4096;
-const INTERN_MAX_BYTES = 40;
-const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
-
-/** The bigint of a non-negative safe integer, shared with earlier reads of the same value. */
-export function bigintOf(n: number): bigint {
-  if (n < 4096) return SMALL_BIGINTS[n];
-  const slot = n & (RECENT_SLOTS - 1);
-  if (recentKey[slot] === n) return recentValue[slot];
-  const v = BigInt(n);
-  recentKey[slot] = n;
-  recentValue[slot] = v;
-  return v;
-}
 
 export class WireCursor {
   /** Read position in `buf`; every read advances it. */
@@ -56,10 +29,9 @@ export class WireCursor {
   tagPos = 0;
   /** The value of the last `uint64Number` that did not fit 2^53. */
   lastBig = 0n;
-  /** Word view of `wordsOf` for ASCII checks four bytes at a time (made on first use per buffer). */
-  private words: Int32Array<ArrayBufferLike> = new Int32Array(0);
-  private wordsOf: Buffer | null = null;
-  private wordsHead = 0;
+  /** A view of `viewOf` for reading four bytes at a time (made on first use per buffer). */
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private viewOf: Buffer | null = null;
 
   constructor(public buf: Buffer = EMPTY, pos = 0) {
     this.pos = pos;
@@ -95,9 +67,18 @@ export class WireCursor {
     return -1;
   }
 
+  /** The value of a canonicalVarintAt result at pos, the cursor moved past it. */
+  private unpack(packed: number): number {
+    const length = packed % 8;
+    this.pos += length;
+    return (packed - length) / 8;
+  }
+
   /** Unsigned varint that must fit in 2^53 (tags, lengths, enums). */
   varintNumber(end: number): number {
     const start = this.pos;
+    const packed = canonicalVarintAt(this.buf, start, end);
+    if (packed >= 0) return this.unpack(packed);
     const short = this.shortVarint(end, 7);
     if (short >= 0) return short;
     // Longer varints (negative int32 enums) are read exactly, then checked.
@@ -146,16 +127,17 @@ export class WireCursor {
    * 64-bit ids never pass through a float unchecked.
    */
   uint64Number(end: number): number {
+    const packed = canonicalVarintAt(this.buf, this.pos, end);
+    if (packed >= 0) return this.unpack(packed);
     const short = this.shortVarint(end, 7);
     if (short >= 0) return short;
-    const buf = this.buf;
     const start = this.pos;
     let p = start;
     let big = 0n;
     let shift = 0n;
     for (let i = 0; i < 10; i++) {
       if (p >= end) throw new WireError(start, 'varint runs past the end of its message');
-      const b = buf[p++];
+      const b = this.buf[p++];
       big |= BigInt(b & 0x7f) << shift;
       if (b < 0x80) {
         if (b === 0) this.nonCanonical = true; // (a varint of 8 or more bytes)
@@ -195,6 +177,8 @@ export class WireCursor {
 
   /** int32 from a varint: negative values are sign-extended to 10 bytes on the wire. */
   int32(end: number): number {
+    const packed = canonicalVarintAt(this.buf, this.pos, end);
+    if (packed >= 0 && packed < 2 ** 34) return this.unpack(packed);
     const v = this.shortVarint(end, 5);
     return v >= 0 ? v | 0 : Number(BigInt.asIntN(32, this.varint64(end)));
   }
@@ -268,31 +252,7 @@ export class WireCursor {
 
   /** The UTF-8 string in buf[start, stop) (short ASCII ones interned); the cursor does not move. */
   stringAt(start: number, stop: number): string {
-    const buf = this.buf;
-    const len = stop - start;
-    if (len === 0) return '';
-    if (len > INTERN_MAX_BYTES) return decodeUtf8(buf, start, stop);
-    let h = 0x811c9dc5;
-    for (let i = start; i < stop; i++) {
-      const c = buf[i];
-      if (c >= 0x80) return decodeUtf8(buf, start, stop);
-      h = Math.imul(h ^ c, 0x01000193);
-    }
-    const slot = (h >>> 0) & (INTERN_SLOTS - 1);
-    const hit = interned[slot];
-    if (hit !== undefined && hit.length === len) {
-      let same = true;
-      for (let i = 0; i < len; i++) {
-        if (hit.charCodeAt(i) !== buf[start + i]) {
-          same = false;
-          break;
-        }
-      }
-      if (same) return hit;
-    }
-    const s = buf.toString('latin1', start, stop);
-    interned[slot] = s;
-    return s;
+    return stringOf(this.buf, start, stop);
   }
 
   /** Advances over a length-delimited string, checking that it is UTF-8 (what `string` checks). */
@@ -344,25 +304,25 @@ export class WireCursor {
   /** True when buf[start, end) holds only ASCII bytes (which is then valid UTF-8). */
   isAscii(start: number, end: number): boolean {
     const buf = this.buf;
-    let i = start;
-    if (end - start >= 32) {
-      if (this.wordsOf !== buf) {
-        const from = (buf.byteOffset + 3) & ~3;
-        this.words = new Int32Array(buf.buffer, from, (buf.byteOffset + buf.length - from) >> 2);
-        this.wordsHead = from - buf.byteOffset;
-        this.wordsOf = buf;
-      }
-      const words = this.words;
-      const head = this.wordsHead;
-      for (; i < end && ((i - head) & 3) !== 0; i++) if (buf[i] >= 0x80) return false;
-      const stopWord = (end - head) >> 2;
-      let high = 0;
-      for (let w = (i - head) >> 2; w < stopWord; w++) high |= words[w];
-      if ((high & 0x80808080) !== 0) return false;
-      i = head + stopWord * 4;
+    if (end - start < 4) {
+      for (let i = start; i < end; i++) if (buf[i] >= 0x80) return false;
+      return true;
     }
-    for (; i < end; i++) if (buf[i] >= 0x80) return false;
-    return true;
+    // Four bytes a step; the last step overlaps the one before rather than finishing byte by byte.
+    const view = this.dataView();
+    let high = view.getInt32(end - 4, true);
+    for (let i = start; i < end - 4; i += 4) high |= view.getInt32(i, true);
+    return (high & 0x80808080) === 0;
+  }
+
+  /** A DataView of `buf`. */
+  dataView(): DataView {
+    const buf = this.buf;
+    if (this.viewOf !== buf) {
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
+      this.viewOf = buf;
+    }
+    return this.view;
   }
 
   /** Advances over n bytes and returns where they start. */
@@ -372,13 +332,4 @@ export class WireCursor {
     this.pos = p + n;
     return p;
   }
-}
-
-function decodeUtf8(buf: Buffer, start: number, stop: number): string {
-  const s = buf.toString('utf8', start, stop);
-  // toString replaces bad sequences with U+FFFD; only then is the (rarer) exact check needed.
-  if (s.includes('\uFFFD') && !isUtf8(buf.subarray(start, stop))) {
-    throw new WireError(start, 'string field is not valid UTF-8');
-  }
-  return s;
 }

@@ -43,7 +43,7 @@ export class NodeDecoder {
       if (outputsStart >= 0) node.outputs = new LazyIOInfo(raw, outputsStart + shift, p.outputsEnd + shift);
       if (attrStart >= 0) node.setAttrBytes(raw, attrStart + shift, p.attrEnd + shift);
     }
-    if (p.explicitDefaults !== 0 || p.unpacked !== 0 || p.unknown.length > 0) node.lossless = losslessOf(p, c.buf);
+    if (p.explicitDefaults !== 0 || p.unpacked !== 0 || p.unknownLength > 0) node.lossless = losslessOf(p, c.buf);
     return node;
   }
 }
@@ -53,7 +53,7 @@ function losslessOf(p: NodeProbe, buf: Buffer): Lossless {
   const l: Lossless = {};
   if (p.explicitDefaults !== 0) l.explicitDefaults = p.explicitDefaults;
   if (p.unpacked !== 0) l.unpacked = p.unpacked;
-  for (let i = 0; i < p.unknown.length; i += 3) keepUnknown(l, p.unknown[i], buf, p.unknown[i + 1], p.unknown[i + 2]);
+  for (let i = 0; i < p.unknownLength; i += 3) keepUnknown(l, p.unknown[i], buf, p.unknown[i + 1], p.unknown[i + 2]);
   return l;
 }
 

@@ -4,79 +4,24 @@
  * type, name, dependencies, times, where IOInfo and attributes lie, the attributes asked for by name, and the
  * layout an engine needs to splice the frame (splice.ts). Values stay valid until the probe reads another frame.
  */
-import { AttributeLayout, decodeAttribute, walkAttribute, wrongWire } from './decode-attribute.js';
+import { wrongWire } from './attribute-members.js';
+import { AttributeLayout, walkAttribute, walkSimpleAttribute } from './attribute-walk.js';
+import { decodeAttribute } from './decode-attribute.js';
 import { checkIOInfo } from './io-info.js';
-import { WIRE_LEN, WIRE_VARINT, WireError, bigintOf, type WireCursor } from './cursor.js';
+import { WIRE_LEN, WIRE_VARINT, WireError, bigintOf, canonicalVarintAt, type WireCursor } from './cursor.js';
 import type { Attribute } from './types.js';
+import type { AttributeNames } from './attribute-names.js';
+import { U64List } from './u64-list.js';
+import { readCanonicalFields } from './probe-canonical.js';
+
+export { AttributeNames } from './attribute-names.js';
+export { U64List } from './u64-list.js';
 
 const NODE_FIELD_NAMES = ['', 'id', 'name', 'type', 'ctrl_deps', 'data_deps', 'start_time_micros', 'duration_micros', 'inputs', 'outputs', 'attr'];
 /** Node fields whose insertion points are kept (1–11: every schema field, and "after all of them"). */
 const LAST_KNOWN_FIELD = 11;
 /** varintAt's answer when there is no plain value. */
 const NO_NUMBER = -1;
-
-/** uint64 values (dependencies) as exact numbers; a value above 2^53 − 1 is −1 there and kept as a bigint beside. */
-export class U64List {
-  count = 0;
-  values = new Float64Array(64);
-  private big: Map<number, bigint> | null = null;
-
-  clear(): void {
-    this.count = 0;
-    this.big = null;
-  }
-
-  /** Room for `more` values past count. */
-  reserve(more: number): Float64Array {
-    const need = this.count + more;
-    if (need > this.values.length) {
-      const next = new Float64Array(Math.max(need, this.values.length * 2));
-      next.set(this.values.subarray(0, this.count));
-      this.values = next;
-    }
-    return this.values;
-  }
-
-  setBig(i: number, v: bigint): void {
-    (this.big ??= new Map()).set(i, v);
-  }
-
-  /** Value i, exact. */
-  valueAt(i: number): bigint {
-    const v = this.values[i];
-    return v >= 0 ? bigintOf(v) : this.big!.get(i)!;
-  }
-
-  toBigints(): bigint[] {
-    const out = new Array<bigint>(this.count);
-    for (let i = 0; i < this.count; i++) out[i] = this.valueAt(i);
-    return out;
-  }
-}
-
-/** The attribute names a probe looks for; a name's slot is its index in the list. */
-export class AttributeNames {
-  private readonly byLength: { bytes: Buffer; slot: number }[][] = [];
-  constructor(readonly names: readonly string[]) {
-    names.forEach((n, slot) => {
-      const bytes = Buffer.from(n, 'utf8');
-      (this.byLength[bytes.length] ??= []).push({ bytes, slot });
-    });
-  }
-
-  /** Slot of the name in buf[start, end), or −1. */
-  slotOf(buf: Buffer, start: number, end: number): number {
-    const list = this.byLength[end - start];
-    if (list === undefined) return -1;
-    for (let k = 0; k < list.length; k++) {
-      const want = list[k].bytes;
-      let i = 0;
-      while (i < want.length && want[i] === buf[start + i]) i++;
-      if (i === want.length) return list[k].slot;
-    }
-    return -1;
-  }
-}
 
 export class NodeProbe {
   /** The cursor of the last read (its buffer holds the frame). */
@@ -111,13 +56,17 @@ export class NodeProbe {
   /** Bit i: field i was written although it holds its default; bit i of unpacked: list i was written unpacked. */
   explicitDefaults = 0;
   unpacked = 0;
-  /** Unknown fields as (field, tag position, end) triples, in the order met. */
+  /** Unknown fields as (field, tag position, end) triples, in the order met: unknown[0, unknownLength). */
   readonly unknown: number[] = [];
+  unknownLength = 0;
   /** Highest slot of `names` found in this node, −1 when none. */
   maxSlotFound = -1;
 
-  private readonly firstAbove = new Int32Array(LAST_KNOWN_FIELD + 1);
-  private readonly layout = new AttributeLayout();
+  /** Where each field would be inserted (see insertionPoint); for the canonical reader (probe-canonical.ts). */
+  readonly firstAbove = new Int32Array(LAST_KNOWN_FIELD + 1);
+  /** Scratch for the attribute walks, and the highest field number the canonical reader read. */
+  readonly layout = new AttributeLayout();
+  lastField = 0;
   private readonly slotRead: Int32Array;
   private readonly slotStart: Int32Array;
   private readonly slotEnd: Int32Array;
@@ -127,7 +76,11 @@ export class NodeProbe {
   /** Number of the current read: a slot was found in this node when slotRead[slot] equals it. */
   private reads = 0;
 
-  constructor(readonly names: AttributeNames | null = null) {
+  /**
+   * `names`: the attributes to note by name. `canonicalPath` false: every frame through the general walk alone
+   * (for tests comparing the two).
+   */
+  constructor(readonly names: AttributeNames | null = null, private readonly canonicalPath = true) {
     const n = names?.names.length ?? 0;
     this.slotRead = new Int32Array(n).fill(-1);
     this.slotStart = new Int32Array(n);
@@ -147,27 +100,49 @@ export class NodeProbe {
     this.inputsStart = this.inputsEnd = this.outputsStart = this.outputsEnd = this.attrStart = this.attrEnd = -1;
     this.attrsAsBytes = this.canonical = true;
     this.explicitDefaults = this.unpacked = 0;
-    this.unknown.length = 0;
+    this.unknownLength = 0;
     this.maxSlotFound = -1;
     this.ctrlDeps.clear();
     this.dataDeps.clear();
     const firstAbove = this.firstAbove;
-    let last = 0;
-    c.pos = start;
-    while (c.nextField(end)) {
-      const { field, wireType: wt, tagPos } = c;
+    const buf = c.buf;
+    // The canonical fields first, then (for whatever they did not take) the general walk; it keeps the position in
+    // `p`, and hands it to the cursor (c.pos) for every read but the one-byte tags.
+    let p = this.canonicalPath ? readCanonicalFields(this, c, start, end) : start;
+    let last = this.canonicalPath ? this.lastField : 0;
+    while (p < end) {
+      const tagPos = p;
+      let tag = buf[p];
+      if (tag >= 8 && tag < 0x80) {
+        p++;
+      } else {
+        c.pos = p;
+        tag = c.tag(end);
+        p = c.pos;
+      }
+      const field = tag >>> 3;
+      const wt = tag & 7;
       if (field > last) {
         for (let k = last; k < field && k <= LAST_KNOWN_FIELD; k++) firstAbove[k] = tagPos;
         last = field;
       } else if (field < last || field !== 10) {
         this.canonical = false;
       }
+      c.pos = p;
       switch (field) {
         case 1:
         case 6:
         case 7: {
           if (wt !== WIRE_VARINT) throw wrongWire(tagPos, 'Node', field, NODE_FIELD_NAMES[field], wt, '0 (varint)');
-          const v = c.uint64Number(end);
+          const packed = canonicalVarintAt(buf, p, end);
+          let v: number;
+          if (packed >= 0) {
+            const length = packed % 8;
+            v = (packed - length) / 8;
+            c.pos = p + length;
+          } else {
+            v = c.uint64Number(end);
+          }
           if (field === 1) {
             this.idNumber = v;
             if (v < 0) this.idBig = c.lastBig;
@@ -186,10 +161,11 @@ export class NodeProbe {
         case 2: {
           if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'Node', field, 'name', wt, '2 (length-delimited)');
           const stop = c.length(end);
-          c.checkUtf8(c.pos, stop);
-          this.nameStart = c.pos;
+          const from = c.pos;
+          if (!c.isAscii(from, stop)) c.checkUtf8(from, stop);
+          this.nameStart = from;
           this.nameEnd = c.pos = stop;
-          if (stop === this.nameStart) this.explicitDefaults |= 1 << field;
+          if (stop === from) this.explicitDefaults |= 1 << field;
           break;
         }
         case 3:
@@ -233,29 +209,36 @@ export class NodeProbe {
         }
         case 10: {
           if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'Node', field, 'attr', wt, '2 (length-delimited)');
-          if (c.pos !== tagPos + 1 || (this.attrStart >= 0 && tagPos !== this.attrEnd)) this.attrsAsBytes = false;
+          if (p !== tagPos + 1 || (this.attrStart >= 0 && tagPos !== this.attrEnd)) this.attrsAsBytes = false;
           if (this.attrStart < 0) this.attrStart = tagPos;
           const stop = c.length(end);
-          this.attribute(c, c.pos, stop);
+          const from = c.pos;
+          const found = this.layout;
+          if (!walkSimpleAttribute(c, from, stop, found)) walkAttribute(c, from, stop, found);
+          this.noteAttribute(c, from, stop, found);
           this.attrEnd = c.pos = stop;
           break;
         }
         case 11:
           throw new WireError(tagPos, 'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra schema that tracewatt does not read; re-convert it with a current chakra_converter');
         default:
-          c.skipField(end);
-          this.unknown.push(field, tagPos, c.pos);
+          c.skip(end, wt, tagPos);
+          this.unknown[this.unknownLength++] = field;
+          this.unknown[this.unknownLength++] = tagPos;
+          this.unknown[this.unknownLength++] = c.pos;
       }
+      p = c.pos;
     }
     for (let k = Math.min(last, LAST_KNOWN_FIELD + 1); k <= LAST_KNOWN_FIELD; k++) firstAbove[k] = end;
   }
 
-  /** Checks one attribute entry's AttributeProto and notes it when its name is asked for. */
-  private attribute(c: WireCursor, start: number, end: number): void {
-    const found = this.layout;
-    walkAttribute(c, start, end, found);
-    if (this.names === null || found.nameStart < 0) return;
-    const slot = this.names.slotOf(c.buf, found.nameStart, found.nameEnd);
+  /** Notes the attribute entry c.buf[start, end), just walked into `found`, when its name is asked for. */
+  noteAttribute(c: WireCursor, start: number, end: number, found: AttributeLayout): void {
+    if (this.names !== null && found.nameStart >= 0) this.noteSlot(this.names.slotOf(c, found.nameStart, found.nameEnd), start, end, found);
+  }
+
+  /** Notes the attribute entry c.buf[start, end), walked into `found`, under its name's slot (none: −1). */
+  noteSlot(slot: number, start: number, end: number, found: AttributeLayout): void {
     // The first attribute of a name is the one readers see (getAttr).
     if (slot < 0 || this.slotRead[slot] === this.reads) return;
     this.slotRead[slot] = this.reads;
@@ -330,16 +313,11 @@ function readPacked(c: WireCursor, list: U64List, stop: number): void {
   const values = list.reserve(stop - p);
   let n = list.count;
   while (p < stop) {
-    const b = buf[p];
-    if (b < 0x80) {
-      values[n++] = b;
-      p++;
-      continue;
-    }
-    // Two-byte values (ids below 16,384) inline; a zero second byte is over-long, left to the cursor to note.
-    if (p + 1 < stop && buf[p + 1] < 0x80 && buf[p + 1] !== 0) {
-      values[n++] = (b & 0x7f) | (buf[p + 1] << 7);
-      p += 2;
+    const packed = canonicalVarintAt(buf, p, stop);
+    if (packed >= 0) {
+      const length = packed % 8;
+      values[n++] = (packed - length) / 8;
+      p += length;
       continue;
     }
     c.pos = p;

@@ -1,0 +1,41 @@
+/** A reused list of uint64 values (a node's dependencies) kept as exact numbers where they fit. */
+import { bigintOf } from './cursor.js';
+
+/** uint64 values (dependencies) as exact numbers; a value above 2^53 − 1 is −1 there and kept as a bigint beside. */
+export class U64List {
+  count = 0;
+  values = new Float64Array(64);
+  private big: Map<number, bigint> | null = null;
+
+  clear(): void {
+    this.count = 0;
+    this.big = null;
+  }
+
+  /** Room for `more` values past count. */
+  reserve(more: number): Float64Array {
+    const need = this.count + more;
+    if (need > this.values.length) {
+      const next = new Float64Array(Math.max(need, this.values.length * 2));
+      next.set(this.values.subarray(0, this.count));
+      this.values = next;
+    }
+    return this.values;
+  }
+
+  setBig(i: number, v: bigint): void {
+    (this.big ??= new Map()).set(i, v);
+  }
+
+  /** Value i, exact. */
+  valueAt(i: number): bigint {
+    const v = this.values[i];
+    return v >= 0 ? bigintOf(v) : this.big!.get(i)!;
+  }
+
+  toBigints(): bigint[] {
+    const out = new Array<bigint>(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.valueAt(i);
+    return out;
+  }
+}
