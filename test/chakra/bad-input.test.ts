@@ -12,6 +12,7 @@ import { ChakraDecodeError, InputError } from '../../src/errors.js';
 import { decodeTraceBuffer, openTrace, openTraceSource, readTraceFile } from '../../src/formats/chakra/reader.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { nodeToJson } from '../../src/formats/chakra/json.js';
+import { rng } from '../helpers/rng.js';
 import { shipped } from '../helpers/traces.js';
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tw-bad-'));
@@ -115,17 +116,6 @@ describe('bad input', () => {
     expect(nodes.map((n) => n.id)).toEqual(full.nodes.map((n) => n.id));
   });
 });
-
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('mutated real traces', () => {
   const bases = [RESNET, FEEDER, SMALL, shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et')];

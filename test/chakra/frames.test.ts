@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BufferPool } from '../../src/engines/annotate/buffers.js';
+import { BufferPool } from '../../src/formats/chakra/buffer-pool.js';
 import { FrameScanner } from '../../src/formats/chakra/frames.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';

@@ -10,6 +10,7 @@ import { FrameScanner } from '../../src/formats/chakra/frames.js';
 import { AttributeNames, NodeProbe } from '../../src/formats/chakra/probe.js';
 import { decodeNode } from '../../src/formats/chakra/decode.js';
 import { getAttr } from '../../src/formats/chakra/attrs.js';
+import { rng } from '../helpers/rng.js';
 import { describeShared } from '../helpers/shared.js';
 import { sharedTraceFiles, shippedTraceFiles } from '../helpers/traces.js';
 
@@ -44,16 +45,6 @@ function nodeFrames(buf: Buffer, file: string): [number, number][] {
   const out: [number, number][] = [];
   while (frames.next()) if (!frames.isMetadata) out.push([frames.start, frames.end]);
   return out;
-}
-
-/** Small deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function compareFiles(files: string[], flips: number): number {

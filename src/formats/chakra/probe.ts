@@ -59,8 +59,9 @@ export class NodeProbe {
   /** Unknown fields as (field, tag position, end) triples, in the order met: unknown[0, unknownLength). */
   readonly unknown: number[] = [];
   unknownLength = 0;
-  /** Highest slot of `names` found in this node, −1 when none. */
+  /** Highest slot of `names` found in this node, −1 when none; whether a name asked for came more than once. */
   maxSlotFound = -1;
+  repeatedName = false;
 
   /** Where each field would be inserted (see insertionPoint); for the canonical reader (probe-canonical.ts). */
   readonly firstAbove = new Int32Array(LAST_KNOWN_FIELD + 1);
@@ -102,6 +103,7 @@ export class NodeProbe {
     this.explicitDefaults = this.unpacked = 0;
     this.unknownLength = 0;
     this.maxSlotFound = -1;
+    this.repeatedName = false;
     this.ctrlDeps.clear();
     this.dataDeps.clear();
     const firstAbove = this.firstAbove;
@@ -240,7 +242,11 @@ export class NodeProbe {
   /** Notes the attribute entry c.buf[start, end), walked into `found`, under its name's slot (none: −1). */
   noteSlot(slot: number, start: number, end: number, found: AttributeLayout): void {
     // The first attribute of a name is the one readers see (getAttr).
-    if (slot < 0 || this.slotRead[slot] === this.reads) return;
+    if (slot < 0) return;
+    if (this.slotRead[slot] === this.reads) {
+      this.repeatedName = true;
+      return;
+    }
     this.slotRead[slot] = this.reads;
     this.slotStart[slot] = start;
     this.slotEnd[slot] = end;
@@ -301,7 +307,9 @@ export class NodeProbe {
     if (m !== 7 && m !== 9 && m !== 11 && m !== 13 && m !== 27) return NO_NUMBER;
     const c = this.cursor!;
     c.pos = this.slotValue[slot];
-    return c.uint64Number(this.slotEnd[slot]);
+    const v = c.uint64Number(this.slotEnd[slot]);
+    // What the decoder makes of a 32-bit member wider than 32 bits (it wraps) is not this value.
+    return (m === 7 && v >= 2 ** 31) || (m === 11 && v >= 2 ** 32) ? NO_NUMBER : v;
   }
 }
 
