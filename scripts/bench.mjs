@@ -1,12 +1,14 @@
 // `npm run bench`: runs every benchmark script in its own process (so each peak RSS is its own)
 // and prints their figures. Benchmarks measure; no unit test asserts timings.
+// `npm run bench -- --check`: only the quick check of the hot paths against in-run baselines (bench-check.mjs),
+// which exits 1 when a ratio falls below its floor.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const benches = ['bench-codec.mjs', 'bench-annotate.mjs', 'bench-replay.mjs', 'bench-generate.mjs'];
+const benches = process.argv.includes('--check') ? ['bench-check.mjs'] : ['bench-codec.mjs', 'bench-inspect.mjs', 'bench-annotate.mjs', 'bench-replay.mjs', 'bench-generate.mjs'];
 let failed = 0;
 for (const b of benches) {
   const file = path.join(here, b);
