@@ -3,11 +3,11 @@
  * another kind, or silently fewer nodes. Includes a seeded mutation test over real traces.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ChakraDecodeError, InputError } from '../../src/errors.js';
 import { decodeTraceBuffer, openTrace, openTraceSource, readTraceFile } from '../../src/formats/chakra/reader.js';
 import { existsSync, readdirSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { rng } from '../helpers/rng.js';
 import { shipped } from '../helpers/traces.js';
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tw-bad-'));
+afterAll(() => rm(tmp, { recursive: true, force: true }));
 const RESNET = shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel.1.et');
 const FEEDER = shipped('chakra-tests', 'feeder_tests_chakra.0.et');
 const SMALL = shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.1.et');

@@ -49,7 +49,11 @@ function nodeFrames(buf: Buffer, file: string): [number, number][] {
 
 function compareFiles(files: string[], flips: number): number {
   const fast = new NodeProbe(names);
-  const general = new NodeProbe(names, false);
+  const general = new NodeProbe(names, { canonicalPath: false });
+  // Without the dependencies: the same notes but for them, and the same verdicts.
+  const noDeps = new NodeProbe(names, { keepDeps: false });
+  const noDepsGeneral = new NodeProbe(names, { keepDeps: false, canonicalPath: false });
+  const withoutDeps = (x: unknown) => (typeof x === 'object' && x !== null && 'ctrl' in x ? { ...x, ctrl: [], data: [] } : x);
   let compared = 0;
   const random = rng(1234);
   for (const file of files) {
@@ -58,6 +62,8 @@ function compareFiles(files: string[], flips: number): number {
     for (const [k, [s, e]] of frames.entries()) {
       const expected = snapshot(general, original, s, e);
       expect(snapshot(fast, original, s, e), `${file} frame ${k}`).toEqual(expected);
+      expect(snapshot(noDeps, original, s, e), `${file} frame ${k} without deps`).toEqual(withoutDeps(expected));
+      expect(snapshot(noDepsGeneral, original, s, e), `${file} frame ${k} without deps`).toEqual(withoutDeps(expected));
       // The values are the decoded node's.
       const node = decodeNode(original, s, e);
       expect([fast.id, fast.type, fast.name, fast.durationMicros, fast.dataDeps.toBigints()]).toEqual([node.id, node.type, node.name, node.durationMicros, node.dataDeps]);
@@ -68,7 +74,9 @@ function compareFiles(files: string[], flips: number): number {
         const bad = Buffer.from(original.subarray(s, e));
         const at = Math.floor(random() * bad.length);
         bad[at] = [0x00, 0x80, 0xff, bad[at] ^ 0x80, bad[at] + 1][Math.floor(random() * 5)] & 0xff;
-        expect(snapshot(fast, bad, 0, bad.length), `${file} frame ${k} byte ${at}`).toEqual(snapshot(general, bad, 0, bad.length));
+        const verdict = snapshot(general, bad, 0, bad.length);
+        expect(snapshot(fast, bad, 0, bad.length), `${file} frame ${k} byte ${at}`).toEqual(verdict);
+        expect(snapshot(noDeps, bad, 0, bad.length), `${file} frame ${k} byte ${at} without deps`).toEqual(withoutDeps(verdict));
         compared++;
       }
     }

@@ -73,7 +73,7 @@ export class RankAnnotator {
   private inView = viewOf(new Uint8Array(0));
 
   constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
-    this.probe = new NodeProbe(probeNames(plan.components));
+    this.probe = new NodeProbe(probeNames(plan.components), { keepDeps: false });
     this.table = cache.namesOf(plan);
     this.table.startRank();
     this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));

@@ -16,6 +16,8 @@ export class AttributeLayout {
   valueStart = -1;
   /** The canonical layout: name, an optional doc_string, then exactly one member, nothing else. */
   simple = false;
+  /** A simple varint member's value when it took at most 7 bytes (read on the way), else −1. */
+  number = -1;
 }
 
 /**
@@ -64,6 +66,7 @@ export function walkAttribute(c: WireCursor, start: number, end: number, found: 
     found.member = member;
     found.valueStart = valueStart;
     found.simple = layout === 3;
+    found.number = -1;
   }
 }
 
@@ -102,6 +105,7 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
   const member = tag >>> 3;
   const kind = member < SIMPLE_MEMBERS.length ? SIMPLE_MEMBERS[member] : NOT_SIMPLE;
   const valueStart = q;
+  let number = -1;
   if (kind === STRING) {
     // A canonical length, then ASCII bytes up to `end`.
     const packed = (tag & 7) === WIRE_LEN ? canonicalVarintAt(buf, q, end) : -1;
@@ -110,10 +114,18 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
     if (q + length + (packed - length) / 8 !== end || !c.isAscii(q + length, end)) return false;
   } else {
     if (kind === NOT_SIMPLE || (tag & 7) !== WIRE_VARINT) return false;
-    // A canonical varint of at most 10 bytes (a bool: the one byte 0 or 1), ending exactly at `end`.
+    // A canonical varint of at most 10 bytes (a bool: the one byte 0 or 1), ending exactly at `end`; its value kept
+    // when it fits 7 bytes.
     let b = 0x80;
-    while (b >= 0x80 && q < end && q - valueStart < 10) b = buf[q++];
+    let mul = 1;
+    number = 0;
+    while (b >= 0x80 && q < end && q - valueStart < 10) {
+      b = buf[q++];
+      number += (b & 0x7f) * mul;
+      mul *= 128;
+    }
     if (b >= 0x80 || q !== end || (b === 0 && q - valueStart > 1) || (kind === BOOL_VARINT && (q - valueStart > 1 || b > 1))) return false;
+    if (q - valueStart > 7) number = -1;
   }
   if (checkName && !c.isAscii(nameStart, nameEnd)) return false;
   c.pos = end;
@@ -123,6 +135,7 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
     found.member = member;
     found.valueStart = valueStart;
     found.simple = true;
+    found.number = number;
   }
   return true;
 }

@@ -65,7 +65,7 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
         probe.noteSlot(slot, from, to, layout);
         probe.attrEnd = to;
       } else if (field === 4 || field === 5) {
-        if (!readPackedValues(buf, from, to, field === 4 ? probe.ctrlDeps : probe.dataDeps)) break;
+        if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null)) break;
         if (to === from) probe.explicitDefaults |= 1 << field;
       } else if (field === 2) {
         if (!c.isAscii(from, to)) break;
@@ -91,8 +91,19 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
   return p;
 }
 
-/** Appends the canonical varints of at most 7 bytes that fill buf[start, end) to `list`; false, `list` as it was, otherwise. */
-function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64List): boolean {
+/**
+ * Whether buf[start, end) is filled by canonical varints of at most 7 bytes; appended to `list` when given (and it
+ * is left as it was when not).
+ */
+function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64List | null): boolean {
+  if (list === null) {
+    for (let q = start; q < end; ) {
+      const packed = canonicalVarintAt(buf, q, end);
+      if (packed < 0) return false;
+      q += packed % 8;
+    }
+    return true;
+  }
   const values = list.reserve(end - start);
   let n = list.count;
   for (let q = start; q < end; ) {

@@ -11,7 +11,7 @@ import { checkIOInfo } from './io-info.js';
 import { WIRE_LEN, WIRE_VARINT, WireError, bigintOf, canonicalVarintAt, type WireCursor } from './cursor.js';
 import type { Attribute } from './types.js';
 import type { AttributeNames } from './attribute-names.js';
-import { U64List } from './u64-list.js';
+import { U64List, readPackedInto } from './u64-list.js';
 import { readCanonicalFields } from './probe-canonical.js';
 
 export { AttributeNames } from './attribute-names.js';
@@ -74,14 +74,21 @@ export class NodeProbe {
   private readonly slotMember: Int32Array;
   private readonly slotValue: Int32Array;
   private readonly slotSimple: Uint8Array;
+  private readonly slotNumber: Float64Array;
   /** Number of the current read: a slot was found in this node when slotRead[slot] equals it. */
   private reads = 0;
 
+  /** Dependencies are kept in ctrlDeps / dataDeps (else only checked: the lists stay empty). */
+  readonly keepDeps: boolean;
+  private readonly canonicalPath: boolean;
+
   /**
-   * `names`: the attributes to note by name. `canonicalPath` false: every frame through the general walk alone
-   * (for tests comparing the two).
+   * `names`: the attributes to note by name. `keepDeps` false, for readers that do not look at dependencies.
+   * `canonicalPath` false: every frame through the general walk alone (for tests comparing the two).
    */
-  constructor(readonly names: AttributeNames | null = null, private readonly canonicalPath = true) {
+  constructor(readonly names: AttributeNames | null = null, options: { keepDeps?: boolean; canonicalPath?: boolean } = {}) {
+    this.keepDeps = options.keepDeps ?? true;
+    this.canonicalPath = options.canonicalPath ?? true;
     const n = names?.names.length ?? 0;
     this.slotRead = new Int32Array(n).fill(-1);
     this.slotStart = new Int32Array(n);
@@ -89,6 +96,7 @@ export class NodeProbe {
     this.slotMember = new Int32Array(n);
     this.slotValue = new Int32Array(n);
     this.slotSimple = new Uint8Array(n);
+    this.slotNumber = new Float64Array(n);
   }
 
   /** Reads the Node at c.buf[start, end). Throws WireError for anything the decoder would refuse. */
@@ -181,12 +189,17 @@ export class NodeProbe {
           if (wt === WIRE_LEN) {
             const stop = c.length(end);
             if (stop === c.pos) this.explicitDefaults |= 1 << field;
-            readPacked(c, list, stop);
+            if (this.keepDeps) readPackedInto(c, list, stop);
+            else while (c.pos < stop) c.skipVarint(stop);
           } else if (wt === WIRE_VARINT) {
-            const v = c.uint64Number(end);
-            list.reserve(1);
-            if (v < 0) list.setBig(list.count, c.lastBig);
-            list.values[list.count++] = v;
+            if (this.keepDeps) {
+              const v = c.uint64Number(end);
+              list.reserve(1);
+              if (v < 0) list.setBig(list.count, c.lastBig);
+              list.values[list.count++] = v;
+            } else {
+              c.skipVarint(end);
+            }
             this.unpacked |= 1 << field;
           } else {
             throw wrongWire(tagPos, 'Node', field, NODE_FIELD_NAMES[field], wt, '2 (packed) or 0');
@@ -253,6 +266,7 @@ export class NodeProbe {
     this.slotMember[slot] = found.member;
     this.slotValue[slot] = found.valueStart;
     this.slotSimple[slot] = found.simple ? 1 : 0;
+    this.slotNumber[slot] = found.number;
     if (slot > this.maxSlotFound) this.maxSlotFound = slot;
   }
 
@@ -305,35 +319,13 @@ export class NodeProbe {
     if (!this.has(slot) || this.slotSimple[slot] === 0) return NO_NUMBER;
     const m = this.slotMember[slot];
     if (m !== 7 && m !== 9 && m !== 11 && m !== 13 && m !== 27) return NO_NUMBER;
-    const c = this.cursor!;
-    c.pos = this.slotValue[slot];
-    const v = c.uint64Number(this.slotEnd[slot]);
+    let v = this.slotNumber[slot];
+    if (v < 0) {
+      const c = this.cursor!;
+      c.pos = this.slotValue[slot];
+      v = c.uint64Number(this.slotEnd[slot]);
+    }
     // What the decoder makes of a 32-bit member wider than 32 bits (it wraps) is not this value.
     return (m === 7 && v >= 2 ** 31) || (m === 11 && v >= 2 ** 32) ? NO_NUMBER : v;
   }
-}
-
-/** A packed run of uint64 values up to `stop`, appended to `list`. */
-function readPacked(c: WireCursor, list: U64List, stop: number): void {
-  const buf = c.buf;
-  let p = c.pos;
-  // Every value takes at least one byte.
-  const values = list.reserve(stop - p);
-  let n = list.count;
-  while (p < stop) {
-    const packed = canonicalVarintAt(buf, p, stop);
-    if (packed >= 0) {
-      const length = packed % 8;
-      values[n++] = (packed - length) / 8;
-      p += length;
-      continue;
-    }
-    c.pos = p;
-    const v = c.uint64Number(stop);
-    if (v < 0) list.setBig(n, c.lastBig);
-    values[n++] = v;
-    p = c.pos;
-  }
-  c.pos = p;
-  list.count = n;
 }

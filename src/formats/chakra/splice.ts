@@ -81,11 +81,11 @@ export class SpliceSink extends ByteSink {
   /** Appends the message src[s, e) (sv views src) with `edit` made, as a frame with its length prefix. */
   splice(src: Uint8Array, sv: DataView, s: number, e: number, edit: FrameEdit): void {
     const { cut, resume, at, value, bytes, trailer } = edit;
-    const trailerLen = trailer >= 0 ? varintLen(trailer) : 0;
-    if (!Number.isSafeInteger(value) || value < 0 || (trailer >= 0 && !Number.isSafeInteger(trailer))) {
+    if (!(value >= 0 && value <= Number.MAX_SAFE_INTEGER && trailer <= Number.MAX_SAFE_INTEGER)) {
       this.spliceLarge(src, s, e, edit);
       return;
     }
+    const trailerLen = trailer >= 0 ? varintLen(trailer) : 0;
     const valueLen = varintLen(value);
     const len = (cut - s) + 1 + valueLen + (at - resume) + bytes.length + trailerLen + (e - at);
     this.ensure(len + 10);
