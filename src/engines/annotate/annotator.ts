@@ -68,9 +68,6 @@ export class RankAnnotator {
     rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
     matched: { exact: 0, normalized: 0, base: 0, op: 0 }, byInvocation: 0, roofline: 0, untouched: 0, slowPathNodes: 0,
   };
-  /** The input buffer frames are read from, and a view of it (made when it changes). */
-  private inBuf: Buffer | null = null;
-  private inView = viewOf(new Uint8Array(0));
 
   constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
     this.probe = new NodeProbe(probeNames(plan.components), { keepDeps: false });
@@ -157,15 +154,6 @@ export class RankAnnotator {
     this.pendingBuf = null;
   }
 
-  /** The view of the scanner's buffer. */
-  private viewOf(buf: Buffer): DataView {
-    if (buf !== this.inBuf) {
-      this.inBuf = buf;
-      this.inView = viewOf(buf);
-    }
-    return this.inView;
-  }
-
   /**
    * Annotates up to FRAMES_PER_CALL whole frames of the scanner; false once it holds no more (true: stopped at the
    * limit, or because an output has a flush's worth buffered, so output buffers stay bounded). A method, not a
@@ -186,7 +174,7 @@ export class RankAnnotator {
    */
   first(frames: FrameScanner): boolean {
     if (!frames.next()) return false;
-    if (frames.isMetadata) this.copyAll(frames.buf, this.viewOf(frames.buf), frames.frameStart, frames.end);
+    if (frames.isMetadata) this.copyAll(frames.buf, frames.cursor.view, frames.frameStart, frames.end);
     else this.node(frames);
     return true;
   }
@@ -194,7 +182,8 @@ export class RankAnnotator {
   /** One node frame: the scanner's current frame. */
   private node(frames: FrameScanner): void {
     const buf = frames.buf;
-    const dv = this.viewOf(buf);
+    // The cursor's view of the scanner's buffer, made when the buffer changed.
+    const dv = frames.cursor.view;
     const fs = frames.frameStart;
     const s = frames.start;
     const e = frames.end;

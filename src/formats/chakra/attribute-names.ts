@@ -27,7 +27,7 @@ export class AttributeNames {
     const length = end - start;
     const list = this.buckets[bucketOf(length, length > 0 ? buf[start] : 0)];
     if (list === null) return -1;
-    const view = c.dataView();
+    const view = c.view;
     for (let k = 0; k < list.length; k++) {
       const want = list[k];
       if (want.bytes.length !== length) continue;

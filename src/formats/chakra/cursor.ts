@@ -29,17 +29,25 @@ export class WireCursor {
   tagPos = 0;
   /** The value of the last `uint64Number` that did not fit 2^53. */
   lastBig = 0n;
-  /** A view of `viewOf` for reading four bytes at a time (made on first use per buffer). */
-  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-  private viewOf: Buffer | null = null;
+  /** The buffer read, and a view of it for reading four bytes at a time (set together: see reset). */
+  buf: Buffer;
+  view: DataView;
 
-  constructor(public buf: Buffer = EMPTY, pos = 0) {
+  constructor(buf: Buffer = EMPTY, pos = 0) {
+    this.buf = buf;
+    this.view = viewOf(buf);
     this.pos = pos;
   }
 
-  /** Reads `buf` from `pos` on. */
+  /**
+   * Reads `buf` from `pos` on. (The view is made here, per buffer, not where a read first needs it: a branch that
+   * compiled code has not seen taken throws that code away when it is.)
+   */
   reset(buf: Buffer, pos = 0): void {
-    this.buf = buf;
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.view = viewOf(buf);
+    }
     this.pos = pos;
   }
 
@@ -309,20 +317,10 @@ export class WireCursor {
       return true;
     }
     // Four bytes a step; the last step overlaps the one before rather than finishing byte by byte.
-    const view = this.dataView();
+    const view = this.view;
     let high = view.getInt32(end - 4, true);
     for (let i = start; i < end - 4; i += 4) high |= view.getInt32(i, true);
     return (high & 0x80808080) === 0;
-  }
-
-  /** A DataView of `buf`. */
-  dataView(): DataView {
-    const buf = this.buf;
-    if (this.viewOf !== buf) {
-      this.view = new DataView(buf.buffer, buf.byteOffset, buf.length);
-      this.viewOf = buf;
-    }
-    return this.view;
   }
 
   /** Advances over n bytes and returns where they start. */
@@ -332,4 +330,8 @@ export class WireCursor {
     this.pos = p + n;
     return p;
   }
+}
+
+function viewOf(b: Buffer): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.length);
 }

@@ -95,9 +95,38 @@ export class FrameScanner {
   /**
    * Advances to the next whole frame; false when the bytes so far hold none (append more), or at the end of a
    * finished stream. Throws ChakraDecodeError for a bad length prefix, a truncated frame or a bad metadata frame.
+   *
+   * The common frame (not the first, a one- or two-byte length prefix, whole in the buffer, not empty) is taken
+   * here; everything else by nextOther(). Compiled code carries no path that ran before the compiler's feedback was
+   * kept (a file's first frame ran then): taking such a path later throws the code away (a "deopt"), at every new
+   * file. So the first frame, chunk ends and the rest live apart from this.
    */
   next(): boolean {
-    this.noteNonCanonical();
+    if (this.cursor.nonCanonical) this.noteNonCanonical();
+    const buf = this.buf;
+    const p = this.pos;
+    if (this.framesRead > 0 && p + 2 < buf.length) {
+      let len = buf[p];
+      let q = p + 1;
+      if (len >= 0x80) {
+        const high = buf[q++];
+        len = high < 0x80 ? (len & 0x7f) | (high << 7) : 0;
+      }
+      const frameEnd = q + len;
+      if (len > 0 && frameEnd <= buf.length && (this.knownSize === null || this.offset + frameEnd <= this.knownSize)) {
+        this.frameIndex = this.framesRead++;
+        this.frameStart = p;
+        this.start = q;
+        this.end = this.pos = frameEnd;
+        this.isMetadata = false;
+        return true;
+      }
+    }
+    return this.nextOther();
+  }
+
+  /** next() for every other case: the first frame, a long or cut prefix, a frame the buffer cuts, an empty frame. */
+  private nextOther(): boolean {
     for (;;) {
       const buf = this.buf;
       const end = buf.length;
@@ -147,7 +176,6 @@ export class FrameScanner {
       this.start = q;
       this.end = this.pos = frameEnd;
       this.framesRead++;
-      this.cursor.nonCanonical = false;
       this.isMetadata = this.frameIndex === 0 && isMetadataFrame(buf, q, frameEnd);
       if (this.isMetadata) {
         try {
@@ -228,9 +256,8 @@ export class FrameScanner {
     return new ChakraDecodeError({ file: this.file, offset, frameIndex: this.frameIndex }, `${problem}${hint}`);
   }
 
-  /** Counts the frame just read when it used non-canonical varints (the readers of it flag them on the cursor). */
+  /** Counts the frame just read as one that used non-canonical varints (its readers flagged them on the cursor). */
   private noteNonCanonical(): void {
-    if (!this.cursor.nonCanonical) return;
     this.cursor.nonCanonical = false;
     this.options.diagnostics?.add('non-canonical-varint', {
       file: this.file,

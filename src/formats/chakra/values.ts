@@ -34,12 +34,14 @@ export function canonicalVarintAt(buf: Uint8Array, p: number, end: number): numb
   let b = buf[p];
   if (b < 0x80) return b * 8 + 1;
   let value = b & 0x7f;
-  let mul = 128;
+  let mul = 1;
+  // Every continuation byte takes the same steps (the multiplier first), so that 2-byte values already give the
+  // compiler the feedback that 3-byte ones need.
   for (let q = p + 1; q < end && q - p < 7; ) {
+    mul *= 128;
     b = buf[q++];
     value += (b & 0x7f) * mul;
     if (b < 0x80) return b === 0 ? -1 : value * 8 + (q - p);
-    mul *= 128;
   }
   return -1;
 }
