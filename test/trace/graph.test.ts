@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { graphFacts, type GraphFacts } from '../../src/engines/trace/graph.js';
+import { DependencyGraph, graphFacts, type GraphFacts } from '../../src/engines/trace/graph.js';
 import { encodeTrace } from '../../src/formats/chakra/encode.js';
 import { FrameScanner } from '../../src/formats/chakra/frames.js';
 import { NodeProbe } from '../../src/formats/chakra/probe.js';
@@ -116,6 +116,17 @@ describe('dependency graph', () => {
     expect(withCycles).toBeGreaterThan(10);
     // Some graphs had an id presumed dangling turn up later, and were read again.
     expect(readAgain).toBeGreaterThan(3);
+  });
+
+  it('gives the reference facts when nodes are added by their bigint ids, exactly in one pass', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const nodes = randomGraph(seed, 20 + seed * 7);
+      const graph = new DependencyGraph();
+      for (const n of nodes) graph.add(n.id, n.dataDeps, n.ctrlDeps);
+      expect(graph.facts(), `seed ${seed}`).toEqual(reference(nodes));
+      for (const n of nodes.slice(0, 20)) expect(graph.has(n.id)).toBe(true);
+      expect(graph.has(2n ** 62n)).toBe(false);
+    }
   });
 
   it('gives the reference facts on every shipped trace', async () => {

@@ -12,7 +12,7 @@
  */
 import { IdIndex } from '../../formats/chakra/id-index.js';
 import type { NodeProbe } from '../../formats/chakra/probe.js';
-import type { U64List } from '../../formats/chakra/u64-list.js';
+import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
 import { BLOCKED, CLEAR, GrowingArray, UNKNOWN, kahn } from './kahn.js';
 
@@ -34,20 +34,21 @@ export interface GraphFacts {
 }
 
 const SAMPLES = 10;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const DATA = 0;
 
 /**
  * Feeds the nodes to a graph (`feed` may run twice) and returns its facts. `graph`: one to reuse (reset first), so
  * that a reader of many ranks allocates its tables once.
  */
-export async function graphFacts(feed: (graph: DependencyGraph) => Promise<void> | void, graph = new DependencyGraph()): Promise<GraphFacts> {
+export async function graphFacts(feed: (graph: DependencyGraph) => Promise<void> | void, graph = new DependencyGraph(true)): Promise<GraphFacts> {
   graph.reset();
   await feed(graph);
-  const facts = graph.facts();
+  const facts = graph.presumedFacts();
   if (facts) return facts;
   const exact = new DependencyGraph(false);
   await feed(exact);
-  return exact.facts()!;
+  return exact.facts();
 }
 
 export class DependencyGraph {
@@ -76,8 +77,21 @@ export class DependencyGraph {
   /** A parent's node number, or −(k + 1) for pending dependency k (a later node, or none). */
   private readonly edges = new GrowingArray(Float64Array);
 
-  /** `presumeDangling` false: every dependency on an id not seen yet is taken as possibly on a later node. */
-  constructor(private readonly presumeDangling = true) {}
+  /** Scratch lists for nodes added by their bigint ids. */
+  private readonly scratchData = new U64List();
+  private readonly scratchCtrl = new U64List();
+
+  /**
+   * `presumeDangling` true: a dependency on an id not seen yet that is below every new id so far is presumed
+   * dangling (then read facts with presumedFacts(), which may ask for the nodes again: see graphFacts); false:
+   * every such dependency is taken as possibly on a later node, and facts() is exact in one pass.
+   */
+  constructor(private readonly presumeDangling = false) {}
+
+  /** Whether a node with this id has been added. */
+  has(id: bigint): boolean {
+    return id <= MAX_SAFE ? this.index.get(Number(id)) >= 0 : this.index.getBig(id) >= 0;
+  }
 
   /** Empties the graph for the next rank, keeping its memory. */
   reset(): void {
@@ -91,23 +105,40 @@ export class DependencyGraph {
     this.maxNewBig = null;
   }
 
-  /** Adds the node the probe has just read. */
-  add(probe: NodeProbe): void {
+  /** Adds the node the probe has just read, or a node given by its bigint id and dependencies. */
+  add(probe: NodeProbe): void;
+  add(id: bigint, dataDeps: readonly bigint[], ctrlDeps: readonly bigint[]): void;
+  add(node: NodeProbe | bigint, dataDeps?: readonly bigint[], ctrlDeps?: readonly bigint[]): void {
+    if (typeof node !== 'bigint') {
+      this.addNode(node.idNumber, node.idBig, node.dataDeps, node.ctrlDeps);
+      return;
+    }
+    const fill = (list: U64List, deps: readonly bigint[]) => {
+      list.clear();
+      const values = list.reserve(deps.length);
+      for (const d of deps) {
+        if (d > MAX_SAFE) list.setBig(list.count, d);
+        values[list.count++] = d <= MAX_SAFE ? Number(d) : -1;
+      }
+      return list;
+    };
+    this.addNode(node <= MAX_SAFE ? Number(node) : -1, node, fill(this.scratchData, dataDeps!), fill(this.scratchCtrl, ctrlDeps!));
+  }
+
+  /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies. */
+  private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List): void {
     const v = this.nodeCount++;
-    const id = probe.idNumber;
-    const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(probe.idBig, v);
-    if (id < 0) this.bigIds.set(v, probe.idBig);
+    const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(idBig, v);
+    if (id < 0) this.bigIds.set(v, idBig);
     this.ids.push(id);
     if (first !== v) {
-      if (this.duplicates.length < SAMPLES) this.duplicates.push(probe.id);
+      if (this.duplicates.length < SAMPLES) this.duplicates.push(id >= 0 ? bigintOf(id) : idBig);
       this.duplicateTotal++;
     } else if (id < 0) {
-      if (this.maxNewBig === null || probe.idBig > this.maxNewBig) this.maxNewBig = probe.idBig;
+      if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
     } else if (id > this.maxNewId) {
       this.maxNewId = id;
     }
-    const data = probe.dataDeps;
-    const ctrl = probe.ctrlDeps;
     this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
     const pendingBefore = this.pendingId.count;
@@ -171,8 +202,14 @@ export class DependencyGraph {
     return id >= 0 ? bigintOf(id) : this.bigIds.get(v)!;
   }
 
+  /** The facts once every node is in (a graph that presumes nothing: see the constructor). */
+  facts(): GraphFacts {
+    if (this.presumeDangling) throw new Error('DependencyGraph.facts: this graph presumes dangling ids; use presumedFacts() (or graphFacts)');
+    return this.presumedFacts()!;
+  }
+
   /** The facts once every node is in; null when an id presumed dangling turned up after all (read again, exactly). */
-  facts(): GraphFacts | null {
+  presumedFacts(): GraphFacts | null {
     const f: GraphFacts = {
       nodeCount: this.nodeCount, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
       danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(), nodesInCycles: 0, cycleSample: [],

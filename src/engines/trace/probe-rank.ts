@@ -12,7 +12,7 @@ import { DependencyGraph, graphFacts, type GraphFacts } from './graph.js';
 
 /** What a reader of ranks one after another keeps from one to the next: the graph's tables and the read buffers. */
 export class RankWorkspace {
-  readonly graph = new DependencyGraph();
+  readonly graph = new DependencyGraph(true);
   readonly pool = new BufferPool(CHUNK_BYTES + (CHUNK_BYTES >> 4));
 }
 
