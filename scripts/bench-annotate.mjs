@@ -19,6 +19,7 @@ import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync } from
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeSmallRanks } from './lib/trace-gen.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -48,44 +49,9 @@ if (args[0] === '--measure') {
   process.exit(0);
 }
 
-const { emptyNode, makeAttr, NodeType, TraceWriter } = await import('../dist/formats/chakra/index.js');
-
-// Kernel names of the profile in the spellings traces use.
-const KERNELS = ['BlackScholesGPU', 'matrixMulCUDA', 'vectorAdd', 'reduce2_float', 'histogram256Kernel', 'transposeCoalesced', 'calculate_temp', 'Fan2'];
-const spellings = KERNELS.flatMap((k) => [k, `void ${k}(float*, float const*, int)`, `_Z${k.length}${k}PfPKfi`]);
-spellings.push('BlackScholes/BlackScholesGPU/input000');
-
-async function generate(dir, perRank) {
-  const prefix = path.join(dir, `bench${perRank}`);
-  for (let r = 0; r < ranks; r++) {
-    const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
-    for (let i = 0; i < perRank; i++) {
-      const id = BigInt(r * perRank + i);
-      const k = i % 20;
-      let n;
-      if (k === 19) {
-        n = emptyNode(id, `allreduce_${i}`, NodeType.COMM_COLL_NODE);
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
-      } else if (k === 18) {
-        n = emptyNode(id, `aten::add_(${i})`, NodeType.COMP_NODE);
-        n.durationMicros = 5n;
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', true)];
-      } else if (k >= 15) {
-        n = emptyNode(id, `unprofiled_gemm_${k}`, NodeType.COMP_NODE);
-        n.durationMicros = 40n;
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('num_ops', 'int64_val', 1_000_000 * (k + (i % 7))), makeAttr('tensor_size', 'uint64_val', 65536)];
-      } else {
-        n = emptyNode(id, spellings[(i * 7 + r) % spellings.length], NodeType.COMP_NODE);
-        n.durationMicros = 20n;
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
-      }
-      if (i > 0) n.dataDeps = [id - 1n];
-      const p = w.write(n);
-      if (p) await p;
-    }
-    await w.close();
-  }
-  return prefix;
+/** The trace of one size: `ranks` rank files of `perRank` nodes (scripts/lib/trace-gen.mjs). */
+function generate(dir, perRank) {
+  return writeSmallRanks(path.join(dir, `bench${perRank}`), ranks, perRank);
 }
 
 /** Writes the files under `d` to disk, so that their write-back does not run during a measurement. */

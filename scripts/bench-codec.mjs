@@ -9,63 +9,15 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writePytorchLike } from './lib/trace-gen.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.join(here, '..', 'dist', 'formats', 'chakra', 'index.js');
 const args = process.argv.slice(2);
 const phase = args.includes('--phase') ? args[args.indexOf('--phase') + 1] : undefined;
 
-function attr(name, kind, value) {
-  return { name, docString: '', kind, value };
-}
-
-/** A PyTorch-like node mix: 85% GPU kernels, 10% CPU ops, 5% collectives. */
-function makeNode(i) {
-  const id = BigInt(i);
-  const r = i % 20;
-  if (r === 19) {
-    return {
-      id, name: `nccl:all_reduce_${i}`, type: 7, ctrlDeps: [], dataDeps: [id - 1n], startTimeMicros: BigInt(i * 10), durationMicros: 120n,
-      inputs: null, outputs: null,
-      attrs: [attr('comm_type', 'int64_val', 0n), attr('comm_size', 'int64_val', BigInt(1 << 22)), attr('involved_dim', 'bool_list', [true, true]), attr('pg_name', 'string_val', '0'), attr('is_cpu_op', 'bool_val', false)],
-    };
-  }
-  const cpu = r >= 17;
-  const deps = i > 4 ? [id - 1n, id - 2n, id - 4n] : [];
-  return {
-    id,
-    name: cpu ? `aten::linear_${i % 97}` : `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)`,
-    type: 4, ctrlDeps: i > 8 ? [id - 8n] : [], dataDeps: deps, startTimeMicros: BigInt(1_700_000_000_000 + i * 10), durationMicros: BigInt(5 + (i % 300)),
-    inputs: { values: `[[${i}, ${i + 1}, 0, 53120, 4, 'cuda:0'], [${i + 2}, ${i + 3}, 0, 4096, 4, 'cuda:0']]`, shapes: '[[4096, 13], [4096]]', types: "['Tensor(float)', 'Tensor(float)']" },
-    outputs: { values: `[[${i + 4}, ${i + 5}, 0, 53120, 4, 'cuda:0']]`, shapes: '[[4096, 13]]', types: "['Tensor(float)']" },
-    attrs: [
-      attr('rf_id', 'int64_val', BigInt(i)), attr('fw_parent', 'int64_val', BigInt(i - 1)), attr('seq_id', 'int64_val', BigInt(i >> 2)),
-      attr('scope', 'int64_val', 0n), attr('tid', 'int64_val', 1n), attr('fw_tid', 'int64_val', 0n),
-      attr('op_schema', 'string_val', cpu ? 'aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor' : ''),
-      attr('is_cpu_op', 'bool_val', cpu), attr('num_ops', 'int64_val', BigInt(53120 * (1 + (i % 7)))), attr('tensor_size', 'uint64_val', BigInt(4 * 53120 * 3)),
-    ],
-  };
-}
-
 function rssMiB() {
   return process.resourceUsage().maxRSS / 1024;
-}
-
-async function generate(file, targetBytes) {
-  const { TraceWriter } = await import(dist);
-  const md = { version: '0.0.4', attrs: [attr('schema', 'string_val', '1.0.2-chakra.0.0.4')] };
-  const w = await TraceWriter.create(file, md);
-  let i = 0;
-  const t0 = performance.now();
-  // Write in slices of 20,000 nodes, checking the file size after each.
-  while (w.bytesWritten < targetBytes) {
-    for (let k = 0; k < 20000; k++) {
-      const p = w.write(makeNode(i++));
-      if (p) await p;
-    }
-  }
-  const r = await w.close();
-  return { nodes: r.nodes, seconds: (performance.now() - t0) / 1000 };
 }
 
 function cpuSeconds(since) {
@@ -155,7 +107,7 @@ if (phase) {
   const mb = Number(args.includes('--mb') ? args[args.indexOf('--mb') + 1] : 200);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tw-bench-'));
   const file = path.join(dir, 'bench.0.et');
-  const gen = await generate(file, mb * 1e6);
+  const gen = await writePytorchLike(file, mb * 1e6);
   const size = statSync(file).size;
   const run = (p) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
   const dec = run('decode');

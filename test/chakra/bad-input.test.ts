@@ -3,18 +3,20 @@
  * another kind, or silently fewer nodes. Includes a seeded mutation test over real traces.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ChakraDecodeError, InputError } from '../../src/errors.js';
 import { decodeTraceBuffer, openTrace, openTraceSource, readTraceFile } from '../../src/formats/chakra/reader.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { nodeToJson } from '../../src/formats/chakra/json.js';
+import { rng } from '../helpers/rng.js';
 import { shipped } from '../helpers/traces.js';
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'tw-bad-'));
+afterAll(() => rm(tmp, { recursive: true, force: true }));
 const RESNET = shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel.1.et');
 const FEEDER = shipped('chakra-tests', 'feeder_tests_chakra.0.et');
 const SMALL = shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.1.et');
@@ -115,17 +117,6 @@ describe('bad input', () => {
     expect(nodes.map((n) => n.id)).toEqual(full.nodes.map((n) => n.id));
   });
 });
-
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('mutated real traces', () => {
   const bases = [RESNET, FEEDER, SMALL, shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et')];

@@ -1,16 +1,20 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import { decodeTraceBuffer } from '../../src/formats/chakra/reader.js';
 import { attrInt } from '../../src/formats/chakra/attrs.js';
 import { repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
+
+/** Temporary folders of these tests, removed at the end. */
+const made: string[] = [];
+afterAll(() => Promise.all(made.map((d) => rm(d, { recursive: true, force: true }))));
 
 async function cli(...argv: string[]) {
   let out = '';
@@ -71,6 +75,7 @@ describe('tracewatt validate', () => {
 describe('tracewatt convert and errors', () => {
   it('round-trips .et → .json → .et through the CLI', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-cli-'));
+    made.push(dir);
     const src = shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.3.et');
     expect((await cli('convert', src, path.join(dir, 'a.json'))).code).toBe(0);
     expect((await cli('convert', path.join(dir, 'a.json'), path.join(dir, 'b.et'))).code).toBe(0);
@@ -107,6 +112,7 @@ describe('duplicate ids are all counted', () => {
     const { writeTraceFile } = await import('../../src/formats/chakra/writer.js');
     const { emptyNode } = await import('../../src/formats/chakra/types.js');
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-dup-'));
+    made.push(dir);
     const file = path.join(dir, 'dup.0.et');
     // 30 nodes, ids 0..9 each three times: 20 repeats.
     await writeTraceFile(file, { version: '0.0.4', attrs: [] }, [...Array(30).keys()].map((i) => emptyNode(BigInt(i % 10), `n${i}`, NodeType.COMP_NODE)));
@@ -128,6 +134,7 @@ describe('convert output safety', () => {
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toMatch(/cannot create its folder \(ENOTDIR\)/);
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-conv-'));
+    made.push(dir);
     const bad = path.join(dir, 'bad.et');
     const { writeFile } = await import('node:fs/promises');
     await writeFile(bad, readFileSync(shipped('chakra-tests', 'feeder_tests_chakra.0.et')).subarray(0, 1_500_000));

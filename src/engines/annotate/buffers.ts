@@ -1,24 +1,2 @@
-/**
- * Buffers of one size kept for reuse across the ranks one thread annotates. Every output buffer and input window is
- * otherwise a fresh megabyte of external memory per rank, and that churn is what makes V8 run full collections.
- */
-export class BufferPool {
-  private readonly free: Buffer[] = [];
-
-  constructor(readonly size: number, private readonly keep = 16) {}
-
-  /** A buffer of `size` bytes, contents undefined. */
-  take(): Buffer {
-    return this.free.pop() ?? Buffer.allocUnsafe(this.size);
-  }
-
-  /** Buffers ready for reuse. */
-  get available(): number {
-    return this.free.length;
-  }
-
-  /** Hands a buffer back; one of another size (grown for a large frame) is left to the collector. */
-  give(b: Buffer): void {
-    if (b.length === this.size && this.free.length < this.keep && !this.free.includes(b)) this.free.push(b);
-  }
-}
+/** The pool of equal buffers annotate's threads keep across ranks: the codec's (its frame reads take from it too). */
+export { BufferPool } from '../../formats/chakra/buffer-pool.js';

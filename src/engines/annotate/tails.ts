@@ -4,7 +4,6 @@
  * length of that value, made on first use.
  */
 import { ANNOTATION_ATTRS, type Prepared } from './plan.js';
-import { varintLen } from '../../formats/chakra/encode.js';
 
 const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
 /** Longest duration varint the scan reads (7 bytes). */
@@ -23,15 +22,13 @@ export interface Tails {
   /** prep's figures, copied here so accounting reads one object. */
   energyJ: number;
   durationNs: number;
-  /** Varint length of prep.durationMicros. */
-  durLen: number;
   byLen: (Buffer | null)[];
 }
 
 export function tails(prep: Prepared): Tails {
   // byLen filled with nulls up front: one array shape for every Tails, which optimized code relies on.
   const byLen = new Array<Buffer | null>(MAX_VLEN + 1).fill(null);
-  return { prep, energyJ: prep.energyJ, durationNs: prep.durationNs, durLen: varintLen(prep.durationMicros), byLen };
+  return { prep, energyJ: prep.energyJ, durationNs: prep.durationNs, byLen };
 }
 
 /** The tail for a duration_micros_ref value of varint length vlen. */

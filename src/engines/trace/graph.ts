@@ -1,8 +1,21 @@
 /**
- * Per-rank dependency graph facts: dangling dependencies, duplicate ids and cycles.
- * Nodes are added as they stream past; ids are mapped to dense indices so the graph costs a few
- * typed-array entries per edge rather than objects.
+ * Per-rank dependency graph facts (dangling dependencies, duplicate ids, nodes on or behind cycles) from node frames
+ * as the node probe reads them, in one pass and without keeping the graph. Ids become dense integers (IdIndex:
+ * exact, no bigint per node), and each node is classed when it arrives:
+ * - clear: every dependency is on an earlier clear node: Kahn's algorithm removes it whatever follows;
+ * - blocked: it depends on itself or on a blocked node: Kahn's algorithm never removes it;
+ * - unknown: otherwise (a dependency on a node still to come, or on an unknown node).
+ * Only unknown nodes keep their edges (blocked ones the few a cycle walk needs), and Kahn's algorithm runs on them at
+ * the end (kahn.ts). A dependency on an id not seen yet that is below every new id so far is presumed dangling (ids
+ * mostly ascend); if such an id turns up later after all, facts() says so and the rank is read again with nothing
+ * presumed (graphFacts does that).
  */
+import { IdIndex } from '../../formats/chakra/id-index.js';
+import type { NodeProbe } from '../../formats/chakra/probe.js';
+import { U64List } from '../../formats/chakra/u64-list.js';
+import { bigintOf } from '../../formats/chakra/values.js';
+import { BLOCKED, CLEAR, GrowingArray, UNKNOWN, kahn } from './kahn.js';
+
 export interface GraphFacts {
   nodeCount: number;
   dataEdges: number;
@@ -21,116 +34,208 @@ export interface GraphFacts {
 }
 
 const SAMPLES = 10;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const DATA = 0;
+
+/**
+ * Feeds the nodes to a graph (`feed` may run twice) and returns its facts. `graph`: one to reuse (reset first), so
+ * that a reader of many ranks allocates its tables once.
+ */
+export async function graphFacts(feed: (graph: DependencyGraph) => Promise<void> | void, graph = new DependencyGraph(true)): Promise<GraphFacts> {
+  graph.reset();
+  await feed(graph);
+  const facts = graph.presumedFacts();
+  if (facts) return facts;
+  const exact = new DependencyGraph(false);
+  await feed(exact);
+  return exact.facts();
+}
 
 export class DependencyGraph {
-  private readonly index = new Map<bigint, number>();
-  private readonly ids: bigint[] = [];
-  private readonly depIds: bigint[] = [];
-  private readonly depKinds: number[] = [];
-  private readonly depStart: number[] = [0];
-  private readonly duplicates: bigint[] = [];
-  private duplicateTotal = 0;
+  private readonly index = new IdIndex();
+  /** Node ids by dense node number: exact numbers, −1 for those in bigIds. */
+  private readonly ids = new GrowingArray(Float64Array);
+  private readonly bigIds = new Map<number, bigint>();
+  private nodeCount = 0;
   private dataEdges = 0;
   private ctrlEdges = 0;
+  private readonly duplicates: bigint[] = [];
+  private duplicateTotal = 0;
+  /** The largest id first seen so far (null: none; a bigint once an id above 2^53 − 1 came). */
+  private maxNewId = -1;
+  private maxNewBig: bigint | null = null;
+  /** Dependencies on ids not seen yet, in node and dependency order: node, kind, presumed dangling, id (−1: pendingBig). */
+  private readonly pendingNode = new GrowingArray(Int32Array);
+  private readonly pendingKind = new GrowingArray(Uint8Array);
+  private readonly pendingPresumed = new GrowingArray(Uint8Array);
+  private readonly pendingId = new GrowingArray(Float64Array);
+  private readonly pendingBig = new Map<number, bigint>();
+  /** Per node: CLEAR, UNKNOWN or BLOCKED, and its kept edges: edges[edgeStart[v], edgeStart[v] + edgeCount[v]). */
+  private readonly state = new GrowingArray(Uint8Array);
+  private readonly edgeStart = new GrowingArray(Int32Array);
+  private readonly edgeCount = new GrowingArray(Int32Array);
+  /** A parent's node number, or −(k + 1) for pending dependency k (a later node, or none). */
+  private readonly edges = new GrowingArray(Float64Array);
 
-  add(id: bigint, dataDeps: readonly bigint[], ctrlDeps: readonly bigint[]): void {
-    if (this.index.has(id)) {
-      if (this.duplicates.length < SAMPLES) this.duplicates.push(id);
-      this.duplicateTotal++;
-    } else {
-      this.index.set(id, this.ids.length);
-    }
-    this.ids.push(id);
-    for (const d of dataDeps) {
-      this.depIds.push(d);
-      this.depKinds.push(0);
-    }
-    for (const d of ctrlDeps) {
-      this.depIds.push(d);
-      this.depKinds.push(1);
-    }
-    this.dataEdges += dataDeps.length;
-    this.ctrlEdges += ctrlDeps.length;
-    this.depStart.push(this.depIds.length);
-  }
+  /** Scratch lists for nodes added by their bigint ids. */
+  private readonly scratchData = new U64List();
+  private readonly scratchCtrl = new U64List();
+
+  /**
+   * `presumeDangling` true: a dependency on an id not seen yet that is below every new id so far is presumed
+   * dangling (then read facts with presumedFacts(), which may ask for the nodes again: see graphFacts); false:
+   * every such dependency is taken as possibly on a later node, and facts() is exact in one pass.
+   */
+  constructor(private readonly presumeDangling = false) {}
 
   /** Whether a node with this id has been added. */
   has(id: bigint): boolean {
-    return this.index.has(id);
+    return id <= MAX_SAFE ? this.index.get(Number(id)) >= 0 : this.index.getBig(id) >= 0;
   }
 
-  facts(): GraphFacts {
-    const n = this.ids.length;
-    const facts: GraphFacts = {
-      nodeCount: n, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
-      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(0, SAMPLES),
-      nodesInCycles: 0, cycleSample: [],
+  /** Empties the graph for the next rank, keeping its memory. */
+  reset(): void {
+    this.index.clear();
+    for (const list of [this.ids, this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.state, this.edgeStart, this.edgeCount, this.edges]) list.clear();
+    this.bigIds.clear();
+    this.pendingBig.clear();
+    this.nodeCount = this.dataEdges = this.ctrlEdges = this.duplicateTotal = 0;
+    this.duplicates.length = 0;
+    this.maxNewId = -1;
+    this.maxNewBig = null;
+  }
+
+  /** Adds the node the probe has just read, or a node given by its bigint id and dependencies. */
+  add(probe: NodeProbe): void;
+  add(id: bigint, dataDeps: readonly bigint[], ctrlDeps: readonly bigint[]): void;
+  add(node: NodeProbe | bigint, dataDeps?: readonly bigint[], ctrlDeps?: readonly bigint[]): void {
+    if (typeof node !== 'bigint') {
+      this.addNode(node.idNumber, node.idBig, node.dataDeps, node.ctrlDeps);
+      return;
+    }
+    const fill = (list: U64List, deps: readonly bigint[]) => {
+      list.clear();
+      const values = list.reserve(deps.length);
+      for (const d of deps) {
+        if (d > MAX_SAFE) list.setBig(list.count, d);
+        values[list.count++] = d <= MAX_SAFE ? Number(d) : -1;
+      }
+      return list;
     };
-    // Children lists (CSR) over resolvable edges; dangling ones counted and left out.
-    const indeg = new Int32Array(n);
-    const childCount = new Int32Array(n + 1);
-    const parentIdx = new Int32Array(this.depIds.length).fill(-1);
-    for (let v = 0; v < n; v++) {
-      for (let e = this.depStart[v]; e < this.depStart[v + 1]; e++) {
-        const p = this.index.get(this.depIds[e]);
-        if (p === undefined) {
-          if (this.depKinds[e] === 0) facts.danglingData++;
-          else facts.danglingCtrl++;
-          if (facts.danglingSamples.length < SAMPLES) {
-            facts.danglingSamples.push({ nodeId: this.ids[v], parentId: this.depIds[e], kind: this.depKinds[e] === 0 ? 'data' : 'ctrl' });
-          }
+    this.addNode(node <= MAX_SAFE ? Number(node) : -1, node, fill(this.scratchData, dataDeps!), fill(this.scratchCtrl, ctrlDeps!));
+  }
+
+  /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies. */
+  private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List): void {
+    const v = this.nodeCount++;
+    const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(idBig, v);
+    if (id < 0) this.bigIds.set(v, idBig);
+    this.ids.push(id);
+    if (first !== v) {
+      if (this.duplicates.length < SAMPLES) this.duplicates.push(id >= 0 ? bigintOf(id) : idBig);
+      this.duplicateTotal++;
+    } else if (id < 0) {
+      if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
+    } else if (id > this.maxNewId) {
+      this.maxNewId = id;
+    }
+    this.dataEdges += data.count;
+    this.ctrlEdges += ctrl.count;
+    const pendingBefore = this.pendingId.count;
+    const state = Math.max(this.classify(v, data, DATA), this.classify(v, ctrl, 1));
+    this.state.push(state);
+    this.edgeStart.push(this.edges.count);
+    if (state !== CLEAR) this.keepEdges(v, state, data, ctrl, pendingBefore);
+    this.edgeCount.push(this.edges.count - this.edgeStart.values[v]);
+  }
+
+  /** The class node v's dependencies give it; those on ids not seen yet are kept for the end. */
+  private classify(v: number, deps: U64List, kind: number): number {
+    const values = deps.values;
+    const index = this.index;
+    const states = this.state.values;
+    let state = CLEAR;
+    for (let i = 0; i < deps.count; i++) {
+      const d = values[i];
+      const parent = d >= 0 ? index.get(d) : index.getBig(deps.valueAt(i));
+      if (parent >= 0) {
+        const s = parent === v ? BLOCKED : states[parent];
+        if (s > state) state = s;
+        continue;
+      }
+      const presumed = this.presumeDangling && (d >= 0 ? this.maxNewBig !== null || d < this.maxNewId : this.maxNewBig !== null && deps.valueAt(i) < this.maxNewBig);
+      if (!presumed && state === CLEAR) state = UNKNOWN;
+      if (d < 0) this.pendingBig.set(this.pendingId.count, deps.valueAt(i));
+      this.pendingNode.push(v);
+      this.pendingKind.push(kind);
+      this.pendingPresumed.push(presumed ? 1 : 0);
+      this.pendingId.push(d);
+    }
+    return state;
+  }
+
+  /**
+   * Keeps the edges of an unknown node that can matter (to unknown or blocked nodes, to ids to come); of a blocked
+   * one, those up to its first edge to a blocked node (where a cycle walk through it turns).
+   */
+  private keepEdges(v: number, state: number, data: U64List, ctrl: U64List, pending: number): void {
+    const states = this.state.values;
+    for (const deps of [data, ctrl]) {
+      for (let i = 0; i < deps.count; i++) {
+        const d = deps.values[i];
+        const parent = d >= 0 ? this.index.get(d) : this.index.getBig(deps.valueAt(i));
+        if (parent < 0) {
+          const k = pending++;
+          if (this.pendingPresumed.values[k] === 0) this.edges.push(-(k + 1));
           continue;
         }
-        parentIdx[e] = p;
-        indeg[v]++;
-        childCount[p + 1]++;
+        const s = parent === v ? BLOCKED : states[parent];
+        if (s === CLEAR) continue;
+        this.edges.push(parent);
+        if (state === BLOCKED && s === BLOCKED) return;
       }
     }
-    for (let i = 0; i < n; i++) childCount[i + 1] += childCount[i];
-    const children = new Int32Array(childCount[n]);
-    const fill = childCount.slice(0, n);
-    for (let v = 0; v < n; v++) {
-      for (let e = this.depStart[v]; e < this.depStart[v + 1]; e++) {
-        const p = parentIdx[e];
-        if (p >= 0) children[fill[p]++] = v;
-      }
-    }
-    // Kahn's algorithm: what never reaches in-degree 0 is on or behind a cycle.
-    const queue = new Int32Array(n);
-    let head = 0;
-    let tail = 0;
-    for (let v = 0; v < n; v++) if (indeg[v] === 0) queue[tail++] = v;
-    while (head < tail) {
-      const v = queue[head++];
-      for (let c = childCount[v]; c < childCount[v + 1]; c++) {
-        const w = children[c];
-        if (--indeg[w] === 0) queue[tail++] = w;
-      }
-    }
-    facts.nodesInCycles = n - tail;
-    if (facts.nodesInCycles > 0) facts.cycleSample = this.findCycle(indeg, parentIdx);
-    return facts;
   }
 
-  /** Walks parents among the unresolved nodes until one repeats: that loop is a cycle. */
-  private findCycle(indeg: Int32Array, parentIdx: Int32Array): bigint[] {
-    let v = indeg.findIndex((d) => d > 0);
-    const seenAt = new Map<number, number>();
-    const path: number[] = [];
-    while (v >= 0 && !seenAt.has(v)) {
-      seenAt.set(v, path.length);
-      path.push(v);
-      let next = -1;
-      for (let e = this.depStart[v]; e < this.depStart[v + 1]; e++) {
-        const p = parentIdx[e];
-        if (p >= 0 && indeg[p] > 0) {
-          next = p;
-          break;
-        }
+  private idOf(v: number): bigint {
+    const id = this.ids.values[v];
+    return id >= 0 ? bigintOf(id) : this.bigIds.get(v)!;
+  }
+
+  /** The facts once every node is in (a graph that presumes nothing: see the constructor). */
+  facts(): GraphFacts {
+    if (this.presumeDangling) throw new Error('DependencyGraph.facts: this graph presumes dangling ids; use presumedFacts() (or graphFacts)');
+    return this.presumedFacts()!;
+  }
+
+  /** The facts once every node is in; null when an id presumed dangling turned up after all (read again, exactly). */
+  presumedFacts(): GraphFacts | null {
+    const f: GraphFacts = {
+      nodeCount: this.nodeCount, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
+      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(), nodesInCycles: 0, cycleSample: [],
+    };
+    // Each kept dependency is on a later node (an edge) or on none (dangling).
+    const resolved = new Int32Array(this.pendingId.count);
+    for (let k = 0; k < this.pendingId.count; k++) {
+      const id = this.pendingId.values[k];
+      const big = id < 0 ? this.pendingBig.get(k) : undefined;
+      resolved[k] = id >= 0 ? this.index.get(id) : this.index.getBig(big!);
+      if (resolved[k] >= 0) {
+        if (this.pendingPresumed.values[k] === 1) return null;
+        continue;
       }
-      v = next;
+      const kind = this.pendingKind.values[k];
+      if (kind === DATA) f.danglingData++;
+      else f.danglingCtrl++;
+      if (f.danglingSamples.length < SAMPLES) {
+        f.danglingSamples.push({ nodeId: this.idOf(this.pendingNode.values[k]), parentId: big ?? bigintOf(id), kind: kind === DATA ? 'data' : 'ctrl' });
+      }
     }
-    if (v < 0) return [];
-    return path.slice(seenAt.get(v)).reverse().map((i) => this.ids[i]).slice(0, 50);
+    const edges = this.edges.values;
+    for (let e = 0; e < this.edges.count; e++) if (edges[e] < 0) edges[e] = resolved[-edges[e] - 1];
+    const cycles = kahn(this.nodeCount, this.state.values, this.edgeStart.values, this.edgeCount.values, edges);
+    f.nodesInCycles = cycles.blocked;
+    f.cycleSample = cycles.sample.map((v) => this.idOf(v));
+    return f;
   }
 }

@@ -3,12 +3,13 @@
  * work, collectives by type with bytes, dependency edges, dangling dependencies, cycles, schema.
  */
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
-import { attrInt, getAttr } from '../../formats/chakra/attrs.js';
-import { openTrace } from '../../formats/chakra/reader.js';
+import { getAttr, intOfAttribute } from '../../formats/chakra/attrs.js';
 import { resolveRankFiles } from '../../formats/chakra/paths.js';
+import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { NodeType, commTypeName, nodeTypeName } from '../../formats/chakra/schema.js';
 import type { Attribute } from '../../formats/chakra/types.js';
-import { DependencyGraph } from './graph.js';
+import type { GraphFacts } from './graph.js';
+import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export interface CollectiveStats {
   count: number;
@@ -57,51 +58,112 @@ function emptyCounts(): TraceCounts {
   };
 }
 
-export async function inspectRank(file: string, rank: number): Promise<RankInspection> {
-  const diagnostics = new Diagnostics();
-  const reader = await openTrace(file, { diagnostics });
-  const graph = new DependencyGraph();
-  const c = emptyCounts();
-  for await (const batch of reader.batches()) {
-    for (const node of batch) {
-      c.nodeCount++;
-      const typeName = nodeTypeName(node.type);
-      c.nodesByType[typeName] = (c.nodesByType[typeName] ?? 0) + 1;
-      graph.add(node.id, node.dataDeps, node.ctrlDeps);
-      switch (node.type) {
-        case NodeType.COMP_NODE:
-          c.numOps += attrInt(node, 'num_ops', diagnostics) ?? 0n;
-          c.durationMicros += node.durationMicros;
-          break;
-        case NodeType.COMM_COLL_NODE: {
-          const t = attrInt(node, 'comm_type', diagnostics);
-          const key = t === undefined ? 'UNSPECIFIED' : commTypeName(t);
-          const s = (c.collectives[key] ??= { count: 0, commSizeBytes: 0n });
-          s.count++;
-          s.commSizeBytes += attrInt(node, 'comm_size', diagnostics) ?? 0n;
-          break;
-        }
-        case NodeType.COMM_SEND_NODE:
-          c.sendRecv.sends++;
-          c.sendRecv.sendBytes += attrInt(node, 'comm_size', diagnostics) ?? 0n;
-          break;
-        case NodeType.COMM_RECV_NODE:
-          c.sendRecv.recvs++;
-          break;
+/** The attributes inspect reads, by probe slot. */
+const NUM_OPS = 0;
+const COMM_TYPE = 1;
+const COMM_SIZE = 2;
+const INSPECTED = new AttributeNames(['num_ops', 'comm_type', 'comm_size']);
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** A sum of non-negative integers, exact: a number while it stays below 2^53, a bigint beside. */
+class ExactSum {
+  private small = 0;
+  private big = 0n;
+  add(n: number): void {
+    if (this.small + n > MAX_SAFE) {
+      this.big += BigInt(this.small);
+      this.small = 0;
+    }
+    this.small += n;
+  }
+  addBig(n: bigint): void {
+    this.big += n;
+  }
+  get value(): bigint {
+    return this.big + BigInt(this.small);
+  }
+}
+
+/** Counts of one rank's nodes, taken from node probes. */
+class RankTally {
+  nodeCount = 0;
+  /** Nodes per schema type number (others in a Map), and the types in the order first seen (nodesByType's order). */
+  private readonly perType = new Float64Array(8);
+  private readonly otherTypes = new Map<number, number>();
+  private readonly typeOrder: number[] = [];
+  readonly numOps = new ExactSum();
+  readonly durationMicros = new ExactSum();
+  readonly collectives: Record<string, CollectiveStats> = {};
+  readonly sendRecv = { sends: 0, recvs: 0, sendBytes: 0n };
+
+  constructor(private readonly diagnostics: Diagnostics) {}
+
+  add(probe: NodeProbe): void {
+    this.nodeCount++;
+    const type = probe.type;
+    if (type >= 0 && type < 8) {
+      if (this.perType[type]++ === 0) this.typeOrder.push(type);
+    } else {
+      const n = this.otherTypes.get(type) ?? 0;
+      if (n === 0) this.typeOrder.push(type);
+      this.otherTypes.set(type, n + 1);
+    }
+    switch (type) {
+      case NodeType.COMP_NODE: {
+        const ops = probe.varintAt(NUM_OPS);
+        if (ops >= 0) this.numOps.add(ops);
+        else this.numOps.addBig(this.intAt(probe, NUM_OPS) ?? 0n);
+        if (probe.durationNumber >= 0) this.durationMicros.add(probe.durationNumber);
+        else this.durationMicros.addBig(probe.durationBig);
+        break;
       }
+      case NodeType.COMM_COLL_NODE: {
+        const t = this.intAt(probe, COMM_TYPE);
+        const key = t === undefined ? 'UNSPECIFIED' : commTypeName(t);
+        const s = (this.collectives[key] ??= { count: 0, commSizeBytes: 0n });
+        s.count++;
+        s.commSizeBytes += this.intAt(probe, COMM_SIZE) ?? 0n;
+        break;
+      }
+      case NodeType.COMM_SEND_NODE:
+        this.sendRecv.sends++;
+        this.sendRecv.sendBytes += this.intAt(probe, COMM_SIZE) ?? 0n;
+        break;
+      case NodeType.COMM_RECV_NODE:
+        this.sendRecv.recvs++;
+        break;
     }
   }
-  const g = graph.facts();
-  c.edges = { data: g.dataEdges, ctrl: g.ctrlEdges };
-  c.dangling = { data: g.danglingData, ctrl: g.danglingCtrl };
-  c.duplicateIds = g.duplicateCount;
-  c.nodesInCycles = g.nodesInCycles;
-  const md = reader.metadata;
+
+  /** attrInt of the attribute in a slot: a plain value at once, others decoded (with their diagnostics). */
+  private intAt(probe: NodeProbe, slot: number): bigint | undefined {
+    const v = probe.varintAt(slot);
+    if (v >= 0) return BigInt(v);
+    const a = probe.attributeAt(slot);
+    return a ? intOfAttribute(a, probe, this.diagnostics) : undefined;
+  }
+
+  counts(g: GraphFacts): TraceCounts {
+    const nodesByType: Record<string, number> = {};
+    for (const type of this.typeOrder) nodesByType[nodeTypeName(type)] = type >= 0 && type < 8 ? this.perType[type] : this.otherTypes.get(type)!;
+    return {
+      nodeCount: this.nodeCount, nodesByType, numOps: this.numOps.value, durationMicros: this.durationMicros.value,
+      collectives: this.collectives, sendRecv: this.sendRecv, edges: { data: g.dataEdges, ctrl: g.ctrlEdges },
+      dangling: { data: g.danglingData, ctrl: g.danglingCtrl }, duplicateIds: g.duplicateCount, nodesInCycles: g.nodesInCycles,
+    };
+  }
+}
+
+export async function inspectRank(file: string, rank: number, workspace?: RankWorkspace): Promise<RankInspection> {
+  const diagnostics = new Diagnostics();
+  const tally = new RankTally(diagnostics);
+  const { facts: g, stream } = await probeRank(file, new NodeProbe(INSPECTED), diagnostics, (probe) => tally.add(probe), workspace);
+  const md = stream.frames.metadata;
   return {
-    rank, file, bytes: reader.bytesRead, compressed: reader.compressed, hasMetadata: md !== null,
+    rank, file, bytes: stream.frames.consumed, compressed: stream.compressed, hasMetadata: md !== null,
     version: md ? md.version : null,
     schema: schemaOf(md?.attrs),
-    ...c, danglingSamples: g.danglingSamples, cycleSample: g.cycleSample, diagnostics: diagnostics.summary(),
+    ...tally.counts(g), danglingSamples: g.danglingSamples, cycleSample: g.cycleSample, diagnostics: diagnostics.summary(),
   };
 }
 
@@ -137,9 +199,10 @@ export async function inspectTrace(target: string, onRank?: (r: RankInspection) 
   const ranks: RankInspection[] = new Array(files.length);
   let next = 0;
   const worker = async () => {
+    const workspace = new RankWorkspace();
     while (next < files.length) {
       const i = next++;
-      ranks[i] = await inspectRank(files[i].file, files[i].rank);
+      ranks[i] = await inspectRank(files[i].file, files[i].rank, workspace);
       onRank?.(ranks[i]);
     }
   };

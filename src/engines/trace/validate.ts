@@ -4,11 +4,12 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
-import { openTrace } from '../../formats/chakra/reader.js';
+import { NodeDecoder } from '../../formats/chakra/decode.js';
 import { resolveRankFiles } from '../../formats/chakra/paths.js';
-import { ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName } from '../../formats/chakra/schema.js';
-import type { ChakraNode } from '../../formats/chakra/types.js';
-import { DependencyGraph } from './graph.js';
+import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
+import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
+import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
+import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -69,8 +70,76 @@ class Collector {
   }
 }
 
-function checkAttrTypes(node: ChakraNode, c: Collector): void {
-  for (const a of node.attrs) {
+/** What the checks read of a node: its probe, or the decoded node when an attribute they read is repeated. */
+interface NodeView {
+  readonly id: bigint;
+  readonly type: number;
+  readonly name: string;
+  /** The attributes the checks are about (at least), in the node's order. */
+  attrs(): { name: string; kind: AttrKind | null }[];
+  intValue(name: string): bigint | undefined;
+}
+
+/** Attributes whose value a consumer reads as a number / bool / string / bool list (the probe's slots). */
+const CHECKED = [...NUMERIC_ATTRS, 'is_cpu_op', 'involved_dim', 'pg_name'];
+const CHECKED_NAMES = new AttributeNames(CHECKED);
+const SLOT = new Map(CHECKED.map((n, i) => [n, i]));
+
+/** intValue's reading of an attribute: any integer, a bool as 0/1; a string, list or no value is none. */
+function intOf(a: Attribute | undefined): bigint | undefined {
+  if (!a || a.kind === null) return undefined;
+  const v = a.value;
+  if (typeof v === 'bigint') return v;
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+  if (typeof v === 'boolean') return v ? 1n : 0n;
+  return undefined;
+}
+
+class ProbeView implements NodeView {
+  constructor(private readonly probe: NodeProbe) {}
+  get id(): bigint {
+    return this.probe.id;
+  }
+  get type(): number {
+    return this.probe.type;
+  }
+  get name(): string {
+    return this.probe.name;
+  }
+  attrs(): { name: string; kind: AttrKind | null }[] {
+    const p = this.probe;
+    const found = CHECKED.map((name, slot) => ({ name, slot })).filter(({ slot }) => p.has(slot));
+    found.sort((a, b) => p.attributeRange(a.slot)[0] - p.attributeRange(b.slot)[0]);
+    return found.map(({ name, slot }) => ({ name, kind: ATTR_MEMBER_BY_FIELD.get(p.memberOf(slot))?.kind ?? null }));
+  }
+  intValue(name: string): bigint | undefined {
+    const slot = SLOT.get(name)!;
+    const v = this.probe.varintAt(slot);
+    return v >= 0 ? BigInt(v) : intOf(this.probe.attributeAt(slot));
+  }
+}
+
+class DecodedView implements NodeView {
+  constructor(private readonly node: ChakraNode) {}
+  get id(): bigint {
+    return this.node.id;
+  }
+  get type(): number {
+    return this.node.type;
+  }
+  get name(): string {
+    return this.node.name;
+  }
+  attrs(): { name: string; kind: AttrKind | null }[] {
+    return this.node.attrs;
+  }
+  intValue(name: string): bigint | undefined {
+    return intOf(getAttr(this.node, name));
+  }
+}
+
+function checkAttrTypes(node: NodeView, c: Collector): void {
+  for (const a of node.attrs()) {
     const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
     if (NUMERIC_ATTRS.includes(a.name)) {
       const numeric = member && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
@@ -88,17 +157,7 @@ function checkAttrTypes(node: ChakraNode, c: Collector): void {
   }
 }
 
-function intValue(node: ChakraNode, name: string): bigint | undefined {
-  const a = getAttr(node, name);
-  if (!a || a.kind === null) return undefined;
-  const v = a.value;
-  if (typeof v === 'bigint') return v;
-  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
-  if (typeof v === 'boolean') return v ? 1n : 0n;
-  return undefined;
-}
-
-function checkNode(node: ChakraNode, c: Collector): void {
+function checkNode(node: NodeView, c: Collector): void {
   const id = node.id;
   checkAttrTypes(node, c);
   if (node.type < NodeType.METADATA_NODE || node.type > NodeType.COMM_COLL_NODE) {
@@ -106,11 +165,11 @@ function checkNode(node: ChakraNode, c: Collector): void {
     return;
   }
   const isComm = node.type === NodeType.COMM_COLL_NODE || node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE;
-  if (isComm && (intValue(node, 'is_cpu_op') ?? 0n) !== 0n) {
+  if (isComm && (node.intValue('is_cpu_op') ?? 0n) !== 0n) {
     c.add('error', 'comm-marked-cpu', id, `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on the CPU slot, not the network`);
   }
   if (node.type === NodeType.COMM_COLL_NODE) {
-    const t = intValue(node, 'comm_type');
+    const t = node.intValue('comm_type');
     if (t === undefined) c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
     else if (!SIMULATED.has(Number(t))) {
       if (Number(t) === CollectiveCommType.BROADCAST) {
@@ -119,36 +178,33 @@ function checkNode(node: ChakraNode, c: Collector): void {
         c.add('error', 'collective-unsupported', id, `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`);
       }
     }
-    if (intValue(node, 'comm_size') === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
+    if (node.intValue('comm_size') === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
   }
   if (node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE) {
     for (const name of ['comm_src', 'comm_dst', 'comm_size']) {
-      if (intValue(node, name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
+      if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
   }
-  if ((node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) && intValue(node, 'tensor_size') === undefined) {
+  if ((node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) && node.intValue('tensor_size') === undefined) {
     c.add('error', 'memory-missing-tensor-size', id, `node ${id}: ${nodeTypeName(node.type)} without tensor_size`);
   }
-  if (node.type === NodeType.COMP_NODE && (intValue(node, 'is_cpu_op') ?? 0n) === 0n && intValue(node, 'num_ops') === undefined) {
+  if (node.type === NodeType.COMP_NODE && (node.intValue('is_cpu_op') ?? 0n) === 0n && node.intValue('num_ops') === undefined) {
     c.add('warning', 'compute-missing-num-ops', id, `node ${id}: GPU COMP_NODE without num_ops (replays from duration only; roofline mode stalls in ASTRA-sim)`);
   }
 }
 
-export async function validateRank(file: string, rank: number, maxPerCode = 20): Promise<{ c: Collector; nodes: number }> {
+export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
-  const reader = await openTrace(file, { diagnostics });
-  if (!reader.metadata) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
-  const graph = new DependencyGraph();
+  const probe = new NodeProbe(CHECKED_NAMES);
+  const view = new ProbeView(probe);
+  const decoder = new NodeDecoder();
   let nodes = 0;
-  for await (const batch of reader.batches()) {
-    for (const node of batch) {
-      nodes++;
-      graph.add(node.id, node.dataDeps, node.ctrlDeps);
-      checkNode(node, c);
-    }
-  }
-  const g = graph.facts();
+  const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
+    if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
+    nodes++;
+    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c);
+  }, workspace);
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
   for (const d of g.danglingSamples) {
@@ -168,8 +224,9 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20):
 export async function validateTrace(target: string, maxPerCode = 20): Promise<ValidationReport> {
   const files = await resolveRankFiles(target);
   const report: ValidationReport = { path: target, ranks: files.length, nodes: 0, errors: 0, warnings: 0, counts: {}, problems: [] };
+  const workspace = new RankWorkspace();
   for (const f of files) {
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode);
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;

@@ -22,29 +22,41 @@ export function getAttr(node: { attrs: Attribute[] }, name: string): Attribute |
   return undefined;
 }
 
-function unexpected(diag: Diagnostics | undefined, node: ChakraNode, attr: Attribute, wanted: string): undefined {
-  diag?.add('unexpected-attribute-type', {
-    nodeId: node.id,
-    message: `node ${node.id} attribute ${attr.name} holds ${attr.kind ?? 'no value'}, expected ${wanted}`,
-  });
+/** Whose attribute it is, for diagnostics: a node, or a probe of a node frame (whose id is read when needed). */
+export interface AttributeOwner {
+  readonly id: bigint;
+}
+
+function unexpected(diag: Diagnostics | undefined, owner: AttributeOwner, attr: Attribute, wanted: string): undefined {
+  if (diag) {
+    const id = owner.id;
+    diag.add('unexpected-attribute-type', { nodeId: id, message: `node ${id} attribute ${attr.name} holds ${attr.kind ?? 'no value'}, expected ${wanted}` });
+  }
   return undefined;
 }
 
 /** Integer attribute as bigint from any integer member, bool (0/1), or an integral double. */
 export function attrInt(node: ChakraNode, name: string, diag?: Diagnostics): bigint | undefined {
   const a = getAttr(node, name);
-  if (!a) return undefined;
+  return a ? intOfAttribute(a, node, diag) : undefined;
+}
+
+/** attrInt of an attribute already found (on a node or by a node probe). */
+export function intOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): bigint | undefined {
   const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
   if (member && !member.list) {
     const v = a.value;
     if (INTEGER_SCALARS.has(member.scalar)) return typeof v === 'bigint' ? v : BigInt(v as number);
     if (member.scalar === 'bool') return v ? 1n : 0n;
     if ((member.scalar === 'double' || member.scalar === 'float') && Number.isInteger(v)) {
-      diag?.add('integer-attribute-as-float', { nodeId: node.id, message: `node ${node.id} attribute ${name} is ${a.kind}` });
+      if (diag) {
+        const id = owner.id;
+        diag.add('integer-attribute-as-float', { nodeId: id, message: `node ${id} attribute ${a.name} is ${a.kind}` });
+      }
       return BigInt(v as number);
     }
   }
-  return unexpected(diag, node, a, 'an integer');
+  return unexpected(diag, owner, a, 'an integer');
 }
 
 /**

@@ -5,7 +5,7 @@
  * round-trip byte for byte. Once `attrs` has been read, the array is the truth and may be changed freely.
  */
 import { decodeAttribute } from './decode-attribute.js';
-import { pos, readLength, readVarintNumber, seek } from './wire.js';
+import { WireCursor } from './cursor.js';
 import type { Attribute, ChakraNode, IOInfo, Lossless } from './types.js';
 
 const NAME_TAG = 0x0a; // AttributeProto field 1, length-delimited
@@ -53,10 +53,11 @@ export class DecodedNode implements ChakraNode {
       const out: Attribute[] = [];
       const raw = this.#raw;
       if (raw !== null) {
+        const c = new WireCursor(raw);
         for (let p = this.#start; p < this.#end; ) {
-          seek(p + 1);
-          const stop = readLength(raw, this.#end);
-          out.push(decodeAttribute(raw, pos, stop));
+          c.pos = p + 1;
+          const stop = c.length(this.#end);
+          out.push(decodeAttribute(c, c.pos, stop));
           p = stop;
         }
       }
@@ -91,20 +92,21 @@ export class DecodedNode implements ChakraNode {
     if (raw === null) return undefined;
     const end = this.#end;
     const want = nameBytes(name);
+    const c = new WireCursor(raw);
     // Every entry's tag is the one byte 0x52 (field 10, length-delimited): decodeNode keeps other layouts decoded.
     for (let p = this.#start; p < end; ) {
-      seek(p + 1);
-      const stop = readLength(raw, end);
-      const start = pos;
+      c.pos = p + 1;
+      const stop = c.length(end);
+      const start = c.pos;
       let candidate = true;
       if (raw[start] === NAME_TAG) {
-        seek(start + 1);
-        const nlen = readVarintNumber(raw, stop);
-        candidate = nlen === want.length && raw.compare(want, 0, nlen, pos, pos + nlen) === 0;
+        c.pos = start + 1;
+        const nlen = c.varintNumber(stop);
+        candidate = nlen === want.length && raw.compare(want, 0, nlen, c.pos, c.pos + nlen) === 0;
       }
       // A name that is not the first field (non-canonical order), or is absent, is compared after decoding.
       if (candidate) {
-        const a = decodeAttribute(raw, start, stop);
+        const a = decodeAttribute(c, start, stop);
         if (a.name === name) return a;
       }
       p = stop;

@@ -6,7 +6,7 @@
  */
 import { ATTR_MEMBER_BY_KIND, type ScalarType } from './schema.js';
 import type { AttrScalarValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
-import { WIRE_LEN, WIRE_VARINT } from './wire.js';
+import { WIRE_LEN, WIRE_VARINT } from './cursor.js';
 import { wireTypeOf } from './decode-attribute.js';
 import { DecodedNode } from './decoded-node.js';
 import { LazyIOInfo } from './io-info.js';
@@ -32,12 +32,15 @@ export function putVarint(b: Uint8Array, p: number, v: number): number {
 
 /** Bytes of v (a non-negative integer) as a varint. */
 export function varintLen(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
+  if (v < 0x80) return 1;
+  if (v < 0x4000) return 2;
+  if (v < 0x200000) return 3;
+  if (v < 0x10000000) return 4;
+  if (v < 2 ** 35) return 5;
+  if (v < 2 ** 42) return 6;
+  if (v < 2 ** 49) return 7;
+  if (v < 2 ** 56) return 8;
+  return v < 2 ** 63 ? 9 : 10;
 }
 
 /** A growable output buffer with protobuf writers. */

@@ -5,3 +5,9 @@ export { openTrace, openTraceBytes, openTraceSource, readTraceFile, decodeTraceB
 export { TraceWriter, writeTraceFile } from './writer.js';
 export { encodeTrace, ByteSink, encodeNodeFrame, encodeMetadataFrame } from './encode.js';
 export { resolveRankFiles, type RankFile } from './paths.js';
+export { FrameScanner, type FrameScannerOptions } from './frames.js';
+export { FrameStream, readFrames, type FrameStreamOptions } from './frame-stream.js';
+export { NodeProbe, AttributeNames, U64List } from './probe.js';
+export { IdIndex } from './id-index.js';
+export { SpliceSink, FrameEdit } from './splice.js';
+export { WireCursor, WireError } from './cursor.js';

@@ -4,50 +4,46 @@
  * only checks their structure and UTF-8 (errors keep their byte offsets) and keeps a copy of the bytes (slab.ts);
  * the strings are made on first access. An IOInfo that was never modified is re-encoded from those bytes.
  */
-import { checkString, keepUnknown, markExplicit, wrongWire } from './decode-attribute.js';
+import { keepUnknown, markExplicit, wrongWire } from './decode-attribute.js';
 import type { IOInfo, Lossless } from './types.js';
-import { WIRE_LEN, pos, readString, readTag, seek, skipField } from './wire.js';
+import { WIRE_LEN, WireCursor } from './cursor.js';
 
 const FIELD_NAMES = ['', 'values', 'shapes', 'types'];
 
 /** Checks an IOInfo's structure and UTF-8 without building its strings; leaves the cursor at `end`. */
-export function checkIOInfo(buf: Buffer, start: number, end: number): void {
-  walkIOInfo(buf, start, end, null);
+export function checkIOInfo(c: WireCursor, start: number, end: number): void {
+  walkIOInfo(c, start, end, null);
 }
 
-export function decodeIOInfo(buf: Buffer, start: number, end: number): IOInfo {
+export function decodeIOInfo(c: WireCursor, start: number, end: number): IOInfo {
   const io: IOInfo = { values: '', shapes: '', types: '' };
-  const lossless = walkIOInfo(buf, start, end, io);
+  const lossless = walkIOInfo(c, start, end, io);
   if (lossless) io.lossless = lossless;
   return io;
 }
 
 /** One pass over an IOInfo: fills `io` (and returns what re-encoding needs) or, without it, only checks. */
-function walkIOInfo(buf: Buffer, start: number, end: number, io: IOInfo | null): Lossless | undefined {
+function walkIOInfo(c: WireCursor, start: number, end: number, io: IOInfo | null): Lossless | undefined {
   let lossless: Lossless | undefined;
-  seek(start);
-  while (pos < end) {
-    const tagPos = pos;
-    const tag = readTag(buf, end);
-    const field = tag >>> 3;
-    const wt = tag & 7;
+  c.pos = start;
+  while (c.nextField(end)) {
+    const { field, wireType: wt, tagPos } = c;
     if (field >= 1 && field <= 3) {
       if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'IOInfo', field, FIELD_NAMES[field], wt, '2');
       if (!io) {
-        checkString(buf, end);
+        c.checkString(end);
         continue;
       }
-      const s = readString(buf, end);
+      const s = c.string(end);
       if (field === 1) io.values = s;
       else if (field === 2) io.shapes = s;
       else io.types = s;
       if (s === '') lossless = markExplicit(lossless, field);
     } else {
-      skipField(buf, end, wt, tagPos);
-      if (io) lossless = keepUnknown(lossless, field, buf, tagPos);
+      c.skipField(end);
+      if (io) lossless = keepUnknown(lossless, field, c.buf, tagPos, c.pos);
     }
   }
-  seek(end);
   return lossless;
 }
 
@@ -64,7 +60,7 @@ export class LazyIOInfo implements IOInfo {
   ) {}
 
   private load(): IOInfo {
-    return (this.io ??= decodeIOInfo(this.raw, this.start, this.end));
+    return (this.io ??= decodeIOInfo(new WireCursor(this.raw), this.start, this.end));
   }
 
   private change(): IOInfo {

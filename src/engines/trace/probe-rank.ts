@@ -1,0 +1,51 @@
+/**
+ * One rank's node frames read in place through a node probe (the codec's wire layer), into the dependency graph and
+ * the caller's tally: the read path of inspect and validate.
+ */
+import type { Diagnostics } from '../../diagnostics.js';
+import { readFrames, type FrameStream } from '../../formats/chakra/frame-stream.js';
+import type { FrameScanner } from '../../formats/chakra/frames.js';
+import type { NodeProbe } from '../../formats/chakra/probe.js';
+import { BufferPool } from '../../formats/chakra/buffer-pool.js';
+import { CHUNK_BYTES } from '../../formats/chakra/source.js';
+import { DependencyGraph, graphFacts, type GraphFacts } from './graph.js';
+
+/** What a reader of ranks one after another keeps from one to the next: the graph's tables and the read buffers. */
+export class RankWorkspace {
+  readonly graph = new DependencyGraph(true);
+  readonly pool = new BufferPool(CHUNK_BYTES + (CHUNK_BYTES >> 4));
+}
+
+/**
+ * Reads a rank's node frames through `probe` into the dependency graph and `onNode`; returns the graph's facts and
+ * the stream (metadata, bytes read, compression).
+ */
+export async function probeRank(
+  file: string, probe: NodeProbe, diagnostics: Diagnostics, onNode: (probe: NodeProbe, frames: FrameScanner) => void,
+  workspace = new RankWorkspace(),
+): Promise<{ facts: GraphFacts; stream: FrameStream }> {
+  const pool = workspace.pool;
+  let stream: FrameStream | null = null;
+  const facts = await graphFacts(async (graph) => {
+    if (stream) {
+      // Read again for the graph alone (an id presumed dangling turned up): the tally has its nodes already.
+      await readFrames(file, (frames) => {
+        while (frames.next()) {
+          if (frames.isMetadata) continue;
+          probe.read(frames.cursor, frames.start, frames.end);
+          graph.add(probe);
+        }
+      }, { pool });
+      return;
+    }
+    stream = await readFrames(file, (frames) => {
+      while (frames.next()) {
+        if (frames.isMetadata) continue;
+        probe.read(frames.cursor, frames.start, frames.end);
+        graph.add(probe);
+        onNode(probe, frames);
+      }
+    }, { diagnostics, pool });
+  }, workspace.graph);
+  return { facts, stream: stream! };
+}
