@@ -67,11 +67,17 @@ describe('runLanes', () => {
 
   it('gives results in task order, each lane taking the next task when free', async () => {
     const done: number[] = [];
-    const slowFirst = async (t: number) => {
-      await wait(t === 0 ? 30 : 1);
+    // Task 0 holds its lane until the other lane has done every other task.
+    let others = 0;
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const lane = async (t: number) => {
+      if (t === 0) await held;
+      else if (++others === 4) release();
+      await wait(1);
       return t * 10;
     };
-    expect(await runLanes([0, 1, 2, 3, 4], [slowFirst, slowFirst], { onDone: (i) => done.push(i) })).toEqual([0, 10, 20, 30, 40]);
+    expect(await runLanes([0, 1, 2, 3, 4], [lane, lane], { onDone: (i) => done.push(i) })).toEqual([0, 10, 20, 30, 40]);
     expect(done[done.length - 1]).toBe(0);
     expect([...done].sort()).toEqual([0, 1, 2, 3, 4]);
   });
