@@ -91,16 +91,38 @@ export function networkSweepText(r: NetworkSweepRecord): string {
 }
 
 /** One row per SM clock of a GPU clock sweep. */
-export function gpuSweepRows(r: GpuClockSweepRecord): RowSet {
+export function gpuSweepRows(r: GpuClockSweepRecord, withBand = true): RowSet {
+  const band = withBand ? gpuSweepBandRows(r) : null;
   return {
-    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }],
-    rows: r.points.map((p) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto]),
+    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }, ...(band?.columns.slice(2) ?? [])],
+    rows: r.points.map((p, i) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto, ...(band?.rows[i]!.slice(2) ?? [])]),
+  };
+}
+
+/** Per SM clock, the 10–90 % band of the total energy; null when no point has one. */
+export function gpuSweepBandRows(r: GpuClockSweepRecord): RowSet | null {
+  if (!r.points.some((p) => p.energyBandJ)) return null;
+  const sig = significant(5);
+  return {
+    columns: [
+      { header: 'SM clock (MHz)' }, { header: 'total (J, est.)', format: sig }, { header: 'total p10 (J, est.)', format: sig },
+      { header: 'total p90 (J, est.)', format: sig }, { header: 'banded (% of compute)', format: percent },
+    ],
+    rows: r.points.map((p) => {
+      const b = p.energyBandJ;
+      return [p.clockMHz, p.energyJ.total, b?.totalP10 ?? null, b?.totalP90 ?? null, b ? 100 * b.bandedShare : null];
+    }),
   };
 }
 
 export function gpuSweepText(r: GpuClockSweepRecord): string {
-  const t = gpuSweepRows(r);
+  const t = gpuSweepRows(r, false);
+  const band = gpuSweepBandRows(r);
   let out = `${r.label} (estimated)\n` + formatTable(t.columns, t.rows);
+  if (band) {
+    out += '\n10–90 % band of the energy, from the annotated kernels\' bands (nodes of one name err together,\n' +
+      'names independently; memory, network, idle and times have none):\n' + formatTable(band.columns, band.rows) + '\n';
+  }
   out += `energy-optimal clock ${r.energyOptimalMHz} MHz, time-optimal clock ${r.timeOptimalMHz} MHz\n`;
   for (const s of r.selections) out += `selector ${s.selector}: ${s.clockMHz} MHz\n`;
   out += '\nenergy saved vs runtime penalty (Pareto points, against the fastest):\n' + formatTable(

@@ -18,7 +18,7 @@ import type { PlanRecord } from '../engines/plan/types.js';
 import { RESULT_SCHEMA_VERSION } from '../engines/replay/types.js';
 
 export { RESULT_SCHEMA_VERSION };
-export type { EnergyBreakdownJ, TimeBreakdownS } from '../engines/replay/types.js';
+export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS } from '../engines/replay/types.js';
 export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../engines/studies/types.js';
 
 /** The fields of a replay rank the report reads. */
@@ -32,7 +32,7 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ'>> & { ranks: ReplayRankRecord[] };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;

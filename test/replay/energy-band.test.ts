@@ -10,12 +10,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { energyFromAstraSimLog } from '../../src/engines/astra-sim/index.js';
 import { predictProfile, type PredictResult } from '../../src/engines/calibrate/predict.js';
-import { replay, replayFiles, type RankSource } from '../../src/engines/replay/index.js';
-import { parseNetworkConfig, parsePowerConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
+import { replay, replayFiles, resolvePower, type RankSource } from '../../src/engines/replay/index.js';
+import { gpuSweepRecord, runPoints, sweepPointOf } from '../../src/engines/studies/index.js';
+import { loadNetworkConfig, loadSystemConfig, parseNetworkConfig, parsePowerConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
 import { emptyNode, makeAttr, NodeType, readTraceFile, setAttr, TraceWriter, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
-import { replayText } from '../../src/report/text.js';
+import { buildReport, gpuSweepRows, gpuSweepText, parseResults, replayText } from '../../src/report/index.js';
 import { cli } from '../helpers/cli.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
@@ -94,39 +95,46 @@ describe('replay energy band (in-memory traces)', () => {
   });
 });
 
+/** Four ranks, each running every predicted kernel once with its band, then an all-reduce. */
+async function writeBandedTrace(prefix: string, rows: PredictResult['rows']): Promise<void> {
+  for (let r = 0; r < 4; r++) {
+    const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
+    rows.forEach((row, i) => {
+      const n = comp(i, row.kernel, [makeAttr('is_cpu_op', 'bool_val', false), ...band(row.energyJ, row.energyJP10!, row.energyJP90!)]);
+      n.durationMicros = BigInt(Math.max(1, Math.round(row.durationNs / 1000)));
+      w.write(n);
+    });
+    const ar = emptyNode(BigInt(rows.length), 'allreduce', NodeType.COMM_COLL_NODE);
+    ar.dataDeps = [BigInt(rows.length - 1)];
+    ar.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
+    w.write(ar);
+    await w.close();
+  }
+}
+
 describeShared('replay energy band: RTX 8000 real kernels with bands from predict (calibration/rtx8000.json)', () => {
   let dir: string;
   let pred: PredictResult;
-  const CLOCK = 945;
+  const CLOCKS = [945, 1410];
   const configs = { system: shipped('configs', 'sys_ring_example.json'), network: shipped('configs', 'Ring_4npus.yml') };
+  const prefix = (f: number) => path.join(dir, `t${f}`);
+  const rowsAt = (f: number) => pred.rows.filter((r) => r.frequencyMHz === f);
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-band-'));
     const cal = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
     const real = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv'));
-    pred = predictProfile(cal, real, { referenceClocksMHz: [1710], targetClocksMHz: [CLOCK] });
-    // Four ranks, each running every real kernel once at 945 MHz as predicted from 1710 MHz, then an all-reduce.
-    for (let r = 0; r < 4; r++) {
-      const w = await TraceWriter.create(path.join(dir, `t.${r}.et`), { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
-      pred.rows.forEach((row, i) => {
-        const n = comp(i, row.kernel, [makeAttr('is_cpu_op', 'bool_val', false), ...band(row.energyJ, row.energyJP10!, row.energyJP90!)]);
-        n.durationMicros = BigInt(Math.max(1, Math.round(row.durationNs / 1000)));
-        w.write(n);
-      });
-      const ar = emptyNode(BigInt(pred.rows.length), 'allreduce', NodeType.COMM_COLL_NODE);
-      ar.dataDeps = [BigInt(pred.rows.length - 1)];
-      ar.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
-      w.write(ar);
-      await w.close();
-    }
+    // The real kernels profiled at 1710 MHz, predicted at each clock with their bands (what annotate will write).
+    pred = predictProfile(cal, real, { referenceClocksMHz: [1710], targetClocksMHz: CLOCKS });
+    for (const f of CLOCKS) await writeBandedTrace(prefix(f), rowsAt(f));
   }, 120_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   it('each side of the band is 4 × that of predict\'s total (the same kernels on 4 ranks, one name erring together)', async () => {
-    const res = await replayFiles({ trace: path.join(dir, 't'), ...configs });
+    const res = await replayFiles({ trace: prefix(945), ...configs });
     const b = res.energyBandJ!;
     const total = pred.totals[0]!.energyJ;
-    expect(pred.rows.length).toBe(20);
+    expect(rowsAt(945).length).toBe(20);
     expect(res.energyJ.compute).toBeCloseTo(4 * total.p50, 9);
     expect(res.energyJ.compute - b.computeP10).toBeCloseTo(4 * (total.p50 - total.p10), 9);
     expect(b.computeP90 - res.energyJ.compute).toBeCloseTo(4 * (total.p90 - total.p50), 9);
@@ -137,7 +145,8 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   });
 
   it('the CLI shows p10 / p90 of compute and total energy, within 100 columns; JSON has energyBandJ', async () => {
-    const t = await cli(['replay', path.join(dir, 't'), '--system', configs.system, '--network', configs.network]);
+    const args = ['replay', prefix(945), '--system', configs.system, '--network', configs.network];
+    const t = await cli(args);
     expect(t.code).toBe(0);
     expect(t.out).toMatch(/energy\s+J \(estimated\)\s+share \(%\)\s+p10 \(J, est\.\)\s+p90 \(J, est\.\)/);
     expect(t.out).toMatch(/^compute(\s+[\d.]+){4}$/m);
@@ -148,8 +157,46 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     const ours = lines.slice(lines.findIndex((l) => l.startsWith('energy ')), lines.findIndex((l) => l.includes('every node erred')) + 1);
     expect(ours).toHaveLength(11);
     for (const line of ours) expect(line.length).toBeLessThanOrEqual(100);
-    const j = JSON.parse((await cli(['replay', path.join(dir, 't'), '--system', configs.system, '--network', configs.network, '--json'])).out);
+    const j = JSON.parse((await cli([...args, '--json'])).out);
     expect(j.energyBandJ).toMatchObject({ computeP10: expect.any(Number), totalP90: expect.any(Number), bandedNodes: 80 });
+  });
+
+  it('sweep gpu: each clock\'s point carries its band; the text, CSV and HTML report show it', async () => {
+    const system = await loadSystemConfig(configs.system);
+    const network = await loadNetworkConfig(configs.network);
+    const h100 = await resolvePower();
+    const run = await runPoints(CLOCKS.map((f) => ({ trace: { kind: 'files' as const, trace: prefix(f) }, system, network, power: h100 })), { threads: 1 });
+    const record = gpuSweepRecord('band test', run.results.map((r, i) => sweepPointOf(CLOCKS[i]!, r)));
+    record.points.forEach((p, i) => {
+      expect(p.energyBandJ).toEqual(Object.fromEntries(Object.entries(run.results[i]!.energyBandJ!).filter(([k]) => k !== 'sums')));
+      expect(p.energyBandJ!.totalP10).toBeLessThan(p.energyJ.total);
+      expect(p.energyBandJ!.totalP90).toBeGreaterThan(p.energyJ.total);
+    });
+    // Farther from the profiled 1710 MHz, a wider band.
+    const rel = (p: (typeof record.points)[number]) => (p.energyBandJ!.totalP90 - p.energyBandJ!.totalP10) / p.energyJ.total;
+    expect(rel(record.points[0]!)).toBeGreaterThan(rel(record.points[1]!));
+    const text = gpuSweepText(record);
+    const lines = text.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('10–90 % band of the energy'));
+    expect(from).toBeGreaterThan(0);
+    expect(lines[from + 2]).toMatch(/^SM clock \(MHz\)\s+total \(J, est\.\)\s+total p10 \(J, est\.\)\s+total p90 \(J, est\.\)\s+banded \(% of compute\)$/);
+    for (const line of lines.slice(from, from + 6)) expect(line.length).toBeLessThanOrEqual(100);
+    expect(lines[from + 4]).toMatch(/^\s+945(\s+[\d.]+){3}\s+100\.0$/);
+    const csv = gpuSweepRows(record);
+    expect(csv.columns.map((c) => c.header).slice(-3)).toEqual(['total p10 (J, est.)', 'total p90 (J, est.)', 'banded (% of compute)']);
+    const [r] = parseResults(JSON.parse(JSON.stringify(record)), 'gpu.json');
+    expect(await buildReport([r!])).toMatch(/<th class="num">total p10 \(J, estimated\)<\/th><th class="num">total p90 \(J, estimated\)<\/th>/);
+  });
+
+  it('the HTML report of a replay shows p10 / p90 beside compute and total energy', async () => {
+    const res = await replayFiles({ trace: prefix(945), ...configs });
+    const [r] = parseResults(JSON.parse(JSON.stringify(res)), 'replay.json');
+    const html = await buildReport([r!]);
+    expect(html).toMatch(/<caption>Energy, all ranks; 10–90 % band of compute/);
+    expect(html).toMatch(/<th class="num">p10 \(J, estimated\)<\/th><th class="num">p90 \(J, estimated\)<\/th>/);
+    const bad = JSON.parse(JSON.stringify(res));
+    bad.energyBandJ.totalP90 = 'x';
+    expect(() => parseResults(bad, 'replay.json')).toThrow(/energyBandJ\.totalP90/);
   });
 });
 
