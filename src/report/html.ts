@@ -13,6 +13,7 @@ import {
   renderSvg,
   type BreakdownBar,
 } from './plots/index.js';
+import { describeAdvice } from '../engines/calibrate/advice.js';
 import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
 import type {
@@ -276,6 +277,8 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
 async function accuracySection(r: AccuracyTable): Promise<string> {
   const rows = [...r.frequencies].sort((a, b) => a.frequencyMHz - b.frequencyMHz);
   const plot = await renderSvg(accuracySpec(rows, { title: 'Model error per SM clock' }));
+  // Band coverage: the share of kernels whose measurement lies in the predicted 10–90 % band.
+  const covered = rows.some((x) => typeof x.timeCoveragePct === 'number' || typeof x.energyCoveragePct === 'number');
   return [
     `<p>Model against measurement${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
       'Signed errors: positive means the model overestimates. These are measured differences, not estimates.</p>',
@@ -286,9 +289,11 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
         { header: 'power error (%)', format: fixed(1) },
         { header: 'energy error (%)', format: fixed(1) },
         { header: 'n (runs)' },
+        ...(covered ? [{ header: 'time in 10–90 % band (%)', format: fixed(0) }, { header: 'energy in 10–90 % band (%)', format: fixed(0) }] : []),
       ],
-      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n]),
+      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n, ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : [])]),
     ),
+    ...(r.advice ? [`<p>Advice: ${escapeHtml(describeAdvice(r.advice))}.</p>`] : []),
     figure('accuracy', plot, 'Time, power and energy error of the model per SM clock.'),
   ].join('\n');
 }

@@ -44,10 +44,13 @@ export type NetworkSweepResult = Omit<NetworkSweepRecord, 'vfCurve' | 'estimate'
 export type CaseStudySummary = CaseStudyRecord;
 
 /** Model error at one SM clock against measurements (signed: positive = the model overestimates): the fields the report reads. */
-export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'>;
+export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'> &
+  Partial<Pick<EngineAccuracyRow, 'timeCoveragePct' | 'energyCoveragePct'>>;
 
-/** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads. */
-export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & { frequencies: AccuracyRow[] };
+/** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads (band coverage and advice when present). */
+export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & Partial<Pick<AccuracyResult, 'advice'>> & {
+  frequencies: AccuracyRow[];
+};
 
 /** `tracewatt plan --json`: the fields the report reads (the plans per computation are left to the CSV files). */
 export type PlanSummary = Pick<

@@ -151,6 +151,8 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.numbers(row, ['frequencyMHz', 'timeErrorPct', 'energyErrorPct'], rp);
         c.number(row, 'powerErrorPct', rp, { nullable: true });
         c.number(row, 'n', rp, { min: 0 });
+        c.number(row, 'timeCoveragePct', rp, { nullable: true, optional: true });
+        c.number(row, 'energyCoveragePct', rp, { nullable: true, optional: true });
       });
       break;
     case 'case-study': {
