@@ -11,30 +11,18 @@
  * $TRACEWATT_SPEEDSCOPE (a folder holding speedscope's package.json).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { CHROMIUM_FLAGS, findChromium } from './lib/chromium.mjs';
+
+export { findChromium };
 
 const run = promisify(execFile);
-
-export function findChromium() {
-  const candidates = process.env.TRACEWATT_CHROMIUM
-    ? [process.env.TRACEWATT_CHROMIUM]
-    : (process.env.PATH ?? '').split(path.delimiter).flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => path.join(dir, n)));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /** speedscope's release folder (index.html and its bundle), or undefined. */
 export function findSpeedscope() {
@@ -51,11 +39,6 @@ export function findSpeedscope() {
   }
 }
 
-const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
-
 /**
  * Loads `timeline` into speedscope as its CLI does (a script calling speedscope.loadFileFromBase64, named in the
  * URL's #localProfilePath), screenshots it to `png` and returns the track title speedscope rendered.
@@ -71,7 +54,7 @@ export async function viewTimeline(timeline, png, { width = 1280, height = 800 }
     const script = path.join(dir, 'profile.js');
     await writeFile(script, `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(timeline))}, ${JSON.stringify(base64)})\n`);
     const url = `${pathToFileURL(path.join(release, 'index.html')).href}#localProfilePath=${script}`;
-    const chrome = (profile, ...args) => run(chromium, [...FLAGS, `--user-data-dir=${path.join(dir, profile)}`, `--window-size=${width},${height}`,
+    const chrome = (profile, ...args) => run(chromium, [...CHROMIUM_FLAGS, `--user-data-dir=${path.join(dir, profile)}`, `--window-size=${width},${height}`,
       '--virtual-time-budget=15000', ...args, url], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
     const { stdout } = await chrome('dom', '--dump-dom');
     await chrome('shot', `--screenshot=${path.resolve(png)}`);

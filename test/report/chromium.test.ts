@@ -5,7 +5,6 @@
  * Skipped, with a message, when no chromium is installed (CI: apt-get install -y chromium).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,23 +13,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/report/html.js';
 import { allFixtures, EXPECTED_PLOTS } from './fixtures.js';
+// @ts-expect-error: a plain .mjs script without types
+import { CHROMIUM_FLAGS, findChromium } from '../../scripts/lib/chromium.mjs';
 
 const run = promisify(execFile);
-
-function findChromium(): string | undefined {
-  const candidates = process.env.TRACEWATT_CHROMIUM
-    ? [process.env.TRACEWATT_CHROMIUM]
-    : (process.env.PATH ?? '').split(path.delimiter).flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => path.join(dir, n)));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 const chromium = findChromium();
 if (!chromium) {
@@ -68,13 +54,7 @@ async function chrome(userDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     chromium!,
     [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
+      ...CHROMIUM_FLAGS,
       `--user-data-dir=${userDir}`,
       '--window-size=1200,3000',
       ...args,
