@@ -56,7 +56,7 @@ async function chrome(userDir: string, ...args: string[]): Promise<string> {
     [
       ...CHROMIUM_FLAGS,
       `--user-data-dir=${userDir}`,
-      '--window-size=1200,3000',
+      '--window-size=1280,4000',
       ...args,
     ],
     { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
@@ -77,8 +77,12 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     const dom = await chrome(path.join(dir, 'profile-dom'), '--dump-dom', pathToFileURL(page).href);
     const figures = [...dom.matchAll(/<figure class="plot" data-plot="([^"]+)">([\s\S]*?)<\/figure>/g)];
     expect(figures.map((m) => m[1])).toEqual(EXPECTED_PLOTS);
+    // No error text anywhere on the page (vega's or the page's own).
+    expect(dom).not.toMatch(/\b(Error|NaN|undefined|Infinity)\b/);
     for (const [, id, body] of figures) {
       expect(body!.match(/<svg\b/g), id).toHaveLength(1);
+      // Every case-study plot says what it shows in one line above it.
+      if (id!.startsWith('case-')) expect(body, id).toMatch(/^<p class="takeaway">[^<]{20,}<\/p><svg/);
       expect(body!.match(/class="mark-[a-z]+ role-mark /g)?.length ?? 0, id).toBeGreaterThan(0);
     }
 
@@ -103,7 +107,7 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     await chrome(path.join(dir, 'profile-shot'), `--screenshot=${shot}`, pathToFileURL(page).href);
     const png = await readFile(shot);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
-    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 3000]);
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 4000]);
     expect((await stat(shot)).size).toBeGreaterThan(50_000); // a blank page compresses to a few KiB
     console.log(`[tracewatt tests] report screenshot: ${shot}`);
   });
