@@ -343,7 +343,11 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
       }),
       'Nominal point per layout: the three shares that decide whether network DVFS pays off',
     ),
-    ...r.layouts.map((l) => `<p class="finding layout"><strong>${escapeHtml(l.name)}${l.reproducesPoster ? ' — reproduces the poster' : ' — does not reproduce the poster'}.</strong> ${escapeHtml(l.finding)}</p>`),
+    // The finding starts with the layout and its verdict ("TP 8 × PP 4: reproduces the poster's finding …").
+    ...r.layouts.map((l) => {
+      const [head, ...rest] = l.finding.split('. ');
+      return `<p class="finding layout"><strong>${escapeHtml(head!)}.</strong> ${escapeHtml(rest.join('. '))}</p>`;
+    }),
     figure('case-shares', shares, 'Energy of one iteration by component, % of its total, at the nominal point (estimated).', t.shares),
     figure('case-marginal', marginalPlot, 'Each knob setting against nominal, one panel per layout and knob on its own scales (at least ±1 %); shaded: the 10–90 % band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.', t.marginal),
     htmlTable(
@@ -448,13 +452,13 @@ h2{font-size:19px;margin:0 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px
 .meta{color:#666;margin:0 0 10px}
 .estimates{background:#fff6e0;border-left:4px solid #f0a500;padding:8px 12px;margin:8px 0}
 nav ol{margin:6px 0 14px;padding-left:22px}
-section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0;min-width:0;overflow-wrap:anywhere}
+section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0;min-width:0}
 .kind{color:#888;font-weight:normal;font-size:14px}
 table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 td{white-space:nowrap}
-th{min-width:4em;max-width:16em}
+th{min-width:6em;max-width:16em}
 th{background:#f2f2f2;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .tables{display:flex;flex-wrap:wrap;align-items:flex-start}
