@@ -99,7 +99,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     ['memory', t.memory],
     ['communication', t.communication],
     ['exposed communication', t.exposedCommunication],
-    ['compute–communication overlap', t.overlap],
+    ['communication hidden behind compute (overlap)', t.overlap],
     ['idle', t.idle],
   ];
   const timeRows: Cell[][] = timeParts
@@ -113,7 +113,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.energyJ.compute, k.energyJ.memory, k.energyJ.network, k.energyJ.idle, k.energyJ.total]);
   return [
     `<p>Makespan ${fixed(4)(r.makespanNs / 1e9)} s, total energy ${fixed(1)(r.energyJ.total)} J (estimated); ` +
-      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute.</p>`,
+      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
     '<div class="tables">',
     htmlTable(
       [{ header: 'component' }, { header: `energy (${J})`, format: fixed(2) }, { header: 'share of total (%)', format: fixed(1) }],
