@@ -3,10 +3,16 @@
  * URLs, so it opens from disk or an e-mail attachment. Output depends only on the inputs and options.
  */
 import {
+  clockFrontSpec,
+  layoutSharesSpec,
+  marginalSpec,
+  networkKnobsSpec,
+  rankTimeSpec,
   accuracySpec,
   energyBreakdownSpec,
   energyVsClockSpec,
   networkSweepSpec,
+  networkSweepChangeSpec,
   extrinsicSpec,
   frontierSpec,
   paretoSpec,
@@ -51,11 +57,14 @@ function htmlTable(columns: readonly Column[], rows: readonly (readonly Cell[])[
   const cls = (i: number) => (align[i] === 'right' ? ' class="num"' : '');
   const head = columns.map((c, i) => `<th${cls(i)}>${escapeHtml(c.header)}</th>`).join('');
   const body = text.map((r) => `<tr>${r.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n');
-  return `<table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table>`;
+  // Wide tables scroll inside their own box instead of running off the card.
+  return `<div class="table-scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
 }
 
-function figure(id: string, svg: string, caption: string): string {
-  return `<figure class="plot" data-plot="${escapeHtml(id)}">${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+/** A plot with its caption below and, when given, its one-line takeaway above. */
+function figure(id: string, svg: string, caption: string, takeaway?: string): string {
+  const head = takeaway ? `<p class="takeaway">${escapeHtml(takeaway)}</p>` : '';
+  return `<figure class="plot" data-plot="${escapeHtml(id)}">${head}${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
 }
 
 const pct = (share: number) => share * 100;
@@ -94,7 +103,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     ['memory', t.memory],
     ['communication', t.communication],
     ['exposed communication', t.exposedCommunication],
-    ['compute–communication overlap', t.overlap],
+    ['communication hidden behind compute (overlap)', t.overlap],
     ['idle', t.idle],
   ];
   const timeRows: Cell[][] = timeParts
@@ -108,7 +117,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.energyJ.compute, k.energyJ.memory, k.energyJ.network, k.energyJ.idle, k.energyJ.total]);
   return [
     `<p>Makespan ${fixed(4)(r.makespanNs / 1e9)} s, total energy ${fixed(1)(r.energyJ.total)} J (estimated); ` +
-      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute.</p>`,
+      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
     '<div class="tables">',
     htmlTable(
       [
@@ -229,13 +238,8 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
   const points = [...r.points].sort((a, b) => a.scale - b.scale);
   const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
   const [sweep, bars] = await Promise.all([
-    renderSvg(networkSweepSpec(points, { title: `Network dimension ${r.dimension}: energy and makespan vs frequency scale`, dimension: r.dimension })),
-    renderSvg(
-      energyBreakdownSpec(
-        points.map((p) => ({ label: p.scale.toFixed(2), energyJ: p.energyJ, networkByDimensionJ: p.networkByDimensionJ })),
-        { title: 'Energy by component per frequency scale', categoryTitle: `dimension ${r.dimension} frequency scale (× nominal)` },
-      ),
-    ),
+    renderSvg(networkSweepSpec(points, { title: `Network dimension ${r.dimension}: energy and makespan change vs frequency scale`, dimension: r.dimension })),
+    renderSvg(networkSweepChangeSpec(points, { title: 'What changes: energy per component against nominal', dimension: r.dimension })),
   ]);
   const columns: Column[] = [
     { header: 'scale (× nominal)', format: fixed(2) },
@@ -267,8 +271,8 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
   return [
     `<p>${points.length} frequency scales of dimension ${r.dimension}; ${dominated} dominated (never worth taking: another scale is at least as fast and as cheap).</p>`,
     '<div class="row">',
-    figure('network-sweep', sweep, 'Total energy and makespan against the frequency scale of the swept dimension (estimated); grey points are dominated.'),
-    figure('network-sweep-breakdown', bars, 'Energy per frequency scale, network split per dimension (estimated).'),
+    figure('network-sweep', sweep, 'Total energy and makespan against the frequency scale of the swept dimension, as change against nominal (estimated); grey points are dominated.'),
+    figure('network-sweep-breakdown', bars, 'Change of each energy component against nominal, per frequency scale (estimated).'),
     '</div>',
     htmlTable(columns, rows, 'Sweep points; marginal efficiency against the neighbouring higher scale'),
   ].join('\n');
@@ -276,53 +280,112 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
 
 async function accuracySection(r: AccuracyTable): Promise<string> {
   const rows = [...r.frequencies].sort((a, b) => a.frequencyMHz - b.frequencyMHz);
-  const plot = await renderSvg(accuracySpec(rows, { title: 'Model error per SM clock' }));
+  const plot = await renderSvg(accuracySpec(rows, { title: 'Model error per SM clock (MAPE)' }));
   // Band coverage: the share of kernels whose measurement lies in the predicted 10–90 % band.
   const covered = rows.some((x) => typeof x.timeCoveragePct === 'number' || typeof x.energyCoveragePct === 'number');
   return [
     `<p>Model against measurement${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
-      'Signed errors: positive means the model overestimates. These are measured differences, not estimates.</p>',
+      'Errors are mean absolute percentage errors (MAPE) over the kernels at each clock: |model / measured − 1|, ' +
+      'so they say how far off the model is, not in which direction. These are measured differences, not estimates.</p>',
     htmlTable(
       [
         { header: 'SM clock (MHz)' },
-        { header: 'time error (%)', format: fixed(1) },
-        { header: 'power error (%)', format: fixed(1) },
-        { header: 'energy error (%)', format: fixed(1) },
-        { header: 'n (runs)' },
+        { header: 'time MAPE (%)', format: fixed(1) },
+        { header: 'power MAPE (%)', format: fixed(1) },
+        { header: 'energy MAPE (%)', format: fixed(1) },
+        { header: 'n (kernels)' },
         ...(covered ? [{ header: 'time in 10–90 % band (%)', format: fixed(0) }, { header: 'energy in 10–90 % band (%)', format: fixed(0) }] : []),
       ],
       rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n, ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : [])]),
     ),
     ...(r.advice ? [`<p>Advice: ${escapeHtml(describeAdvice(r.advice))}.</p>`] : []),
-    figure('accuracy', plot, 'Time, power and energy error of the model per SM clock.'),
+    figure('accuracy', plot, 'Mean absolute percentage error of the model\'s time, power and energy per SM clock.'),
   ].join('\n');
 }
 
-function caseStudySection(r: CaseStudySummary): string {
-  const s = r.shares;
+const signedPct = (x: number, digits = 2) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)} %`;
+const sharePct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
+
+/** The one-line takeaways above the case study's plots, from its numbers. */
+function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
+  const ls = r.layouts;
+  const each = (f: (l: CaseStudySummary['layouts'][number]) => string) => ls.map((l) => `${f(l)} (${l.name})`).join(', ');
+  const knob = (l: CaseStudySummary['layouts'][number], id: string) => l.knobs.find((k) => k.id === id)!;
+  const all = ls.flatMap((l) => l.knobs.map((k) => ({ l, k })));
+  const top = all.reduce((a, b) => (b.k.best.energyChangePct < a.k.best.energyChangePct ? b : a));
+  const so = ls.map((l) => knob(l, 'scale-out'));
+  const soMax = Math.max(...so.flatMap((k) => k.points.map((p) => Math.abs(p.energyChangePct))));
+  const slowest = (l: CaseStudySummary['layouts'][number]) => knob(l, 'scale-out').points[0]!;
+  const rankShare = (l: CaseStudySummary['layouts'][number], key: 'exposedCommS' | 'idleS') => {
+    const tot = l.ranks.reduce((a, x) => a + x.computeS + x.exposedCommS + x.idleS, 0);
+    return tot > 0 ? l.ranks.reduce((a, x) => a + x[key], 0) / tot : 0;
+  };
+  return {
+    shares: `Idle is ${each((l) => sharePct(l.nominal.shares.idleEnergy))} of the energy; the scale-out links only ${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
+    marginal: `Largest saving: ${top.k.name} in ${top.l.name}, ${signedPct(top.k.best.energyChangePct)} energy at ${signedPct(top.k.best.timeChangePct)} time; scale-out DVFS changes energy by at most ${soMax.toFixed(2)} %.`,
+    front: `Lowest-energy SM clock: ${each((l) => { const k = knob(l, 'gpu-clock'); return `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)} time`; })}.`,
+    network: `Halving the scale-out links' frequency (s = ${slowest(ls[0]!).setting}) costs ${each((l) => `${signedPct(slowest(l).timeChangePct)} time, ${signedPct(slowest(l).energyChangePct)} energy`)}.`,
+    ranks: `Exposed communication is ${each((l) => sharePct(rankShare(l, 'exposedCommS')))} of rank time; waiting (pipeline bubbles, stragglers) ${each((l) => sharePct(rankShare(l, 'idleS')))}.`,
+  };
+}
+
+async function caseStudySection(r: CaseStudySummary): Promise<string> {
+  const [shares, marginalPlot, front, network, ranks] = await Promise.all([
+    renderSvg(layoutSharesSpec(r.layouts)), renderSvg(marginalSpec(r.layouts)), renderSvg(clockFrontSpec(r.layouts)),
+    renderSvg(networkKnobsSpec(r.layouts)), renderSvg(rankTimeSpec(r.layouts)),
+  ]);
+  const t = caseStudyTakeaways(r);
   const parts = [
+    `<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`,
     `<ul class="system">${r.system.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
+    `<details open><summary>Definitions</summary><ul>${r.definitions.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul></details>`,
     htmlTable(
-      [{ header: 'quantity' }, { header: 'value (%, estimated)', format: fixed(1) }],
       [
-        ['direct network energy share of total energy', pct(s.networkEnergyShare)],
-        ['communication hidden behind compute (overlap)', pct(s.overlap)],
-        ['idle energy share of total energy', pct(s.idleEnergyShare)],
+        { header: 'layout' },
+        { header: 'micro-batches per pipeline' },
+        { header: 'iteration time (s, estimated)', format: fixed(2) },
+        { header: 'iteration energy (MJ, estimated)', format: fixed(3) },
+        { header: 'direct network energy (% of total)', format: fixed(2) },
+        { header: 'scale-out link energy (% of total)', format: fixed(3) },
+        { header: 'communication hidden behind compute (% of communication time)', format: fixed(1) },
+        { header: 'idle energy (% of total)', format: fixed(1) },
+        { header: 'extrapolation check: time / energy error (%)' },
       ],
-      'Why network DVFS does or does not pay off',
+      r.layouts.map((l) => {
+        const s = l.nominal.shares;
+        const x = l.extrapolation;
+        return [l.name, l.microBatches, l.nominal.makespanS, l.nominal.energyJ.total / 1e6, pct(s.networkEnergy), pct(s.scaleOutEnergy),
+          pct(s.hiddenCommunication), pct(s.idleEnergy), `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`];
+      }),
+      'Nominal point per layout: the three shares that decide whether network DVFS pays off',
     ),
+    // The finding starts with the layout and its verdict ("TP 8 × PP 4: reproduces the poster's finding …").
+    ...r.layouts.map((l) => {
+      const [head, ...rest] = l.finding.split('. ');
+      return `<p class="finding layout"><strong>${escapeHtml(head!)}.</strong> ${escapeHtml(rest.join('. '))}</p>`;
+    }),
+    figure('case-shares', shares, 'Energy of one iteration by component, % of its total, at the nominal point (estimated).', t.shares),
+    figure('case-marginal', marginalPlot, 'Each knob setting against nominal, one panel per layout and knob on its own scales (at least ±1 %); shaded: the 10–90 % band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.', t.marginal),
+    htmlTable(
+      [
+        { header: 'layout' }, { header: 'knob' }, { header: 'setting' },
+        { header: 'ΔT (%)', format: fixed(2) }, { header: 'ΔE (%)', format: fixed(2) },
+        { header: 'ΔE band 10 % (%)', format: fixed(2) }, { header: 'ΔE band 90 % (%)', format: fixed(2) },
+        { header: 'energy saved per 1 % slowdown (%)', format: fixed(2) }, { header: 'ΔE/ΔT (kW)', format: fixed(1) }, { header: 'note' },
+      ],
+      r.layouts.flatMap((l) => l.knobs.flatMap((k) => k.points.map((p) => [
+        l.name, k.name, k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`, p.timeChangePct, p.energyChangePct,
+        p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
+        p.deltaEnergyPerDeltaTimeW === null ? null : p.deltaEnergyPerDeltaTimeW / 1e3,
+        p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `lowest energy${k.best.atEdge ? ` — ${k.best.atEdge} of the range swept` : ''}` : '',
+      ]))),
+      'Marginal efficiency of every knob setting against nominal',
+    ),
+    `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
+    figure('case-clock-front', front, 'Iteration time and energy at each SM clock (calibrated kernel times and energies); grey points are dominated.', t.front),
+    figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
+    figure('case-ranks', ranks, 'Per-rank time at nominal: GPU compute, communication not hidden behind compute, and waiting.', t.ranks),
   ];
-  if (r.bestNetworkScale) {
-    const b = r.bestNetworkScale;
-    parts.push(
-      htmlTable(
-        [{ header: 'best scale (× nominal)', format: fixed(2) }, { header: 'energy saved (%)', format: fixed(2) }, { header: 'slowdown (%)', format: fixed(2) }],
-        [[b.scale, b.energySavedPct, b.slowdownPct]],
-        'Lowest-energy network scale against nominal',
-      ),
-    );
-  }
-  parts.push(`<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`);
   return parts.join('\n');
 }
 
@@ -405,14 +468,19 @@ h2{font-size:19px;margin:0 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px
 .meta{color:#666;margin:0 0 10px}
 .estimates{background:#fff6e0;border-left:4px solid #f0a500;padding:8px 12px;margin:8px 0}
 nav ol{margin:6px 0 14px;padding-left:22px}
-section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0}
+section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0;min-width:0}
 .kind{color:#888;font-weight:normal;font-size:14px}
 table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+td{white-space:nowrap}
+th{min-width:6em;max-width:16em}
 th{background:#f2f2f2;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .tables{display:flex;flex-wrap:wrap;align-items:flex-start}
+.table-scroll{max-width:100%;overflow-x:auto}
+.takeaway{font-weight:600;margin:10px 0 2px;color:#234}
+.finding.layout{background:#f5f8ee;border-left-color:#54a24b}
 .row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start}
 figure.plot{margin:8px 0;max-width:100%;overflow-x:auto}
 figure.plot svg{display:block;max-width:none}
@@ -450,9 +518,9 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
     options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
   }</p>
 <p class="estimates"><strong>Estimates.</strong> Energy, power and time figures on this page are modelled by tracewatt
-(Chakra traces replayed with calibrated GPU power models and configured network energy per bit), not measured;
-headers and axes say "estimated" where this applies. Only the model-accuracy tables compare the model with
-measurements.</p>
+(Chakra traces replayed with the GPU power and time model each result names, and configured network energy per bit),
+not measured; headers and axes say "estimated" where this applies. Only the model-accuracy tables compare the model
+with measurements.</p>
 <nav><ol>${toc.join('')}</ol></nav>
 </header>
 <main>

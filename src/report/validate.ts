@@ -157,12 +157,27 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
       break;
     case 'case-study': {
       c.items(r, 'system', p, 'string');
-      const sp = join(p, 'shares');
-      c.numbers(c.object(r.shares, sp), ['networkEnergyShare', 'overlap', 'idleEnergyShare'], sp);
-      if (r.bestNetworkScale !== undefined) {
-        const bp = join(p, 'bestNetworkScale');
-        c.numbers(c.object(r.bestNetworkScale, bp), ['scale', 'energySavedPct', 'slowdownPct'], bp);
-      }
+      c.items(r, 'definitions', p, 'string');
+      c.each(r, 'layouts', p, 1, (l, lp) => {
+        c.string(l, 'name', lp);
+        c.numbers(l, ['dp', 'tp', 'pp', 'microBatches'], lp);
+        const np = join(lp, 'nominal');
+        const n = c.object(l.nominal, np);
+        c.numbers(n, ['makespanS'], np);
+        const sp = join(np, 'shares');
+        c.numbers(c.object(n.shares, sp), ['networkEnergy', 'scaleOutEnergy', 'hiddenCommunication', 'idleEnergy'], sp);
+        c.each(l, 'knobs', lp, 1, (k, kp) => {
+          c.string(k, 'name', kp);
+          c.number(k, 'nominalSetting', kp);
+          c.each(k, 'points', kp, 1, (pt, pp) => {
+            c.numbers(pt, ['setting', 'makespanS', 'timeChangePct', 'energyChangePct'], pp);
+            c.number(pt, 'energySavedPctPerSlowdownPct', pp, { nullable: true });
+            c.number(pt, 'deltaEnergyPerDeltaTimeW', pp, { nullable: true });
+          });
+        });
+        c.each(l, 'ranks', lp, 0, (rk, rp) => c.numbers(rk, ['rank', 'computeS', 'exposedCommS', 'idleS'], rp));
+        c.string(l, 'finding', lp);
+      });
       c.string(r, 'finding', p);
       break;
     }

@@ -117,7 +117,7 @@ describe('option values', () => {
     [['sweep', 'network', trace, ...cluster, '--dimension', '0', '--threads', '0'], /--threads: expected a whole number ≥ 1, got "0"/],
     [['sweep', 'network', trace, ...cluster, '--dimension', '0', '--scale', '1:0.5:0.1'], /--scale "1:0.5:0.1": stop 0.5 is below start 1/],
     [['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '4', '--seq', '1k', '--out', 'x'], /--seq: expected a whole number ≥ 1, got "1k"/],
-    [['case-study', 'llama2-70b', '--micro-batches', 'many'], /--micro-batches: expected a whole number ≥ 1, got "many"/],
+    [['case-study', 'llama2-70b', '--global-batch', 'many'], /--global-batch: expected a whole number ≥ 1, got "many"/],
   ])('%j is one line and exit code 2', async (argv, message) => {
     const r = await cli(...argv);
     expect(r.code).toBe(2);

@@ -16,7 +16,7 @@ describe('TraceEventWriter', () => {
     const events = 200_000;
     let waits = 0;
     for (let i = 0; i < events; i++) {
-      w.complete({ name: `kernel ${i}`, pid: i % 4, tid: 1, tsUs: i, durUs: 0.5, args: { nodeId: String(i) } });
+      w.complete({ name: `kernel ${i}`, pid: i % 4, tid: 1, startNs: i * 1000, endNs: i * 1000 + 500, args: { nodeId: String(i) } });
       const wait = w.pending();
       if (wait) {
         waits++;
@@ -37,7 +37,7 @@ describe('TraceEventWriter', () => {
   it('abort() leaves neither the file nor its .tmp', async () => {
     const file = path.join(await tmp(), 'tl.json');
     const w = await TraceEventWriter.create(file);
-    w.counter({ name: 'estimated power (W)', pid: 0, tsUs: 0, values: { W: 80 } });
+    w.counter({ name: 'estimated power (W)', pid: 0, tsNs: 0, values: { W: 80 } });
     await w.abort();
     expect(existsSync(file)).toBe(false);
     expect(existsSync(`${file}.tmp`)).toBe(false);

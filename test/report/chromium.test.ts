@@ -5,7 +5,6 @@
  * Skipped, with a message, when no chromium is installed (CI: apt-get install -y chromium).
  */
 import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,23 +13,10 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/report/html.js';
 import { allFixtures, EXPECTED_PLOTS } from './fixtures.js';
+// @ts-expect-error: a plain .mjs script without types
+import { CHROMIUM_FLAGS, findChromium } from '../../scripts/lib/chromium.mjs';
 
 const run = promisify(execFile);
-
-function findChromium(): string | undefined {
-  const candidates = process.env.TRACEWATT_CHROMIUM
-    ? [process.env.TRACEWATT_CHROMIUM]
-    : (process.env.PATH ?? '').split(path.delimiter).flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => path.join(dir, n)));
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 const chromium = findChromium();
 if (!chromium) {
@@ -68,15 +54,9 @@ async function chrome(userDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     chromium!,
     [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
+      ...CHROMIUM_FLAGS,
       `--user-data-dir=${userDir}`,
-      '--window-size=1200,3000',
+      '--window-size=1280,4000',
       ...args,
     ],
     { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
@@ -97,8 +77,12 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     const dom = await chrome(path.join(dir, 'profile-dom'), '--dump-dom', pathToFileURL(page).href);
     const figures = [...dom.matchAll(/<figure class="plot" data-plot="([^"]+)">([\s\S]*?)<\/figure>/g)];
     expect(figures.map((m) => m[1])).toEqual(EXPECTED_PLOTS);
+    // No error text anywhere on the page (vega's or the page's own).
+    expect(dom).not.toMatch(/\b(Error|NaN|undefined|Infinity)\b/);
     for (const [, id, body] of figures) {
       expect(body!.match(/<svg\b/g), id).toHaveLength(1);
+      // Every case-study plot says what it shows in one line above it.
+      if (id!.startsWith('case-')) expect(body, id).toMatch(/^<p class="takeaway">[^<]{20,}<\/p><svg/);
       expect(body!.match(/class="mark-[a-z]+ role-mark /g)?.length ?? 0, id).toBeGreaterThan(0);
     }
 
@@ -123,7 +107,7 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     await chrome(path.join(dir, 'profile-shot'), `--screenshot=${shot}`, pathToFileURL(page).href);
     const png = await readFile(shot);
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
-    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 3000]);
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1280, 4000]);
     expect((await stat(shot)).size).toBeGreaterThan(50_000); // a blank page compresses to a few KiB
     console.log(`[tracewatt tests] report screenshot: ${shot}`);
   });

@@ -3,6 +3,7 @@
  * energy curve, a scale-out network DVFS sweep, the V100 accuracy table of the reference paper, and a case-study
  * summary. Numbers are hand-made in plausible ranges (H100: 700 W active, 80 W idle), not engine output.
  */
+import { readFileSync } from 'node:fs';
 import type {
   AccuracyTable,
   CaseStudySummary,
@@ -140,16 +141,13 @@ export function accuracyFixture(): AccuracyTable {
   };
 }
 
+/**
+ * The case-study record `npm start` wrote (tracewatt's own output, test/fixtures/report/case-study.json), with
+ * characters that must be escaped added to its overall finding.
+ */
 export function caseStudyFixture(): CaseStudySummary {
-  return {
-    kind: 'case-study',
-    schemaVersion: 1,
-    label: 'LLaMA-2-70B training, 32 × H100, Switch(8)×Ring(4)',
-    system: ['32 × H100: active 700 W, idle 80 W', 'scale-up: 2 pJ/bit at 400 GB/s', 'scale-out: 25 pJ/bit at 50 GB/s'],
-    shares: { networkEnergyShare: 0.021, overlap: 0.18, idleEnergyShare: 0.27 },
-    bestNetworkScale: { scale: 0.85, energySavedPct: 1.4, slowdownPct: 3.9 },
-    finding: 'Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.',
-  };
+  const r = JSON.parse(readFileSync(new URL('../fixtures/report/case-study.json', import.meta.url), 'utf8')) as CaseStudySummary;
+  return { ...r, finding: `${r.finding} Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.` };
 }
 
 /** One of each kind, in the order a case-study report would show them. */
@@ -158,4 +156,4 @@ export function allFixtures(): ReportResult[] {
 }
 
 /** data-plot ids of the figures a report of {@link allFixtures} contains, in page order. */
-export const EXPECTED_PLOTS = ['energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];
+export const EXPECTED_PLOTS = ['case-shares', 'case-marginal', 'case-clock-front', 'case-network', 'case-ranks', 'energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];

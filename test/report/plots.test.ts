@@ -103,7 +103,7 @@ describe('accuracy per frequency', () => {
     const svg = await render(accuracySpec(table.frequencies, { title: 'accuracy' }));
     const missing = table.frequencies.filter((r) => r.powerErrorPct === null).length;
     expect(markItems(svg, 'error_bars')).toHaveLength(table.frequencies.length * 3 - missing);
-    expect(svg).toContain('model error (%)');
+    expect(svg).toContain('mean absolute error (%, MAPE)');
   });
 });
 

@@ -1,28 +1,36 @@
-/** `tracewatt case-study llama2-70b`: the scale-out network DVFS case study, end to end, with an HTML report. */
+/**
+ * `tracewatt case-study llama2-70b`: the AstraWattch case study end to end — two layouts at LLaMA-2's global batch,
+ * three energy knobs (scale-out DVFS, scale-up DVFS, GPU SM clock) with their marginal efficiency and bands —
+ * written as results.json and a self-contained report.html. `npm start` runs it.
+ */
 import path from 'node:path';
+import cliProgress from 'cli-progress';
 import { toJson } from '../../core/json.js';
 import { CASE_STUDY_DEFAULTS, loadVfCurve, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../formats/output.js';
+import { caseStudyRows, caseStudyText } from '../../report/case-study-text.js';
 import { buildReport } from '../../report/html.js';
-import { networkSweepText } from '../../report/text.js';
 import type { CommandSpec } from '../command.js';
-import { int, rangeList, str } from '../io.js';
-import { progress } from './sweep.js';
+import { int, numberList, rangeList, rowsText, str } from '../io.js';
 
-const DEFAULT_SCALES = '0.5:1.25:0.125';
+const DEFAULT_SCALES = CASE_STUDY_DEFAULTS.scales.join(',');
 
 export const caseStudyCommand: CommandSpec = {
   name: 'case-study',
-  summary: 'LLaMA-2-70B on 32 H100s (Switch(8)×Ring(4)): energy breakdown and scale-out network DVFS, results JSON + HTML report',
+  summary: 'LLaMA-2-70B on 32 H100s (Switch(8)×Ring(4)), TP 8 × DP 4 and TP 8 × PP 4 at the full batch: scale-out DVFS, scale-up DVFS and SM clock as energy knobs; results JSON + HTML report',
   args: [{ name: 'name', description: 'the case study: llama2-70b' }],
   options: [
-    { name: 'out', value: 'dir', description: 'folder for results.json, report.html, network.yml, system.json', default: 'case-study' },
-    { name: 'micro-batches', value: 'n', description: 'micro-batches of one iteration (1 sequence each)', default: CASE_STUDY_DEFAULTS.microBatches },
+    { name: 'out', value: 'dir', description: 'folder for results.json and report.html', default: 'case-study' },
+    { name: 'global-batch', value: 'sequences', description: 'sequences per iteration (LLaMA-2: 1024 of 4096 tokens)', default: CASE_STUDY_DEFAULTS.globalBatch },
     { name: 'seq', value: 'tokens', description: 'sequence length', default: CASE_STUDY_DEFAULTS.seqLen },
-    { name: 'scale', value: 'a:b:step', description: 'scale-out frequency scales, below and above nominal (1 is always included)', default: DEFAULT_SCALES },
-    { name: 'vf-curve', value: 'file', description: 'V–f curve JSON (default: the SerDes curve in the README)' },
+    { name: 'scale', value: 'list', description: 'network frequency scales of both network knobs, a:b:step or a,b,… (1 is always included)', default: DEFAULT_SCALES },
+    { name: 'clocks', value: 'MHz,…', description: 'SM clocks of the GPU knob (the highest clock is always included)', default: CASE_STUDY_DEFAULTS.clocksMHz.join(',') },
+    { name: 'calibration', value: 'file', description: 'calibration for kernel times and energies (default: calibration/h100-datasheet.json)' },
+    { name: 'band-calibration', value: 'file', description: 'fitted calibration whose error bands stand in when --calibration has none (default: calibration/a40.json)' },
+    { name: 'vf-curve', value: 'file', description: 'network V–f curve JSON (default: the SerDes curve in the README)' },
     { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
+    { name: 'csv', description: 'print the knob table as CSV (one row per layout × knob × setting)' },
   ],
   example: 'tracewatt case-study llama2-70b --out case-study',
   async run(args, opts, io) {
@@ -30,32 +38,37 @@ export const caseStudyCommand: CommandSpec = {
     const out = str(opts, 'out') ?? 'case-study';
     const vfCurve = str(opts, 'vfCurve');
     const started = Date.now();
-    const r = await runCaseStudy({
-      microBatches: int(opts, 'microBatches'), seqLen: int(opts, 'seq'), scales: rangeList(opts, 'scale', DEFAULT_SCALES),
-      vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads'),
-      onPoint: progress(io, 'replaying scale-out scales'),
-    });
-    const html = await buildReport(r.records, { title: 'tracewatt case study: LLaMA-2-70B, scale-out network DVFS (estimated)' });
-    const files = {
-      results: path.join(out, 'results.json'), report: path.join(out, 'report.html'),
-      network: path.join(out, 'network.yml'), system: path.join(out, 'system.json'),
-    };
-    await writeFileAtomic(files.results, toJson(r.records) + '\n');
+    const bar = io.isTTY && !opts.json && !opts.csv
+      ? new cliProgress.SingleBar({ stream: process.stderr, format: 'case study [{bar}] {percentage}% | {value}/{total} replays | {duration}s', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+      : null;
+    let r;
+    try {
+      r = await runCaseStudy({
+        globalBatch: int(opts, 'globalBatch', { min: 1 }), seqLen: int(opts, 'seq', { min: 1 }),
+        scales: rangeList(opts, 'scale', DEFAULT_SCALES), clocksMHz: numberList(opts, 'clocks', 'MHz'),
+        calibration: str(opts, 'calibration'), bandCalibration: str(opts, 'bandCalibration'),
+        vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads', { min: 1 }),
+        onPoint: bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined,
+      });
+    } finally {
+      bar?.stop();
+    }
+    const html = await buildReport([r.record], { title: 'tracewatt case study: LLaMA-2-70B on 32 H100s, three energy knobs (estimated)' });
+    const files = { results: path.join(out, 'results.json'), report: path.join(out, 'report.html') };
+    await writeFileAtomic(files.results, toJson([r.record]) + '\n');
     await writeFileAtomic(files.report, html);
-    await writeFileAtomic(files.network, r.networkYaml);
-    await writeFileAtomic(files.system, r.systemJson);
+    const seconds = (Date.now() - started) / 1e3;
     if (opts.json) {
-      io.out(toJson({ files, summary: r.summary, parallelism: r.sweep.parallelism, seconds: (Date.now() - started) / 1e3 }) + '\n');
+      io.out(toJson({ files, record: r.record, parallelism: r.parallelism, replays: r.replays, seconds }) + '\n');
       return 0;
     }
-    const s = r.summary;
-    const e = r.replay.energyJ;
-    const pct = (x: number) => `${((100 * x) / e.total).toFixed(2)}%`;
-    io.out(`${s.label}\n${s.system.map((l) => `  ${l}\n`).join('')}`);
-    io.out(`nominal: makespan ${(r.replay.makespanNs / 1e6).toFixed(1)} ms; energy ${e.total.toFixed(0)} J (estimated): compute ${pct(e.compute)}, memory ${pct(e.memory)}, network ${pct(e.network)}, idle ${pct(e.idle)}\n`);
-    io.out(`shares: network energy ${(100 * s.shares.networkEnergyShare).toFixed(2)}%, compute–communication overlap ${(100 * s.shares.overlap).toFixed(1)}%, idle energy ${(100 * s.shares.idleEnergyShare).toFixed(1)}%\n\n`);
-    io.out(networkSweepText(r.sweep.record));
-    io.out(`\n${s.finding}\n\nwrote ${files.results}, ${files.report} in ${((Date.now() - started) / 1e3).toFixed(1)} s\n`);
+    if (opts.csv) {
+      const t = caseStudyRows(r.record);
+      io.out(rowsText(opts, t.columns, t.rows));
+      return 0;
+    }
+    io.out(caseStudyText(r.record));
+    io.out(`\n${r.replays} replays in ${seconds.toFixed(1)} s\nwrote ${files.results}\nwrote ${files.report}\n`);
     return 0;
   },
 };

@@ -2,7 +2,9 @@
  * A TimeModel from a calibration file at a chosen SM clock: each op's duration is the calibration's
  * roofline estimate there (its datasheet peaks scaled by the clock, its learned memory ceiling at
  * that clock, and its launch overhead). Such traces replay their written durations: the system.json
- * written beside them leaves ASTRA-sim's own fixed-peak roofline off.
+ * written beside them leaves ASTRA-sim's own fixed-peak roofline off. With `withEnergy`, each op also
+ * gets the calibration's modelled energy at that clock (power model × duration, capped), written as
+ * `energy_j` so the replay uses it instead of a fixed active power.
  */
 import type { Dtype } from '../../core/llm/gpus.js';
 import type { OpCost } from '../../core/llm/ops.js';
@@ -10,7 +12,7 @@ import type { TimeModel } from '../../core/llm/time-model.js';
 import type { Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline } from '../../model/predict.js';
 
-export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: Dtype): TimeModel {
+export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: Dtype, withEnergy = false): TimeModel {
   const precision = dtype === 'fp32' ? 'fp32' : 'fp16Tensor';
   // Fails early (clock outside the device's range, no datasheet facts) rather than per op.
   estimateFromRoofline(cal, { flops: 1, bytes: 1, precision }, clockMHz);
@@ -19,5 +21,12 @@ export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: D
     durationNs(op: OpCost): number {
       return estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz).durationNs;
     },
+    ...(withEnergy ? {
+      energyJ(op: OpCost): number {
+        // The replay times the node at its written whole µs: the energy is the modelled power over that time.
+        const p = estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz);
+        return p.powerW * Math.round(p.durationNs / 1000) * 1e-6;
+      },
+    } : {}),
   };
 }

@@ -94,8 +94,12 @@ class StageBuilder {
     let c = this.compCache.get(key);
     if (!c) {
       const ns = this.plan.timeModel.durationNs(cost);
+      const energy = this.plan.timeModel.energyJ?.(cost);
       c = {
-        attrs: [IS_GPU_OP, int64('num_ops', whole(cost.flops)), uint64('tensor_size', whole(cost.bytes))],
+        attrs: [
+          IS_GPU_OP, int64('num_ops', whole(cost.flops)), uint64('tensor_size', whole(cost.bytes)),
+          ...(energy === undefined ? [] : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
+        ],
         durationMicros: BigInt(Math.round(ns / 1000)),
       };
       this.compCache.set(key, c);

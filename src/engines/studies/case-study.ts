@@ -1,156 +1,226 @@
 /**
- * The LLaMA-2-70B case study: one training iteration generated for 32 H100s (tensor-parallel 8 on a Switch(8)
- * scale-up dimension, pipeline-parallel 4 on a Ring(4) scale-out dimension), replayed with the h100-cluster power
- * preset (active 700 W, idle 80 W; scale-up 2 pJ/bit at 400 GB/s, scale-out 25 pJ/bit at 50 GB/s), then the
- * scale-out network DVFS sweep. It answers whether lowering the scale-out links' voltage and frequency pays off,
- * with the three numbers that decide it: direct network energy share, compute–communication overlap, idle energy
- * share. All figures are estimates (roofline kernel times, analytical network, constant active/idle power).
+ * The LLaMA-2-70B case study (AstraWattch poster): 32 H100s on Switch(8) × Ring(4) (scale-up 2 pJ/bit at 400 GB/s,
+ * scale-out 25 pJ/bit at 50 GB/s, idle 80 W), in two layouts that load the scale-out ring differently:
+ * TP 8 × DP 4 (the gradient all-reduce crosses the ring) and TP 8 × PP 4 (pipeline sends cross it), at the real
+ * global batch of LLaMA-2 training (1,024 sequences of 4,096 tokens = 4 M tokens).
+ *
+ * Three knobs side by side, each against the same nominal point: scale-out network DVFS, scale-up network DVFS and
+ * the GPU SM clock. Kernel times and energies come from a calibration file (default: the H100 datasheet defaults,
+ * which are not fitted) at the chosen clock, not from a fixed active power.
+ *
+ * Full batch without replaying it: every point is replayed at two micro-batch counts and extrapolated linearly
+ * in the micro-batch count (see CaseStudyLayout.extrapolation), checked against a third replay at nominal.
+ * All figures are estimates.
  */
-import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { InputError } from '../../errors.js';
-import { parsePowerConfig, parseSystemConfig, type NetworkConfig, type PowerConfig } from '../../formats/astra/index.js';
-import { networkConfig, resolvePlan, systemJson } from '../generate/index.js';
-import { presetPath } from '../replay/index.js';
-import { sweepNetwork, type NetworkSweepOutput } from './network-sweep.js';
-import type { LlmTraceOptions } from './replay-point.js';
-import type { CaseStudyRecord, NetworkSweepPoint, ReplayResult } from './types.js';
+import { parseSystemConfig, type NetworkConfig, type PowerConfig } from '../../formats/astra/index.js';
+import { loadCalibration, maxSmClock } from '../../model/calibration.js';
+import { calibratedTimeModel, networkConfig, resolvePlan, systemJson } from '../generate/index.js';
+import { resolvePower } from '../replay/index.js';
+import type { ReplayResult } from '../replay/types.js';
+import { layoutFinding, overallFinding } from './case-study-finding.js';
+import { clockBand, energyPerBitBand, extrapolate, figuresOf, knobPoint, knobRecord, type PointFigures } from './case-study-knobs.js';
+import { scaledConfigs } from './network-sweep.js';
+import { runPoints, type PoolRun } from './pool.js';
+import type { LlmTraceOptions, PointTask } from './replay-point.js';
+import type { CaseStudyLayout, CaseStudyRecord, Knob, KnobPoint } from './types.js';
 import { DEFAULT_SERDES_VF_CURVE, type VfCurve } from './vf-curve.js';
 
+export interface LayoutSpec {
+  name: string;
+  dp: number;
+  tp: number;
+  pp: number;
+}
+
+export const CASE_STUDY_LAYOUTS: readonly LayoutSpec[] = [
+  { name: 'TP 8 × DP 4', dp: 4, tp: 8, pp: 1 },
+  { name: 'TP 8 × PP 4', dp: 1, tp: 8, pp: 4 },
+];
+
+const calibrationFile = (name: string) => fileURLToPath(new URL(`../../../calibration/${name}`, import.meta.url));
+
+export const CASE_STUDY_DEFAULTS = {
+  globalBatch: 1024,
+  seqLen: 4096,
+  scales: [0.5, 0.75, 1, 1.25],
+  clocksMHz: [780, 1080, 1380, 1680, 1980],
+  calibration: calibrationFile('h100-datasheet.json'),
+  bandCalibration: calibrationFile('a40.json'),
+  energyPerBitBand: [0.5, 2] as [number, number],
+} as const;
+
 export interface CaseStudyOptions {
-  /** Micro-batches per iteration (1 sequence each); default 8. */
-  microBatches?: number;
-  /** Sequence length; default 4096 (LLaMA-2). */
+  layouts?: readonly LayoutSpec[];
+  /** Sequences per iteration over all data-parallel replicas; default 1,024 (LLaMA-2's 4 M tokens). */
+  globalBatch?: number;
   seqLen?: number;
-  /** Scale-out frequency scales; 1 is always added. Default 0.5, 0.6 … 1.0. */
+  /** Network frequency scales for both network knobs; 1 is always added. */
   scales?: readonly number[];
+  /** SM clocks of the GPU knob; the calibration's highest clock (nominal) is always added. */
+  clocksMHz?: readonly number[];
+  /** Calibration giving kernel times and energies per SM clock. */
+  calibration?: string;
+  /** Calibration whose fitted uncertainty bands stand in for the GPU knob's (when `calibration` has none). */
+  bandCalibration?: string;
   vfCurve?: VfCurve;
   threads?: number;
   onPoint?: (done: number, total: number) => void;
 }
 
 export interface CaseStudyOutput {
-  replay: ReplayResult;
-  sweep: NetworkSweepOutput;
-  summary: CaseStudyRecord;
-  /** The three records, ready for a results file / the report. */
-  records: [ReplayResult, NetworkSweepOutput['record'], CaseStudyRecord];
-  networkYaml: string;
-  systemJson: string;
+  record: CaseStudyRecord;
+  parallelism: PoolRun['parallelism'];
+  /** Replays run (two micro-batch counts per point, plus one check per layout). */
+  replays: number;
 }
 
-/** Scales span both directions: slower, cheaper links (s < 1) and faster links at a higher voltage (s > 1). */
-export const CASE_STUDY_DEFAULTS = { microBatches: 8, seqLen: 4096, scales: [0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25] } as const;
-const TP = 8;
-const PP = 4;
-const SCALE_OUT = 1;
-
-function yamlOf(n: NetworkConfig): string {
-  const list = (xs: (string | number)[]) => `[ ${xs.join(', ')} ]`;
-  return [
-    '# tracewatt case-study llama2-70b: tensor-parallel 8 on dimension 0 (scale-up), pipeline-parallel 4 on dimension 1 (scale-out)',
-    `topology: ${list(n.dims.map((d) => d.topology))}`,
-    `npus_count: ${list(n.dims.map((d) => d.npus))}`,
-    `bandwidth: ${list(n.dims.map((d) => d.bandwidthGBps.toFixed(1)))}  # GB/s`,
-    `latency: ${list(n.dims.map((d) => d.latencyNs.toFixed(1)))}  # ns`,
-    '',
-  ].join('\n');
+/** Micro-batch counts replayed per pipeline: steady state reached (≥ 2 × stages), then one more round. */
+export function replayedMicroBatches(pp: number): [number, number, number] {
+  const m1 = Math.max(4, 2 * pp);
+  const step = Math.max(4, pp);
+  return [m1, m1 + step, m1 + 2 * step];
 }
 
-const pct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)}%`;
+interface PointDef {
+  knob: Knob['id'];
+  setting: number;
+  network: NetworkConfig;
+  power: PowerConfig;
+  clockMHz: number;
+}
 
 export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyOutput> {
-  const microBatches = o.microBatches ?? CASE_STUDY_DEFAULTS.microBatches;
+  const layouts = o.layouts ?? CASE_STUDY_LAYOUTS;
+  const globalBatch = o.globalBatch ?? CASE_STUDY_DEFAULTS.globalBatch;
   const seqLen = o.seqLen ?? CASE_STUDY_DEFAULTS.seqLen;
-  if (!Number.isInteger(microBatches) || microBatches < 1) throw new InputError(`micro-batches must be a positive integer, got ${microBatches}`);
-  const trace: LlmTraceOptions = { model: 'llama2-70b', dp: 1, tp: TP, pp: PP, microBatch: 1, globalBatch: microBatches, seqLen };
-  const plan = resolvePlan(trace);
-  const powerFile = presetPath('h100-cluster');
-  const power: PowerConfig = parsePowerConfig(powerFile, await readFile(powerFile, 'utf8'));
-  const gen = networkConfig(plan);
-  // Bandwidths from the case study's power preset (scale-up 400 GB/s, scale-out 50 GB/s); topology and latency as generated.
-  const network: NetworkConfig = {
-    file: 'case-study network (Switch 8 × Ring 4)',
-    dims: gen.topology.map((topology, i) => ({
-      topology, npus: gen.npusCount[i], bandwidthGBps: power.network[i].bandwidthGBps ?? gen.bandwidthGBps[i], latencyNs: gen.latencyNs[i],
-    })),
-  };
-  const sysText = systemJson(plan);
-  const system = parseSystemConfig('case-study system.json', sysText);
   const curve = o.vfCurve ?? DEFAULT_SERDES_VF_CURVE;
-  const scales = [...new Set([...(o.scales ?? CASE_STUDY_DEFAULTS.scales), 1])];
-  const label = `LLaMA-2-70B, 32 × H100, Switch(8)×Ring(4), tp ${TP} × pp ${PP}, ${microBatches} micro-batches of ${seqLen} tokens`;
+  const calFile = o.calibration ?? CASE_STUDY_DEFAULTS.calibration;
+  const bandFile = o.bandCalibration ?? CASE_STUDY_DEFAULTS.bandCalibration;
+  const cal = await loadCalibration(calFile);
+  const bandCal = cal.uncertainty ? cal : await loadCalibration(bandFile);
+  const bands = bandCal.uncertainty?.modes['one-clock-down'];
+  if (!bands?.energy || !bands.time) throw new InputError(`${bandFile}: no one-clock-down energy and time bands to stand in for ${calFile}'s`);
+  const fMax = maxSmClock(cal).mhz;
+  const scales = [...new Set([...(o.scales ?? CASE_STUDY_DEFAULTS.scales), 1])].sort((a, b) => a - b);
+  const clocks = [...new Set([...(o.clocksMHz ?? CASE_STUDY_DEFAULTS.clocksMHz), fMax])].sort((a, b) => a - b);
+  for (const f of clocks) if (!(f > 0 && f <= fMax)) throw new InputError(`SM clock ${f} MHz is outside ${cal.device.name}'s range (up to ${fMax} MHz)`);
+  const power = await resolvePower('h100-cluster');
+  const [epbLow, epbHigh] = CASE_STUDY_DEFAULTS.energyPerBitBand;
 
-  const sweep = await sweepNetwork({
-    label: `${label}: scale-out network DVFS`, trace: { kind: 'llm', options: trace }, system, network, power,
-    dimension: SCALE_OUT, scales, vfCurve: curve, threads: o.threads, onPoint: o.onPoint,
+  // Every replay of every layout in one pool, so both cores stay busy to the end.
+  const tasks: PointTask[] = [];
+  const plans = layouts.map((L) => {
+    const [m1, m2, m3] = replayedMicroBatches(L.pp);
+    const microBatches = globalBatch / L.dp;
+    if (!Number.isInteger(microBatches) || microBatches < m2) {
+      throw new InputError(`global batch ${globalBatch} gives ${microBatches} micro-batches per replica for ${L.name}: need a whole number ≥ ${m2}`);
+    }
+    const trace = (m: number): LlmTraceOptions => ({ model: 'llama2-70b', dp: L.dp, tp: L.tp, pp: L.pp, microBatch: 1, globalBatch: m * L.dp, seqLen });
+    const plan = resolvePlan({ ...trace(m1), timeModel: calibratedTimeModel(cal, fMax, 'bf16') });
+    const gen = networkConfig(plan);
+    if (gen.topology.length !== 2) throw new InputError(`${L.name}: the case study needs two network dimensions (scale-up, scale-out)`);
+    const network: NetworkConfig = {
+      file: `case-study network (${gen.topology.map((t, i) => `${t} ${gen.npusCount[i]}`).join(' × ')})`,
+      dims: gen.topology.map((topology, i) => ({
+        topology, npus: gen.npusCount[i], bandwidthGBps: power.network[i].bandwidthGBps ?? gen.bandwidthGBps[i], latencyNs: gen.latencyNs[i],
+      })),
+    };
+    const system = parseSystemConfig('case-study system.json', systemJson(plan));
+    const defs: PointDef[] = [{ knob: 'scale-out', setting: 1, network, power, clockMHz: fMax }];
+    for (const [knob, dim] of [['scale-out', 1], ['scale-up', 0]] as const) {
+      for (const s of scales) if (s !== 1) defs.push({ knob, setting: s, ...scaledConfigs(network, power, dim, s, curve), clockMHz: fMax });
+    }
+    for (const f of clocks) if (f !== fMax) defs.push({ knob: 'gpu-clock', setting: f, network, power, clockMHz: f });
+    const first = tasks.length;
+    const task = (d: PointDef, m: number): PointTask => ({
+      trace: { kind: 'llm', options: trace(m), calibrated: { calibrationFile: calFile, clockMHz: d.clockMHz } },
+      system, network: d.network, power: d.power,
+    });
+    // The check replay (largest) first, then each point's two sizes.
+    tasks.push(task(defs[0]!, m3));
+    for (const d of defs) tasks.push(task(d, m1), task(d, m2));
+    return { L, m: [m1, m2, m3] as const, microBatches, defs, first };
   });
-  const points = sweep.record.points;
-  const nominalIdx = points.findIndex((p) => p.scale === 1);
-  const nominal = points[nominalIdx];
-  const replay: ReplayResult = { ...sweep.replays[nominalIdx], label: `${label}: nominal network (estimated)` };
 
-  const e = nominal.energyJ;
-  const shares = {
-    networkEnergyShare: e.total > 0 ? e.network / e.total : 0,
-    overlap: replay.overlapShare,
-    idleEnergyShare: e.total > 0 ? e.idle / e.total : 0,
-  };
-  const best = points.reduce((a, p) => (p.energyJ.total < a.energyJ.total ? p : a), nominal);
-  const bestNetworkScale = {
-    scale: best.scale,
-    energySavedPct: (100 * (e.total - best.energyJ.total)) / e.total,
-    slowdownPct: (100 * (best.makespanNs - nominal.makespanNs)) / nominal.makespanNs,
-  };
-  const summary: CaseStudyRecord = {
-    kind: 'case-study', schemaVersion: 1, label,
+  let done = 0;
+  const run = await runPoints(tasks, { threads: o.threads, onDone: () => o.onPoint?.(++done, tasks.length) });
+  const results = run.results;
+
+  const layoutRecords: CaseStudyLayout[] = plans.map(({ L, m: [m1, m2, m3], microBatches, defs, first }) => {
+    const at = (i: number, size: 0 | 1): ReplayResult => results[first + 1 + 2 * i + size]!;
+    const full = defs.map((_, i) => extrapolate(figuresOf(at(i, 0)), figuresOf(at(i, 1)), m1, m2, microBatches));
+    const nominal = full[0]!;
+    const check = extrapolate(figuresOf(at(0, 0)), figuresOf(at(0, 1)), m1, m2, m3);
+    const checked = figuresOf(results[first]!);
+    const err = (x: number, y: number) => (y !== 0 ? (100 * (x - y)) / y : 0);
+
+    const networkBand = (p: PointFigures) => energyPerBitBand(p, nominal, epbLow, epbHigh);
+    const pointsOf = (knob: Knob['id']): KnobPoint[] => defs.flatMap((d, i) => {
+      const isNominal = i === 0;
+      if (!isNominal && d.knob !== knob) return [];
+      const setting = knob === 'gpu-clock' ? (isNominal ? fMax : d.setting) : d.setting;
+      const p = full[i]!;
+      return [knobPoint(setting, p, nominal, knob === 'gpu-clock' ? clockBand(p, nominal, bands, setting, fMax) : networkBand(p))];
+    });
+    const epb = `${epbLow}× to ${epbHigh}× the configured energy per bit on both dimensions (time unchanged)`;
+    const knobs: Knob[] = [
+      knobRecord('scale-out', 'scale-out network DVFS', '× nominal', 1, pointsOf('scale-out'), `band: ${epb}`),
+      knobRecord('scale-up', 'scale-up network DVFS', '× nominal', 1, pointsOf('scale-up'), `band: ${epb}`),
+      knobRecord('gpu-clock', 'GPU SM clock', 'MHz', fMax, pointsOf('gpu-clock'),
+        `band: the 10–90 % error of ${bandCal === cal ? 'this calibration' : `the fitted ${bandCal.device.name} calibration (${bandFile.split('/').pop()})`} ` +
+        `for predictions one clock down, at each clock's distance from ${fMax} MHz, on compute energy and iteration time, every kernel erring alike`),
+    ];
+    const big = at(0, 1);
+    const e = nominal.energyJ;
+    const base = {
+      name: L.name, dp: L.dp, tp: L.tp, pp: L.pp, microBatches,
+      nominal: {
+        makespanS: nominal.makespanS, energyJ: e, networkByDimensionJ: nominal.networkByDimensionJ,
+        bytesSentPerDimGB: nominal.bytesSentPerDim.map((b) => b / 1e9),
+        shares: {
+          networkEnergy: e.network / e.total,
+          scaleOutEnergy: (nominal.networkByDimensionJ[1] ?? 0) / e.total,
+          hiddenCommunication: nominal.communicationS > 0 ? nominal.overlapS / nominal.communicationS : 0,
+          idleEnergy: e.idle / e.total,
+        },
+      },
+      knobs,
+      extrapolation: {
+        replayedMicroBatches: [m1, m2] as [number, number], checkMicroBatches: m3,
+        makespanErrorPct: err(check.makespanS, checked.makespanS), energyErrorPct: err(check.energyJ.total, checked.energyJ.total),
+      },
+      ranks: big.ranks.map((r) => ({
+        rank: r.rank, computeS: r.gpuComputeNs * 1e-9, exposedCommS: Math.max(0, r.commNs - r.overlapNs) * 1e-9,
+        idleS: Math.max(0, big.makespanNs - r.wallNs) * 1e-9,
+      })),
+    };
+    return { ...base, ...layoutFinding(base) };
+  });
+
+  const d0 = power.network[0]!;
+  const d1 = power.network[1]!;
+  const record: CaseStudyRecord = {
+    kind: 'case-study', schemaVersion: 1,
+    label: `LLaMA-2-70B training, 32 × H100, Switch(8) × Ring(4), global batch ${globalBatch} × ${seqLen} tokens`,
     system: [
-      `LLaMA-2-70B training iteration: tensor-parallel ${TP} × pipeline-parallel ${PP} = 32 ranks, ${microBatches} micro-batches of 1 × ${seqLen} tokens (1F1B), bf16; a reduced iteration (the real global batch has far more micro-batches)`,
-      `32 × H100 SXM5: active ${power.gpu.activePowerW} W, idle ${power.gpu.idlePowerW} W (power preset ${power.name})`,
-      ...network.dims.map((d, i) => `${power.network[i].name}: ${d.topology}(${d.npus}), ${d.bandwidthGBps} GB/s, ${d.latencyNs} ns, ${power.network[i].energyPjPerBit} pJ/bit`),
-      `kernel times: roofline of ${plan.gpu.name} (${plan.timeModel.label}); network: ASTRA-sim analytical, congestion-unaware`,
-      `scale-out DVFS: bandwidth × s, energy per bit × (V(s)/V(1))², ${curve.name}`,
+      `LLaMA-2-70B, bf16, 1F1B, one training iteration of ${globalBatch} sequences × ${seqLen} tokens (${((globalBatch * seqLen) / 2 ** 20).toFixed(0)} Mi tokens, LLaMA-2's global batch), micro-batch 1 sequence`,
+      `layouts: ${layouts.map((L) => `${L.name} (${globalBatch / L.dp} micro-batches per pipeline)`).join('; ')}`,
+      `GPU: kernel times and energies from ${cal.device.name} calibration ${calFile.split('/').pop()} (${cal.device.kind === 'datasheet' ? 'datasheet defaults, not fitted' : 'fitted'}) at each SM clock; idle ${power.gpu.idlePowerW} W per GPU`,
+      `${d0.name}: Switch(8), ${d0.bandwidthGBps} GB/s, ${d0.energyPjPerBit} pJ/bit; ${d1.name}: Ring(4), ${d1.bandwidthGBps} GB/s, ${d1.energyPjPerBit} pJ/bit (power preset ${power.name})`,
+      `network DVFS: bandwidth × s, energy per bit × (V(s)/V(1))², ${curve.name}`,
+      `replay: ASTRA-sim analytical network (congestion-unaware); full batch extrapolated from two replays per point (see each layout's check)`,
     ],
-    shares,
-    bestNetworkScale,
-    finding: finding(points, nominal, best, shares, sweep.replays[nominalIdx].timeS.makespan, power),
+    definitions: [
+      'ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration\'s energy, idle included.',
+      'Marginal efficiency: ΔE/ΔT (J/s = W) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
+      'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time (summed over ranks); idle energy / total.',
+      'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted calibration measured for predictions away from the profiled clock. The roofline times and the congestion-unaware network are not in the bands.',
+      'The poster\'s finding, as tested here: raising the scale-out links\' voltage and frequency (s > 1) lowers the iteration\'s total energy, because the time it saves cuts idle energy by more than the links\' higher energy per bit adds.',
+    ],
+    layouts: layoutRecords,
+    finding: overallFinding(layoutRecords),
   };
-  return {
-    replay, sweep, summary, records: [replay, sweep.record, summary], networkYaml: yamlOf(network), systemJson: sysText,
-  };
-}
-
-function finding(
-  points: NetworkSweepPoint[], nominal: NetworkSweepPoint, best: NetworkSweepPoint,
-  shares: CaseStudyRecord['shares'], makespanS: number, power: PowerConfig,
-): string {
-  const total = nominal.energyJ.total;
-  const scaleOutJ = nominal.networkByDimensionJ[SCALE_OUT];
-  const pctOf = (a: number, b: number) => (100 * (a - b)) / b;
-  const facts = `direct network energy is ${pct(shares.networkEnergyShare, 2)} of the total (scale-out links ${pct(scaleOutJ / total, 2)}), ` +
-    `only ${pct(shares.overlap, 0)} of communication time is hidden behind compute, and idle power (${power.gpu.idlePowerW} W per GPU) makes up ${pct(shares.idleEnergyShare)} of the energy`;
-  // What each direction does, against nominal: link energy, idle energy, time.
-  const describe = (p: NetworkSweepPoint) => {
-    const dNet = p.networkByDimensionJ[SCALE_OUT] - scaleOutJ;
-    const dIdle = p.energyJ.idle - nominal.energyJ.idle;
-    return `at s = ${p.scale} the scale-out links ${dNet <= 0 ? 'save' : 'cost'} ${Math.abs(dNet).toFixed(1)} J, the iteration is ` +
-      `${Math.abs(pctOf(p.makespanNs, nominal.makespanNs)).toFixed(2)}% ${p.makespanNs >= nominal.makespanNs ? 'longer' : 'shorter'} ` +
-      `and idle energy ${dIdle >= 0 ? 'grows' : 'falls'} by ${Math.abs(dIdle).toFixed(1)} J (total ${pctOf(p.energyJ.total, total) >= 0 ? '+' : ''}${pctOf(p.energyJ.total, total).toFixed(3)}%)`;
-  };
-  const lowest = points[0];
-  const highest = points[points.length - 1];
-  const sides = [lowest.scale < 1 ? describe(lowest) : '', highest.scale > 1 ? describe(highest) : ''].filter(Boolean).join('; ');
-  const ms = `${(makespanS * 1e3).toFixed(0)} ms nominal`;
-  if (best.energyJ.total < total && best.scale > 1) {
-    return `Scaling the scale-out network's voltage and frequency up gives an efficiency gain (estimated): s = ${best.scale} saves ` +
-      `${(-pctOf(best.energyJ.total, total)).toFixed(3)}% of the iteration's energy and ${(-pctOf(best.makespanNs, nominal.makespanNs)).toFixed(2)}% of its time (${ms}). ` +
-      `Why: ${facts}; the pipeline transfers on the scale-out ring sit on the critical path, so faster links shorten the iteration and the idle energy ` +
-      `it saves outweighs the extra energy per bit, while slower links do the opposite: ${sides}.`;
-  }
-  if (best.energyJ.total < total && best.scale < 1) {
-    return `Scaling the scale-out network's voltage and frequency down gives an efficiency gain (estimated): s = ${best.scale} saves ` +
-      `${(-pctOf(best.energyJ.total, total)).toFixed(3)}% of the iteration's energy at ${pctOf(best.makespanNs, nominal.makespanNs).toFixed(2)}% slowdown (${ms}). ` +
-      `Why: ${facts}; ${sides}.`;
-  }
-  return `Scale-out network V–f scaling gives no efficiency gain here (estimated): no scale in the sweep uses less energy than nominal (${ms}). ` +
-    `Why: ${facts}; ${sides}.`;
+  return { record, parallelism: run.parallelism, replays: tasks.length };
 }

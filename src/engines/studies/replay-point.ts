@@ -5,13 +5,34 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
-import { generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
+import { loadCalibration, type Calibration } from '../../model/calibration.js';
+import { calibratedTimeModel, generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
 import { rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
 
 /** Generator options without a custom time model (functions cannot cross threads): the roofline of the GPU preset. */
 export type LlmTraceOptions = Omit<LlmGenerateOptions, 'timeModel'>;
 
-export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions };
+/**
+ * Kernel times and energies from a calibration file at one SM clock (instead of the GPU preset's roofline and a
+ * fixed active power): a plain object, so it crosses threads; the worker loads the file once.
+ */
+export interface CalibratedKernels {
+  calibrationFile: string;
+  clockMHz: number;
+}
+
+export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions; calibrated?: CalibratedKernels };
+
+const calibrations = new Map<string, Promise<Calibration>>();
+
+/** Generator options with the calibrated time-and-energy model, when one is asked for. */
+export async function llmOptions(spec: Extract<TraceSpec, { kind: 'llm' }>): Promise<LlmGenerateOptions> {
+  if (!spec.calibrated) return spec.options;
+  const { calibrationFile, clockMHz } = spec.calibrated;
+  let cal = calibrations.get(calibrationFile);
+  if (!cal) calibrations.set(calibrationFile, (cal = loadCalibration(calibrationFile)));
+  return { ...spec.options, timeModel: calibratedTimeModel(await cal, clockMHz, spec.options.dtype ?? 'bf16', true) };
+}
 
 export interface PointTask {
   trace: TraceSpec;
@@ -25,7 +46,7 @@ export interface PointTask {
 }
 
 /** Generated ranks as sources: each rank's nodes handed over in one batch. */
-export function llmSources(options: LlmTraceOptions): RankSource[] {
+export function llmSources(options: LlmGenerateOptions): RankSource[] {
   const set = generateLlmTraces(options);
   return Array.from({ length: set.ranks }, (_, rank) => {
     let done = false;
@@ -43,7 +64,7 @@ export function llmSources(options: LlmTraceOptions): RankSource[] {
 
 export async function runPoint(task: PointTask): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
-  const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(task.trace.options);
+  const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(await llmOptions(task.trace));
   return replay(sources, {
     system: task.system, network: task.network, power: task.power, memory: task.memory, commGroups: task.commGroups,
     bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics,

@@ -100,23 +100,92 @@ export interface GpuClockSweepRecord {
   estimate: true;
 }
 
-/** `tracewatt case-study`: the numbers that say whether scale-out network DVFS pays off, and why. */
+/** One setting of one knob of the case study, against the layout's nominal point. All figures are estimates. */
+export interface KnobPoint {
+  /** The knob's setting: a frequency scale (× nominal) for the network knobs, an SM clock (MHz) for the GPU. */
+  setting: number;
+  makespanS: number;
+  energyJ: EnergyBreakdownJ;
+  networkByDimensionJ: number[];
+  /** (T − T₀)/T₀, %: positive = slower than nominal. */
+  timeChangePct: number;
+  /** (E − E₀)/E₀, %: negative = saves energy. */
+  energyChangePct: number;
+  /** 10–90 % band of energyChangePct from the knob's stated uncertainty (see Knob.uncertainty); [x, x] when none. */
+  energyChangeBandPct: [number, number];
+  /** Band of timeChangePct, as above. */
+  timeChangeBandPct: [number, number];
+  /** ΔE/ΔT against nominal, J/s = W; null when ΔT = 0. */
+  deltaEnergyPerDeltaTimeW: number | null;
+  /** Energy saved (%) per 1 % slowdown against nominal; null unless the point is slower. */
+  energySavedPctPerSlowdownPct: number | null;
+}
+
+/** One knob swept around the nominal point of a layout. */
+export interface Knob {
+  id: 'scale-out' | 'scale-up' | 'gpu-clock';
+  name: string;
+  /** Unit of `setting`: "× nominal" or "MHz". */
+  settingUnit: string;
+  nominalSetting: number;
+  /** Sorted by setting ascending; the nominal point included. */
+  points: KnobPoint[];
+  /** Lowest-energy setting against nominal; `atEdge` when it is the highest or lowest setting swept (the optimum may lie beyond). */
+  best: { setting: number; energyChangePct: number; timeChangePct: number; energyChangeBandPct: [number, number]; atEdge: 'top' | 'bottom' | null };
+  /** What the bands stand for, in one sentence. */
+  uncertainty: string;
+}
+
+/** One parallel layout of the case study at the full global batch (extrapolated; see CaseStudyLayout.extrapolation). */
+export interface CaseStudyLayout {
+  name: string;
+  dp: number;
+  tp: number;
+  pp: number;
+  /** Micro-batches per pipeline (data-parallel replica) of the full global batch. */
+  microBatches: number;
+  nominal: {
+    makespanS: number;
+    energyJ: EnergyBreakdownJ;
+    /** Index = network dimension (0 scale-up, 1 scale-out). */
+    networkByDimensionJ: number[];
+    bytesSentPerDimGB: number[];
+    shares: {
+      /** Direct network energy (both dimensions) / total energy, 0..1. */
+      networkEnergy: number;
+      /** Scale-out link energy / total energy, 0..1. */
+      scaleOutEnergy: number;
+      /** Communication time hidden behind compute / all communication time, summed over ranks, 0..1. */
+      hiddenCommunication: number;
+      /** Idle energy / total energy, 0..1. */
+      idleEnergy: number;
+    };
+  };
+  knobs: Knob[];
+  /**
+   * How the full batch was reached: every point replayed at two micro-batch counts and extrapolated linearly in
+   * the micro-batch count (exact in steady state: each extra micro-batch adds the same work; the all-reduce,
+   * pipeline fill and drain and optimizer step are fixed); checked against a third replay at the nominal point.
+   */
+  extrapolation: { replayedMicroBatches: [number, number]; checkMicroBatches: number; makespanErrorPct: number; energyErrorPct: number };
+  /** Per rank at the nominal point, from the larger replayed iteration: busy compute, exposed communication, idle (s). */
+  ranks: { rank: number; computeS: number; exposedCommS: number; idleS: number }[];
+  /** Whether scale-out DVFS gives an efficiency gain here, and why, in plain sentences. */
+  finding: string;
+  /** The poster's finding (raising the scale-out links' V–f saves energy) holds for this layout. */
+  reproducesPoster: boolean;
+}
+
+/** `tracewatt case-study`: scale-out DVFS, scale-up DVFS and the GPU SM clock as energy knobs, per layout. */
 export interface CaseStudyRecord {
   kind: 'case-study';
   schemaVersion: typeof RESULT_SCHEMA_VERSION;
   label: string;
   /** One line per system fact, e.g. "32 × H100, active 700 W, idle 80 W". */
   system: string[];
-  shares: {
-    /** Direct network energy / total energy, 0..1. */
-    networkEnergyShare: number;
-    /** Share of communication time hidden behind compute, 0..1. */
-    overlap: number;
-    /** Idle energy / total energy, 0..1. */
-    idleEnergyShare: number;
-  };
-  /** The lowest-energy network scale of the sweep, against nominal (scale 1). */
-  bestNetworkScale?: { scale: number; energySavedPct: number; slowdownPct: number };
-  /** The conclusion in one or two sentences. */
+  /** Definitions of the figures (marginal efficiency, shares, bands). */
+  definitions: string[];
+  layouts: CaseStudyLayout[];
+  /** The answer to the poster's question over all layouts, in plain sentences. */
   finding: string;
 }

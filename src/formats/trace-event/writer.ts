@@ -3,6 +3,13 @@
  * Timestamps and durations are in microseconds, as the format specifies. Complete events ("X")
  * on one (pid, tid) must nest, so callers give each rank × slot its own track; counter events
  * ("C") draw a value track such as power.
+ *
+ * Exact times: callers give integer nanoseconds; the file holds µs with at most 3 decimals (ns / 1000,
+ * which JSON prints as exactly that decimal). Viewers add `ts + dur` in floating point, and for some
+ * integers fl(s/1000 + d/1000) is one unit in the last place above fl((s + d)/1000): a slice that ends
+ * where the next begins would then seem to overlap it (speedscope nests the next slice inside). Such a
+ * slice is written 1 ns shorter (`dur` − 0.001), so that `ts + dur` never passes its true end; its
+ * exact integer times stay in `args.startNs` / `args.endNs`.
  */
 import type { WriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
@@ -12,16 +19,34 @@ export interface CompleteEvent {
   name: string;
   pid: number;
   tid: number;
-  tsUs: number;
-  durUs: number;
+  /** Start, integer ns (rounded here if not). */
+  startNs: number;
+  /** End, integer ns (rounded here if not); not before the start. */
+  endNs: number;
   cat?: string;
   args?: Record<string, string | number>;
 }
 export interface CounterEvent {
   name: string;
   pid: number;
-  tsUs: number;
+  /** Integer ns (rounded here if not). */
+  tsNs: number;
   values: Record<string, number>;
+}
+
+/**
+ * `ts` and `dur` in µs (3 decimals at most) of a slice from `startNs` to `endNs`, such that a viewer's
+ * floating-point `ts + dur` is at most `endNs / 1000`: never past the start of a slice that begins at its end.
+ */
+export function exactSlice(startNs: number, endNs: number): { ts: number; dur: number; startNs: number; endNs: number } {
+  const s = Math.round(startNs);
+  const e = Math.max(s, Math.round(endNs));
+  if (!Number.isSafeInteger(e)) throw new RangeError(`trace-event time ${endNs} ns is not a safe integer`);
+  const ts = s / 1000;
+  const end = e / 1000;
+  let d = e - s;
+  while (d > 0 && ts + d / 1000 > end) d--;
+  return { ts, dur: d / 1000, startNs: s, endNs: e };
 }
 
 /** Events are joined into chunks of about this many characters before they go to the file. */
@@ -99,11 +124,12 @@ export class TraceEventWriter {
   }
 
   complete(e: CompleteEvent): void {
-    this.write({ ph: 'X', name: e.name, cat: e.cat ?? '', pid: e.pid, tid: e.tid, ts: e.tsUs, dur: e.durUs, ...(e.args ? { args: e.args } : {}) });
+    const { ts, dur, startNs, endNs } = exactSlice(e.startNs, e.endNs);
+    this.write({ ph: 'X', name: e.name, cat: e.cat ?? '', pid: e.pid, tid: e.tid, ts, dur, args: { ...e.args, startNs, endNs } });
   }
 
   counter(e: CounterEvent): void {
-    this.write({ ph: 'C', name: e.name, pid: e.pid, tid: 0, ts: e.tsUs, args: e.values });
+    this.write({ ph: 'C', name: e.name, pid: e.pid, tid: 0, ts: Math.round(e.tsNs) / 1000, args: e.values });
   }
 
   /** Ends the JSON document and renames `<file>.tmp` to `file`. */

@@ -28,7 +28,7 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
         encoding: {
           x: { field: 'clock', type: 'nominal', sort: sorted.map((r) => String(r.frequencyMHz)), title: 'SM clock (MHz)', axis: { labelAngle: 0 } },
           xOffset: { field: 'metric', type: 'nominal', sort: [...METRICS] },
-          y: { field: 'errorPct', type: 'quantitative', title: 'model error (%)' },
+          y: { field: 'errorPct', type: 'quantitative', title: 'mean absolute error (%, MAPE)' },
           color: {
             field: 'metric',
             type: 'nominal',
@@ -38,8 +38,8 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
           tooltip: [
             { field: 'clock', type: 'nominal', title: 'SM clock (MHz)' },
             { field: 'metric', type: 'nominal' },
-            { field: 'errorPct', type: 'quantitative', title: 'error (%)', format: '.2f' },
-            { field: 'n', type: 'quantitative', title: 'n' },
+            { field: 'errorPct', type: 'quantitative', title: 'MAPE (%)', format: '.2f' },
+            { field: 'n', type: 'quantitative', title: 'n (kernels)' },
           ],
         },
       },

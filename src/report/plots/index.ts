@@ -2,6 +2,7 @@ export { renderPlot, renderSvg, PLOT_CONFIG, COMPONENT_COLOURS, type RenderedPlo
 export { energyBreakdownSpec, energyBreakdownSvg, type BreakdownBar, type BreakdownOptions } from './energy-breakdown.js';
 export { energyVsClockSpec, energyVsClockSvg, type EnergyVsClockOptions } from './energy-vs-clock.js';
 export { paretoSpec, paretoSvg, type ParetoPoint, type ParetoOptions } from './pareto.js';
-export { networkSweepSpec, networkSweepSvg, type NetworkSweepOptions } from './network-sweep.js';
+export { networkSweepSpec, networkSweepSvg, networkSweepChangeSpec, type NetworkSweepOptions } from './network-sweep.js';
 export { accuracySpec, accuracySvg, type AccuracyOptions } from './accuracy.js';
 export { frontierSpec, frontierSvg, extrinsicSpec, type FrontierPlotOptions, type FrontierCurvePoint, type FrontierMarker } from './frontier.js';
+export { layoutSharesSpec, marginalSpec, clockFrontSpec, networkKnobsSpec, rankTimeSpec, relativeDomain } from './case-study.js';

@@ -1,6 +1,11 @@
-/** Network DVFS sweep: total energy and makespan against the frequency scale of one network dimension. */
+/**
+ * Network DVFS sweep: total energy and makespan against the frequency scale of one network dimension, as change
+ * against nominal (scale 1, else the highest scale) in %, on axes that span at least ±1 % so that a change of a few
+ * tenths of a percent looks as small as it is.
+ */
 import type { TopLevelSpec } from 'vega-lite';
 import type { NetworkSweepPoint } from '../types.js';
+import { relativeDomain } from './case-study.js';
 import { baseSpec, DOMINATED_GREY, PLOT_CONFIG, renderSvg } from './render.js';
 
 export interface NetworkSweepOptions {
@@ -8,9 +13,9 @@ export interface NetworkSweepOptions {
   dimension: number;
 }
 
-function panel(name: string, field: string, title: string, colour: string, xTitle: string) {
+function panel(name: string, field: string, title: string, colour: string, xTitle: string, domain: [number, number]) {
   const x = { field: 'scale', type: 'quantitative', title: xTitle, scale: { zero: false, nice: false } };
-  const y = { field, type: 'quantitative', title, scale: { zero: false } };
+  const y = { field, type: 'quantitative', title, scale: { domain } };
   return {
     width: 520,
     height: 180,
@@ -30,6 +35,8 @@ function panel(name: string, field: string, title: string, colour: string, xTitl
           },
           tooltip: [
             { field: 'scale', type: 'quantitative', title: 'scale (× nominal)' },
+            { field: 'energyChangePct', type: 'quantitative', title: 'energy change (%)', format: '.3f' },
+            { field: 'timeChangePct', type: 'quantitative', title: 'makespan change (%)', format: '.3f' },
             { field: 'bandwidthGBps', type: 'quantitative', title: 'bandwidth (GB/s)' },
             { field: 'energyPerBitPJ', type: 'quantitative', title: 'energy per bit (pJ/bit)', format: '.3~f' },
             { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', format: '.4~s' },
@@ -43,8 +50,12 @@ function panel(name: string, field: string, title: string, colour: string, xTitl
 
 /** Two panels sharing the x axis; one point per scale in each, dominated points grey. */
 export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: NetworkSweepOptions): TopLevelSpec {
+  const ref = points.find((p) => p.scale === 1) ?? points[points.length - 1]!;
+  const change = (x: number, x0: number) => (x0 !== 0 ? (100 * (x - x0)) / x0 : 0);
   const values = points.map((p) => ({
     scale: p.scale,
+    energyChangePct: change(p.energyJ.total, ref.energyJ.total),
+    timeChangePct: change(p.makespanNs, ref.makespanNs),
     bandwidthGBps: p.bandwidthGBps,
     energyPerBitPJ: p.energyPerBitPJ,
     energyJ: p.energyJ.total,
@@ -58,8 +69,8 @@ export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: 
     config: PLOT_CONFIG,
     data: { values },
     vconcat: [
-      panel('sweep_energy', 'energyJ', 'total energy (J, estimated)', '#f58518', xTitle),
-      panel('sweep_makespan', 'makespanS', 'makespan (s, estimated)', '#4c78a8', xTitle),
+      panel('sweep_energy', 'energyChangePct', `total energy change vs s = ${ref.scale} (%, estimated)`, '#f58518', xTitle, relativeDomain(values.map((v) => v.energyChangePct))),
+      panel('sweep_makespan', 'timeChangePct', `makespan change vs s = ${ref.scale} (%, estimated)`, '#4c78a8', xTitle, relativeDomain(values.map((v) => v.timeChangePct))),
     ],
     resolve: { scale: { color: 'independent' } },
   } as TopLevelSpec;
@@ -67,4 +78,33 @@ export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: 
 
 export function networkSweepSvg(points: readonly NetworkSweepPoint[], options: NetworkSweepOptions): Promise<string> {
   return renderSvg(networkSweepSpec(points, options));
+}
+
+/**
+ * What changes with the scale: each component's energy minus its value at nominal (J), side by side per scale —
+ * the components that stay put (compute, memory) drop out, unlike stacked totals that all look alike.
+ */
+export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], options: NetworkSweepOptions): TopLevelSpec {
+  const ref = points.find((p) => p.scale === 1) ?? points[points.length - 1]!;
+  const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
+  const parts = [
+    ...Array.from({ length: dims }, (_, d) => ({ name: `network dim ${d}`, of: (p: NetworkSweepPoint) => p.networkByDimensionJ[d] ?? 0 })),
+    { name: 'idle', of: (p: NetworkSweepPoint) => p.energyJ.idle },
+    { name: 'compute + memory', of: (p: NetworkSweepPoint) => p.energyJ.compute + p.energyJ.memory },
+    { name: 'total', of: (p: NetworkSweepPoint) => p.energyJ.total },
+  ];
+  const values = points.flatMap((p) => parts.map((c) => ({ scale: p.scale.toFixed(3).replace(/\.?0+$/, ''), part: c.name, deltaJ: c.of(p) - c.of(ref) })));
+  const colours = ['#f58518', '#ffbf79', '#e45756', '#ff9d98'].slice(0, dims);
+  return {
+    ...baseSpec(options.title, Math.max(320, points.length * 70), 240),
+    data: { values },
+    mark: { type: 'bar' },
+    encoding: {
+      x: { field: 'scale', type: 'ordinal', title: `dimension ${options.dimension} frequency scale (× nominal)`, sort: null, axis: { labelAngle: 0 } },
+      xOffset: { field: 'part', type: 'nominal', sort: parts.map((c) => c.name) },
+      y: { field: 'deltaJ', type: 'quantitative', title: `energy change vs s = ${ref.scale} (J, estimated)` },
+      color: { field: 'part', type: 'nominal', title: 'component', scale: { domain: parts.map((c) => c.name), range: [...colours, '#bab0ac', '#4c78a8', '#222222'] } },
+      tooltip: [{ field: 'scale', type: 'nominal', title: 'scale' }, { field: 'part', type: 'nominal' }, { field: 'deltaJ', type: 'quantitative', title: 'ΔE (J)', format: '.4~s' }],
+    },
+  } as TopLevelSpec;
 }

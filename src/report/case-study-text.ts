@@ -1,0 +1,83 @@
+/**
+ * The case study as terminal text (fits 100 columns) and as rows for --csv: per layout the nominal breakdown and
+ * the three knobs' marginal efficiency against nominal. Every figure is an estimate.
+ */
+import type { CaseStudyRecord, Knob } from '../engines/studies/types.js';
+import { fixed, formatTable, type Cell, type Column } from './tables.js';
+import type { RowSet } from './text.js';
+
+/** Wraps text to `width` columns, continuation lines indented by `indent`. */
+export function wrap(text: string, width = 100, indent = '  '): string {
+  const out: string[] = [];
+  const lead = /^\s*/.exec(text)![0];
+  let line = lead;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line.trim() && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = indent + word;
+    } else line = line.trim() ? `${line} ${word}` : line + word;
+  }
+  if (line) out.push(line);
+  return out.join('\n');
+}
+
+const settingCell = (k: Knob, s: number) => (k.settingUnit === 'MHz' ? `${s} MHz` : `${s.toFixed(2)} ×`);
+const signedFixed = (digits: number) => (v: Cell) => (typeof v === 'number' ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}` : '');
+
+/** One row per knob setting of every layout (nominal included), for the table and --csv. */
+export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } = {}): RowSet {
+  const columns: Column[] = [
+    ...(o.layoutColumn === false ? [] : [{ header: 'layout', align: 'left' as const }]),
+    { header: 'knob', align: 'left' },
+    { header: 'setting', align: 'left' },
+    { header: 'ΔT (%)', format: signedFixed(2) },
+    { header: 'ΔE (%)', format: signedFixed(2) },
+    { header: 'ΔE band lo (%)', format: signedFixed(2) },
+    { header: 'ΔE band hi (%)', format: signedFixed(2) },
+    { header: 'saved/slowdown (%/%)', format: fixed(2) },
+    { header: 'ΔE/ΔT (kW)', format: fixed(1) },
+    { header: 'note', align: 'left' },
+  ];
+  const rows: Cell[][] = r.layouts.flatMap((l) => l.knobs.flatMap((k) => k.points.map((p) => {
+    const note = p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `best${k.best.atEdge ? `, ${k.best.atEdge} edge` : ''}` : '';
+    return [
+      ...(o.layoutColumn === false ? [] : [l.name]), k.name, settingCell(k, p.setting), p.timeChangePct, p.energyChangePct,
+      p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
+      p.deltaEnergyPerDeltaTimeW === null ? null : p.deltaEnergyPerDeltaTimeW / 1e3, note,
+    ];
+  })));
+  return { columns, rows };
+}
+
+const pct = (x: number, d = 1) => `${(100 * x).toFixed(d)} %`;
+
+/** The whole case study as text, every line within 100 columns. */
+export function caseStudyText(r: CaseStudyRecord): string {
+  const parts: string[] = [wrap(`${r.label} (all figures estimated)`), ...r.system.map((s) => wrap(`  ${s}`, 100, '    '))];
+  for (const l of r.layouts) {
+    const n = l.nominal;
+    const e = n.energyJ;
+    const x = l.extrapolation;
+    parts.push(
+      '',
+      wrap(`${l.name}: ${l.microBatches} micro-batches per pipeline; nominal ${n.makespanS.toFixed(2)} s, ${(e.total / 1e6).toFixed(3)} MJ ` +
+        `per iteration; traffic ${n.bytesSentPerDimGB.map((b, i) => `dim ${i} ${b.toFixed(0)} GB`).join(', ')}`),
+      wrap(`  energy: compute ${pct(e.compute / e.total)}, memory ${pct(e.memory / e.total)}, scale-up links ` +
+        `${pct((n.networkByDimensionJ[0] ?? 0) / e.total, 2)}, scale-out links ${pct(n.shares.scaleOutEnergy, 2)}, idle ${pct(n.shares.idleEnergy)}`, 100, '    '),
+      wrap(`  communication hidden behind compute: ${pct(n.shares.hiddenCommunication)} of communication time`, 100, '    '),
+      wrap(`  full batch extrapolated from ${x.replayedMicroBatches.join(' and ')} micro-batches; checked at ${x.checkMicroBatches}: ` +
+        `time ${x.makespanErrorPct.toExponential(1)} %, energy ${x.energyErrorPct.toExponential(1)} %`, 100, '    '),
+    );
+    const t = caseStudyRows({ ...r, layouts: [l] }, { layoutColumn: false });
+    // The two band columns as one "lo … hi" column keeps the table narrow.
+    // Short knob names, the band in one column and no ΔE/ΔT column (in --csv and the report) keep it within 100 columns.
+    const columns: Column[] = [t.columns[0]!, t.columns[1]!, t.columns[2]!, t.columns[3]!, { header: 'ΔE band (%)', align: 'left' }, t.columns[6]!, t.columns[8]!];
+    const sf = signedFixed(2);
+    const short = (name: Cell) => String(name).replace(' network DVFS', ' DVFS');
+    const rows = t.rows.map((c) => [short(c[0]), c[1]!, c[2]!, c[3]!, `${sf(c[4]!)} … ${sf(c[5]!)}`, c[6]!, c[8]!]);
+    parts.push(formatTable(columns, rows).replace(/\n$/, ''));
+    parts.push(wrap(l.finding));
+  }
+  parts.push('', wrap(r.finding), '');
+  return parts.join('\n');
+}
