@@ -127,9 +127,33 @@ describe('annotate: real PyTorch runs, imported', () => {
     const twoWithPower = await cli([...args, '--profile', addKineto, '--power', addKineto]);
     expect(twoWithPower.code).toBe(2);
     expect(twoWithPower.err).toMatch(/--power joins one profile with one power log; got 2 profiles/);
+    const bands = await cli([...args.slice(0, -1), path.join(dir, 'o', 'cli-bands'), '--bands']);
+    expect(bands.err).toMatch(/--bands: the calibration of NVIDIA A100 SXM4 80GB has no band model \(a datasheet calibration\): no band is written/);
+    expect((await readTraceFile(path.join(dir, 'o', 'cli-bands.0.et'))).nodes.some((n) => n.attrs.some((a) => a.name === ANNOTATION_ATTRS.energyJP10))).toBe(false);
     const orphan = await cli(['annotate', path.join(dir, 'add'), '--calibration', a100, '--mapping', 'x.yaml', '--frequency', '1410', '--out', path.join(dir, 'o', 'm')]);
     expect(orphan.code).toBe(2);
     expect(orphan.err).toMatch(/--mapping and --power apply to a profile/);
+  });
+});
+
+describe('annotate --power: a power log joined to the Kineto trace measures each kernel\'s power', () => {
+  it('DLRM rank 0 with real nvidia-smi samples: matched nodes take the measured power (estimated_from=profile), the caveats are printed', async () => {
+    const out = path.join(dir, 'o', 'power');
+    const r = await cli([
+      'annotate', path.join(dir, 'dlrm.0.et'), '--calibration', v100, '--profile', dlrmKineto[0]!, '--power', path.join('test', 'fixtures', 'profiles', 'xypp3__gpu_glasses__nvidia_smi.csv'),
+      '--power-offset-ns', '2e9', '--gpu-index', '0', '--reference-frequency', '1380', '--frequency', '1380', '--out', out, '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.out) as AnnotateResult;
+    expect(res.ranks[0]).toMatchObject({ matchRate: 1, estimated: 0, untouched: 0, memcpy: 16 });
+    expect(r.err).toMatch(/note: .*power/i);
+    const nodes = (await readTraceFile(`${out}.0.et`)).nodes.filter((n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false);
+    expect(nodes.length).toBe(253);
+    for (const n of nodes) {
+      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('profile');
+      expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeGreaterThan(70);
+      expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeLessThan(80);
+    }
   });
 });
 

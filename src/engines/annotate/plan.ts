@@ -347,6 +347,10 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
         `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`,
     );
   }
+  if (plan.bands) {
+    if (!cal.uncertainty) notes.push(`--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`);
+    else notes.push('--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none');
+  }
   return plan;
 }
 
