@@ -5,7 +5,7 @@
  * compute time of the linked iteration. The same on Chakra's own (2024-05) conversions in ../shared. Kineto has no
  * counters here, so the nodes are annotated from their own duration and the calibration's assumed power.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,6 +89,17 @@ describe('annotate: real PyTorch runs, imported', () => {
     // Ranks 3 and 4 ran kernels (a radix sort, 6 memsets) that rank 0 did not: found in their own profiles.
     expect(res.ranks.map((r) => r.memcpy)).toEqual(dlrm.ranks.map((r) => r.convert.gpuByKind.memcpy + r.convert.gpuByKind.memset));
     expect(res.ranks[3]!.memcpy).toBe(22);
+  });
+
+  it('DLRM: the fast path writes what the full decoder and encoder write, in workers as in-process', async () => {
+    const opts = { trace: path.join(dir, 'dlrm'), calibration: v100, profiles: dlrmKineto, frequenciesMHz: [1380, 1005], referenceClockMHz: 1380 };
+    const fast = await annotateTrace({ ...opts, out: path.join(dir, 'o', 'fast'), workers: 2 });
+    const slow = await annotateTrace({ ...opts, out: path.join(dir, 'o', 'slow'), workers: 1, fastPath: false });
+    expect(slow.total.slowPathNodes).toBe(slow.total.gpuCompNodes);
+    for (const [r, rank] of fast.ranks.entries()) {
+      for (const [i, pf] of rank.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(slow.ranks[r]!.perFrequency[i]!.file))).toBe(0);
+    }
+    expect(fast.outputs.map((o) => o.computeEnergyJ)).toEqual(slow.outputs.map((o) => o.computeEnergyJ));
   });
 
   it('DLRM with rank 0\'s profile only: the other ranks match it and count what it lacks', async () => {
