@@ -15,7 +15,7 @@ import { predictKernelBand, type PredictionBand } from '../../model/predict-band
 import { assumedKernelPowerW, type AssumedPower } from '../../model/active-power.js';
 import { predictDurationFromOne } from '../../model/time-model.js';
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
-import { KINETO_FORMAT } from '../../formats/profiles/kineto.js';
+import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
 
