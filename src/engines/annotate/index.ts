@@ -4,8 +4,11 @@
  *
  * GPU compute nodes are matched to profiled kernels by exact name, then normalised name, then base name, then by
  * op name to a profile aggregated by op (samples with an `op` column); several profiled kernels under one key are
- * taken in invocation order. Unmatched nodes with num_ops / tensor_size get a roofline estimate
- * (estimated_from = roofline); the rest, and host-side ops (is_cpu_op), stay byte for byte as they were.
+ * taken in invocation order; with one profile per rank (Kineto traces), each rank against its own. Unmatched nodes
+ * with num_ops / tensor_size get a roofline estimate (estimated_from = roofline); nodes matched to a profile with
+ * durations only, and unmatched ones with a duration, are estimated from their own duration and the calibration's
+ * assumed power (estimated_from = node-duration,calibration-power); the rest (0 µs), and host-side ops (is_cpu_op),
+ * stay byte for byte as they were.
  * Ranks run in parallel, in worker threads (piscina) and in the calling thread, when the compiled worker is
  * available. Figures are estimates.
  */

@@ -1,7 +1,8 @@
 /**
  * The annotation plan: every profiled kernel predicted once per target clock, its annotation attributes encoded
  * once, and the name keys that lead to it. A plan is plain data (Maps, arrays, Uint8Arrays, the calibration), so it
- * is handed to worker threads as it is. Roofline estimates for unmatched nodes are made per rank, on demand.
+ * is handed to worker threads as it is. Roofline estimates for unmatched nodes, and estimates from a node's own
+ * duration (profiled kernels with durations only, unmatched nodes), are made per rank, on demand.
  */
 import { randomUUID } from 'node:crypto';
 import type { Diagnostics } from '../../diagnostics.js';
