@@ -64,7 +64,8 @@ function modelsAtMainMemClock(cal: Calibration) {
   return cal.power.perClock.filter((m) => m.memClockMHz === main);
 }
 
-function modelPower(cal: Calibration, f: number, u: Record<string, number>): number {
+/** The calibrated power model at SM clock f (main memory clock), W, for utilizations u. */
+export function modelPower(cal: Calibration, f: number, u: Record<string, number>): number {
   return evaluatePower(coefficientsAt(modelsAtMainMemClock(cal), cal.vf, f), u);
 }
 

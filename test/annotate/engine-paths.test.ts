@@ -115,7 +115,12 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
     const outFiles = FREQS.map((f) => path.join(dir, 'pool', `feeder.${f}.0.et`));
     await annotateRankFile({ rank: 0, file, outFiles }, plan, undefined, cache);
     expect(cache.buffers.available).toBe(FREQS.length + 3);
-    for (const f of outFiles) expect(Buffer.compare(readFileSync(f), readFileSync(file))).toBe(0);
+    // Its GPU kernels (no profile, no num_ops) are estimated from their durations; the rest is copied unchanged.
+    for (const f of outFiles) {
+      const out = await readTraceFile(f);
+      for (const n of out.nodes) stripAnnotation(n, cal.components);
+      expect(Buffer.compare(encodeTrace(out.metadata, out.nodes), readFileSync(file))).toBe(0);
+    }
   });
 
   it('changes nothing else: stripping the annotation gives back the input bytes', async () => {

@@ -16,6 +16,9 @@ import {
 } from '../../src/formats/chakra/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { kernelKey } from '../../src/model/kernels.js';
+import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
+import { assumedKernelPowerW } from '../../src/model/active-power.js';
+import { predictDurationFromOne } from '../../src/model/time-model.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
 const FREQS = [870, 1410];
@@ -74,7 +77,11 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
       const count = (level: string) => e.levels.filter((l) => l === level).length;
       expect(r.matched).toEqual({ exact: count('exact'), normalized: count('normalized'), base: count('base'), op: 0 });
       expect(r.cpuOps).toBe(1);
-      expect(r.untouched).toBe(1);
+      // not_profiled_no_work: no profile, no num_ops, but a duration: estimated from it.
+      expect(r.untouched).toBe(0);
+      expect(r.estimated).toBe(1);
+      expect(r.unmatched).toBe(1);
+      expect(r.memcpy).toBe(0);
       expect(r.roofline).toBe(0);
       expect(r.byInvocation).toBe(2);
       expect(r.gpuCompNodes).toBe(e.keys.filter(Boolean).length + 1);
@@ -93,7 +100,16 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
         out.nodes.forEach((n, i) => {
           const key = e.keys[i];
           if (!key) {
-            expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeUndefined();
+            if (n.name !== 'not_profiled_no_work') {
+              expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeUndefined();
+              return;
+            }
+            const d = predictDurationFromOne(cal.time, { durationNs: Number(e.nodes[i].durationMicros) * 1000, smClockMHz: Math.max(...cal.clocks.smClocksMHz), dramActive: 0 }, f);
+            const energyJ = (assumedKernelPowerW(cal, f).powerW * d) / 1e9;
+            expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeCloseTo(energyJ, 12);
+            expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+            for (const c of cal.components) expect(attrNumber(n, UTIL_PREFIX + c)).toBeUndefined();
+            rankEnergy += energyJ;
             return;
           }
           const p = predictKernel(cal, samplesOf(key), f);

@@ -1,7 +1,8 @@
 /**
  * Real traces (traces/ and ../shared/traces, ../shared/astra-sim-reference) annotated with a shipped calibration and
  * the RTX 8000 real-kernel profile. Their kernel names do not match the profile: nodes with num_ops/tensor_size get
- * the roofline fallback, the rest stay untouched, and everything is counted.
+ * the roofline fallback, the rest are estimated from their own duration and the calibration's assumed power (those
+ * of 0 µs stay untouched), and everything is counted.
  */
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, writeFile } from 'node:fs/promises';
@@ -11,6 +12,9 @@ import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { ANNOTATION_ATTRS, annotateTrace, durationMicrosOf, stripAnnotation } from '../../src/engines/annotate/index.js';
+import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
+import { assumedKernelPowerW } from '../../src/model/active-power.js';
+import { predictDurationFromOne } from '../../src/model/time-model.js';
 import { estimateFromRoofline, loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import { replayFiles } from '../../src/engines/replay/index.js';
 import { validateTrace } from '../../src/engines/trace/validate.js';
@@ -41,13 +45,16 @@ async function annotateAndCheck(prefix: string, f: number) {
     const comp = input.nodes.filter((n) => n.type === NodeType.COMP_NODE);
     const gpu = comp.filter(gpuComp);
     const withWork = gpu.filter((n) => work(n).flops > 0 || work(n).bytes > 0);
+    const timed = gpu.filter((n) => !(work(n).flops > 0 || work(n).bytes > 0) && n.durationMicros > 0n);
     expect(r.nodes).toBe(input.nodes.length);
     expect(r.compNodes).toBe(comp.length);
     expect(r.cpuOps).toBe(comp.length - gpu.length);
     expect(r.gpuCompNodes).toBe(gpu.length);
     expect(r.matched).toEqual({ exact: 0, normalized: 0, base: 0, op: 0 });
     expect(r.roofline).toBe(withWork.length);
-    expect(r.untouched).toBe(gpu.length - withWork.length);
+    expect(r.estimated).toBe(timed.length);
+    expect(r.untouched).toBe(gpu.length - withWork.length - timed.length);
+    expect(r.unmatched).toBe(gpu.length);
     expect(r.matchRate).toBe(gpu.length ? 0 : null);
     const byName = new Map<string, number>();
     for (const n of gpu) byName.set(n.name, (byName.get(n.name) ?? 0) + 1);
@@ -67,6 +74,15 @@ async function annotateAndCheck(prefix: string, f: number) {
         expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('roofline');
         expect(attrInt(n, ANNOTATION_ATTRS.durationRefMicros)).toBe(before.durationMicros);
         energy += p.energyJ;
+      } else if (gpuComp(before) && before.durationMicros > 0n) {
+        const ref = Math.max(...cal.clocks.smClocksMHz);
+        const d = predictDurationFromOne(cal.time, { durationNs: Number(before.durationMicros) * 1000, smClockMHz: ref, dramActive: 0 }, f);
+        const p = assumedKernelPowerW(cal, f).powerW;
+        expect(e).toBeCloseTo((p * d) / 1e9, 12);
+        expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBe(p);
+        expect(n.durationMicros).toBe(BigInt(durationMicrosOf(d)));
+        expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+        energy += (p * d) / 1e9;
       } else {
         expect(e).toBeUndefined();
       }
@@ -90,18 +106,21 @@ async function load() {
 
 describeShared('annotate: real traces shipped in traces/', () => {
   beforeAll(load);
-  it('the real PyTorch trace: GPU kernels counted unmatched, host ops left alone, nothing changed', async () => {
+  it('the real PyTorch trace: GPU kernels counted unmatched and estimated from their durations, host ops left alone', async () => {
     const res = await annotateAndCheck(shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 1410);
     expect(res.total.cpuOps).toBeGreaterThan(0);
     expect(res.total.gpuCompNodes).toBeGreaterThan(0);
-    expect(res.total.untouched).toBe(res.total.gpuCompNodes);
+    expect(res.total.unmatched).toBe(res.total.gpuCompNodes);
+    expect(res.total.estimated + res.total.untouched).toBe(res.total.gpuCompNodes);
     expect(res.total.unmatchedNames[0].count).toBeGreaterThan(1);
   });
 
-  it('the 64-rank ResNet-50 trace (no num_ops: every compute node untouched)', async () => {
+  it('the 64-rank ResNet-50 trace (no num_ops: every compute node estimated from its duration)', async () => {
     const res = await annotateAndCheck(shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel'), 705);
     expect(res.ranks).toHaveLength(64);
-    expect(res.total.untouched).toBe(res.total.gpuCompNodes);
+    expect(res.total.estimated + res.total.untouched).toBe(res.total.gpuCompNodes);
+    expect(res.total.estimated).toBeGreaterThan(0);
+    expect(res.warnings).toEqual([expect.stringMatching(/^NO NODE MATCHED THE PROFILE/)]);
   });
 
   it('every ASTRA-sim example trace', async () => {

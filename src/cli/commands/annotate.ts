@@ -9,21 +9,22 @@ import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { fixed, formatTable } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { choice, int, num, numberList, str } from '../io.js';
+import { PROFILE_OPTIONS, profileReadOptions } from './profile-options.js';
 
 const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
 
 function summary(r: AnnotateResult): string {
   const freqs = r.outputs.map((o) => o.frequencyMHz);
   const cols = [
-    { header: 'rank' }, { header: 'nodes' }, { header: 'GPU compute' }, { header: 'matched' }, { header: 'match rate', align: 'right' as const },
-    { header: 'roofline' }, { header: 'untouched' }, { header: 'host ops' },
+    { header: 'rank' }, { header: 'nodes' }, { header: 'GPU compute' }, { header: 'matched' }, { header: 'memcpy/set' }, { header: 'match rate', align: 'right' as const },
+    { header: 'unmatched' }, { header: 'roofline' }, { header: 'estimated' }, { header: 'untouched' }, { header: 'host ops' },
     ...freqs.map((f) => ({ header: `compute energy @${f} MHz (J, est.)`, format: fixed(4) })),
   ];
   const matched = (x: { matched: Record<string, number> }) => Object.values(x.matched).reduce((a, b) => a + b, 0);
   const shown = r.ranks.length > 16 ? [...r.ranks.slice(0, 8), ...r.ranks.slice(-8)] : r.ranks;
-  const rows = shown.map((x) => [x.rank, x.nodes, x.gpuCompNodes, matched(x), pct(x.matchRate), x.roofline, x.untouched, x.cpuOps, ...x.perFrequency.map((p) => p.computeEnergyJ)]);
+  const rows = shown.map((x) => [x.rank, x.nodes, x.gpuCompNodes, matched(x), x.memcpy, pct(x.matchRate), x.unmatched, x.roofline, x.estimated, x.untouched, x.cpuOps, ...x.perFrequency.map((p) => p.computeEnergyJ)]);
   const t = r.total;
-  rows.push(['total', t.nodes, t.gpuCompNodes, matched(t), pct(t.matchRate), t.roofline, t.untouched, t.cpuOps, ...r.outputs.map((o) => o.computeEnergyJ)]);
+  rows.push(['total', t.nodes, t.gpuCompNodes, matched(t), t.memcpy, pct(t.matchRate), t.unmatched, t.roofline, t.estimated, t.untouched, t.cpuOps, ...r.outputs.map((o) => o.computeEnergyJ)]);
   const lines = [
     `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} calibration), ${r.profileKernels} profiled kernel(s); ` +
       `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} threads (this one and ${r.parallelism.threads - 1} worker${r.parallelism.threads === 2 ? '' : 's'})` : `in-process (${r.parallelism.reason})`}`,
@@ -31,6 +32,7 @@ function summary(r: AnnotateResult): string {
       (t.byInvocation ? ` (${t.byInvocation} picked by invocation order)` : ''),
     '',
     formatTable(cols, rows).trimEnd(),
+    'memcpy/set: of the matched, memcpy and memset nodes; estimated: from the node\'s own duration and the calibration\'s assumed power (no counters or power for it)',
   ];
   if (r.ranks.length > 16) lines.push(`… ${r.ranks.length - 16} more ranks (use --json)`);
   if (t.unmatchedNames.length) {
@@ -52,6 +54,8 @@ export const annotateCommand: CommandSpec = {
     { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)', required: true },
     { name: 'profile', value: 'file', description: 'kernel profile(s) to match trace nodes against (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates', repeatable: true },
     { name: 'profile-format', value: 'F', description: 'force the profile format' },
+    ...PROFILE_OPTIONS.filter((o) => o.name !== 'format').map((o) => (o.name === 'mapping' ? { ...o, description: o.description.replace('--format', '--profile-format') } : o.name === 'power' ? { ...o, description: 'power log joined with the profile (an Nsight Systems cuda_gpu_trace or a Kineto trace) for per-kernel power and energy' } : o)),
+    { name: 'bands', description: "write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives one" },
     { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json' },
     { name: 'frequencies', value: 'list', description: 'target SM clocks, comma-separated: writes <out>.<F>MHz.<rank>.et and <out>.<F>MHz.power.json per clock' },
     { name: 'out', value: 'prefix', description: 'output prefix', required: true },
@@ -74,6 +78,8 @@ export const annotateCommand: CommandSpec = {
     const precision = choice<RooflinePrecision>(opts, 'rooflinePrecision', ['fp16Tensor', 'fp32', 'fp64']) ?? 'fp16Tensor';
     const workers = int(opts, 'workers', { min: 0 });
     const profiles = opts.profile === undefined ? [] : (Array.isArray(opts.profile) ? opts.profile : [opts.profile]).map(String);
+    const { format: profileFormat, ...profileOptions } = profileReadOptions({ ...opts, format: opts.profileFormat });
+    if (profiles.length === 0 && Object.keys(profileOptions).length) throw new InputError('--mapping and --power apply to a profile: pass it with --profile');
 
     const bar = io.isTTY && !opts.json
       ? new cliProgress.SingleBar({ stream: process.stderr, format: 'annotate [{bar}] {percentage}% | {ranksDone}/{ranks} ranks | {mb}/{totalMb} MB', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
@@ -83,7 +89,7 @@ export const annotateCommand: CommandSpec = {
     try {
       result = await annotateTrace({
         trace: args[0], out: String(opts.out), calibration: String(opts.calibration), profiles,
-        profileFormat: str(opts, 'profileFormat') as ProfileFormat | undefined,
+        profileFormat: profileFormat as ProfileFormat | undefined, profileOptions, bands: opts.bands === true,
         frequenciesMHz: freqs, perFrequencyOutputs: opts.frequencies !== undefined,
         referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
         scaling, rooflinePrecision: precision,
@@ -112,7 +118,9 @@ export const annotateCommand: CommandSpec = {
     if (opts.json) io.out(toJson(result) + '\n');
     else io.out(summary(result));
     for (const p of result.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
+    for (const n of result.notes) io.err(`note: ${n}\n`);
     for (const d of result.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    for (const w of result.warnings) io.err(`WARNING: ${w}\n`);
     return 0;
   },
 };

@@ -24,7 +24,7 @@ import { FLUSH_BYTES, RUN_BYTES, type ThreadCache } from './thread-cache.js';
 import { MATCH_LEVELS, type NameEntry, type NameTable } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
 import { tailOf, tails, type Tails } from './tails.js';
-import { ANNOTATION_ATTRS, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
+import { ANNOTATION_ATTRS, durationPrepared, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
 import type { NameCount, RankAnnotation } from './types.js';
 
 const ROOFLINE_CACHE = 50_000;
@@ -42,6 +42,11 @@ const FIRST_OURS = 3;
 const MAX_FAST_DURATION = 2 ** 49;
 const DURATION_TAG = 0x38; // field 7, varint
 const COMP = NodeType.COMP_NODE;
+/** Flags of a plan entry (entryFlags). */
+const BY_DURATION = 1;
+const MEMORY = 2;
+/** Duration annotations kept per rank before the memo starts over. */
+const DURATION_CACHE = 50_000;
 
 /** The attribute names a rank's probe looks for (see the slots above). */
 function probeNames(components: string[]): AttributeNames {
@@ -59,33 +64,45 @@ export class RankAnnotator {
   readonly roofline = new PairMemo<Tails[] | null>(ROOFLINE_CACHE);
   /** Per plan entry, its annotations with their encoded tails. */
   readonly entryTails: Tails[][];
+  /** Per plan entry, BY_DURATION and MEMORY. */
+  private readonly entryFlags: Uint8Array;
+  /** Annotations from a node's own duration, by that duration (µs). */
+  private readonly byDuration = new PairMemo<Tails[]>(DURATION_CACHE);
   readonly sink = new ByteSink(1 << 12);
   readonly energyJ: Float64Array;
   readonly durationNs: Float64Array;
   /** Matches per level of MATCH_LEVELS (a typed array: its map never changes under optimized code). */
   readonly matched = new Float64Array(MATCH_LEVELS.length);
-  readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate'> = {
+  readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate' | 'unmatched'> = {
     rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
-    matched: { exact: 0, normalized: 0, base: 0, op: 0 }, byInvocation: 0, roofline: 0, untouched: 0, slowPathNodes: 0,
+    matched: { exact: 0, normalized: 0, base: 0, op: 0 }, memcpy: 0, byInvocation: 0, roofline: 0, estimated: 0, untouched: 0, slowPathNodes: 0,
   };
 
-  constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache) {
+  constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache, rank = 0) {
     this.probe = new NodeProbe(probeNames(plan.components), { keepDeps: false });
-    this.table = cache.namesOf(plan);
+    this.table = cache.namesOf(plan, rank);
+    this.entryFlags = Uint8Array.from(plan.entries, (e) => (e.byDuration ? BY_DURATION : 0) | (e.memory ? MEMORY : 0));
     this.table.startRank();
     this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));
     this.energyJ = new Float64Array(plan.frequenciesMHz.length);
     this.durationNs = new Float64Array(plan.frequenciesMHz.length);
   }
 
-  /** The annotation of a GPU compute node, or null to leave it untouched (counted). */
-  private choose(st: NameEntry, flops: number, bytes: number): Tails[] | null {
+  /**
+   * The annotation of a GPU compute node of `durationMicros` (its own, at the reference clock), or null to leave it
+   * untouched (counted).
+   */
+  private choose(st: NameEntry, flops: number, bytes: number, durationMicros: number): Tails[] | null {
     const r = this.res;
     r.gpuCompNodes++;
     if (st.list) {
       this.matched[st.level]++;
       if (st.list.length > 1) r.byInvocation++;
-      return this.entryTails[st.list[st.next++ % st.list.length]];
+      const index = st.list[st.next++ % st.list.length];
+      const flags = this.entryFlags[index];
+      if (flags & MEMORY) r.memcpy++;
+      if (!(flags & BY_DURATION)) return this.entryTails[index];
+      return this.fromDuration(durationMicros);
     }
     st.unmatched++;
     if (flops > 0 || bytes > 0) {
@@ -104,8 +121,22 @@ export class RankAnnotator {
         return prep;
       }
     }
-    r.untouched++;
-    return null;
+    return this.fromDuration(durationMicros);
+  }
+
+  /** The node's own duration and the plan's assumed power (counted as estimated); null (untouched) for a 0 µs node. */
+  private fromDuration(durationMicros: number): Tails[] | null {
+    if (!(durationMicros > 0)) {
+      this.res.untouched++;
+      return null;
+    }
+    this.res.estimated++;
+    let prep = this.byDuration.get(durationMicros, 0);
+    if (prep === undefined) {
+      prep = durationPrepared(this.plan, durationMicros).map(tails);
+      this.byDuration.set(durationMicros, 0, prep);
+    }
+    return prep;
   }
 
   // Apart from choose(): a closure there would make every call allocate the context it captures.
@@ -205,7 +236,7 @@ export class RankAnnotator {
       return this.copyAll(buf, dv, fs, e);
     }
     const st = probe.nameStart < 0 ? this.table.get(dv, buf, 0, 0) : this.table.get(dv, buf, probe.nameStart, probe.nameEnd);
-    const prep = this.choose(st, flops, bytes);
+    const prep = this.choose(st, flops, bytes, ref);
     if (!prep) return this.copyAll(buf, dv, fs, e);
     this.account(prep);
     const edit = this.edit;
@@ -241,7 +272,8 @@ export class RankAnnotator {
     };
     const nameBytes = Buffer.from(node.name, 'utf8');
     const st = this.table.get(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
-    const prep = this.choose(st, num('num_ops'), num('tensor_size'));
+    const ownMicros = node.durationMicros > 0n && node.durationMicros < BigInt(MAX_FAST_DURATION) ? Number(node.durationMicros) : 0;
+    const prep = this.choose(st, num('num_ops'), num('tensor_size'), ownMicros);
     if (!prep) {
       if (!previous) return this.copyAll(buf, dv, fs, e);
       for (const o of this.outs) this.encode(o, node);
@@ -283,6 +315,7 @@ export class RankAnnotator {
     return {
       ...r,
       matched: { ...r.matched },
+      unmatched: r.gpuCompNodes - matched,
       matchRate: r.gpuCompNodes > 0 ? matched / r.gpuCompNodes : null,
       unmatchedNames: topCandidates(this.unmatchedNames()),
       perFrequency: this.plan.frequenciesMHz.map((f, i) => ({ frequencyMHz: f, file: outFiles[i], computeEnergyJ: this.energyJ[i], annotatedDurationNs: this.durationNs[i] })),

@@ -4,8 +4,11 @@
  *
  * GPU compute nodes are matched to profiled kernels by exact name, then normalised name, then base name, then by
  * op name to a profile aggregated by op (samples with an `op` column); several profiled kernels under one key are
- * taken in invocation order. Unmatched nodes with num_ops / tensor_size get a roofline estimate
- * (estimated_from = roofline); the rest, and host-side ops (is_cpu_op), stay byte for byte as they were.
+ * taken in invocation order; with one profile per rank (Kineto traces), each rank against its own. Unmatched nodes
+ * with num_ops / tensor_size get a roofline estimate (estimated_from = roofline); nodes matched to a profile with
+ * durations only, and unmatched ones with a duration, are estimated from their own duration and the calibration's
+ * assumed power (estimated_from = node-duration,calibration-power); the rest (0 µs), and host-side ops (is_cpu_op),
+ * stay byte for byte as they were.
  * Ranks run in parallel, in worker threads (the library's worker pool, src/engines/workers) and in the calling
  * thread, when the compiled worker is available. Figures are estimates.
  */
@@ -16,7 +19,7 @@ import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
-import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
+import { readProfile, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
@@ -26,6 +29,7 @@ import { ThreadCache } from './thread-cache.js';
 import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
 import type { WorkerTask } from './worker.js';
 import { compiledWorker, runLanes, WorkerPool, type Lane } from '../workers/index.js';
+import { annotateWarnings } from './warnings.js';
 
 export { buildPlan, ANNOTATION_ATTRS, UTIL_PREFIX, annotationAttributes, durationMicrosOf, type AnnotatePlan, type PlanEntry, type Prepared, type RooflinePrecision } from './plan.js';
 export { annotateRankFile, stripAnnotation, type RankTask, type RankOutcome } from './rank.js';
@@ -41,11 +45,18 @@ export interface AnnotateOptions {
   calibration: Calibration | string;
   profiles: (ProfileTable | string)[];
   profileFormat?: ProfileFormat;
+  /** More reader options for profile files: a generic CSV's column mapping, a power log joined to the profile, … */
+  profileOptions?: Omit<ReadProfileOptions, 'format' | 'diagnostics' | 'referenceClockMHz'>;
   frequenciesMHz: number[];
   /** Name outputs <out>.<F>MHz.<rank>.et; default: only when there are several clocks. */
   perFrequencyOutputs?: boolean;
-  /** SM clock the trace's durations were recorded at; default: the calibration's highest clock. */
+  /**
+   * SM clock the trace's durations were recorded at; default: the clock a Kineto profile's reader assumed (the
+   * device's boost clock), else the calibration's highest clock.
+   */
   referenceClockMHz?: number;
+  /** Write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives one. */
+  bands?: boolean;
   scaling?: 'ratio' | 'offset';
   rooflinePrecision?: RooflinePrecision;
   power?: PowerOptions;
@@ -127,7 +138,8 @@ function total(ranks: RankAnnotation[]): AnnotateResult['total'] {
   const gpu = sum((r) => r.gpuCompNodes);
   return {
     nodes: sum((r) => r.nodes), compNodes: sum((r) => r.compNodes), cpuOps: sum((r) => r.cpuOps), gpuCompNodes: gpu,
-    matched, byInvocation: sum((r) => r.byInvocation), roofline: sum((r) => r.roofline), untouched: sum((r) => r.untouched),
+    matched, memcpy: sum((r) => r.memcpy), unmatched: sum((r) => r.unmatched), byInvocation: sum((r) => r.byInvocation),
+    roofline: sum((r) => r.roofline), estimated: sum((r) => r.estimated), untouched: sum((r) => r.untouched),
     matchRate: gpu > 0 ? LEVELS.reduce((s, l) => s + matched[l], 0) / gpu : null,
     unmatchedNames: mergeNames(ranks.map((r) => r.unmatchedNames)),
     slowPathNodes: sum((r) => r.slowPathNodes),
@@ -159,14 +171,15 @@ async function annotateWith(
   loading.catch(() => {});
   const profiles: ProfileTable[] = [];
   const profileNotes: AnnotateResult['profileNotes'] = [];
+  if (o.profileOptions?.power !== undefined && o.profiles.length !== 1) throw new InputError(`--power joins one profile with one power log; got ${o.profiles.length} profiles`);
   for (const p of o.profiles) {
-    const table = typeof p === 'string' ? await readProfile(p, { format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p;
+    const table = typeof p === 'string' ? await readProfile(p, { ...o.profileOptions, format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p;
     profiles.push(table);
     profileNotes.push({ profile: typeof p === 'string' ? p : table.samples[0]?.source.file ?? table.format, notes: table.notes });
   }
   const cal = await loading;
   const plan = buildPlan(cal, profiles, {
-    frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, diagnostics,
+    frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, bands: o.bands, diagnostics,
   });
   const prefixes = outputPrefixes(o.out, plan.frequenciesMHz, o.perFrequencyOutputs);
   const inputs = new Set(rankFiles.map((r) => path.resolve(r.file)));
@@ -199,6 +212,7 @@ async function annotateWith(
   // Diagnostics.merge reads only summary(): worker outcomes carry summaries.
   for (const list of merged) all.merge({ summary: () => list } as Diagnostics);
 
+  const sum = total(ranks);
   const outputs: OutputSet[] = [];
   for (let i = 0; i < plan.frequenciesMHz.length; i++) {
     const f = plan.frequenciesMHz[i];
@@ -216,9 +230,11 @@ async function annotateWith(
     referenceClockMHz: plan.referenceClockMHz,
     profileKernels: plan.entries.length,
     profileNotes,
+    notes: plan.notes,
+    warnings: annotateWarnings(sum, plan.entries.length, o.profiles.length),
     outputs,
     ranks,
-    total: total(ranks),
+    total: sum,
     parallelism,
     diagnostics: all.summary(),
     estimate: true,

@@ -6,7 +6,7 @@
  */
 import { baseKernelName, normalizeKernelName } from './names.js';
 import { viewOf } from './out.js';
-import type { AnnotatePlan } from './plan.js';
+import type { PlanKeys } from './plan.js';
 import type { MatchLevel } from './types.js';
 
 /** Match levels in the order they are tried. */
@@ -61,8 +61,7 @@ function newEntry(bytes: Uint8Array, name: string, list: number[] | null, level:
 }
 
 /** How a name matches the plan's keys: exact, then normalized, base and op name. */
-function matchName(plan: AnnotatePlan, name: string): { list: number[] | null; level: number } {
-  const k = plan.keys;
+function matchName(k: PlanKeys, name: string): { list: number[] | null; level: number } {
   const norm = normalizeKernelName(name);
   const found = [k.exact.get(name), k.normalized.get(norm), k.base.get(baseKernelName(norm)), k.op.get(norm)];
   const level = found.findIndex((l) => l !== undefined);
@@ -83,7 +82,7 @@ export class NameTable {
   private readonly head = newEntry(new Uint8Array(0), '', null, -1, undefined);
   private lastUsed = this.head;
 
-  constructor(private readonly plan: AnnotatePlan) {}
+  constructor(private readonly keys: PlanKeys) {}
 
   /** Starts the counts of a new rank (and the table over, when full: between ranks, no count moves entry). */
   startRank(): void {
@@ -139,7 +138,7 @@ export class NameTable {
     for (let st = head; st; st = st.chain) if (sameBytes(st, dv, buf, s, e)) return st;
     const bytes = Uint8Array.prototype.slice.call(buf, s, e);
     const name = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
-    const { list, level } = matchName(this.plan, name);
+    const { list, level } = matchName(this.keys, name);
     const st = newEntry(bytes, name, list, level, head);
     this.byHash.set(h, st);
     this.size++;

@@ -1,7 +1,8 @@
 /**
  * The annotation plan: every profiled kernel predicted once per target clock, its annotation attributes encoded
  * once, and the name keys that lead to it. A plan is plain data (Maps, arrays, Uint8Arrays, the calibration), so it
- * is handed to worker threads as it is. Roofline estimates for unmatched nodes are made per rank, on demand.
+ * is handed to worker threads as it is. Roofline estimates for unmatched nodes, and estimates from a node's own
+ * duration (profiled kernels with durations only, unmatched nodes), are made per rank, on demand.
  */
 import { randomUUID } from 'node:crypto';
 import type { Diagnostics } from '../../diagnostics.js';
@@ -11,7 +12,11 @@ import { ByteSink, makeAttr, type Attribute } from '../../formats/chakra/index.j
 import { encodeAttribute } from '../../formats/chakra/encode.js';
 import type { Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline, predictKernel, type KernelPrediction, type KernelProfile } from '../../model/predict.js';
-import { groupKernels, kernelKey } from '../../model/kernels.js';
+import { predictKernelBand, type PredictionBand } from '../../model/predict-band.js';
+import { assumedKernelPowerW, type AssumedPower } from '../../model/active-power.js';
+import { predictDurationFromOne } from '../../model/time-model.js';
+import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
+import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
 
@@ -24,7 +29,17 @@ export const ANNOTATION_ATTRS = {
   frequencyRefMHz: 'frequency_ref_mhz',
   estimatedFrom: 'estimated_from',
   durationRefMicros: 'duration_micros_ref',
+  energyJP10: 'energy_j_p10',
+  energyJP90: 'energy_j_p90',
+  durationNsP10: 'duration_ns_p10',
+  durationNsP90: 'duration_ns_p90',
 } as const;
+/**
+ * estimated_from of a node annotated from its own duration (at the reference clock, scaled by the time model to
+ * other clocks) and the power the calibration assumes for a kernel of which nothing else is known.
+ */
+export const DURATION_SOURCE = 'node-duration,calibration-power';
+export type AnnotationSource = 'profile' | 'roofline' | typeof DURATION_SOURCE;
 export const UTIL_PREFIX = 'util_';
 
 export type RooflinePrecision = 'fp16Tensor' | 'fp32' | 'fp64';
@@ -42,11 +57,21 @@ export interface Prepared {
 }
 
 export interface PlanEntry {
-  /** Profile kernel key (name, and #invocation when the profile numbers invocations). */
+  /** Profile kernel key (name, and #invocation when the profile numbers invocations; @rank when profiles hold several ranks). */
   key: string;
   level: 'kernel' | 'op';
+  /** Empty when byDuration. */
   perFreq: Prepared[];
+  /**
+   * The profile gives a duration only (no counters, no power: a Kineto trace without CUPTI ranges or power log):
+   * the node is annotated from its own duration and the calibration's assumed power (DURATION_SOURCE).
+   */
+  byDuration: boolean;
+  /** A memcpy or memset, not a kernel. */
+  memory: boolean;
 }
+
+export type PlanKeys = Record<MatchLevel, Map<string, number[]>>;
 
 export interface AnnotatePlan {
   /** Unique per plan: worker threads key what they keep across ranks by it. */
@@ -56,7 +81,19 @@ export interface AnnotatePlan {
   components: string[];
   entries: PlanEntry[];
   /** Name key → entry indices, in invocation order; one map per match level. */
-  keys: Record<MatchLevel, Map<string, number[]>>;
+  keys: PlanKeys;
+  /**
+   * Per trace rank, the keys of that rank's profile samples (and of samples without a rank), when the profiles
+   * hold several ranks (one Kineto trace per rank); a rank without an entry uses `keys`, which then hold the lowest
+   * profiled rank's. Null when the profiles hold one rank or none.
+   */
+  rankKeys: Record<number, PlanKeys> | null;
+  /** Power assumed for nodes annotated from their own duration, per target clock, and what it is. */
+  assumedPower: AssumedPower[];
+  /** Write the 10–90 % band attributes (energy_j_p10, …) where the calibration's band model gives one. */
+  bands: boolean;
+  /** What building the plan assumed, for the user (e.g. where the reference clock came from). */
+  notes: string[];
   calibration: Calibration;
   rooflinePrecision: RooflinePrecision;
   /** Why roofline estimates are impossible (no datasheet facts); null when they are possible. */
@@ -68,6 +105,8 @@ export interface PlanOptions {
   referenceClockMHz?: number;
   scaling?: 'ratio' | 'offset';
   rooflinePrecision?: RooflinePrecision;
+  /** Write 10–90 % band attributes (see AnnotatePlan.bands). */
+  bands?: boolean;
   diagnostics?: Diagnostics;
 }
 
@@ -75,17 +114,24 @@ const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
 
 /** The attributes of one annotation, in the order they are appended (duration_micros_ref comes last, per node). */
 export function annotationAttributes(
-  pred: KernelPrediction, frequencyMHz: number, referenceClockMHz: number, components: string[], source: 'profile' | 'roofline',
+  pred: KernelPrediction, frequencyMHz: number, referenceClockMHz: number, components: string[], source: AnnotationSource, band: PredictionBand | null = null,
 ): Attribute[] {
   const a: Attribute[] = [
     makeAttr(ANNOTATION_ATTRS.energyJ, 'double_val', pred.energyJ),
     makeAttr(ANNOTATION_ATTRS.powerW, 'double_val', pred.powerW),
   ];
-  for (const c of components) a.push(makeAttr(UTIL_PREFIX + c, 'double_val', clamp01(pred.utilization[c] ?? 0)));
+  // A node known by its duration alone has no utilization: none is written (0 would read as measured idle).
+  if (source !== DURATION_SOURCE) for (const c of components) a.push(makeAttr(UTIL_PREFIX + c, 'double_val', clamp01(pred.utilization[c] ?? 0)));
   a.push(makeAttr(ANNOTATION_ATTRS.frequencyMHz, 'double_val', frequencyMHz));
   if (pred.capped) a.push(makeAttr(ANNOTATION_ATTRS.frequencyEffectiveMHz, 'double_val', pred.effectiveClockMHz));
   a.push(makeAttr(ANNOTATION_ATTRS.frequencyRefMHz, 'double_val', referenceClockMHz));
   a.push(makeAttr(ANNOTATION_ATTRS.estimatedFrom, 'string_val', source));
+  if (band) {
+    a.push(
+      makeAttr(ANNOTATION_ATTRS.energyJP10, 'double_val', band.energyJ.p10), makeAttr(ANNOTATION_ATTRS.energyJP90, 'double_val', band.energyJ.p90),
+      makeAttr(ANNOTATION_ATTRS.durationNsP10, 'double_val', band.durationNs.p10), makeAttr(ANNOTATION_ATTRS.durationNsP90, 'double_val', band.durationNs.p90),
+    );
+  }
   return a;
 }
 
@@ -106,8 +152,10 @@ export function durationMicrosOf(durationNs: number): number {
   return Math.max(1, Math.round(durationNs / 1000));
 }
 
-export function prepare(pred: KernelPrediction, frequencyMHz: number, plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components'>, source: 'profile' | 'roofline'): Prepared {
-  const attrs = annotationAttributes(pred, frequencyMHz, plan.referenceClockMHz, plan.components, source);
+export function prepare(
+  pred: KernelPrediction, frequencyMHz: number, plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components'>, source: AnnotationSource, band: PredictionBand | null = null,
+): Prepared {
+  const attrs = annotationAttributes(pred, frequencyMHz, plan.referenceClockMHz, plan.components, source, band);
   return { durationMicros: durationMicrosOf(pred.durationNs), durationNs: pred.durationNs, energyJ: pred.energyJ, powerW: pred.powerW, attrs, block: encodeAttrBlock(attrs) };
 }
 
@@ -118,6 +166,27 @@ interface Group {
   names: string[];
   samples: KernelSample[];
   order: number;
+  rank: number | null;
+  memory: boolean;
+}
+
+const MEMORY_NAME = /^mem(cpy|set)\b/i;
+const rankOf = (s: KernelSample): number | null => (typeof s.extra?.rank === 'number' && Number.isInteger(s.extra.rank) ? s.extra.rank : null);
+const isMemory = (s: KernelSample) => s.extra?.kind === 'memcpy' || s.extra?.kind === 'memset' || MEMORY_NAME.test(s.kernelName);
+/** A sample with neither power nor any utilization: a duration only. */
+const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.values(s.utilization).some((v) => typeof v === 'number' && Number.isFinite(v));
+
+/**
+ * The clock the profile's durations were taken at when the user gives none: the one clock a Kineto reader assumed
+ * for every sample (the device's boost clock), so that the plan scales from the clock the samples say.
+ */
+function assumedProfileClock(profiles: ProfileTable[]): number | null {
+  const clocks = new Set<number>();
+  for (const t of profiles) {
+    if (t.format !== KINETO_FORMAT) continue;
+    for (const s of t.samples) if (s.smClockMHz !== null) clocks.add(s.smClockMHz);
+  }
+  return clocks.size === 1 ? [...clocks][0]! : null;
 }
 
 /** Profile samples of one op, aggregated per clock: Σ duration, energy-weighted power, time-weighted utilization. */
@@ -153,8 +222,15 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   if (freqs.length === 0) throw new InputError('give at least one target SM frequency');
   for (const f of freqs) if (!(Number.isFinite(f) && f > 0)) throw new InputError(`target SM frequency must be a positive number of MHz, got ${f}`);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
-  const referenceClockMHz = options.referenceClockMHz ?? Math.max(...cal.clocks.smClocksMHz);
+  const notes: string[] = [];
+  const fromProfile = options.referenceClockMHz === undefined ? assumedProfileClock(profiles) : null;
+  const referenceClockMHz = options.referenceClockMHz ?? fromProfile ?? Math.max(...cal.clocks.smClocksMHz);
   if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
+  if (fromProfile !== null) notes.push(`reference clock ${referenceClockMHz} MHz: the clock the Kineto profile's samples were taken at (assumed by its reader; pass --reference-frequency to set it)`);
+  const calMax = Math.max(...cal.clocks.smClocksMHz);
+  if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
+    notes.push(`reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`);
+  }
   const diag = options.diagnostics;
   const plan: AnnotatePlan = {
     id: randomUUID(),
@@ -162,7 +238,11 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     referenceClockMHz,
     components: [...cal.components],
     entries: [],
-    keys: { exact: new Map(), normalized: new Map(), base: new Map(), op: new Map() },
+    keys: emptyKeys(),
+    rankKeys: null,
+    assumedPower: freqs.map((f) => assumedKernelPowerW(cal, f)),
+    bands: options.bands === true,
+    notes,
     calibration: cal,
     rooflinePrecision: options.rooflinePrecision ?? 'fp16Tensor',
     rooflineUnavailable: cal.datasheet ? null : `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth)`,
@@ -171,16 +251,21 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Kernel groups: one per profile kernel key, in order of first appearance.
   const groups = new Map<string, Group>();
   const opSamples = new Map<string, KernelSample[]>();
+  const ranks = new Set<number>();
+  for (const table of profiles) for (const s of table.samples) if (rankOf(s) !== null) ranks.add(rankOf(s)!);
+  // Several ranks' profiles (one Kineto trace per rank): each rank's kernels are its own entries.
+  const perRank = ranks.size > 1;
   let order = 0;
   for (const table of profiles) {
     for (const s of table.samples) {
-      const key = kernelKey(s);
+      const rank = perRank ? rankOf(s) : null;
+      const key = rank === null ? kernelKey(s) : `${kernelKey(s)}@rank${rank}`;
       let g = groups.get(key);
       if (!g) {
         const names = [s.kernelName];
         const k = s.extra?.kernel;
         if (typeof k === 'string' && k && k !== s.kernelName) names.push(k);
-        g = { key, kernelName: s.kernelName, invocation: s.invocation, names, samples: [], order: order++ };
+        g = { key, kernelName: s.kernelName, invocation: s.invocation, names, samples: [], order: order++, rank, memory: isMemory(s) };
         groups.set(key, g);
       }
       g.samples.push(s);
@@ -194,12 +279,10 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     }
   }
 
-  const addKey = (level: MatchLevel, key: string, index: number) => {
-    if (!key) return;
-    const m = plan.keys[level];
-    const list = m.get(key);
-    if (!list) m.set(key, [index]);
-    else if (!list.includes(index)) list.push(index);
+  const predicted = (profile: KernelSample[] | KernelProfile[], f: number): Prepared => {
+    if (!plan.bands) return prepare(predictKernel(cal, profile, f, { scaling: options.scaling }), f, plan, 'profile');
+    const p = predictKernelBand(cal, profile, f, { scaling: options.scaling });
+    return prepare(p, f, plan, 'profile', p.band);
   };
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
@@ -207,29 +290,45 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
       diag?.add('profile-kernel-unusable', { message: `${g.key}: no sample with an SM clock and a positive duration; not used for matching` });
       continue;
     }
-    let perFreq: Prepared[];
-    try {
-      perFreq = freqs.map((f) => prepare(predictKernel(cal, usable, f, { scaling: options.scaling }), f, plan, 'profile'));
-    } catch (e) {
-      if (!(e instanceof InputError)) throw e;
-      diag?.add('profile-kernel-unpredictable', { message: `${g.key}: ${e.message}` });
-      continue;
+    const byDuration = usable.every(durationOnly);
+    let perFreq: Prepared[] = [];
+    if (!byDuration) {
+      try {
+        perFreq = freqs.map((f) => predicted(usable, f));
+      } catch (e) {
+        if (!(e instanceof InputError)) throw e;
+        diag?.add('profile-kernel-unpredictable', { message: `${g.key}: ${e.message}` });
+        continue;
+      }
     }
-    const index = plan.entries.push({ key: g.key, level: 'kernel', perFreq }) - 1;
-    for (const n of g.names) addKey('exact', n, index);
+    plan.entries.push({ key: g.key, level: 'kernel', perFreq, byDuration, memory: g.memory });
   }
+  // The keys, each rank's and the shared ones.
+  const fallbackRank = perRank ? Math.min(...ranks) : null;
+  if (perRank) plan.rankKeys = Object.fromEntries([...ranks].map((r) => [r, emptyKeys()]));
   plan.entries.forEach((e, index) => {
     const g = groups.get(e.key)!;
-    for (const n of g.names) {
-      const norm = normalizeKernelName(n);
-      addKey('normalized', norm, index);
-      addKey('base', baseKernelName(norm), index);
+    const sets: PlanKeys[] = [];
+    if (g.rank === null || g.rank === fallbackRank) sets.push(plan.keys);
+    if (plan.rankKeys) {
+      if (g.rank === null) sets.push(...Object.values(plan.rankKeys));
+      else sets.push(plan.rankKeys[g.rank]!);
+    }
+    for (const keys of sets) {
+      for (const n of g.names) addKey(keys, 'exact', n, index);
+      for (const n of g.names) {
+        const norm = normalizeKernelName(n);
+        addKey(keys, 'normalized', norm, index);
+        addKey(keys, 'base', baseKernelName(norm), index);
+      }
     }
   });
   // Several profiled kernels under one key are taken in invocation order (then profile order).
   const rank = (i: number) => groups.get(plan.entries[i].key)!;
-  for (const m of Object.values(plan.keys)) {
-    for (const list of m.values()) list.sort((a, b) => (rank(a).invocation ?? -1) - (rank(b).invocation ?? -1) || rank(a).order - rank(b).order);
+  for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) {
+    for (const m of Object.values(keys)) {
+      for (const list of m.values()) list.sort((a, b) => (rank(a).invocation ?? -1) - (rank(b).invocation ?? -1) || rank(a).order - rank(b).order);
+    }
   }
   for (const [op, samples] of opSamples) {
     const agg = aggregateOp(samples);
@@ -237,10 +336,51 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
       diag?.add('profile-op-unusable', { message: `op ${op}: no clock at which every kernel of the op was profiled` });
       continue;
     }
-    const perFreq = freqs.map((f) => prepare(predictKernel(cal, agg, f, { scaling: options.scaling }), f, plan, 'profile'));
-    addKey('op', op, plan.entries.push({ key: `op:${op}`, level: 'op', perFreq }) - 1);
+    const byDuration = agg.every((p) => p.powerW === null && Object.keys(p.utilization).length === 0);
+    const perFreq = byDuration ? [] : freqs.map((f) => predicted(agg, f));
+    const index = plan.entries.push({ key: `op:${op}`, level: 'op', perFreq, byDuration, memory: false }) - 1;
+    for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) addKey(keys, 'op', op, index);
+  }
+  if (plan.entries.some((e) => e.byDuration)) {
+    notes.push(
+      `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length}) are annotated from each node's own duration ` +
+        `(at ${referenceClockMHz} MHz) and an assumed power: ${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${freqs[i]} MHz`).join(', ')}, ` +
+        `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`,
+    );
+  }
+  if (plan.bands) {
+    if (!cal.uncertainty) notes.push(`--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`);
+    else notes.push('--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none');
   }
   return plan;
+}
+
+const formatW = (w: number) => String(Number(w.toPrecision(4)));
+
+function emptyKeys(): PlanKeys {
+  return { exact: new Map(), normalized: new Map(), base: new Map(), op: new Map() };
+}
+
+function addKey(keys: PlanKeys, level: MatchLevel, key: string, index: number): void {
+  if (!key) return;
+  const m = keys[level];
+  const list = m.get(key);
+  if (!list) m.set(key, [index]);
+  else if (!list.includes(index)) list.push(index);
+}
+
+/**
+ * A node annotated from its own duration (whole µs at the reference clock; scaled by the time model at other
+ * clocks, taken as compute-bound) and the plan's assumed power, at every target clock.
+ */
+export function durationPrepared(plan: AnnotatePlan, durationMicros: number): Prepared[] {
+  const ns = durationMicros * 1000;
+  return plan.frequenciesMHz.map((f, i) => {
+    const durationNs = f === plan.referenceClockMHz ? ns : predictDurationFromOne(plan.calibration.time, { durationNs: ns, smClockMHz: plan.referenceClockMHz, dramActive: 0 }, f);
+    const powerW = plan.assumedPower[i]!.powerW;
+    const pred: KernelPrediction = { smClockMHz: f, effectiveClockMHz: f, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, utilization: {}, capped: false, estimate: true };
+    return prepare(pred, f, plan, DURATION_SOURCE);
+  });
 }
 
 /** Roofline annotation of a node with `flops` FLOPs and `bytes` bytes, at every target clock of the plan. */

@@ -72,7 +72,7 @@ export async function annotateRankFile(
   const source = await openTraceBytes(file, { reuseBuffers: cache.buffers });
   const chunks = source.chunks[Symbol.asyncIterator]();
   const outs: RawOut[] = [];
-  const ann = new RankAnnotator(plan, outs, task.fastPath !== false, cache);
+  const ann = new RankAnnotator(plan, outs, task.fastPath !== false, cache, task.rank);
   const frames = new FrameScanner(file, { knownSize: source.size, pool: cache.buffers, diagnostics: ann.diag });
   try {
     for (const f of task.outFiles) outs.push(await RawOut.open(f, cache.buffers));

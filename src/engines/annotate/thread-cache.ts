@@ -27,20 +27,28 @@ export class ThreadCache {
   private planId: string | null = null;
   private entries: Tails[][] | null = null;
   private readonly roofline = new PairMemo<Tails[]>(ROOFLINE_MEMO);
-  private names: NameTable | null = null;
+  /** Per key set of the plan (a rank's own, or -1: the shared keys), its name table. */
+  private names = new Map<number, NameTable>();
 
   private use(planId: string): void {
     if (planId === this.planId) return;
     this.planId = planId;
     this.entries = null;
     this.roofline.clear();
-    this.names = null;
+    this.names = new Map();
   }
 
-  /** The node names this thread has matched under `plan`. */
-  namesOf(plan: AnnotatePlan): NameTable {
+  /** The node names this thread has matched under `plan`, for trace rank `rank` (its own keys, or the shared ones). */
+  namesOf(plan: AnnotatePlan, rank = 0): NameTable {
     this.use(plan.id);
-    return (this.names ??= new NameTable(plan));
+    const own = plan.rankKeys?.[rank];
+    const id = own ? rank : -1;
+    let t = this.names.get(id);
+    if (!t) {
+      t = new NameTable(own ?? plan.keys);
+      this.names.set(id, t);
+    }
+    return t;
   }
 
   /** The tails of every plan entry, made by `make` the first time for this plan. */

@@ -32,11 +32,21 @@ export interface RankAnnotation {
   gpuCompNodes: number;
   /** GPU compute nodes matched to a profiled kernel, by the most specific key that matched. */
   matched: Record<MatchLevel, number>;
+  /** Of the matched nodes, memcpy and memset (matched to the profile's Memcpy/Memset events). */
+  memcpy: number;
+  /** GPU compute nodes matched to no profiled kernel (roofline + unmatched estimated + untouched ones among them). */
+  unmatched: number;
   /** Matched nodes whose key had several profiled kernels (picked by invocation order). */
   byInvocation: number;
   /** Unmatched nodes estimated from num_ops / tensor_size (estimated_from = roofline). */
   roofline: number;
-  /** Unmatched GPU compute nodes without num_ops or tensor_size: left untouched. */
+  /**
+   * Nodes annotated from their own duration and the calibration's assumed power (estimated_from =
+   * node-duration,calibration-power): matched to a profile with durations only, or unmatched without num_ops /
+   * tensor_size.
+   */
+  estimated: number;
+  /** GPU compute nodes left as they were: unmatched with no num_ops, tensor_size or duration (or matched, lasting 0 µs). */
   untouched: number;
   /** matched / gpuCompNodes; null when the rank has no GPU compute node. */
   matchRate: number | null;
@@ -66,6 +76,10 @@ export interface AnnotateResult {
   profileKernels: number;
   /** What each profile's reader assumed or converted (e.g. the SM clock given to a Kineto trace), by profile. */
   profileNotes: { profile: string; notes: string[] }[];
+  /** What building the plan assumed (the reference clock's origin, the power of nodes known by duration only). */
+  notes: string[];
+  /** Loud warnings: nothing annotated (and why), and the like. */
+  warnings: string[];
   outputs: OutputSet[];
   ranks: RankAnnotation[];
   total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency' | 'slowPathNodes'> & { slowPathNodes: number };

@@ -15,7 +15,9 @@ import { joinPower, type PowerAlignment, type TraceKernel } from './power-join.j
 import { numberInvocations } from './sample.js';
 import type { ReaderContext } from './types.js';
 
-export const KINETO_FORMAT = 'kineto';
+import { KINETO_FORMAT } from './format-ids.js';
+
+export { KINETO_FORMAT };
 
 /** Canonical utilization from CUPTI range counters named like ncu metrics (percent metrics ÷ 100). */
 function utilizationOf(counters: Record<string, number>): Record<string, number> {
