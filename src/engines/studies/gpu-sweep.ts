@@ -117,7 +117,7 @@ export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly nu
     const annotate = await annotateTrace({
       trace: input.trace, out: path.join(dir, 'annotated'), calibration: input.calibration, profiles: input.profiles,
       profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
-      power: input.power, workers: input.threads, onProgress: input.onAnnotate,
+      power: input.power, workers: input.threads, onProgress: input.onAnnotate, bands: true,
     });
     // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
     // recompute them from num_ops at one fixed peak and hide the clock.
