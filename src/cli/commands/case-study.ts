@@ -3,7 +3,7 @@ import path from 'node:path';
 import { toJson } from '../../core/json.js';
 import { CASE_STUDY_DEFAULTS, loadVfCurve, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
-import { writeFileAtomic } from '../../formats/output.js';
+import { OutputSet } from '../../formats/output.js';
 import { buildReport } from '../../report/html.js';
 import { networkSweepText } from '../../report/text.js';
 import type { CommandSpec } from '../command.js';
@@ -30,20 +30,24 @@ export const caseStudyCommand: CommandSpec = {
     const out = str(opts, 'out') ?? 'case-study';
     const vfCurve = str(opts, 'vfCurve');
     const started = Date.now();
-    const r = await runCaseStudy({
-      microBatches: int(opts, 'microBatches'), seqLen: int(opts, 'seq'), scales: rangeList(opts, 'scale', DEFAULT_SCALES),
-      vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads'),
-      onPoint: progress(io, 'replaying scale-out scales'),
-    });
-    const html = await buildReport(r.records, { title: 'tracewatt case study: LLaMA-2-70B, scale-out network DVFS (estimated)' });
     const files = {
       results: path.join(out, 'results.json'), report: path.join(out, 'report.html'),
       network: path.join(out, 'network.yml'), system: path.join(out, 'system.json'),
     };
-    await writeFileAtomic(files.results, toJson(r.records) + '\n');
-    await writeFileAtomic(files.report, html);
-    await writeFileAtomic(files.network, r.networkYaml);
-    await writeFileAtomic(files.system, r.systemJson);
+    // The four files appear together when all are written, or not at all; the folder is locked meanwhile.
+    const r = await OutputSet.write(out, async (set) => {
+      const r = await runCaseStudy({
+        microBatches: int(opts, 'microBatches'), seqLen: int(opts, 'seq'), scales: rangeList(opts, 'scale', DEFAULT_SCALES),
+        vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads'),
+        onPoint: progress(io, 'replaying scale-out scales'),
+      });
+      const html = await buildReport(r.records, { title: 'tracewatt case study: LLaMA-2-70B, scale-out network DVFS (estimated)' });
+      await set.put(files.results, toJson(r.records) + '\n');
+      await set.put(files.report, html);
+      await set.put(files.network, r.networkYaml);
+      await set.put(files.system, r.systemJson);
+      return r;
+    }, { folder: true });
     if (opts.json) {
       io.out(toJson({ files, summary: r.summary, parallelism: r.sweep.parallelism, seconds: (Date.now() - started) / 1e3 }) + '\n');
       return 0;
