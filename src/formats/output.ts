@@ -266,7 +266,9 @@ export class OutputSet {
     }
     for (const { backup } of done) if (backup) unlinkQuietly(backup);
     this.state = 'committed';
-    committedSets++;
+    // Outputs inside a temporary folder go when it goes: they are not what a user finds afterwards.
+    const at = path.resolve(this.target);
+    if (![...tempDirs].some((d) => at.startsWith(d + path.sep))) committedSets++;
     this.release();
   }
 
@@ -317,7 +319,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
 
 /** Runs `fn` with a new folder in the OS temporary folder, removed afterwards whatever happens (interrupts too). */
 export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  const dir = path.resolve(await mkdtemp(path.join(os.tmpdir(), prefix)));
   tempDirs.add(dir);
   try {
     return await fn(dir);
