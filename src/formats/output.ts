@@ -11,7 +11,7 @@
  * temporary one. Temporary folders made with {@link withTempDir} are removed on every exit path. The CLI calls
  * {@link discardPendingOutputs} when interrupted, so a signal leaves nothing half-written either.
  */
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -154,6 +154,8 @@ export class OutputSet {
   /** Final path → temporary path, in the order the files were added. */
   private readonly temps = new Map<string, string>();
   private readonly madeDirs: string[] = [];
+  /** Earlier outputs of the same kind that the new result replaces (e.g. rank files of a run with more ranks). */
+  private readonly superseded: { dir: string; test: (name: string) => boolean }[] = [];
   private lock: string | null = null;
   private state: 'open' | 'committed' | 'discarded' = 'open';
 
@@ -212,6 +214,15 @@ export class OutputSet {
     return tmp;
   }
 
+  /**
+   * Declares that the result replaces every file in `dir` whose name passes `test` (its own files aside): commit()
+   * removes those, together with renaming the new ones into place, so that a result never mixes with the rest of an
+   * earlier one (a 4-rank trace rewritten with 2 ranks keeps no rank 2 and 3 from before).
+   */
+  supersede(dir: string, test: (name: string) => boolean): void {
+    this.superseded.push({ dir: path.resolve(dir), test });
+  }
+
   /** The files of the set, final names, in the order they were added. */
   get files(): string[] {
     return [...this.temps.keys()];
@@ -233,13 +244,19 @@ export class OutputSet {
    */
   commit(): void {
     if (this.state !== 'open') throw new Error(`output set ${this.target} is already ${this.state}`);
-    const done: { file: string; backup: string | null }[] = [];
+    /** What was done, to undo it: a file placed (and the previous one's backup), or an earlier file moved aside. */
+    const done: { file: string; backup: string | null; placed: boolean }[] = [];
+    const backupOf = (file: string) => `${file}.old-${process.pid}`;
     try {
+      for (const file of this.staleFiles()) {
+        renameSync(file, backupOf(file));
+        done.push({ file, backup: backupOf(file), placed: false });
+      }
       for (const [file, tmp] of this.temps) {
         if (!existsSync(tmp)) throw Object.assign(new Error(`${tmp} was not written`), { code: 'ENOENT', path: file });
         let backup: string | null = null;
         if (existsSync(file)) {
-          backup = `${file}.old-${process.pid}`;
+          backup = backupOf(file);
           try {
             unlinkQuietly(backup);
             linkSync(file, backup);
@@ -248,13 +265,13 @@ export class OutputSet {
           }
         }
         renameSync(tmp, file);
-        done.push({ file, backup });
+        done.push({ file, backup, placed: true });
       }
     } catch (e) {
-      for (const { file, backup } of done.reverse()) {
+      for (const { file, backup, placed } of done.reverse()) {
         try {
           if (backup) renameSync(backup, file);
-          else unlinkQuietly(file);
+          else if (placed) unlinkQuietly(file);
         } catch {
           // leave it: the error below is what the user needs to know
         }
@@ -270,6 +287,25 @@ export class OutputSet {
     const at = path.resolve(this.target);
     if (![...tempDirs].some((d) => at.startsWith(d + path.sep))) committedSets++;
     this.release();
+  }
+
+  /** Earlier files that {@link supersede} declared replaced and that the new result does not write again. */
+  private staleFiles(): string[] {
+    const mine = new Set([...this.temps.keys()].map((f) => path.resolve(f)));
+    const stale: string[] = [];
+    for (const { dir, test } of this.superseded) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue; // no folder: nothing earlier
+      }
+      for (const n of names) {
+        const f = path.join(dir, n);
+        if (test(n) && !mine.has(f)) stale.push(f);
+      }
+    }
+    return stale;
   }
 
   /** Removes every temporary file and the folders the set made (when empty); the previous outputs stay. */

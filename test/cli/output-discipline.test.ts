@@ -180,6 +180,36 @@ describe('output sets', () => {
     expect(existsSync(`${prefix}.lock`)).toBe(false);
   });
 
+  it('a new result replaces the whole earlier one: no rank file of a run with more ranks stays beside it', async () => {
+    const dir = await tmp();
+    const prefix = path.join(dir, 'g');
+    const gen = (tp: string) => cli(['generate', 'llm', '--model', 'llama2-7b', '--tp', tp, '--global-batch', '1', '--seq', '128', '--out', prefix]);
+    expect((await gen('4')).code).toBe(0);
+    writeFileSync(path.join(dir, 'g.x.et'), 'not a rank file of g');
+    writeFileSync(path.join(dir, 'other.2.et'), 'a rank file of another prefix');
+    expect((await gen('2')).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['g.0.et', 'g.1.et', 'g.network.yml', 'g.system.json', 'g.x.et', 'other.2.et']);
+    const annotated = path.join(dir, 'a');
+    const annotate = (t: string) => cli(['annotate', t, '--calibration', calibration, '--frequency', '1410', '--out', annotated]);
+    expect((await annotate(trace)).code).toBe(0);
+    expect((await annotate(prefix)).code).toBe(0);
+    expect(readdirSync(dir).filter((f) => f.startsWith('a.')).sort()).toEqual(['a.0.et', 'a.1.et', 'a.power.json']);
+  });
+
+  it('a commit that fails puts back the earlier files it was replacing', async () => {
+    const dir = await tmp();
+    const prefix = path.join(dir, 'x');
+    for (const r of [0, 1, 2]) writeFileSync(`${prefix}.${r}.et`, `old ${r}`);
+    const set = OutputSet.open(prefix);
+    set.supersede(dir, (n) => /^x\.\d+\.et$/.test(n));
+    await set.put(`${prefix}.0.et`, 'new 0');
+    await set.put(path.join(dir, 'blocked'), 'new');
+    mkdirSync(path.join(dir, 'blocked', 'inside'), { recursive: true });
+    expect(() => set.commit()).toThrow('cannot write (EISDIR)');
+    expect(readdirSync(dir).sort()).toEqual(['blocked', 'x.0.et', 'x.1.et', 'x.2.et']);
+    expect([0, 1, 2].map((r) => readFileSync(`${prefix}.${r}.et`, 'utf8'))).toEqual(['old 0', 'old 1', 'old 2']);
+  });
+
   it('discardPendingOutputs (what an interrupt runs) removes every pending temporary file, lock and made folder', async () => {
     const dir = await tmp();
     const set = OutputSet.open(path.join(dir, 'sub', 'x'));

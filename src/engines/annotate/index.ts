@@ -19,7 +19,7 @@ import { Piscina } from 'piscina';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError, TracewattError } from '../../errors.js';
-import { resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
+import { isRankFileOf, resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
 import { OutputSet as OutputFiles } from '../../formats/output.js';
 import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
@@ -227,7 +227,9 @@ async function annotateWith(
 
   // Every rank file and power configuration is written under a temporary name and renamed into place together once
   // all are complete: a failed or interrupted run leaves the previous outputs as they were.
+  // Rank files of an earlier run on the same prefix that this one does not write again go too.
   const { ranks, outcomes, parallelism, outputs } = await OutputFiles.write(o.out, async (set) => {
+    for (const p of prefixes) set.supersede(path.dirname(p), (name) => isRankFileOf(p, name));
     const tasks: RankTask[] = rankFiles.map(({ rank, file }, r) => ({ rank, file, outFiles: outFiles[r].map((f) => set.file(f)), fastPath: o.fastPath }));
     const sizes = await Promise.all(rankFiles.map(async (r) => (await stat(r.file)).size));
     const bytesTotal = sizes.reduce((a, b) => a + b, 0);

@@ -7,8 +7,10 @@
  * built and encoded once and only those nodes are re-encoded per rank.
  */
 import { open } from 'node:fs/promises';
+import path from 'node:path';
 import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from '../../formats/chakra/encode.js';
 import { TracewattError } from '../../errors.js';
+import { isRankFileOf } from '../../formats/chakra/paths.js';
 import { NodeType } from '../../formats/chakra/schema.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import type { Attribute, ChakraNode, GlobalMetadata } from '../../formats/chakra/types.js';
@@ -151,7 +153,11 @@ export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlm
   const set = generateLlmTraces(options);
   const prefix = options.outPrefix;
   // Rank files and configurations are written under temporary names and renamed into place together at the end.
-  return OutputSet.write(prefix, (out) => writeSet(set, options, out));
+  // Rank files of an earlier run on the same prefix that this one does not write again go too.
+  return OutputSet.write(prefix, (out) => {
+    out.supersede(path.dirname(prefix), (name) => isRankFileOf(prefix, name));
+    return writeSet(set, options, out);
+  });
 }
 
 async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputSet): Promise<WriteLlmResult> {

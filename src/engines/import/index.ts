@@ -8,7 +8,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import { InputError, TracewattError } from '../../errors.js';
-import { TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { isRankFileOf, TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
 import { OutputSet } from '../../formats/output.js';
 import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
@@ -131,6 +131,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
   const seen = new Map<number, string>();
   // The rank files go into place together once every one is written, or not at all.
   await OutputSet.write(o.out, async (set) => {
+    set.supersede(path.dirname(o.out), (name) => isRankFileOf(o.out, name));
     for (const [index, pair] of pairs.entries()) {
       const [et, kineto] = await Promise.all([readExecutionTrace(pair.et), readKinetoTrace(pair.kineto)]);
       if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
