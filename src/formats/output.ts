@@ -30,6 +30,11 @@ export function outputError(file: string, e: unknown): unknown {
   return code && /^E[A-Z]+$/.test(code) ? new InputError(`${file}: cannot write (${code})`) : e;
 }
 
+/** `<file>: cannot create its folder (ENOTDIR)`. */
+function folderError(file: string, e: unknown): InputError {
+  return new InputError(`${file}: cannot create its folder (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+}
+
 /**
  * A file-system error on `out` (a path starting with it, e.g. a `<prefix>.<rank>.et`) or on one of its folders
  * becomes `<out>: cannot write (CODE)`; other errors (reading inputs) are returned as they are.
@@ -172,7 +177,7 @@ export class OutputSet {
     try {
       set.madeDirs.push(...makeDirs(lockDir));
     } catch (e) {
-      throw outputError(target, e);
+      throw folderError(target, e);
     }
     const lock = o.folder ? path.join(target, '.tracewatt.lock') : `${target}.lock`;
     try {
@@ -207,7 +212,7 @@ export class OutputSet {
     try {
       this.madeDirs.push(...makeDirs(path.dirname(path.resolve(file))));
     } catch (e) {
-      throw outputError(file, e);
+      throw folderError(file, e);
     }
     const tmp = `${file}.tmp`;
     this.temps.set(file, tmp);

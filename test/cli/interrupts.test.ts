@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +130,18 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
     expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
     expect(r.code).toBe(130);
     expect(listing(tmp)).toEqual([]);
+  });
+
+  it('annotate in worker threads on a full disk: one line naming the final file, exit 2, nothing left', async () => {
+    const out = path.join(dir, 'full');
+    mkdirSync(out);
+    // Rank 6's output goes to /dev/full (ENOSPC): written by a worker thread or this one, whichever takes it.
+    symlinkSync('/dev/full', path.join(out, 'x.6.et.tmp'));
+    const allReduce = path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
+    const r = await start(['annotate', allReduce, '--calibration', calibration, '--frequency', '1410', '--workers', '4', '--out', path.join(out, 'x')]).done;
+    expect(r.err).toBe(`tracewatt: error: ${path.join(out, 'x.6.et')}: cannot write (ENOSPC)\n`);
+    expect(r.code).toBe(2);
+    expect(listing(out)).toEqual([]);
   });
 
   it.each([
