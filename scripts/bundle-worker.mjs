@@ -18,7 +18,8 @@ try {
   const bundle = await rolldown({ input: path.join(dir, 'worker.js'), platform: 'node', logLevel: 'warn' });
   const { output } = await bundle.write({ file: out, format: 'esm' });
   await bundle.close();
-  const modules = output[0].moduleIds.map((m) => path.relative(dir, m));
+  // Files only: the bundler's own virtual modules (ids starting with \0, e.g. its runtime) have no file to compare.
+  const modules = output[0].moduleIds.filter((m) => !m.startsWith('\0')).map((m) => path.relative(dir, m));
   await writeFile(manifest, JSON.stringify({ modules }, null, 1) + '\n');
   console.log(`bundled the annotate worker: ${path.relative(process.cwd(), out)} (${modules.length} modules, ${((await stat(out)).size / 1024).toFixed(0)} KiB)`);
 } catch (e) {

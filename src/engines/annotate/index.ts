@@ -6,19 +6,15 @@
  * op name to a profile aggregated by op (samples with an `op` column); several profiled kernels under one key are
  * taken in invocation order. Unmatched nodes with num_ops / tensor_size get a roofline estimate
  * (estimated_from = roofline); the rest, and host-side ops (is_cpu_op), stay byte for byte as they were.
- * Ranks run in parallel, in worker threads (piscina) and in the calling thread, when the compiled worker is
- * available. Figures are estimates.
+ * Ranks run in parallel, in worker threads (the library's worker pool, src/engines/workers) and in the calling
+ * thread, when the compiled worker is available. Figures are estimates.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
-import { InputError, TracewattError } from '../../errors.js';
+import { InputError } from '../../errors.js';
 import { isRankFileOf, resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
 import { OutputSet as OutputFiles } from '../../formats/output.js';
 import { readProfile, type ProfileFormat } from '../../formats/profiles/index.js';
@@ -26,10 +22,11 @@ import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
 import { annotateRankFile, rankFailure, topNames, type RankOutcome, type RankTask } from './rank.js';
-import { sharePlan, type SharedPlan } from './shared-plan.js';
+import { sharePlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
 import type { AnnotateProgress, AnnotateResult, MatchLevel, NameCount, OutputSet, RankAnnotation } from './types.js';
-import type { WorkerReply } from './worker.js';
+import type { WorkerTask } from './worker.js';
+import { compiledWorker, runLanes, WorkerPool, type Lane } from '../workers/index.js';
 
 export { buildPlan, ANNOTATION_ATTRS, UTIL_PREFIX, annotationAttributes, durationMicrosOf, type AnnotatePlan, type PlanEntry, type Prepared, type RooflinePrecision } from './plan.js';
 export { annotateRankFile, stripAnnotation, type RankTask, type RankOutcome } from './rank.js';
@@ -80,23 +77,7 @@ export function outputPrefixes(out: string, frequenciesMHz: number[], perFrequen
  * TypeScript sources, where there is no compiled worker.
  */
 export function annotateWorkerFile(): string | null {
-  const f = fileURLToPath(new URL('./worker.js', import.meta.url));
-  if (!existsSync(f)) return null;
-  const bundle = fileURLToPath(new URL('./worker.bundle.js', import.meta.url));
-  const manifest = fileURLToPath(new URL('./worker.bundle.json', import.meta.url));
-  try {
-    const built = statSync(bundle).mtimeMs;
-    const { modules } = JSON.parse(readFileSync(manifest, 'utf8')) as { modules: string[] };
-    const dir = path.dirname(bundle);
-    return modules.length > 0 && modules.every((m) => statSync(path.resolve(dir, m)).mtimeMs <= built) ? bundle : f;
-  } catch {
-    return f; // no bundle, no manifest, or a bundled module gone
-  }
-}
-
-function rethrow(e: { code: string | null; message: string }): never {
-  if (e.code) throw new TracewattError(e.code, e.message);
-  throw new Error(e.message);
+  return compiledWorker(new URL('./worker.js', import.meta.url));
 }
 
 /**
@@ -104,59 +85,34 @@ function rethrow(e: { code: string | null; message: string }): never {
  * calling thread annotates ranks too (it is otherwise idle once the plan is built), so the pool has one worker
  * fewer than the threads wanted, and one worker fewer to start.
  */
-function startPool(workers: number, ranks: number): { pool: Piscina | null; threads: number; reason?: string } {
+function startPool(workers: number, ranks: number): { pool: WorkerPool<WorkerTask, RankOutcome> | null; threads: number; reason?: string } {
   const threads = Math.min(workers, ranks);
   if (threads <= 1) return { pool: null, threads: 1, reason: workers <= 1 ? 'one worker requested' : 'one rank' };
   const file = annotateWorkerFile();
   if (!file) return { pool: null, threads: 1, reason: 'compiled worker not found (running from TypeScript sources)' };
-  return { pool: new Piscina({ filename: file, minThreads: threads - 1, maxThreads: threads - 1 }), threads };
-}
-
-async function inWorker(pool: Piscina, plan: SharedPlan, t: RankTask, onBytes: (rank: number, bytes: number) => void): Promise<RankOutcome> {
-  const { port1, port2 } = new MessageChannel();
-  port1.on('message', (bytes: number) => onBytes(t.rank, bytes));
-  try {
-    const reply = (await pool.run({ ...t, plan, port: port2 }, { transferList: [port2] })) as WorkerReply;
-    if ('error' in reply) rethrow(reply.error);
-    return reply.ok;
-  } finally {
-    port1.close();
-  }
+  return { pool: WorkerPool.start(file, threads - 1), threads };
 }
 
 /**
- * Ranks go to whichever lane is free next: each worker, and the calling thread. After a
- * failure no lane takes another rank, and the first error is thrown once every lane has stopped, so that nothing
- * is still writing when annotateTrace rejects.
+ * Ranks go to whichever lane is free next: each worker, and the calling thread (runLanes: after a failure no lane
+ * takes another rank, and the first error, of its own class, is thrown once every lane has stopped, so that
+ * nothing is still writing when annotateTrace rejects).
  */
 async function runRanks(
   plan: AnnotatePlan, tasks: RankTask[], started: ReturnType<typeof startPool>, onBytes: (rank: number, bytes: number) => void,
 ): Promise<{ outcomes: RankOutcome[]; parallelism: AnnotateResult['parallelism'] }> {
   const { pool, threads } = started;
-  const outcomes: RankOutcome[] = new Array(tasks.length);
   const cache = new ThreadCache();
-  let next = 0;
-  const stop: { error?: unknown; failed: boolean } = { failed: false };
-  const lane = async (run: (t: RankTask) => Promise<RankOutcome>) => {
-    while (!stop.failed && next < tasks.length) {
-      const i = next++;
-      try {
-        outcomes[i] = await run(tasks[i]);
-      } catch (error) {
-        if (!stop.failed) Object.assign(stop, { failed: true, error });
-      }
-    }
-  };
-  const here = () => lane((t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true).catch((e: unknown) => {
+  const here: Lane<RankTask, RankOutcome> = (t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true).catch((e: unknown) => {
     throw rankFailure(e);
-  }));
+  });
+  const lanes = [here];
   if (pool) {
     const shared = sharePlan(plan);
-    await Promise.all([here(), ...Array.from({ length: threads - 1 }, () => lane((t) => inWorker(pool, shared, t, onBytes)))]);
-  } else {
-    await here();
+    const inWorker: Lane<RankTask, RankOutcome> = (t) => pool.run({ ...t, plan: shared }, (bytes) => onBytes(t.rank, bytes as number));
+    for (let k = 1; k < threads; k++) lanes.push(inWorker);
   }
-  if (stop.failed) throw stop.error;
+  const outcomes = await runLanes(tasks, lanes);
   return { outcomes, parallelism: pool ? { mode: 'workers', threads } : { mode: 'in-process', threads: 1, reason: started.reason } };
 }
 
@@ -185,16 +141,9 @@ export async function annotateTrace(o: AnnotateOptions): Promise<AnnotateResult>
   const rankFiles: RankFile[] = await resolveRankFiles(o.trace);
   // Start the workers first: they load while the calibration and profiles are read.
   const started = startPool(o.workers ?? os.availableParallelism(), rankFiles.length);
-  let stopping: Promise<void> | undefined;
-  // The workers stop once the ranks are done, while the power configurations are written.
-  const stop = () => {
-    if (!stopping) {
-      stopping = started.pool?.destroy() ?? Promise.resolve();
-      // Marked handled here; a failure still surfaces where it is awaited, at the end.
-      stopping.catch(() => {});
-    }
-    return stopping;
-  };
+  // The workers stop once the ranks are done, while the power configurations are written (close: once, its
+  // failure surfacing where it is awaited, at the end).
+  const stop = () => started.pool?.close() ?? Promise.resolve();
   try {
     return await annotateWith(o, rankFiles, started, diagnostics, stop);
   } finally {

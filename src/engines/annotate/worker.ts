@@ -1,12 +1,11 @@
 /**
- * Piscina worker: annotates one rank per task. The plan comes with each task (in shared memory, deserialized once
- * per plan), so the pool can start (and load this module) while the caller is still reading the calibration and
- * profiles. Errors come back as data (code and message) so the caller can rethrow them as the typed errors the CLI
- * understands.
+ * Worker-thread entry (the worker pool, src/engines/workers): annotates one rank per task. The plan comes with each
+ * task (in shared memory, deserialized once per plan), so the pool can start (and load this module) while the
+ * caller is still reading the calibration and profiles. Progress (bytes read) is posted to the caller; an error
+ * goes back with its class and fields (workerTask), so the caller rethrows the typed error the CLI understands.
  */
-import type { MessagePort } from 'node:worker_threads';
-import { TracewattError } from '../../errors.js';
-import { annotateRankFile, rankFailure, type RankOutcome, type RankTask } from './rank.js';
+import { workerTask } from '../workers/task.js';
+import { annotateRankFile, rankFailure, type RankTask } from './rank.js';
 import { PlanReceiver, type SharedPlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
 
@@ -14,18 +13,12 @@ import { ThreadCache } from './thread-cache.js';
 const cache = new ThreadCache();
 const plans = new PlanReceiver();
 
-export type WorkerReply = { ok: RankOutcome } | { error: { code: string | null; message: string; stack?: string } };
+export type WorkerTask = RankTask & { plan: SharedPlan };
 
-export default async function annotateRankTask(task: RankTask & { plan: SharedPlan; port?: MessagePort }): Promise<WorkerReply> {
-  const { port, plan: shared, ...rankTask } = task;
+export default workerTask(async ({ plan: shared, ...rankTask }: WorkerTask, post) => {
   try {
-    const plan = plans.plan(shared);
-    return { ok: await annotateRankFile(rankTask, plan, port ? (bytes) => port.postMessage(bytes) : undefined, cache) };
-  } catch (thrown) {
-    const e = rankFailure(thrown);
-    const err = e as Error;
-    return { error: { code: e instanceof TracewattError ? e.code : null, message: err?.message ?? String(e), stack: err?.stack } };
-  } finally {
-    port?.close();
+    return await annotateRankFile(rankTask, plans.plan(shared), post, cache);
+  } catch (e) {
+    throw rankFailure(e);
   }
-}
+});

@@ -12,7 +12,7 @@ import { loadPowerConfig, type CommGroupConfig, type NetworkConfig, type RemoteM
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { annotateTrace, type AnnotateProgress, type AnnotateResult, type PowerOptions } from '../annotate/index.js';
 import type { Calibration } from '../calibrate/index.js';
-import type { BandwidthUnit } from '../replay/index.js';
+import type { BandwidthUnit, ReplayResult } from '../replay/index.js';
 import { markDominated, paretoFront } from './pareto.js';
 import { runPoints, type PoolRun } from './pool.js';
 import type { PointTask } from './replay-point.js';
@@ -81,6 +81,17 @@ export interface GpuSweepRawPoint {
   clockMHz: number;
   timeS: number;
   energyJ: GpuClockPoint['energyJ'];
+  energyBandJ?: GpuClockPoint['energyBandJ'];
+}
+
+/** One clock's figures from its replay: time, energy and, when the annotated nodes carry bands, the energy's band. */
+export function sweepPointOf(clockMHz: number, r: ReplayResult): GpuSweepRawPoint {
+  const point: GpuSweepRawPoint = { clockMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ };
+  if (r.energyBandJ) {
+    const { sums: _, ...band } = r.energyBandJ;
+    point.energyBandJ = band;
+  }
+  return point;
 }
 
 /** The sweep's clocks, sorted and checked. */
@@ -122,7 +133,7 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
   }
   let done = 0;
   const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
-  const points = run.results.map((r, i) => ({ clockMHz: annotate.outputs[i].frequencyMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ }));
+  const points = run.results.map((r, i) => sweepPointOf(annotate.outputs[i].frequencyMHz, r));
   return { clocks, points, annotate, parallelism: run.parallelism };
 }
 

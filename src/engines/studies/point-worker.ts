@@ -1,6 +1,5 @@
-/** Worker-thread entry (piscina): one sweep point per task. */
-import { runPoint, type PointTask } from './replay-point.js';
+/** Worker-thread entry (the worker pool, src/engines/workers): one sweep point per task; errors keep their class. */
+import { workerTask } from '../workers/task.js';
+import { runPoint } from './replay-point.js';
 
-export default function run(task: PointTask) {
-  return runPoint(task);
-}
+export default workerTask(runPoint);
