@@ -3,12 +3,13 @@
  * calibration/README.md for the field-by-field description. {@link validateCalibration} checks a parsed
  * document and names the first offending field; {@link loadCalibration} reads and validates a file.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { FormatError, InputError } from '../errors.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
 import type { TimeModel } from './time-model.js';
 import { BAND_MODES, BAND_QUANTITIES, type UncertaintyModel } from './uncertainty.js';
+import { writeFileAtomic } from '../formats/output.js';
 
 export const CALIBRATION_SCHEMA = 'tracewatt-calibration';
 export const CALIBRATION_VERSION = 1;
@@ -220,8 +221,9 @@ export async function loadCalibration(file: string): Promise<Calibration> {
   return validateCalibration(doc, file);
 }
 
+/** Writes the calibration by the output discipline: complete under its name, or not at all (error naming the file). */
 export async function saveCalibration(file: string, cal: Calibration): Promise<void> {
-  await writeFile(file, JSON.stringify(cal, null, 2) + '\n');
+  await writeFileAtomic(file, JSON.stringify(cal, null, 2) + '\n');
 }
 
 /** The power model at exactly this clock (±0.5 MHz), if one was fitted. */

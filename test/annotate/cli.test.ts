@@ -67,7 +67,7 @@ describeShared('tracewatt annotate', () => {
       expect(r.code, out).toBe(2);
       expect(r.err.trim().split('\n')).toHaveLength(1);
       expect(r.err).toContain(file);
-      expect(r.err).toMatch(/: cannot write \(ENOTDIR\)\n$/);
+      expect(r.err).toMatch(/: cannot (write|create its folder) \(ENOTDIR\)\n$/);
     }
   });
 });

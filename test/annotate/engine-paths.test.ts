@@ -188,16 +188,20 @@ describeShared('annotate: an output that fails', () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-full-'));
     ctx.onTestFinished(() => rm(d, { recursive: true, force: true }));
     writeFileSync(path.join(d, 'g.0.et'), rankBytes(0, 200));
-    // The first of the two outputs is /dev/full: its final flush fails with ENOSPC.
-    symlinkSync('/dev/full', path.join(d, 'o.870MHz.0.et'));
+    // The first of the two outputs is written to /dev/full (its temporary name leads there, again before each run:
+    // a failed run removes it): its final flush fails with ENOSPC.
     const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
     const p = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv'));
     const fds = () => readdirSync('/proc/self/fd').length;
-    const run = () => annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'o'), calibration: c, profiles: [p], frequenciesMHz: [870, 1410], workers: 1 });
+    const run = () => {
+      symlinkSync('/dev/full', path.join(d, 'o.870MHz.0.et.tmp'));
+      return annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'o'), calibration: c, profiles: [p], frequenciesMHz: [870, 1410], workers: 1 });
+    };
     await expect(run()).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/cannot write \(ENOSPC\)$/) });
     const before = fds();
     for (let k = 0; k < 3; k++) await expect(run()).rejects.toMatchObject({ code: 'INPUT' });
     expect(fds()).toBe(before);
+    expect(readdirSync(d)).toEqual(['g.0.et']);
   });
 });
 
@@ -241,7 +245,7 @@ describeShared('annotate: the compiled worker path', () => {
     writeFileSync(path.join(d, 'a-file'), 'not a folder');
     const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
     const run = built.annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'a-file', 'sub', 'o'), calibration: c, profiles: [], frequenciesMHz: [1410], workers: 2 });
-    await expect(run).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/a-file.*: cannot write \(ENOTDIR\)$/) });
+    await expect(run).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/a-file.*: cannot (write|create its folder) \(ENOTDIR\)$/) });
   });
 
   it('loads worker.js instead of the bundle once a bundled module is newer (a tsc run since the bundle)', async (ctx) => {

@@ -4,6 +4,7 @@
  * plus the bad inputs issue 3 names: a calibration file of another schema version, a clock with fewer rows than
  * coefficients, collinear counters.
  */
+import { existsSync, statSync, symlinkSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -236,6 +237,23 @@ describe('calibrationOnlyAccuracy (engine)', () => {
 });
 
 describe('bad input', () => {
+  it.runIf(existsSync('/dev/full'))('a full disk (ENOSPC): one line naming the file, exit 2, the previous calibration untouched', async () => {
+    const out = path.join(dir, 'cal-full.json');
+    expect((await cli('calibrate', calibFile, '--out', out)).code).toBe(0);
+    const before = await readFile(out, 'utf8');
+    const inode = statSync(out).ino;
+    // The temporary file leads to /dev/full: every write to it fails with ENOSPC. (Before: exit 3, a 0-byte file.)
+    symlinkSync('/dev/full', `${out}.tmp`);
+    const r = await cli('calibrate', calibFile, '--out', out, '--device', 'Other GPU');
+    expect(r.code).toBe(2);
+    // The profile's notes, then the one error line.
+    expect(r.err.endsWith(`tracewatt: error: ${out}: cannot write (ENOSPC)\n`), r.err).toBe(true);
+    expect(r.err.split('\n').filter((l) => l.startsWith('tracewatt:'))).toHaveLength(1);
+    expect(await readFile(out, 'utf8')).toBe(before);
+    expect(statSync(out).ino).toBe(inode);
+    expect(existsSync(`${out}.tmp`) || existsSync(`${out}.lock`)).toBe(false);
+  });
+
   it('a calibration file of another schema version: refused, naming the file and the field', async () => {
     const good = path.join(dir, 'cal-version.json');
     expect((await cli('calibrate', calibFile, '--out', good)).code).toBe(0);

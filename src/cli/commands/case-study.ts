@@ -8,7 +8,7 @@ import cliProgress from 'cli-progress';
 import { toJson } from '../../core/json.js';
 import { CASE_STUDY_DEFAULTS, loadVfCurve, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
-import { writeFileAtomic } from '../../formats/output.js';
+import { OutputSet } from '../../formats/output.js';
 import { caseStudyRows, caseStudyText } from '../../report/case-study-text.js';
 import { buildReport } from '../../report/html.js';
 import type { CommandSpec } from '../command.js';
@@ -41,22 +41,26 @@ export const caseStudyCommand: CommandSpec = {
     const bar = io.isTTY && !opts.json && !opts.csv
       ? new cliProgress.SingleBar({ stream: process.stderr, format: 'case study [{bar}] {percentage}% | {value}/{total} replays | {duration}s', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
       : null;
-    let r;
-    try {
-      r = await runCaseStudy({
-        globalBatch: int(opts, 'globalBatch', { min: 1 }), seqLen: int(opts, 'seq', { min: 1 }),
-        scales: rangeList(opts, 'scale', DEFAULT_SCALES), clocksMHz: numberList(opts, 'clocks', 'MHz'),
-        calibration: str(opts, 'calibration'), bandCalibration: str(opts, 'bandCalibration'),
-        vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads', { min: 1 }),
-        onPoint: bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined,
-      });
-    } finally {
-      bar?.stop();
-    }
-    const html = await buildReport([r.record], { title: 'tracewatt case study: LLaMA-2-70B on 32 H100s, three energy knobs (estimated)' });
     const files = { results: path.join(out, 'results.json'), report: path.join(out, 'report.html') };
-    await writeFileAtomic(files.results, toJson([r.record]) + '\n');
-    await writeFileAtomic(files.report, html);
+    // Both files appear together when both are written, or not at all; the folder is locked meanwhile.
+    const r = await OutputSet.write(out, async (set) => {
+      let r;
+      try {
+        r = await runCaseStudy({
+          globalBatch: int(opts, 'globalBatch', { min: 1 }), seqLen: int(opts, 'seq', { min: 1 }),
+          scales: rangeList(opts, 'scale', DEFAULT_SCALES), clocksMHz: numberList(opts, 'clocks', 'MHz'),
+          calibration: str(opts, 'calibration'), bandCalibration: str(opts, 'bandCalibration'),
+          vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads', { min: 1 }),
+          onPoint: bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined,
+        });
+      } finally {
+        bar?.stop();
+      }
+      const html = await buildReport([r.record], { title: 'tracewatt case study: LLaMA-2-70B on 32 H100s, three energy knobs (estimated)' });
+      await set.put(files.results, toJson([r.record]) + '\n');
+      await set.put(files.report, html);
+      return r;
+    }, { folder: true });
     const seconds = (Date.now() - started) / 1e3;
     if (opts.json) {
       io.out(toJson({ files, record: r.record, parallelism: r.parallelism, replays: r.replays, seconds }) + '\n');

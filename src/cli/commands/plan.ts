@@ -5,7 +5,7 @@ import { clockGrid, fittedStageOptions, measuredStageOptions, planPipeline, plan
 import { Diagnostics } from '../../diagnostics.js';
 import { loadCalibration } from '../../engines/calibrate/index.js';
 import { InputError } from '../../errors.js';
-import { writeFileAtomic } from '../../formats/output.js';
+import { OutputSet } from '../../formats/output.js';
 import { readProfile } from '../../formats/profiles/index.js';
 import { extrinsicCurveRows, planComputationRows, planFrontierRows, planText, splitPlanRows } from '../../report/plan-text.js';
 import { toCsv, type RowSet } from '../../report/index.js';
@@ -13,7 +13,7 @@ import type { CommandIO, CommandSpec } from '../command.js';
 import { choice, flagOf, int, intOf, num, numberList, str } from '../io.js';
 import { profileReadOptions, reportProfile } from './profile-options.js';
 
-/** Writes the record and its tables into `dir` (each file atomically). */
+/** Writes the record and its tables into `dir`, all files renamed into place together once complete. */
 async function writeOutputs(dir: string, r: PlanRecord): Promise<string[]> {
   const files: [string, string][] = [
     ['plan.json', toJson(r) + '\n'],
@@ -23,7 +23,9 @@ async function writeOutputs(dir: string, r: PlanRecord): Promise<string[]> {
     ['split-plan-intrinsic.csv', csv(splitPlanRows(r.splitPlan))],
     ...r.plans.map((p): [string, string] => [`plan-${p.name}.csv`, csv(planComputationRows(p))]),
   ];
-  for (const [name, text] of files) await writeFileAtomic(path.join(dir, name), text);
+  await OutputSet.write(dir, async (set) => {
+    for (const [name, text] of files) await set.put(path.join(dir, name), text);
+  }, { folder: true });
   return files.map(([name]) => path.join(dir, name));
 }
 

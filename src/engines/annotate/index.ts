@@ -12,13 +12,14 @@
  * Ranks run in parallel, in worker threads (the library's worker pool, src/engines/workers) and in the calling
  * thread, when the compiled worker is available. Figures are estimates.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
-import { resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
+import { isRankFileOf, resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
+import { OutputSet as OutputFiles } from '../../formats/output.js';
 import { readProfile, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
@@ -183,47 +184,54 @@ async function annotateWith(
   });
   const prefixes = outputPrefixes(o.out, plan.frequenciesMHz, o.perFrequencyOutputs);
   const inputs = new Set(rankFiles.map((r) => path.resolve(r.file)));
-  const tasks: RankTask[] = rankFiles.map(({ rank, file }) => {
-    const outFiles = prefixes.map((p) => `${p}.${rank}.et`);
-    for (const f of outFiles) if (inputs.has(path.resolve(f))) throw new InputError(`output ${f} would overwrite an input rank file: choose another --out`);
-    return { rank, file, outFiles, fastPath: o.fastPath };
+  const outFiles = rankFiles.map(({ rank }) => prefixes.map((p) => `${p}.${rank}.et`));
+  for (const f of outFiles.flat()) if (inputs.has(path.resolve(f))) throw new InputError(`output ${f} would overwrite an input rank file: choose another --out`);
+
+  // Every rank file and power configuration is written under a temporary name and renamed into place together once
+  // all are complete: a failed or interrupted run leaves the previous outputs as they were.
+  // Rank files of an earlier run on the same prefix that this one does not write again go too.
+  const { ranks, outcomes, parallelism, outputs } = await OutputFiles.write(o.out, async (set) => {
+    for (const p of prefixes) set.supersede(path.dirname(p), (name) => isRankFileOf(p, name));
+    const tasks: RankTask[] = rankFiles.map(({ rank, file }, r) => ({ rank, file, outFiles: outFiles[r].map((f) => set.file(f)), fastPath: o.fastPath }));
+    const sizes = await Promise.all(rankFiles.map(async (r) => (await stat(r.file)).size));
+    const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+    const done = new Map<number, number>();
+    let ranksDone = 0;
+    const onBytes = (rank: number, bytes: number) => {
+      done.set(rank, bytes);
+      if (!o.onProgress) return;
+      let bytesDone = 0;
+      for (const b of done.values()) bytesDone += b;
+      o.onProgress({ bytesDone: Math.min(bytesDone, bytesTotal), bytesTotal, ranksDone, ranks: tasks.length });
+    };
+    const { outcomes, parallelism } = await runRanks(plan, tasks, started, onBytes);
+    void stopWorkers();
+    ranksDone = tasks.length;
+    o.onProgress?.({ bytesDone: bytesTotal, bytesTotal, ranksDone, ranks: tasks.length });
+
+    const ranks = outcomes.map((x) => x.result);
+    ranks.forEach((r, i) => {
+      r.unmatchedNames = topNames(r.unmatchedNames);
+      r.perFrequency.forEach((pf, k) => (pf.file = outFiles[i][k]));
+    });
+    const outputs: OutputSet[] = [];
+    for (let i = 0; i < plan.frequenciesMHz.length; i++) {
+      const f = plan.frequenciesMHz[i];
+      const computeEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].computeEnergyJ, 0);
+      const annotatedDurationNs = ranks.reduce((s, r) => s + r.perFrequency[i].annotatedDurationNs, 0);
+      const powerFile = `${prefixes[i]}.power.json`;
+      const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`);
+      await set.put(powerFile, JSON.stringify(p.doc, null, 2) + '\n');
+      outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW });
+    }
+    return { ranks, outcomes, parallelism, outputs };
   });
-
-  const sizes = await Promise.all(rankFiles.map(async (r) => (await stat(r.file)).size));
-  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
-  const done = new Map<number, number>();
-  let ranksDone = 0;
-  const onBytes = (rank: number, bytes: number) => {
-    done.set(rank, bytes);
-    if (!o.onProgress) return;
-    let bytesDone = 0;
-    for (const b of done.values()) bytesDone += b;
-    o.onProgress({ bytesDone: Math.min(bytesDone, bytesTotal), bytesTotal, ranksDone, ranks: tasks.length });
-  };
-  const { outcomes, parallelism } = await runRanks(plan, tasks, started, onBytes);
-  void stopWorkers();
-  ranksDone = tasks.length;
-  o.onProgress?.({ bytesDone: bytesTotal, bytesTotal, ranksDone, ranks: tasks.length });
-
-  const ranks = outcomes.map((x) => x.result);
-  for (const r of ranks) r.unmatchedNames = topNames(r.unmatchedNames);
   const merged: DiagnosticSummary[][] = [diagnostics.summary(), ...outcomes.map((x) => x.diagnostics)];
   const all = new Diagnostics();
   // Diagnostics.merge reads only summary(): worker outcomes carry summaries.
   for (const list of merged) all.merge({ summary: () => list } as Diagnostics);
 
   const sum = total(ranks);
-  const outputs: OutputSet[] = [];
-  for (let i = 0; i < plan.frequenciesMHz.length; i++) {
-    const f = plan.frequenciesMHz[i];
-    const computeEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].computeEnergyJ, 0);
-    const annotatedDurationNs = ranks.reduce((s, r) => s + r.perFrequency[i].annotatedDurationNs, 0);
-    const powerFile = `${prefixes[i]}.power.json`;
-    const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`);
-    await writeFile(powerFile, JSON.stringify(p.doc, null, 2) + '\n');
-    outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW });
-  }
-
   return {
     trace: o.trace,
     calibration: { device: cal.device.name, kind: cal.device.kind, file: calFile },

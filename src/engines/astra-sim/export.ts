@@ -19,7 +19,7 @@ import {
   type CommGroupConfig, type RemoteMemoryConfig,
 } from '../../formats/astra/index.js';
 import { openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
-import { outputError, writeFileAtomic } from '../../formats/output.js';
+import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
 import { DependencyGraph } from '../trace/graph.js';
@@ -130,7 +130,7 @@ async function rankGraph(file: string, diagnostics: Diagnostics): Promise<Depend
 
 /** Pass 2: repairs and writes one rank; returns its node count and whether anything changed. */
 async function writeRank(
-  rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, written: string[],
+  rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, set: OutputSet,
 ): Promise<{ nodes: number; changed: boolean }> {
   const graph = await rankGraph(rf.file, diagnostics);
   const reader = await openTrace(rf.file);
@@ -141,7 +141,7 @@ async function writeRank(
   const c: RepairContext = { ...ctx, file: rf.file, rank: rf.rank, hasNode: (id) => graph.has(id) };
   let writer: TraceWriter;
   try {
-    writer = await TraceWriter.create(outFile, reader.metadata ?? DEFAULT_METADATA, { gzip: false });
+    writer = await TraceWriter.create(outFile, reader.metadata ?? DEFAULT_METADATA, { gzip: false, set });
   } catch (e) {
     throw outputError(outFile, e);
   }
@@ -159,11 +159,9 @@ async function writeRank(
     await writer.abort();
     throw outputError(outFile, e);
   }
-  await writer.close().catch(async (e: unknown) => {
-    await writer.abort();
+  await writer.close().catch((e: unknown) => {
     throw outputError(outFile, e);
   });
-  written.push(outFile);
   const after = ctx.repairs.summary().reduce((a, d) => a + d.count, 0);
   return { nodes, changed: after !== before };
 }
@@ -203,30 +201,25 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     runScript: path.join(out, 'run.sh'),
   };
   const repairs = new Diagnostics(5);
-  const written: string[] = [];
-  // Folders this export creates are removed again when it fails (if nothing else was put in them).
-  const created = [];
-  for (const dir of [out, path.dirname(files.workload)]) if (!(await stat(dir).catch(() => null))) created.push(dir);
-  try {
+  // Every file goes into place together once all are written; a failure leaves the folder as it was (and removes
+  // the folders this export made).
+  return OutputSet.write(out, async (set) => {
     let nodes = 0;
     let unchangedRanks = 0;
     for (const rf of rankFiles) {
-      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, { dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs }, diagnostics, written);
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, { dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs }, diagnostics, set);
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
     }
-    const put = async (file: string, text: string) => {
-      await writeFileAtomic(file, text);
-      written.push(file);
-    };
+    const put = (file: string, text: string) => set.put(file, text);
     await put(files.system, texts.system);
     await put(files.network, texts.network);
     await put(files.memory, input.memory ? await readTextFile(input.memory) : NO_MEMORY);
     if (files.commGroup) await put(files.commGroup, await readTextFile(input.commGroup!));
     if (files.power) await put(files.power, texts.power!);
     await put(files.runScript, runScript(files));
-    await chmod(files.runScript, 0o755);
+    await chmod(set.file(files.runScript), 0o755);
     const result: AstraSimExport = {
       kind: 'astra-sim-export', schemaVersion: 1, trace: input.trace, out, ranks: rankFiles.length, nodes,
       workload: files.workload,
@@ -243,9 +236,5 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     };
     await put(result.files.export, `${toJson(result)}\n`);
     return result;
-  } catch (e) {
-    await Promise.all(written.map((f) => rm(f, { force: true })));
-    for (const dir of created.reverse()) await rmdir(dir).catch(() => undefined);
-    throw e;
-  }
+  }, { folder: true });
 }

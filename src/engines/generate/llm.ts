@@ -6,11 +6,13 @@
  * system.json. Ranks of one stage share everything but their send/receive peers, so each stage is
  * built and encoded once and only those nodes are re-encoded per rank.
  */
-import { mkdir, open, writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from '../../formats/chakra/encode.js';
 import { TracewattError } from '../../errors.js';
+import { isRankFileOf } from '../../formats/chakra/paths.js';
 import { NodeType } from '../../formats/chakra/schema.js';
+import { OutputSet, outputError } from '../../formats/output.js';
 import type { Attribute, ChakraNode, GlobalMetadata } from '../../formats/chakra/types.js';
 import { networkYaml, systemJson } from './network.js';
 import { coordsOf, type LlmGenerateOptions, type LlmPlan, rankOf, resolvePlan } from './plan.js';
@@ -143,14 +145,24 @@ export function rankFile(prefix: string, rank: number): string {
 }
 
 /**
- * Writes every rank's trace. Memory holds one stage (its nodes and their encoding) at a time; each
+ * Writes every rank's trace, all files renamed into place together once complete (a failed or interrupted run
+ * leaves the previous ones as they were). Memory holds one stage (its nodes and their encoding) at a time; each
  * rank file is the stage's encoded frames with the send/receive frames re-encoded for that rank.
  */
 export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlmResult> {
   const set = generateLlmTraces(options);
+  const prefix = options.outPrefix;
+  // Rank files and configurations are written under temporary names and renamed into place together at the end.
+  // Rank files of an earlier run on the same prefix that this one does not write again go too.
+  return OutputSet.write(prefix, (out) => {
+    out.supersede(path.dirname(prefix), (name) => isRankFileOf(prefix, name));
+    return writeSet(set, options, out);
+  });
+}
+
+async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputSet): Promise<WriteLlmResult> {
   const { plan } = set;
   const prefix = options.outPrefix;
-  await mkdir(path.dirname(path.resolve(prefix)), { recursive: true });
   const metaSink = new ByteSink(1024);
   encodeMetadataFrame(metaSink, set.metadata);
   const metaFrame = Buffer.from(metaSink.view());
@@ -197,10 +209,12 @@ export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlm
         const rank = ranksOfStage[next++];
         const { pieces, bytes: size } = encodeRank(rank);
         const file = rankFile(prefix, rank);
-        const fh = await open(file, 'w');
+        const fh = await open(out.file(file), 'w');
         try {
           const { bytesWritten } = await fh.writev(pieces);
           if (bytesWritten !== size) throw new TracewattError('WRITE', `${file}: wrote ${bytesWritten} of ${size} bytes`);
+        } catch (e) {
+          throw outputError(file, e);
         } finally {
           await fh.close();
         }
@@ -214,8 +228,8 @@ export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlm
   }
   const networkFile = `${prefix}.network.yml`;
   const systemFile = `${prefix}.system.json`;
-  await writeFile(networkFile, set.networkYaml());
-  await writeFile(systemFile, set.systemJson());
+  await out.put(networkFile, set.networkYaml());
+  await out.put(systemFile, set.systemJson());
   return {
     plan, ranks: plan.ranks, traceFiles: { first: rankFile(prefix, 0), last: rankFile(prefix, plan.ranks - 1) },
     networkFile, systemFile, nodes, bytes, stages,

@@ -4,11 +4,12 @@
  * file told by its content; an ET paired with the Kineto trace of the same process id, else of the same number in
  * the file name). The rank of each pair is the Kineto trace's distributedInfo.rank.
  */
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import { InputError, TracewattError } from '../../errors.js';
-import { TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { isRankFileOf, TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { OutputSet } from '../../formats/output.js';
 import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
 import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
@@ -126,10 +127,11 @@ function checkGraph(file: string, nodes: ChakraNode[]): void {
 export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
   const pairs = o.dir ? await pairFolder(o.dir) : o.pairs ?? [];
   if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
-  const written: string[] = [];
   const ranks: ImportRankResult[] = [];
   const seen = new Map<number, string>();
-  try {
+  // The rank files go into place together once every one is written, or not at all.
+  await OutputSet.write(o.out, async (set) => {
+    set.supersede(path.dirname(o.out), (name) => isRankFileOf(o.out, name));
     for (const [index, pair] of pairs.entries()) {
       const [et, kineto] = await Promise.all([readExecutionTrace(pair.et), readKinetoTrace(pair.kineto)]);
       if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
@@ -149,7 +151,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       const conv = convertRank(et, kineto, link);
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
-      const w = await TraceWriter.create(file, conv.metadata);
+      const w = await TraceWriter.create(file, conv.metadata, { set });
       try {
         await w.writeAll(conv.nodes);
       } catch (e) {
@@ -157,17 +159,13 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
         throw e;
       }
       await w.close();
-      written.push(file);
       ranks.push({
         rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
         steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, file,
         notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
       });
     }
-  } catch (e) {
-    await Promise.all(written.map((f) => rm(f, { force: true })));
-    throw e;
-  }
+  });
   ranks.sort((a, b) => a.rank - b.rank);
   return { out: o.out, ranks, differencesFromChakra: DELIBERATE_DIFFERENCES };
 }

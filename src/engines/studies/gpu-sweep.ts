@@ -5,10 +5,9 @@
  * picks, and "energy saved vs runtime penalty" between the fastest and the lowest-energy Pareto points.
  * All figures are estimates (calibrated power and time models, analytical replay).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { InputError } from '../../errors.js';
+import { withTempDir } from '../../formats/output.js';
 import { loadPowerConfig, type CommGroupConfig, type NetworkConfig, type RemoteMemoryConfig, type SystemConfig } from '../../formats/astra/index.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { annotateTrace, type AnnotateProgress, type AnnotateResult, type PowerOptions } from '../annotate/index.js';
@@ -103,39 +102,39 @@ export function sweepClocks(frequenciesMHz: readonly number[]): number[] {
   return freqs;
 }
 
+type SweepPoints = { clocks: number[]; points: GpuSweepRawPoint[]; annotate: AnnotateResult; parallelism: PoolRun['parallelism'] };
+
 /**
  * Annotates and replays the clocks at `indices` of the sweep's sorted clocks (default: all); a shard of a sharded
  * sweep computes every N-th clock.
  */
-export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly number[]): Promise<{
-  clocks: number[]; points: GpuSweepRawPoint[]; annotate: AnnotateResult; parallelism: PoolRun['parallelism'];
-}> {
+export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly number[]): Promise<SweepPoints> {
   const clocks = sweepClocks(input.frequenciesMHz);
   const freqs = (indices ?? clocks.map((_, i) => i)).map((i) => clocks[i]);
-  const dir = input.workDir ?? await mkdtemp(path.join(os.tmpdir(), 'tracewatt-sweep-gpu-'));
-  try {
-    const annotate = await annotateTrace({
-      trace: input.trace, out: path.join(dir, 'annotated'), calibration: input.calibration, profiles: input.profiles,
-      profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
-      power: input.power, workers: input.threads, onProgress: input.onAnnotate, bands: true,
+  // The annotated traces go to a temporary folder removed on every exit path (interrupts included).
+  return input.workDir ? pointsIn(input.workDir, input, clocks, freqs) : withTempDir('tracewatt-sweep-gpu-', (dir) => pointsIn(dir, input, clocks, freqs));
+}
+
+async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], freqs: number[]): Promise<SweepPoints> {
+  const annotate = await annotateTrace({
+    trace: input.trace, out: path.join(dir, 'annotated'), calibration: input.calibration, profiles: input.profiles,
+    profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
+    power: input.power, workers: input.threads, onProgress: input.onAnnotate, bands: true,
+  });
+  // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
+  // recompute them from num_ops at one fixed peak and hide the clock.
+  const system: SystemConfig = { ...input.system, rooflineEnabled: false };
+  const tasks: PointTask[] = [];
+  for (const o of annotate.outputs) {
+    tasks.push({
+      trace: { kind: 'files', trace: o.prefix }, system, network: input.network, power: await loadPowerConfig(o.powerFile),
+      memory: input.memory, commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit,
     });
-    // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
-    // recompute them from num_ops at one fixed peak and hide the clock.
-    const system: SystemConfig = { ...input.system, rooflineEnabled: false };
-    const tasks: PointTask[] = [];
-    for (const o of annotate.outputs) {
-      tasks.push({
-        trace: { kind: 'files', trace: o.prefix }, system, network: input.network, power: await loadPowerConfig(o.powerFile),
-        memory: input.memory, commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit,
-      });
-    }
-    let done = 0;
-    const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
-    const points = run.results.map((r, i) => sweepPointOf(annotate.outputs[i].frequencyMHz, r));
-    return { clocks, points, annotate, parallelism: run.parallelism };
-  } finally {
-    if (!input.workDir) await rm(dir, { recursive: true, force: true });
   }
+  let done = 0;
+  const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
+  const points = run.results.map((r, i) => sweepPointOf(annotate.outputs[i].frequencyMHz, r));
+  return { clocks, points, annotate, parallelism: run.parallelism };
 }
 
 export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {

@@ -3,14 +3,14 @@
  * .json → .et parses the document in memory.
  */
 import { createWriteStream } from 'node:fs';
-import { readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { InputError } from '../../errors.js';
 import { jsonDocument, traceFromJson } from '../../formats/chakra/json.js';
 import { openTrace } from '../../formats/chakra/reader.js';
-import { ensureDir, writeTraceFile } from '../../formats/chakra/writer.js';
+import { writeTraceFile } from '../../formats/chakra/writer.js';
+import { OutputSet } from '../../formats/output.js';
 
 export type TraceFormat = 'et' | 'json';
 
@@ -21,34 +21,21 @@ export function formatOf(file: string): TraceFormat {
 }
 
 /**
- * Converts one trace file. The output is written to `<out>.tmp` and renamed when complete, so a
- * failure (bad input, full disk) never leaves a partial file behind.
+ * Converts one trace file by the output discipline (src/formats/output.ts): a failure (bad input, full disk, an
+ * interrupt) never leaves a partial file behind.
  */
 export async function convertTrace(input: string, output: string): Promise<{ nodes: number; from: TraceFormat; to: TraceFormat }> {
   const from = formatOf(input);
   const to = formatOf(output);
   if (from === to) throw new InputError(`convert ${input} → ${output}: both are .${from}; convert between .et and .json`);
-  try {
-    await ensureDir(path.dirname(path.resolve(output)));
-  } catch (e) {
-    throw new InputError(`${output}: cannot create its folder (${(e as NodeJS.ErrnoException).code ?? e})`);
-  }
-  const tmp = `${output}.tmp`;
-  try {
-    const nodes = from === 'json' ? await jsonToEt(input, tmp) : await etToJson(input, tmp);
-    await rename(tmp, output);
-    return { nodes, from, to };
-  } catch (e) {
-    await rm(tmp, { force: true });
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code && /^E[A-Z]+$/.test(code) && !(e instanceof InputError)) throw new InputError(`${output}: cannot write (${code})`);
-    throw e;
-  }
+  // Written under a temporary name (locked), renamed when complete: a failure never leaves a partial file behind.
+  const nodes = await OutputSet.write(output, (set) => (from === 'json' ? jsonToEt(input, output, set) : etToJson(input, set.file(output))));
+  return { nodes, from, to };
 }
 
-async function jsonToEt(input: string, output: string): Promise<number> {
+async function jsonToEt(input: string, output: string, set: OutputSet): Promise<number> {
   const t = traceFromJson(await readFile(input, 'utf8'), input);
-  await writeTraceFile(output, t.metadata, t.nodes);
+  await writeTraceFile(output, t.metadata, t.nodes, set);
   return t.nodes.length;
 }
 

@@ -13,6 +13,11 @@ export interface RankFile {
 
 const RANK_FILE = /^(.*)\.(\d+)\.et(\.gz)?$/;
 
+/** Whether `name` (a file name in the prefix's folder) is a rank file of `prefix`: `<prefix>.<rank>.et[.gz]`. */
+export function isRankFileOf(prefix: string, name: string): boolean {
+  return RANK_FILE.exec(name)?.[1] === path.basename(prefix);
+}
+
 function sortRanks(files: RankFile[]): RankFile[] {
   return files.sort((a, b) => a.rank - b.rank);
 }

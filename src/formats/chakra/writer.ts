@@ -3,10 +3,11 @@
  * back-pressure, so memory stays bounded whatever the trace size. A path ending in `.gz` is gzipped.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { OutputSet, outputError } from '../output.js';
 import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from './encode.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';
 
@@ -48,15 +49,26 @@ export class TraceWriter {
     private readonly out: Writable,
     private readonly fileStream: Writable,
     private readonly done: Promise<void>,
+    /** The set this file belongs to; owned (committed by close(), discarded by abort()) when not given to create(). */
+    private readonly set: OutputSet,
+    private readonly ownSet: boolean,
   ) {}
 
   /**
-   * Creates `<file>.tmp` (and its folder) and writes the metadata frame when given; close() renames
-   * it to `file`, so an interrupted write never leaves a partial trace under the real name.
+   * Creates the file's temporary name in `options.set` (or in a set of its own, locked, when not given) and writes
+   * the metadata frame when given. close() completes the file; the set's commit() renames it to `file` (close()
+   * commits a set of its own), so an interrupted write never leaves a partial trace under the real name.
    */
-  static async create(file: string, metadata: GlobalMetadata | null, options: { gzip?: boolean } = {}): Promise<TraceWriter> {
-    await ensureDir(path.dirname(path.resolve(file)));
-    const fileStream = createWriteStream(`${file}.tmp`);
+  static async create(file: string, metadata: GlobalMetadata | null, options: { gzip?: boolean; set?: OutputSet } = {}): Promise<TraceWriter> {
+    const set = options.set ?? OutputSet.open(file);
+    let tmp: string;
+    try {
+      tmp = set.file(file);
+    } catch (e) {
+      if (!options.set) set.discard();
+      throw e;
+    }
+    const fileStream = createWriteStream(tmp);
     const gzip = options.gzip ?? file.endsWith('.gz');
     const head: Writable = gzip ? createGzip() : fileStream;
     if (gzip) head.pipe(fileStream);
@@ -67,7 +79,7 @@ export class TraceWriter {
     });
     // Keep an unobserved rejection from crashing the process before close() awaits it.
     done.catch(() => {});
-    const w = new TraceWriter(file, head, fileStream, done);
+    const w = new TraceWriter(file, head, fileStream, done, set, !options.set);
     if (metadata) encodeMetadataFrame(w.sink, metadata);
     return w;
   }
@@ -98,7 +110,7 @@ export class TraceWriter {
     this.sink.reset();
     if (!this.out.write(chunk)) {
       await new Promise<void>((resolve, reject) => {
-        const onError = (e: Error) => reject(e);
+        const onError = (e: Error) => reject(outputError(this.file, e));
         this.out.once('error', onError);
         this.out.once('drain', () => {
           this.out.off('error', onError);
@@ -108,27 +120,35 @@ export class TraceWriter {
     }
   }
 
-  /** Flushes and closes; resolves when the file is complete on disk under its real name. */
+  /**
+   * Flushes and closes; resolves when the file is complete on disk (under its real name when the writer owns its
+   * set; else once the set is committed). A write error is discarded and thrown naming the file.
+   */
   async close(): Promise<{ nodes: number; bytes: number }> {
-    await this.flush();
-    this.out.end();
-    await this.done;
-    await rename(`${this.file}.tmp`, this.file);
+    try {
+      await this.flush();
+      this.out.end();
+      await this.done;
+    } catch (e) {
+      await this.abort();
+      throw outputError(this.file, e);
+    }
+    if (this.ownSet) this.set.commit();
     return { nodes: this.nodes, bytes: this.bytes };
   }
 
-  /** Abandons the file: nothing is left on disk. */
+  /** Abandons the file: its own set is discarded (nothing left on disk); a shared set is the caller's to discard. */
   async abort(): Promise<void> {
     this.out.destroy();
     this.fileStream.destroy();
     await this.done.catch(() => undefined);
-    await rm(`${this.file}.tmp`, { force: true });
+    if (this.ownSet) this.set.discard();
   }
 }
 
-/** Writes a whole trace. */
-export async function writeTraceFile(file: string, metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>): Promise<void> {
-  const w = await TraceWriter.create(file, metadata);
+/** Writes a whole trace, into `set` when given (committed by its owner), else by itself (locked, renamed when complete). */
+export async function writeTraceFile(file: string, metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>, set?: OutputSet): Promise<void> {
+  const w = await TraceWriter.create(file, metadata, { set });
   try {
     await w.writeAll(nodes);
   } catch (e) {

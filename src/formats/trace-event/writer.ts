@@ -12,8 +12,9 @@
  * exact integer times stay in `args.startNs` / `args.endNs`.
  */
 import type { WriteStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
-import { commitOutput, outputError, prepareOutput } from '../output.js';
+import { open } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { OutputSet, outputError } from '../output.js';
 
 export interface CompleteEvent {
   name: string;
@@ -53,7 +54,7 @@ export function exactSlice(startNs: number, endNs: number): { ts: number; dur: n
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * Streams events to `<file>.tmp` (renamed to `file` by close(), removed by abort()), so a long replay never holds
+ * Streams events to the file's temporary name (renamed to `file` by close(), removed by abort()), so a long replay never holds
  * the whole timeline in memory: when the file stream is full, {@link pending} returns a promise that resolves once it
  * has drained, and callers await it before producing more events.
  */
@@ -63,23 +64,24 @@ export class TraceEventWriter {
   private failed: unknown;
   private drained: Promise<void> | undefined;
 
-  private constructor(readonly file: string, private readonly tmp: string, private readonly out: WriteStream) {
+  private constructor(readonly file: string, private readonly set: OutputSet, private readonly out: WriteStream) {
     out.on('error', (e) => {
       this.failed ??= e;
     });
     this.chunk = '{"displayTimeUnit":"ns","traceEvents":[\n';
   }
 
-  /** Creates the file's folder and `<file>.tmp`; an unwritable path is an InputError naming `file`. */
+  /** Creates the file's folder and its temporary file (locked); an unwritable path is an InputError naming `file`. */
   static async create(file: string): Promise<TraceEventWriter> {
-    const tmp = await prepareOutput(file);
+    const set = OutputSet.open(file);
     let handle;
     try {
-      handle = await open(tmp, 'w');
+      handle = await open(set.file(file), 'w');
     } catch (e) {
+      set.discard();
       throw outputError(file, e);
     }
-    return new TraceEventWriter(file, tmp, handle.createWriteStream());
+    return new TraceEventWriter(file, set, handle.createWriteStream());
   }
 
   private write(obj: unknown): void {
@@ -138,24 +140,24 @@ export class TraceEventWriter {
     this.flush();
     await this.finish();
     if (this.failed !== undefined) {
-      await rm(this.tmp, { force: true });
+      this.set.discard();
       throw outputError(this.file, this.failed);
     }
-    await commitOutput(this.tmp, this.file);
+    this.set.commit();
   }
 
-  /** Stops writing and removes `<file>.tmp` (after a failed replay). */
+  /** Stops writing and removes the temporary file (after a failed replay). */
   async abort(): Promise<void> {
     this.chunk = '';
     await this.finish();
-    await rm(this.tmp, { force: true });
+    this.set.discard();
   }
 
-  private finish(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      if (this.out.closed) return resolve();
-      this.out.end(() => resolve());
-      this.out.once('close', () => resolve());
+  /** Ends the file stream and waits until it has closed; a write error (reported late, e.g. ENOSPC) is kept. */
+  private async finish(): Promise<void> {
+    if (!this.out.closed) this.out.end();
+    await finished(this.out).catch((e: unknown) => {
+      this.failed ??= e;
     });
   }
 }
