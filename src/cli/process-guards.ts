@@ -1,8 +1,8 @@
 /**
  * What the `tracewatt` executable does when the process is cut short, so that a run is never half-visible:
  * - SIGINT, SIGTERM, SIGHUP: every output still being written is discarded (temporary files, locks, the folders the
- *   run made, temporary folders), one line goes to stderr and the process exits 128 + the signal number (130 for
- *   Ctrl-C). Outputs are renamed into place synchronously (src/formats/output.ts), so a signal handled here comes
+ *   run made, temporary folders), one line goes to stderr and the process exits 130 for SIGINT (Ctrl-C) and SIGTERM
+ *   alike (one exit code for "interrupted", whoever stopped the run), 129 for SIGHUP. Outputs are renamed into place synchronously (src/formats/output.ts), so a signal handled here comes
  *   either before a result appears or after it is complete.
  * - EPIPE on stdout (`tracewatt replay --help | head -3`): the rest of the output is dropped quietly and the command
  *   finishes with its own exit code (0 for help and listings); EPIPE on stderr is ignored the same way.
@@ -10,7 +10,7 @@
  */
 import { discardPendingOutputs } from '../formats/output.js';
 
-const SIGNALS = { SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const;
+const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 130, SIGHUP: 129 } as const;
 
 function muteOnEpipe(stream: NodeJS.WriteStream): void {
   stream.on('error', (e: NodeJS.ErrnoException) => {
@@ -21,11 +21,11 @@ function muteOnEpipe(stream: NodeJS.WriteStream): void {
 }
 
 export function installProcessGuards(): void {
-  for (const [name, number] of Object.entries(SIGNALS)) {
+  for (const [name, exitCode] of Object.entries(SIGNAL_EXIT_CODES)) {
     process.on(name, () => {
       const { committed } = discardPendingOutputs();
       process.stderr.write(committed === 0 ? 'tracewatt: interrupted: nothing written\n' : `tracewatt: interrupted: only the ${committed} output(s) already complete were written\n`);
-      process.exit(128 + number);
+      process.exit(exitCode);
     });
   }
   process.on('exit', () => {

@@ -114,7 +114,7 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
     run.child.kill('SIGTERM');
     const r = await run.done;
     expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
-    expect(r.code).toBe(143);
+    expect(r.code).toBe(130);
     expect(listing(dir).filter((f) => f.startsWith('timeline'))).toEqual([]);
   });
 
