@@ -6,6 +6,7 @@ import { Diagnostics } from '../../diagnostics.js';
 import type { ProfileTable } from './kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { readAccelWattch } from './accelwattch.js';
+import { readDecided } from './decimal.js';
 import { detectFormat } from './detect.js';
 import { readGeneric } from './generic.js';
 import { readGpmtool } from './gpmtool.js';
@@ -88,5 +89,14 @@ export async function readProfile(file: string, options: ReadProfileOptions = {}
     }
     format = d.format;
   }
-  return READERS[format].read(file, { diagnostics, options: { ...options, diagnostics } });
+  // One decimal separator per file, decided from the whole file: a file read provisionally against the rule its end
+  // settled is read again (decimal.ts), and only the last read's diagnostics are kept.
+  const reader = READERS[format].read;
+  let last = new Diagnostics();
+  const { result, notes } = await readDecided(() => {
+    last = new Diagnostics();
+    return reader(file, { diagnostics: last, options: { ...options, diagnostics: last } });
+  });
+  diagnostics.merge(last);
+  return { ...result, notes: [...result.notes, ...notes] };
 }

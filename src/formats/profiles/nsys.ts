@@ -43,7 +43,7 @@ function timeCell(file: string, row: { fields: string[]; line: number }, h: Head
   const raw = row.fields[col.index] ?? '';
   let v: number;
   if (Number.isNaN(col.factor)) {
-    const vu = parseValueWithUnit(raw.replace(/\u00a0/g, ' '));
+    const vu = parseValueWithUnit(raw.replace(/\u00a0/g, ' '), { file, line: row.line, column: h.name(col.index) });
     if (!vu) throw new FormatError(file, where(row.line, h.name(col.index)), `'${raw}' is not a time`);
     const info = lookupUnit(vu.unit || 'ns');
     if (!info || info.quantity !== 'time') throw new FormatError(file, where(row.line, h.name(col.index)), `unknown time unit '${vu.unit}'`);
