@@ -152,7 +152,6 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
   let numeric: Resolved[] = [];
   let utilIdx: { component: string; index: number; scale: number; column: string }[] = [];
   let extraIdx: [string, number][] = [];
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file, { delimiter: mapping.delimiter, trim: true })) {
     if (!header) {
       const h = new Header(file, row.fields, row.line);
@@ -227,8 +226,8 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
       }
     }
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
-  return { format, device: mapping.device ?? null, samples, notes };
+  return { format, device: mapping.device ?? null, samples: [], notes };
 }

@@ -39,7 +39,6 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
   let utilIdx: [string, number][] = [];
   let argIdx = -1;
   let memIdx = -1;
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -84,13 +83,13 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
       extra: { benchmark: bench, kernel, ...(arg ? { argNo: arg } : {}) },
     });
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {
     format: NV_DVFS_FORMAT,
     device: deviceFromFileName(file, DEVICES),
-    samples,
+    samples: [],
     notes: [
       'time column taken as milliseconds (unit undocumented by NV-DVFS-Benchmark)',
       'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = average_power × time',
