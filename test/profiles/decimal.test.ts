@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseNumberCell, readProfile } from '../../src/formats/profiles/index.js';
-import { runCli } from '../../src/cli/program.js';
+import { cli as runArgv } from '../helpers/cli.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';
 
@@ -25,12 +25,7 @@ function rounded(text: string, decimals: number): string {
     .join('\n');
 }
 
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runArgv(argv);
 
 describe('one decimal rule per file', () => {
   it('reads cells alone only when they tell: "1,004" alone is NaN, never 1004', () => {

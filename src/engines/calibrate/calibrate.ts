@@ -139,7 +139,15 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     for (const o of m.outliers) diagnostics.add('POWER_OUTLIER', { message: `${o}: power reading far from the fit, left out (glitched reading?)` });
     perClock.push(m);
   }
-  if (perClock.length === 0) throw new InputError('no clock has enough rows with power to fit a power model');
+  if (perClock.length === 0) {
+    const pts = series.flatMap((s) => s.points);
+    const withPower = pts.filter((p) => p.powerW !== null).length;
+    throw new InputError(
+      `${inputs.map((i) => i.file).join(', ')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with ` +
+        `an SM clock and a power reading (a power column, or energy and duration columns); found ${pts.length} kernel-clock points, ${withPower} with power` +
+        (inputs.length === 1 ? ` (read as ${inputs[0]!.table.format})` : ''),
+    );
+  }
   const mainModels = perClock.filter((m) => m.memClockMHz === memMain || memMain === null);
 
   // A cap seen in the data (detected, or reported by the profile): points at it ran below their nominal clock, so

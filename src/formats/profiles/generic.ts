@@ -16,8 +16,7 @@
  *     dram_active: { column: dram_pct, unit: "%" }
  *   extra: [argNo, flops]                 # other columns kept as extra (numbers when numeric)
  */
-import { readFile } from 'node:fs/promises';
-import YAML from 'yaml';
+import { parseJsonText, parseYamlText, readTextFile } from '../text-file.js';
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
@@ -68,19 +67,8 @@ function normRef(ref: ColumnRef): ColumnSpec {
 
 /** Loads and validates a mapping file (JSON or YAML); errors name the file and the field. */
 export async function loadColumnMapping(file: string): Promise<ColumnMapping> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read mapping file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let data: unknown;
-  try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
-  }
-  return validateColumnMapping(data, file);
+  const text = await readTextFile(file);
+  return validateColumnMapping(/\.json$/i.test(file) ? parseJsonText(file, text) : parseYamlText(file, text), file);
 }
 
 function isColumnList(v: unknown): v is string | string[] {
