@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli as runArgv } from '../helpers/cli.js';
-import { loadNetworkConfig, loadSystemConfig } from '../../src/formats/astra/index.js';
+import { loadNetworkConfig, loadPowerConfig, loadSystemConfig } from '../../src/formats/astra/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
 import { loadColumnMapping } from '../../src/formats/profiles/index.js';
 import { FormatError } from '../../src/errors.js';
@@ -87,6 +87,8 @@ describe('a UTF-8 byte-order mark is accepted everywhere', () => {
     expect((await loadSystemConfig(put('bom-sys.json', bom + system))).localMemBandwidthGBps).toBe(1600);
     expect((await loadNetworkConfig(put('bom-net.yml', bom + network))).dims).toHaveLength(1);
     expect((await loadCalibration(put('bom-cal.json', bom + calibration))).device.name).toBe(JSON.parse(calibration).device.name);
+    const power = readFileSync(path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json'), 'utf8');
+    expect((await loadPowerConfig(put('bom-power.json', bom + power))).name).toBe(JSON.parse(power).name);
   });
 });
 
