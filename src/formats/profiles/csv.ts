@@ -163,7 +163,10 @@ const MISSING = new Set(['', 'n/a', 'na', '[n/a]', 'n.a.', '-', '[not supported]
 
 /** True when a cell says "no value" (empty, n/a, [N/A], [Not Supported] …). */
 export function isMissingCell(raw: string | undefined): boolean {
-  return raw === undefined || MISSING.has(raw.trim().toLowerCase());
+  if (raw === undefined) return true;
+  const c = raw.charCodeAt(0);
+  if (c >= 48 && c <= 57) return false; // starts with a digit: a value (the common case, checked first)
+  return MISSING.has(raw.trim().toLowerCase());
 }
 
 /**

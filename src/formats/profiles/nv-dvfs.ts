@@ -63,10 +63,11 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     const smClockMHz = numberCell(file, row, h, idx.core_frequency!, { required: true, positive: true })!;
     const memClockMHz = memIdx >= 0 ? numberCell(file, row, h, memIdx, { positive: true }) : null;
     const utilization: KernelSample['utilization'] = {};
-    const blank = utilIdx.every(([, i]) => numberCell(file, row, h, i) === null);
+    const values = utilIdx.map(([, i]) => numberCell(file, row, h, i));
+    const blank = values.every((v) => v === null);
     if (blank) diagnostics.add('blank-counters', { file, message: `row ${row.line}: every DCGM counter is blank (kept, with no utilization)` });
-    for (const [col, i] of utilIdx) {
-      const v = numberCell(file, row, h, i);
+    for (const [k, [col]] of utilIdx.entries()) {
+      const v = values[k] ?? null;
       if (v === null) {
         if (!blank) diagnostics.add('missing-utilization', { file, message: `${where(row.line, col)}: no value` });
         continue;
