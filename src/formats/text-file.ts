@@ -1,10 +1,10 @@
 /**
  * Text inputs (JSON and YAML configs, logs): read whole, a UTF-8 byte-order mark dropped, binary data refused by
- * name (never decoded into a message), and JSON/YAML syntax errors reported on one line with the file and
- * line:column. Every failure is an InputError or FormatError naming the file.
+ * name (never decoded into a message), and JSON syntax errors reported on one line with the file and line:column
+ * (YAML: yaml-text.ts, apart so that JSON readers, such as the annotate worker's, do not load the YAML parser).
+ * Every failure is an InputError or FormatError naming the file.
  */
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { FormatError, InputError } from '../errors.js';
 
 /** How many leading bytes are checked for binary content. */
@@ -67,17 +67,5 @@ export function parseJsonText(file: string, text: string): unknown {
     const offset = pos ? Number(pos[1]) : /end of JSON input/.test(msg) ? t.length : null;
     const problem = msg.replace(/ in JSON at position \d+.*$/, '').replace(/, ".*" is not valid JSON$/s, '');
     throw new FormatError(file, offset === null ? '' : lineColumn(t, offset), `not valid JSON: ${problem}`);
-  }
-}
-
-/** YAML.parse with one-line errors naming the file and line:column (tab indentation included). */
-export function parseYamlText(file: string, text: string): unknown {
-  try {
-    return parseYaml(withoutBom(text), { prettyErrors: true });
-  } catch (e) {
-    if (!(e instanceof YAMLParseError)) throw e;
-    const at = e.linePos?.[0];
-    const problem = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    throw new FormatError(file, at ? `line ${at.line}:${at.col}` : '', `not valid YAML: ${problem}${e.code === 'TAB_AS_INDENT' ? ' (indent with spaces)' : ''}`);
   }
 }

@@ -4,7 +4,8 @@
  * Keys ASTRA-sim accepts but that do not change the analytical congestion-unaware result are
  * accepted and ignored; keys tracewatt does not know, and settings it does not model, are refused.
  */
-import { parseJsonText, parseYamlText, readTextFile } from '../text-file.js';
+import { parseJsonText, readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { asObject, describe, flag, missingKey, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';

@@ -16,7 +16,8 @@
  *     dram_active: { column: dram_pct, unit: "%" }
  *   extra: [argNo, flops]                 # other columns kept as extra (numbers when numeric)
  */
-import { parseJsonText, parseYamlText, readTextFile } from '../text-file.js';
+import { parseJsonText, readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
