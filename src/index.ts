@@ -7,7 +7,7 @@ export { Diagnostics, type DiagnosticSummary, type DiagnosticSample } from './di
 
 // Formats: Chakra traces, profiler outputs, ASTRA-sim configs.
 export * as chakra from './formats/chakra/index.js';
-export { readProfile, listProfileFormats, detectFormat, integratePower, type ReadProfileOptions, type ProfileFormat } from './formats/profiles/index.js';
+export { readProfile, readProfileInto, listProfileFormats, detectFormat, integratePower, type ReadProfileOptions, type ProfileFormat } from './formats/profiles/index.js';
 export type { KernelSample, ProfileTable } from './formats/profiles/kernel-sample.js';
 export * as astra from './formats/astra/index.js';
 

@@ -1,11 +1,71 @@
-/** Reads a whole text input; a file that cannot be read is an InputError naming it and the reason (ENOENT, EACCES …). */
+/**
+ * Text inputs (JSON and YAML configs, logs): read whole, a UTF-8 byte-order mark dropped, binary data refused by
+ * name (never decoded into a message), and JSON syntax errors reported on one line with the file and line:column
+ * (YAML: yaml-text.ts, apart so that JSON readers, such as the annotate worker's, do not load the YAML parser).
+ * Every failure is an InputError or FormatError naming the file.
+ */
 import { readFile } from 'node:fs/promises';
-import { InputError } from '../errors.js';
+import { FormatError, InputError } from '../errors.js';
 
+/** How many leading bytes are checked for binary content. */
+const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * The offset of the first byte that makes `bytes` binary rather than text: a NUL, or a byte sequence that is not
+ * UTF-8, in the first 64 KiB (a sequence cut at that limit is not counted); -1 for text.
+ */
+export function binaryOffset(bytes: Uint8Array): number {
+  const end = Math.min(bytes.length, SNIFF_BYTES);
+  for (let i = 0; i < end; ) {
+    const b = bytes[i]!;
+    if (b === 0) return i;
+    const len = b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
+    if (len === 0) return i;
+    for (let k = 1; k < len; k++) {
+      if (i + k >= bytes.length) return i; // cut at the end of the file
+      if (i + k >= end) return -1; // cut at the sniffing limit
+      if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    }
+    i += len;
+  }
+  return -1;
+}
+
+/** Text of a decoded file without its byte-order mark. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/** Reads a whole text input; a file that cannot be read is an InputError naming it and the reason (ENOENT, EACCES …). */
 export async function readTextFile(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    bytes = await readFile(file);
   } catch (e) {
     throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  const bad = binaryOffset(bytes);
+  if (bad >= 0) throw new FormatError(file, '', `binary data (byte ${bad} is 0x${bytes[bad]!.toString(16).padStart(2, '0')}), not a text file`);
+  return withoutBom(bytes.toString('utf8'));
+}
+
+/** `line 3:5` of a 0-based offset in `text`. */
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
+  const line = before.split('\n').length;
+  return `line ${line}:${before.length - before.lastIndexOf('\n')}`;
+}
+
+/** JSON.parse with one-line errors naming the file and line:column. */
+export function parseJsonText(file: string, text: string): unknown {
+  const t = withoutBom(text);
+  try {
+    return JSON.parse(t);
+  } catch (e) {
+    const msg = (e as Error).message;
+    const pos = /at position (\d+)/.exec(msg);
+    const offset = pos ? Number(pos[1]) : /end of JSON input/.test(msg) ? t.length : null;
+    const problem = msg.replace(/ in JSON at position \d+.*$/, '').replace(/, ".*" is not valid JSON$/s, '');
+    throw new FormatError(file, offset === null ? '' : lineColumn(t, offset), `not valid JSON: ${problem}`);
   }
 }

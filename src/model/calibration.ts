@@ -3,7 +3,7 @@
  * calibration/README.md for the field-by-field description. {@link validateCalibration} checks a parsed
  * document and names the first offending field; {@link loadCalibration} reads and validates a file.
  */
-import { readFile } from 'node:fs/promises';
+import { parseJsonText, readTextFile } from '../formats/text-file.js';
 import { FormatError, InputError } from '../errors.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
@@ -206,19 +206,7 @@ function validateUncertainty(file: string, u: Record<string, Json>): void {
 }
 
 export async function loadCalibration(file: string): Promise<Calibration> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new FormatError(file, '', `cannot read calibration file (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  let doc: Json;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid JSON: ${(e as Error).message}`);
-  }
-  return validateCalibration(doc, file);
+  return validateCalibration(parseJsonText(file, await readTextFile(file)) as Json, file);
 }
 
 /** Writes the calibration by the output discipline: complete under its name, or not at all (error naming the file). */

@@ -31,7 +31,11 @@ export function formatLocation(loc: SampleLocation): string {
 /** Locations compacted per file: "a.csv: rows 5, 9, 13, … (138 rows); b.csv: row 2". */
 export function describeLocations(locs: readonly SampleLocation[], shown = 3): string {
   const byFile = new Map<string, number[]>();
-  for (const l of locs) byFile.set(l.file, [...(byFile.get(l.file) ?? []), l.row]);
+  for (const l of locs) {
+    const rows = byFile.get(l.file);
+    if (rows) rows.push(l.row);
+    else byFile.set(l.file, [l.row]);
+  }
   return [...byFile.entries()]
     .map(([file, rows]) => `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}${rows.length > shown ? `, … (${rows.length} rows)` : ''}`)
     .join('; ');
@@ -59,59 +63,121 @@ export function samplePowerW(s: KernelSample): number | null {
   return null;
 }
 
+/** Running sums of one (kernel, SM clock) point. */
+interface PointSums {
+  point: ClockPoint;
+  kernelName: string;
+  invocation: number | null;
+  format: string;
+  powerLimitW: number | null;
+  d: number;
+  nd: number;
+  p: number;
+  np: number;
+  u: Map<string, [number, number]>;
+}
+
+/**
+ * The one place repeated samples of a kernel at one SM clock are averaged, one sample at a time, so a profile can be
+ * grouped while it is read (it is a SampleSink) in memory bounded by its kernels and clocks, not its rows. Samples
+ * with no clock are skipped (diagnostic TIME_NO_CLOCK), or with `keepUnclocked` kept as they are for a later
+ * grouping; blank or out-of-range counters are dropped from the point (COUNTER_GLITCH). Each point keeps the
+ * locations of its first `keepSources` samples (all by default) and counts the rest.
+ */
+export class KernelGrouper {
+  private readonly byKey = new Map<string, Map<number, PointSums>>();
+  private readonly unclocked: KernelSample[] = [];
+  /** Samples added. */
+  rows = 0;
+
+  constructor(
+    private readonly diagnostics?: Diagnostics,
+    private readonly options: { keepSources?: number; keepUnclocked?: boolean } = {},
+  ) {}
+
+  add(s: KernelSample): void {
+    this.rows++;
+    const loc = (): SampleLocation => ({ file: s.source.file, row: s.source.row });
+    if (!finitePos(s.smClockMHz)) {
+      if (this.options.keepUnclocked) this.unclocked.push(s);
+      else this.diagnostics?.add('TIME_NO_CLOCK', { message: `${s.kernelName}: no SM clock, sample skipped`, file: formatLocation(loc()) });
+      return;
+    }
+    const key = kernelKey(s);
+    let byClock = this.byKey.get(key);
+    if (!byClock) this.byKey.set(key, (byClock = new Map()));
+    const f = s.smClockMHz;
+    let e = byClock.get(f);
+    if (!e) {
+      const point: ClockPoint = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, sources: [] };
+      e = { point, kernelName: s.kernelName, invocation: s.invocation, format: s.source.format, powerLimitW: null, d: 0, nd: 0, p: 0, np: 0, u: new Map() };
+      byClock.set(f, e);
+    }
+    e.point.count++;
+    if (e.point.sources.length < (this.options.keepSources ?? Infinity)) e.point.sources.push(loc());
+    if (s.powerLimitW) e.powerLimitW = Math.min(e.powerLimitW ?? Infinity, s.powerLimitW);
+    if (finitePos(s.durationNs)) (e.d += s.durationNs), e.nd++;
+    else if (s.durationNs !== null) this.diagnostics?.add('BAD_DURATION', { message: `${s.kernelName}: duration ${s.durationNs} ignored`, file: formatLocation(loc()) });
+    const p = samplePowerW(s);
+    if (p !== null) (e.p += p), e.np++;
+    else if (s.powerW !== null && s.powerW !== undefined) this.diagnostics?.add('BAD_POWER', { message: `${s.kernelName}: power ${s.powerW} ignored`, file: formatLocation(loc()) });
+    for (const c in s.utilization) {
+      const v = s.utilization[c];
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1.05) {
+        this.diagnostics?.add('COUNTER_GLITCH', { message: `${s.kernelName}: ${c} = ${v} outside 0–1, ignored`, file: formatLocation(loc()) });
+        continue;
+      }
+      const acc = e.u.get(c) ?? [0, 0];
+      e.u.set(c, [acc[0] + Math.min(1, v), acc[1] + 1]);
+    }
+  }
+
+  private static pointOf(e: PointSums): ClockPoint {
+    return {
+      ...e.point,
+      durationNs: e.nd ? e.d / e.nd : null,
+      powerW: e.np ? e.p / e.np : null,
+      utilization: Object.fromEntries([...e.u.entries()].map(([c, [sum, n]]) => [c, sum / n])),
+    };
+  }
+
+  /** Series per kernel, in order of first appearance, points sorted by clock. */
+  series(): KernelSeries[] {
+    const out: KernelSeries[] = [];
+    for (const [key, byClock] of this.byKey) {
+      const sums = [...byClock.values()];
+      out.push({ key, kernelName: sums[sums.length - 1]!.kernelName, points: sums.map(KernelGrouper.pointOf).sort((a, b) => a.smClockMHz - b.smClockMHz) });
+    }
+    return out;
+  }
+
+  /**
+   * One sample per kernel and clock, holding the point's means (source: its first row), then the unclocked samples
+   * as they came: grouping these again gives the same points (means of one value each), in a fraction of the rows.
+   */
+  samples(): KernelSample[] {
+    const out: KernelSample[] = [];
+    for (const byClock of this.byKey.values())
+      for (const e of byClock.values()) {
+        const pt = KernelGrouper.pointOf(e);
+        const first = pt.sources[0]!;
+        out.push({
+          kernelName: e.kernelName, invocation: e.invocation, smClockMHz: pt.smClockMHz, memClockMHz: pt.memClockMHz, durationNs: pt.durationNs,
+          utilization: pt.utilization, powerW: pt.powerW, energyJ: null, powerLimitW: e.powerLimitW, source: { file: first.file, row: first.row, format: e.format },
+        });
+      }
+    return [...out, ...this.unclocked];
+  }
+}
+
 /**
  * Series per kernel; samples with no clock are skipped (diagnostic TIME_NO_CLOCK); repeated samples of one kernel
  * at one clock are averaged. Blank or out-of-range counters are dropped from the point (COUNTER_GLITCH).
  */
-export function groupKernels(samples: KernelSample[], diagnostics?: Diagnostics): KernelSeries[] {
-  const byKey = new Map<string, Map<number, ClockPoint & { sums: { d: number; nd: number; p: number; np: number; u: Map<string, [number, number]> } }>>();
-  const names = new Map<string, string>();
-  for (const s of samples) {
-    const loc: SampleLocation = { file: s.source.file, row: s.source.row };
-    const where = formatLocation(loc);
-    if (!finitePos(s.smClockMHz)) {
-      diagnostics?.add('TIME_NO_CLOCK', { message: `${s.kernelName}: no SM clock, sample skipped`, file: where });
-      continue;
-    }
-    const key = kernelKey(s);
-    names.set(key, s.kernelName);
-    const byClock = byKey.get(key) ?? new Map();
-    byKey.set(key, byClock);
-    const f = s.smClockMHz;
-    let e = byClock.get(f);
-    if (!e) {
-      e = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, sources: [], sums: { d: 0, nd: 0, p: 0, np: 0, u: new Map() } };
-      byClock.set(f, e);
-    }
-    e.count++;
-    e.sources.push(loc);
-    if (finitePos(s.durationNs)) (e.sums.d += s.durationNs), e.sums.nd++;
-    else if (s.durationNs !== null) diagnostics?.add('BAD_DURATION', { message: `${s.kernelName}: duration ${s.durationNs} ignored`, file: where });
-    const p = samplePowerW(s);
-    if (p !== null) (e.sums.p += p), e.sums.np++;
-    else if (s.powerW !== null && s.powerW !== undefined) diagnostics?.add('BAD_POWER', { message: `${s.kernelName}: power ${s.powerW} ignored`, file: where });
-    for (const [c, v] of Object.entries(s.utilization)) {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1.05) {
-        diagnostics?.add('COUNTER_GLITCH', { message: `${s.kernelName}: ${c} = ${v} outside 0–1, ignored`, file: where });
-        continue;
-      }
-      const acc = e.sums.u.get(c) ?? [0, 0];
-      e.sums.u.set(c, [acc[0] + Math.min(1, v), acc[1] + 1]);
-    }
-  }
-  const out: KernelSeries[] = [];
-  for (const [key, byClock] of byKey) {
-    const points = [...byClock.values()]
-      .map(({ sums, ...pt }) => ({
-        ...pt,
-        durationNs: sums.nd ? sums.d / sums.nd : null,
-        powerW: sums.np ? sums.p / sums.np : null,
-        utilization: Object.fromEntries([...sums.u.entries()].map(([c, [s, n]]) => [c, s / n])),
-      }))
-      .sort((a, b) => a.smClockMHz - b.smClockMHz);
-    out.push({ key, kernelName: names.get(key)!, points });
-  }
-  return out;
+export function groupKernels(samples: Iterable<KernelSample>, diagnostics?: Diagnostics): KernelSeries[] {
+  const g = new KernelGrouper(diagnostics);
+  for (const s of samples) g.add(s);
+  return g.series();
 }
 
 /** Pipe components used to infer the real clock from conservation of work (u·t·f constant). */

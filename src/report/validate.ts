@@ -3,7 +3,7 @@
  * FormatError naming the file and the field path, e.g. `sweep.json: [0].points[3].energyJ.total: expected a
  * finite number, got "n/a"`. Unknown extra fields are allowed (newer engines may add some).
  */
-import { readFile } from 'node:fs/promises';
+import { parseJsonText, readTextFile } from '../formats/text-file.js';
 import { FormatError } from '../errors.js';
 import { RESULT_KINDS, RESULT_SCHEMA_VERSION, type ReportResult } from './types.js';
 
@@ -225,19 +225,7 @@ export function parseResults(json: unknown, file: string): ReportResult[] {
 export async function loadResults(files: readonly string[]): Promise<ReportResult[]> {
   const all: ReportResult[] = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
-      throw new FormatError(file, '', `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (e) {
-      throw new FormatError(file, '', `not valid JSON (${(e as Error).message})`);
-    }
-    all.push(...parseResults(json, file));
+    all.push(...parseResults(parseJsonText(file, await readTextFile(file)), file));
   }
   return all;
 }

@@ -5,8 +5,9 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import { POWER_FORMATS, PROFILE_FORMATS, readProfile, type PowerFormat, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
+import { POWER_FORMATS, PROFILE_FORMATS, type PowerFormat, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import { readProfileMerged } from '../../engines/calibrate/index.js';
 import type { CommandIO, OptionSpec } from '../command.js';
 
 export const PROFILE_OPTIONS: OptionSpec[] = [
@@ -94,7 +95,7 @@ export async function readProfiles(
   const out: { file: string; table: ProfileTable }[] = [];
   for (const file of files) {
     const diagnostics = new Diagnostics();
-    const table = await readProfile(file, { ...options, diagnostics });
+    const table = await readProfileMerged(file, { ...options, diagnostics });
     reportProfile(file, table, diagnostics, io);
     out.push({ file, table });
   }

@@ -2,7 +2,7 @@
  * Decoder-only transformer configurations: presets from the models' public configurations, custom
  * models from JSON (tracewatt's own field names or a Hugging Face config.json), and parameter counts.
  */
-import { readFile } from 'node:fs/promises';
+import { parseJsonText, readTextFile } from '../../formats/text-file.js';
 import { FormatError, InputError } from '../../errors.js';
 
 export type Activation = 'swiglu' | 'gelu';
@@ -101,19 +101,7 @@ export async function resolveModel(nameOrFile: string): Promise<LlmModelConfig> 
   if (!nameOrFile.toLowerCase().endsWith('.json')) {
     throw new InputError(`unknown model "${nameOrFile}": use one of ${modelPresetNames().join(', ')} or a .json model file`);
   }
-  let text: string;
-  try {
-    text = await readFile(nameOrFile, 'utf8');
-  } catch (e) {
-    throw new InputError(`${nameOrFile}: cannot read model file (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new FormatError(nameOrFile, '', `not valid JSON (${(e as Error).message})`);
-  }
-  return parseModelJson(json, nameOrFile);
+  return parseModelJson(parseJsonText(nameOrFile, await readTextFile(nameOrFile)), nameOrFile);
 }
 
 /**

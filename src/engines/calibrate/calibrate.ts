@@ -3,15 +3,15 @@
  * time share, V–f model, power cap, sanity findings, provenance).
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import { readProfile, type ReadProfileOptions } from '../../formats/profiles/index.js';
+import { readProfileInto, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type PowerCap, type SanityFinding } from '../../model/calibration.js';
 import { datasheetFor } from '../../model/datasheets.js';
-import { describeLocations, formatLocation, groupKernels, sanityCheck, type KernelSeries, type SampleLocation } from '../../model/kernels.js';
+import { describeLocations, formatLocation, groupKernels, KernelGrouper, sanityCheck, type KernelSeries, type SampleLocation } from '../../model/kernels.js';
 import { CAP_BAND, detectPowerCap } from '../../model/power-cap.js';
 import { fitClockPower, type ClockPowerModel, type PowerPoint } from '../../model/power-model.js';
 import { fitMemoryCeiling, fitTimeShare, type TimeFitKernel } from '../../model/time-model.js';
@@ -38,19 +38,38 @@ export interface CalibrateOptions {
   excludeClocksMHz?: Set<number>;
 }
 
+/** SHA-256 of a file's bytes, streamed (a profile may be far larger than what should sit in memory). */
 export async function sha256File(file: string): Promise<string> {
-  let bytes: Buffer;
+  const hash = createHash('sha256');
   try {
-    bytes = await readFile(file);
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   } catch (e) {
     throw new InputError(`${file}: cannot read profile (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  return createHash('sha256').update(bytes).digest('hex');
+  return hash.digest('hex');
 }
 
-/** Reads one profile and hashes its bytes: a calibration input with real provenance. */
+/**
+ * Reads a profile for the models: repeats of a kernel at one SM clock are averaged while the file streams
+ * (KernelGrouper), so memory is bounded by kernels × clocks, not rows; samples with no clock are kept as they are.
+ * Grouping the table's samples again gives the same series as grouping every row. `table.rows` counts the rows.
+ */
+export async function readProfileMerged(file: string, options: ReadProfileOptions = {}): Promise<ProfileTable> {
+  const diagnostics = options.diagnostics ?? new Diagnostics();
+  let merging = new Diagnostics();
+  const { table, sink } = await readProfileInto(file, { ...options, diagnostics }, () => {
+    merging = new Diagnostics();
+    return new KernelGrouper(merging, { keepSources: 1, keepUnclocked: true });
+  });
+  diagnostics.merge(merging);
+  const samples = sink.samples();
+  const notes = samples.length < sink.rows ? [`${sink.rows} rows read as ${samples.length} samples: repeats of a kernel at one SM clock averaged, as the models do`] : [];
+  return { ...table, samples, rows: sink.rows, notes: [...table.notes, ...notes] };
+}
+
+/** Reads one profile (merged as the models use it) and hashes its bytes: a calibration input with real provenance. */
 export async function readCalibrateInput(file: string, options: ReadProfileOptions = {}): Promise<CalibrateInput> {
-  const table = await readProfile(file, options);
+  const table = await readProfileMerged(file, options);
   return { file, table, sha256: await sha256File(file) };
 }
 
@@ -120,7 +139,15 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     for (const o of m.outliers) diagnostics.add('POWER_OUTLIER', { message: `${o}: power reading far from the fit, left out (glitched reading?)` });
     perClock.push(m);
   }
-  if (perClock.length === 0) throw new InputError('no clock has enough rows with power to fit a power model');
+  if (perClock.length === 0) {
+    const pts = series.flatMap((s) => s.points);
+    const withPower = pts.filter((p) => p.powerW !== null).length;
+    throw new InputError(
+      `${inputs.map((i) => i.file).join(', ')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with ` +
+        `an SM clock and a power reading (a power column, or energy and duration columns); found ${pts.length} kernel-clock points, ${withPower} with power` +
+        (inputs.length === 1 ? ` (read as ${inputs[0]!.table.format})` : ''),
+    );
+  }
   const mainModels = perClock.filter((m) => m.memClockMHz === memMain || memMain === null);
 
   // A cap seen in the data (detected, or reported by the profile): points at it ran below their nominal clock, so
@@ -187,7 +214,7 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     datasheet: ds ? { ...ds.facts } : null,
     sanity,
     provenance: {
-      inputs: inputs.map((i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: i.sha256, format: i.table.format, rows: i.table.samples.length })),
+      inputs: inputs.map((i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: i.sha256, format: i.table.format, rows: i.table.rows ?? i.table.samples.length })),
       command: options.command ?? 'tracewatt calibrate',
       createdAt: new Date().toISOString(),
       tool: 'tracewatt',

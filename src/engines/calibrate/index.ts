@@ -1,5 +1,5 @@
 /** Calibrate / predict / accuracy engines, and the model API other engines use. */
-export { fitCalibration, readCalibrateInput, sha256File, DEFAULT_LAUNCH_OVERHEAD_NS, type CalibrateInput, type CalibrateOptions } from './calibrate.js';
+export { fitCalibration, readCalibrateInput, readProfileMerged, sha256File, DEFAULT_LAUNCH_OVERHEAD_NS, type CalibrateInput, type CalibrateOptions } from './calibrate.js';
 export { accuracy, calibrationOnlyAccuracy, type AccuracyResult, type AccuracyRow, type AccuracyOptions } from './accuracy.js';
 export { predictProfile, type PredictResult, type PredictionRow } from './predict.js';
 export { fitUncertainty, fitCalibrationWithBands, benchmarkOf } from './uncertainty.js';

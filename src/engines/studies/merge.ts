@@ -1,6 +1,5 @@
 /** `tracewatt merge`: the record of a sharded sweep from its partial results, the same as the unsharded sweep's. */
-import { FormatError } from '../../errors.js';
-import { readTextFile } from '../../formats/text-file.js';
+import { parseJsonText, readTextFile } from '../../formats/text-file.js';
 import { gpuSweepRecord, type GpuSweepRawPoint } from './gpu-sweep.js';
 import { networkSweepRecord, type NetworkSweepBasePoint } from './network-sweep.js';
 import { parseSelector } from './selectors.js';
@@ -12,14 +11,7 @@ export interface NetworkSweepRecordOptions { label: string; dimension: number; v
 export interface GpuSweepRecordOptions { label: string; selectors: string[] }
 
 export async function loadPartial(file: string): Promise<SweepPartial> {
-  const text = await readTextFile(file);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid JSON: ${(e as Error).message}`);
-  }
-  return checkPartial(file, doc);
+  return checkPartial(file, parseJsonText(file, await readTextFile(file)));
 }
 
 export async function mergeSweepFiles(files: readonly string[]): Promise<NetworkSweepRecord | GpuClockSweepRecord> {

@@ -13,7 +13,7 @@
  * strictly increasing, voltages positive and non-decreasing, absolute (V) or relative; only V(s)/V(1) is
  * used, interpolated linearly, and the curve must cover s = 1 and every swept scale.
  */
-import { readFile } from 'node:fs/promises';
+import { parseJsonText, readTextFile } from '../../formats/text-file.js';
 import { FormatError, InputError } from '../../errors.js';
 
 export interface VfPoint {
@@ -61,19 +61,7 @@ export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
 }
 
 export async function loadVfCurve(file: string): Promise<VfCurve> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`cannot read V–f curve ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid JSON (${(e as Error).message})`);
-  }
-  return validateVfCurve(json, file);
+  return validateVfCurve(parseJsonText(file, await readTextFile(file)), file);
 }
 
 function voltageAt(curve: VfCurve, scale: number): number {

@@ -11,22 +11,50 @@ export function asObject(file: string, value: unknown, what: string): Obj {
 }
 
 export function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'string') return `"${v}"`;
   return `${typeof v} ${String(v)}`;
 }
 
+/** `missing key "topology" (expected …)`: the error for a required key that is absent. */
+export function missingKey(file: string, key: string, expected?: string): FormatError {
+  return new FormatError(file, `key "${key}"`, `is required but missing${expected ? ` (expected ${expected})` : ''}`);
+}
+
+/**
+ * The accepted range of a number: `min` (inclusive) or `above` (exclusive, for quantities such as bandwidths that
+ * cannot be 0), `max` (inclusive); `unit` is named in the message, which states the range.
+ */
+export interface NumRange {
+  min?: number;
+  above?: number;
+  max?: number;
+  integer?: boolean;
+  unit?: string;
+}
+
+/** The problem with `v` against its range, or null when it is in range. */
+function outOfRange(v: number, r: NumRange): string | null {
+  const u = r.unit ? ` ${r.unit}` : '';
+  const lower = r.above !== undefined ? `> ${r.above}${u}` : r.min !== undefined ? `≥ ${r.min}${u}` : null;
+  const range = lower && r.max !== undefined ? `${lower} and ≤ ${r.max}${u}` : lower ?? (r.max !== undefined ? `≤ ${r.max}${u}` : null);
+  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${v}`;
+  return null;
+}
+
 /** A finite number (JSON booleans and 0/1 accepted where ASTRA-sim accepts them is the caller's choice). */
-export function num(file: string, obj: Obj, key: string, opts: { min?: number; integer?: boolean; def?: number } = {}): number {
+export function num(file: string, obj: Obj, key: string, opts: NumRange & { def?: number } = {}): number {
   const v = obj[key];
   if (v === undefined) {
     if (opts.def !== undefined) return opts.def;
-    throw new FormatError(file, `key "${key}"`, 'is required but missing');
+    throw missingKey(file, key);
   }
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new FormatError(file, `key "${key}"`, `expected a number, found ${describe(v)}`);
   if (opts.integer && !Number.isInteger(v)) throw new FormatError(file, `key "${key}"`, `expected an integer, found ${v}`);
-  if (opts.min !== undefined && v < opts.min) throw new FormatError(file, `key "${key}"`, `must be ≥ ${opts.min}, found ${v}`);
+  const bad = outOfRange(v, opts);
+  if (bad) throw new FormatError(file, `key "${key}"`, bad);
   return v;
 }
 
@@ -42,7 +70,7 @@ export function oneOf<T extends string>(file: string, obj: Obj, key: string, all
   const v = obj[key];
   if (v === undefined) {
     if (def !== undefined) return def;
-    throw new FormatError(file, `key "${key}"`, 'is required but missing');
+    throw missingKey(file, key, `one of ${allowed.join(' | ')}`);
   }
   if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
     throw new FormatError(file, `key "${key}"`, `expected one of ${allowed.join(' | ')}, found ${describe(v)}`);
@@ -50,14 +78,15 @@ export function oneOf<T extends string>(file: string, obj: Obj, key: string, all
   return v as T;
 }
 
-export function numList(file: string, obj: Obj, key: string, opts: { min?: number; integer?: boolean } = {}): number[] {
+export function numList(file: string, obj: Obj, key: string, opts: NumRange = {}): number[] {
   const v = obj[key];
-  if (v === undefined) throw new FormatError(file, `key "${key}"`, 'is required but missing');
+  if (v === undefined) throw missingKey(file, key, 'a list of numbers, one per dimension');
   if (!Array.isArray(v) || v.length === 0) throw new FormatError(file, `key "${key}"`, `expected a non-empty list, found ${describe(v)}`);
   return v.map((x, i) => {
     if (typeof x !== 'number' || !Number.isFinite(x)) throw new FormatError(file, `key "${key}"[${i}]`, `expected a number, found ${describe(x)}`);
     if (opts.integer && !Number.isInteger(x)) throw new FormatError(file, `key "${key}"[${i}]`, `expected an integer, found ${x}`);
-    if (opts.min !== undefined && x < opts.min) throw new FormatError(file, `key "${key}"[${i}]`, `must be ≥ ${opts.min}, found ${x}`);
+    const bad = outOfRange(x, opts);
+    if (bad) throw new FormatError(file, `key "${key}"[${i}]`, bad);
     return x;
   });
 }

@@ -4,24 +4,18 @@
  * Keys ASTRA-sim accepts but that do not change the analytical congestion-unaware result are
  * accepted and ignored; keys tracewatt does not know, and settings it does not model, are refused.
  */
-import { readTextFile } from '../text-file.js';
-import { parse as parseYaml } from 'yaml';
+import { parseJsonText, readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
-import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';
+import { asObject, describe, flag, missingKey, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';
 import type {
   CollectiveImplName, CollectiveKind, CommGroupConfig, MemoryType, NetworkConfig, NetworkDim, PowerConfig,
   RemoteMemoryConfig, SystemConfig, TopologyKind,
 } from './types.js';
 
 
-function parseJson(file: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid JSON: ${(e as Error).message}`);
-  }
-}
+const parseJson = parseJsonText;
 
 // ---------------------------------------------------------------------------------------------
 // network.yml
@@ -29,19 +23,14 @@ function parseJson(file: string, text: string): unknown {
 const TOPOLOGIES: readonly TopologyKind[] = ['Ring', 'Switch', 'FullyConnected'];
 
 export function parseNetworkConfig(file: string, text: string): NetworkConfig {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid YAML: ${(e as Error).message}`);
-  }
-  const o = asObject(file, doc, 'a network description');
+  const o = asObject(file, parseYamlText(file, text), 'a network description');
   refuseUnknown(file, o, ['topology', 'npus_count', 'bandwidth', 'latency']);
   const topo = o.topology;
+  if (topo === undefined) throw missingKey(file, 'topology', 'a list of Ring | Switch | FullyConnected, one per dimension');
   if (!Array.isArray(topo) || topo.length === 0) throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
   const npus = numList(file, o, 'npus_count', { integer: true, min: 1 });
-  const bw = numList(file, o, 'bandwidth');
-  const lat = numList(file, o, 'latency', { min: 0 });
+  const bw = numList(file, o, 'bandwidth', { above: 0, unit: 'GB/s' });
+  const lat = numList(file, o, 'latency', { min: 0, unit: 'ns' });
   for (const [key, list] of [['npus_count', npus], ['bandwidth', bw], ['latency', lat]] as const) {
     if (list.length !== topo.length) {
       throw new FormatError(file, `key "${key}"`, `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`);
@@ -51,7 +40,6 @@ export function parseNetworkConfig(file: string, text: string): NetworkConfig {
     if (typeof t !== 'string' || !(TOPOLOGIES as readonly string[]).includes(t)) {
       throw new FormatError(file, `key "topology"[${i}]`, `expected one of ${TOPOLOGIES.join(' | ')}, found ${describe(t)}`);
     }
-    if (!(bw[i] > 0)) throw new FormatError(file, `key "bandwidth"[${i}]`, `must be > 0, found ${bw[i]}`);
     return { topology: t as TopologyKind, npus: npus[i], bandwidthGBps: bw[i], latencyNs: lat[i] };
   });
   return { file, dims };
@@ -111,8 +99,8 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', { integer: true, min: 1 }),
     implementations,
     collectiveOptimization: oneOf(file, o, 'collective-optimization', ['localBWAware', 'baseline'] as const, 'baseline'),
-    localMemBandwidthGBps: num(file, o, 'local-mem-bw', { min: Number.MIN_VALUE }),
-    peakPerfTFlops: num(file, o, 'peak-perf', { min: 0, def: 0 }),
+    localMemBandwidthGBps: num(file, o, 'local-mem-bw', { above: 0, unit: 'GB/s' }),
+    peakPerfTFlops: num(file, o, 'peak-perf', { min: 0, def: 0, unit: 'TFLOPS' }),
     rooflineEnabled: flag(file, o, 'roofline-enabled'),
     replayOnly: flag(file, o, 'replay-only'),
   };
@@ -159,12 +147,8 @@ export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemor
   if (memoryType === 'NO_MEMORY_EXPANSION') return { file, memoryType, latencyNs: 0, bandwidthGBps: 0 };
   return {
     file, memoryType,
-    latencyNs: num(file, o, 'remote-mem-latency', { min: 0 }),
-    bandwidthGBps: (() => {
-      const v = num(file, o, 'remote-mem-bw');
-      if (!(v > 0)) throw new FormatError(file, 'key "remote-mem-bw"', `must be > 0, found ${v}`);
-      return v;
-    })(),
+    latencyNs: num(file, o, 'remote-mem-latency', { min: 0, unit: 'ns' }),
+    bandwidthGBps: num(file, o, 'remote-mem-bw', { above: 0, unit: 'GB/s' }),
   };
 }
 

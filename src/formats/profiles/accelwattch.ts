@@ -4,7 +4,7 @@
  * no final newline). Rows `<bench>_k<N>`: mean board power (W) while the kernel ran in a loop, its
  * standard deviation and the number of samples. One clock (the default), no durations in this file.
  */
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows } from './csv.js';
 import type { ReaderContext } from './types.js';
@@ -19,7 +19,6 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
   const { diagnostics } = ctx;
   let header: Header | null = null;
   let iMean = -1, iSd = -1, iN = -1;
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -40,7 +39,7 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
     if (sd !== null) extra.powerStdDevW = sd;
     const n = iN >= 0 ? numberCell(file, row, header, iN, { nonNegative: true }) : null;
     if (n !== null) extra.powerSamples = n;
-    samples.push(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, {
+    ctx.sink.add(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, {
       powerW,
       extra,
     }));
@@ -49,7 +48,7 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
   return {
     format: ACCELWATTCH_FORMAT,
     device: deviceFromFileName(file, [[/volta/i, 'Volta QV100']]),
-    samples,
+    samples: [],
     notes: ['measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no durations or counters in this file'],
   };
 }

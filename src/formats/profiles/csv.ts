@@ -10,6 +10,7 @@ import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { parse } from 'csv-parse';
 import { FormatError, InputError } from '../../errors.js';
+import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
 
 export interface CsvRow {
   fields: string[];
@@ -162,34 +163,38 @@ const MISSING = new Set(['', 'n/a', 'na', '[n/a]', 'n.a.', '-', '[not supported]
 
 /** True when a cell says "no value" (empty, n/a, [N/A], [Not Supported] …). */
 export function isMissingCell(raw: string | undefined): boolean {
-  return raw === undefined || MISSING.has(raw.trim().toLowerCase());
+  if (raw === undefined) return true;
+  const c = raw.charCodeAt(0);
+  if (c >= 48 && c <= 57) return false; // starts with a digit: a value (the common case, checked first)
+  return MISSING.has(raw.trim().toLowerCase());
 }
 
-const THOUSANDS_COMMA = /^[-+]?\d{1,3}(,\d{3})+(\.\d+)?([eE][-+]?\d+)?$/;
-const THOUSANDS_DOT_DECIMAL_COMMA = /^[-+]?\d{1,3}(\.\d{3})+(,\d+)?$/;
-const DECIMAL_COMMA = /^[-+]?\d+,\d+$/;
-const THOUSANDS_SPACE = /^[-+]?\d{1,3}([ \u00a0\u202f]\d{3})+([.,]\d+)?$/;
-const PLAIN = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
-
 /**
- * Parses a numeric cell as profilers print it: plain, `1,234.5` (thousands commas, as ncu writes
- * inside quotes), `1.234,5` / `0,5` (comma-decimal locales), `1 234.5`; `nan`/`inf` pass through as
- * NaN/Infinity so callers can reject them. Returns null for missing markers (see isMissingCell),
- * NaN for text that is not a number.
+ * Parses a numeric cell as profilers print it: plain, `1,234.5` (thousands commas, as ncu writes inside quotes),
+ * `1.234,5` / `0,5` (comma-decimal locales), `1 234.5`; `nan`/`inf` pass through as NaN/Infinity so callers can
+ * reject them. Returns null for missing markers (see isMissingCell), NaN for text that is not a number.
+ * With `at` (the cell's file, row and column) the file's one decimal rule applies (decimal.ts): "1,004" is 1.004 in
+ * a decimal-comma file and 1004 in a decimal-point one, and a cell contradicting the file's rule is a FormatError.
+ * Without it the cell is read alone, and a number it cannot tell ("1,004") is NaN.
  */
-export function parseNumberCell(raw: string | undefined): number | null {
+export function parseNumberCell(raw: string | undefined, at?: CellAt): number | null {
   if (isMissingCell(raw)) return null;
   const s = raw!.trim();
-  if (PLAIN.test(s)) return Number(s);
-  if (THOUSANDS_COMMA.test(s)) return Number(s.replace(/,/g, ''));
-  if (THOUSANDS_DOT_DECIMAL_COMMA.test(s)) return Number(s.replace(/\./g, '').replace(',', '.'));
-  if (DECIMAL_COMMA.test(s)) return Number(s.replace(',', '.'));
-  if (THOUSANDS_SPACE.test(s)) return Number(s.replace(/[ \u00a0\u202f]/g, '').replace(',', '.'));
+  const v = at ? decimalRule(at.file).read(s, at) : readAlone(s);
+  if (v !== null) return v;
   const l = s.toLowerCase();
   if (l === 'nan') return NaN;
   if (l === 'inf' || l === '+inf' || l === 'infinity') return Infinity;
   if (l === '-inf' || l === '-infinity') return -Infinity;
   return NaN;
+}
+
+function readAlone(s: string): number | null {
+  try {
+    return new DecimalRule('', null, true).read(s, { file: '', line: 0, column: '' });
+  } catch {
+    return NaN;
+  }
 }
 
 /** `row 12, column 'time'` — the `where` of a FormatError. */
@@ -210,8 +215,8 @@ export function numberCell(
   opts: { nonNegative?: boolean; required?: boolean; positive?: boolean } = {},
 ): number | null {
   const raw = row.fields[index];
-  const v = parseNumberCell(raw);
   const col = header.name(index);
+  const v = parseNumberCell(raw, { file, line: row.line, column: col });
   if (v === null) {
     if (opts.required) throw new FormatError(file, where(row.line, col), `missing value${raw === undefined ? ' (row too short)' : ` '${raw}'`}`);
     return null;

@@ -16,8 +16,8 @@
  *     dram_active: { column: dram_pct, unit: "%" }
  *   extra: [argNo, flops]                 # other columns kept as extra (numbers when numeric)
  */
-import { readFile } from 'node:fs/promises';
-import YAML from 'yaml';
+import { parseJsonText, readTextFile } from '../text-file.js';
+import { parseYamlText } from '../yaml-text.js';
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
@@ -68,19 +68,8 @@ function normRef(ref: ColumnRef): ColumnSpec {
 
 /** Loads and validates a mapping file (JSON or YAML); errors name the file and the field. */
 export async function loadColumnMapping(file: string): Promise<ColumnMapping> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    throw new InputError(`${file}: cannot read mapping file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  let data: unknown;
-  try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text);
-  } catch (e) {
-    throw new FormatError(file, '', `not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
-  }
-  return validateColumnMapping(data, file);
+  const text = await readTextFile(file);
+  return validateColumnMapping(/\.json$/i.test(file) ? parseJsonText(file, text) : parseYamlText(file, text), file);
 }
 
 function isColumnList(v: unknown): v is string | string[] {
@@ -152,7 +141,6 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
   let numeric: Resolved[] = [];
   let utilIdx: { component: string; index: number; scale: number; column: string }[] = [];
   let extraIdx: [string, number][] = [];
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file, { delimiter: mapping.delimiter, trim: true })) {
     if (!header) {
       const h = new Header(file, row.fields, row.line);
@@ -227,8 +215,8 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
       }
     }
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
-  return { format, device: mapping.device ?? null, samples, notes };
+  return { format, device: mapping.device ?? null, samples: [], notes };
 }

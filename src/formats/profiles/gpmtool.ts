@@ -63,7 +63,6 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
   let header: Header | null = null;
   let hasApp = false;
   const microNames = new Map<string, string>();
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file, { trim: true })) {
     if (head.length < 4) {
       head.push(row.fields.filter((f, i) => f !== '' || i === 0));
@@ -116,7 +115,7 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
       app = microNames.get(key) ?? `micro${microNames.size}`;
       microNames.set(key, app);
     }
-    samples.push(newSample(app, { file, row: row.line, format: GPMTOOL_FORMAT }, {
+    ctx.sink.add(newSample(app, { file, row: row.line, format: GPMTOOL_FORMAT }, {
       smClockMHz,
       memClockMHz,
       utilization,
@@ -127,7 +126,7 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
   return {
     format: GPMTOOL_FORMAT,
     device: deviceFromFileName(file, DEVICES),
-    samples,
+    samples: [],
     notes: [
       `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); utilizations measured at the default clocks and repeated on every clock row`,
       `components: ${names.map((n) => `${n}→${component(n)}`).join(', ')}`,

@@ -3,9 +3,10 @@
  * (kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
 import { Diagnostics } from '../../diagnostics.js';
-import type { ProfileTable } from './kernel-sample.js';
+import type { KernelSample, ProfileTable } from './kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { readAccelWattch } from './accelwattch.js';
+import { readDecided } from './decimal.js';
 import { detectFormat } from './detect.js';
 import { readGeneric } from './generic.js';
 import { readGpmtool } from './gpmtool.js';
@@ -14,11 +15,11 @@ import { readNcuCsv, readNcuRaw } from './ncu.js';
 import { readNsysGpuTrace, readNsysKernSum } from './nsys.js';
 import { readNvDvfs } from './nv-dvfs.js';
 import { readPerseus } from './perseus.js';
-import { PROFILE_FORMATS, type ProfileFormat, type ProfileReader, type ReadProfileOptions } from './types.js';
+import { PROFILE_FORMATS, type ProfileFormat, type ProfileReader, type ReadProfileOptions, type SampleSink } from './types.js';
 import { readZeus, readZeusProfile } from './zeus.js';
 
 export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
-export type { ProfileFormat, PowerFormat, ReadProfileOptions } from './types.js';
+export type { ProfileFormat, PowerFormat, ReadProfileOptions, SampleSink } from './types.js';
 export { detectFormat, type DetectedFormat } from './detect.js';
 export { KINETO_FORMAT, kinetoClock } from './kineto.js';
 export { integratePower, estimateSensorPeriodNs, readPowerSeries, parseTimestamp, type PowerSeries } from './power.js';
@@ -69,6 +70,19 @@ export function listProfileFormats(): { format: ProfileFormat; description: stri
  * negative durations/power). Odd-but-usable rows are counted in `options.diagnostics`.
  */
 export async function readProfile(file: string, options: ReadProfileOptions = {}): Promise<ProfileTable> {
+  const { table, sink } = await readProfileInto(file, options, () => {
+    const samples: KernelSample[] = [];
+    return { samples, add: (s: KernelSample) => void samples.push(s) };
+  });
+  return { ...table, samples: sink.samples };
+}
+
+/**
+ * Reads one profile, streaming its samples into a sink made by `makeSink` instead of keeping them: memory is then
+ * what the sink keeps (readProfile keeps every sample; a consumer that merges repeats keeps one per kernel and
+ * clock). A file read twice (decimal.ts) gets a fresh sink for the second read. The table returned has no samples.
+ */
+export async function readProfileInto<S extends SampleSink>(file: string, options: ReadProfileOptions, makeSink: () => S): Promise<{ table: ProfileTable; sink: S }> {
   const diagnostics = options.diagnostics ?? new Diagnostics();
   let format = options.format;
   if (format !== undefined && !(PROFILE_FORMATS as readonly string[]).includes(format)) {
@@ -88,5 +102,18 @@ export async function readProfile(file: string, options: ReadProfileOptions = {}
     }
     format = d.format;
   }
-  return READERS[format].read(file, { diagnostics, options: { ...options, diagnostics } });
+  // One decimal separator per file, decided from the whole file: a file read provisionally against the rule its end
+  // settled is read again (decimal.ts), and only the last read's diagnostics are kept.
+  const reader = READERS[format].read;
+  let last = new Diagnostics();
+  let sink = makeSink();
+  const { result, notes } = await readDecided(async () => {
+    last = new Diagnostics();
+    sink = makeSink();
+    const table = await reader(file, { diagnostics: last, options: { ...options, diagnostics: last }, sink });
+    for (const s of table.samples) sink.add(s);
+    return table;
+  });
+  diagnostics.merge(last);
+  return { table: { ...result, samples: [], notes: [...result.notes, ...notes] }, sink };
 }

@@ -55,6 +55,11 @@ export interface ProfileTable {
   /** Device name when the input says it, else null. */
   device: string | null;
   samples: KernelSample[];
+  /**
+   * Rows the samples stand for, when a consumer merged repeats while reading (readProfileInto); absent when
+   * `samples` holds one sample per row.
+   */
+  rows?: number;
   /** Human-readable notes: what was aggregated, assumed or converted. */
   notes: string[];
 }

@@ -130,7 +130,7 @@ function buildSample(file: string, format: string, launch: NcuLaunch, diagnostic
   const best = new Map<NcuTarget, { rank: number; value: number; m: NcuMetric }>();
   const byName = new Map<string, number>();
   for (const m of launch.metrics) {
-    const v = parseNumberCell(m.raw);
+    const v = parseNumberCell(m.raw, { file, line: m.line, column: m.valueColumn });
     if (v === null) {
       stats.naValues++;
       continue;

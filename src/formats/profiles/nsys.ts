@@ -11,7 +11,7 @@
  *   Max (ns),StdDev (ns),Name` — one sample per kernel name, durationNs = Avg, invocation null.
  * Time units come from the header's parentheses (ns, us, ms, s). `Name` is quoted when it has commas.
  */
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { isNsysHeader } from './detect.js';
@@ -43,7 +43,7 @@ function timeCell(file: string, row: { fields: string[]; line: number }, h: Head
   const raw = row.fields[col.index] ?? '';
   let v: number;
   if (Number.isNaN(col.factor)) {
-    const vu = parseValueWithUnit(raw.replace(/\u00a0/g, ' '));
+    const vu = parseValueWithUnit(raw.replace(/\u00a0/g, ' '), { file, line: row.line, column: h.name(col.index) });
     if (!vu) throw new FormatError(file, where(row.line, h.name(col.index)), `'${raw}' is not a time`);
     const info = lookupUnit(vu.unit || 'ns');
     if (!info || info.quantity !== 'time') throw new FormatError(file, where(row.line, h.name(col.index)), `unknown time unit '${vu.unit}'`);
@@ -127,7 +127,6 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
   let preamble = 0;
   let iName = -1, iInst = -1;
   let cols: Record<string, { index: number; factor: number }> = {};
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file, { headerMatch: isNsysHeader, onPreamble: (n) => (preamble = n) })) {
     if (!header) {
       const h = new Header(file, row.fields, row.line);
@@ -152,7 +151,7 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
       const v = t(b);
       if (v !== null) extra[key] = v;
     }
-    samples.push(newSample(name, { file, row: row.line, format: NSYS_KERN_SUM_FORMAT }, {
+    ctx.sink.add(newSample(name, { file, row: row.line, format: NSYS_KERN_SUM_FORMAT }, {
       durationNs: t('Avg'),
       extra,
     }));
@@ -160,5 +159,5 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_kern_sum header found');
   const notes = ['one sample per kernel name: durationNs is the mean over its instances (extra: instances, total/median/min/max/stddev)', 'no power: powerW and energyJ are null'];
   if (preamble) notes.unshift(`${preamble} lines before the CSV header skipped`);
-  return { format: NSYS_KERN_SUM_FORMAT, device: null, samples, notes };
+  return { format: NSYS_KERN_SUM_FORMAT, device: null, samples: [], notes };
 }

@@ -39,7 +39,6 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
   let utilIdx: [string, number][] = [];
   let argIdx = -1;
   let memIdx = -1;
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -64,10 +63,11 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     const smClockMHz = numberCell(file, row, h, idx.core_frequency!, { required: true, positive: true })!;
     const memClockMHz = memIdx >= 0 ? numberCell(file, row, h, memIdx, { positive: true }) : null;
     const utilization: KernelSample['utilization'] = {};
-    const blank = utilIdx.every(([, i]) => numberCell(file, row, h, i) === null);
+    const values = utilIdx.map(([, i]) => numberCell(file, row, h, i));
+    const blank = values.every((v) => v === null);
     if (blank) diagnostics.add('blank-counters', { file, message: `row ${row.line}: every DCGM counter is blank (kept, with no utilization)` });
-    for (const [col, i] of utilIdx) {
-      const v = numberCell(file, row, h, i);
+    for (const [k, [col]] of utilIdx.entries()) {
+      const v = values[k] ?? null;
       if (v === null) {
         if (!blank) diagnostics.add('missing-utilization', { file, message: `${where(row.line, col)}: no value` });
         continue;
@@ -84,13 +84,13 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
       extra: { benchmark: bench, kernel, ...(arg ? { argNo: arg } : {}) },
     });
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {
     format: NV_DVFS_FORMAT,
     device: deviceFromFileName(file, DEVICES),
-    samples,
+    samples: [],
     notes: [
       'time column taken as milliseconds (unit undocumented by NV-DVFS-Benchmark)',
       'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = average_power × time',

@@ -28,7 +28,6 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
   const { diagnostics } = ctx;
   let header: Header | null = null;
   let iStage = -1, iInstr = -1, iFreq = -1, iTime = -1, iEnergy = -1;
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -58,13 +57,13 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
       extra: { stage, instruction: instr },
     });
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {
     format: PERSEUS_FORMAT,
     device: deviceFromFileName(file, DEVICES),
-    samples,
+    samples: [],
     notes: [
       'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage execution; powerW = energy / time',
       'no hardware counters: utilization is empty',

@@ -123,7 +123,7 @@ async function readNvidiaSmi(file: string, opts: ReadProfileOptions, diagnostics
       continue;
     }
     let p: number;
-    const vu = parseValueWithUnit(rawP);
+    const vu = parseValueWithUnit(rawP, { file, line: row.line, column: header.name(iPower) });
     if (!vu) throw new FormatError(file, where(row.line, header.name(iPower)), `'${rawP}' is not a power value`);
     const unit = vu.unit || headerUnit || 'W';
     const info = lookupUnit(unit);
@@ -186,7 +186,7 @@ async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-cs
       missing++;
       continue;
     }
-    const pv = parseNumberCell(rawP);
+    const pv = parseNumberCell(rawP, { file, line: row.line, column: header.name(iPower) });
     const p = checkPower(file, row.line, header.name(iPower), (pv ?? NaN) * pFactor);
     let t: number;
     const ts = parseTimestamp(rawT);
@@ -194,7 +194,7 @@ async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-cs
       origin ??= ts;
       t = (ts.sec - origin.sec) * 1e9 + (ts.fracNs - origin.fracNs);
     } else {
-      const tv = parseNumberCell(rawT);
+      const tv = parseNumberCell(rawT, { file, line: row.line, column: header.name(iTime) });
       if (tv === null || !Number.isFinite(tv)) throw new FormatError(file, where(row.line, header.name(iTime)), `'${rawT}' is neither a timestamp nor a number`);
       if (tFactor === null) {
         tFactor = 1e9;
@@ -255,7 +255,7 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
         missing++;
         continue;
       }
-      const p = checkPower(file, lineNo, 'POWER', parseNumberCell(rawP) ?? NaN);
+      const p = checkPower(file, lineNo, 'POWER', parseNumberCell(rawP, { file, line: lineNo, column: 'POWER' }) ?? NaN);
       pts.push({ t, p, line: lineNo });
     }
   } catch (e) {

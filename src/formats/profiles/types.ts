@@ -1,6 +1,6 @@
 /** Shared types of the profile readers. */
 import type { Diagnostics } from '../../diagnostics.js';
-import type { ProfileTable } from './kernel-sample.js';
+import type { KernelSample, ProfileTable } from './kernel-sample.js';
 import type { ColumnMapping } from './generic.js';
 
 /** Every format id readProfile understands (also the values of `--format`). */
@@ -50,9 +50,20 @@ export interface ReadProfileOptions {
   referenceClockMHz?: number;
 }
 
+/** Where a reader puts its samples as it reads them (an array by default; a streaming consumer merges them). */
+export interface SampleSink {
+  add(sample: KernelSample): void;
+}
+
 export interface ReaderContext {
   diagnostics: Diagnostics;
   options: ReadProfileOptions;
+  /**
+   * Readers that make one sample per row hand each to the sink as they read it, and return no samples, so a
+   * streaming consumer (readProfileInto) holds none of them; readers that need the whole file first (invocation
+   * numbering, a power join) return their samples.
+   */
+  sink: SampleSink;
 }
 
 export type ProfileReader = (file: string, ctx: ReaderContext) => Promise<ProfileTable>;

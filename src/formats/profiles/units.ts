@@ -5,6 +5,8 @@
  * ncu prints decimal prefixes (Kbyte = 1000 byte); binary spellings (KiB, MiB) are kept binary.
  * Lookup is case-insensitive except where case changes the meaning (mW vs MW is not a concern here).
  */
+import { parseNumberCell } from './csv.js';
+import type { CellAt } from './decimal.js';
 
 export type Quantity = 'time' | 'bytes' | 'byteRate' | 'frequency' | 'percent' | 'power' | 'energy' | 'count';
 
@@ -90,13 +92,15 @@ export function splitHeaderUnit(header: string): { name: string; unit: string | 
   return { name: h, unit: null };
 }
 
-/** Parses a value carrying its unit as a suffix: `19.46 W`, `296.991 μs`, `4.89664s`, `7 %`. */
-export function parseValueWithUnit(raw: string): { value: number; unit: string } | null {
+/**
+ * Parses a value carrying its unit as a suffix: `19.46 W`, `296.991 μs`, `4.89664s`, `7 %`. The number is read by
+ * parseNumberCell: with `at`, under its file's one decimal rule.
+ */
+export function parseValueWithUnit(raw: string, at?: CellAt): { value: number; unit: string } | null {
   const m = /^\s*([-+]?[\d.,]*\d(?:[eE][-+]?\d+)?)\s*([^\d\s][^\s]*)?\s*$/.exec(raw);
   if (!m) return null;
-  const numText = m[1]!;
-  const value = Number(numText.includes(',') && /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(numText) ? numText.replace(/,/g, '') : numText);
-  if (!Number.isFinite(value)) return null;
+  const value = parseNumberCell(m[1]!, at);
+  if (value === null || !Number.isFinite(value)) return null;
   return { value, unit: m[2] ?? '' };
 }
 

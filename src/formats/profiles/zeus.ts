@@ -40,7 +40,6 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
   let header: Header | null = null;
   let iLimit = -1, iTime = -1, iPower = -1;
   let keyIdx: [string, number][] = [];
-  const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -69,13 +68,13 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
       extra: { dataset: key[0]!, network: key[1]!, batchSize: Number(key[2]), optimizer: key[3]! },
     });
     completePowerEnergy(s);
-    samples.push(s);
+    ctx.sink.add(s);
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {
     format: ZEUS_FORMAT,
     device: deviceFromFileName(file, DEVICES),
-    samples,
+    samples: [],
     notes: [
       'one sample per training epoch at a power limit: durationNs = time_per_epoch, powerW = average_power, energyJ = their product',
       'kernelName is dataset/network/bs<batch_size>/optimizer; no clocks or counters (power-limit sweep, not clock sweep)',

@@ -1,0 +1,122 @@
+/**
+ * Config and profile errors (issue 14), each reproduced first: malformed or tab-indented YAML gave 3–4 lines; a
+ * binary network.yml was dumped into the message; a missing `topology` said "found undefined undefined";
+ * `local-mem-bw: 0` said "must be ≥ 5e-324"; a JSON config with a UTF-8 BOM was refused with an invisible character
+ * in the message; "no clock has enough rows with power to fit a power model" named no file and no columns.
+ * Every case starts from a real config shipped in traces/configs or a vendored profile.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cli as runArgv } from '../helpers/cli.js';
+import { loadNetworkConfig, loadPowerConfig, loadSystemConfig } from '../../src/formats/astra/index.js';
+import { loadCalibration } from '../../src/model/calibration.js';
+import { loadColumnMapping } from '../../src/formats/profiles/index.js';
+import { FormatError } from '../../src/errors.js';
+import { repoRoot } from '../helpers/shared.js';
+import { fixture } from '../profiles/helpers.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'tw-config-errors-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const configs = path.join(repoRoot, 'traces', 'configs');
+const network = readFileSync(path.join(configs, 'Ring_4npus.yml'), 'utf8');
+const system = readFileSync(path.join(configs, 'sys_ring_example.json'), 'utf8');
+const calibration = readFileSync(path.join(repoRoot, 'calibration', 'rtx8000.json'), 'utf8');
+const put = (name: string, data: string | Buffer) => {
+  const p = path.join(dir, name);
+  writeFileSync(p, data);
+  return p;
+};
+
+async function message(p: Promise<unknown>): Promise<string> {
+  const e = await p.then(() => null, (x: unknown) => x);
+  expect(e).toBeInstanceOf(Error);
+  return (e as Error).message;
+}
+
+const cli = (...argv: string[]) => runArgv(argv);
+
+describe('YAML and JSON syntax: one line with file and line:column', () => {
+  it('tab-indented network.yml', async () => {
+    const f = put('tabs.yml', network.replace('topology: [ Ring ]', 'topology:\n\t- Ring'));
+    const m = await message(loadNetworkConfig(f));
+    expect(m).toBe(`${f}: line 2:1: not valid YAML: Tabs are not allowed as indentation (indent with spaces)`);
+  });
+  it('malformed network.yml', async () => {
+    const f = put('bad.yml', network.replace('[ 4 ]', '[ 4'));
+    const m = await message(loadNetworkConfig(f));
+    expect(m.split('\n')).toHaveLength(1);
+    expect(m).toMatch(new RegExp(`^${f.replace(/[.]/g, '\\.')}: line \\d+:\\d+: not valid YAML: `));
+  });
+  it('malformed system.json and calibration JSON', async () => {
+    const s = put('sys.json', system.replace('"endpoint-delay": 10,', '"endpoint-delay": 10'));
+    expect(await message(loadSystemConfig(s))).toBe(`${s}: line 4:3: not valid JSON: Expected ',' or '}' after property value`);
+    const c = put('cal.json', calibration.slice(0, 200));
+    const m = await message(loadCalibration(c));
+    expect(m).toMatch(new RegExp(`^${c.replace(/[.]/g, '\\.')}: line \\d+:\\d+: not valid JSON: `));
+    expect(m.split('\n')).toHaveLength(1);
+  });
+  it('the CLI prints it on one line, exit 2', async () => {
+    const f = put('tabs2.yml', network.replace('topology: [ Ring ]', 'topology:\n\t- Ring'));
+    const r = await cli('replay', path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--system', path.join(configs, 'sys_ring_example.json'), '--network', f);
+    expect(r.code).toBe(2);
+    expect(r.err.trimEnd().split('\n')).toEqual([`tracewatt: error: ${f}: line 2:1: not valid YAML: Tabs are not allowed as indentation (indent with spaces)`]);
+  });
+});
+
+describe('binary input is named, never dumped', () => {
+  it('a binary network.yml, system.json, calibration and mapping', async () => {
+    const bytes = readFileSync(path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce.0.et'));
+    for (const [name, load] of [
+      ['net.yml', loadNetworkConfig],
+      ['sys.json', loadSystemConfig],
+      ['cal.json', loadCalibration],
+      ['map.yaml', loadColumnMapping],
+    ] as const) {
+      const f = put(`binary-${name}`, bytes);
+      const m = await message((load as (f: string) => Promise<unknown>)(f));
+      expect(m).toMatch(new RegExp(`^${f.replace(/[.]/g, '\\.')}: binary data \\(byte \\d+ is 0x[0-9a-f]{2}\\), not a text file$`));
+    }
+  });
+});
+
+describe('a UTF-8 byte-order mark is accepted everywhere', () => {
+  it('system.json, network.yml, calibration JSON', async () => {
+    const bom = '\ufeff';
+    expect((await loadSystemConfig(put('bom-sys.json', bom + system))).localMemBandwidthGBps).toBe(1600);
+    expect((await loadNetworkConfig(put('bom-net.yml', bom + network))).dims).toHaveLength(1);
+    expect((await loadCalibration(put('bom-cal.json', bom + calibration))).device.name).toBe(JSON.parse(calibration).device.name);
+    const power = readFileSync(path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json'), 'utf8');
+    expect((await loadPowerConfig(put('bom-power.json', bom + power))).name).toBe(JSON.parse(power).name);
+  });
+});
+
+describe('missing keys and absurd values', () => {
+  it('a missing topology is named', async () => {
+    const f = put('notopo.yml', network.replace('topology: [ Ring ]\n', ''));
+    expect(await message(loadNetworkConfig(f))).toBe(`${f}: key "topology": is required but missing (expected a list of Ring | Switch | FullyConnected, one per dimension)`);
+    const g = put('nolat.yml', network.replace(/latency.*\n/, ''));
+    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`);
+  });
+  it('local-mem-bw: 0 and bandwidth 0 state the accepted range', async () => {
+    const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));
+    const e = await loadSystemConfig(f).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(FormatError);
+    expect((e as Error).message).toBe(`${f}: key "local-mem-bw": must be > 0 GB/s, found 0`);
+    const g = put('zero-net.yml', network.replace('[ 50.0 ]', '[ 0 ]'));
+    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "bandwidth"[0]: must be > 0 GB/s, found 0`);
+    const h = put('neg-lat.yml', network.replace('[ 500.0 ]', '[ -1 ]'));
+    expect(await message(loadNetworkConfig(h))).toBe(`${h}: key "latency"[0]: must be ≥ 0 ns, found -1`);
+  });
+});
+
+describe('calibrate with no power model to fit names the file and the columns needed', () => {
+  it('on the real AccelWattch table (one clock, not recorded in the file)', async () => {
+    const f = fixture('accel-sim__accel-sim-framework__hw_power_validation_volta.csv');
+    const r = await cli('calibrate', f, '--out', path.join(dir, 'never.json'));
+    expect(r.code).toBe(2);
+    const line = r.err.trimEnd().split('\n').pop()!;
+    expect(line).toMatch(new RegExp(`^tracewatt: error: ${f.replace(/[.+]/g, '\\$&')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with an SM clock and a power reading \\(a power column, or energy and duration columns\\); found 0 kernel-clock points, 0 with power \\(read as accelwattch\\)$`));
+  });
+});
