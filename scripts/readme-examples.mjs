@@ -26,8 +26,8 @@ const out = text.replace(block, (_all, args, maxLines) => {
   if (lines.length > limit) lines = [...lines.slice(0, limit), `… (${lines.length - limit} more lines)`];
   const exit = r.status === 0 ? '' : `\n(exit code ${r.status})`;
   count++;
-  console.log(`${r.status === 0 ? 'ok  ' : `exit ${r.status}`} tracewatt ${args}`);
-  return `<!-- example: ${args}${maxLines ? ` max-lines=${maxLines}` : ''} -->\n\`\`\`console\n$ tracewatt ${args}\n${lines.join('\n')}${exit}\n\`\`\`\n<!-- /example -->`;
+  console.log(`${r.status === 0 ? 'ok  ' : `exit ${r.status}`} npx tracewatt ${args}`);
+  return `<!-- example: ${args}${maxLines ? ` max-lines=${maxLines}` : ''} -->\n\`\`\`console\n$ npx tracewatt ${args}\n${lines.join('\n')}${exit}\n\`\`\`\n<!-- /example -->`;
 });
 writeFileSync(readmePath, out);
 console.log(`${count} README examples refreshed`);

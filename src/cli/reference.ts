@@ -1,5 +1,5 @@
 /**
- * Renders the command table as the README's command reference, so help text, parsing and
+ * Renders the command table as the command reference (docs/reference.md), so help text, parsing and
  * documentation come from one place (scripts/readme-reference.mjs writes it; a test checks it).
  */
 import { COMMON_OPTIONS, type CommandSpec, type OptionSpec } from './command.js';
