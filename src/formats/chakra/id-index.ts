@@ -4,11 +4,16 @@
  * consecutive ids in neighbouring slots (ids are mostly dense and deps point at recent ones, so lookups stay in
  * cache) while spreading strided ids.
  */
-const EMPTY_KEY = -1;
+/** A slot holds id + 1 (exact: ids here are at most 2^53 − 1), so that a fresh table's zeros are its empty slots. */
+const EMPTY_KEY = 0;
 const MIN_CAPACITY = 1024;
 
 export class IdIndex {
-  private keys = new Float64Array(MIN_CAPACITY).fill(EMPTY_KEY);
+  /**
+   * Keys as id + 1 in a table left as allocated (zeros): never filled, so that only the pages ids land on are ever
+   * touched (fresh memory costs page faults, and dense ids fill the table's low part only).
+   */
+  private keys = new Float64Array(MIN_CAPACITY);
   private values = new Int32Array(MIN_CAPACITY);
   private mask = MIN_CAPACITY - 1;
   private count = 0;
@@ -30,9 +35,10 @@ export class IdIndex {
   get(id: number): number {
     const keys = this.keys;
     const mask = this.mask;
+    const want = id + 1;
     for (let slot = slotOf(id) & mask; ; slot = (slot + 1) & mask) {
       const key = keys[slot];
-      if (key === id) return this.values[slot];
+      if (key === want) return this.values[slot];
       if (key === EMPTY_KEY) return -1;
     }
   }
@@ -41,13 +47,14 @@ export class IdIndex {
   getOrAdd(id: number, index: number): number {
     const keys = this.keys;
     const mask = this.mask;
+    const want = id + 1;
     let slot = slotOf(id) & mask;
     for (; ; slot = (slot + 1) & mask) {
       const key = keys[slot];
-      if (key === id) return this.values[slot];
+      if (key === want) return this.values[slot];
       if (key === EMPTY_KEY) break;
     }
-    keys[slot] = id;
+    keys[slot] = want;
     this.values[slot] = index;
     if (++this.count * 2 > keys.length) this.grow();
     return index;
@@ -71,15 +78,15 @@ export class IdIndex {
     const oldKeys = this.keys;
     const oldValues = this.values;
     const capacity = oldKeys.length * 2;
-    this.keys = new Float64Array(capacity).fill(EMPTY_KEY);
+    this.keys = new Float64Array(capacity);
     this.values = new Int32Array(capacity);
     this.mask = capacity - 1;
     for (let i = 0; i < oldKeys.length; i++) {
-      const id = oldKeys[i];
-      if (id === EMPTY_KEY) continue;
-      let slot = slotOf(id) & this.mask;
+      const key = oldKeys[i];
+      if (key === EMPTY_KEY) continue;
+      let slot = slotOf(key - 1) & this.mask;
       while (this.keys[slot] !== EMPTY_KEY) slot = (slot + 1) & this.mask;
-      this.keys[slot] = id;
+      this.keys[slot] = key;
       this.values[slot] = oldValues[i];
     }
   }
