@@ -1,12 +1,19 @@
 /**
- * Node ids (uint64) to dense integers. Ids up to 2^53 − 1 are kept exactly as doubles in an open-addressing table
- * (no bigint, no Map entry per node); larger ids, which only a bigint holds exactly, in a Map beside. The hash keeps
- * consecutive ids in neighbouring slots (ids are mostly dense and deps point at recent ones, so lookups stay in
- * cache) while spreading strided ids.
+ * Node ids (uint64) to dense integers. Small ids (mostly dense from 0: PyTorch's) index a direct table, one load a
+ * lookup; other ids up to 2^53 − 1 are kept exactly as doubles in an open-addressing table (no bigint, no Map entry
+ * per node); larger ids, which only a bigint holds exactly, in a Map beside. The hash keeps consecutive ids in
+ * neighbouring slots (ids are mostly dense and deps point at recent ones, so lookups stay in cache) while spreading
+ * strided ids.
  */
 /** A slot holds id + 1 (exact: ids here are at most 2^53 − 1), so that a fresh table's zeros are its empty slots. */
 const EMPTY_KEY = 0;
 const MIN_CAPACITY = 1024;
+/**
+ * The direct table covers ids [0, direct.length): it grows to take an id below DIRECT_MAX ids when the id is below
+ * twice the ids held plus DIRECT_SLACK (so it stays about as large as the ids it holds; sparse ids go to the hash).
+ */
+const DIRECT_MAX = 1 << 24;
+const DIRECT_SLACK = 1 << 16;
 
 export class IdIndex {
   /**
@@ -17,12 +24,17 @@ export class IdIndex {
   private values = new Int32Array(MIN_CAPACITY);
   private mask = MIN_CAPACITY - 1;
   private count = 0;
+  /** Ids in the hash table (its load). */
+  private hashCount = 0;
   private big: Map<bigint, number> | null = null;
+  /** Ids below direct.length: direct[id] is its index + 1 (0: absent); the hash table holds none of them. */
+  private direct = new Int32Array(0);
 
   /** Forgets every id, keeping the table's memory (fresh memory costs page faults). */
   clear(): void {
     this.keys.fill(EMPTY_KEY);
-    this.count = 0;
+    this.direct.fill(0);
+    this.count = this.hashCount = 0;
     this.big = null;
   }
 
@@ -33,6 +45,7 @@ export class IdIndex {
 
   /** The index of id (a safe integer ≥ 0), or −1. */
   get(id: number): number {
+    if (id < this.direct.length) return this.direct[id] - 1;
     const keys = this.keys;
     const mask = this.mask;
     const want = id + 1;
@@ -45,6 +58,14 @@ export class IdIndex {
 
   /** The index of id, or `index` after adding it when it was absent. */
   getOrAdd(id: number, index: number): number {
+    if (id >= this.direct.length && id < DIRECT_MAX && id < 2 * this.count + DIRECT_SLACK) this.growDirect(id);
+    if (id < this.direct.length) {
+      const known = this.direct[id];
+      if (known !== 0) return known - 1;
+      this.direct[id] = index + 1;
+      this.count++;
+      return index;
+    }
     const keys = this.keys;
     const mask = this.mask;
     const want = id + 1;
@@ -56,7 +77,8 @@ export class IdIndex {
     }
     keys[slot] = want;
     this.values[slot] = index;
-    if (++this.count * 2 > keys.length) this.grow();
+    this.count++;
+    if (++this.hashCount * 2 > keys.length) this.grow();
     return index;
   }
 
@@ -74,20 +96,46 @@ export class IdIndex {
     return index;
   }
 
+  /** Grows the direct table to hold `id`, moving the hash table's ids it now covers into it. */
+  private growDirect(id: number): void {
+    let size = Math.max(this.direct.length * 2, MIN_CAPACITY);
+    while (size <= id) size *= 2;
+    const direct = new Int32Array(size);
+    direct.set(this.direct);
+    const keys = this.keys;
+    let moved = false;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot];
+      if (key === EMPTY_KEY || key - 1 >= size) continue;
+      direct[key - 1] = this.values[slot] + 1;
+      moved = true;
+    }
+    this.direct = direct;
+    // Rebuilt without the moved ids (an open-addressing table cannot simply drop entries).
+    if (moved) this.rehash(keys.length);
+  }
+
   private grow(): void {
+    this.rehash(this.keys.length * 2);
+  }
+
+  /** The hash table at `capacity`, with its ids that the direct table does not cover. */
+  private rehash(capacity: number): void {
     const oldKeys = this.keys;
     const oldValues = this.values;
-    const capacity = oldKeys.length * 2;
+    const covered = this.direct.length;
     this.keys = new Float64Array(capacity);
     this.values = new Int32Array(capacity);
     this.mask = capacity - 1;
+    this.hashCount = 0;
     for (let i = 0; i < oldKeys.length; i++) {
       const key = oldKeys[i];
-      if (key === EMPTY_KEY) continue;
+      if (key === EMPTY_KEY || key - 1 < covered) continue;
       let slot = slotOf(key - 1) & this.mask;
       while (this.keys[slot] !== EMPTY_KEY) slot = (slot + 1) & this.mask;
       this.keys[slot] = key;
       this.values[slot] = oldValues[i];
+      this.hashCount++;
     }
   }
 }

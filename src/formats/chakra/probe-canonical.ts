@@ -107,6 +107,19 @@ function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64
   const values = list.reserve(end - start);
   let n = list.count;
   for (let q = start; q < end; ) {
+    // Ids below 2^14 (one or two bytes) in integer steps: dependency lists are long and their ids mostly small.
+    const low = buf[q];
+    if (low < 0x80) {
+      values[n++] = low;
+      q++;
+      continue;
+    }
+    const high = q + 1 < end ? buf[q + 1] : 0;
+    if (high !== 0 && high < 0x80) {
+      values[n++] = (low & 0x7f) | (high << 7);
+      q += 2;
+      continue;
+    }
     const packed = canonicalVarintAt(buf, q, end);
     if (packed < 0) return false;
     const length = packed & 7;
