@@ -1,19 +1,21 @@
 /**
- * Node ids (uint64) to dense integers. Small ids (mostly dense from 0: PyTorch's) index a direct table, one load a
- * lookup; other ids up to 2^53 − 1 are kept exactly as doubles in an open-addressing table (no bigint, no Map entry
- * per node); larger ids, which only a bigint holds exactly, in a Map beside. The hash keeps consecutive ids in
- * neighbouring slots (ids are mostly dense and deps point at recent ones, so lookups stay in cache) while spreading
- * strided ids.
+ * Node ids (uint64) to dense integers. Ids in a dense run (a rank's ids mostly are: PyTorch's from near 0, generated
+ * multi-rank traces' from the rank's first id) index a direct table, one load a lookup; other ids up to 2^53 − 1 are
+ * kept exactly as doubles in an open-addressing table (no bigint, no Map entry per node); larger ids, which only a
+ * bigint holds exactly, in a Map beside.
  */
 /** A slot holds id + 1 (exact: ids here are at most 2^53 − 1), so that a fresh table's zeros are its empty slots. */
 const EMPTY_KEY = 0;
 const MIN_CAPACITY = 1024;
 /**
- * The direct table covers ids [0, direct.length): it grows to take an id below DIRECT_MAX ids when the id is below
- * twice the ids held plus DIRECT_SLACK (so it stays about as large as the ids it holds; sparse ids go to the hash).
+ * The direct table covers ids [directBase, directBase + direct.length), directBase set by the first id added (less
+ * DIRECT_BELOW, for ids a little below it). It grows to take an id up to DIRECT_MAX past its base when the id is less
+ * than twice the ids held plus DIRECT_SLACK past it (so that it stays about as large as the ids it holds; sparse ids
+ * go to the hash table).
  */
 const DIRECT_MAX = 1 << 24;
 const DIRECT_SLACK = 1 << 16;
+const DIRECT_BELOW = 4096;
 
 export class IdIndex {
   /**
@@ -27,13 +29,19 @@ export class IdIndex {
   /** Ids in the hash table (its load). */
   private hashCount = 0;
   private big: Map<bigint, number> | null = null;
-  /** Ids below direct.length: direct[id] is its index + 1 (0: absent); the hash table holds none of them. */
+  /** direct[id − directBase] is the index + 1 of an id it covers (0: absent); the hash table holds none of them. */
   private direct = new Int32Array(0);
+  private directBase = 0;
+  /** The lowest and highest entry used (low > high: none), so that clear() zeroes only that range. */
+  private directLow = Infinity;
+  private directHigh = -1;
 
-  /** Forgets every id, keeping the table's memory (fresh memory costs page faults). */
+  /** Forgets every id, keeping the tables' memory (fresh memory costs page faults). */
   clear(): void {
-    this.keys.fill(EMPTY_KEY);
-    this.direct.fill(0);
+    if (this.hashCount > 0) this.keys.fill(EMPTY_KEY);
+    if (this.directHigh >= this.directLow) this.direct.fill(0, this.directLow, this.directHigh + 1);
+    this.directLow = Infinity;
+    this.directHigh = -1;
     this.count = this.hashCount = 0;
     this.big = null;
   }
@@ -45,7 +53,8 @@ export class IdIndex {
 
   /** The index of id (a safe integer ≥ 0), or −1. */
   get(id: number): number {
-    if (id < this.direct.length) return this.direct[id] - 1;
+    const k = id - this.directBase;
+    if (k >= 0 && k < this.direct.length) return this.direct[k] - 1;
     const keys = this.keys;
     const mask = this.mask;
     const want = id + 1;
@@ -58,11 +67,16 @@ export class IdIndex {
 
   /** The index of id, or `index` after adding it when it was absent. */
   getOrAdd(id: number, index: number): number {
-    if (id >= this.direct.length && id < DIRECT_MAX && id < 2 * this.count + DIRECT_SLACK) this.growDirect(id);
-    if (id < this.direct.length) {
-      const known = this.direct[id];
+    // The first id of an empty index places the direct table.
+    if (this.count === 0) this.directBase = Math.max(0, id - DIRECT_BELOW);
+    const k = id - this.directBase;
+    if (k >= this.direct.length && k < DIRECT_MAX && k < 2 * this.count + DIRECT_SLACK) this.growDirect(k);
+    if (k >= 0 && k < this.direct.length) {
+      const known = this.direct[k];
       if (known !== 0) return known - 1;
-      this.direct[id] = index + 1;
+      this.direct[k] = index + 1;
+      if (k < this.directLow) this.directLow = k;
+      if (k > this.directHigh) this.directHigh = k;
       this.count++;
       return index;
     }
@@ -96,18 +110,21 @@ export class IdIndex {
     return index;
   }
 
-  /** Grows the direct table to hold `id`, moving the hash table's ids it now covers into it. */
-  private growDirect(id: number): void {
+  /** Grows the direct table to hold entry k, moving the hash table's ids it now covers into it. */
+  private growDirect(k: number): void {
     let size = Math.max(this.direct.length * 2, MIN_CAPACITY);
-    while (size <= id) size *= 2;
+    while (size <= k) size *= 2;
     const direct = new Int32Array(size);
     direct.set(this.direct);
     const keys = this.keys;
     let moved = false;
     for (let slot = 0; slot < keys.length; slot++) {
       const key = keys[slot];
-      if (key === EMPTY_KEY || key - 1 >= size) continue;
-      direct[key - 1] = this.values[slot] + 1;
+      const at = key - 1 - this.directBase;
+      if (key === EMPTY_KEY || at < 0 || at >= size) continue;
+      direct[at] = this.values[slot] + 1;
+      if (at < this.directLow) this.directLow = at;
+      if (at > this.directHigh) this.directHigh = at;
       moved = true;
     }
     this.direct = direct;
@@ -130,7 +147,8 @@ export class IdIndex {
     this.hashCount = 0;
     for (let i = 0; i < oldKeys.length; i++) {
       const key = oldKeys[i];
-      if (key === EMPTY_KEY || key - 1 < covered) continue;
+      const at = key - 1 - this.directBase;
+      if (key === EMPTY_KEY || (at >= 0 && at < covered)) continue;
       let slot = slotOf(key - 1) & this.mask;
       while (this.keys[slot] !== EMPTY_KEY) slot = (slot + 1) & this.mask;
       this.keys[slot] = key;
@@ -140,9 +158,13 @@ export class IdIndex {
   }
 }
 
-/** A hash of a safe integer that is the identity below 2^17 and keeps neighbours close above it. */
+/**
+ * A hash of a safe integer that spreads neighbours (dense runs are the direct table's; an identity-like hash here
+ * would pile a run's ids into one long probe sequence wherever other ids sit among them).
+ */
 function slotOf(id: number): number {
   // Ids below 2^31 (nearly all) without the division.
-  const h = id < 0x80000000 ? id : (id % 0x100000000 | 0) ^ Math.imul((id / 0x100000000) | 0, 0x9e3779b1);
-  return h ^ (h >>> 17);
+  const low = id < 0x80000000 ? id : (id % 0x100000000 | 0) ^ Math.imul((id / 0x100000000) | 0, 0x85ebca6b);
+  const h = Math.imul(low, 0x9e3779b1);
+  return h ^ (h >>> 15);
 }
