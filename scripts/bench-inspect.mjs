@@ -6,8 +6,9 @@
 // + protoc (Debian: apt-get install python3-protobuf protobuf-compiler) the comparison is skipped, and said so.
 // Traces, written to a temporary folder: the real PyTorch trace in traces/chakra-tests repeated to --mb MB (ids
 // repeat), PyTorch-like nodes with unique ids to --mb MB, and 32 ranks x 20,000 small nodes. Every measurement runs
-// in a fresh process (wall and CPU seconds, peak RSS); --repeat N keeps the best of N. --gb also decodes a 1 GB
-// trace with the full decoder and prints its peak RSS beside the --mb one's (memory must not grow with the file).
+// in a fresh process (wall and CPU seconds, peak RSS); --repeat N keeps the best of N by CPU time and prints the
+// medians. --gb also decodes a 1 GB trace with the full decoder and prints its peak RSS beside the --mb one's
+// (memory must not grow with the file).
 //   npm run build && node scripts/bench-inspect.mjs [--mb 200] [--repeat 3] [--gb] [--keep]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -42,7 +43,11 @@ if (args[0] === '--measure') {
 }
 
 const repeat = option('repeat', 3);
-const best = (runs) => runs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a));
+/** The best run by CPU time, with the medians of CPU and wall seconds beside (a loaded machine spreads runs widely). */
+function best(runs) {
+  const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[runs.length >> 1];
+  return { ...runs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a)), medianCpuSeconds: median('cpuSeconds'), medianSeconds: median('seconds') };
+}
 function run(kind, target) {
   const runs = [];
   for (let k = 0; k < repeat; k++) {
@@ -55,6 +60,7 @@ function runPython(py, dir, file) {
   for (let k = 0; k < repeat; k++) runs.push(JSON.parse(execFileSync(py.python, [py.script, dir, file], { encoding: 'utf8', maxBuffer: 1 << 20 })));
   return best(runs);
 }
+const medians = (r) => `median ${r.medianCpuSeconds.toFixed(2)} CPU-s, ${r.medianSeconds.toFixed(2)} s wall`;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-bench-inspect-'));
 try {
@@ -73,16 +79,17 @@ try {
     const bytes = statSync(file).size;
     const ins = run('inspect', file);
     console.log(`  ${label}, ${(bytes / 1e6).toFixed(0)} MB, ${ins.nodes.toLocaleString('en-US')} nodes: inspect ${ins.seconds.toFixed(2)} s wall, ${ins.cpuSeconds.toFixed(2)} CPU-s ` +
-      `(${mbps(bytes, ins.seconds)} MB/s wall, ${mbps(bytes, ins.cpuSeconds)} MB/s per CPU-s), peak RSS ${ins.peakRssMiB.toFixed(0)} MiB`);
+      `(${mbps(bytes, ins.seconds)} MB/s wall, ${mbps(bytes, ins.cpuSeconds)} MB/s per CPU-s; ${medians(ins)}), peak RSS ${ins.peakRssMiB.toFixed(0)} MiB`);
     if (py.reason) continue;
     const p = runPython(py, dir, file);
     if (p.nodes !== ins.nodes) throw new Error(`Python read ${p.nodes} nodes, inspect ${ins.nodes}`);
-    console.log(`    Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s, peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
-      `inspect is ${(p.seconds / ins.seconds).toFixed(1)}x faster by wall time, ${(p.cpuSeconds / ins.cpuSeconds).toFixed(1)}x by CPU time`);
+    console.log(`    Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s (${medians(p)}), peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
+      `inspect is ${(p.seconds / ins.seconds).toFixed(1)}x faster by wall time, ${(p.cpuSeconds / ins.cpuSeconds).toFixed(1)}x by CPU time ` +
+      `(medians: ${(p.medianSeconds / ins.medianSeconds).toFixed(1)}x, ${(p.medianCpuSeconds / ins.medianCpuSeconds).toFixed(1)}x)`);
   }
   const s = run('inspect', small);
   console.log(`  32 ranks x 20,000 small nodes, ${(smallBytes / 1e6).toFixed(1)} MB: inspect ${s.seconds.toFixed(2)} s wall, ${s.cpuSeconds.toFixed(2)} CPU-s ` +
-    `(${mbps(smallBytes, s.seconds)} MB/s wall, ${mbps(smallBytes, s.cpuSeconds)} MB/s per CPU-s), peak RSS ${s.peakRssMiB.toFixed(0)} MiB`);
+    `(${mbps(smallBytes, s.seconds)} MB/s wall, ${mbps(smallBytes, s.cpuSeconds)} MB/s per CPU-s; ${medians(s)}), peak RSS ${s.peakRssMiB.toFixed(0)} MiB`);
   if (args.includes('--gb')) {
     const gb = path.join(dir, 'gb.0.et');
     writeRepeated(gb, 1e9);

@@ -110,7 +110,7 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
     // A canonical length, then ASCII bytes up to `end`.
     const packed = (tag & 7) === WIRE_LEN ? canonicalVarintAt(buf, q, end) : -1;
     if (packed < 0) return false;
-    const length = packed % 8;
+    const length = packed & 7;
     if (q + length + (packed - length) / 8 !== end || !c.isAscii(q + length, end)) return false;
   } else {
     if (kind === NOT_SIMPLE || (tag & 7) !== WIRE_VARINT) return false;

@@ -77,7 +77,7 @@ export class WireCursor {
 
   /** The value of a canonicalVarintAt result at pos, the cursor moved past it. */
   private unpack(packed: number): number {
-    const length = packed % 8;
+    const length = packed & 7;
     this.pos += length;
     return (packed - length) / 8;
   }

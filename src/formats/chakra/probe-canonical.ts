@@ -34,7 +34,7 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
     // Every field starts with a varint: the value, or the payload's length.
     const packed = canonicalVarintAt(buf, p + 1, end);
     if (packed < 0) break;
-    const length = packed % 8;
+    const length = packed & 7;
     const value = (packed - length) / 8;
     const from = p + 1 + length;
     let to = from;
@@ -100,16 +100,29 @@ function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64
     for (let q = start; q < end; ) {
       const packed = canonicalVarintAt(buf, q, end);
       if (packed < 0) return false;
-      q += packed % 8;
+      q += packed & 7;
     }
     return true;
   }
   const values = list.reserve(end - start);
   let n = list.count;
   for (let q = start; q < end; ) {
+    // Ids below 2^14 (one or two bytes) in integer steps: dependency lists are long and their ids mostly small.
+    const low = buf[q];
+    if (low < 0x80) {
+      values[n++] = low;
+      q++;
+      continue;
+    }
+    const high = q + 1 < end ? buf[q + 1] : 0;
+    if (high !== 0 && high < 0x80) {
+      values[n++] = (low & 0x7f) | (high << 7);
+      q += 2;
+      continue;
+    }
     const packed = canonicalVarintAt(buf, q, end);
     if (packed < 0) return false;
-    const length = packed % 8;
+    const length = packed & 7;
     values[n++] = (packed - length) / 8;
     q += length;
   }
@@ -126,7 +139,7 @@ function asciiStrings(c: WireCursor, start: number, end: number): boolean {
     if (tag < IO_VALUES_TAG || tag > IO_TYPES_TAG || (tag & 7) !== 2) return false;
     const packed = canonicalVarintAt(buf, p + 1, end);
     if (packed < 0) return false;
-    const length = packed % 8;
+    const length = packed & 7;
     const from = p + 1 + length;
     const to = from + (packed - length) / 8;
     if (to > end || !c.isAscii(from, to)) return false;

@@ -147,7 +147,7 @@ export class NodeProbe {
           const packed = canonicalVarintAt(buf, p, end);
           let v: number;
           if (packed >= 0) {
-            const length = packed % 8;
+            const length = packed & 7;
             v = (packed - length) / 8;
             c.pos = p + length;
           } else {

@@ -50,7 +50,7 @@ export function readPackedInto(c: WireCursor, list: U64List, stop: number): void
   while (p < stop) {
     const packed = canonicalVarintAt(buf, p, stop);
     if (packed >= 0) {
-      const length = packed % 8;
+      const length = packed & 7;
       values[n++] = (packed - length) / 8;
       p += length;
       continue;

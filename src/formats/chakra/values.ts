@@ -28,6 +28,8 @@ const interned: (string | undefined)[] = new Array(INTERN_SLOTS);
  * The canonical varint of at most 7 bytes (below 2^49) at buf[p], before `end`, packed as value × 8 + its length
  * in bytes; −1 for anything else (longer, over-long, cut off), which the cursor's methods then read, check and
  * report. The fast path of every varint read: small and pure, so the compiler inlines it into hot loops.
+ * Unpack with `packed & 7` (exact: ToInt32 keeps the low bits of any safe integer), never `packed % 8`: once a value
+ * above 2^31 has passed a call site, `%` there is a floating-point library call, five times slower.
  */
 export function canonicalVarintAt(buf: Uint8Array, p: number, end: number): number {
   if (p >= end) return -1;
