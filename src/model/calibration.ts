@@ -3,7 +3,8 @@
  * calibration/README.md for the field-by-field description. {@link validateCalibration} checks a parsed
  * document and names the first offending field; {@link loadCalibration} reads and validates a file.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../formats/output.js';
 import { FormatError, InputError } from '../errors.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
@@ -221,7 +222,7 @@ export async function loadCalibration(file: string): Promise<Calibration> {
 }
 
 export async function saveCalibration(file: string, cal: Calibration): Promise<void> {
-  await writeFile(file, JSON.stringify(cal, null, 2) + '\n');
+  await writeFileAtomic(file, JSON.stringify(cal, null, 2) + '\n');
 }
 
 /** The power model at exactly this clock (±0.5 MHz), if one was fitted. */
