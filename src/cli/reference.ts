@@ -11,6 +11,11 @@ function flag(o: OptionSpec): string {
   return o.value ? `--${o.name} <${o.value}>${o.repeatable ? '…' : ''}` : `--${o.name}`;
 }
 
+/** Table-cell text: pipes escaped, <placeholders> kept visible (Markdown would take them for HTML tags). */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function usage(c: CommandSpec): string {
   const args = c.args.map((a) => {
     const n = a.variadic ? `${a.name}…` : a.name;
@@ -22,10 +27,10 @@ function usage(c: CommandSpec): string {
 export function renderReference(commands: CommandSpec[]): string {
   const out: string[] = [REFERENCE_START, ''];
   for (const c of commands) {
-    out.push(`### \`tracewatt ${c.name}\``, '', c.summary + '.', '', '```', usage(c), '```', '');
+    out.push(`### \`tracewatt ${c.name}\``, '', c.summary[0]!.toUpperCase() + c.summary.slice(1) + '.', '', '```', usage(c), '```', '');
     if (c.args.length) {
       out.push('| argument | meaning |', '|---|---|');
-      for (const a of c.args) out.push(`| \`${a.name}\` | ${a.description} |`);
+      for (const a of c.args) out.push(`| \`${a.name}\` | ${cell(a.description)} |`);
       out.push('');
     }
     const own = new Set(c.options.map((o) => o.name));
@@ -33,7 +38,7 @@ export function renderReference(commands: CommandSpec[]): string {
     out.push('| option | meaning | default |', '|---|---|---|');
     for (const o of opts) {
       const def = o.default === undefined ? '' : `\`${String(o.default)}\``;
-      out.push(`| \`${flag(o)}\`${o.required ? ' (required)' : ''} | ${o.description.replace(/\|/g, '\\|')} | ${def} |`);
+      out.push(`| \`${flag(o)}\`${o.required ? ' (required)' : ''} | ${cell(o.description)} | ${def} |`);
     }
     out.push('', 'Example (in the repository root):', '', '```sh', ...exampleLines(c), '```', '');
   }
