@@ -60,7 +60,7 @@ export function networkSweepRows(r: NetworkSweepRecord): RowSet {
   const columns: Column[] = [
     { header: 'scale' }, { header: 'bandwidth (GB/s)', format: fixed(1) }, { header: 'energy per bit (pJ/bit)', key: 'energyPerBitPJ', format: fixed(2) },
     { header: 'V/V1', key: 'voltageRatio', format: fixed(3) }, { header: 'makespan (ms)', format: significant(5) }, ...energyColumns(),
-    ...Array.from({ length: dims }, (_, i) => ({ header: `network dim ${i} (J, est.)`, format: significant(5) })),
+    ...Array.from({ length: dims }, (_, i) => ({ header: `network dim ${i} (J, est.)`, key: `networkDim${i}EnergyJ`, format: significant(5) })),
     { header: 'ΔE vs next scale (J, est.)', key: 'deltaEnergyJ', format: significant(5) }, { header: 'ΔT vs next scale (s, est.)', key: 'deltaTimeS', format: significant(5) },
     { header: 'ΔE/ΔT (W, est.)', key: 'energyPerTimeW', format: significant(5) },
     { header: 'energy saved per slowdown (%/%)', key: 'energySavedPctPerSlowdownPct', format: fixed(3) }, { header: 'dominated' },
