@@ -13,11 +13,13 @@ import {
   renderSvg,
   type BreakdownBar,
 } from './plots/index.js';
+import { describeAdvice } from '../engines/calibrate/advice.js';
 import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
 import type {
   AccuracyTable,
   CaseStudySummary,
+  EnergyBandJ,
   EnergyBreakdownJ,
   GpuClockPoint,
   GpuClockSweepResult,
@@ -60,9 +62,11 @@ const pct = (share: number) => share * 100;
 const J = 'J, estimated';
 const S = 's, estimated';
 
-function breakdownRows(e: EnergyBreakdownJ): Cell[][] {
+function breakdownRows(e: EnergyBreakdownJ, band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>): Cell[][] {
   const parts = ['compute', 'memory', 'network', 'idle', 'total'] as const;
-  return parts.map((k) => [k, e[k], e.total > 0 ? pct(e[k] / e.total) : null]);
+  const bounds = (k: (typeof parts)[number]): Cell[] =>
+    !band ? [] : k === 'compute' ? [band.computeP10, band.computeP90] : k === 'total' ? [band.totalP10, band.totalP90] : [null, null];
+  return parts.map((k) => [k, e[k], e.total > 0 ? pct(e[k] / e.total) : null, ...bounds(k)]);
 }
 
 /** One bar per rank, or per group of consecutive ranks (mean per rank) when there are many ranks. */
@@ -107,9 +111,12 @@ async function replaySection(r: ReplayRecord): Promise<string> {
       `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute.</p>`,
     '<div class="tables">',
     htmlTable(
-      [{ header: 'component' }, { header: `energy (${J})`, format: fixed(2) }, { header: 'share of total (%)', format: fixed(1) }],
-      breakdownRows(r.energyJ),
-      'Energy, all ranks',
+      [
+        { header: 'component' }, { header: `energy (${J})`, format: fixed(2) }, { header: 'share of total (%)', format: fixed(1) },
+        ...(r.energyBandJ ? [{ header: `p10 (${J})`, format: fixed(2) }, { header: `p90 (${J})`, format: fixed(2) }] : []),
+      ],
+      breakdownRows(r.energyJ, r.energyBandJ),
+      r.energyBandJ ? 'Energy, all ranks; 10–90 % band of compute from the nodes\' bands (nodes of one name err together, names independently)' : 'Energy, all ranks',
     ),
     htmlTable(
       [
@@ -152,6 +159,7 @@ function pointAt(points: readonly GpuClockPoint[], clockMHz: number): GpuClockPo
 
 async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
   const points = [...r.points].sort((a, b) => a.clockMHz - b.clockMHz);
+  const banded = points.some((p) => p.energyBandJ);
   const eOpt = pointAt(points, r.energyOptimalMHz);
   const tOpt = pointAt(points, r.timeOptimalMHz);
   const note = (p: GpuClockPoint) =>
@@ -205,8 +213,12 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
         { header: `idle (${J})`, format: fixed(2) },
         { header: `total (${J})`, format: fixed(2) },
         { header: 'Pareto', align: 'left' },
+        ...(banded ? [{ header: `total p10 (${J})`, format: fixed(2) }, { header: `total p90 (${J})`, format: fixed(2) }] : []),
       ],
-      points.map((p) => [p.clockMHz, p.timeS, p.energyJ.compute, p.energyJ.memory, p.energyJ.network, p.energyJ.idle, p.energyJ.total, p.pareto]),
+      points.map((p) => [
+        p.clockMHz, p.timeS, p.energyJ.compute, p.energyJ.memory, p.energyJ.network, p.energyJ.idle, p.energyJ.total, p.pareto,
+        ...(banded ? [p.energyBandJ?.totalP10 ?? null, p.energyBandJ?.totalP90 ?? null] : []),
+      ]),
     ),
     '</details>',
   );
@@ -265,6 +277,8 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
 async function accuracySection(r: AccuracyTable): Promise<string> {
   const rows = [...r.frequencies].sort((a, b) => a.frequencyMHz - b.frequencyMHz);
   const plot = await renderSvg(accuracySpec(rows, { title: 'Model error per SM clock' }));
+  // Band coverage: the share of kernels whose measurement lies in the predicted 10–90 % band.
+  const covered = rows.some((x) => typeof x.timeCoveragePct === 'number' || typeof x.energyCoveragePct === 'number');
   return [
     `<p>Model against measurement${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
       'Signed errors: positive means the model overestimates. These are measured differences, not estimates.</p>',
@@ -275,9 +289,11 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
         { header: 'power error (%)', format: fixed(1) },
         { header: 'energy error (%)', format: fixed(1) },
         { header: 'n (runs)' },
+        ...(covered ? [{ header: 'time in 10–90 % band (%)', format: fixed(0) }, { header: 'energy in 10–90 % band (%)', format: fixed(0) }] : []),
       ],
-      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n]),
+      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n, ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : [])]),
     ),
+    ...(r.advice ? [`<p>Advice: ${escapeHtml(describeAdvice(r.advice))}.</p>`] : []),
     figure('accuracy', plot, 'Time, power and energy error of the model per SM clock.'),
   ].join('\n');
 }

@@ -2,7 +2,7 @@
  * The command line's text and CSV views of result records: one column list per record kind, used for both the
  * aligned table and `--csv` (which writes the same columns at full precision). Every figure is an estimate.
  */
-import type { ReplayResult } from '../engines/replay/types.js';
+import type { EnergyBandJ, ReplayResult } from '../engines/replay/types.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
 import { fixed, formatTable, significant, type Cell, type Column, type TableOptions } from './tables.js';
 
@@ -37,11 +37,16 @@ export function replayRanks(res: ReplayResult, ranks: readonly ReplayResult['ran
 /** A replay as text: a headline, the energy breakdown and the per-rank table (first and last 8 of many ranks). */
 export function replayText(res: ReplayResult, options: TableOptions = {}): string {
   const e = res.energyJ;
+  const b = res.energyBandJ;
+  const bandOf = (k: (typeof PARTS)[number]): Cell[] => !b ? [] : k === 'compute' ? [b.computeP10, b.computeP90] : k === 'total' ? [b.totalP10, b.totalP90] : [null, null];
   const energy = formatTable(
-    [{ header: 'part' }, { header: 'energy (J, est.)', format: significant(5) }, { header: 'share (%)', format: percent }],
-    PARTS.map((k) => [k, e[k], k === 'total' || e.total <= 0 ? null : (100 * e[k]) / e.total]),
+    [
+      { header: 'part' }, { header: 'energy (J, est.)', format: significant(5) }, { header: 'share (%)', format: percent },
+      ...(b ? [{ header: 'p10 (J, est.)', format: significant(5) }, { header: 'p90 (J, est.)', format: significant(5) }] : []),
+    ],
+    PARTS.map((k) => [k, e[k], k === 'total' || e.total <= 0 ? null : (100 * e[k]) / e.total, ...bandOf(k)]),
     options,
-  );
+  ) + (b ? energyBandNote(b) : '');
   const many = res.ranks.length > MAX_RANK_ROWS;
   const half = MAX_RANK_ROWS / 2;
   const t = replayRanks(res, many ? [...res.ranks.slice(0, half), ...res.ranks.slice(-half)] : res.ranks);
@@ -52,6 +57,15 @@ export function replayText(res: ReplayResult, options: TableOptions = {}): strin
     energy,
     formatTable(t.columns, t.rows, options) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : ''),
   ].join('\n');
+}
+
+/** What a replay's energy band rests on, in lines under 100 columns. */
+export function energyBandNote(b: EnergyBandJ): string {
+  const n = (x: number) => Number(x.toPrecision(4));
+  return '10–90 % band of compute energy, from the nodes\' energy_j_p10 / energy_j_p90:\n' +
+    `  ${b.bandedNodes} of ${b.gpuNodes} GPU nodes carry one (${(100 * b.bandedShare).toFixed(1)}% of compute J); memory, network, idle and times have none;\n` +
+    `  nodes of one name err together, the ${b.kernels} names independently;\n` +
+    `  if every node erred the same way at once: compute ${n(b.correlatedComputeP10)}–${n(b.correlatedComputeP90)} J.\n`;
 }
 
 /** One row per frequency scale of a network DVFS sweep. */
@@ -79,16 +93,39 @@ export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = 
 }
 
 /** One row per SM clock of a GPU clock sweep. */
-export function gpuSweepRows(r: GpuClockSweepRecord): RowSet {
+export function gpuSweepRows(r: GpuClockSweepRecord, withBand = true): RowSet {
+  const band = withBand ? gpuSweepBandRows(r) : null;
   return {
-    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s, est.)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }],
-    rows: r.points.map((p) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto]),
+    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s, est.)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }, ...(band?.columns.slice(2) ?? [])],
+    rows: r.points.map((p, i) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto, ...(band?.rows[i]!.slice(2) ?? [])]),
+  };
+}
+
+/** Per SM clock, the 10–90 % band of the total energy; null when no point has one. */
+export function gpuSweepBandRows(r: GpuClockSweepRecord): RowSet | null {
+  if (!r.points.some((p) => p.energyBandJ)) return null;
+  const sig = significant(5);
+  return {
+    columns: [
+      { header: 'SM clock (MHz)' }, { header: 'total (J, est.)', key: 'totalEnergyJ', format: sig },
+      { header: 'total p10 (J, est.)', key: 'totalEnergyJP10', format: sig }, { header: 'total p90 (J, est.)', key: 'totalEnergyJP90', format: sig },
+      { header: 'banded (% of compute)', key: 'bandedComputePct', format: percent },
+    ],
+    rows: r.points.map((p) => {
+      const b = p.energyBandJ;
+      return [p.clockMHz, p.energyJ.total, b?.totalP10 ?? null, b?.totalP90 ?? null, b ? 100 * b.bandedShare : null];
+    }),
   };
 }
 
 export function gpuSweepText(r: GpuClockSweepRecord, options: TableOptions = {}): string {
-  const t = gpuSweepRows(r);
+  const t = gpuSweepRows(r, false);
+  const band = gpuSweepBandRows(r);
   let out = `${r.label} (estimated)\n` + formatTable(t.columns, t.rows, options);
+  if (band) {
+    out += '\n10–90 % band of the energy, from the annotated kernels\' bands (nodes of one name err together,\n' +
+      'names independently; memory, network, idle and times have none):\n' + formatTable(band.columns, band.rows, options) + '\n';
+  }
   out += `energy-optimal clock ${r.energyOptimalMHz} MHz, time-optimal clock ${r.timeOptimalMHz} MHz\n`;
   for (const s of r.selections) out += `selector ${s.selector}: ${s.clockMHz} MHz\n`;
   out += '\nenergy saved vs runtime penalty (Pareto points, against the fastest):\n' + formatTable(

@@ -18,7 +18,7 @@ import type { PlanRecord } from '../engines/plan/types.js';
 import { RESULT_SCHEMA_VERSION } from '../engines/replay/types.js';
 
 export { RESULT_SCHEMA_VERSION };
-export type { EnergyBreakdownJ, TimeBreakdownS } from '../engines/replay/types.js';
+export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS } from '../engines/replay/types.js';
 export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../engines/studies/types.js';
 
 /** The fields of a replay rank the report reads. */
@@ -32,7 +32,7 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ'>> & { ranks: ReplayRankRecord[] };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;
@@ -44,10 +44,13 @@ export type NetworkSweepResult = Omit<NetworkSweepRecord, 'vfCurve' | 'estimate'
 export type CaseStudySummary = CaseStudyRecord;
 
 /** Model error at one SM clock against measurements (signed: positive = the model overestimates): the fields the report reads. */
-export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'>;
+export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'> &
+  Partial<Pick<EngineAccuracyRow, 'timeCoveragePct' | 'energyCoveragePct'>>;
 
-/** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads. */
-export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & { frequencies: AccuracyRow[] };
+/** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads (band coverage and advice when present). */
+export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & Partial<Pick<AccuracyResult, 'advice'>> & {
+  frequencies: AccuracyRow[];
+};
 
 /** `tracewatt plan --json`: the fields the report reads (the plans per computation are left to the CSV files). */
 export type PlanSummary = Pick<

@@ -71,6 +71,12 @@ class Checker {
     this.numbers(this.object(obj[key], join(path, key)), ['compute', 'memory', 'network', 'idle', 'total'], join(path, key));
   }
 
+  /** An energy band (energyBandJ), when present: the bounds the report shows. */
+  band(obj: Obj, key: string, path: string): void {
+    if (obj[key] === undefined) return;
+    this.numbers(this.object(obj[key], join(path, key)), ['computeP10', 'computeP90', 'totalP10', 'totalP90'], join(path, key));
+  }
+
   each(obj: Obj, key: string, path: string, minLength: number, fn: (item: Obj, itemPath: string) => void): void {
     this.array(obj, key, path, minLength).forEach((item, i) => {
       const itemPath = `${join(path, key)}[${i}]`;
@@ -97,6 +103,7 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
     case 'replay':
       c.numbers(r, ['makespanNs', 'exposedCommNs', 'overlapShare'], p);
       c.breakdown(r, 'energyJ', p);
+      c.band(r, 'energyBandJ', p);
       {
         const tp = join(p, 'timeS');
         const t = c.object(r.timeS, tp);
@@ -118,6 +125,7 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.number(pt, 'clockMHz', pp, { min: 0 });
         c.number(pt, 'timeS', pp, { min: 0 });
         c.breakdown(pt, 'energyJ', pp);
+        c.band(pt, 'energyBandJ', pp);
         c.boolean(pt, 'pareto', pp);
       });
       break;
@@ -143,6 +151,8 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.numbers(row, ['frequencyMHz', 'timeErrorPct', 'energyErrorPct'], rp);
         c.number(row, 'powerErrorPct', rp, { nullable: true });
         c.number(row, 'n', rp, { min: 0 });
+        c.number(row, 'timeCoveragePct', rp, { nullable: true, optional: true });
+        c.number(row, 'energyCoveragePct', rp, { nullable: true, optional: true });
       });
       break;
     case 'case-study': {

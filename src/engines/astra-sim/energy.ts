@@ -68,5 +68,6 @@ export async function energyFromAstraSimLog(input: EnergyFromLogInput): Promise<
   return summarizeRun(totals, {
     label: input.label ?? `${input.trace} on ${input.network}, times from ASTRA-sim (${log.file})`,
     network: cluster.network, power: cluster.power, bandwidthUnit, events: base.events, diagnostics: diagnostics.summary(),
+    computeBand: base.energyBandJ?.sums,
   });
 }

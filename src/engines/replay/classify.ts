@@ -10,6 +10,7 @@ import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig 
 import {
   attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, NodeType, nodeTypeName, type ChakraNode,
 } from '../../formats/chakra/index.js';
+import { BAND_ATTRS, ComputeBandCollector } from './energy-band.js';
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
@@ -42,8 +43,12 @@ export class NodeClassifier {
   readonly specs: CollSpec[] = [];
   /** pg_name → (kind and involved_dim as a number) → index in `specs`. */
   private readonly specIndex = new Map<string, Map<number, number>>();
+  /** The energy bands of the GPU compute nodes (energy_j_p10 / energy_j_p90). */
+  readonly bands: ComputeBandCollector;
 
-  constructor(private readonly ctx: ClassifyContext) {}
+  constructor(private readonly ctx: ClassifyContext) {
+    this.bands = new ComputeBandCollector(ctx.diag);
+  }
 
   /** Fills slot `s` of `table` from node `n` of `file`. */
   classify(table: NodeTable, s: number, n: ChakraNode, file: string): void {
@@ -69,6 +74,9 @@ export class NodeClassifier {
         if (!isCpu) {
           const e = attrNumber(n, 'energy_j', ctx.diag);
           if (e !== undefined) table.energyJ[s] = e;
+          const p10 = attrNumber(n, BAND_ATTRS.p10, ctx.diag);
+          const p90 = attrNumber(n, BAND_ATTRS.p90, ctx.diag);
+          this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
         }
         return;
       }

@@ -499,6 +499,7 @@ class Replay {
     }), {
       label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
       bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
+      computeBand: this.classifier.bands.sums(),
     });
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { NetworkConfig, PowerConfig } from '../../formats/astra/index.js';
+import { energyBand, type ComputeBandSums } from './energy-band.js';
 import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ, type RankResult, type ReplayResult } from './types.js';
 
 const J_PER_PJ = 1e-12;
@@ -19,6 +20,8 @@ export interface RunSummaryContext {
   bandwidthUnit: string;
   events: number;
   diagnostics: DiagnosticSummary[];
+  /** Sums of the nodes' energy bands (null or absent when no node carries one). */
+  computeBand?: ComputeBandSums | null;
 }
 
 /** A rank of a result back to its totals (the energy of its nodes, without idle). */
@@ -62,6 +65,7 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
     label: ctx.label,
     makespanNs,
     energyJ,
+    ...(ctx.computeBand ? { energyBandJ: energyBand(ctx.computeBand, energyJ) } : {}),
     timeS,
     exposedCommNs: last?.exposedCommNs ?? 0,
     overlapShare: timeS.communication > 0 ? timeS.overlap / timeS.communication : 0,

@@ -1,5 +1,6 @@
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
+import type { ComputeBandSums } from './energy-band.js';
 
 /** Nodes of one rank in file order, in batches; null when the file is exhausted. */
 export interface RankSource {
@@ -37,6 +38,32 @@ export interface EnergyBreakdownJ {
   idle: number;
   /** compute + memory + network + idle. */
   total: number;
+}
+
+/**
+ * The 10–90 % band of a run's estimated energy (J), from the bands `annotate` writes on nodes (energy_j_p10,
+ * energy_j_p90); energy-band.ts says how node bands add up. Only compute energy has a band: memory, network and
+ * idle energy and all times are as estimated.
+ */
+export interface EnergyBandJ {
+  /** Band of energyJ.compute: nodes of one name err together (fully correlated), different names independently. */
+  computeP10: number;
+  computeP90: number;
+  /** Band of energyJ.total: compute at its band plus memory, network and idle as estimated. */
+  totalP10: number;
+  totalP90: number;
+  /** The widest reading of energyJ.compute's band: every node errs the same way at once (Σ p10, Σ p90). */
+  correlatedComputeP10: number;
+  correlatedComputeP90: number;
+  /** GPU compute nodes with a band, of all GPU compute nodes (the others count at their estimate, with no width). */
+  bandedNodes: number;
+  gpuNodes: number;
+  /** Distinct names among the banded nodes: the groups combined as independent. */
+  kernels: number;
+  /** Share of energyJ.compute in banded nodes, 0..1. */
+  bandedShare: number;
+  /** What the band is made of (kept so a retimed summary, `energy --astra-sim-log`, gives the same band). */
+  sums: ComputeBandSums;
 }
 
 /**
@@ -95,6 +122,8 @@ export interface ReplayResult {
   makespanNs: number;
   /** Cluster totals. */
   energyJ: EnergyBreakdownJ;
+  /** 10–90 % band of the energy; present when annotated nodes carry energy bands. */
+  energyBandJ?: EnergyBandJ;
   /** Time totals over ranks, in seconds (AstraWattch breakdown). */
   timeS: TimeBreakdownS;
   /** Exposed communication of the rank that finishes last, ns. */

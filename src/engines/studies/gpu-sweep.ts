@@ -13,7 +13,7 @@ import { loadPowerConfig, type CommGroupConfig, type NetworkConfig, type RemoteM
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { annotateTrace, type AnnotateProgress, type AnnotateResult, type PowerOptions } from '../annotate/index.js';
 import type { Calibration } from '../calibrate/index.js';
-import type { BandwidthUnit } from '../replay/index.js';
+import type { BandwidthUnit, ReplayResult } from '../replay/index.js';
 import { markDominated, paretoFront } from './pareto.js';
 import { runPoints, type PoolRun } from './pool.js';
 import type { PointTask } from './replay-point.js';
@@ -82,6 +82,17 @@ export interface GpuSweepRawPoint {
   clockMHz: number;
   timeS: number;
   energyJ: GpuClockPoint['energyJ'];
+  energyBandJ?: GpuClockPoint['energyBandJ'];
+}
+
+/** One clock's figures from its replay: time, energy and, when the annotated nodes carry bands, the energy's band. */
+export function sweepPointOf(clockMHz: number, r: ReplayResult): GpuSweepRawPoint {
+  const point: GpuSweepRawPoint = { clockMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ };
+  if (r.energyBandJ) {
+    const { sums: _, ...band } = r.energyBandJ;
+    point.energyBandJ = band;
+  }
+  return point;
 }
 
 /** The sweep's clocks, sorted and checked. */
@@ -120,7 +131,7 @@ export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly nu
     }
     let done = 0;
     const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
-    const points = run.results.map((r, i) => ({ clockMHz: annotate.outputs[i].frequencyMHz, timeS: r.makespanNs * 1e-9, energyJ: r.energyJ }));
+    const points = run.results.map((r, i) => sweepPointOf(annotate.outputs[i].frequencyMHz, r));
     return { clocks, points, annotate, parallelism: run.parallelism };
   } finally {
     if (!input.workDir) await rm(dir, { recursive: true, force: true });

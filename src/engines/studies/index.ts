@@ -11,7 +11,7 @@ export {
 } from './network-sweep.js';
 export { runCaseStudy, CASE_STUDY_DEFAULTS, type CaseStudyOptions, type CaseStudyOutput } from './case-study.js';
 export {
-  sweepGpu, gpuSweepPoints, gpuSweepRecord, sweepClocks, tradeoffTable, type GpuSweepInput, type GpuSweepOutput, type GpuSweepRawPoint,
+  sweepGpu, gpuSweepPoints, gpuSweepRecord, sweepClocks, sweepPointOf, tradeoffTable, type GpuSweepInput, type GpuSweepOutput, type GpuSweepRawPoint,
 } from './gpu-sweep.js';
 export {
   parseShard, shardIndices, inputDigests, makePartial, checkPartial, mergePartials, type Shard, type SweepIdentity, type SweepKind, type SweepPartial,

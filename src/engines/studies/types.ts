@@ -3,9 +3,9 @@
  * each has a `kind`, `schemaVersion: 1` and a `label`. Units are in the field names (J, s, ns, MHz, GB/s, pJ/bit);
  * shares are plain numbers in 0..1 and percentages end in `Pct`. All energies and times are estimates.
  */
-import type { EnergyBreakdownJ, RESULT_SCHEMA_VERSION } from '../replay/types.js';
+import type { EnergyBandJ, EnergyBreakdownJ, RESULT_SCHEMA_VERSION } from '../replay/types.js';
 
-export type { EnergyBreakdownJ, TimeBreakdownS, ReplayResult } from '../replay/types.js';
+export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS, ReplayResult } from '../replay/types.js';
 
 /** Marginal efficiency between a sweep point and its neighbour at the next higher scale. */
 export interface MarginalEfficiency {
@@ -61,9 +61,17 @@ export interface GpuClockPoint {
   /** Makespan at this clock, s (estimated). */
   timeS: number;
   energyJ: EnergyBreakdownJ;
+  /**
+   * 10–90 % band of this clock's energy, as replay gives it (engines/replay/energy-band.ts): present when the
+   * annotated nodes carry energy bands (a calibration with a band model).
+   */
+  energyBandJ?: GpuPointBandJ;
   /** On the time–energy Pareto front (no other point is both faster and cheaper). */
   pareto: boolean;
 }
+
+/** A sweep point's energy band: replay's, without what it is made of. */
+export type GpuPointBandJ = Omit<EnergyBandJ, 'sums'>;
 
 /** One row of "energy saved vs runtime penalty", against the fastest point. */
 export interface TradeoffRow {
