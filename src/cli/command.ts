@@ -35,10 +35,21 @@ export interface CommandSpec {
   summary: string;
   args: ArgSpec[];
   options: OptionSpec[];
-  /** A real example invocation shown in --help and the README. */
+  /**
+   * A real example invocation shown in --help and the command reference, written `tracewatt …` (shown as
+   * `npx tracewatt …`). It runs as written from the repository root on shipped files only (traces/, calibration/,
+   * test/fixtures/) and writes under out/; test/cli/examples.test.ts runs every one.
+   */
   example: string;
+  /** Commands that make the example's inputs under out/, run before it in this order (shown with it). */
+  exampleSetup?: string[];
   /** Returns the process exit code (0 = success). Throw TracewattError for bad input. */
   run(args: string[], opts: Record<string, unknown>, io: CommandIO): Promise<number>;
+}
+
+/** The example as a user types it in the repository root: setup commands first, `tracewatt` run through npx. */
+export function exampleLines(spec: Pick<CommandSpec, 'example' | 'exampleSetup'>): string[] {
+  return [...(spec.exampleSetup ?? []), spec.example].map((line) => line.replace(/^tracewatt /, 'npx tracewatt '));
 }
 
 /** Options every command accepts. */

@@ -4,7 +4,8 @@
  */
 import { parseRange } from '../engines/studies/index.js';
 import { InputError } from '../errors.js';
-import { formatTable, toCsv, type Cell, type Column } from '../report/tables.js';
+import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
+import type { OptionSpec } from './command.js';
 
 type Opts = Record<string, unknown>;
 
@@ -82,7 +83,23 @@ export function str(opts: Opts, key: string): string | undefined {
   return v === undefined ? undefined : String(v);
 }
 
-/** Rows as an aligned table, or as CSV with `--csv` (numbers at full precision). */
+/**
+ * --csv and --wide, for every command that prints a table: `csv` says what the CSV holds ("one row per rank").
+ * Text tables fit 100 columns unless --wide; CSV headers are camelCase keys with unit suffixes (report/tables.ts).
+ */
+export function tableOptions(csv: string): OptionSpec[] {
+  return [
+    { name: 'csv', description: `print CSV instead of the text table: ${csv}` },
+    { name: 'wide', description: 'do not fit text tables to 100 columns (one line per row, however wide)' },
+  ];
+}
+
+/** The text table layout the options ask for (--wide: no width limit). */
+export function tableLayout(opts: Opts): TableOptions {
+  return opts.wide ? { width: Infinity } : {};
+}
+
+/** Rows as an aligned table (fitted to 100 columns unless --wide), or as CSV with `--csv`. */
 export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
-  return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows);
+  return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows, tableLayout(opts));
 }

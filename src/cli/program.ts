@@ -5,7 +5,7 @@
 import { Command, Option } from 'commander';
 import { TracewattError } from '../errors.js';
 import { tracewattVersion } from '../report/version.js';
-import { COMMON_OPTIONS, type CommandIO, type CommandSpec, type OptionSpec } from './command.js';
+import { COMMON_OPTIONS, exampleLines, type CommandIO, type CommandSpec, type OptionSpec } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 /** Exit codes: 0 ok, 1 the input has problems (e.g. validate found errors), 2 bad input or usage, 3 internal error. */
@@ -32,7 +32,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
     if (o.required) opt.makeOptionMandatory(true);
     cmd.addOption(opt);
   }
-  cmd.addHelpText('after', `\nExample:\n  $ ${spec.example}\n`);
+  cmd.addHelpText('after', `\nExample (in the repository root):\n${exampleLines(spec).map((l) => `  $ ${l}\n`).join('')}`);
   cmd.action(async (...received: unknown[]) => {
     const opts = (received[received.length - 2] ?? {}) as Record<string, unknown>;
     const args = received.slice(0, spec.args.length).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));

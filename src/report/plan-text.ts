@@ -4,10 +4,10 @@
  */
 import type { NamedPlan, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
 import type { RowSet } from './text.js';
-import { fixed, formatTable, significant, type Cell, type Column } from './tables.js';
+import { fixed, formatTable, significant, type Cell, type Column, type TableOptions } from './tables.js';
 
-const J = 'J, estimated';
-const S = 's, estimated';
+const J = 'J, est.';
+const S = 's, est.';
 
 /** The frontier: one row per Pareto plan, fastest first. */
 export function planFrontierRows(r: PlanRecord): RowSet {
@@ -56,9 +56,9 @@ export function extrinsicCurveRows(r: PlanRecord): RowSet {
   return {
     columns: [
       { header: 'straggler slowdown (T′/T)', format: fixed(2) },
-      { header: 'saving vs all max clock (%, estimated)', format: fixed(2) },
-      { header: 'saving vs the intrinsic plan (%, estimated)', format: fixed(2) },
-      { header: 'two-clock saving vs all max clock (%, estimated)', format: fixed(2) },
+      { header: 'saving vs all max clock (%, est.)', format: fixed(2) },
+      { header: 'saving vs the intrinsic plan (%, est.)', format: fixed(2) },
+      { header: 'two-clock saving vs all max clock (%, est.)', format: fixed(2) },
     ],
     rows: r.extrinsicCurve.map((e) => [e.slowdownFactor, e.savingPct, e.extrinsicSavingPct, e.splitSavingPct]),
   };
@@ -88,14 +88,14 @@ export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 
 }
 
 /** The headline table and a sample of the frontier. */
-export function planText(r: PlanRecord): string {
+export function planText(r: PlanRecord, options: TableOptions = {}): string {
   const head = planHeadlineRows(r);
   const lines = [
     `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
       `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
       `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
     '',
-    formatTable(head.columns, head.rows).trimEnd(),
+    formatTable(head.columns, head.rows, options).trimEnd(),
   ];
   if (r.extrinsic) {
     const e = r.extrinsic;
@@ -126,7 +126,7 @@ export function planText(r: PlanRecord): string {
   const f = planFrontierRows(r);
   const step = Math.max(1, Math.ceil(f.rows.length / 10));
   const sample = f.rows.filter((_, i) => i % step === 0 || i === f.rows.length - 1);
-  lines.push('', `frontier (${r.frontier.length} plans, one clock per computation; every ${step}th shown, all with --csv):`, formatTable(f.columns.slice(0, 2).concat(f.columns.slice(5)), sample.map((row) => row.slice(0, 2).concat(row.slice(5)))).trimEnd());
+  lines.push('', `frontier (${r.frontier.length} plans, one clock per computation; every ${step}th shown, all with --csv):`, formatTable(f.columns.slice(0, 2).concat(f.columns.slice(5)), sample.map((row) => row.slice(0, 2).concat(row.slice(5))), options).trimEnd());
   lines.push('', `solver: ${r.solver.steps} min-cut steps, ${r.solver.plansRealized} plans realized`);
   for (const n of r.notes) lines.push(`note: ${n}`);
   return lines.join('\n') + '\n';

@@ -1,6 +1,11 @@
 /**
  * Plain-text tables and CSV shared by every command. Rows are arrays of cells in column order; a column may
- * format its cells for display. Put the unit in the header ("energy (J, est.)", "SM clock (MHz)").
+ * format its cells for display. One naming rule for every table:
+ *  - text and HTML tables: words with the unit in parentheses ("SM clock (MHz)", "energy (J, est.)");
+ *  - CSV: a camelCase key with the unit as suffix ("smClockMHz", "energyJ"), the column's `key` or derived from
+ *    its header by {@link csvKey}; numbers to 12 significant digits (no 15.999999999999998), integers exact.
+ * Text tables fit {@link TABLE_WIDTH} characters: too wide, headers wrap onto up to three lines and then the
+ * columns are shown in blocks that repeat the first column; `width: Infinity` (`--wide`) keeps one line per row.
  *
  *   formatTable([{ header: 'SM clock (MHz)' }, { header: 'energy (J, est.)', format: fixed(1) }], rows)
  */
@@ -9,7 +14,10 @@
 export type Cell = string | number | bigint | boolean | null | undefined;
 
 export interface Column {
+  /** Text header with its unit in parentheses: "energy (J, est.)". */
   header: string;
+  /** CSV header: camelCase with a unit suffix ("energyJ"); default {@link csvKey}(header). */
+  key?: string;
   /** Default: right for columns whose non-empty cells are all numbers, left otherwise. */
   align?: 'left' | 'right';
   /** Display text of a cell; default {@link formatCell}. Used by formatTable and the HTML report, not by toCsv. */
@@ -66,29 +74,126 @@ export function formatRows(
   return { text, align };
 }
 
-/** Aligned plain-text table: header, a dashed rule, one line per row; columns separated by two spaces. */
-export function formatTable(columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
-  const { text, align } = formatRows(columns, rows);
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...text.map((r) => r[i]!.length)));
+/** Default width of a text table in characters (`--wide` lifts it). */
+export const TABLE_WIDTH = 100;
+
+export interface TableOptions {
+  /** Widest line allowed; default {@link TABLE_WIDTH}; Infinity for one line per row however wide. */
+  width?: number;
+}
+
+const GAP = '  ';
+const MAX_HEADER_LINES = 3;
+
+/** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + 1 + word.length <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}
+
+/** Header layouts of a column, widest first: (width, lines) for every width down to its cells' (≤ 3 lines each). */
+function headerLayouts(header: string, cellWidth: number): { width: number; lines: string[] }[] {
+  const out = [{ width: Math.max(header.length, cellWidth), lines: [header] }];
+  const narrowest = Math.max(cellWidth, ...header.split(' ').map((x) => x.length));
+  for (let w = out[0]!.width - 1; w >= narrowest; w--) {
+    const lines = wrapWords(header, w);
+    if (lines.length > MAX_HEADER_LINES) break;
+    const width = Math.max(cellWidth, ...lines.map((x) => x.length));
+    if (width < out[out.length - 1]!.width) out.push({ width, lines });
+  }
+  return out;
+}
+
+function renderBlock(headers: string[][], text: string[][], align: ('left' | 'right')[], widths: number[]): string[] {
+  const height = Math.max(...headers.map((h) => h.length));
   const line = (cells: string[]) =>
-    cells
-      .map((cell, i) => (align[i] === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  const out = [line(columns.map((c) => c.header)), widths.map((w) => '-'.repeat(w)).join('  '), ...text.map(line)];
-  return out.join('\n') + '\n';
+    cells.map((cell, i) => (align[i] === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(GAP).trimEnd();
+  // Wrapped headers sit on the rule, like a one-line header does.
+  const headerLines = Array.from({ length: height }, (_, k) => line(headers.map((h) => h[k - (height - h.length)] ?? '')));
+  return [...headerLines, widths.map((w) => '-'.repeat(w)).join(GAP), ...text.map(line)];
+}
+
+/**
+ * Aligned plain-text table: header, a dashed rule, one line per row; columns separated by two spaces. Wider than
+ * `options.width` (default {@link TABLE_WIDTH}), headers wrap and then the columns are split into blocks, each
+ * starting with the first column again, separated by a blank line.
+ */
+export function formatTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], options: TableOptions = {}): string {
+  const maxWidth = options.width ?? TABLE_WIDTH;
+  const { text, align } = formatRows(columns, rows);
+  const cellWidths = columns.map((_, i) => Math.max(0, ...text.map((r) => r[i]!.length)));
+  const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, ws.length - 1);
+  // Too wide: wrap the widest header one step at a time (to at most three lines) until the table fits.
+  const layouts = columns.map((c, i) => headerLayouts(c.header, cellWidths[i]!));
+  const step = columns.map(() => 0);
+  const widths = () => layouts.map((l, i) => l[step[i]!]!.width);
+  while (total(widths()) > maxWidth) {
+    let widest = -1;
+    for (let i = 0; i < columns.length; i++) {
+      if (step[i]! + 1 < layouts[i]!.length && (widest < 0 || layouts[i]![step[i]!]!.width > layouts[widest]![step[widest]!]!.width)) widest = i;
+    }
+    if (widest < 0) break;
+    step[widest]!++;
+  }
+  const headers = layouts.map((l, i) => l[step[i]!]!.lines);
+  const finalWidths = widths();
+  // Blocks of columns that fit, each led by the first column (the row's name).
+  const blocks: number[][] = [];
+  let block: number[] = [0];
+  for (let i = 1; i < columns.length; i++) {
+    if (block.length > 1 && total([...block, i].map((j) => finalWidths[j]!)) > maxWidth) {
+      blocks.push(block);
+      block = [0];
+    }
+    block.push(i);
+  }
+  blocks.push(block);
+  const out = blocks.map((b) => renderBlock(b.map((j) => headers[j]!), text.map((r) => b.map((j) => r[j]!)), b.map((j) => align[j]!), b.map((j) => finalWidths[j]!)));
+  return out.map((lines) => lines.join('\n')).join('\n\n') + '\n';
+}
+
+const UNIT_WORDS: Record<string, string> = { '%': 'Pct', 'µs': 'Us', 'GB/s': 'GBps', '%/%': 'PctPerPct', 'T′/T': '' };
+
+/** camelCase of words: "SM clock" → "smClock", "ΔE vs next scale" → "deltaEVsNextScale". */
+function camelWords(text: string): string {
+  const words = text.replace(/Δ/g, 'delta ').replace(/[′']/g, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return words.map((w, i) => (i === 0 ? (w === w.toUpperCase() ? w.toLowerCase() : w[0]!.toLowerCase() + w.slice(1)) : w[0]!.toUpperCase() + w.slice(1))).join('');
+}
+
+/**
+ * The CSV key of a text header: its words in camelCase and its unit (the parentheses' first part) as suffix,
+ * "estimated" dropped: "SM clock (MHz)" → "smClockMHz", "energy (J, est.)" → "energyJ", "share (%)" → "sharePct".
+ */
+export function csvKey(header: string): string {
+  const m = /^(.*?)\s*\(([^)]*)\)\s*(.*)$/.exec(header);
+  if (!m) return camelWords(header);
+  const unit = m[2]!.split(',')[0]!.trim();
+  const suffix = unit in UNIT_WORDS ? UNIT_WORDS[unit]! : unit.replace(/%/g, 'Pct').replace(/\//g, ' per ').split(/\s+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('').replace(/[^A-Za-z0-9]/g, '');
+  return camelWords(`${m[1]} ${m[3]}`) + suffix;
+}
+
+/** A CSV number: integers exact, others to 12 significant digits (float noise such as 15.999999999999998 gone). */
+export function csvNumber(value: number): string {
+  if (!Number.isFinite(value) || Number.isInteger(value)) return String(value);
+  return String(Number(value.toPrecision(12)));
 }
 
 function csvField(value: Cell): string {
-  const s = value === null || value === undefined ? '' : String(value);
+  const s = value === null || value === undefined ? '' : typeof value === 'number' ? csvNumber(value) : String(value);
   return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /**
- * RFC 4180 CSV with a header line; numbers are written at full precision (column `format` is ignored so no
- * digits are lost), null/undefined as empty fields. Lines end with "\n".
+ * RFC 4180 CSV with a header line of camelCase keys with unit suffixes (column `key`, else {@link csvKey} of the
+ * header); numbers as {@link csvNumber} (column `format` is ignored), null/undefined as empty fields. Lines end
+ * with "\n".
  */
 export function toCsv(columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
-  const lines = [columns.map((c) => csvField(c.header)), ...rows.map((row) => columns.map((_, i) => csvField(row[i])))];
+  const lines = [columns.map((c) => csvField(c.key ?? csvKey(c.header))), ...rows.map((row) => columns.map((_, i) => csvField(row[i])))];
   return lines.map((cells) => cells.join(',')).join('\n') + '\n';
 }

@@ -4,7 +4,7 @@
  */
 import type { EnergyBandJ, ReplayResult } from '../engines/replay/types.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
-import { fixed, formatTable, significant, type Cell, type Column } from './tables.js';
+import { fixed, formatTable, significant, type Cell, type Column, type TableOptions } from './tables.js';
 
 /** Rows and their columns, ready for formatTable or toCsv. */
 export interface RowSet {
@@ -13,7 +13,7 @@ export interface RowSet {
 }
 
 const PARTS = ['compute', 'memory', 'network', 'idle', 'total'] as const;
-const energyColumns = (): Column[] => PARTS.map((k) => ({ header: `${k} (J, est.)`, format: significant(5) }));
+const energyColumns = (): Column[] => PARTS.map((k) => ({ header: `${k} (J, est.)`, key: `${k}EnergyJ`, format: significant(5) }));
 const energyCells = (e: ReplayResult['energyJ']): Cell[] => PARTS.map((k) => e[k]);
 const percent = (v: Cell) => (typeof v === 'number' ? v.toFixed(1) : '');
 
@@ -35,16 +35,17 @@ export function replayRanks(res: ReplayResult, ranks: readonly ReplayResult['ran
 }
 
 /** A replay as text: a headline, the energy breakdown and the per-rank table (first and last 8 of many ranks). */
-export function replayText(res: ReplayResult): string {
+export function replayText(res: ReplayResult, options: TableOptions = {}): string {
   const e = res.energyJ;
   const b = res.energyBandJ;
   const bandOf = (k: (typeof PARTS)[number]): Cell[] => !b ? [] : k === 'compute' ? [b.computeP10, b.computeP90] : k === 'total' ? [b.totalP10, b.totalP90] : [null, null];
   const energy = formatTable(
     [
-      { header: 'energy' }, { header: 'J (estimated)', format: significant(5) }, { header: 'share (%)', format: percent },
+      { header: 'part' }, { header: 'energy (J, est.)', format: significant(5) }, { header: 'share (%)', format: percent },
       ...(b ? [{ header: 'p10 (J, est.)', format: significant(5) }, { header: 'p90 (J, est.)', format: significant(5) }] : []),
     ],
     PARTS.map((k) => [k, e[k], k === 'total' || e.total <= 0 ? null : (100 * e[k]) / e.total, ...bandOf(k)]),
+    options,
   ) + (b ? energyBandNote(b) : '');
   const many = res.ranks.length > MAX_RANK_ROWS;
   const half = MAX_RANK_ROWS / 2;
@@ -54,7 +55,7 @@ export function replayText(res: ReplayResult): string {
       `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication time hidden behind compute`,
     '',
     energy,
-    formatTable(t.columns, t.rows) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : ''),
+    formatTable(t.columns, t.rows, options) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : ''),
   ].join('\n');
 }
 
@@ -71,11 +72,12 @@ export function energyBandNote(b: EnergyBandJ): string {
 export function networkSweepRows(r: NetworkSweepRecord): RowSet {
   const dims = r.points[0]?.networkByDimensionJ.length ?? 0;
   const columns: Column[] = [
-    { header: 'scale' }, { header: 'bandwidth (GB/s)', format: fixed(1) }, { header: 'energy per bit (pJ/bit)', format: fixed(2) },
-    { header: 'V/V1', format: fixed(3) }, { header: 'makespan (ms)', format: significant(5) }, ...energyColumns(),
-    ...Array.from({ length: dims }, (_, i) => ({ header: `network dim ${i} (J, est.)`, format: significant(5) })),
-    { header: 'ΔE vs next scale (J)', format: significant(5) }, { header: 'ΔT vs next scale (s)', format: significant(5) },
-    { header: 'ΔE/ΔT (W)', format: significant(5) }, { header: 'energy saved per slowdown (%/%)', format: fixed(3) }, { header: 'dominated' },
+    { header: 'scale' }, { header: 'bandwidth (GB/s)', format: fixed(1) }, { header: 'energy per bit (pJ/bit)', key: 'energyPerBitPJ', format: fixed(2) },
+    { header: 'V/V1', key: 'voltageRatio', format: fixed(3) }, { header: 'makespan (ms)', format: significant(5) }, ...energyColumns(),
+    ...Array.from({ length: dims }, (_, i) => ({ header: `network dim ${i} (J, est.)`, key: `networkDim${i}EnergyJ`, format: significant(5) })),
+    { header: 'ΔE vs next scale (J, est.)', key: 'deltaEnergyJ', format: significant(5) }, { header: 'ΔT vs next scale (s, est.)', key: 'deltaTimeS', format: significant(5) },
+    { header: 'ΔE/ΔT (W, est.)', key: 'energyPerTimeW', format: significant(5) },
+    { header: 'energy saved per slowdown (%/%)', key: 'energySavedPctPerSlowdownPct', format: fixed(3) }, { header: 'dominated' },
   ];
   const rows: Cell[][] = r.points.map((p) => [
     p.scale, p.bandwidthGBps, p.energyPerBitPJ, p.voltageRatio, p.makespanNs / 1e6, ...energyCells(p.energyJ), ...p.networkByDimensionJ,
@@ -85,16 +87,16 @@ export function networkSweepRows(r: NetworkSweepRecord): RowSet {
   return { columns, rows };
 }
 
-export function networkSweepText(r: NetworkSweepRecord): string {
+export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = {}): string {
   const t = networkSweepRows(r);
-  return `${r.label} (estimated; ${r.vfCurve})\n` + formatTable(t.columns, t.rows);
+  return `${r.label} (estimated; ${r.vfCurve})\n` + formatTable(t.columns, t.rows, options);
 }
 
 /** One row per SM clock of a GPU clock sweep. */
 export function gpuSweepRows(r: GpuClockSweepRecord, withBand = true): RowSet {
   const band = withBand ? gpuSweepBandRows(r) : null;
   return {
-    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }, ...(band?.columns.slice(2) ?? [])],
+    columns: [{ header: 'SM clock (MHz)' }, { header: 'time (s, est.)', format: significant(5) }, ...energyColumns(), { header: 'Pareto' }, ...(band?.columns.slice(2) ?? [])],
     rows: r.points.map((p, i) => [p.clockMHz, p.timeS, ...energyCells(p.energyJ), p.pareto, ...(band?.rows[i]!.slice(2) ?? [])]),
   };
 }
@@ -105,8 +107,9 @@ export function gpuSweepBandRows(r: GpuClockSweepRecord): RowSet | null {
   const sig = significant(5);
   return {
     columns: [
-      { header: 'SM clock (MHz)' }, { header: 'total (J, est.)', format: sig }, { header: 'total p10 (J, est.)', format: sig },
-      { header: 'total p90 (J, est.)', format: sig }, { header: 'banded (% of compute)', format: percent },
+      { header: 'SM clock (MHz)' }, { header: 'total (J, est.)', key: 'totalEnergyJ', format: sig },
+      { header: 'total p10 (J, est.)', key: 'totalEnergyJP10', format: sig }, { header: 'total p90 (J, est.)', key: 'totalEnergyJP90', format: sig },
+      { header: 'banded (% of compute)', key: 'bandedComputePct', format: percent },
     ],
     rows: r.points.map((p) => {
       const b = p.energyBandJ;
@@ -115,22 +118,23 @@ export function gpuSweepBandRows(r: GpuClockSweepRecord): RowSet | null {
   };
 }
 
-export function gpuSweepText(r: GpuClockSweepRecord): string {
+export function gpuSweepText(r: GpuClockSweepRecord, options: TableOptions = {}): string {
   const t = gpuSweepRows(r, false);
   const band = gpuSweepBandRows(r);
-  let out = `${r.label} (estimated)\n` + formatTable(t.columns, t.rows);
+  let out = `${r.label} (estimated)\n` + formatTable(t.columns, t.rows, options);
   if (band) {
     out += '\n10–90 % band of the energy, from the annotated kernels\' bands (nodes of one name err together,\n' +
-      'names independently; memory, network, idle and times have none):\n' + formatTable(band.columns, band.rows) + '\n';
+      'names independently; memory, network, idle and times have none):\n' + formatTable(band.columns, band.rows, options) + '\n';
   }
   out += `energy-optimal clock ${r.energyOptimalMHz} MHz, time-optimal clock ${r.timeOptimalMHz} MHz\n`;
   for (const s of r.selections) out += `selector ${s.selector}: ${s.clockMHz} MHz\n`;
   out += '\nenergy saved vs runtime penalty (Pareto points, against the fastest):\n' + formatTable(
     [
-      { header: 'SM clock (MHz)' }, { header: 'time (s)', format: significant(5) }, { header: 'energy (J, est.)', format: significant(5) },
+      { header: 'SM clock (MHz)' }, { header: 'time (s, est.)', format: significant(5) }, { header: 'energy (J, est.)', format: significant(5) },
       { header: 'energy saved (%)', format: fixed(2) }, { header: 'runtime penalty (%)', format: fixed(2) },
     ],
     r.tradeoff.map((t) => [t.clockMHz, t.timeS, t.energyJ, t.energySavedPct, t.runtimePenaltyPct]),
+    options,
   );
   return out;
 }

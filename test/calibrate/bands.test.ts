@@ -77,7 +77,9 @@ describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenc
     const calFile = path.join(repoRoot, 'calibration', 'rtx8000.json');
     const t = await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710');
     expect(t.code).toBe(0);
-    expect(t.out).toMatch(/time in band %\s+energy in band %/);
+    expect(t.out).toMatch(/^in band: share of kernels/m);
+    const csvHeader = (await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--csv')).out.split('\n')[0];
+    expect(csvHeader).toBe('smClockMHz,timeMapePct,powerMapePct,energyMapePct,totalTimeAbsErrorPct,totalEnergyAbsErrorPct,kernels,timeInBandPct,energyInBandPct');
     expect(t.out).toMatch(/^advice: profile these 5 kernels at \d+ MHz too to cut the total's widest energy band \(10–90 %\) from ±[\d.]+% \(at 705 MHz\) to ±[\d.]+%/m);
     const j = JSON.parse((await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--json')).out);
     for (const row of j.frequencies) expect(row).toMatchObject({ timeCoveragePct: expect.any(Number), energyCoveragePct: expect.any(Number) });

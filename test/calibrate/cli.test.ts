@@ -140,7 +140,7 @@ describe('tracewatt predict', () => {
     const r = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '1500', '--csv');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
-    expect(lines[0]).toBe('kernel,frequencyMHz,effectiveClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode');
+    expect(lines[0]).toBe('kernel,smClockMHz,effectiveSmClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode');
     expect(lines).toHaveLength(1 + 2 * CLOCKS.length);
   });
 
@@ -184,9 +184,9 @@ describe('tracewatt accuracy', () => {
   });
 
   it('prints the AstraWattch table', async () => {
-    const r = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500');
+    const r = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500', '--wide');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/frequencyMHz\s+timeErrorPct\s+powerErrorPct\s+energyErrorPct/);
+    expect(r.out).toMatch(/SM clock \(MHz\)\s+time MAPE \(%\)\s+power MAPE \(%\)\s+energy MAPE \(%\)/);
     expect(r.out).toMatch(/with offset scaling/);
   });
 

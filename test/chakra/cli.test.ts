@@ -50,7 +50,7 @@ describe('tracewatt inspect', () => {
   });
 
   it('prints a table with units in the headers', async () => {
-    const { code, out } = await cli('inspect', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce'));
+    const { code, out } = await cli('inspect', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce'), '--wide');
     expect(code).toBe(0);
     expect(out).toMatch(/COMP duration \(µs\)/);
     expect(out).toMatch(/ALL_REDUCE\s+4\s+4,194,304/);

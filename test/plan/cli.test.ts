@@ -41,8 +41,7 @@ describe('tracewatt plan', () => {
     expect(r.code).toBe(0);
     const header = r.out.split('\n')[0]!;
     expect(header).toBe(
-      '"iteration time (s, estimated)","iteration energy (J, estimated)","deadline (s, estimated)","computation energy (J, estimated)",' +
-        '"blocking energy (J, estimated)","two-clock plan energy at the deadline (J, estimated)",saving vs all max clock (%),time vs all max clock (%)',
+      'iterationTimeS,iterationEnergyJ,deadlineS,computationEnergyJ,blockingEnergyJ,twoClockPlanEnergyAtTheDeadlineJ,savingVsAllMaxClockPct,timeVsAllMaxClockPct',
     );
     expect(r.out.trim().split('\n').length).toBeGreaterThan(10);
   });
@@ -53,7 +52,7 @@ describe('tracewatt plan', () => {
     expect((await readdir(out)).sort()).toEqual(
       ['extrinsic.csv', 'frontier.csv', 'plan-deadline.csv', 'plan-intrinsic.csv', 'plan-min-energy.csv', 'plan.json', 'split-frontier.csv', 'split-plan-intrinsic.csv'],
     );
-    expect((await readFile(path.join(out, 'plan-intrinsic.csv'), 'utf8')).split('\n')[0]).toBe('stage,instruction,micro-batch,SM clock (MHz),"time (s, estimated)","energy (J, estimated)"');
+    expect((await readFile(path.join(out, 'plan-intrinsic.csv'), 'utf8')).split('\n')[0]).toBe('stage,instruction,microBatch,smClockMHz,timeS,energyJ');
     const html = path.join(dir, 'report.html');
     expect((await cli(['report', path.join(out, 'plan.json'), '--out', html])).code).toBe(0);
     const page = await readFile(html, 'utf8');

@@ -148,13 +148,13 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     const args = ['replay', prefix(945), '--system', configs.system, '--network', configs.network];
     const t = await cli(args);
     expect(t.code).toBe(0);
-    expect(t.out).toMatch(/energy\s+J \(estimated\)\s+share \(%\)\s+p10 \(J, est\.\)\s+p90 \(J, est\.\)/);
+    expect(t.out).toMatch(/part\s+energy \(J, est\.\)\s+share \(%\)\s+p10 \(J, est\.\)\s+p90 \(J, est\.\)/);
     expect(t.out).toMatch(/^compute(\s+[\d.]+){4}$/m);
     expect(t.out).toMatch(/^total(\s+[\d.]+){3}$/m);
     expect(t.out).toMatch(/^10–90 % band of compute energy.*\n  80 of 80 GPU nodes carry one \(100\.0% of compute J\)/m);
     // The energy table and the band's note (the headline and the rank table are as before).
     const lines = t.out.split('\n');
-    const ours = lines.slice(lines.findIndex((l) => l.startsWith('energy ')), lines.findIndex((l) => l.includes('every node erred')) + 1);
+    const ours = lines.slice(lines.findIndex((l) => l.startsWith('part ')), lines.findIndex((l) => l.includes('every node erred')) + 1);
     expect(ours).toHaveLength(11);
     for (const line of ours) expect(line.length).toBeLessThanOrEqual(100);
     const j = JSON.parse((await cli([...args, '--json'])).out);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixed, formatCell, formatTable, toCsv, type Column } from '../../src/report/tables.js';
+import { csvKey, fixed, formatCell, formatTable, toCsv, type Column } from '../../src/report/tables.js';
 
 const columns: Column[] = [{ header: 'SM clock (MHz)' }, { header: 'energy (J, estimated)', format: fixed(2) }, { header: 'note' }];
 const rows = [
@@ -40,12 +40,50 @@ describe('formatCell', () => {
   });
 });
 
+describe('formatTable width', () => {
+  const wide: Column[] = [
+    { header: 'scale' },
+    ...Array.from({ length: 9 }, (_, i) => ({ header: `energy of dimension ${i} (J, est.)`, format: fixed(2) })),
+  ];
+  const wideRows = [[0.5, ...Array.from({ length: 9 }, (_, i) => 1000 * i + 0.25)], [1, ...Array.from({ length: 9 }, () => 1.5)]];
+
+  it('fits 100 columns: headers wrap to at most three lines, then blocks repeat the first column', () => {
+    const text = formatTable(wide, wideRows);
+    const lines = text.trimEnd().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
+    const blocks = text.trimEnd().split('\n\n');
+    expect(blocks.length).toBeGreaterThan(1);
+    for (const b of blocks) {
+      const rows = b.split('\n');
+      const rule = rows.findIndex((l) => /^-+ /.test(l));
+      expect(rule).toBeGreaterThan(0);
+      expect(rule).toBeLessThanOrEqual(3);
+      expect(rows.slice(rule + 1).map((l) => l.trim().split(/\s+/)[0])).toEqual(['0.5', '1']);
+    }
+    // Every figure is there once.
+    for (let i = 0; i < 9; i++) expect(text).toContain((1000 * i + 0.25).toFixed(2));
+  });
+
+  it('leaves a table that fits alone, and width Infinity (--wide) keeps one line per row', () => {
+    expect(formatTable(columns, rows)).toBe(formatTable(columns, rows, { width: Infinity }));
+    const one = formatTable(wide, wideRows, { width: Infinity }).trimEnd().split('\n');
+    expect(one).toHaveLength(4);
+    expect(one[0]).toBe(wide.map((c) => c.header).join('  '));
+  });
+});
+
 describe('toCsv', () => {
-  it('writes full-precision numbers, empty nulls and RFC 4180 quoting', () => {
-    const csv = toCsv([{ header: 'name' }, { header: 'energy (J, estimated)', format: fixed(1) }], [
-      ['all-reduce, "big"', 612.3456],
-      ['idle', null],
+  it('writes camelCase keys with units, numbers without float noise, empty nulls and RFC 4180 quoting', () => {
+    const csv = toCsv([{ header: 'name' }, { header: 'energy (J, est.)', format: fixed(1) }, { header: 'n', key: 'kernels' }], [
+      ['all-reduce, "big"', 612.3456, 3],
+      ['idle', null, 9007199254740991],
+      ['sum', 15.999999999999998, 0.1 + 0.2],
     ]);
-    expect(csv).toBe('name,"energy (J, estimated)"\n"all-reduce, ""big""",612.3456\nidle,\n');
+    expect(csv).toBe('name,energyJ,kernels\n"all-reduce, ""big""",612.3456,3\nidle,,9007199254740991\nsum,16,0.3\n');
+  });
+
+  it('derives keys from headers by one rule', () => {
+    const headers = ['SM clock (MHz)', 'energy (J, est.)', 'share (%)', 'GPU compute (µs)', 'bandwidth (GB/s)', 'ΔT vs next scale (s, est.)', 'micro-batch', 'sent dim 0 (bytes)'];
+    expect(headers.map(csvKey)).toEqual(['smClockMHz', 'energyJ', 'sharePct', 'gpuComputeUs', 'bandwidthGBps', 'deltaTVsNextScaleS', 'microBatch', 'sentDim0Bytes']);
   });
 });

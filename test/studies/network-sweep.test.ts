@@ -120,15 +120,26 @@ describe('sweep network command', () => {
     await sweepNetworkCommand.run([t4], { ...base, csv: true, threads: 1 }, b.io);
     const lines = b.out.join('').trim().split('\n');
     expect(lines.length).toBe(4);
-    expect(lines[0].split(',')).toContain('energy saved per slowdown (%/%)');
-    // CSV keeps full precision: the makespan column is the record's makespanNs in ms, exactly.
+    expect(lines[0].split(',')).toContain('energySavedPctPerSlowdownPct');
+    // CSV to 12 significant digits: the makespan column is the record's makespanNs in ms.
     const header = lines[0].split(',');
-    expect(Number(lines[1].split(',')[header.indexOf('makespan (ms)')])).toBe(rec.points[0].makespanNs / 1e6);
+    expect(Number(lines[1].split(',')[header.indexOf('makespanMs')])).toBe(Number((rec.points[0].makespanNs / 1e6).toPrecision(12)));
     const c = io();
     await sweepNetworkCommand.run([t4], { ...base, threads: 1 }, c.io);
-    const table = c.out.join('').split('\n');
-    expect(table[1].split(/\s{2,}/)).toEqual(expect.arrayContaining(['scale', 'makespan (ms)', 'dominated']));
-    expect(table.slice(3, 6).map((l) => l.trim().split(/\s+/)[0])).toEqual(['0.5', '0.75', '1']);
+    // Fitted to 100 columns: wrapped headers over a rule, rows in blocks that each start with the scale.
+    const table = c.out.join('');
+    const lines100 = table.split('\n');
+    expect(Math.max(...lines100.slice(1).map((l) => l.length))).toBeLessThanOrEqual(100); // after the title line
+    expect(table).toMatch(/makespan/);
+    expect(table).toMatch(/dominated/);
+    const firstBlock = table.split('\n\n')[0]!.split('\n');
+    const rule = firstBlock.findIndex((l) => /^-+ /.test(l));
+    expect(firstBlock.slice(rule + 1, rule + 4).map((l) => l.trim().split(/\s+/)[0])).toEqual(['0.5', '0.75', '1']);
+    const d = io();
+    await sweepNetworkCommand.run([t4], { ...base, threads: 1, wide: true }, d.io);
+    const wide = d.out.join('').split('\n');
+    expect(wide[1]!.split(/\s{2,}/)).toEqual(expect.arrayContaining(['scale', 'makespan (ms)', 'dominated']));
+    expect(wide.slice(3, 6).map((l) => l.trim().split(/\s+/)[0])).toEqual(['0.5', '0.75', '1']);
   });
 
   it('rejects a dimension the network does not have and a scale outside the V–f curve', async () => {

@@ -6,35 +6,44 @@ import { POWER_PRESETS } from '../../engines/replay/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
-import { fixed, formatTable } from '../../report/tables.js';
+import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { choice, int, num, numberList, str } from '../io.js';
+import { choice, int, num, numberList, rowsText, str, tableLayout, tableOptions } from '../io.js';
 import { PROFILE_OPTIONS, profileReadOptions } from './profile-options.js';
 
-const pct = (x: number | null) => (x === null ? '-' : `${(100 * x).toFixed(1)}%`);
+const pct = (x: number | null) => (x === null ? null : 100 * x);
 
-function summary(r: AnnotateResult): string {
+/** One row per rank (all, or the first and last 8 of many) and a total row. */
+function rankRows(r: AnnotateResult, all: boolean): { columns: Column[]; rows: Cell[][] } {
   const freqs = r.outputs.map((o) => o.frequencyMHz);
-  const cols = [
-    { header: 'rank' }, { header: 'nodes' }, { header: 'GPU compute' }, { header: 'matched' }, { header: 'memcpy/set' }, { header: 'match rate', align: 'right' as const },
+  const columns: Column[] = [
+    { header: 'rank', align: 'left' }, { header: 'nodes' }, { header: 'GPU compute nodes' }, { header: 'matched' }, { header: 'memcpy/set' },
+    { header: 'match rate (%)', format: (v: Cell) => (v === null ? '-' : fixed(1)(v)), align: 'right' },
     { header: 'unmatched' }, { header: 'roofline' }, { header: 'estimated' }, { header: 'untouched' }, { header: 'host ops' },
-    ...freqs.map((f) => ({ header: `compute energy @${f} MHz (J, est.)`, format: fixed(4) })),
+    ...freqs.map((f) => ({ header: `compute energy @${f} MHz (J, est.)`, key: `computeEnergyJAt${f}MHz`, format: fixed(4) })),
   ];
   const matched = (x: { matched: Record<string, number> }) => Object.values(x.matched).reduce((a, b) => a + b, 0);
-  const shown = r.ranks.length > 16 ? [...r.ranks.slice(0, 8), ...r.ranks.slice(-8)] : r.ranks;
-  const rows = shown.map((x) => [x.rank, x.nodes, x.gpuCompNodes, matched(x), x.memcpy, pct(x.matchRate), x.unmatched, x.roofline, x.estimated, x.untouched, x.cpuOps, ...x.perFrequency.map((p) => p.computeEnergyJ)]);
+  const shown = r.ranks.length > 16 && !all ? [...r.ranks.slice(0, 8), ...r.ranks.slice(-8)] : r.ranks;
+  const rows: Cell[][] = shown.map((x) => [x.rank, x.nodes, x.gpuCompNodes, matched(x), x.memcpy, pct(x.matchRate), x.unmatched, x.roofline, x.estimated, x.untouched, x.cpuOps, ...x.perFrequency.map((p) => p.computeEnergyJ)]);
   const t = r.total;
   rows.push(['total', t.nodes, t.gpuCompNodes, matched(t), t.memcpy, pct(t.matchRate), t.unmatched, t.roofline, t.estimated, t.untouched, t.cpuOps, ...r.outputs.map((o) => o.computeEnergyJ)]);
+  return { columns, rows };
+}
+
+function summary(r: AnnotateResult, layout: TableOptions): string {
+  const t = r.total;
+  const table = rankRows(r, false);
   const lines = [
     `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} calibration), ${r.profileKernels} profiled kernel(s); ` +
       `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} threads (this one and ${r.parallelism.threads - 1} worker${r.parallelism.threads === 2 ? '' : 's'})` : `in-process (${r.parallelism.reason})`}`,
     `matched by: exact ${t.matched.exact}, normalized ${t.matched.normalized}, base name ${t.matched.base}, op ${t.matched.op}` +
       (t.byInvocation ? ` (${t.byInvocation} picked by invocation order)` : ''),
     '',
-    formatTable(cols, rows).trimEnd(),
-    'memcpy/set: of the matched, memcpy and memset nodes; estimated: from the node\'s own duration and the calibration\'s assumed power (no counters or power for it)',
+    formatTable(table.columns, table.rows, layout).trimEnd(),
+    'memcpy/set: of the matched, memcpy and memset nodes; estimated: from the node\'s own duration and the',
+    'calibration\'s assumed power (no counters or power for it)',
   ];
-  if (r.ranks.length > 16) lines.push(`… ${r.ranks.length - 16} more ranks (use --json)`);
+  if (r.ranks.length > 16) lines.push(`… ${r.ranks.length - 16} more ranks (use --csv or --json)`);
   if (t.unmatchedNames.length) {
     lines.push('', 'most frequent unmatched GPU kernels:');
     for (const n of t.unmatchedNames.slice(0, 5)) lines.push(`  ${String(n.count).padStart(7)}  ${n.name.length > 110 ? `${n.name.slice(0, 107)}...` : n.name}`);
@@ -67,8 +76,10 @@ export const annotateCommand: CommandSpec = {
     { name: 'network-pj-per-bit', value: 'list', description: 'network energy per bit per dimension, comma-separated (overrides the preset)' },
     { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's modelled power at the clock with zero utilization)" },
     { name: 'workers', value: 'n', description: 'threads annotating ranks in parallel, this one included; 1 = in-process (default: one per CPU)' },
+    ...tableOptions('one row per rank and a total row'),
   ],
-  example: 'tracewatt annotate traces/astra-sim-history/resnet_dp/Resnet50_DataParallel --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --frequency 1410 --out out/resnet-1410',
+  exampleSetup: ['tracewatt import pytorch --dir traces/pytorch-real/dlrm --out out/dlrm'],
+  example: 'tracewatt annotate out/dlrm --calibration calibration/v100.json --profile traces/pytorch-real/dlrm/worker0_step_12.1694128201545.pt.trace.json.gz --frequency 1200 --out out/dlrm-1200',
   async run(args, opts, io) {
     if (opts.frequency !== undefined && opts.frequencies !== undefined) throw new InputError('give --frequency or --frequencies, not both');
     if (opts.frequency === undefined && opts.frequencies === undefined) throw new InputError('give a target SM clock: --frequency MHz or --frequencies list');
@@ -116,7 +127,10 @@ export const annotateCommand: CommandSpec = {
       if (started) bar?.stop();
     }
     if (opts.json) io.out(toJson(result) + '\n');
-    else io.out(summary(result));
+    else if (opts.csv) {
+      const t = rankRows(result, true);
+      io.out(rowsText(opts, t.columns, t.rows));
+    } else io.out(summary(result, tableLayout(opts)));
     for (const p of result.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
     for (const n of result.notes) io.err(`note: ${n}\n`);
     for (const d of result.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);

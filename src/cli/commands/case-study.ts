@@ -12,7 +12,7 @@ import { OutputSet } from '../../formats/output.js';
 import { caseStudyRows, caseStudyText } from '../../report/case-study-text.js';
 import { buildReport } from '../../report/html.js';
 import type { CommandSpec } from '../command.js';
-import { int, numberList, rangeList, rowsText, str } from '../io.js';
+import { int, numberList, rangeList, rowsText, str, tableOptions } from '../io.js';
 
 const DEFAULT_SCALES = CASE_STUDY_DEFAULTS.scales.join(',');
 
@@ -30,9 +30,9 @@ export const caseStudyCommand: CommandSpec = {
     { name: 'band-calibration', value: 'file', description: 'fitted calibration whose error bands stand in when --calibration has none (default: calibration/a40.json)' },
     { name: 'vf-curve', value: 'file', description: 'network V–f curve JSON (default: the SerDes curve in the README)' },
     { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
-    { name: 'csv', description: 'print the knob table as CSV (one row per layout × knob × setting)' },
+    ...tableOptions('the knob table, one row per layout × knob × setting'),
   ],
-  example: 'tracewatt case-study llama2-70b --out case-study',
+  example: 'tracewatt case-study llama2-70b --out out/case-study',
   async run(args, opts, io) {
     if (args[0] !== 'llama2-70b') throw new InputError(`unknown case study "${args[0] ?? ''}": the one shipped is llama2-70b`);
     const out = str(opts, 'out') ?? 'case-study';

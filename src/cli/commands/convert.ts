@@ -10,7 +10,7 @@ export const convertCommand: CommandSpec = {
     { name: 'out', description: 'output .json, .et or .et.gz file' },
   ],
   options: [],
-  example: 'tracewatt convert traces/astra-sim/all_reduce/all_reduce.0.et /tmp/all_reduce.0.json',
+  example: 'tracewatt convert traces/astra-sim/all_reduce/8npus_1MB/all_reduce.0.et out/all_reduce.0.json',
   async run([input, output], opts, io) {
     const r = await convertTrace(input, output);
     io.out(opts.json ? toJson({ input, output, ...r }) + '\n' : `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n`);

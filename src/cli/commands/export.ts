@@ -34,7 +34,8 @@ export const exportAstraSimCommand: CommandSpec = {
     { name: 'power', value: 'file', description: `tracewatt power.json (or a preset: ${POWER_PRESETS.join(', ')}) for the energy breakdown of the run (default: <prefix>.power.json beside the trace, as annotate writes it)` },
     { name: 'comm-size', value: 'bytes', description: 'comm_size to give collectives that have none (without it such a trace is refused: ASTRA-sim stalls on them)' },
   ],
-  example: 'tracewatt export astra-sim ../shared/traces/pytorch-real/et/dlrm --system traces/configs/sys_ring_example.json --network test/fixtures/astra-sim/pytorch-dlrm/Ring_8npus.yml --power v100-cluster --out out/dlrm-astra-sim',
+  exampleSetup: ['tracewatt import pytorch --dir traces/pytorch-real/dlrm --out out/dlrm'],
+  example: 'tracewatt export astra-sim out/dlrm --system traces/configs/sys_ring_example.json --network test/fixtures/astra-sim/pytorch-dlrm/Ring_8npus.yml --power v100-cluster --out out/dlrm-astra-sim',
   async run(args, opts, io) {
     const commSize = int(opts, 'commSize', { min: 0 });
     const r = await exportAstraSim({

@@ -6,9 +6,9 @@ import { loadCalibration } from '../../engines/calibrate/index.js';
 import { calibratedTimeModel, writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
-import { fixed, formatTable } from '../../report/tables.js';
+import { fixed } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { choice, intOf, num } from '../io.js';
+import { choice, intOf, num, rowsText, tableOptions } from '../io.js';
 
 export const generateLlmCommand: CommandSpec = {
   name: 'generate llm',
@@ -32,8 +32,9 @@ export const generateLlmCommand: CommandSpec = {
     { name: 'calibration', value: 'file', description: 'take durations from this calibration\'s time model instead of the GPU preset\'s roofline (needs --frequency)' },
     { name: 'frequency', value: 'MHz', description: 'SM clock for --calibration durations' },
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et, <prefix>.network.yml, <prefix>.system.json', required: true },
+    ...tableOptions('one row per pipeline stage'),
   ],
-  example: 'tracewatt generate llm --model llama2-70b --dp 1 --tp 8 --pp 4 --micro-batch 1 --global-batch 32 --seq 4096 --out out/llama70b',
+  example: 'tracewatt generate llm --model llama2-70b --tp 8 --pp 4 --global-batch 32 --seq 4096 --out out/llama70b',
   async run(_args, opts, io) {
     const model = await resolveModel(String(opts.model));
     const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
@@ -70,11 +71,20 @@ export const generateLlmCommand: CommandSpec = {
       return 0;
     }
     const p = r.plan;
-    io.out(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}\n`);
-    io.out(formatTable(
-      [{ header: 'stage' }, { header: 'layers' }, { header: 'nodes/rank' }, { header: 'TFLOP/rank', format: fixed(1) }, { header: 'compute (ms/rank)', format: fixed(1) }],
+    const stages = rowsText(
+      opts,
+      [
+        { header: 'stage' }, { header: 'layers' }, { header: 'nodes per rank' }, { header: 'work per rank (TFLOP)', format: fixed(1) },
+        { header: 'compute time per rank (ms, est.)', format: fixed(1) },
+      ],
       r.stages.map((s) => [s.stage, s.layers, s.nodesPerRank, s.flopsPerRank / 1e12, s.computeMicrosPerRank / 1e3]),
-    ));
+    );
+    if (opts.csv) {
+      io.out(stages);
+      return 0;
+    }
+    io.out(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}\n`);
+    io.out(stages);
     io.out(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
     io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
     return 0;

@@ -3,13 +3,15 @@ import { toJson } from '../../core/json.js';
 import { importPytorch, type ImportPair, type ImportResult } from '../../engines/import/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
-import { formatTable } from '../../report/tables.js';
+import type { Cell, Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
+import { rowsText, tableOptions } from '../io.js';
 
 const list = (v: unknown) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
-function summary(r: ImportResult): string {
-  const cols = ['rank', 'ET ops', 'linked', 'by rf_id', 'Kineto ops', 'GPU events', 'kernels', 'memcpy', 'memset', 'collectives', 'left out', 'nodes', 'GPU compute (µs)'].map((header) => ({ header }));
+/** One row per rank: operators linked, GPU events by kind, nodes written. */
+function rankRows(r: ImportResult): { columns: Column[]; rows: Cell[][] } {
+  const columns = ['rank', 'ET ops', 'linked', 'by rf_id', 'Kineto ops', 'GPU events', 'kernels', 'memcpy', 'memset', 'collectives', 'left out', 'nodes', 'GPU compute (µs)'].map((header) => ({ header }));
   const rows = r.ranks.map((x) => {
     const g = x.link.gpu;
     const coll = Object.values(x.convert.collectives).reduce((a, b) => a + b, 0);
@@ -19,7 +21,12 @@ function summary(r: ImportResult): string {
       x.convert.gpuComputeMicros,
     ];
   });
-  const lines = [formatTable(cols, rows).trimEnd(), ''];
+  return { columns, rows };
+}
+
+function summary(r: ImportResult, opts: Record<string, unknown>): string {
+  const t = rankRows(r);
+  const lines = [rowsText(opts, t.columns, t.rows).trimEnd(), ''];
   const first = r.ranks[0]!;
   lines.push(`${first.device ?? 'unknown device'}, execution-trace schema ${first.etSchema}${first.steps.length ? `, iteration ${first.steps.join(', ')}` : ''}`);
   const colls = new Map<string, number>();
@@ -42,6 +49,7 @@ export const importPytorchCommand: CommandSpec = {
     { name: 'kineto', value: 'file', description: 'Kineto / torch.profiler trace (.json or .json.gz) of the same rank (repeatable)', repeatable: true },
     { name: 'dir', value: 'folder', description: 'a folder with the execution and Kineto traces of every rank, paired by process id (instead of --et/--kineto)' },
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et (rank from the Kineto trace\'s distributedInfo)', required: true },
+    ...tableOptions('one row per rank'),
   ],
   example: 'tracewatt import pytorch --et traces/pytorch-real/simple_add/et.json.gz --kineto traces/pytorch-real/simple_add/kineto.json.gz --out out/simple_add',
   async run(_args, opts, io) {
@@ -58,7 +66,11 @@ export const importPytorchCommand: CommandSpec = {
     } catch (e) {
       throw outputErrorUnder(String(opts.out), e);
     }
-    io.out(opts.json ? toJson(r) + '\n' : summary(r));
+    if (opts.json) io.out(toJson(r) + '\n');
+    else if (opts.csv) {
+      const t = rankRows(r);
+      io.out(rowsText(opts, t.columns, t.rows));
+    } else io.out(summary(r, opts));
     return 0;
   },
 };

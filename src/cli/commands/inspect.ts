@@ -1,15 +1,17 @@
 import { toJson } from '../../core/json.js';
 import { inspectTrace, type Inspection } from '../../engines/trace/inspect.js';
-import { formatTable, grouped, type Cell, type Column } from '../../report/tables.js';
+import { formatTable, grouped, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText } from '../io.js';
+import { rowsText, tableLayout, tableOptions } from '../io.js';
 
 /** One row per rank and a total row. */
 function rankTable(r: Inspection): { columns: Column[]; rows: Cell[][] } {
   const types = [...new Set(r.ranks.flatMap((x) => Object.keys(x.nodesByType)))].sort();
-  const count = (header: string): Column => ({ header, align: 'right', format: grouped });
+  const count = (header: string, key?: string): Column => ({ header, key, align: 'right', format: grouped });
+  // COMM_COLL_NODE → commCollNodes in CSV.
+  const typeKey = (t: string) => t.replace(/_NODE$/, '').toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) + 'Nodes';
   const columns: Column[] = [
-    { header: 'rank', align: 'left' }, count('nodes'), ...types.map(count), count('COMP num_ops'), count('COMP duration (µs)'),
+    { header: 'rank', align: 'left' }, count('nodes'), ...types.map((t) => count(t, typeKey(t))), count('COMP num_ops'), count('COMP duration (µs)'),
     count('data deps'), count('ctrl deps'), count('dangling deps'), count('in cycles'),
   ];
   const rows = [...r.ranks, { ...r.total, rank: 'total' }].map((x) => [
@@ -19,14 +21,15 @@ function rankTable(r: Inspection): { columns: Column[]; rows: Cell[][] } {
   return { columns, rows };
 }
 
-function render(r: Inspection): string {
+function render(r: Inspection, layout: TableOptions): string {
   const t = rankTable(r);
-  let out = formatTable(t.columns, t.rows);
+  let out = formatTable(t.columns, t.rows, layout);
   const colls = Object.entries(r.total.collectives);
   if (colls.length) {
     out += '\n' + formatTable(
       [{ header: 'collective (all ranks)' }, { header: 'count', format: grouped }, { header: 'comm_size (bytes)', format: grouped }],
       colls.map(([k, v]) => [k, v.count, v.commSizeBytes]),
+      layout,
     );
   }
   if (r.total.sendRecv.sends + r.total.sendRecv.recvs > 0) {
@@ -47,15 +50,15 @@ export const inspectCommand: CommandSpec = {
   name: 'inspect',
   summary: 'Count nodes, compute work, collectives and dependencies per rank of a Chakra trace',
   args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
-  options: [{ name: 'csv', description: 'print the per-rank table (and a total row) as CSV' }],
-  example: 'tracewatt inspect traces/astra-sim/all_reduce/all_reduce',
+  options: tableOptions('the per-rank table and a total row'),
+  example: 'tracewatt inspect traces/astra-sim/all_reduce/8npus_1MB/all_reduce',
   async run([target], opts, io) {
     const r = await inspectTrace(target);
     if (opts.json) io.out(toJson(r) + '\n');
     else if (opts.csv) {
       const t = rankTable(r);
       io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(render(r));
+    } else io.out(render(r, tableLayout(opts)));
     return 0;
   },
 };

@@ -10,7 +10,7 @@ import { readProfile } from '../../formats/profiles/index.js';
 import { extrinsicCurveRows, planComputationRows, planFrontierRows, planText, splitPlanRows } from '../../report/plan-text.js';
 import { toCsv, type RowSet } from '../../report/index.js';
 import type { CommandIO, CommandSpec } from '../command.js';
-import { choice, flagOf, int, intOf, num, numberList, str } from '../io.js';
+import { choice, flagOf, int, intOf, num, numberList, str, tableLayout, tableOptions } from '../io.js';
 import { profileReadOptions, reportProfile } from './profile-options.js';
 
 /** Writes the record and its tables into `dir`, all files renamed into place together once complete. */
@@ -18,7 +18,7 @@ async function writeOutputs(dir: string, r: PlanRecord): Promise<string[]> {
   const files: [string, string][] = [
     ['plan.json', toJson(r) + '\n'],
     ['frontier.csv', csv(planFrontierRows(r))],
-    ['split-frontier.csv', toCsv([{ header: 'iteration time (s, estimated)' }, { header: 'iteration energy (J, estimated)' }], r.splitFrontier.map((p) => [p.timeS, p.energyJ]))],
+    ['split-frontier.csv', toCsv([{ header: 'iteration time (s, est.)' }, { header: 'iteration energy (J, est.)' }], r.splitFrontier.map((p) => [p.timeS, p.energyJ]))],
     ['extrinsic.csv', csv(extrinsicCurveRows(r))],
     ['split-plan-intrinsic.csv', csv(splitPlanRows(r.splitPlan))],
     ...r.plans.map((p): [string, string] => [`plan-${p.name}.csv`, csv(planComputationRows(p))]),
@@ -60,7 +60,7 @@ export const planCommand: CommandSpec = {
     { name: 'time-quantum', value: 's', description: "floor every computation's time to a multiple of this, as Perseus' solver does (its frontier files: A40 0.0001, A100 0.001): only to compare with them" },
     { name: 'points', value: 'n', description: 'plans realized between the all-max-clock and the slowest iteration time', default: 400 },
     { name: 'out', value: 'dir', description: 'write plan.json, frontier.csv, split-frontier.csv, extrinsic.csv and plan-*.csv here' },
-    { name: 'csv', description: 'print the frontier as CSV' },
+    ...tableOptions('the frontier, one row per plan'),
   ],
   example: 'tracewatt plan --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --stages 8 --micro-batches 12 --schedule 1f1b --blocking-power 70.38',
   async run(_args, opts, io) {
@@ -69,7 +69,7 @@ export const planCommand: CommandSpec = {
     const written = out ? await writeOutputs(out, record) : [];
     if (opts.json) io.out(toJson(record) + '\n');
     else if (opts.csv) io.out(csv(planFrontierRows(record)));
-    else io.out(planText(record) + (written.length ? `wrote ${written.join(', ')}\n` : ''));
+    else io.out(planText(record, tableLayout(opts)) + (written.length ? `wrote ${written.join(', ')}\n` : ''));
     return 0;
   },
 };

@@ -3,6 +3,7 @@ import { checkTargetClock, describeAdvice, loadCalibration, predictProfile } fro
 import { InputError } from '../../errors.js';
 import { fixed, formatCell, formatTable, toCsv, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
+import { tableLayout, tableOptions } from '../io.js';
 import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
 
 /** "1710" or "870,1710" → numbers; "all" → 'all'. */
@@ -24,9 +25,9 @@ export const predictCommand: CommandSpec = {
     ...PROFILE_OPTIONS,
     { name: 'reference-frequency', value: 'MHz', description: 'clock(s) the profile was taken at, comma-separated', required: true },
     { name: 'frequencies', value: 'list', description: "target clocks, comma-separated, or 'all' (the calibrated clocks); at most the device's maximum SM clock", default: 'all' },
-    { name: 'csv', description: 'print CSV instead of a table' },
+    ...tableOptions('one row per kernel and clock, times in ns, with the 10–90 % bands'),
   ],
-  example: 'tracewatt predict --calibration calibration/rtx8000.json --profile ../shared/profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv --reference-frequency 1710',
+  example: 'tracewatt predict --calibration calibration/a40.json --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --reference-frequency 1740 --frequencies 1200,1500',
   async run(_args, opts, io) {
     const cal = await loadCalibration(String(opts.calibration));
     const refs = parseClockList(opts.referenceFrequency, 'reference-frequency');
@@ -40,7 +41,9 @@ export const predictCommand: CommandSpec = {
     if (opts.json) io.out(toJson(r) + '\n');
     else if (opts.csv) {
       const keys = ['kernel', 'frequencyMHz', 'effectiveClockMHz', 'durationNs', 'powerW', 'energyJ', 'capped', 'durationNsP10', 'durationNsP90', 'powerWP10', 'powerWP90', 'energyJP10', 'energyJP90', 'bandMode'] as const;
-      const cols: Column[] = keys.map((header) => ({ header }));
+      // The record's field names, but the SM clock named as in every other table.
+      const csvNames: Partial<Record<(typeof keys)[number], string>> = { frequencyMHz: 'smClockMHz', effectiveClockMHz: 'effectiveSmClockMHz' };
+      const cols: Column[] = keys.map((k) => ({ header: k, key: csvNames[k] ?? k }));
       io.out(toCsv(cols, r.rows.map((x) => keys.map((k) => (k === 'capped' ? String(x.capped) : x[k])))));
     } else {
       io.out(
@@ -55,6 +58,7 @@ export const predictCommand: CommandSpec = {
             { header: 'capped' },
           ],
           r.rows.map((x) => [x.kernel, x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.energyJP10 === null ? '' : `${formatCell(x.energyJP10)}–${formatCell(x.energyJP90)}`, x.capped ? 'yes' : '']),
+          tableLayout(opts),
         ),
       );
       if (r.rows.some((x) => x.energyJP10 !== null))

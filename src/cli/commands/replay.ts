@@ -3,7 +3,7 @@ import { toJson } from '../../core/json.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, replayFiles, type ReplayResult } from '../../engines/replay/index.js';
 import { replayRanks, replayText } from '../../report/text.js';
 import type { CommandIO, CommandSpec } from '../command.js';
-import { int, rowsText, str } from '../io.js';
+import { int, rowsText, str, tableLayout, tableOptions } from '../io.js';
 
 export const replayCommand: CommandSpec = {
   name: 'replay',
@@ -18,7 +18,7 @@ export const replayCommand: CommandSpec = {
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s; times then differ from ASTRA-sim)' },
     { name: 'window', value: 'nodes', description: 'unfinished nodes held in memory per rank', default: 65536 },
     { name: 'label', value: 'text', description: 'label of the result (default: "<trace> on <network>")' },
-    { name: 'csv', description: 'print one CSV row per rank (and a total row)' },
+    ...tableOptions('one row per rank and a total row'),
     { name: 'timeline', value: 'out.json', description: 'write a Chrome/Perfetto trace-event timeline (µs; a track per rank × slot, estimated power counters)' },
   ],
   example: 'tracewatt replay traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster',
@@ -40,6 +40,6 @@ export function printReplayResult(res: ReplayResult, opts: Record<string, unknow
   else if (opts.csv) {
     const t = replayRanks(res);
     io.out(rowsText(opts, t.columns, t.rows));
-  } else io.out(replayText(res));
+  } else io.out(replayText(res, tableLayout(opts)));
   for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
 }

@@ -15,7 +15,8 @@ export const reportCommand: CommandSpec = {
     { name: 'out', value: 'file', description: 'HTML file to write (atomically: <file>.tmp, then renamed)', default: 'report.html' },
     { name: 'title', value: 'text', description: 'page title', default: 'tracewatt report' },
   ],
-  example: 'tracewatt report replay.json sweep-gpu.json sweep-network.json --out report.html',
+  exampleSetup: ['tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json'],
+  example: 'tracewatt report out/sweep-network.json --out out/report.html',
   async run(args, opts, io) {
     if (args.length === 0) throw new InputError('report: give at least one results JSON file');
     const out = str(opts, 'out') ?? 'report.html';

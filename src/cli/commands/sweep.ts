@@ -11,7 +11,7 @@ import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
 import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
-import { int, rangeList, rowsText, num, str } from '../io.js';
+import { int, rangeList, rowsText, num, str, tableLayout, tableOptions } from '../io.js';
 
 /** Progress on a terminal's stderr. */
 export function progress(io: CommandIO, what: string) {
@@ -37,7 +37,7 @@ export async function printSweepRecord(record: NetworkSweepRecord | GpuClockSwee
   else if (opts.csv) {
     const t = network ? networkSweepRows(record) : gpuSweepRows(record);
     io.out(rowsText(opts, t.columns, t.rows));
-  } else io.out(network ? networkSweepText(record) : gpuSweepText(record));
+  } else io.out(network ? networkSweepText(record, tableLayout(opts)) : gpuSweepText(record, tableLayout(opts)));
 }
 
 /** Writes a shard's partial result (to --out, or stdout). */
@@ -68,7 +68,7 @@ export const sweepNetworkCommand: CommandSpec = {
     { name: 'vf-curve', value: 'file', description: 'V–f curve JSON {"points":[{"scale","voltage"}…]} (default: the SerDes curve in the README)' },
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
     { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
-    { name: 'csv', description: 'print one CSV row per scale' },
+    ...tableOptions('one row per frequency scale'),
     ...SHARD_OPTIONS,
   ],
   example: 'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
@@ -133,10 +133,11 @@ export const sweepGpuCommand: CommandSpec = {
     { name: 'keep', value: 'dir', description: 'keep the annotated traces in this folder (default: a temporary folder, removed)' },
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
     { name: 'threads', value: 'n', description: 'worker threads (default: available cores)' },
-    { name: 'csv', description: 'print one CSV row per clock' },
+    ...tableOptions('one row per SM clock'),
     ...SHARD_OPTIONS,
   ],
-  example: 'tracewatt sweep gpu traces/mine/t --calibration calibration/rtx8000.json --profile rtx8000-dvfs-real-profile.csv --frequencies 705:1710:15 --system sys.json --network net.yml --select max-slowdown:5',
+  exampleSetup: ['tracewatt generate llm --model llama2-7b --tp 2 --pp 2 --global-batch 4 --seq 512 --out out/llm'],
+  example: 'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
     const diagnostics = new Diagnostics();
     const { power: _power, ...cluster } = await loadClusterConfigs(
@@ -193,9 +194,13 @@ export const mergeCommand: CommandSpec = {
   args: [{ name: 'partials', description: 'the partial results JSON of every shard, in any order', variadic: true }],
   options: [
     { name: 'out', value: 'file', description: 'also write the record JSON to this file, atomically' },
-    { name: 'csv', description: 'print one CSV row per point' },
+    ...tableOptions('one row per point'),
   ],
-  example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out sweep-network.json',
+  exampleSetup: [
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
+  ],
+  example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out out/sweep-network.json',
   async run(args, opts, io) {
     await printSweepRecord(await mergeSweepFiles(args), opts, io);
     return 0;

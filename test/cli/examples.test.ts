@@ -1,0 +1,117 @@
+/**
+ * Every example the CLI and the README show runs as written. The CLI's examples are read from each command's `--help`
+ * (what a user sees), checked against the generated command reference, and run with the built CLI (dist/, as
+ * `npx tracewatt` runs it) in a fresh folder that holds only the shipped inputs (traces/, calibration/, test/fixtures/
+ * linked from the repository): each must exit 0, reading nothing outside them and writing only under out/.
+ * The README's examples (`<!-- example: ARGS -->` blocks, scripts/readme-examples.mjs) run in document order in one
+ * folder that holds the repository's files but not ../shared: each must exit as its block shows (0 unless it ends
+ * with "(exit code N)").
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/cli/commands/index.js';
+import { renderReference } from '../../src/cli/reference.js';
+import { cli } from '../helpers/cli.js';
+import { repoRoot } from '../helpers/shared.js';
+
+const main = path.join(repoRoot, 'dist', 'cli', 'main.js');
+const SHIPPED = ['traces', 'calibration', path.join('test', 'fixtures')];
+
+/** The `$ …` lines under "Example" in a command's --help. */
+async function helpExamples(name: string): Promise<string[]> {
+  const r = await cli([...name.split(' '), '--help']);
+  expect(r.code).toBe(0);
+  const at = r.out.indexOf('\nExample');
+  expect(at, `${name} --help shows an example`).toBeGreaterThan(0);
+  return r.out.slice(at).split('\n').filter((l) => l.startsWith('  $ ')).map((l) => l.slice(4));
+}
+
+/** A folder with these entries of the repository linked in (default: the shipped inputs), as a fresh clone has them. */
+function sandbox(entries: string[] = SHIPPED): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-examples-'));
+  for (const p of entries) {
+    mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+    symlinkSync(path.join(repoRoot, p), path.join(dir, p));
+  }
+  return dir;
+}
+
+/** The README's examples: the arguments of each `<!-- example: … -->` block and the exit code it shows. */
+function readmeExamples(): { args: string; exit: number }[] {
+  const text = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  return [...text.matchAll(/<!-- example: (.+?)(?: max-lines=\d+)? -->\n([\s\S]*?)<!-- \/example -->/g)].map((m) => ({
+    args: m[1]!,
+    exit: Number(/\(exit code (\d+)\)\n```\n$/.exec(m[2]!)?.[1] ?? 0),
+  }));
+}
+
+/** Runs the lines in `cwd` with sh, `npx tracewatt` being the built CLI; stops at the first failing line. */
+function runLines(lines: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
+  const script = ['set -e', 'npx() { "$@"; }', 'tracewatt() { node "$TRACEWATT_MAIN" "$@"; }', ...lines].join('\n');
+  const r = spawnSync('sh', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, TRACEWATT_MAIN: main }, timeout: 280_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Path-like words of a command line (they contain a slash), quotes removed. */
+function paths(line: string): string[] {
+  return (line.match(/"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^"|"$/g, '')).filter((w) => w.includes('/') && !/^\d+\/\d+$/.test(w));
+}
+
+describe('examples in --help and the command reference', () => {
+  it('every command shows its example in --help, as the reference gives it, on shipped files only', async () => {
+    const reference = renderReference(COMMANDS);
+    for (const c of COMMANDS) {
+      const lines = await helpExamples(c.name);
+      expect(lines.length, c.name).toBeGreaterThan(0);
+      expect(lines.at(-1), c.name).toMatch(new RegExp(`^npx tracewatt ${c.name} `));
+      expect(reference, c.name).toContain(['```sh', ...lines, '```'].join('\n'));
+      for (const line of lines) {
+        expect(line, c.name).toMatch(/^npx tracewatt /);
+        for (const p of paths(line)) {
+          const shipped = [...SHIPPED, 'out'].some((dir) => p.startsWith(`${dir}/`));
+          expect(shipped, `${c.name}: ${p} is not under ${[...SHIPPED, 'out'].join(', ')}`).toBe(true);
+          if (!p.startsWith('out/') && !/[<>*]/.test(p)) {
+            const exists = existsSync(path.join(repoRoot, p)) || readdirSync(path.join(repoRoot, path.dirname(p))).some((f) => f.startsWith(`${path.basename(p)}.`));
+            expect(exists, `${c.name}: ${p} does not exist`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  const built = existsSync(main);
+  if (!built) console.warn('dist/ not built (npm ci runs the prepare build): the examples are not run');
+  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0', async (name) => {
+    const lines = await helpExamples(name);
+    const dir = sandbox();
+    const r = runLines(lines, dir);
+    expect(r.stderr, name).not.toMatch(/internal error/);
+    expect(r.status, `${name}\n${r.stderr}`).toBe(0);
+    expect(r.stdout.length, name).toBeGreaterThan(0);
+    // Nothing written beside the shipped inputs but out/.
+    expect(readdirSync(dir).sort(), name).toEqual(['calibration', 'out', 'test', 'traces'].filter((f) => f !== 'out' || existsSync(path.join(dir, 'out'))));
+  }, 300_000);
+});
+
+describe('examples in the README', () => {
+  const examples = readmeExamples();
+  const built = existsSync(main);
+  // Everything a clone has (git's top-level entries), but not ../shared, node_modules or earlier outputs.
+  const entries = readdirSync(repoRoot).filter((f) => !['node_modules', 'dist', 'out', 'case-study', '.git'].includes(f) && !f.startsWith('.tmp'));
+  let dir = '';
+  it('name only files a clone has', () => {
+    for (const e of examples) {
+      for (const p of paths(e.args)) expect(p.startsWith('../') || path.isAbsolute(p), `README example "tracewatt ${e.args}" reads ${p}, outside the repository`).toBe(false);
+    }
+  });
+  it.runIf(built).each(examples.map((e, i) => [i + 1, e.args, e.exit] as const))('%i: tracewatt %s (exit %i)', (_i, args, exit) => {
+    if (!dir) dir = sandbox(entries);
+    const r = runLines([`set +e; tracewatt ${args}; echo "exit=$?" >&2`], dir);
+    const status = Number(/exit=(\d+)\n$/.exec(r.stderr)?.[1]);
+    expect(r.stderr, args).not.toMatch(/internal error/);
+    expect(status, `tracewatt ${args}\n${r.stderr}`).toBe(exit);
+  }, 300_000);
+});
