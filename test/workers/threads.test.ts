@@ -140,6 +140,15 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
     }
   }, 120_000);
 
+  it('sweep gpu in a temporary folder: an error names the user\'s rank and the clock, not the deleted copy', async () => {
+    const configs = await replay.loadClusterConfigs({ ...cluster, power: 'h100-cluster' });
+    const trace = path.join(dir, 'bad');
+    const e = await thrown(() => studies.gpuSweepPoints({ label: 'bad', trace, calibration, profiles: [], frequenciesMHz: [810, 1980], ...configs, threads: 1 }));
+    expect(e).toBeInstanceOf(errors.InputError);
+    expect(e.message).toMatch(new RegExp(`rank 1 of ${trace.replace(/[.*+?^$\{\}()|[\]\\]/g, '\\$&')} \\(annotated at \\d+ MHz\\): node 40 .* has no comm_type attribute`));
+    expect(e.message).not.toContain('tracewatt-sweep-gpu-');
+  }, 120_000);
+
   it('sweep network and sweep gpu on 2 threads: the CLI prints the error in one line and exits 2', () => {
     const trace = path.join(dir, 'bad');
     const common = ['--system', cluster.system, '--network', cluster.network, '--threads', '2'];

@@ -132,9 +132,27 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
     });
   }
   let done = 0;
-  const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
+  let run: PoolRun;
+  try {
+    run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
+  } catch (e) {
+    // A kept folder (workDir, --keep) stays: its files are the ones to name.
+    throw input.workDir ? e : namingUserFiles(e, path.join(dir, 'annotated'), input.trace);
+  }
   const points = run.results.map((r, i) => sweepPointOf(annotate.outputs[i].frequencyMHz, r));
   return { clocks, points, annotate, parallelism: run.parallelism };
+}
+
+/**
+ * An error in a point's replay names the temporary annotated copy (`<tmp>/annotated.<F>MHz.<rank>.et`), which is
+ * gone once the sweep ends: name the user's trace and rank instead, with the clock it was annotated at.
+ */
+function namingUserFiles(e: unknown, tempPrefix: string, trace: string): unknown {
+  if (!(e instanceof Error)) return e;
+  const escaped = tempPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  e.message = e.message.replace(new RegExp(`${escaped}\\.([0-9.]+)MHz(?:\\.(\\d+)\\.et)?`, 'g'),
+    (_all, mhz: string, rank?: string) => `${rank === undefined ? '' : `rank ${rank} of `}${trace} (annotated at ${mhz} MHz)`);
+  return e;
 }
 
 export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
