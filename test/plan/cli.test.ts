@@ -57,6 +57,9 @@ describe('tracewatt plan', () => {
     expect((await cli(['report', path.join(out, 'plan.json'), '--out', html])).code).toBe(0);
     const page = await readFile(html, 'utf8');
     expect(page).toContain('data-plot="plan-frontier"');
+    // The frontier plot carries the baseline and EnvPipe-style points beside the plans.
+    const plot = page.slice(page.indexOf('data-plot="plan-frontier"'), page.indexOf('data-plot="plan-extrinsic"'));
+    for (const marker of ['all max clock', 'EnvPipe-style', 'no slowdown (intrinsic)', 'lowest energy']) expect(plot).toContain(marker);
     expect(page).toContain('Clock plan');
   });
   it('plans from three clocks with the calibration’s power cap', async () => {
