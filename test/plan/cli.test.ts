@@ -57,7 +57,20 @@ describe('tracewatt plan', () => {
     expect((await cli(['report', path.join(out, 'plan.json'), '--out', html])).code).toBe(0);
     const page = await readFile(html, 'utf8');
     expect(page).toContain('data-plot="plan-frontier"');
+    // The frontier plot carries the baseline and EnvPipe-style points beside the plans.
+    const plot = page.slice(page.indexOf('data-plot="plan-frontier"'), page.indexOf('data-plot="plan-extrinsic"'));
+    for (const marker of ['all max clock', 'EnvPipe-style', 'no slowdown (intrinsic)', 'lowest energy']) expect(plot).toContain(marker);
     expect(page).toContain('Clock plan');
+  });
+  it('plans a GPipe schedule from a profile read with --format perseus', async () => {
+    const r = await cli([...base, '--format', 'perseus', '--schedule', 'gpipe', '--json']);
+    expect(r.code).toBe(0);
+    const rec = JSON.parse(r.out);
+    expect(rec.schedule).toBe('gpipe');
+    expect(rec.plans[0].computations).toHaveLength(8 * 12 * 2);
+    expect(rec.intrinsic.savingPct).toBeGreaterThan(0);
+    expect(Math.abs(rec.intrinsic.timeChangePct)).toBeLessThan(1e-3);
+    for (const p of rec.frontier) expect(p.timeS).toBeGreaterThanOrEqual(rec.baseline.timeS * (1 - 1e-4));
   });
   it('plans from three clocks with the calibration’s power cap', async () => {
     const r = await cli([...base, '--fit-frequencies', '855,1305,1740', '--calibration', 'calibration/a40.json', '--json']);

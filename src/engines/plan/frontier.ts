@@ -139,8 +139,19 @@ function evenGrid(from: number, to: number, count: number): number[] {
   return Array.from({ length: count }, (_, k) => (k === count - 1 ? to : from - ((from - to) * k) / (count - 1)));
 }
 
-/** The relaxation's iteration energy at `timeS` (its breakpoints are slowest first; convex, piecewise linear). */
+/**
+ * The least iteration energy of a two-clock plan that finishes by `timeS`: the relaxation at `timeS`, or at a faster
+ * breakpoint where the relaxation is cheaper (past its lowest-energy time, waiting costs more than slowing saves). A
+ * lower bound for every one-clock plan that meets `timeS`, its energy counted to its own end.
+ */
 function boundAt(points: { timeS: number; costJ: number }[], timeS: number, blockingPowerW: number, lanes: number): number {
+  let least = relaxationAt(points, timeS, blockingPowerW, lanes);
+  for (const p of points) if (p.timeS <= timeS) least = Math.min(least, p.costJ + blockingPowerW * lanes * p.timeS);
+  return least;
+}
+
+/** The relaxation's iteration energy at `timeS` (its breakpoints are slowest first; convex, piecewise linear). */
+function relaxationAt(points: { timeS: number; costJ: number }[], timeS: number, blockingPowerW: number, lanes: number): number {
   let cost = points[points.length - 1]!.costJ;
   if (timeS >= points[0]!.timeS) cost = points[0]!.costJ;
   else {
