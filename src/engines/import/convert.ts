@@ -73,6 +73,8 @@ export function gpuMicros(ns: number): bigint {
   return ns > 0 ? BigInt(Math.max(1, Math.round(ns / 1000))) : 0n;
 }
 
+const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
+
 const SIMULATED = new Set<number>([CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST]);
 
 export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult): ConvertedRank {
@@ -93,6 +95,11 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
   for (const g of [...link.unattached].sort((a, b) => a.event.tsNs - b.event.tsNs)) gpuIds.set(g, next++);
   const written = (n: EtNode) => !ET_PROCESS_ROOT.test(n.name);
 
+  const childrenOf = new Map<number, EtNode[]>();
+  for (const n of sorted) {
+    const p = parentOf(n);
+    if (p) childrenOf.set(p.id, [...(childrenOf.get(p.id) ?? []), n]);
+  }
   const nodes = new Map<bigint, ChakraNode>();
   const stats: ConvertedRank['stats'] = {
     nodes: 0, hostNodes: 0, gpuNodes: 0, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {},
@@ -157,6 +164,18 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       inputs: launcher ? { ...host!.inputs! } : null, outputs: launcher ? { ...host!.outputs! } : null, attrs,
     };
   }
+  // A collective op with no NCCL kernel ran on the host (gloo, MPI) or over a group of one rank (NCCL launches nothing):
+  // it stays a host op, and the replay gives it no network traffic.
+  const hostCollectives = new Map<string, number>();
+  for (const n of sorted) {
+    if (!HOST_COLLECTIVE_OP.test(n.name) || !link.opOf.has(n.id)) continue;
+    const launched = [n, ...(childrenOf.get(n.id) ?? [])].some((x) => (link.gpuOf.get(x.id) ?? []).some((g) => isNcclKernel(g.event.name)));
+    if (!launched) hostCollectives.set(n.name, (hostCollectives.get(n.name) ?? 0) + 1);
+  }
+  if (hostCollectives.size > 0) {
+    const list = [...hostCollectives].map(([name, count]) => `${name} ×${count}`).join(', ');
+    diagnostics.add('collective-without-gpu-kernel', { message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic` });
+  }
   if (pgPointers.size > 1) {
     diagnostics.add('process-groups-unnamed', { message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks` });
   }
@@ -176,6 +195,10 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
   roots.sort((a, b) => Number(ET_THREAD_ROOT.test(b.name)) - Number(ET_THREAD_ROOT.test(a.name)) || a.id - b.id);
   const etIdOfOp = new Map([...link.opOf].map(([id, op]) => [op, id]));
   const lastInStream = new Map<number | null, bigint>();
+  const isInSubtree = (x: EtNode, root: EtNode) => {
+    for (let a: EtNode | null = x, depth = 0; a && depth < et.nodes.length; a = parentOf(a), depth++) if (a === root) return true;
+    return false;
+  };
   const addDep = (node: ChakraNode, dep: bigint) => {
     if (dep !== node.id && !node.dataDeps.includes(dep)) node.dataDeps.push(dep);
   };
@@ -190,7 +213,12 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       const op = link.opOf.get(n.id);
       const other = op ? link.interThread.get(op) : undefined;
       const otherId = other ? etIdOfOp.get(other) : undefined;
-      if (otherId !== undefined) addDep(node, newId.get(otherId)!);
+      if (otherId !== undefined) {
+        // An async record function (e.g. gloo:all_reduce, run on the backend's thread) can enclose later ops of its
+        // launching thread in the ET: waiting for one of those would be a cycle, and the tree already orders them.
+        if (!isInSubtree(byId.get(otherId)!, n)) addDep(node, newId.get(otherId)!);
+        else diagnostics.add('inter-thread-order-inside-op', { nodeId: node.id, message: `${n.name}: runs on another thread and the execution trace nests later ops of its launching thread inside it (an async record function): ordered by that nesting, not after the other thread's last op` });
+      }
       if (lastHost !== null) addDep(node, lastHost);
       lastHost = node.id;
       lastAny = node.id;

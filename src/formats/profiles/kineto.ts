@@ -61,14 +61,27 @@ export function kinetoClock(trace: KinetoTrace, given: number | undefined): { mh
 }
 
 /**
+ * Wall-clock time (ms since the Unix epoch) of the trace's base stamp, or null when the trace has none. Older PyTorch
+ * writes ts as µs since the epoch; newer PyTorch (2.x) writes ts on another clock and the epoch of its zero as the
+ * top-level `baseTimeNanoseconds`.
+ */
+export function wallClockStartMs(trace: KinetoTrace): number | null {
+  if (trace.baseUs >= 1e15) return trace.baseUs / 1000; // 1e15 µs ≈ 2001: epoch stamps
+  const base = trace.meta.baseTimeNanoseconds;
+  // Read through a double: exact to well under a µs at today's epoch, far finer than any power sensor.
+  if (typeof base === 'number' && Number.isFinite(base) && base >= 1e18) return base / 1e6 + trace.baseUs / 1000;
+  return null;
+}
+
+/**
  * Places the trace on the power series' clock: an explicit offset wins; else, when both are wall-clock stamped
  * (Kineto: µs since the epoch; the log: absolute timestamps), by those stamps. nvidia-smi writes local time without a
  * zone: when the trace does not fall inside the log, the whole-hour shift (time zone) that puts it there is taken, and
  * said.
  */
 export function alignPower(trace: KinetoTrace, series: PowerSeries, kernels: TraceKernel[]): PowerAlignment | null {
-  if (series.originEpochMs === null || trace.baseUs < 1e15) return null; // 1e15 µs ≈ 2001: epoch stamps
-  const traceStartMs = trace.baseUs / 1000;
+  const traceStartMs = wallClockStartMs(trace);
+  if (series.originEpochMs === null || traceStartMs === null) return null;
   const offsetMs = traceStartMs - series.originEpochMs;
   // A loop, not Math.min(...list): spreading more than ~125k kernels overflows the call stack.
   let first = Infinity;
