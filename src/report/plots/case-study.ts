@@ -129,14 +129,15 @@ export function clockFrontSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpe
  * on its own scale spanning at least ±1 % (invisible padding points).
  */
 export function networkKnobsSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpec {
-  const measures = ['energy change ΔE (%)', 'time change ΔT (%)'];
+  // The row headers name the measure; a y-axis title beside them would say it twice.
+  const measures = ['energy change ΔE (% vs s = 1)', 'time change ΔT (% vs s = 1)'];
   const values = layouts.flatMap((l) => l.knobs.filter((k) => k.id !== 'gpu-clock').flatMap((k) => k.points.flatMap((p) => [
     { layout: l.name, knob: k.name, scale: p.setting, measure: measures[0], value: p.energyChangePct, pad: false },
     { layout: l.name, knob: k.name, scale: p.setting, measure: measures[1], value: p.timeChangePct, pad: false },
   ])));
   const pads = layouts.flatMap((l) => measures.flatMap((m) => [-1, 1].map((v) => ({ layout: l.name, knob: '', scale: 1, measure: m, value: v, pad: true }))));
   const x = { field: 'scale', type: 'quantitative', title: 'frequency scale s (× nominal)', scale: { zero: false, nice: false } };
-  const y = { field: 'value', type: 'quantitative', title: 'change against s = 1 (%)' };
+  const y = { field: 'value', type: 'quantitative', title: null };
   const names = Object.keys(KNOB_COLOURS).filter((n) => n.includes('network'));
   return {
     title: 'Network DVFS: energy and time change against the links\' frequency scale (estimated)',
@@ -186,7 +187,7 @@ export function rankTimeSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpec 
       encoding: {
         y: { field: 'rank', type: 'ordinal', title: 'rank', axis: { labelFontSize: 8 } },
         x: { field: 'seconds', type: 'quantitative', stack: 'zero', title: 'time (s, estimated)' },
-        color: { field: 'part', type: 'nominal', title: 'time', scale: { domain: parts.map((p) => p.name), range: parts.map((p) => p.colour) } },
+        color: { field: 'part', type: 'nominal', title: 'time', scale: { domain: parts.map((p) => p.name), range: parts.map((p) => p.colour) }, legend: { labelLimit: 240 } },
         order: { field: 'order', type: 'quantitative' },
         tooltip: [{ field: 'rank', type: 'ordinal' }, { field: 'part', type: 'nominal' }, { field: 'seconds', type: 'quantitative', title: 's', format: '.4~s' }],
       },
