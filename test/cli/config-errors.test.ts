@@ -99,6 +99,20 @@ describe('missing keys and absurd values', () => {
     const g = put('nolat.yml', network.replace(/latency.*\n/, ''));
     expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`);
   });
+  it('every missing key is named in one message, not one key per run', async () => {
+    const f = put('topology-only.yml', 'topology: [ Ring ]\n');
+    expect(await message(loadNetworkConfig(f))).toBe(
+      `${f}: keys "npus_count", "bandwidth", "latency": are required but missing (each expected as a list of numbers, one per dimension)`,
+    );
+    const g = put('latency-only.yml', 'latency: [ 1 ]\n');
+    expect(await message(loadNetworkConfig(g))).toBe(
+      `${g}: keys "topology", "npus_count", "bandwidth": are required but missing ("topology": a list of Ring | Switch | FullyConnected, one per dimension; "npus_count": a list of numbers, one per dimension; "bandwidth": a list of numbers, one per dimension)`,
+    );
+    const h = put('no-splits-no-bw.json', JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }));
+    expect(await message(loadSystemConfig(h))).toBe(
+      `${h}: keys "preferred-dataset-splits", "local-mem-bw": are required but missing ("preferred-dataset-splits": an integer ≥ 1; "local-mem-bw": a number > 0 GB/s)`,
+    );
+  });
   it('local-mem-bw: 0 and bandwidth 0 state the accepted range', async () => {
     const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));
     const e = await loadSystemConfig(f).catch((x: unknown) => x);
