@@ -147,9 +147,13 @@ function takeLock(lock: string, what: string): void {
     }
     try {
       writeSync(fd, `${process.pid}\n`);
-    } finally {
+    } catch (e) {
+      // A full disk takes the (empty) lock file but not the pid: an empty lock left behind would refuse the next run.
       closeSync(fd);
+      unlinkQuietly(lock);
+      throw e;
     }
+    closeSync(fd);
     return;
   }
 }

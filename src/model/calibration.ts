@@ -78,6 +78,11 @@ function fail(file: string, field: string, problem: string): never {
   throw new FormatError(file, `field ${field}`, problem);
 }
 
+/** A value as a message shows it: `missing` for an absent key, never "undefined". */
+function shown(v: Json): string {
+  return v === undefined ? 'missing' : JSON.stringify(v).slice(0, 40);
+}
+
 function isObj(v: Json): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -85,7 +90,7 @@ function isObj(v: Json): v is Record<string, Json> {
 function num(file: string, obj: Record<string, Json>, key: string, path: string, opts: { nullable?: boolean; min?: number } = {}): void {
   const v = obj[key];
   if (v === null && opts.nullable) return;
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${shown(v)}`);
   if (opts.min !== undefined && v < opts.min) fail(file, `${path}.${key}`, `must be ≥ ${opts.min}, got ${v}`);
 }
 
@@ -94,16 +99,16 @@ function numArray(file: string, v: Json, path: string): void {
 }
 
 function obj(file: string, v: Json, path: string): Record<string, Json> {
-  if (!isObj(v)) fail(file, path, `expected an object, got ${JSON.stringify(v)?.slice(0, 40)}`);
+  if (!isObj(v)) fail(file, path, `expected an object, got ${shown(v)}`);
   return v;
 }
 
 /** Checks a parsed calibration document; throws FormatError naming the field. */
 export function validateCalibration(doc: Json, file = '<calibration>'): Calibration {
   const root = obj(file, doc, '(root)');
-  if (root.schema !== CALIBRATION_SCHEMA) fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${JSON.stringify(root.schema)}`);
+  if (root.schema !== CALIBRATION_SCHEMA) fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${shown(root.schema)}`);
   if (root.version !== CALIBRATION_VERSION)
-    fail(file, 'version', `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${JSON.stringify(root.version)}; re-run tracewatt calibrate`);
+    fail(file, 'version', `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${shown(root.version)}; re-run tracewatt calibrate`);
   const device = obj(file, root.device, 'device');
   if (typeof device.name !== 'string' || !device.name) fail(file, 'device.name', 'expected a non-empty string');
   if (device.kind !== 'fitted' && device.kind !== 'datasheet') fail(file, 'device.kind', 'expected "fitted" or "datasheet"');
@@ -149,7 +154,7 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   const cap = obj(file, root.powerCap, 'powerCap');
   if (typeof cap.detected !== 'boolean') fail(file, 'powerCap.detected', 'expected true or false');
   num(file, cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
-  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source'])) fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${JSON.stringify(cap.source)}`);
+  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source'])) fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${shown(cap.source)}`);
   if ((cap.source === 'none') !== (cap.powerW === null)) fail(file, 'powerCap.powerW', `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`);
   if (root.datasheet !== null) {
     const ds = obj(file, root.datasheet, 'datasheet');
@@ -171,7 +176,7 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
 }
 
 function validateUncertainty(file: string, u: Record<string, Json>): void {
-  if (u.method !== 'leave-one-benchmark-out') fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${JSON.stringify(u.method)}`);
+  if (u.method !== 'leave-one-benchmark-out') fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${shown(u.method)}`);
   for (const k of ['groups', 'folds', 'kernels']) num(file, u, k, 'uncertainty', { min: 0 });
   if (u.counterSpace !== null) {
     const cs = obj(file, u.counterSpace, 'uncertainty.counterSpace');

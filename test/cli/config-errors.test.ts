@@ -81,6 +81,19 @@ describe('binary input is named, never dumped', () => {
   });
 });
 
+describe('a profile that is no text at all says so', () => {
+  it('a binary or empty profile is named as such, not as a header that was not recognised', async () => {
+    const elf = put('binary-profile.csv', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00]));
+    const r = await cli('calibrate', elf, '--out', path.join(dir, 'never.json'));
+    expect(r.err).toBe(`tracewatt: error: ${elf}: binary data (byte 7 is 0x00), not a profile (CSV or JSON text)\n`);
+    expect(r.code).toBe(2);
+    const empty = put('empty-profile.csv', '');
+    const e = await cli('predict', '--calibration', path.join(repoRoot, 'calibration', 'rtx8000.json'), '--profile', empty, '--reference-frequency', '1710', '--frequencies', '1110');
+    expect(e.err).toBe(`tracewatt: error: ${empty}: empty file, not a profile\n`);
+    expect(e.code).toBe(2);
+  });
+});
+
 describe('a UTF-8 byte-order mark is accepted everywhere', () => {
   it('system.json, network.yml, calibration JSON', async () => {
     const bom = '\ufeff';
@@ -98,6 +111,24 @@ describe('missing keys and absurd values', () => {
     expect(await message(loadNetworkConfig(f))).toBe(`${f}: key "topology": is required but missing (expected a list of Ring | Switch | FullyConnected, one per dimension)`);
     const g = put('nolat.yml', network.replace(/latency.*\n/, ''));
     expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`);
+  });
+  it('every missing key is named in one message, not one key per run', async () => {
+    const f = put('topology-only.yml', 'topology: [ Ring ]\n');
+    expect(await message(loadNetworkConfig(f))).toBe(
+      `${f}: keys "npus_count", "bandwidth", "latency": are required but missing (each expected as a list of numbers, one per dimension)`,
+    );
+    const g = put('latency-only.yml', 'latency: [ 1 ]\n');
+    expect(await message(loadNetworkConfig(g))).toBe(
+      `${g}: keys "topology", "npus_count", "bandwidth": are required but missing ("topology": a list of Ring | Switch | FullyConnected, one per dimension; "npus_count": a list of numbers, one per dimension; "bandwidth": a list of numbers, one per dimension)`,
+    );
+    const h = put('no-splits-no-bw.json', JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }));
+    expect(await message(loadSystemConfig(h))).toBe(
+      `${h}: keys "preferred-dataset-splits", "local-mem-bw": are required but missing ("preferred-dataset-splits": an integer ≥ 1; "local-mem-bw": a number > 0 GB/s)`,
+    );
+  });
+  it('a calibration without its schema key says "missing", never "undefined"', async () => {
+    const f = put('no-schema-cal.json', JSON.stringify({ ...JSON.parse(calibration), schema: undefined }));
+    expect(await message(loadCalibration(f))).toBe(`${f}: field schema: expected "tracewatt-calibration", got missing`);
   });
   it('local-mem-bw: 0 and bandwidth 0 state the accepted range', async () => {
     const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));

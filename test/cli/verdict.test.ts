@@ -3,8 +3,9 @@
  * attribute name that is not UTF-8 or a field running past its message, in compute and collective nodes; gzip
  * streams cut short, with a bad CRC, or holding a mutated trace) go through every command's read path: inspect,
  * validate, convert (.et → .json), replay's loader, annotate in-process and annotate in worker threads (the built
- * code in dist/). Every path accepts a file or rejects it with the same message, and a rejecting convert leaves no
- * output file (annotate does, until it writes through src/formats/output.ts: the last test says so).
+ * code in dist/). Every path accepts a file or rejects it with the same message, and no command that rejects it
+ * leaves a file (output, temporary file or lock) or a folder it made: convert and annotate write through
+ * src/formats/output.ts.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -162,6 +163,9 @@ async function verdicts(c: Case, built: typeof import('../../src/engines/annotat
   const left = existsSync(out) ? readdirSync(out) : [];
   if (v.convert !== 'ok') expect(left.filter((f) => f.startsWith('c.json')), `${c.label}: convert left a file`).toEqual([]);
   if (v.inspect !== 'ok') for (const f of left.filter((n) => /^[aw]\./.test(n))) annotateLeftovers.push(`${c.label}: ${f}`);
+  // Every command that writes rejected the file: not even the output folder it made is left.
+  const writers = Object.entries(v).filter(([k]) => k === 'convert' || k.startsWith('annotate'));
+  if (writers.every(([, verdict]) => verdict !== 'ok')) expect(existsSync(out), `${c.label}: a failed run left ${out}`).toBe(false);
   return v;
 }
 

@@ -6,7 +6,7 @@
  * system.json. Ranks of one stage share everything but their send/receive peers, so each stage is
  * built and encoded once and only those nodes are re-encoded per rank.
  */
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from '../../formats/chakra/encode.js';
 import { TracewattError } from '../../errors.js';
@@ -160,6 +160,22 @@ export async function writeLlmTraces(options: WriteLlmOptions): Promise<WriteLlm
   });
 }
 
+/**
+ * Writes every piece: writev may write less than asked (a disk filling up, a signal), which is no error in itself;
+ * the rest is written on, so that a full disk ends in its own ENOSPC (named by the caller), not in a byte count.
+ */
+async function writeAll(file: string, fh: FileHandle, pieces: Buffer[], size: number): Promise<void> {
+  const done = (await fh.writev(pieces)).bytesWritten;
+  if (done === size) return;
+  const rest = Buffer.concat(pieces).subarray(done);
+  let off = 0;
+  while (off < rest.length) {
+    const { bytesWritten } = await fh.write(rest, off, rest.length - off);
+    if (bytesWritten === 0) throw new TracewattError('WRITE', `${file}: wrote ${done + off} of ${size} bytes and the file takes no more`);
+    off += bytesWritten;
+  }
+}
+
 async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputSet): Promise<WriteLlmResult> {
   const { plan } = set;
   const prefix = options.outPrefix;
@@ -211,8 +227,7 @@ async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputS
         const file = rankFile(prefix, rank);
         const fh = await open(out.file(file), 'w');
         try {
-          const { bytesWritten } = await fh.writev(pieces);
-          if (bytesWritten !== size) throw new TracewattError('WRITE', `${file}: wrote ${bytesWritten} of ${size} bytes`);
+          await writeAll(file, fh, pieces, size);
         } catch (e) {
           throw outputError(file, e);
         } finally {

@@ -24,6 +24,21 @@ export function missingKey(file: string, key: string, expected?: string): Format
 }
 
 /**
+ * Every required key absent from `obj`, named in one error (a file missing three keys says so once, not one key per
+ * run); `required` maps each key to what it expects. One missing key gives {@link missingKey}'s message.
+ */
+export function requireKeys(file: string, obj: Obj, required: Record<string, string>): void {
+  const missing = Object.keys(required).filter((k) => obj[k] === undefined);
+  if (missing.length === 0) return;
+  if (missing.length === 1) throw missingKey(file, missing[0], required[missing[0]]);
+  const expected = new Set(missing.map((k) => required[k]));
+  const what = expected.size === 1
+    ? `each expected as ${[...expected][0]}`
+    : missing.map((k) => `"${k}": ${required[k]}`).join('; ');
+  throw new FormatError(file, `keys ${missing.map((k) => `"${k}"`).join(', ')}`, `are required but missing (${what})`);
+}
+
+/**
  * The accepted range of a number: `min` (inclusive) or `above` (exclusive, for quantities such as bandwidths that
  * cannot be 0), `max` (inclusive); `unit` is named in the message, which states the range.
  */

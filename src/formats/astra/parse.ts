@@ -8,7 +8,7 @@ import { parseJsonText, readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
-import { asObject, describe, flag, missingKey, num, numList, oneOf, refuseUnknown, strList, type Obj } from './json-fields.js';
+import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, requireKeys, strList, type Obj } from './json-fields.js';
 import type {
   CollectiveImplName, CollectiveKind, CommGroupConfig, MemoryType, NetworkConfig, NetworkDim, PowerConfig,
   RemoteMemoryConfig, SystemConfig, TopologyKind,
@@ -25,8 +25,9 @@ const TOPOLOGIES: readonly TopologyKind[] = ['Ring', 'Switch', 'FullyConnected']
 export function parseNetworkConfig(file: string, text: string): NetworkConfig {
   const o = asObject(file, parseYamlText(file, text), 'a network description');
   refuseUnknown(file, o, ['topology', 'npus_count', 'bandwidth', 'latency']);
+  const perDim = 'a list of numbers, one per dimension';
+  requireKeys(file, o, { topology: 'a list of Ring | Switch | FullyConnected, one per dimension', npus_count: perDim, bandwidth: perDim, latency: perDim });
   const topo = o.topology;
-  if (topo === undefined) throw missingKey(file, 'topology', 'a list of Ring | Switch | FullyConnected, one per dimension');
   if (!Array.isArray(topo) || topo.length === 0) throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
   const npus = numList(file, o, 'npus_count', { integer: true, min: 1 });
   const bw = numList(file, o, 'bandwidth', { above: 0, unit: 'GB/s' });
@@ -81,6 +82,7 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
       file, message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
     });
   }
+  requireKeys(file, o, { 'preferred-dataset-splits': 'an integer ≥ 1', 'local-mem-bw': 'a number > 0 GB/s' });
   const implementations = {} as Record<CollectiveKind, CollectiveImplName[] | undefined>;
   for (const [kind, key] of Object.entries(IMPL_KEYS) as [CollectiveKind, string][]) {
     const list = strList(file, o, key);

@@ -2,9 +2,11 @@
  * Profiler-output readers: every producer's file becomes one canonical ProfileTable
  * (kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
+import { open } from 'node:fs/promises';
 import { Diagnostics } from '../../diagnostics.js';
 import type { KernelSample, ProfileTable } from './kernel-sample.js';
-import { InputError } from '../../errors.js';
+import { FormatError, InputError } from '../../errors.js';
+import { binaryOffset } from '../text-file.js';
 import { readAccelWattch } from './accelwattch.js';
 import { readDecided } from './decimal.js';
 import { detectFormat } from './detect.js';
@@ -92,6 +94,7 @@ export async function readProfileInto<S extends SampleSink>(file: string, option
   if (!format) {
     const d = await detectFormat(file);
     if (!d) {
+      await refuseEmptyOrBinary(file);
       throw new InputError(`${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`);
     }
     if (d.kind === 'pytorch-et') {
@@ -116,4 +119,26 @@ export async function readProfileInto<S extends SampleSink>(file: string, option
   });
   diagnostics.merge(last);
   return { table: { ...result, samples: [], notes: [...result.notes, ...notes] }, sink };
+}
+
+/**
+ * Why a file whose format could not be told is no profile at all: empty, or binary data (named as such, never
+ * decoded into a message). Returns when it is text (its header is then what was not recognised).
+ */
+async function refuseEmptyOrBinary(file: string): Promise<void> {
+  let head: Buffer;
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(64 * 1024);
+      head = buf.subarray(0, (await fh.read(buf, 0, buf.length, 0)).bytesRead);
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return; // unreadable: the caller's message stands
+  }
+  if (head.length === 0) throw new FormatError(file, '', 'empty file, not a profile');
+  const bad = binaryOffset(head);
+  if (bad >= 0) throw new FormatError(file, '', `binary data (byte ${bad} is 0x${head[bad]!.toString(16).padStart(2, '0')}), not a profile (CSV or JSON text)`);
 }
