@@ -35,6 +35,21 @@ describe('Kineto profile reader', () => {
     expect(given.notes[0]).toMatch(/given: --reference-frequency/);
   });
 
+  it('a device with no default clock: every sample is kept, with a null clock and a note saying how to give one', async () => {
+    const f = tmpFile('unknown-gpu.json', JSON.stringify({
+      schemaVersion: 1, deviceProperties: [{ id: 0, name: 'Some Future GPU' }],
+      traceEvents: [
+        { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 100, dur: 3, args: { device: 0, stream: 7, correlation: 1 } },
+        { ph: 'X', cat: 'gpu_memset', name: 'Memset (Device)', pid: 0, tid: 7, ts: 104, dur: 1, args: { device: 0, stream: 7, correlation: 2, bytes: 64 } },
+      ],
+    }));
+    const t = await readProfile(f);
+    expect(t.samples.map((s) => [s.kernelName, s.smClockMHz, s.durationNs])).toEqual([['k', null, 3000], ['Memset (Device)', null, 1000]]);
+    expect(t.notes[0]).toMatch(/^NO SM CLOCK: .*"Some Future GPU".*pass --reference-frequency/);
+    const given = await readProfile(f, { referenceClockMHz: 1500 });
+    expect(given.samples.every((s) => s.smClockMHz === 1500)).toBe(true);
+  });
+
   it('DLRM rank 3: kernels, memcpy and memset, V100-SXM2 at 1530 MHz, rank from distributedInfo', async () => {
     const t = await readProfile(dlrm(3));
     const kinds = t.samples.map((s) => s.extra!.kind);

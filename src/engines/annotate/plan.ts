@@ -256,8 +256,15 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Several ranks' profiles (one Kineto trace per rank): each rank's kernels are its own entries.
   const perRank = ranks.size > 1;
   let order = 0;
+  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock the
+  // user gave, as in predict; without one they stay unclocked and are reported unusable (profile-kernel-unusable).
+  let unclocked = 0;
+  let total = 0;
+  const given = options.referenceClockMHz;
   for (const table of profiles) {
-    for (const s of table.samples) {
+    for (const raw of table.samples) {
+      total++;
+      const s = raw.smClockMHz === null && given !== undefined ? (unclocked++, { ...raw, smClockMHz: given }) : raw;
       const rank = perRank ? rankOf(s) : null;
       const key = rank === null ? kernelKey(s) : `${kernelKey(s)}@rank${rank}`;
       let g = groups.get(key);
@@ -279,6 +286,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     }
   }
 
+  if (unclocked) notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz (given: --reference-frequency)`);
+
   const predicted = (profile: KernelSample[] | KernelProfile[], f: number): Prepared => {
     if (!plan.bands) return prepare(predictKernel(cal, profile, f, { scaling: options.scaling }), f, plan, 'profile');
     const p = predictKernelBand(cal, profile, f, { scaling: options.scaling });
@@ -287,7 +296,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
     if (usable.length === 0) {
-      diag?.add('profile-kernel-unusable', { message: `${g.key}: no sample with an SM clock and a positive duration; not used for matching` });
+      const why = g.samples.every((s) => s.smClockMHz === null) ? 'its samples record no SM clock (pass --reference-frequency MHz to give them one)' : 'no sample with an SM clock and a positive duration';
+      diag?.add('profile-kernel-unusable', { message: `${g.key}: ${why}; not used for matching` });
       continue;
     }
     const byDuration = usable.every(durationOnly);
