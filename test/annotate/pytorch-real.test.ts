@@ -212,6 +212,28 @@ describe('annotate --power: a power log joined to the Kineto trace measures each
   });
 });
 
+describe('annotate without a profile: every GPU node from its own duration, and the note says what was assumed', () => {
+  it('DLRM rank 0 (imported): 253/253 GPU compute nodes > 0 J, estimated_from flagged, the assumed power in a note', async () => {
+    const r = await cli(['annotate', path.join(dir, 'dlrm.0.et'), '--calibration', v100, '--frequency', '1380', '--out', path.join(dir, 'o', 'noprof'), '--json']);
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.out) as AnnotateResult;
+    expect(res.ranks[0]).toMatchObject({ gpuCompNodes: 253, estimated: 253, roofline: 0, untouched: 0 }); // the 16 memcpy keep their measured time too
+    expect(res.warnings).toEqual([]);
+    expect(r.err).toMatch(/note: 253 GPU compute node\(s\) with no profile match are annotated from each node's own duration \(at 1380 MHz\) and an assumed power: 250 W at 1380 MHz.*estimated_from=node-duration,calibration-power/);
+    const nodes = (await readTraceFile(res.ranks[0]!.perFrequency[0]!.file)).nodes.filter((n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false);
+    expect(nodes).toHaveLength(253);
+    for (const n of nodes) {
+      expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
+      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+    }
+    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(dlrmKineto[0]!));
+    // The full decoder and encoder write the same bytes.
+    const slow = await annotateTrace({ trace: path.join(dir, 'dlrm.0.et'), calibration: v100, profiles: [], frequenciesMHz: [1380], out: path.join(dir, 'o', 'noprof-slow'), fastPath: false });
+    expect(slow.total.slowPathNodes).toBe(253);
+    expect(Buffer.compare(readFileSync(slow.ranks[0]!.perFrequency[0]!.file), readFileSync(res.ranks[0]!.perFrequency[0]!.file))).toBe(0);
+  });
+});
+
 describe('annotate: a run that annotates nothing says so, and why', () => {
   const base = {
     nodes: 10, compNodes: 4, cpuOps: 4, gpuCompNodes: 0, matched: { exact: 0, normalized: 0, base: 0, op: 0 }, memcpy: 0, unmatched: 0,

@@ -216,6 +216,13 @@ function aggregateOp(samples: KernelSample[]): KernelProfile[] {
   return out;
 }
 
+/** What a node annotated from its own duration assumed (the clock and the calibration's power), for a note. */
+export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'assumedPower' | 'frequenciesMHz'>, what: string): string {
+  return `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
+    `${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${plan.frequenciesMHz[i]} MHz`).join(', ')}, ` +
+    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`;
+}
+
 /** Builds the plan from a calibration and one or more profile tables. */
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
   const freqs = options.frequenciesMHz;
@@ -351,13 +358,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     const index = plan.entries.push({ key: `op:${op}`, level: 'op', perFreq, byDuration, memory: false }) - 1;
     for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) addKey(keys, 'op', op, index);
   }
-  if (plan.entries.some((e) => e.byDuration)) {
-    notes.push(
-      `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length}) are annotated from each node's own duration ` +
-        `(at ${referenceClockMHz} MHz) and an assumed power: ${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${freqs[i]} MHz`).join(', ')}, ` +
-        `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`,
-    );
-  }
+  if (plan.entries.some((e) => e.byDuration)) notes.push(durationEstimateNote(plan, `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length})`));
   if (plan.bands) {
     if (!cal.uncertainty) notes.push(`--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`);
     else notes.push('--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none');
