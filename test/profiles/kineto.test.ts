@@ -67,6 +67,16 @@ describe('Kineto profile reader', () => {
     expect(t.notes.join('\n')).toMatch(/shorter than the sensor period were aggregated/);
   });
 
+  it('joins a Zeus monitor CSV the same way (one power-log reader for every source)', async () => {
+    const t = await readProfile(dlrm(0), { power: fixture('ml-energy__zeus__zeus_monitor_sample.csv'), powerOffsetNs: 0 });
+    expect(t.samples.length).toBeGreaterThan(0);
+    expect(t.samples.every((s) => s.powerW !== null && s.powerW > 0)).toBe(true);
+    const notes = t.notes.join('\n');
+    expect(notes).toMatch(/Zeus monitor: Power column in mW/);
+    expect(notes).toMatch(/sensor update period .* ms \(estimated from reading changes\)/);
+    expect(notes).toMatch(/shorter than the sensor period were aggregated/);
+  });
+
   it('CUPTI counter ranges become utilizations of the kernel of the same name', async () => {
     const f = tmpFile('ranges.json', JSON.stringify({
       schemaVersion: 1, deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3' }],
