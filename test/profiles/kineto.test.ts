@@ -58,6 +58,7 @@ describe('Kineto profile reader', () => {
     expect(kinds.filter((k) => k === 'memset')).toHaveLength(6);
     expect(t.samples.every((s) => s.smClockMHz === 1530 && s.extra!.rank === 3)).toBe(true);
     expect(t.samples.find((s) => s.extra!.kind === 'memcpy')!.extra!.bytes).toBeGreaterThan(0);
+    expect(t.notes).toContain('315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, 80 SMs, 31.7 GiB)');
   });
 
   it('joins a power log (real nvidia-smi samples) with the sensor caveats in the notes', async () => {
