@@ -5,10 +5,11 @@
  * compute time of the linked iteration. The same on Chakra's own (2024-05) conversions in ../shared. Kineto has no
  * counters here, so the nodes are annotated from their own duration and the calibration's assumed power.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANNOTATION_ATTRS, annotateTrace, buildPlan, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
@@ -69,6 +70,22 @@ async function checkTargets(res: AnnotateResult, kinetoNsByRank: Map<number, num
 
 const kinetoNs = (r: ImportResult) => new Map(r.ranks.map((x) => [x.rank, x.convert.gpuComputeKinetoNs]));
 
+/**
+ * The Kineto GPU compute time of the linked iteration computed from the raw trace JSON, independently of the importer:
+ * Σ dur of kernel / gpu_memcpy / gpu_memset events that are not NCCL kernels and whose launch (a cuda_runtime or
+ * cuda_driver event of the same correlation id) is in the trace, in ns.
+ */
+function rawKinetoNs(file: string): number {
+  type E = { cat?: string; name?: string; dur?: number; args?: { correlation?: number } };
+  const events = (JSON.parse(gunzipSync(readFileSync(file)).toString('utf8')) as { traceEvents: E[] }).traceEvents;
+  const launched = new Set(events.filter((e) => e.cat === 'cuda_runtime' || e.cat === 'cuda_driver').map((e) => e.args?.correlation));
+  let us = 0;
+  for (const e of events) {
+    if (['kernel', 'gpu_memcpy', 'gpu_memset'].includes(e.cat ?? '') && !/^nccl/.test(e.name ?? '') && launched.has(e.args?.correlation)) us += e.dur!;
+  }
+  return Math.round(us * 1000);
+}
+
 describe('annotate: real PyTorch runs, imported', () => {
   it('simple add (A100): 4/4 kernels, the reference clock is the one the Kineto reader assumed', async () => {
     const res = await annotateTrace({ trace: path.join(dir, 'add'), out: path.join(dir, 'o', 'add'), calibration: a100, profiles: [addKineto], frequenciesMHz: [1410] });
@@ -76,6 +93,7 @@ describe('annotate: real PyTorch runs, imported', () => {
     expect(res.notes[0]).toMatch(/reference clock 1410 MHz: the clock the Kineto profile's samples were taken at/);
     expect(res.warnings).toEqual([]);
     await checkTargets(res, kinetoNs(add), 0.01);
+    await checkTargets(res, new Map([[0, rawKinetoNs(addKineto)]]), 0.01);
     const cal = await loadCalibration(a100);
     expect(res.outputs[0]!.computeEnergyJ).toBeCloseTo((assumedKernelPowerW(cal, 1410).powerW * res.ranks[0]!.perFrequency[0]!.annotatedDurationNs) / 1e9, 12);
   });
@@ -86,6 +104,8 @@ describe('annotate: real PyTorch runs, imported', () => {
     });
     expect(res.ranks).toHaveLength(8);
     await checkTargets(res, kinetoNs(dlrm), 0.01);
+    // The same against the raw Kineto JSON, not the importer's own sum (each worker file holds its rank).
+    await checkTargets(res, new Map(dlrmKineto.map((f) => [Number(/worker(\d+)_/.exec(path.basename(f))![1]), rawKinetoNs(f)])), 0.01);
     // Ranks 3 and 4 ran kernels (a radix sort, 6 memsets) that rank 0 did not: found in their own profiles.
     expect(res.ranks.map((r) => r.memcpy)).toEqual(dlrm.ranks.map((r) => r.convert.gpuByKind.memcpy + r.convert.gpuByKind.memset));
     expect(res.ranks[3]!.memcpy).toBe(22);
@@ -147,6 +167,30 @@ describe('annotate: real PyTorch runs, imported', () => {
   });
 });
 
+describe('annotate --mapping: a per-kernel CSV made from the Kineto trace (the issue\'s 0 % case)', () => {
+  it('matches 4/4 once --reference-frequency gives its samples a clock; without one, it says why nothing matched', async () => {
+    type E = { cat?: string; name?: string; dur?: number };
+    const events = (JSON.parse(gunzipSync(readFileSync(addKineto)).toString('utf8')) as { traceEvents: E[] }).traceEvents;
+    const q = (x: string) => `"${x.replace(/"/g, '""')}"`;
+    const csv = path.join(dir, 'add-kernels.csv');
+    writeFileSync(csv, ['kernel,dur (us)', ...events.filter((e) => e.cat === 'kernel').map((e) => `${q(e.name!)},${e.dur}`)].join('\n') + '\n');
+    const mapping = path.join(dir, 'add-kernels.yaml');
+    writeFileSync(mapping, 'columns:\n  kernelName: kernel\n  durationNs: dur (us)\n');
+    const args = ['annotate', path.join(dir, 'add'), '--calibration', a100, '--profile', csv, '--mapping', mapping, '--frequency', '1410', '--json'];
+    const given = await cli([...args, '--reference-frequency', '1410', '--out', path.join(dir, 'o', 'map')]);
+    expect(given.code).toBe(0);
+    expect(given.err).toContain('note: 4 of 4 profile samples have no SM clock: taken to have run at the reference clock 1410 MHz (given: --reference-frequency)');
+    const res = JSON.parse(given.out) as AnnotateResult;
+    expect(res.ranks[0]).toMatchObject({ matchRate: 1, unmatched: 0, untouched: 0, estimated: 4 });
+    expect(res.warnings).toEqual([]);
+    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(addKineto));
+    const none = await cli([...args, '--out', path.join(dir, 'o', 'map-none')]);
+    expect(none.code).toBe(0);
+    expect(none.err).toMatch(/profile-kernel-unusable.*its samples record no SM clock \(pass --reference-frequency MHz/);
+    expect((JSON.parse(none.out) as AnnotateResult).warnings).toEqual([expect.stringMatching(/^NO NODE MATCHED THE PROFILE/)]);
+  });
+});
+
 describe('annotate --power: a power log joined to the Kineto trace measures each kernel\'s power', () => {
   it('DLRM rank 0 with real nvidia-smi samples: matched nodes take the measured power (estimated_from=profile), the caveats are printed', async () => {
     const out = path.join(dir, 'o', 'power');
@@ -165,6 +209,28 @@ describe('annotate --power: a power log joined to the Kineto trace measures each
       expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeGreaterThan(70);
       expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeLessThan(80);
     }
+  });
+});
+
+describe('annotate without a profile: every GPU node from its own duration, and the note says what was assumed', () => {
+  it('DLRM rank 0 (imported): 253/253 GPU compute nodes > 0 J, estimated_from flagged, the assumed power in a note', async () => {
+    const r = await cli(['annotate', path.join(dir, 'dlrm.0.et'), '--calibration', v100, '--frequency', '1380', '--out', path.join(dir, 'o', 'noprof'), '--json']);
+    expect(r.code).toBe(0);
+    const res = JSON.parse(r.out) as AnnotateResult;
+    expect(res.ranks[0]).toMatchObject({ gpuCompNodes: 253, estimated: 253, roofline: 0, untouched: 0 }); // the 16 memcpy keep their measured time too
+    expect(res.warnings).toEqual([]);
+    expect(r.err).toMatch(/note: 253 GPU compute node\(s\) with no profile match are annotated from each node's own duration \(at 1380 MHz\) and an assumed power: 250 W at 1380 MHz.*estimated_from=node-duration,calibration-power/);
+    const nodes = (await readTraceFile(res.ranks[0]!.perFrequency[0]!.file)).nodes.filter((n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false);
+    expect(nodes).toHaveLength(253);
+    for (const n of nodes) {
+      expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
+      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+    }
+    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(dlrmKineto[0]!));
+    // The full decoder and encoder write the same bytes.
+    const slow = await annotateTrace({ trace: path.join(dir, 'dlrm.0.et'), calibration: v100, profiles: [], frequenciesMHz: [1380], out: path.join(dir, 'o', 'noprof-slow'), fastPath: false });
+    expect(slow.total.slowPathNodes).toBe(253);
+    expect(Buffer.compare(readFileSync(slow.ranks[0]!.perFrequency[0]!.file), readFileSync(res.ranks[0]!.perFrequency[0]!.file))).toBe(0);
   });
 });
 

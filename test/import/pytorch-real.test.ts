@@ -10,12 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importPytorch, linkTraces, DELIBERATE_DIFFERENCES } from '../../src/engines/import/index.js';
+import { commInfo, importPytorch, linkTraces, DELIBERATE_DIFFERENCES } from '../../src/engines/import/index.js';
+import { processGroupNames } from '../../src/engines/import/comm.js';
 import { replayFiles } from '../../src/engines/replay/index.js';
 import { validateTrace } from '../../src/engines/trace/validate.js';
-import { attrBool, attrInt, NodeType, readTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
+import { attrBool, attrInt, CollectiveCommType, NodeType, readTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
 import { readKinetoTrace } from '../../src/formats/kineto/trace.js';
-import { readExecutionTrace } from '../../src/formats/pytorch/et.js';
+import { readExecutionTrace, type EtNode } from '../../src/formats/pytorch/et.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -123,6 +124,40 @@ describe('import pytorch: real pairs', () => {
         expect(n.ctrlDeps).toEqual(a[i]!.ctrlDeps);
       });
     }
+  });
+});
+
+describe('import pytorch: the process group of a collective, by record_param_comms layout', () => {
+  const io = (values: unknown[], types: string[]) => ({ values, shapes: values.map(() => []), types });
+  const node = (id: number, name: string, parent: number | null, inputs: ReturnType<typeof io>, attrs: Record<string, unknown> = {}): EtNode => ({
+    id, name, parent, rfId: id, fwParent: 0, seqId: -1, scope: 0, tid: 1, fwTid: 0, opSchema: '', inputs, outputs: io([], []), attrs,
+  });
+  const tensor = [14, 15, 0, 1, 4, 'cuda:0'];
+  const kernel = 'ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, ncclWork*)';
+
+  it('PyTorch 2.1 (the real DLRM trace): the group\'s address, two before the collective\'s name; no name', async () => {
+    const et = await readExecutionTrace(path.join(dlrmDir, 'dlrm_eg_0.json.gz'));
+    const byId = new Map(et.nodes.map((n) => [n.id, n]));
+    const nccl = et.nodes.find((n) => n.name === 'nccl:all_to_all')!;
+    const info = commInfo('ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t', nccl, (n) => (n.parent === null ? null : byId.get(n.parent) ?? null));
+    expect(info).toMatchObject({ commType: CollectiveCommType.ALL_TO_ALL, collective: 'all_to_all', pgName: null, pgPointer: 94594108284448 });
+    expect(processGroupNames(et.nodes).size).toBe(0);
+  });
+
+  it('PyTorch 2.2–2.3 (layout of a 1.0.2-chakra.0.0.4 trace, written here): the backend id, named by ## process_group:init ##', () => {
+    const init = node(3, '## process_group:init ##', 2, io(['[{"pg_name": "0", "backend_id": 82149104, "backend_config": "cuda:nccl", "ranks": [], "group_size": 2, "group_count": 1}]'], ['String']));
+    const rpc = node(30, 'record_param_comms', 24, io([[tensor], 12, 82149104, 0, 'all_gather', [], [], 2], ['GenericList[Tensor(float)]', 'Int', 'Int', 'Int', 'String', 'GenericList[]', 'GenericList[]', 'Int']));
+    const nccl = node(31, 'nccl:all_gather', 30, io([tensor], ['Tensor(float)']));
+    const info = commInfo(kernel, nccl, (n) => (n.parent === 30 ? rpc : null));
+    expect(info).toMatchObject({ commType: CollectiveCommType.ALL_GATHER, commSizeBytes: 4, pgName: null, pgPointer: 82149104 });
+    expect(processGroupNames([init, rpc, nccl])).toEqual(new Map([[82149104, '0']]));
+  });
+
+  it('PyTorch 2.4+: the (pg_name, pg_desc) input, or a pg_name attribute', () => {
+    const rpc = node(30, 'record_param_comms', null, io([[tensor], 12, ['1', 'default_pg'], 0, 'allgather', 1, 2, 'Float', [], [], 0, 1, 2], ['GenericList[Tensor(float)]', 'Int', 'Tuple[String,String]', 'Int', 'String', 'Int', 'Int', 'String', 'GenericList[]', 'GenericList[]', 'Int', 'Int', 'Int']));
+    expect(commInfo(kernel, rpc, () => null)).toMatchObject({ commType: CollectiveCommType.ALL_GATHER, pgName: '1' });
+    const attr = node(30, 'record_param_comms', null, io([[tensor], 12, 0, 'allgather'], ['GenericList[Tensor(float)]', 'Int', 'Int', 'String']), { pg_name: '7' });
+    expect(commInfo(kernel, attr, () => null).pgName).toBe('7');
   });
 });
 

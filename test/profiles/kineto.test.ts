@@ -35,6 +35,21 @@ describe('Kineto profile reader', () => {
     expect(given.notes[0]).toMatch(/given: --reference-frequency/);
   });
 
+  it('a device with no default clock: every sample is kept, with a null clock and a note saying how to give one', async () => {
+    const f = tmpFile('unknown-gpu.json', JSON.stringify({
+      schemaVersion: 1, deviceProperties: [{ id: 0, name: 'Some Future GPU' }],
+      traceEvents: [
+        { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 100, dur: 3, args: { device: 0, stream: 7, correlation: 1 } },
+        { ph: 'X', cat: 'gpu_memset', name: 'Memset (Device)', pid: 0, tid: 7, ts: 104, dur: 1, args: { device: 0, stream: 7, correlation: 2, bytes: 64 } },
+      ],
+    }));
+    const t = await readProfile(f);
+    expect(t.samples.map((s) => [s.kernelName, s.smClockMHz, s.durationNs])).toEqual([['k', null, 3000], ['Memset (Device)', null, 1000]]);
+    expect(t.notes[0]).toMatch(/^NO SM CLOCK: .*"Some Future GPU".*pass --reference-frequency/);
+    const given = await readProfile(f, { referenceClockMHz: 1500 });
+    expect(given.samples.every((s) => s.smClockMHz === 1500)).toBe(true);
+  });
+
   it('DLRM rank 3: kernels, memcpy and memset, V100-SXM2 at 1530 MHz, rank from distributedInfo', async () => {
     const t = await readProfile(dlrm(3));
     const kinds = t.samples.map((s) => s.extra!.kind);
@@ -43,6 +58,7 @@ describe('Kineto profile reader', () => {
     expect(kinds.filter((k) => k === 'memset')).toHaveLength(6);
     expect(t.samples.every((s) => s.smClockMHz === 1530 && s.extra!.rank === 3)).toBe(true);
     expect(t.samples.find((s) => s.extra!.kind === 'memcpy')!.extra!.bytes).toBeGreaterThan(0);
+    expect(t.notes).toContain('315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, 80 SMs, 31.7 GiB)');
   });
 
   it('joins a power log (real nvidia-smi samples) with the sensor caveats in the notes', async () => {
@@ -50,6 +66,16 @@ describe('Kineto profile reader', () => {
     expect(t.samples.every((s) => s.powerW !== null && s.powerW > 70 && s.powerW < 80)).toBe(true);
     expect(t.notes.join('\n')).toMatch(/sensor update period/);
     expect(t.notes.join('\n')).toMatch(/shorter than the sensor period were aggregated/);
+  });
+
+  it('joins a Zeus monitor CSV the same way (one power-log reader for every source)', async () => {
+    const t = await readProfile(dlrm(0), { power: fixture('ml-energy__zeus__zeus_monitor_sample.csv'), powerOffsetNs: 0 });
+    expect(t.samples.length).toBeGreaterThan(0);
+    expect(t.samples.every((s) => s.powerW !== null && s.powerW > 0)).toBe(true);
+    const notes = t.notes.join('\n');
+    expect(notes).toMatch(/Zeus monitor: Power column in mW/);
+    expect(notes).toMatch(/sensor update period .* ms \(estimated from reading changes\)/);
+    expect(notes).toMatch(/shorter than the sensor period were aggregated/);
   });
 
   it('CUPTI counter ranges become utilizations of the kernel of the same name', async () => {

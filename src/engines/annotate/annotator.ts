@@ -45,6 +45,8 @@ const COMP = NodeType.COMP_NODE;
 /** Flags of a plan entry (entryFlags). */
 const BY_DURATION = 1;
 const MEMORY = 2;
+/** Names of memory copy / set nodes (Kineto's Memcpy …, Memset …; the plan's memory entries match them too). */
+const MEMORY_NODE = /^mem(cpy|set)\b/i;
 /** Duration annotations kept per rank before the memo starts over. */
 const DURATION_CACHE = 50_000;
 
@@ -105,7 +107,8 @@ export class RankAnnotator {
       return this.fromDuration(durationMicros);
     }
     st.unmatched++;
-    if (flops > 0 || bytes > 0) {
+    // A memcpy/memset with a measured duration keeps it: its bytes often cross PCIe, which the roofline (HBM) misses.
+    if (flops > 0 || (bytes > 0 && !(durationMicros > 0 && MEMORY_NODE.test(st.name)))) {
       let prep = this.roofline.get(flops, bytes);
       if (prep === undefined) {
         if (this.plan.rooflineUnavailable) {

@@ -22,7 +22,7 @@ import { isRankFileOf, resolveRankFiles, type RankFile } from '../../formats/cha
 import { OutputSet as OutputFiles } from '../../formats/output.js';
 import { readProfile, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
-import { buildPlan, type AnnotatePlan, type RooflinePrecision } from './plan.js';
+import { buildPlan, durationEstimateNote, type AnnotatePlan, type RooflinePrecision } from './plan.js';
 import { buildPowerDocument, type PowerOptions } from './power-config.js';
 import { annotateRankFile, rankFailure, topNames, type RankOutcome, type RankTask } from './rank.js';
 import { sharePlan } from './shared-plan.js';
@@ -238,7 +238,11 @@ async function annotateWith(
     referenceClockMHz: plan.referenceClockMHz,
     profileKernels: plan.entries.length,
     profileNotes,
-    notes: plan.notes,
+    // Nodes estimated from their own duration without a duration-only profile entry (no profile, or unmatched): the
+    // plan's note does not cover them, so say here what they assumed.
+    notes: sum.estimated > 0 && !plan.entries.some((e) => e.byDuration)
+      ? [...plan.notes, durationEstimateNote(plan, `${sum.estimated} GPU compute node(s) with no profile match`)]
+      : plan.notes,
     warnings: annotateWarnings(sum, plan.entries.length, o.profiles.length),
     outputs,
     ranks,

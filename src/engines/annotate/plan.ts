@@ -216,6 +216,13 @@ function aggregateOp(samples: KernelSample[]): KernelProfile[] {
   return out;
 }
 
+/** What a node annotated from its own duration assumed (the clock and the calibration's power), for a note. */
+export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'assumedPower' | 'frequenciesMHz'>, what: string): string {
+  return `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
+    `${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${plan.frequenciesMHz[i]} MHz`).join(', ')}, ` +
+    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`;
+}
+
 /** Builds the plan from a calibration and one or more profile tables. */
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
   const freqs = options.frequenciesMHz;
@@ -256,8 +263,15 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Several ranks' profiles (one Kineto trace per rank): each rank's kernels are its own entries.
   const perRank = ranks.size > 1;
   let order = 0;
+  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock the
+  // user gave, as in predict; without one they stay unclocked and are reported unusable (profile-kernel-unusable).
+  let unclocked = 0;
+  let total = 0;
+  const given = options.referenceClockMHz;
   for (const table of profiles) {
-    for (const s of table.samples) {
+    for (const raw of table.samples) {
+      total++;
+      const s = raw.smClockMHz === null && given !== undefined ? (unclocked++, { ...raw, smClockMHz: given }) : raw;
       const rank = perRank ? rankOf(s) : null;
       const key = rank === null ? kernelKey(s) : `${kernelKey(s)}@rank${rank}`;
       let g = groups.get(key);
@@ -279,6 +293,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     }
   }
 
+  if (unclocked) notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz (given: --reference-frequency)`);
+
   const predicted = (profile: KernelSample[] | KernelProfile[], f: number): Prepared => {
     if (!plan.bands) return prepare(predictKernel(cal, profile, f, { scaling: options.scaling }), f, plan, 'profile');
     const p = predictKernelBand(cal, profile, f, { scaling: options.scaling });
@@ -287,7 +303,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
     if (usable.length === 0) {
-      diag?.add('profile-kernel-unusable', { message: `${g.key}: no sample with an SM clock and a positive duration; not used for matching` });
+      const why = g.samples.every((s) => s.smClockMHz === null) ? 'its samples record no SM clock (pass --reference-frequency MHz to give them one)' : 'no sample with an SM clock and a positive duration';
+      diag?.add('profile-kernel-unusable', { message: `${g.key}: ${why}; not used for matching` });
       continue;
     }
     const byDuration = usable.every(durationOnly);
@@ -341,13 +358,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     const index = plan.entries.push({ key: `op:${op}`, level: 'op', perFreq, byDuration, memory: false }) - 1;
     for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) addKey(keys, 'op', op, index);
   }
-  if (plan.entries.some((e) => e.byDuration)) {
-    notes.push(
-      `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length}) are annotated from each node's own duration ` +
-        `(at ${referenceClockMHz} MHz) and an assumed power: ${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${freqs[i]} MHz`).join(', ')}, ` +
-        `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`,
-    );
-  }
+  if (plan.entries.some((e) => e.byDuration)) notes.push(durationEstimateNote(plan, `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length})`));
   if (plan.bands) {
     if (!cal.uncertainty) notes.push(`--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`);
     else notes.push('--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none');

@@ -16,7 +16,11 @@ export interface CommInfo {
   commSizeBytes: number | null;
   /** Process group name when the trace records one (PyTorch ≥ 2.2); null otherwise. */
   pgName: string | null;
-  /** Process group identity as older traces record it (a pointer), when no name is. */
+  /**
+   * Process group identity as older traces record it, when no name is: record_param_comms' integer two before the
+   * collective's name (PyTorch 2.1: the group's address; 2.2–2.3: its backend id, which `## process_group:init ##`
+   * maps to a name, see processGroupNames).
+   */
   pgPointer: number | null;
   /** Point-to-point (send / recv): not a collective. */
   p2p: 'send' | 'recv' | null;
@@ -95,11 +99,13 @@ export function commInfo(kernelName: string, launcher: EtNode | null, parentOf: 
       size ??= inputTensorBytes(n);
       const pg = n.attrs.pg_name;
       if (typeof pg === 'string') pgName ??= pg;
-      // PyTorch 2.2+ records (pg_name, pg_desc) among the inputs; 2.1 records the process group's address.
-      n.inputs.values.forEach((v, k) => {
+      // PyTorch 2.4+ records (pg_name, pg_desc) among the inputs; before, (seq, group, rank, name, …): the group's
+      // address (2.1) or backend id (2.2–2.3) two before the collective's name.
+      n.inputs.values.forEach((v) => {
         if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') pgName ??= v[0];
-        else if (n.inputs.types[k] === 'Int' && typeof v === 'number' && v > 2 ** 32 && pgPointer === null) pgPointer = v;
       });
+      const g = n.inputs.values[i - 2];
+      if (i >= 2 && n.inputs.types[i - 2] === 'Int' && n.inputs.types[i - 1] === 'Int' && Number.isSafeInteger(g) && pgPointer === null) pgPointer = g as number;
     } else if (n.name.startsWith('c10d::')) {
       collective ||= n.name.slice(6).replace(/_+$/, '');
       size ??= inputTensorBytes(n);
@@ -110,4 +116,28 @@ export function commInfo(kernelName: string, launcher: EtNode | null, parentOf: 
   if (!collective) collective = kernelName.replace(/^nccl(Dev)?Kernel_/, '').split(/[_(]/)[0] ?? kernelName;
   const commType = p2p ? null : commTypeOf(collective) ?? commTypeOf(kernelName);
   return { commType, collective, commSizeBytes: size, pgName, pgPointer, p2p };
+}
+
+/**
+ * Process group names by backend id, from the `## process_group:init ##` node PyTorch 2.2+ writes (its String input:
+ * a JSON list of {pg_name, backend_id, ranks, group_size, …}); empty when the trace has none or it does not parse.
+ */
+export function processGroupNames(nodes: EtNode[]): Map<number, string> {
+  const names = new Map<number, string>();
+  for (const n of nodes) {
+    if (!/process_group:init/.test(n.name)) continue;
+    for (const v of n.inputs.values) {
+      if (typeof v !== 'string') continue;
+      try {
+        const list = JSON.parse(v) as unknown;
+        if (!Array.isArray(list)) continue;
+        for (const pg of list as Record<string, unknown>[]) {
+          if (pg && Number.isSafeInteger(pg.backend_id) && (typeof pg.pg_name === 'string' || typeof pg.pg_name === 'number')) names.set(pg.backend_id as number, String(pg.pg_name));
+        }
+      } catch {
+        // not the JSON list: no names from it
+      }
+    }
+  }
+  return names;
 }

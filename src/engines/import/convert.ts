@@ -18,7 +18,7 @@ import { makeAttr, NodeType, CollectiveCommType, type Attribute, type ChakraNode
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, type CommInfo } from './comm.js';
+import { commInfo, isNcclKernel, processGroupNames, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 
@@ -105,7 +105,8 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
     nodes: 0, hostNodes: 0, gpuNodes: 0, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {},
     gpuComputeMicros: 0, gpuComputeKinetoNs: 0, gpuKinetoNs: 0, dataDeps: 0, ctrlDeps: 0,
   };
-  let pgPointers = new Set<number>();
+  const pgPointers = new Set<number>();
+  const pgNames = processGroupNames(et.nodes);
   for (const n of sorted) {
     if (!written(n)) continue;
     const op = link.opOf.get(n.id);
@@ -123,7 +124,10 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
     stats.hostNodes++;
     for (const g of link.gpuOf.get(n.id) ?? []) {
       const info = isNcclKernel(g.event.name) ? commInfo(g.event.name, n, parentOf) : null;
-      if (info?.pgPointer !== null && info?.pgPointer !== undefined) pgPointers.add(info.pgPointer);
+      if (info && info.pgName === null && info.pgPointer !== null) {
+        if (pgNames.has(info.pgPointer)) info.pgName = pgNames.get(info.pgPointer)!;
+        else pgPointers.add(info.pgPointer);
+      }
       nodes.set(gpuIds.get(g)!, gpuNode(g, gpuIds.get(g)!, node, n, info));
     }
   }

@@ -7,7 +7,7 @@
  * With a power log (options.power) every kernel gets the power integrated over its interval (power-join.ts).
  */
 import { defaultSmClockMHz } from '../kineto/clocks.js';
-import { mainDevice, readKinetoTrace, type KinetoGpuEvent, type KinetoTrace } from '../kineto/trace.js';
+import { mainDevice, readKinetoTrace, type KinetoDevice, type KinetoGpuEvent, type KinetoTrace } from '../kineto/trace.js';
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { NCU_METRIC_MAP } from './ncu.js';
 import { readPowerSeries, type PowerSeries } from './power.js';
@@ -41,6 +41,15 @@ function sampleOf(file: string, g: KinetoGpuEvent, smClockMHz: number | null, ra
   return newSample(g.name, { file, row: g.index + 1, format: KINETO_FORMAT }, {
     durationNs: g.durNs, smClockMHz, utilization: g.counters ? utilizationOf(g.counters) : {}, extra,
   });
+}
+
+/** The device properties a user checks against the calibration: " (compute capability 7.0, 80 SMs, 31.7 GiB)". */
+export function deviceSummary(dev: KinetoDevice): string {
+  const parts: string[] = [];
+  if (Number.isInteger(dev.computeMajor) && Number.isInteger(dev.computeMinor)) parts.push(`compute capability ${dev.computeMajor}.${dev.computeMinor}`);
+  if (Number.isInteger(dev.numSms)) parts.push(`${dev.numSms} SMs`);
+  if (typeof dev.totalGlobalMem === 'number' && dev.totalGlobalMem > 0) parts.push(`${(dev.totalGlobalMem / 2 ** 30).toFixed(1)} GiB`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 /** The SM clock samples are given, and the note saying where it came from. */
@@ -124,7 +133,7 @@ export async function readKineto(file: string, ctx: ReaderContext): Promise<Prof
   });
   notes.push(
     `${counts.kernel} kernels, ${counts.memcpy} memcpy and ${counts.memset} memset events` + (rank !== null ? ` of rank ${rank}` : '') +
-      (dev ? ` on ${dev.name}` : ''),
+      (dev ? ` on ${dev.name}${deviceSummary(dev)}` : ''),
   );
   if (![...trace.gpu].some((g) => g.counters)) notes.push('no counters (no CUPTI range-profiler events): samples carry duration only, no utilization or power');
   const samples = kernels.map((k) => k.sample);
