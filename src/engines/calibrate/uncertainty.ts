@@ -8,6 +8,9 @@
  * - one-clock-up: from a clock ≥ half its highest to every higher clock;
  * - two-clock-inside / -outside: from its highest clock plus one other ≥ half of it, to every other clock.
  *
+ * Two-clock time residuals are taken outside the left-out kernel's envelope over the roofline-exponent range of
+ * the kernels kept in its fold (model/uncertainty.ts, `roofExponentRange`), so the tables add to the envelope.
+ *
  * With more than {@link MAX_FOLDS} benchmarks they are dealt round-robin into that many folds. Each left-out
  * kernel's counter distance is measured against the kernels that remained, so a benchmark unlike the others
  * teaches how much wider the band must be far from the calibration set.
