@@ -178,6 +178,14 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
 function validateUncertainty(file: string, u: Record<string, Json>): void {
   if (u.method !== 'leave-one-benchmark-out') fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${shown(u.method)}`);
   for (const k of ['groups', 'folds', 'kernels']) num(file, u, k, 'uncertainty', { min: 0 });
+  if (u.twoClockDistance !== undefined && u.twoClockDistance !== 'product' && u.twoClockDistance !== 'harmonic')
+    fail(file, 'uncertainty.twoClockDistance', `expected "product" or "harmonic", got ${JSON.stringify(u.twoClockDistance)}`);
+  if (u.roofExponentRange !== undefined && u.roofExponentRange !== null) {
+    const r = obj(file, u.roofExponentRange, 'uncertainty.roofExponentRange');
+    for (const k of ['p10', 'p90']) num(file, r, k, 'uncertainty.roofExponentRange', { min: 1 });
+    num(file, r, 'kernels', 'uncertainty.roofExponentRange', { min: 0 });
+    if ((r.p90 as number) < (r.p10 as number)) fail(file, 'uncertainty.roofExponentRange.p90', 'expected p90 ≥ p10');
+  }
   if (u.counterSpace !== null) {
     const cs = obj(file, u.counterSpace, 'uncertainty.counterSpace');
     const comps = cs.components;

@@ -83,3 +83,40 @@ export function fitRoofExponent(kernels: ClockTime[][]): RoofExponentFit | null 
   }
   return { exponent: best.exponent, mapePct: 100 * mean(errors(best.exponent)), additiveMapePct: 100 * mean(errors(1)), n: cases.length };
 }
+
+/** Exponents of single kernels, and how many kernels they came from. */
+export interface KernelExponents {
+  exponents: number[];
+  /** Kernels with three or more clocks in range, identifiable or not. */
+  kernels: number;
+}
+
+/**
+ * Each kernel's own best exponent, by the cases of {@link fitRoofExponent} restricted to that kernel, for the
+ * kernels whose prediction error depends on p at all: those whose mean error over the candidate exponents varies
+ * by more than `minSpreadPct` percentage points. A purely clock-bound or purely memory-bound kernel fits any p and
+ * says nothing about it.
+ */
+export function kernelRoofExponents(kernels: ClockTime[][], minSpreadPct = 0.5): KernelExponents {
+  const exponents: number[] = [];
+  let counted = 0;
+  for (const k of kernels) {
+    const pts = [...k].filter((q) => q.durationNs > 0).sort((a, b) => a.smClockMHz - b.smClockMHz);
+    const hi = pts[pts.length - 1];
+    if (!hi) continue;
+    const inRange = pts.filter((q) => q !== hi && q.smClockMHz >= hi.smClockMHz / 2);
+    if (inRange.length < 2) continue;
+    counted++;
+    const err = (p: number) => {
+      let s = 0;
+      let n = 0;
+      for (const lo of inRange)
+        for (const t of inRange) if (t !== lo) (s += Math.abs(multiClockDurationNs(fitMultiClock([hi, lo], p), t.smClockMHz) / t.durationNs - 1)), n++;
+      return (100 * s) / n;
+    };
+    const errs = EXPONENTS.map(err);
+    const min = Math.min(...errs);
+    if (Math.max(...errs) - min > minSpreadPct) exponents.push(EXPONENTS[errs.indexOf(min)]!);
+  }
+  return { exponents: exponents.sort((a, b) => a - b), kernels: counted };
+}

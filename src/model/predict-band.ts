@@ -5,7 +5,8 @@
 import type { KernelSample } from '../formats/profiles/kernel-sample.js';
 import type { Calibration } from './calibration.js';
 import { predictKernel, toProfile, type KernelPrediction, type KernelProfile, type PredictOptions } from './predict.js';
-import { bandAround, clockGeometry, counterDistance, type Band, type BandMode, type BandTable, type UncertaintyModel } from './uncertainty.js';
+import type { ClockTime } from './multi-clock-time.js';
+import { bandAround, clockGeometry, counterDistance, exponentEnvelope, type Band, type BandMode, type BandTable, type UncertaintyModel } from './uncertainty.js';
 
 export interface PredictionBand {
   mode: BandMode | 'profiled';
@@ -43,11 +44,24 @@ function tableFor(model: UncertaintyModel, mode: BandMode): { mode: BandMode; ta
 
 const exact = (v: number): Band => ({ p10: v, p50: v, p90: v });
 
-/** The band of one prediction, given the clocks the kernel was profiled at and its utilizations there. */
-export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>): PredictionBand | null {
+function timeBand(cal: Calibration, t: BandTable, distance: number, counterDist: number, pred: KernelPrediction, refs: ClockTime[] | undefined): Band {
+  const range = cal.uncertainty?.roofExponentRange;
+  const distinct = refs ? new Set(refs.map((r) => r.smClockMHz)).size : 0;
+  if (!range || !refs || distinct < 2) return bandAround(t.time, distance, counterDist, pred.durationNs);
+  const env = exponentEnvelope(refs, pred.effectiveClockMHz, cal.time.roofExponent?.exponent ?? 1, range);
+  const p50 = pred.durationNs;
+  return { p10: bandAround(t.time, distance, counterDist, p50 * env.lo).p10, p50, p90: bandAround(t.time, distance, counterDist, p50 * env.hi).p90 };
+}
+
+/**
+ * The band of one prediction, given the clocks the kernel was profiled at and its utilizations there. With the
+ * profiled times (`refs`, two or more clocks) and a calibration that has an exponent range, the time band starts
+ * from the kernel's envelope over that range (see {@link UncertaintyModel.roofExponentRange}).
+ */
+export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>, refs?: ClockTime[]): PredictionBand | null {
   const model = cal.uncertainty;
   if (!model) return null;
-  const geo = clockGeometry(profiledMHz, pred.smClockMHz);
+  const geo = clockGeometry(profiledMHz, pred.smClockMHz, model.twoClockDistance ?? 'harmonic');
   const dist = counterDistance(model.counterSpace, utilization);
   if (geo.mode === 'profiled')
     return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
@@ -59,7 +73,7 @@ export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: n
     table: found.mode,
     clockDistance: geo.distance,
     counterDistance: dist,
-    durationNs: bandAround(t.time, geo.distance, dist, pred.durationNs),
+    durationNs: timeBand(cal, t, geo.distance, dist, pred, refs),
     powerW: bandAround(t.power, geo.distance, dist, pred.powerW),
     energyJ: bandAround(t.energy, geo.distance, dist, pred.energyJ),
   };
@@ -79,5 +93,5 @@ export function predictKernelBand(
   const pred = predictKernel(cal, refs, targetClockMHz, options);
   // The counter space holds each calibration kernel at its highest clock: compare at the highest profiled clock.
   const top = refs.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
-  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization) };
+  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization, refs) };
 }

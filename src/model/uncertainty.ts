@@ -8,17 +8,28 @@
  *
  *   q_τ(x) · (1 + w·d),   τ = 0.1, 0.9
  *
- * where x is the clock distance (|ln(f / f_ref)| to the nearest profiled clock; between two profiled clocks
- * a·b/(a+b) with a, b the log distances to either, which is zero at both ends), q_τ(x) the τ-quantile of the
- * residuals of left-out kernels at that distance (a table over distance bins, interpolated linearly from (0, 0),
- * and proportional beyond the last bin), d the mean standardised distance of the kernel's counters to its
- * nearest calibration kernels (capped at the largest distance a left-out kernel had: the widening is not
- * extrapolated), and w ≥ 0 the widening fitted on the left-out kernels (least squares of |r| / mean|r| of its bin
- * on d). Since measured = predicted · e^(−r), the band of the measurement is
- * [p50·e^(−q90), p50·e^(−q10)] with p50 the prediction itself.
+ * where x is the clock distance: |ln(f / f_ref)| from one profiled clock; from two or more, a·b with a, b the log
+ * distances to the two profiled clocks that bracket f (or, outside them, the two nearest), as the error of a curve
+ * drawn through two points grows (zero at either, largest between and far outside; files written before
+ * `twoClockDistance` use a·b/(a+b) inside and the nearest distance outside). q_τ(x) is the τ-quantile of the
+ * residuals of left-out kernels at that distance (a table over distance bins, interpolated linearly, held at the
+ * nearest bin's value below it — measurement jitter at a clock next to a profiled one does not vanish — and
+ * proportional beyond the last bin), d the mean standardised distance of the kernel's counters to its nearest
+ * calibration kernels (capped at the largest distance a left-out kernel had: the widening is not extrapolated),
+ * and w ≥ 0 the widening fitted on the left-out kernels (least squares of |r| / mean|r| of its bin on d). Since
+ * measured = predicted · e^(−r), the band of the measurement is [p50·e^(−q90), p50·e^(−q10)] with p50 the
+ * prediction itself.
+ *
+ * Two-clock times also carry the uncertainty of the roofline exponent p (model/multi-clock-time.ts): calibration
+ * kernels differ in it (on the RTX 8000 microbenchmarks those whose error depends on p at all range from 2.25 to 8,
+ * 10–90 %), the prediction uses one p for all. A kernel profiled at two or more clocks has its time band start from
+ * its envelope over that range ({@link exponentEnvelope}) and widen by the quantiles of the left-out kernels'
+ * residuals outside their own envelopes. A kernel whose two measurements fix it on one side of the roofline (pure
+ * clock- or memory-bound) has no envelope; one in the transition has a wide one.
  */
 
 import { fitLine } from './line-fit.js';
+import { fitMultiClock, multiClockDurationNs, type ClockTime } from './multi-clock-time.js';
 
 export const BAND_MODES = ['one-clock-down', 'one-clock-up', 'two-clock-inside', 'two-clock-outside'] as const;
 /** How a kernel is predicted: from one profiled clock to a lower or higher one, or from two or more clocks, between or outside them. */
@@ -55,8 +66,24 @@ export interface CounterSpace {
   neighbours: number;
 }
 
+/**
+ * How the clock distance x of a two-clock prediction is measured: `product` (a·b, ln² units, the two profiled
+ * clocks bracketing the target or, outside them, the two nearest) or `harmonic` (a·b/(a+b) inside, the nearest
+ * clock's log distance outside; files written before `twoClockDistance` existed).
+ */
+export type TwoClockMetric = 'product' | 'harmonic';
+
 export interface UncertaintyModel {
   method: 'leave-one-benchmark-out';
+  /** The two-clock distance the tables were made with; absent (read as `harmonic`) in older files. */
+  twoClockDistance?: TwoClockMetric;
+  /**
+   * Two-clock times: the 10–90 % range of single calibration kernels' own roofline exponents (only kernels whose
+   * error depends on the exponent). A kernel profiled at two or more clocks has its time band start from the
+   * envelope of its curves over that range, and the `two-clock-*` time tables then hold the residuals outside the
+   * envelope. Absent in older files (their time tables are plain residuals); null when too few kernels tell.
+   */
+  roofExponentRange?: ExponentRange | null;
   /** Benchmark groups (the part of a kernel's name before the first '/') and the folds they were left out in. */
   groups: number;
   folds: number;
@@ -65,6 +92,42 @@ export interface UncertaintyModel {
   /** Null for counter-free calibrations (every kernel is at distance 0). */
   counterSpace: CounterSpace | null;
   modes: Partial<Record<BandMode, BandTable>>;
+}
+
+export interface ExponentRange {
+  p10: number;
+  p90: number;
+  /** Kernels whose exponent was identifiable (of all kernels with three or more clocks in range). */
+  kernels: number;
+}
+
+/** Fewest identifiable kernels for an exponent range. */
+const MIN_EXPONENT_KERNELS = 10;
+
+/** The 10–90 % range of single kernels' exponents; null when fewer than 10 kernels tell. */
+export function exponentRange(exponents: number[]): ExponentRange | null {
+  if (exponents.length < MIN_EXPONENT_KERNELS) return null;
+  const sorted = [...exponents].sort((a, b) => a - b);
+  return { p10: quantile(sorted, 0.1), p90: quantile(sorted, 0.9), kernels: sorted.length };
+}
+
+/**
+ * The time at `targetMHz` of a kernel profiled at `refs` (two or more clocks) over the exponent range, as ratios
+ * to its time with the calibration's exponent: lo ≤ 1 ≤ hi.
+ */
+export function exponentEnvelope(refs: ClockTime[], targetMHz: number, exponent: number, range: ExponentRange): { lo: number; hi: number } {
+  const at = (p: number) => multiClockDurationNs(fitMultiClock(refs, p), targetMHz);
+  const mid = at(exponent);
+  if (!(mid > 0)) return { lo: 1, hi: 1 };
+  const ts = [at(range.p10), mid, at(range.p90)].map((t) => t / mid).filter((r) => Number.isFinite(r) && r > 0);
+  return { lo: Math.min(...ts), hi: Math.max(...ts) };
+}
+
+/** r = ln(predicted / measured) of a measurement against a band [lo, hi] of predictions: 0 inside, else to the nearest edge. */
+export function residualOutside(lo: number, hi: number, measured: number): number {
+  if (measured < lo) return Math.log(lo / measured);
+  if (measured > hi) return Math.log(hi / measured);
+  return 0;
 }
 
 export interface Band {
@@ -80,17 +143,24 @@ export interface ClockGeometry {
 }
 
 /** Where a target clock lies relative to the profiled clocks. */
-export function clockGeometry(profiledMHz: number[], targetMHz: number): ClockGeometry {
+export function clockGeometry(profiledMHz: number[], targetMHz: number, metric: TwoClockMetric = 'product'): ClockGeometry {
   const refs = [...new Set(profiledMHz)].sort((a, b) => a - b);
   if (refs.some((r) => Math.abs(r - targetMHz) < 0.5)) return { mode: 'profiled', distance: 0 };
   const nearest = Math.min(...refs.map((r) => Math.abs(Math.log(targetMHz / r))));
   if (refs.length === 1) return { mode: targetMHz < refs[0]! ? 'one-clock-down' : 'one-clock-up', distance: nearest };
   const below = refs.filter((r) => r < targetMHz);
   const above = refs.filter((r) => r > targetMHz);
-  if (below.length === 0 || above.length === 0) return { mode: 'two-clock-outside', distance: nearest };
-  const a = Math.log(targetMHz / below[below.length - 1]!);
-  const b = Math.log(above[0]! / targetMHz);
-  return { mode: 'two-clock-inside', distance: (a * b) / (a + b) };
+  const inside = below.length > 0 && above.length > 0;
+  const mode = inside ? 'two-clock-inside' : 'two-clock-outside';
+  if (metric === 'harmonic') {
+    if (!inside) return { mode, distance: nearest };
+    const a = Math.log(targetMHz / below[below.length - 1]!);
+    const b = Math.log(above[0]! / targetMHz);
+    return { mode, distance: (a * b) / (a + b) };
+  }
+  // The two profiled clocks that bracket the target (inside), or the two nearest to it (outside).
+  const pair = inside ? [below[below.length - 1]!, above[0]!] : [...refs].sort((x, y) => Math.abs(Math.log(targetMHz / x)) - Math.abs(Math.log(targetMHz / y))).slice(0, 2);
+  return { mode, distance: Math.abs(Math.log(targetMHz / pair[0]!)) * Math.abs(Math.log(targetMHz / pair[1]!)) };
 }
 
 /** The vector of a kernel's utilizations in the counter space's units. */
@@ -210,5 +280,8 @@ export function fitQuantityBand(cases: ResidualCase[], minPerBin = 12): Quantity
     if (x <= distance[last]! + 1e-12 && last > 0) (q10[last] = lo), (q90[last] = hi);
     else distance.push(x), q10.push(lo), q90.push(hi);
   }
+  // The floor: a clock next to a profiled one is off by at least the nearest bin's scatter (clock-to-clock jitter of
+  // the measurement does not shrink with the distance), so the band is held flat from x = 0 to the first bin.
+  if (distance.length > 1) (q10[0] = q10[1]!), (q90[0] = q90[1]!);
   return { distance, q10, q90, widening, maxCounterDistance: dMax, n: cs.length };
 }

@@ -51,16 +51,22 @@ describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenc
     }
   });
 
-  it('profiled at 1710 + 870 MHz: energy bands asserted at the level reached', () => {
+  it('profiled at 1710 + 870 MHz: energy 70–95 %, time 55–80 % in band, at every clock (the level reached)', () => {
     const r = accuracy(cal, real, { referenceClocksMHz: [1710, 870] });
-    // Reached: energy 60–95 %, time 35–70 %: the microbenchmarks follow the smooth roofline more closely than the
-    // real kernels, whose times jitter by 1–3 % from clock to clock.
+    expect(r.frequencies).toHaveLength(8);
+    // Reached: energy 70–95 %, time 55–80 % (before the a·b clock distance and the exponent envelope: 60–95 % and
+    // 35–70 %). The real kernels sit in the memory/clock transition more often than the microbenchmarks, so their
+    // two-clock times miss the single roofline exponent by ±4 % in the middle of the range.
     for (const x of r.frequencies) {
-      expect(x.energyCoveragePct).toBeGreaterThanOrEqual(55);
-      expect(x.timeCoveragePct).toBeGreaterThanOrEqual(30);
+      expect(x.energyCoveragePct).toBeGreaterThanOrEqual(70);
+      expect(x.energyCoveragePct).toBeLessThanOrEqual(95);
+      expect(x.timeCoveragePct).toBeGreaterThanOrEqual(55);
+      expect(x.timeCoveragePct).toBeLessThanOrEqual(90);
     }
+    const meanTime = r.frequencies.reduce((s, x) => s + x.timeCoveragePct!, 0) / r.frequencies.length;
+    expect(meanTime).toBeGreaterThanOrEqual(65);
   });
-  it.todo('profiled at 1710 + 870 MHz: 70–90 % of the measured times in their band at every clock');
+  it.todo('profiled at 1710 + 870 MHz: 70–90 % of the measured times and energies in their band at every clock');
 
   it('advice: the kernels with the widest energy bands, and a second clock that narrows the total band', () => {
     const r = accuracy(cal, real, { referenceClocksMHz: [1710] });

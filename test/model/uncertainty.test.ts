@@ -4,7 +4,8 @@ import { loadCalibration, validateCalibration } from '../../src/model/calibratio
 import { datasheetCalibration } from '../../src/model/datasheet-calibration.js';
 import { capInForce } from '../../src/model/power-cap.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
-import { bandAround, buildCounterSpace, clockGeometry, counterDistance, fitQuantityBand, type ResidualCase } from '../../src/model/uncertainty.js';
+import { bandAround, buildCounterSpace, clockGeometry, counterDistance, exponentEnvelope, exponentRange, fitQuantityBand, residualOutside, type ResidualCase } from '../../src/model/uncertainty.js';
+import { fitMultiClock, kernelRoofExponents, multiClockDurationNs } from '../../src/model/multi-clock-time.js';
 import { repoRoot } from '../helpers/shared.js';
 import * as tw from '../../src/index.js';
 import { predictProfile } from '../../src/engines/calibrate/predict.js';
@@ -22,14 +23,57 @@ describe('clock geometry', () => {
     expect(clockGeometry([1710], 870).distance).toBeCloseTo(Math.log(1710 / 870), 12);
     expect(clockGeometry([870], 1710).mode).toBe('one-clock-up');
     expect(clockGeometry([870, 1710], 705)).toMatchObject({ mode: 'two-clock-outside' });
-    expect(clockGeometry([870, 1710], 705).distance).toBeCloseTo(Math.log(870 / 705), 12);
-    // Between two clocks: a·b/(a+b) in log distances, zero at either end and largest in the middle.
+    // Two clocks: the product of the log distances to the two profiled clocks (bracketing the target, or the two
+    // nearest outside them), as the error of a curve through two points grows: zero at either, largest between.
+    expect(clockGeometry([870, 1710], 705).distance).toBeCloseTo(Math.log(870 / 705) * Math.log(1710 / 705), 12);
     const inside = clockGeometry([870, 1710], 1215);
     const a = Math.log(1215 / 870);
     const b = Math.log(1710 / 1215);
     expect(inside.mode).toBe('two-clock-inside');
-    expect(inside.distance).toBeCloseTo((a * b) / (a + b), 12);
+    expect(inside.distance).toBeCloseTo(a * b, 12);
     expect(clockGeometry([870, 1710], 900).distance).toBeLessThan(inside.distance);
+    expect(clockGeometry([705, 870, 1710], 1215).distance).toBeCloseTo(a * b, 12);
+    expect(clockGeometry([705, 870, 1710], 600).distance).toBeCloseTo(Math.log(705 / 600) * Math.log(870 / 600), 12);
+    // Files written before `twoClockDistance`: a·b/(a+b) inside, the nearest clock's log distance outside.
+    expect(clockGeometry([870, 1710], 1215, 'harmonic').distance).toBeCloseTo((a * b) / (a + b), 12);
+    expect(clockGeometry([870, 1710], 705, 'harmonic').distance).toBeCloseTo(Math.log(870 / 705), 12);
+    // Near a profiled clock the product shrinks with the span: the pair 1500 + 1710 is surer at 1605 than 870 + 1710 at 945.
+    expect(clockGeometry([1500, 1710], 1605).distance).toBeLessThan(clockGeometry([870, 1710], 945).distance / 4);
+  });
+});
+
+describe('exponent envelope of two-clock times', () => {
+  const hi = { smClockMHz: 1710, durationNs: 1.0e6 };
+  const lo = { smClockMHz: 870, durationNs: 1.5e6 };
+  it('spans the kernel\'s curves over the exponent range, around the calibration\'s exponent', () => {
+    const range = { p10: 2, p90: 8, kernels: 20 };
+    const env = exponentEnvelope([hi, lo], 1215, 3.25, range);
+    expect(env.lo).toBeLessThan(1);
+    expect(env.hi).toBeGreaterThan(1);
+    const t = (p: number) => multiClockDurationNs(fitMultiClock([hi, lo], p), 1215) / multiClockDurationNs(fitMultiClock([hi, lo], 3.25), 1215);
+    expect([env.lo, env.hi].sort()).toEqual([t(2), t(8)].sort());
+    // A purely clock-bound kernel (t ∝ 1/f) is the same curve at every exponent: no envelope.
+    const pure = exponentEnvelope([hi, { smClockMHz: 855, durationNs: 2.0e6 }], 1215, 3.25, range);
+    expect(pure.lo).toBeCloseTo(1, 9);
+    expect(pure.hi).toBeCloseTo(1, 9);
+  });
+
+  it('residuals outside an envelope are zero inside it and the log distance to the nearer edge outside', () => {
+    expect(residualOutside(0.9, 1.1, 1)).toBe(0);
+    expect(residualOutside(0.9, 1.1, 0.8)).toBeCloseTo(Math.log(0.9 / 0.8), 12);
+    expect(residualOutside(0.9, 1.1, 1.2)).toBeCloseTo(Math.log(1.1 / 1.2), 12);
+  });
+
+  it('learns the 10–90 % range from kernels whose error depends on the exponent, and needs ten of them', () => {
+    const clocks = [855, 1005, 1155, 1305, 1455, 1605, 1710];
+    // Kernels on t = (M^p + (C/f)^p)^(1/p) with p = 2 … 6, and pure clock-bound ones (any p fits them).
+    const kernel = (p: number) => clocks.map((f) => ({ smClockMHz: f, durationNs: ((1e6) ** p + ((1.2e9) / f) ** p) ** (1 / p) }));
+    const pure = clocks.map((f) => ({ smClockMHz: f, durationNs: 1.2e9 / f }));
+    const found = kernelRoofExponents([...[2, 3, 4, 5, 6].flatMap((p) => [kernel(p), kernel(p)]), pure, pure]);
+    expect(found.kernels).toBe(12);
+    expect(found.exponents).toEqual([2, 2, 3, 3, 4, 4, 5, 5, 6, 6]);
+    expect(exponentRange(found.exponents)).toEqual({ p10: 2, p90: 6, kernels: 10 });
+    expect(exponentRange(found.exponents.slice(1))).toBeNull();
   });
 });
 
@@ -38,21 +82,22 @@ describe('band fitted from residuals', () => {
   const xs = [0.1, 0.2, 0.4, 0.8];
   const cases: ResidualCase[] = xs.flatMap((x) => uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * z })));
 
-  it('recovers the quantiles per distance, anchored at (0, 0), proportional beyond the last', () => {
+  it('recovers the quantiles per distance, held flat below the nearest bin (a floor), proportional beyond the last', () => {
     const band = fitQuantityBand(cases)!;
     expect(band.distance).toHaveLength(5);
     band.distance.forEach((x, i) => expect(x).toBeCloseTo([0, ...xs][i]!, 12));
     band.distance.forEach((x, i) => {
-      near(band.q10[i]!, -0.8 * x);
-      near(band.q90[i]!, 0.8 * x);
+      near(band.q10[i]!, -0.8 * Math.max(x, xs[0]!));
+      near(band.q90[i]!, 0.8 * Math.max(x, xs[0]!));
     });
+    // The floor: a clock nearer than any case is as uncertain as the nearest bin, not surer.
+    near(bandAround(band, 0.02, 0, 1).p90, Math.exp(0.8 * 0.1));
     expect(band.widening).toBe(0);
     // measured = predicted · e^(−r): the measurement's band around p50 = 1.
     const b = bandAround(band, 0.3, 0, 1);
     near(b.p10, Math.exp(-0.8 * 0.3));
     near(b.p90, Math.exp(0.8 * 0.3));
     near(bandAround(band, 1.6, 0, 1).p90, Math.exp(0.8 * 1.6));
-    expect(bandAround(band, 0, 0, 5)).toEqual({ p10: 5, p50: 5, p90: 5 });
   });
 
   it('widens with the distance in counter space, as far as the cases reach and no farther', () => {
@@ -136,6 +181,51 @@ describe('calibration files and bands', () => {
     const bad2 = structuredClone(cal) as any;
     bad2.uncertainty.modes['three-clock'] = bad2.uncertainty.modes['one-clock-down'];
     expect(() => validateCalibration(bad2, 'x.json')).toThrow(/uncertainty\.modes\.three-clock: unknown mode/);
+    const bad3 = structuredClone(cal) as any;
+    bad3.uncertainty.twoClockDistance = 'euclid';
+    expect(() => validateCalibration(bad3, 'x.json')).toThrow(/x\.json: field uncertainty\.twoClockDistance: expected "product" or "harmonic"/);
+    const bad4 = structuredClone(cal) as any;
+    bad4.uncertainty.roofExponentRange = { p10: 4, p90: 2, kernels: 30 };
+    expect(() => validateCalibration(bad4, 'x.json')).toThrow(/field uncertainty\.roofExponentRange\.p90: expected p90 ≥ p10/);
+  });
+
+  it('a band model written before twoClockDistance reads its two-clock tables by the old distance', async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+    const legacy = structuredClone(cal);
+    delete legacy.uncertainty!.twoClockDistance;
+    delete legacy.uncertainty!.roofExponentRange;
+    const profiles = [
+      { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: { dram_active: 0.4, sm_active: 0.9 } },
+      { smClockMHz: 870, durationNs: 1.6e6, powerW: 120, utilization: { dram_active: 0.3, sm_active: 0.9 } },
+    ];
+    const a = Math.log(1215 / 870);
+    const b = Math.log(1710 / 1215);
+    expect(predictKernelBand(legacy, profiles, 1215).band!.clockDistance).toBeCloseTo((a * b) / (a + b), 12);
+    expect(predictKernelBand(cal, profiles, 1215).band!.clockDistance).toBeCloseTo(a * b, 12);
+  });
+
+  it('two profiled clocks: the time band starts from the kernel\'s exponent envelope, and a clock-bound kernel has none', async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+    const range = cal.uncertainty!.roofExponentRange!;
+    expect(range.p10).toBeLessThan(range.p90);
+    const u = { dram_active: 0.3, sm_active: 0.9, fp32_active: 0.3 };
+    const mixed = [
+      { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: u },
+      { smClockMHz: 870, durationNs: 1.5e6, powerW: 120, utilization: u },
+    ];
+    const clockBound = [mixed[0]!, { ...mixed[1]!, durationNs: (1.0e6 * 1710) / 870 }];
+    const width = (p: typeof mixed) => {
+      const t = predictKernelBand(cal, p, 1215).band!.durationNs;
+      return t.p90 / t.p10;
+    };
+    const noEnvelope = structuredClone(cal);
+    noEnvelope.uncertainty!.roofExponentRange = null;
+    const env = exponentEnvelope(mixed, 1215, cal.time.roofExponent!.exponent, range);
+    expect(env.hi / env.lo).toBeGreaterThan(1.01);
+    expect(width(mixed)).toBeGreaterThan(width(clockBound) * 1.01);
+    const without = predictKernelBand(noEnvelope, clockBound, 1215).band!.durationNs;
+    const withEnv = predictKernelBand(cal, clockBound, 1215).band!.durationNs;
+    for (const k of ['p10', 'p50', 'p90'] as const) expect(withEnv[k] / without[k]).toBeCloseTo(1, 12);
   });
 
   it('the library entry exposes the band API', () => {
