@@ -10,8 +10,8 @@ import { finished } from 'node:stream/promises';
 import { InputError } from '../../errors.js';
 import { jsonDocument, traceFromJson } from '../../formats/chakra/json.js';
 import { openTrace } from '../../formats/chakra/reader.js';
+import { openTraceBytes } from '../../formats/chakra/source.js';
 import { writeTraceFile } from '../../formats/chakra/writer.js';
-import { fileChunks } from '../../formats/file-chunks.js';
 import { OutputSet } from '../../formats/output.js';
 
 export type TraceFormat = 'et' | 'json';
@@ -61,7 +61,8 @@ async function recompress(input: string, output: string, gzip: boolean): Promise
   let failed: Error | null = null;
   for (const s of new Set([head, file])) s.on('error', (e: Error) => (failed ??= e));
   try {
-    for await (const chunk of fileChunks(input)) {
+    // The bytes the reader has just accepted, through the same gzip detection (the Chakra wire layer's).
+    for await (const chunk of (await openTraceBytes(input)).chunks) {
       if (failed) throw failed;
       if (!head.write(chunk)) await Promise.race([once(head, 'drain'), once(file, 'close')]);
     }

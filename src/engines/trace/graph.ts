@@ -53,8 +53,8 @@ export async function graphFacts(feed: (graph: DependencyGraph) => Promise<void>
 
 export class DependencyGraph {
   private readonly index = new IdIndex();
-  /** Node ids by dense node number: exact numbers, −1 for those in bigIds. */
-  private readonly ids = new GrowingArray(Float64Array);
+  /** Per node: its id, class and kept edges. */
+  private readonly nodes = new NodeColumns();
   private readonly bigIds = new Map<number, bigint>();
   private nodeCount = 0;
   private dataEdges = 0;
@@ -70,16 +70,15 @@ export class DependencyGraph {
   private readonly pendingPresumed = new GrowingArray(Uint8Array);
   private readonly pendingId = new GrowingArray(Float64Array);
   private readonly pendingBig = new Map<number, bigint>();
-  /** Per node: CLEAR, UNKNOWN or BLOCKED, and its kept edges: edges[edgeStart[v], edgeStart[v] + edgeCount[v]). */
-  private readonly state = new GrowingArray(Uint8Array);
-  private readonly edgeStart = new GrowingArray(Int32Array);
-  private readonly edgeCount = new GrowingArray(Int32Array);
-  /** A parent's node number, or −(k + 1) for pending dependency k (a later node, or none). */
+  /** The kept edges (NodeColumns.edgeStart): a parent's node number, or −(k + 1) for pending dependency k (a later node, or none). */
   private readonly edges = new GrowingArray(Float64Array);
 
   /** Scratch lists for nodes added by their bigint ids. */
   private readonly scratchData = new U64List();
   private readonly scratchCtrl = new U64List();
+  /** The node numbers of the current node's data and ctrl dependencies (−1: not seen yet), looked up once. */
+  private dataParents = new Int32Array(64);
+  private ctrlParents = new Int32Array(64);
 
   /**
    * `presumeDangling` true: a dependency on an id not seen yet that is below every new id so far is presumed
@@ -96,7 +95,7 @@ export class DependencyGraph {
   /** Empties the graph for the next rank, keeping its memory. */
   reset(): void {
     this.index.clear();
-    for (const list of [this.ids, this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.state, this.edgeStart, this.edgeCount, this.edges]) list.clear();
+    for (const list of [this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.edges]) list.clear();
     this.bigIds.clear();
     this.pendingBig.clear();
     this.nodeCount = this.dataEdges = this.ctrlEdges = this.duplicateTotal = 0;
@@ -128,9 +127,11 @@ export class DependencyGraph {
   /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies. */
   private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List): void {
     const v = this.nodeCount++;
+    const nodes = this.nodes;
+    nodes.makeRoomFor(v);
     const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(idBig, v);
     if (id < 0) this.bigIds.set(v, idBig);
-    this.ids.push(id);
+    nodes.id[v] = id;
     if (first !== v) {
       if (this.duplicates.length < SAMPLES) this.duplicates.push(id >= 0 ? bigintOf(id) : idBig);
       this.duplicateTotal++;
@@ -142,22 +143,30 @@ export class DependencyGraph {
     this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
     const pendingBefore = this.pendingId.count;
-    const state = Math.max(this.classify(v, data, DATA), this.classify(v, ctrl, 1));
-    this.state.push(state);
-    this.edgeStart.push(this.edges.count);
+    if (this.dataParents.length < data.count) this.dataParents = new Int32Array(data.count * 2);
+    if (this.ctrlParents.length < ctrl.count) this.ctrlParents = new Int32Array(ctrl.count * 2);
+    const state = Math.max(this.classify(v, data, this.dataParents, DATA), this.classify(v, ctrl, this.ctrlParents, 1));
+    nodes.state[v] = state;
+    const edgeStart = this.edges.count;
+    nodes.edgeStart[v] = edgeStart;
     if (state !== CLEAR) this.keepEdges(v, state, data, ctrl, pendingBefore);
-    this.edgeCount.push(this.edges.count - this.edgeStart.values[v]);
+    nodes.edgeCount[v] = this.edges.count - edgeStart;
   }
 
-  /** The class node v's dependencies give it; those on ids not seen yet are kept for the end. */
-  private classify(v: number, deps: U64List, kind: number): number {
+  /**
+   * The class node v's dependencies give it; those on ids not seen yet are kept for the end. Their node numbers are
+   * left in `parents` (−1: not seen yet), for keepEdges.
+   */
+  private classify(v: number, deps: U64List, parents: Int32Array, kind: number): number {
     const values = deps.values;
     const index = this.index;
-    const states = this.state.values;
+    const states = this.nodes.state;
+    index.getAll(values, deps.count, parents);
     let state = CLEAR;
     for (let i = 0; i < deps.count; i++) {
+      let parent = parents[i];
       const d = values[i];
-      const parent = d >= 0 ? index.get(d) : index.getBig(deps.valueAt(i));
+      if (d < 0) parent = parents[i] = index.getBig(deps.valueAt(i));
       if (parent >= 0) {
         const s = parent === v ? BLOCKED : states[parent];
         if (s > state) state = s;
@@ -179,26 +188,30 @@ export class DependencyGraph {
    * one, those up to its first edge to a blocked node (where a cycle walk through it turns).
    */
   private keepEdges(v: number, state: number, data: U64List, ctrl: U64List, pending: number): void {
-    const states = this.state.values;
-    for (const deps of [data, ctrl]) {
-      for (let i = 0; i < deps.count; i++) {
-        const d = deps.values[i];
-        const parent = d >= 0 ? this.index.get(d) : this.index.getBig(deps.valueAt(i));
-        if (parent < 0) {
-          const k = pending++;
-          if (this.pendingPresumed.values[k] === 0) this.edges.push(-(k + 1));
-          continue;
-        }
-        const s = parent === v ? BLOCKED : states[parent];
-        if (s === CLEAR) continue;
-        this.edges.push(parent);
-        if (state === BLOCKED && s === BLOCKED) return;
+    const afterData = this.keepEdgesOf(v, state, data.count, this.dataParents, pending);
+    if (afterData >= 0) this.keepEdgesOf(v, state, ctrl.count, this.ctrlParents, afterData);
+  }
+
+  /** keepEdges for one list (`pending`: its first dependency's pending number); the next pending number, or −1 when done. */
+  private keepEdgesOf(v: number, state: number, count: number, parents: Int32Array, pending: number): number {
+    const states = this.nodes.state;
+    for (let i = 0; i < count; i++) {
+      const parent = parents[i];
+      if (parent < 0) {
+        const k = pending++;
+        if (this.pendingPresumed.values[k] === 0) this.edges.push(-(k + 1));
+        continue;
       }
+      const s = parent === v ? BLOCKED : states[parent];
+      if (s === CLEAR) continue;
+      this.edges.push(parent);
+      if (state === BLOCKED && s === BLOCKED) return -1;
     }
+    return pending;
   }
 
   private idOf(v: number): bigint {
-    const id = this.ids.values[v];
+    const id = this.nodes.id[v];
     return id >= 0 ? bigintOf(id) : this.bigIds.get(v)!;
   }
 
@@ -233,9 +246,35 @@ export class DependencyGraph {
     }
     const edges = this.edges.values;
     for (let e = 0; e < this.edges.count; e++) if (edges[e] < 0) edges[e] = resolved[-edges[e] - 1];
-    const cycles = kahn(this.nodeCount, this.state.values, this.edgeStart.values, this.edgeCount.values, edges);
+    const nodes = this.nodes;
+    const cycles = kahn(this.nodeCount, nodes.state, nodes.edgeStart, nodes.edgeCount, edges);
     f.nodesInCycles = cycles.blocked;
     f.cycleSample = cycles.sample.map((v) => this.idOf(v));
     return f;
+  }
+}
+
+/** Per node number: its id (an exact number, −1 for one in bigIds), class and kept edges, grown together. */
+class NodeColumns {
+  id = new Float64Array(1024);
+  /** CLEAR, UNKNOWN or BLOCKED. */
+  state = new Uint8Array(1024);
+  /** The node's kept edges: edges[edgeStart[v], edgeStart[v] + edgeCount[v]). */
+  edgeStart = new Int32Array(1024);
+  edgeCount = new Int32Array(1024);
+
+  /** Grows the columns to hold node v. */
+  makeRoomFor(v: number): void {
+    if (v < this.state.length) return;
+    const size = this.state.length * 2;
+    const grown = <T extends Float64Array | Int32Array | Uint8Array>(old: T, make: new (n: number) => T): T => {
+      const next = new make(size);
+      next.set(old as never);
+      return next;
+    };
+    this.id = grown(this.id, Float64Array);
+    this.state = grown(this.state, Uint8Array);
+    this.edgeStart = grown(this.edgeStart, Int32Array);
+    this.edgeCount = grown(this.edgeCount, Int32Array);
   }
 }

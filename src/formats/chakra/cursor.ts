@@ -316,10 +316,13 @@ export class WireCursor {
       for (let i = start; i < end; i++) if (buf[i] >= 0x80) return false;
       return true;
     }
-    // Four bytes a step; the last step overlaps the one before rather than finishing byte by byte.
+    // Sixteen bytes a step while they last, then four; the last step overlaps the one before rather than finishing
+    // byte by byte.
     const view = this.view;
     let high = view.getInt32(end - 4, true);
-    for (let i = start; i < end - 4; i += 4) high |= view.getInt32(i, true);
+    let i = start;
+    for (; i < end - 16; i += 16) high |= view.getInt32(i, true) | view.getInt32(i + 4, true) | view.getInt32(i + 8, true) | view.getInt32(i + 12, true);
+    for (; i < end - 4; i += 4) high |= view.getInt32(i, true);
     return (high & 0x80808080) === 0;
   }
 

@@ -65,6 +65,21 @@ export class IdIndex {
     }
   }
 
+  /**
+   * get() of ids[0, count) into `into` (−1: absent), in one loop; an id of −1 (one above 2^53 − 1, kept as a bigint
+   * beside the list) is left for the caller to look up with getBig (into holds −1 for it).
+   */
+  getAll(ids: Float64Array, count: number, into: Int32Array): void {
+    const direct = this.direct;
+    const base = this.directBase;
+    const covered = direct.length;
+    for (let i = 0; i < count; i++) {
+      const id = ids[i];
+      const k = id - base;
+      into[i] = k >= 0 && k < covered ? direct[k] - 1 : id < 0 ? -1 : this.get(id);
+    }
+  }
+
   /** The index of id, or `index` after adding it when it was absent. */
   getOrAdd(id: number, index: number): number {
     // The first id of an empty index places the direct table.
