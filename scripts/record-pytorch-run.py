@@ -9,6 +9,7 @@ foreach kernels and the gradient all-reduce.
 
 Usage (one GPU, one or more ranks on it):
   python3 record-pytorch-run.py --out DIR [--ranks 1] [--backend nccl|gloo] [--steps 6] [--layers 4]
+                                [--no-step] [--metrics sm__throughput.avg.pct_of_peak_sustained_elapsed,...]
 With --ranks > 1 on one GPU use --backend gloo (NCCL refuses two ranks on one device).
 
 Then:  npx tracewatt import pytorch --dir DIR --out out/run
@@ -94,17 +95,29 @@ def worker(rank, args):
         step()
     torch.cuda.synchronize()
     dist.barrier()
-    with profile(
-        activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-        schedule=schedule(wait=1, warmup=1, active=1, repeat=1),
-        on_trace_ready=lambda p: p.export_chrome_trace(kineto_path),
-        record_shapes=True,
-        execution_trace_observer=et,
-    ) as prof:
-        for _ in range(args.steps):
+    extra = {}
+    if args.metrics:  # CUPTI range profiler: one counter range per kernel (cuda_profiler_range events)
+        extra['experimental_config'] = torch._C._profiler._ExperimentalConfig(
+            profiler_metrics=args.metrics.split(','), profiler_measure_per_kernel=True)
+    if args.no_step:  # one iteration, no schedule: the traces carry no ProfilerStep annotation
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], record_shapes=True,
+                     execution_trace_observer=et, **extra) as prof:
             step()
             torch.cuda.synchronize()
-            prof.step()
+        prof.export_chrome_trace(kineto_path)
+    else:
+        with profile(
+            activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+            schedule=schedule(wait=1, warmup=1, active=1, repeat=1),
+            on_trace_ready=lambda p: p.export_chrome_trace(kineto_path),
+            record_shapes=True,
+            execution_trace_observer=et,
+            **extra,
+        ) as prof:
+            for _ in range(args.steps):
+                step()
+                torch.cuda.synchronize()
+                prof.step()
     dist.barrier()
     dist.destroy_process_group()
     for p in (et_path, kineto_path):
@@ -127,6 +140,8 @@ def main():
     ap.add_argument('--batch', type=int, default=8)
     ap.add_argument('--vocab', type=int, default=32000)
     ap.add_argument('--power-interval-ms', type=int, default=20)
+    ap.add_argument('--no-step', action='store_true', help='profile one iteration without a schedule (no ProfilerStep)')
+    ap.add_argument('--metrics', default='', help='comma-separated CUPTI metrics to record per kernel')
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     smi_log = open(os.path.join(args.out, 'nvidia-smi.csv'), 'w')

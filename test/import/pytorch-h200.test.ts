@@ -2,7 +2,8 @@
  * Held-out real runs of the newest PyTorch layout: a small GPT trained with DDP on an NVIDIA H200 under PyTorch 2.11
  * (execution-trace schema 1.1.1-chakra.0.0.4, Kineto ops with `Record function id`, a ProfilerStep, ts on a
  * monotonic clock with `baseTimeNanoseconds`), recorded by scripts/record-pytorch-run.py and shipped in
- * traces/pytorch-real/h200-gpt (1 rank, NCCL) and h200-gpt-gloo (2 ranks, gloo). What they caught: the gloo
+ * traces/pytorch-real/h200-gpt (1 rank, NCCL), h200-gpt-gloo (2 ranks, gloo) and h200-gpt-nostep (1 rank, one
+ * iteration profiled without a schedule, so no ProfilerStep). What they caught: the gloo
  * all-reduce, an async record function on gloo's thread, nests later autograd ops inside it in the ET, which made the
  * inter-thread order a dependency cycle; collectives without an NCCL kernel vanished without a word; and the power
  * log could not be placed on the trace (new-style stamps), so kernels were given the idle power logged before the run.
@@ -20,6 +21,7 @@ import { shipped } from '../helpers/traces.js';
 
 const nccl = shipped('pytorch-real', 'h200-gpt');
 const gloo = shipped('pytorch-real', 'h200-gpt-gloo');
+const noStep = shipped('pytorch-real', 'h200-gpt-nostep');
 const h100 = 'calibration/h100-datasheet.json';
 let dir: string;
 let one: ImportResult;
@@ -50,6 +52,16 @@ describe('import pytorch: PyTorch 2.11 on an H200 (held-out layout)', () => {
       expect(r.convert.gpuNodes).toBe(g.events);
     }
     expect(two.ranks.map((r) => r.rank)).toEqual([0, 1]);
+  });
+
+  it('one iteration profiled without a schedule (no ProfilerStep): every op linked by id, valid', async () => {
+    const r = (await importPytorch({ dir: noStep, out: path.join(dir, 'nostep') })).ranks[0]!;
+    expect(r.steps).toEqual([]);
+    expect(r.link.linkedBySequence).toBe(0);
+    expect(r.link.linkedByRfId).toBe(r.link.etOps - r.link.etUnlinked);
+    expect(r.link.gpu.noLaunch).toBe(0);
+    expect(r.convert.gpuNodes).toBe(r.link.gpu.events);
+    expect((await validateTrace(path.join(dir, 'nostep'))).errors).toBe(0);
   });
 
   it('a gloo all-reduce nesting later ops in the ET is no dependency cycle, and is said', async () => {
