@@ -111,6 +111,8 @@ export function skewCases(chakra, generateLlmTraces) {
     ['llm_7b_tp2_pp2_dp2_1f1b', { model: 'llama2-7b', tp: 2, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 1024 }],
     ['llm_7b_tp2_pp2_dp2_gpipe_sp_rc', { model: 'llama2-7b', tp: 2, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 1024, schedule: 'gpipe', sequenceParallel: true, recompute: 'full' }],
     ['llm_13b_tp4_pp2_dp2_1f1b', { model: 'llama2-13b', tp: 4, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 2048 }],
+    ['llm_7b_tp2_pp2_dp8_1f1b_sp', { model: 'llama2-7b', tp: 2, pp: 2, dp: 8, microBatch: 1, globalBatch: 16, seqLen: 1024, sequenceParallel: true }],
+    ['llm_13b_tp4_pp4_dp2_gpipe_rc', { model: 'llama2-13b', tp: 4, pp: 4, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 2048, schedule: 'gpipe', recompute: 'full' }],
   ];
   for (const [name, options] of llms) {
     const set = generateLlmTraces(options);

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { replayFiles } from '../../src/engines/replay/index.js';
+import { replayFiles, resolvePower, type ReplaySlice } from '../../src/engines/replay/index.js';
 import { describeShared, hasShared, shared } from '../helpers/shared.js';
 
 interface SkewCase {
@@ -32,4 +32,45 @@ describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () =>
       expect(got).toEqual(c.expected.ranks);
     });
   }
+});
+
+describeShared('the energy split follows each rank\'s own finish (skew cases)', () => {
+  const byName = (n: string) => cases.find((c) => c.name === n)!;
+  async function run(c: SkewCase) {
+    const slices: ReplaySlice[] = [];
+    const res = await replayFiles({
+      trace: skew(c.workload), system: skew(c.system), network: skew(c.network), memory: c.memory ? skew(c.memory) : undefined,
+      onSlice: (s) => slices.push(s),
+    });
+    return { res, slices };
+  }
+
+  it('a01: rank 0 communicates from its issue (10 µs) to its own finish (30,533 ns), then idles until the makespan', async () => {
+    const { res, slices } = await run(byName('a01_skew2_ring2_pure'));
+    const comm = slices.filter((s) => s.slot === 'comm').map((s) => [s.rank, s.startNs, s.endNs]);
+    expect(comm).toEqual([[0, 10_000, 30_533], [1, 20_000, 40_533]]);
+    const [r0, r1] = res.ranks;
+    expect(res.makespanNs).toBe(40_533);
+    expect([r0.commNs, r0.wallNs, r1.commNs, r1.wallNs]).toEqual([20_533, 30_533, 20_533, 40_533]);
+    // The preset's idle power over (makespan − GPU busy): rank 0's 10,000 ns after its finish are idle, as are the
+    // ns it spends communicating (network energy is per bit, not per ns).
+    const p = await resolvePower(undefined);
+    for (const r of res.ranks) {
+      expect(r.energyJ.idle).toBeCloseTo((p.gpu.idlePowerW * (40_533 - r.gpuComputeNs) + p.networkIdlePowerWPerRank * 40_533) * 1e-9, 15);
+    }
+    expect(r0.energyJ.network).toBe(r1.energyJ.network);
+  });
+
+  it('every case: each rank\'s communication ends by its own finish, and its energies add up', async () => {
+    for (const c of cases) {
+      const { res, slices } = await run(c);
+      for (const r of res.ranks) {
+        const own = slices.filter((s) => s.rank === r.rank);
+        expect(Math.max(...own.map((s) => s.endNs)), `${c.name} rank ${r.rank}`).toBe(r.finishNs);
+        expect(r.commNs, `${c.name} rank ${r.rank}`).toBeLessThanOrEqual(r.finishNs);
+        const e = r.energyJ;
+        expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
+      }
+    }
+  });
 });

@@ -98,6 +98,28 @@ describe('per-rank collective progress: properties', () => {
       }
     });
 
+    it(`${s.name}: no rank takes less from its own issue to its finish than when it alone is late and every other message already waits`, async () => {
+      const network = parseNetworkConfig('n.yml', s.network);
+      const ranks = network.dims.reduce((a, d) => a * d.npus, 1);
+      // The minimum time of rank r: everyone else issues at 1 µs, rank r 10 ms later (longer than the collective),
+      // so everything that does not depend on r's own data has arrived when r issues.
+      const minimumNs: number[] = [];
+      for (let r = 0; r < ranks; r++) {
+        const us = Array<number>(ranks).fill(1);
+        us[r] = 10_001;
+        const res = await run(s, us);
+        minimumNs.push(res.ranks[r].finishNs - us[r] * 1000);
+        // At least its own first send and one endpoint delay per step: more than the endpoint delay.
+        expect(minimumNs[r]).toBeGreaterThan(10);
+      }
+      const rnd = seededRandom(ranks * 15485863);
+      for (let trial = 0; trial < 5; trial++) {
+        const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
+        const res = await run(s, us);
+        for (const r of res.ranks) expect(r.finishNs - us[r.rank] * 1000, `rank ${r.rank}`).toBeGreaterThanOrEqual(minimumNs[r.rank]);
+      }
+    });
+
     // Rings and direct exchanges look the same from every position (rotations); halving-doubling's butterfly from
     // positions that differ in one bit (x → x XOR 1).
     const symmetry = s.impl === 'halvingDoubling' ? 'flipping' : 'rotating';
