@@ -6,12 +6,22 @@ import type { CaseStudyRecord, Knob } from '../engines/studies/types.js';
 import { fixed, formatTable, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
 
-/** Wraps text to `width` columns, continuation lines indented by `indent`. */
+/** Words of a text to wrap, a unit that starts with % ("%", "%)", "%,") kept with the number before it. */
+function words(text: string): string[] {
+  const out: string[] = [];
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    if (w.startsWith('%') && out.length) out[out.length - 1] += ` ${w}`;
+    else out.push(w);
+  }
+  return out;
+}
+
+/** Wraps text to `width` columns, continuation lines indented by `indent`; a number and its " %" stay on one line. */
 export function wrap(text: string, width = 100, indent = '  '): string {
   const out: string[] = [];
   const lead = /^\s*/.exec(text)![0];
   let line = lead;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
+  for (const word of words(text)) {
     if (line.trim() && line.length + 1 + word.length > width) {
       out.push(line);
       line = indent + word;
@@ -78,6 +88,6 @@ export function caseStudyText(r: CaseStudyRecord): string {
     parts.push(formatTable(columns, rows).replace(/\n$/, ''));
     parts.push(wrap(l.finding));
   }
-  parts.push('', wrap(r.finding), '');
+  parts.push('', wrap(r.finding), '', 'Definitions:', ...r.definitions.map((d) => wrap(`  - ${d}`, 100, '    ')), '');
   return parts.join('\n');
 }
