@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { renderReference } from '../../src/cli/reference.js';
@@ -73,6 +74,11 @@ function runLines(lines: string[], cwd: string): { status: number | null; stdout
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The rule lines (`-----  ---`) of the text tables in an output: each is as wide as its table. */
+function tableRules(text: string): string[] {
+  return text.split('\n').filter((l) => l.length >= 3 && /^-+( +-+)*$/.test(l));
+}
+
 /** Path-like words of a command line (they contain a slash), quotes removed. */
 function paths(line: string): string[] {
   return (line.match(/"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^"|"$/g, '')).filter((w) => w.includes('/') && !/^\d+\/\d+$/.test(w));
@@ -102,13 +108,33 @@ describe('examples in --help and the command reference', () => {
 
   const built = existsSync(main);
   if (!built) console.warn('dist/ not built (npm ci runs the prepare build): the examples are not run');
-  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0', async (name) => {
+  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0; its tables fit 100 columns and --csv prints them', async (name) => {
     const lines = await helpExamples(name);
     const dir = sandbox();
-    const r = runLines(lines, dir);
+    if (lines.length > 1) {
+      const setup = runLines(lines.slice(0, -1), dir);
+      expect(setup.status, `${name}\n${setup.stderr}`).toBe(0);
+    }
+    const r = runLines(lines.slice(-1), dir);
     expect(r.stderr, name).not.toMatch(/internal error/);
     expect(r.status, `${name}\n${r.stderr}`).toBe(0);
     expect(r.stdout.length, name).toBeGreaterThan(0);
+    // One rule for tables: a command that prints one fits it to 100 columns by default and takes --csv.
+    const rules = tableRules(r.stdout);
+    const csvOption = COMMANDS.find((c) => c.name === name)!.options.some((o) => o.name === 'csv');
+    if (rules.length) expect(csvOption, `${name} prints a table but has no --csv`).toBe(true);
+    for (const rule of rules) expect([...rule].length, `${name}: a table ${[...rule].length} columns wide`).toBeLessThanOrEqual(100);
+    if (csvOption) {
+      const c = runLines([`${lines.at(-1)} --csv`], dir);
+      expect(c.status, `${name} --csv\n${c.stderr}`).toBe(0);
+      expect(tableRules(c.stdout), `${name} --csv prints a text table`).toEqual([]);
+      const records = parse(c.stdout, { relax_column_count: false }) as string[][];
+      // A header at least (validate finding no problem prints only its header).
+      expect(records.length, `${name} --csv`).toBeGreaterThanOrEqual(1);
+      expect(records[0]!.every((h) => /^[a-z][A-Za-z0-9]*$/.test(h)), `${name} --csv header ${records[0]!.join(',')}`).toBe(true);
+      // Numbers without float noise (12 significant digits at most: no 15.999999999999998).
+      for (const cell of records.slice(1).flat()) if (/^-?\d+\.\d+$/.test(cell)) expect(cell.replace(/^-?0\.0*|[-.]/g, '').length, `${name} --csv: ${cell}`).toBeLessThanOrEqual(12);
+    }
     // Nothing written beside the shipped inputs but out/.
     expect(readdirSync(dir).sort(), name).toEqual(['calibration', 'out', 'test', 'traces'].filter((f) => f !== 'out' || existsSync(path.join(dir, 'out'))));
   }, 300_000);
