@@ -82,8 +82,8 @@ export interface TableOptions {
   width?: number;
 }
 
-/** A unit after a number: "%", "ns", "ms),", "MHz", "J;" (up to 4 letters, then closing punctuation). */
-const UNIT = /^(%|[A-Za-zµ]{1,4})[)\],.;:]*$/;
+/** A unit after a number: "%", "ns", "ms),", "GB/s;", "clocks" (up to 7 letters or slashes, then closing punctuation). */
+const UNIT = /^(%|[A-Za-zµ/]{1,7})[)\],.;:]*$/;
 
 /** Words of a text to wrap, a unit kept with the number before it ("−0.03 %", "88000 ns"). */
 function words(text: string): string[] {
