@@ -4,6 +4,8 @@
 // not run by test/cli/examples.test.ts);
 // ARGS is run as `node dist/cli/main.js ARGS` from the repository root, in document order, so later
 // examples can use files written by earlier ones (under out/, which git ignores).
+// `node scripts/readme-examples.mjs TEXT…` refreshes only the examples whose arguments contain one of the TEXTs
+// (their inputs under out/ must exist already), leaving every other block as it is.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,8 +20,10 @@ function splitArgs(s) {
   return [...s.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
 }
 
+const only = process.argv.slice(2);
 let count = 0;
-const out = text.replace(block, (_all, kind, args, maxLines) => {
+const out = text.replace(block, (all, kind, args, maxLines) => {
+  if (only.length && !only.some((t) => args.includes(t))) return all;
   const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'main.js'), ...splitArgs(args)], {
     cwd: root, encoding: 'utf8', env: { ...process.env, COLUMNS: '120' }, maxBuffer: 1 << 26,
   });

@@ -3,23 +3,11 @@
  * the three knobs' marginal efficiency against nominal. Every figure is an estimate.
  */
 import type { CaseStudyRecord, Knob } from '../engines/studies/types.js';
-import { fixed, formatTable, type Cell, type Column } from './tables.js';
+import { fixed, formatTable, wrapText, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
 
-/** Wraps text to `width` columns, continuation lines indented by `indent`. */
-export function wrap(text: string, width = 100, indent = '  '): string {
-  const out: string[] = [];
-  const lead = /^\s*/.exec(text)![0];
-  let line = lead;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line.trim() && line.length + 1 + word.length > width) {
-      out.push(line);
-      line = indent + word;
-    } else line = line.trim() ? `${line} ${word}` : line + word;
-  }
-  if (line) out.push(line);
-  return out.join('\n');
-}
+/** Wraps text to 100 columns (see tables.ts); kept under this name for the case study's callers. */
+export const wrap = wrapText;
 
 const settingCell = (k: Knob, s: number) => (k.settingUnit === 'MHz' ? `${s} MHz` : `${s.toFixed(2)} ×`);
 const signedFixed = (digits: number) => (v: Cell) => (typeof v === 'number' ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}` : '');
@@ -78,6 +66,6 @@ export function caseStudyText(r: CaseStudyRecord): string {
     parts.push(formatTable(columns, rows).replace(/\n$/, ''));
     parts.push(wrap(l.finding));
   }
-  parts.push('', wrap(r.finding), '');
+  parts.push('', wrap(r.finding), '', 'Definitions:', ...r.definitions.map((d) => wrap(`  - ${d}`, 100, '    ')), '');
   return parts.join('\n');
 }

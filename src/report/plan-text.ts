@@ -4,7 +4,7 @@
  */
 import type { NamedPlan, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
 import type { RowSet } from './text.js';
-import { fixed, formatTable, significant, type Cell, type Column, type TableOptions } from './tables.js';
+import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 
 const J = 'J, est.';
 const S = 's, est.';
@@ -91,9 +91,9 @@ export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 
 export function planText(r: PlanRecord, options: TableOptions = {}): string {
   const head = planHeadlineRows(r);
   const lines = [
-    `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
+    wrapText(`${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
       `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
-      `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
+      `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`, options.width),
     '',
     formatTable(head.columns, head.rows, options).trimEnd(),
   ];

@@ -82,6 +82,39 @@ export interface TableOptions {
   width?: number;
 }
 
+/** A unit after a number: "%", "ns", "ms),", "GB/s;", "clocks" (up to 7 letters or slashes, then closing punctuation). */
+const UNIT = /^(%|[A-Za-zµ/]{1,7})[)\],.;:]*$/;
+
+/** Words of a text to wrap, a unit kept with the number before it ("−0.03 %", "88000 ns"). */
+function words(text: string): string[] {
+  const out: string[] = [];
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    const prev = out[out.length - 1];
+    if (prev !== undefined && (w.startsWith('%') || (/\d$/.test(prev) && UNIT.test(w)))) out[out.length - 1] = `${prev} ${w}`;
+    else out.push(w);
+  }
+  return out;
+}
+
+/**
+ * Wraps a line of prose to `width` columns (default 100; Infinity, as with --wide, leaves it whole), continuation
+ * lines indented by `indent`; a number and its unit stay on one line, and a word longer than the width stays whole.
+ */
+export function wrapText(text: string, width = TABLE_WIDTH, indent = '  '): string {
+  if (!Number.isFinite(width)) return text;
+  const out: string[] = [];
+  const lead = /^\s*/.exec(text)![0];
+  let line = lead;
+  for (const word of words(text)) {
+    if (line.trim() && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = indent + word;
+    } else line = line.trim() ? `${line} ${word}` : line + word;
+  }
+  if (line) out.push(line);
+  return out.join('\n');
+}
+
 const GAP = '  ';
 const MAX_HEADER_LINES = 3;
 

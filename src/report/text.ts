@@ -4,7 +4,7 @@
  */
 import type { EnergyBandJ, ReplayResult } from '../engines/replay/types.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
-import { fixed, formatTable, significant, type Cell, type Column, type TableOptions } from './tables.js';
+import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 
 /** Rows and their columns, ready for formatTable or toCsv. */
 export interface RowSet {
@@ -51,8 +51,8 @@ export function replayText(res: ReplayResult, options: TableOptions = {}): strin
   const half = MAX_RANK_ROWS / 2;
   const t = replayRanks(res, many ? [...res.ranks.slice(0, half), ...res.ranks.slice(-half)] : res.ranks);
   return [
-    `${res.label}: makespan ${res.makespanNs} ns (${(res.makespanNs / 1e6).toFixed(3)} ms), ${res.ranks.length} ranks, ${res.nodes} nodes, ` +
-      `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication time hidden behind compute`,
+    wrapText(`${res.label}: makespan ${res.makespanNs} ns (${(res.makespanNs / 1e6).toFixed(3)} ms), ${res.ranks.length} ranks, ${res.nodes} nodes, ` +
+      `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication time hidden behind compute`, options.width),
     '',
     energy,
     formatTable(t.columns, t.rows, options) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : ''),
@@ -89,7 +89,7 @@ export function networkSweepRows(r: NetworkSweepRecord): RowSet {
 
 export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = {}): string {
   const t = networkSweepRows(r);
-  return `${r.label} (estimated; ${r.vfCurve})\n` + formatTable(t.columns, t.rows, options);
+  return `${wrapText(`${r.label} (estimated; ${r.vfCurve})`, options.width)}\n` + formatTable(t.columns, t.rows, options);
 }
 
 /** One row per SM clock of a GPU clock sweep. */

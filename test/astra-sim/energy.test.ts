@@ -98,9 +98,10 @@ describeShared('energy command', () => {
     const log = ref('skew', 'stdout', `${c().name}.txt`);
     const text = await cli(['energy', ...args(), '--astra-sim-log', log]);
     expect(text.code).toBe(0);
-    expect(text.out).toMatch(/times from ASTRA-sim .*a12_overlap_skew4_ring4_example\.txt\): makespan 88000 ns/);
+    expect(text.out).toMatch(/times from ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/);
     const replayText = await cli(['replay', ...args()]);
-    const tableOf = (s: string) => s.slice(s.indexOf('\n'));
+    // The tables after the headline (a paragraph wrapped to 100 columns, then a blank line).
+    const tableOf = (s: string) => s.slice(s.indexOf('\n\n'));
     expect(tableOf(text.out).split('\n').slice(0, 9)).toEqual(tableOf(replayText.out).split('\n').slice(0, 9));
     const json = JSON.parse((await cli(['energy', ...args(), '--astra-sim-log', log, '--json'])).out) as ReplayResult;
     expect(json.kind).toBe('replay');

@@ -78,7 +78,7 @@ describe('export astra-sim of a clean trace (shipped ASTRA-sim example)', () => 
     const flags = `--workload-configuration=${out}/workload/all_reduce --system-configuration=${out}/system.json --network-configuration=${out}/network.yml --remote-memory-configuration=${out}/memory.json --logging-folder=${out}/log`;
     expect(r.commands.congestionUnaware).toBe(`AstraSim_Analytical_Congestion_Unaware ${flags} > ${out}/astra-sim.unaware.log 2>&1`);
     expect(r.commands.congestionAware).toBe(`AstraSim_Analytical_Congestion_Aware ${flags} > ${out}/astra-sim.aware.log 2>&1`);
-    expect(r.commands.energy).toBe(`tracewatt energy --astra-sim-log ${out}/astra-sim.unaware.log ${out}/workload/all_reduce --system ${out}/system.json --network ${out}/network.yml --memory ${out}/memory.json`);
+    expect(r.commands.energy).toBe(`npx tracewatt energy --astra-sim-log ${out}/astra-sim.unaware.log ${out}/workload/all_reduce --system ${out}/system.json --network ${out}/network.yml --memory ${out}/memory.json`);
   });
 
   it('run.sh runs the chosen backend on the folder\'s files from anywhere and keeps its output (a stand-in binary records its arguments)', async () => {

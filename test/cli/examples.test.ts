@@ -5,12 +5,14 @@
  * linked from the repository): each must exit 0, reading nothing outside them and writing only under out/.
  * The README's examples (`<!-- example: ARGS -->` blocks, scripts/readme-examples.mjs) run in document order in one
  * folder that holds the repository's files but not ../shared: each must exit as its block shows (0 unless it ends
- * with "(exit code N)").
+ * with "(exit code N)") and print what the block shows (cut as scripts/readme-examples.mjs cuts it), but for what
+ * depends on the machine and the README says so: the thread count (one per core) and run times in seconds.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { renderReference } from '../../src/cli/reference.js';
@@ -39,13 +41,30 @@ function sandbox(entries: string[] = SHIPPED): string {
   return dir;
 }
 
-/** The README's examples: the arguments of each `<!-- example: … -->` block and the exit code it shows. */
-function readmeExamples(): { args: string; exit: number }[] {
+/**
+ * The README's examples: the arguments of each `<!-- example: … -->` block, the exit code it shows, the output it
+ * shows (without the `$ …` line and the exit code) and its max-lines (scripts/readme-examples.mjs: 40 by default).
+ */
+function readmeExamples(): { args: string; exit: number; shown: string; maxLines: number }[] {
   const text = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  return [...text.matchAll(/<!-- example: (.+?)(?: max-lines=\d+)? -->\n([\s\S]*?)<!-- \/example -->/g)].map((m) => ({
-    args: m[1]!,
-    exit: Number(/\(exit code (\d+)\)\n```\n$/.exec(m[2]!)?.[1] ?? 0),
-  }));
+  return [...text.matchAll(/<!-- example: (.+?)(?: max-lines=(\d+))? -->\n([\s\S]*?)<!-- \/example -->/g)].map((m) => {
+    const body = m[3]!.replace(/^```console\n\$ [^\n]*\n/, '').replace(/\n```\n$/, '');
+    const exit = /\n\(exit code (\d+)\)$/.exec(body);
+    return { args: m[1]!, exit: Number(exit?.[1] ?? 0), shown: exit ? body.slice(0, exit.index) : body, maxLines: Number(m[2] ?? 40) };
+  });
+}
+
+/** What a block shows for this output: stdout then stderr, cut after `maxLines` lines as scripts/readme-examples.mjs cuts it. */
+function shownOutput(stdout: string, stderr: string, maxLines: number): string {
+  const lines = (stdout + stderr).replace(/\s+$/, '').split('\n');
+  return (lines.length > maxLines ? [...lines.slice(0, maxLines), `… (${lines.length - maxLines} more lines)`] : lines).join('\n');
+}
+
+/** Masks what differs between machines (the README says so): threads (one per core) and run times in seconds. */
+function machineIndependent(text: string): string {
+  return text
+    .replace(/\b\d+ threads? \(this one and \d+ workers?\)/g, 'N threads (this one and N-1 workers)')
+    .replace(/\bin \d+(\.\d+)? s\b/g, 'in T s');
 }
 
 /** Runs the lines in `cwd` with sh, `npx tracewatt` being the built CLI; stops at the first failing line. */
@@ -53,6 +72,11 @@ function runLines(lines: string[], cwd: string): { status: number | null; stdout
   const script = ['set -e', 'npx() { "$@"; }', 'tracewatt() { node "$TRACEWATT_MAIN" "$@"; }', ...lines].join('\n');
   const r = spawnSync('sh', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, TRACEWATT_MAIN: main }, timeout: 280_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The rule lines (`-----  ---`) of the text tables in an output: each is as wide as its table. */
+function tableRules(text: string): string[] {
+  return text.split('\n').filter((l) => l.length >= 3 && /^-+( +-+)*$/.test(l));
 }
 
 /** Path-like words of a command line (they contain a slash), quotes removed. */
@@ -84,13 +108,33 @@ describe('examples in --help and the command reference', () => {
 
   const built = existsSync(main);
   if (!built) console.warn('dist/ not built (npm ci runs the prepare build): the examples are not run');
-  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0', async (name) => {
+  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0; its tables fit 100 columns and --csv prints them', async (name) => {
     const lines = await helpExamples(name);
     const dir = sandbox();
-    const r = runLines(lines, dir);
+    if (lines.length > 1) {
+      const setup = runLines(lines.slice(0, -1), dir);
+      expect(setup.status, `${name}\n${setup.stderr}`).toBe(0);
+    }
+    const r = runLines(lines.slice(-1), dir);
     expect(r.stderr, name).not.toMatch(/internal error/);
     expect(r.status, `${name}\n${r.stderr}`).toBe(0);
     expect(r.stdout.length, name).toBeGreaterThan(0);
+    // One rule for tables: a command that prints one fits it to 100 columns by default and takes --csv.
+    const rules = tableRules(r.stdout);
+    const csvOption = COMMANDS.find((c) => c.name === name)!.options.some((o) => o.name === 'csv');
+    if (rules.length) expect(csvOption, `${name} prints a table but has no --csv`).toBe(true);
+    for (const rule of rules) expect([...rule].length, `${name}: a table ${[...rule].length} columns wide`).toBeLessThanOrEqual(100);
+    if (csvOption) {
+      const c = runLines([`${lines.at(-1)} --csv`], dir);
+      expect(c.status, `${name} --csv\n${c.stderr}`).toBe(0);
+      expect(tableRules(c.stdout), `${name} --csv prints a text table`).toEqual([]);
+      const records = parse(c.stdout, { relax_column_count: false }) as string[][];
+      // A header at least (validate finding no problem prints only its header).
+      expect(records.length, `${name} --csv`).toBeGreaterThanOrEqual(1);
+      expect(records[0]!.every((h) => /^[a-z][A-Za-z0-9]*$/.test(h)), `${name} --csv header ${records[0]!.join(',')}`).toBe(true);
+      // Numbers without float noise (12 significant digits at most: no 15.999999999999998).
+      for (const cell of records.slice(1).flat()) if (/^-?\d+\.\d+$/.test(cell)) expect(cell.replace(/^-?0\.0*|[-.]/g, '').length, `${name} --csv: ${cell}`).toBeLessThanOrEqual(12);
+    }
     // Nothing written beside the shipped inputs but out/.
     expect(readdirSync(dir).sort(), name).toEqual(['calibration', 'out', 'test', 'traces'].filter((f) => f !== 'out' || existsSync(path.join(dir, 'out'))));
   }, 300_000);
@@ -107,11 +151,24 @@ describe('examples in the README', () => {
       for (const p of paths(e.args)) expect(p.startsWith('../') || path.isAbsolute(p), `README example "tracewatt ${e.args}" reads ${p}, outside the repository`).toBe(false);
     }
   });
-  it.runIf(built).each(examples.map((e, i) => [i + 1, e.args, e.exit] as const))('%i: tracewatt %s (exit %i)', (_i, args, exit) => {
+  it.runIf(built).each(examples.map((e, i) => [i + 1, e.args, e.exit, i] as const))('%i: tracewatt %s (exit %i) prints what the README shows', (_i, args, exit, i) => {
     if (!dir) dir = sandbox(entries);
     const r = runLines([`set +e; tracewatt ${args}; echo "exit=$?" >&2`], dir);
     const status = Number(/exit=(\d+)\n$/.exec(r.stderr)?.[1]);
     expect(r.stderr, args).not.toMatch(/internal error/);
     expect(status, `tracewatt ${args}\n${r.stderr}`).toBe(exit);
+    const { shown, maxLines } = examples[i]!;
+    const printed = shownOutput(r.stdout, r.stderr.replace(/exit=\d+\n$/, ''), maxLines);
+    expect(machineIndependent(printed), `README example "tracewatt ${args}" printed otherwise: refresh it with node scripts/readme-examples.mjs`)
+      .toBe(machineIndependent(shown));
   }, 300_000);
+});
+
+describe('comparing README output', () => {
+  it('masks only the thread count and times in seconds', () => {
+    expect(machineIndependent('2 threads (this one and 1 worker); 46 replays in 14.7 s; 8 ranks in 3 stages'))
+      .toBe('N threads (this one and N-1 workers); 46 replays in T s; 8 ranks in 3 stages');
+    expect(shownOutput('a\nb\nc\n', 'd\n', 2)).toBe('a\nb\n… (2 more lines)');
+    expect(shownOutput('a\n', '', 2)).toBe('a');
+  });
 });

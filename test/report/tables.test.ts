@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvKey, fixed, formatCell, formatTable, toCsv, type Column } from '../../src/report/tables.js';
+import { csvKey, fixed, formatCell, formatTable, toCsv, wrapText, type Column } from '../../src/report/tables.js';
 
 const columns: Column[] = [{ header: 'SM clock (MHz)' }, { header: 'energy (J, estimated)', format: fixed(2) }, { header: 'note' }];
 const rows = [
@@ -85,5 +85,22 @@ describe('toCsv', () => {
   it('derives keys from headers by one rule', () => {
     const headers = ['SM clock (MHz)', 'energy (J, est.)', 'share (%)', 'GPU compute (µs)', 'bandwidth (GB/s)', 'ΔT vs next scale (s, est.)', 'micro-batch', 'sent dim 0 (bytes)'];
     expect(headers.map(csvKey)).toEqual(['smClockMHz', 'energyJ', 'sharePct', 'gpuComputeUs', 'bandwidthGBps', 'deltaTVsNextScaleS', 'microBatch', 'sentDim0Bytes']);
+  });
+});
+
+describe('wrapText (prose lines of the text output)', () => {
+  const text = `${'word '.repeat(30)}ends at −0.03 % (band −0.04 % … −0.02 %), ${'a '.repeat(38)}makespan 88000 ns (0.088 ms), ${'x'.repeat(120)} done`;
+  it('fits 100 columns, indents continuation lines, keeps a number with its % and a too-long word whole', () => {
+    const lines = wrapText(text).split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const l of lines) if (!l.includes('x'.repeat(120))) expect([...l].length).toBeLessThanOrEqual(100);
+    for (const l of lines.slice(1)) expect(l).toMatch(/^ {2}\S/);
+    expect(lines.some((l) => /^\s*(%|ns\b|ms\))/.test(l))).toBe(false);
+    expect(lines).toContain(`  ${'x'.repeat(120)}`);
+    expect(lines.join(' ').replace(/\s+/g, ' ')).toBe(text.replace(/\s+/g, ' ').trim());
+  });
+  it('leaves the line whole with --wide (width Infinity) and a short line as it is', () => {
+    expect(wrapText(text, Infinity)).toBe(text);
+    expect(wrapText('short line')).toBe('short line');
   });
 });

@@ -113,6 +113,25 @@ describe('case study llama2-70b (reduced)', () => {
     const body = text.split('\n').filter((l) => !l.startsWith('wrote '));
     expect(Math.max(...body.map((l) => [...l].length))).toBeLessThanOrEqual(100);
     expect(text).toMatch(/reproduce/);
+    // The terms of the table are defined under it; a wrapped line never starts with a number's unit.
+    expect(text).toContain('\nDefinitions:\n');
+    expect(text).toMatch(/- Marginal efficiency: ΔE\/ΔT \(J\/s = W[^)]*\) and the energy saved per 1 %\s+slowdown/);
+    expect(body.filter((l) => /^\s*%/.test(l))).toEqual([]);
+  }, 300_000);
+
+  it('--csv prints the knob table of both layouts, every number header with its unit, and no report text', async () => {
+    const lines: string[] = [];
+    const code = await caseStudyCommand.run(['llama2-70b'], { out: path.join(dir, 'cs-csv'), globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', csv: true },
+      { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
+    expect(code).toBe(0);
+    const [header, ...rows] = lines.join('').trimEnd().split('\n');
+    expect(header).toBe('layout,knob,setting,deltaTPct,deltaEPct,deltaEBandLoPct,deltaEBandHiPct,savedSlowdownPctPerPct,deltaEDeltaTKW,note');
+    // 2 layouts × (scale-out 3 + scale-up 3 + GPU clock 2) settings.
+    expect(rows).toHaveLength(16);
+    expect(rows.filter((r) => r.endsWith(',nominal'))).toHaveLength(6);
+    for (const r of rows) expect(r).toMatch(/^TP 8 × (DP|PP) 4,/);
+    // Numbers at most 12 significant digits (no 15.999999999999998).
+    for (const x of rows.join(',').match(/-?\d+\.\d+/g) ?? []) expect(x.replace(/^-?0\.0*|[-.]/g, '').length).toBeLessThanOrEqual(12);
   }, 300_000);
 
   it('rejects an unknown case study', async () => {

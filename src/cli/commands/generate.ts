@@ -6,9 +6,9 @@ import { loadCalibration } from '../../engines/calibrate/index.js';
 import { calibratedTimeModel, writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
-import { fixed } from '../../report/tables.js';
+import { fixed, wrapText } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { choice, intOf, num, rowsText, tableOptions } from '../io.js';
+import { choice, intOf, num, rowsText, tableLayout, tableOptions } from '../io.js';
 
 export const generateLlmCommand: CommandSpec = {
   name: 'generate llm',
@@ -83,9 +83,10 @@ export const generateLlmCommand: CommandSpec = {
       io.out(stages);
       return 0;
     }
-    io.out(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}\n`);
+    const width = tableLayout(opts).width;
+    io.out(`${wrapText(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}`, width)}\n`);
     io.out(stages);
-    io.out(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB\n`);
+    io.out(`${wrapText(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB`, width)}\n`);
     io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
     return 0;
   },

@@ -51,10 +51,10 @@ export function astraSimCommand(files: ExportedFiles, backend: AstraBackend): st
   return `${ASTRA_SIM_BINARIES[backend]} ${flags.join(' ')} --logging-folder=${logs} > ${sh(logFile(files, backend))} 2>&1`;
 }
 
-/** `tracewatt energy` on the log of a run of the exported workload. */
+/** `npx tracewatt energy` on the log of a run of the exported workload (npx: runs in the repository or after `npm link`). */
 export function energyCommandLine(files: ExportedFiles, backend: AstraBackend): string {
   return [
-    'tracewatt energy --astra-sim-log', sh(logFile(files, backend)), sh(files.workload),
+    'npx tracewatt energy --astra-sim-log', sh(logFile(files, backend)), sh(files.workload),
     '--system', sh(files.system), '--network', sh(files.network), '--memory', sh(files.memory),
     ...(files.commGroup ? ['--comm-group', sh(files.commGroup)] : []),
     ...(files.power ? ['--power', sh(files.power)] : []),

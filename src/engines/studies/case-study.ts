@@ -214,7 +214,7 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     ],
     definitions: [
       'ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration\'s energy, idle included.',
-      'Marginal efficiency: ΔE/ΔT (J/s = W) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
+      'Marginal efficiency: ΔE/ΔT (J/s = W; in the report and --csv) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (saved/slowdown; only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
       'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time (summed over ranks); idle energy / total.',
       'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted calibration measured for predictions away from the profiled clock. The roofline times and the congestion-unaware network are not in the bands.',
       'The poster\'s finding, as tested here: raising the scale-out links\' voltage and frequency (s > 1) lowers the iteration\'s total energy, because the time it saves cuts idle energy by more than the links\' higher energy per bit adds.',
