@@ -41,6 +41,9 @@ export class NodeProbe {
   nameEnd = -1;
   readonly ctrlDeps = new U64List();
   readonly dataDeps = new U64List();
+  /** data_deps' bytes when one packed field of canonical varints holds them all (readers may memoise on them); −1 else. */
+  dataDepsStart = -1;
+  dataDepsEnd = -1;
   /** IOInfo messages (payloads), −1 when absent. */
   inputsStart = -1;
   inputsEnd = -1;
@@ -105,7 +108,7 @@ export class NodeProbe {
     this.reads = (this.reads + 1) | 0;
     this.type = 0;
     this.idNumber = this.startNumber = this.durationNumber = 0;
-    this.durationTag = this.durationEnd = this.nameStart = this.nameEnd = -1;
+    this.durationTag = this.durationEnd = this.nameStart = this.nameEnd = this.dataDepsStart = this.dataDepsEnd = -1;
     this.inputsStart = this.inputsEnd = this.outputsStart = this.outputsEnd = this.attrStart = this.attrEnd = -1;
     this.attrsAsBytes = this.canonical = true;
     this.explicitDefaults = this.unpacked = 0;
@@ -186,6 +189,7 @@ export class NodeProbe {
         case 4:
         case 5: {
           const list = field === 4 ? this.ctrlDeps : this.dataDeps;
+          if (field === 5) this.dataDepsStart = this.dataDepsEnd = -1;
           if (wt === WIRE_LEN) {
             const stop = c.length(end);
             if (stop === c.pos) this.explicitDefaults |= 1 << field;
