@@ -6,7 +6,7 @@
  * compares every byte.
  */
 /** Lists shorter than this are classed directly (a few lookups cost less than hashing them). */
-const MIN_BYTES = 24;
+export const MEMO_MIN_BYTES = 24;
 /** Table slots (a power of 2); entries stop being added at half of them. */
 const SLOTS = 1 << 14;
 const MAX_ENTRIES = SLOTS >> 1;
@@ -46,7 +46,7 @@ export class DependencyMemo {
     const length = end - start;
     // Once the table is full, lookups go on only while at least a quarter of them hit (lists that never repeat
     // are not hashed in vain).
-    if (length < MIN_BYTES || (this.entryCount >= MAX_ENTRIES && this.hits * 4 < this.lookups)) return -1;
+    if (length < MEMO_MIN_BYTES || (this.entryCount >= MAX_ENTRIES && this.hits * 4 < this.lookups)) return -1;
     this.lookups++;
     const hash = hashOf(view, start, end);
     const mask = SLOTS - 1;
@@ -111,7 +111,7 @@ function grown<T extends Uint8Array | Int32Array>(array: T, size: number): T {
 }
 
 /**
- * A hash of buf[start, end) (at least MIN_BYTES long) from its length and three of its words: cheap, and enough to
+ * A hash of buf[start, end) (at least MEMO_MIN_BYTES long) from its length and three of its words: cheap, and enough to
  * tell lists apart (a hit compares every byte anyway).
  */
 function hashOf(view: DataView, start: number, end: number): number {

@@ -14,7 +14,7 @@ import { IdIndex } from '../../formats/chakra/id-index.js';
 import type { NodeProbe } from '../../formats/chakra/probe.js';
 import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
-import { DependencyMemo } from './dependency-memo.js';
+import { DependencyMemo, MEMO_MIN_BYTES } from './dependency-memo.js';
 import { BLOCKED, CLEAR, GrowingArray, UNKNOWN, kahn } from './kahn.js';
 
 export interface GraphFacts {
@@ -152,7 +152,7 @@ export class DependencyGraph {
     // The data list's class: from the memo when the same bytes were classed before, else looked up (and memoised
     // when every dependency was known).
     const memo = this.memo;
-    const memoised = probe !== null && probe.dataDepsStart >= 0;
+    const memoised = probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
     const entry = memoised ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd) : -1;
     let dataState: number;
     let dataParents = this.dataParents;
