@@ -260,10 +260,10 @@ export class NodeProbe {
   noteSlot(slot: number, start: number, end: number, found: AttributeLayout): void {
     // The first attribute of a name is the one readers see (getAttr).
     if (slot < 0) return;
-    if (this.slotRead[slot] === this.reads) {
-      this.repeatedName = true;
-      return;
-    }
+    // Stored on every call (not only in the rare case): code compiled before a repeat would otherwise be thrown away at it.
+    const repeated = this.slotRead[slot] === this.reads;
+    this.repeatedName = this.repeatedName || repeated;
+    if (repeated) return;
     this.slotRead[slot] = this.reads;
     this.slotStart[slot] = start;
     this.slotEnd[slot] = end;
