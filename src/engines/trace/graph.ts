@@ -60,7 +60,12 @@ export class DependencyGraph {
   private nodeCount = 0;
   private dataEdges = 0;
   private ctrlEdges = 0;
-  private readonly duplicates: bigint[] = [];
+  /**
+   * The node numbers of the first SAMPLES nodes whose id repeats an earlier one: every node is written at
+   * [min(duplicateTotal, SAMPLES)] (the last place a scratch one) and stays there when it is a repeat (no branch
+   * that only a repeat takes: code compiled before the first repeat would be thrown away at it).
+   */
+  private readonly duplicateNodes = new Int32Array(SAMPLES + 1);
   private duplicateTotal = 0;
   /** The largest id first seen so far (null: none; a bigint once an id above 2^53 − 1 came). */
   private maxNewId = -1;
@@ -103,7 +108,6 @@ export class DependencyGraph {
     this.bigIds.clear();
     this.pendingBig.clear();
     this.nodeCount = this.dataEdges = this.ctrlEdges = this.duplicateTotal = 0;
-    this.duplicates.length = 0;
     this.maxNewId = -1;
     this.maxNewBig = null;
   }
@@ -136,13 +140,14 @@ export class DependencyGraph {
     const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(idBig, v);
     if (id < 0) this.bigIds.set(v, idBig);
     nodes.id[v] = id;
-    if (first !== v) {
-      if (this.duplicates.length < SAMPLES) this.duplicates.push(id >= 0 ? bigintOf(id) : idBig);
-      this.duplicateTotal++;
-    } else if (id < 0) {
-      if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
-    } else if (id > this.maxNewId) {
-      this.maxNewId = id;
+    this.duplicateNodes[Math.min(this.duplicateTotal, SAMPLES)] = v;
+    this.duplicateTotal += first !== v ? 1 : 0;
+    if (first === v) {
+      if (id < 0) {
+        if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
+      } else if (id > this.maxNewId) {
+        this.maxNewId = id;
+      }
     }
     this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
@@ -250,7 +255,7 @@ export class DependencyGraph {
   presumedFacts(): GraphFacts | null {
     const f: GraphFacts = {
       nodeCount: this.nodeCount, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
-      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(), nodesInCycles: 0, cycleSample: [],
+      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: Array.from(this.duplicateNodes.subarray(0, Math.min(this.duplicateTotal, SAMPLES)), (v) => this.idOf(v)), nodesInCycles: 0, cycleSample: [],
     };
     // Each kept dependency is on a later node (an edge) or on none (dangling).
     const resolved = new Int32Array(this.pendingId.count);
