@@ -129,6 +129,33 @@ describe('dependency graph', () => {
     }
   });
 
+  it('gives the reference facts when long dependency lists repeat (lists classed once, by their bytes)', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = rng(seed);
+      // A block of nodes copied several times (ids repeat, as in an iteration written out again), whose long data
+      // dependency lists (12–30 ids) come from a few shared lists: on earlier ids, later ones, absent ones, itself.
+      const block = 40 + seed * 5;
+      const base = seed % 2 === 0 ? 200 : 2 ** 40;
+      const idAt = (i: number) => BigInt(base + i * (1 + (seed % 3)));
+      const lists = Array.from({ length: 6 }, (_, l) => Array.from({ length: 12 + Math.floor(random() * 19) }, () => {
+        const r = random();
+        if (r < 0.85) return idAt(Math.floor(random() * block * (l < 3 ? 0.3 : 1)));
+        if (r < 0.95) return BigInt(base - 1 - Math.floor(random() * 50)); // absent
+        return idAt(block + 3); // absent, above every id
+      }));
+      const nodes: ChakraNode[] = [];
+      for (let copy = 0; copy < 4; copy++) {
+        for (let i = 0; i < block; i++) {
+          const node = emptyNode(idAt(i), `n${i}`, 4);
+          node.dataDeps = lists[Math.floor(random() * lists.length)];
+          node.ctrlDeps = random() < 0.3 ? [idAt(Math.floor(random() * block))] : [];
+          nodes.push(node);
+        }
+      }
+      expect(await streamed(encodeTrace(null, nodes)), `seed ${seed}`).toEqual(reference(nodes));
+    }
+  });
+
   it('gives the reference facts on every shipped trace', async () => {
     for (const file of shippedTraceFiles) {
       const bytes = readFileSync(file);

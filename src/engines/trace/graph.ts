@@ -14,6 +14,7 @@ import { IdIndex } from '../../formats/chakra/id-index.js';
 import type { NodeProbe } from '../../formats/chakra/probe.js';
 import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
+import { DependencyMemo, MEMO_MIN_BYTES } from './dependency-memo.js';
 import { BLOCKED, CLEAR, GrowingArray, UNKNOWN, kahn } from './kahn.js';
 
 export interface GraphFacts {
@@ -59,7 +60,12 @@ export class DependencyGraph {
   private nodeCount = 0;
   private dataEdges = 0;
   private ctrlEdges = 0;
-  private readonly duplicates: bigint[] = [];
+  /**
+   * The node numbers of the first SAMPLES nodes whose id repeats an earlier one: every node is written at
+   * [min(duplicateTotal, SAMPLES)] (the last place a scratch one) and stays there when it is a repeat (no branch
+   * that only a repeat takes: code compiled before the first repeat would be thrown away at it).
+   */
+  private readonly duplicateNodes = new Int32Array(SAMPLES + 1);
   private duplicateTotal = 0;
   /** The largest id first seen so far (null: none; a bigint once an id above 2^53 − 1 came). */
   private maxNewId = -1;
@@ -79,6 +85,8 @@ export class DependencyGraph {
   /** The node numbers of the current node's data and ctrl dependencies (−1: not seen yet), looked up once. */
   private dataParents = new Int32Array(64);
   private ctrlParents = new Int32Array(64);
+  /** Data dependency lists already classed, by their bytes (a node probe's packed list). */
+  private readonly memo = new DependencyMemo();
 
   /**
    * `presumeDangling` true: a dependency on an id not seen yet that is below every new id so far is presumed
@@ -95,11 +103,11 @@ export class DependencyGraph {
   /** Empties the graph for the next rank, keeping its memory. */
   reset(): void {
     this.index.clear();
+    this.memo.clear();
     for (const list of [this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.edges]) list.clear();
     this.bigIds.clear();
     this.pendingBig.clear();
     this.nodeCount = this.dataEdges = this.ctrlEdges = this.duplicateTotal = 0;
-    this.duplicates.length = 0;
     this.maxNewId = -1;
     this.maxNewBig = null;
   }
@@ -109,7 +117,7 @@ export class DependencyGraph {
   add(id: bigint, dataDeps: readonly bigint[], ctrlDeps: readonly bigint[]): void;
   add(node: NodeProbe | bigint, dataDeps?: readonly bigint[], ctrlDeps?: readonly bigint[]): void {
     if (typeof node !== 'bigint') {
-      this.addNode(node.idNumber, node.idBig, node.dataDeps, node.ctrlDeps);
+      this.addNode(node.idNumber, node.idBig, node.dataDeps, node.ctrlDeps, node);
       return;
     }
     const fill = (list: U64List, deps: readonly bigint[]) => {
@@ -121,35 +129,54 @@ export class DependencyGraph {
       }
       return list;
     };
-    this.addNode(node <= MAX_SAFE ? Number(node) : -1, node, fill(this.scratchData, dataDeps!), fill(this.scratchCtrl, ctrlDeps!));
+    this.addNode(node <= MAX_SAFE ? Number(node) : -1, node, fill(this.scratchData, dataDeps!), fill(this.scratchCtrl, ctrlDeps!), null);
   }
 
-  /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies. */
-  private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List): void {
+  /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies (`probe`: the probe that read them, or null). */
+  private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List, probe: NodeProbe | null): void {
     const v = this.nodeCount++;
     const nodes = this.nodes;
     nodes.makeRoomFor(v);
     const first = id >= 0 ? this.index.getOrAdd(id, v) : this.index.getOrAddBig(idBig, v);
     if (id < 0) this.bigIds.set(v, idBig);
     nodes.id[v] = id;
-    if (first !== v) {
-      if (this.duplicates.length < SAMPLES) this.duplicates.push(id >= 0 ? bigintOf(id) : idBig);
-      this.duplicateTotal++;
-    } else if (id < 0) {
-      if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
-    } else if (id > this.maxNewId) {
-      this.maxNewId = id;
+    this.duplicateNodes[Math.min(this.duplicateTotal, SAMPLES)] = v;
+    this.duplicateTotal += first !== v ? 1 : 0;
+    if (first === v) {
+      if (id < 0) {
+        if (this.maxNewBig === null || idBig > this.maxNewBig) this.maxNewBig = idBig;
+      } else if (id > this.maxNewId) {
+        this.maxNewId = id;
+      }
     }
     this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
     const pendingBefore = this.pendingId.count;
     if (this.dataParents.length < data.count) this.dataParents = new Int32Array(data.count * 2);
     if (this.ctrlParents.length < ctrl.count) this.ctrlParents = new Int32Array(ctrl.count * 2);
-    const state = Math.max(this.classify(v, data, this.dataParents, DATA), this.classify(v, ctrl, this.ctrlParents, 1));
+    // The data list's class: from the memo when the same bytes were classed before, else looked up (and memoised
+    // when every dependency was known).
+    const memo = this.memo;
+    const memoised = probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
+    const entry = memoised ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd) : -1;
+    let dataState: number;
+    let dataParents = this.dataParents;
+    let dataAt = 0;
+    if (entry >= 0) {
+      dataState = memo.stateOf(entry);
+      dataParents = memo.parents;
+      dataAt = memo.parentsAt(entry);
+    } else {
+      dataState = this.classify(v, data, this.dataParents, DATA);
+      if (memoised && this.pendingId.count === pendingBefore) {
+        memo.store(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd, this.dataParents, data.count, dataState);
+      }
+    }
+    const state = Math.max(dataState, this.classify(v, ctrl, this.ctrlParents, 1));
     nodes.state[v] = state;
     const edgeStart = this.edges.count;
     nodes.edgeStart[v] = edgeStart;
-    if (state !== CLEAR) this.keepEdges(v, state, data, ctrl, pendingBefore);
+    if (state !== CLEAR) this.keepEdges(v, state, data.count, dataParents, dataAt, ctrl.count, pendingBefore);
     nodes.edgeCount[v] = this.edges.count - edgeStart;
   }
 
@@ -187,16 +214,19 @@ export class DependencyGraph {
    * Keeps the edges of an unknown node that can matter (to unknown or blocked nodes, to ids to come); of a blocked
    * one, those up to its first edge to a blocked node (where a cycle walk through it turns).
    */
-  private keepEdges(v: number, state: number, data: U64List, ctrl: U64List, pending: number): void {
-    const afterData = this.keepEdgesOf(v, state, data.count, this.dataParents, pending);
-    if (afterData >= 0) this.keepEdgesOf(v, state, ctrl.count, this.ctrlParents, afterData);
+  private keepEdges(v: number, state: number, dataCount: number, dataParents: Int32Array, dataAt: number, ctrlCount: number, pending: number): void {
+    const afterData = this.keepEdgesOf(v, state, dataCount, dataParents, dataAt, pending);
+    if (afterData >= 0) this.keepEdgesOf(v, state, ctrlCount, this.ctrlParents, 0, afterData);
   }
 
-  /** keepEdges for one list (`pending`: its first dependency's pending number); the next pending number, or −1 when done. */
-  private keepEdgesOf(v: number, state: number, count: number, parents: Int32Array, pending: number): number {
+  /**
+   * keepEdges for one list, its parents at parents[at, at + count) (`pending`: its first dependency's pending
+   * number); the next pending number, or −1 when done.
+   */
+  private keepEdgesOf(v: number, state: number, count: number, parents: Int32Array, at: number, pending: number): number {
     const states = this.nodes.state;
     for (let i = 0; i < count; i++) {
-      const parent = parents[i];
+      const parent = parents[at + i];
       if (parent < 0) {
         const k = pending++;
         if (this.pendingPresumed.values[k] === 0) this.edges.push(-(k + 1));
@@ -225,7 +255,7 @@ export class DependencyGraph {
   presumedFacts(): GraphFacts | null {
     const f: GraphFacts = {
       nodeCount: this.nodeCount, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
-      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: this.duplicates.slice(), nodesInCycles: 0, cycleSample: [],
+      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: Array.from(this.duplicateNodes.subarray(0, Math.min(this.duplicateTotal, SAMPLES)), (v) => this.idOf(v)), nodesInCycles: 0, cycleSample: [],
     };
     // Each kept dependency is on a later node (an edge) or on none (dangling).
     const resolved = new Int32Array(this.pendingId.count);

@@ -38,15 +38,34 @@ export const BLOCKED = 2;
  * edges[edgeStart[v], edgeStart[v] + edgeCount[v]) (−1: none). Kahn's algorithm runs on the unknown nodes (edges
  * from clear nodes are satisfied, from blocked ones never). Returns how many nodes are never removed and, when some
  * are, the node numbers of one cycle: from the first such node, walking to its first parent never removed.
+ * (Each pass is a function of its own: a pass runs once, so its loop is compiled on the spot, and a small function
+ * compiles faster than the whole algorithm would, once per loop.)
  */
 export function kahn(
   n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array,
 ): { blocked: number; sample: number[] } {
-  if (state.subarray(0, n).every((s) => s === CLEAR)) return { blocked: 0, sample: [] };
-  const counts = (p: number) => p >= 0 && state[p] !== CLEAR;
+  if (allClear(state, n)) return { blocked: 0, sample: [] };
   // In-degree over edges that count; a blocked node gets 1, so that "never removed" reads indeg > 0 for all.
   const indeg = new Int32Array(n);
   const childCount = new Int32Array(n + 1);
+  const { unknown, blocked } = countParents(n, state, edgeStart, edgeCount, edges, indeg, childCount);
+  for (let i = 0; i < n; i++) childCount[i + 1] += childCount[i];
+  const children = listChildren(n, state, edgeStart, edgeCount, edges, childCount);
+  const removed = removeReady(n, state, indeg, childCount, children, unknown);
+  const never = blocked + unknown - removed;
+  if (never === 0) return { blocked: 0, sample: [] };
+  return { blocked: never, sample: cycleFrom(firstNeverRemoved(indeg, n), edgeStart, edgeCount, edges, indeg) };
+}
+
+function allClear(state: Uint8Array, n: number): boolean {
+  for (let v = 0; v < n; v++) if (state[v] !== CLEAR) return false;
+  return true;
+}
+
+/** Fills indeg (edges that count, 1 for a blocked node) and childCount[p + 1] (unknown children of p). */
+function countParents(
+  n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, indeg: Int32Array, childCount: Int32Array,
+): { unknown: number; blocked: number } {
   let unknown = 0;
   let blocked = 0;
   for (let v = 0; v < n; v++) {
@@ -58,12 +77,16 @@ export function kahn(
     unknown++;
     for (let e = edgeStart[v]; e < edgeStart[v] + edgeCount[v]; e++) {
       const p = edges[e];
-      if (!counts(p)) continue;
+      if (p < 0 || state[p] === CLEAR) continue;
       indeg[v]++;
       if (state[p] === UNKNOWN) childCount[p + 1]++;
     }
   }
-  for (let i = 0; i < n; i++) childCount[i + 1] += childCount[i];
+  return { unknown, blocked };
+}
+
+/** The unknown children of each unknown node p: children[childCount[p], childCount[p + 1]). */
+function listChildren(n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, childCount: Int32Array): Int32Array {
   const children = new Int32Array(childCount[n]);
   const fill = childCount.slice(0, n);
   for (let v = 0; v < n; v++) {
@@ -73,6 +96,11 @@ export function kahn(
       if (p >= 0 && state[p] === UNKNOWN) children[fill[p]++] = v;
     }
   }
+  return children;
+}
+
+/** Kahn's algorithm proper: removes unknown nodes as their in-degree reaches 0; returns how many it removed. */
+function removeReady(n: number, state: Uint8Array, indeg: Int32Array, childCount: Int32Array, children: Int32Array, unknown: number): number {
   const queue = new Int32Array(unknown);
   let head = 0;
   let tail = 0;
@@ -84,10 +112,16 @@ export function kahn(
       if (--indeg[w] === 0) queue[tail++] = w;
     }
   }
-  const never = blocked + unknown - tail;
-  if (never === 0) return { blocked: 0, sample: [] };
-  // Walk parents among the nodes never removed until one repeats: that loop is a cycle.
-  let v = indeg.findIndex((d) => d > 0);
+  return tail;
+}
+
+function firstNeverRemoved(indeg: Int32Array, n: number): number {
+  for (let v = 0; v < n; v++) if (indeg[v] > 0) return v;
+  return -1;
+}
+
+/** Walks parents among the nodes never removed, from v, until one repeats: that loop is a cycle. */
+function cycleFrom(v: number, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, indeg: Int32Array): number[] {
   const seenAt = new Map<number, number>();
   const path: number[] = [];
   while (v >= 0 && !seenAt.has(v)) {
@@ -103,5 +137,5 @@ export function kahn(
     }
     v = next;
   }
-  return { blocked: never, sample: v < 0 ? [] : path.slice(seenAt.get(v)).reverse().slice(0, 50) };
+  return v < 0 ? [] : path.slice(seenAt.get(v)).reverse().slice(0, 50);
 }

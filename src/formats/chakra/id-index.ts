@@ -88,12 +88,14 @@ export class IdIndex {
     if (k >= this.direct.length && k < DIRECT_MAX && k < 2 * this.count + DIRECT_SLACK) this.growDirect(k);
     if (k >= 0 && k < this.direct.length) {
       const known = this.direct[k];
-      if (known !== 0) return known - 1;
-      this.direct[k] = index + 1;
-      if (k < this.directLow) this.directLow = k;
-      if (k > this.directHigh) this.directHigh = k;
-      this.count++;
-      return index;
+      if (known === 0) {
+        this.direct[k] = index + 1;
+        if (k < this.directLow) this.directLow = k;
+        if (k > this.directHigh) this.directHigh = k;
+        this.count++;
+      }
+      // One return for both cases, so that code compiled before the first repeated id is not thrown away at it.
+      return (known !== 0 ? known : index + 1) - 1;
     }
     const keys = this.keys;
     const mask = this.mask;

@@ -67,6 +67,10 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
       } else if (field === 4 || field === 5) {
         if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null)) break;
         if (to === from) probe.explicitDefaults |= 1 << field;
+        if (field === 5) {
+          probe.dataDepsStart = from;
+          probe.dataDepsEnd = to;
+        }
       } else if (field === 2) {
         if (!c.isAscii(from, to)) break;
         probe.nameStart = from;

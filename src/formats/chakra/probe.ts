@@ -41,6 +41,9 @@ export class NodeProbe {
   nameEnd = -1;
   readonly ctrlDeps = new U64List();
   readonly dataDeps = new U64List();
+  /** data_deps' bytes when one packed field of canonical varints holds them all (readers may memoise on them); −1 else. */
+  dataDepsStart = -1;
+  dataDepsEnd = -1;
   /** IOInfo messages (payloads), −1 when absent. */
   inputsStart = -1;
   inputsEnd = -1;
@@ -68,6 +71,8 @@ export class NodeProbe {
   /** Scratch for the attribute walks, and the highest field number the canonical reader read. */
   readonly layout = new AttributeLayout();
   lastField = 0;
+  /** Per slot of `names` (and one scratch slot past them, for other names: see noteSlot). */
+  private readonly scratchSlot: number;
   private readonly slotRead: Int32Array;
   private readonly slotStart: Int32Array;
   private readonly slotEnd: Int32Array;
@@ -90,13 +95,14 @@ export class NodeProbe {
     this.keepDeps = options.keepDeps ?? true;
     this.canonicalPath = options.canonicalPath ?? true;
     const n = names?.names.length ?? 0;
-    this.slotRead = new Int32Array(n).fill(-1);
-    this.slotStart = new Int32Array(n);
-    this.slotEnd = new Int32Array(n);
-    this.slotMember = new Int32Array(n);
-    this.slotValue = new Int32Array(n);
-    this.slotSimple = new Uint8Array(n);
-    this.slotNumber = new Float64Array(n);
+    this.scratchSlot = n;
+    this.slotRead = new Int32Array(n + 1).fill(-1);
+    this.slotStart = new Int32Array(n + 1);
+    this.slotEnd = new Int32Array(n + 1);
+    this.slotMember = new Int32Array(n + 1);
+    this.slotValue = new Int32Array(n + 1);
+    this.slotSimple = new Uint8Array(n + 1);
+    this.slotNumber = new Float64Array(n + 1);
   }
 
   /** Reads the Node at c.buf[start, end). Throws WireError for anything the decoder would refuse. */
@@ -105,7 +111,7 @@ export class NodeProbe {
     this.reads = (this.reads + 1) | 0;
     this.type = 0;
     this.idNumber = this.startNumber = this.durationNumber = 0;
-    this.durationTag = this.durationEnd = this.nameStart = this.nameEnd = -1;
+    this.durationTag = this.durationEnd = this.nameStart = this.nameEnd = this.dataDepsStart = this.dataDepsEnd = -1;
     this.inputsStart = this.inputsEnd = this.outputsStart = this.outputsEnd = this.attrStart = this.attrEnd = -1;
     this.attrsAsBytes = this.canonical = true;
     this.explicitDefaults = this.unpacked = 0;
@@ -186,6 +192,7 @@ export class NodeProbe {
         case 4:
         case 5: {
           const list = field === 4 ? this.ctrlDeps : this.dataDeps;
+          if (field === 5) this.dataDepsStart = this.dataDepsEnd = -1;
           if (wt === WIRE_LEN) {
             const stop = c.length(end);
             if (stop === c.pos) this.explicitDefaults |= 1 << field;
@@ -254,20 +261,22 @@ export class NodeProbe {
 
   /** Notes the attribute entry c.buf[start, end), walked into `found`, under its name's slot (none: −1). */
   noteSlot(slot: number, start: number, end: number, found: AttributeLayout): void {
+    // A name not asked for goes to a scratch slot past the others (never read), and every store is made on every
+    // call: the same steps for every attribute, so that code compiled before the first name asked for (or the first
+    // repeat) comes is not thrown away there.
+    const at = slot < 0 ? this.scratchSlot : slot;
     // The first attribute of a name is the one readers see (getAttr).
-    if (slot < 0) return;
-    if (this.slotRead[slot] === this.reads) {
-      this.repeatedName = true;
-      return;
-    }
-    this.slotRead[slot] = this.reads;
-    this.slotStart[slot] = start;
-    this.slotEnd[slot] = end;
-    this.slotMember[slot] = found.member;
-    this.slotValue[slot] = found.valueStart;
-    this.slotSimple[slot] = found.simple ? 1 : 0;
-    this.slotNumber[slot] = found.number;
-    if (slot > this.maxSlotFound) this.maxSlotFound = slot;
+    const repeated = this.slotRead[at] === this.reads;
+    this.repeatedName = this.repeatedName || (repeated && slot >= 0);
+    if (repeated) return;
+    this.slotRead[at] = this.reads;
+    this.slotStart[at] = start;
+    this.slotEnd[at] = end;
+    this.slotMember[at] = found.member;
+    this.slotValue[at] = found.valueStart;
+    this.slotSimple[at] = found.simple ? 1 : 0;
+    this.slotNumber[at] = found.number;
+    this.maxSlotFound = Math.max(this.maxSlotFound, slot);
   }
 
   /** In a canonical frame, where a new field numbered `field` would go: before the first field numbered above it. */

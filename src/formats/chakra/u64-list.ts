@@ -4,7 +4,9 @@ import { bigintOf, canonicalVarintAt, type WireCursor } from './cursor.js';
 /** uint64 values (dependencies) as exact numbers; a value above 2^53 − 1 is −1 there and kept as a bigint beside. */
 export class U64List {
   count = 0;
-  values = new Float64Array(64);
+  /** Room for most nodes' lists from the start (reserve asks for one slot per byte): growing is rare, and compiled code
+   * that never saw it grow is thrown away when it does. */
+  values = new Float64Array(4096);
   private big: Map<number, bigint> | null = null;
 
   clear(): void {
