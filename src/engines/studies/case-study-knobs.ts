@@ -101,10 +101,12 @@ export function clockBand(
   p: PointFigures, nominal: PointFigures, bands: { energy: QuantityBand; time: QuantityBand }, clockMHz: number, referenceMHz: number,
 ): PointBand {
   const x = Math.abs(Math.log(referenceMHz / clockMHz));
+  const n = { nominalEnergyJ: nominal.energyJ.total, nominalMakespanS: nominal.makespanS };
+  // The reference clock is the nominal point itself: its change against nominal is exactly zero, not a prediction.
+  if (x === 0) return { low: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n }, high: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n } };
   const e: Band = bandAround(bands.energy, x, 0, p.energyJ.compute);
   const t: Band = bandAround(bands.time, x, 0, p.makespanS);
   const rest = p.energyJ.total - p.energyJ.compute;
-  const n = { nominalEnergyJ: nominal.energyJ.total, nominalMakespanS: nominal.makespanS };
   return { low: { energyJ: rest + e.p10, makespanS: t.p10, ...n }, high: { energyJ: rest + e.p90, makespanS: t.p90, ...n } };
 }
 
