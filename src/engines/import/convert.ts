@@ -95,11 +95,6 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
   for (const g of [...link.unattached].sort((a, b) => a.event.tsNs - b.event.tsNs)) gpuIds.set(g, next++);
   const written = (n: EtNode) => !ET_PROCESS_ROOT.test(n.name);
 
-  const childrenOf = new Map<number, EtNode[]>();
-  for (const n of sorted) {
-    const p = parentOf(n);
-    if (p) childrenOf.set(p.id, [...(childrenOf.get(p.id) ?? []), n]);
-  }
   const nodes = new Map<bigint, ChakraNode>();
   const stats: ConvertedRank['stats'] = {
     nodes: 0, hostNodes: 0, gpuNodes: 0, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {},
@@ -168,18 +163,6 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       inputs: launcher ? { ...host!.inputs! } : null, outputs: launcher ? { ...host!.outputs! } : null, attrs,
     };
   }
-  // A collective op with no NCCL kernel ran on the host (gloo, MPI) or over a group of one rank (NCCL launches nothing):
-  // it stays a host op, and the replay gives it no network traffic.
-  const hostCollectives = new Map<string, number>();
-  for (const n of sorted) {
-    if (!HOST_COLLECTIVE_OP.test(n.name) || !link.opOf.has(n.id)) continue;
-    const launched = [n, ...(childrenOf.get(n.id) ?? [])].some((x) => (link.gpuOf.get(x.id) ?? []).some((g) => isNcclKernel(g.event.name)));
-    if (!launched) hostCollectives.set(n.name, (hostCollectives.get(n.name) ?? 0) + 1);
-  }
-  if (hostCollectives.size > 0) {
-    const list = [...hostCollectives].map(([name, count]) => `${name} ×${count}`).join(', ');
-    diagnostics.add('collective-without-gpu-kernel', { message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic` });
-  }
   if (pgPointers.size > 1) {
     diagnostics.add('process-groups-unnamed', { message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks` });
   }
@@ -195,6 +178,18 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       if (l) l.push(n);
       else children.set(p.id, [n]);
     } else roots.push(n);
+  }
+  // A collective op with no NCCL kernel ran on the host (gloo, MPI) or over a group of one rank (NCCL launches nothing):
+  // it stays a host op, and the replay gives it no network traffic.
+  const hostCollectives = new Map<string, number>();
+  for (const n of sorted) {
+    if (!HOST_COLLECTIVE_OP.test(n.name) || !link.opOf.has(n.id)) continue;
+    const launched = [n, ...(children.get(n.id) ?? [])].some((x) => (link.gpuOf.get(x.id) ?? []).some((g) => isNcclKernel(g.event.name)));
+    if (!launched) hostCollectives.set(n.name, (hostCollectives.get(n.name) ?? 0) + 1);
+  }
+  if (hostCollectives.size > 0) {
+    const list = [...hostCollectives].map(([name, count]) => `${name} ×${count}`).join(', ');
+    diagnostics.add('collective-without-gpu-kernel', { message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic` });
   }
   roots.sort((a, b) => Number(ET_THREAD_ROOT.test(b.name)) - Number(ET_THREAD_ROOT.test(a.name)) || a.id - b.id);
   const etIdOfOp = new Map([...link.opOf].map(([id, op]) => [op, id]));

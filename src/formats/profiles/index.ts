@@ -2,10 +2,10 @@
  * Profiler-output readers: every producer's file becomes one canonical ProfileTable
  * (kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
-import { open } from 'node:fs/promises';
 import { Diagnostics } from '../../diagnostics.js';
 import type { KernelSample, ProfileTable } from './kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
+import { readHead } from '../file-chunks.js';
 import { binaryOffset } from '../text-file.js';
 import { readAccelWattch } from './accelwattch.js';
 import { readDecided } from './decimal.js';
@@ -128,13 +128,7 @@ export async function readProfileInto<S extends SampleSink>(file: string, option
 async function refuseEmptyOrBinary(file: string): Promise<void> {
   let head: Buffer;
   try {
-    const fh = await open(file, 'r');
-    try {
-      const buf = Buffer.alloc(64 * 1024);
-      head = buf.subarray(0, (await fh.read(buf, 0, buf.length, 0)).bytesRead);
-    } finally {
-      await fh.close();
-    }
+    head = (await readHead(file, 64 * 1024)).bytes;
   } catch {
     return; // unreadable: the caller's message stands
   }
