@@ -4,10 +4,11 @@
  * here as the same typed error. runLanes (lanes.ts) feeds it tasks and stops at the first failure.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import { rebuildError } from './errors.js';
 import type { TaskEnvelope, TaskReply } from './task.js';
 
@@ -38,7 +39,9 @@ export class WorkerPool<T, R> {
 
   /** Starts `threads` worker threads loading `file` (they load while the caller goes on). */
   static start<T, R>(file: string, threads: number): WorkerPool<T, R> {
-    return new WorkerPool<T, R>(new Piscina({ filename: file, minThreads: threads, maxThreads: threads }), threads);
+    // piscina is loaded by the first pool (synchronously, as start is), not when the command table loads.
+    const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+    return new WorkerPool<T, R>(new Pool({ filename: file, minThreads: threads, maxThreads: threads }), threads);
   }
 
   /** Runs one task in a worker; `onMessage` receives what the task posts. Rejects with the task's own error. */
