@@ -121,6 +121,7 @@ try {
     const [ours, python] = timeInTurn([[process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', repeated], [py.python, py.script, dir, repeated]], { runs: repeat, warmup: 0 });
     const name = 'inspect / Python, whole processes by wall, PyTorch trace repeated';
     results.push({ name, ours: spread(ours.wallS).median, baseline: spread(python.wallS).median, ratio: ratioSpread(python, ours).median, floor: FLOORS[name] });
+    console.log(`Python baseline: ${py.python}, protobuf ${JSON.parse(python.stdout).implementation} backend`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
