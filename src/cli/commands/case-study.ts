@@ -4,7 +4,6 @@
  * written as results.json and a self-contained report.html. `npm start` runs it.
  */
 import path from 'node:path';
-import cliProgress from 'cli-progress';
 import { toJson } from '../../core/json.js';
 import { CASE_STUDY_DEFAULTS, loadVfCurve, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
@@ -12,6 +11,7 @@ import { OutputSet } from '../../formats/output.js';
 import { caseStudyRows, caseStudyText } from '../../report/case-study-text.js';
 import { buildReport } from '../../report/html.js';
 import type { CommandSpec } from '../command.js';
+import { progressBar } from '../progress.js';
 import { int, numberList, rangeList, rowsText, str, tableOptions } from '../io.js';
 
 const DEFAULT_SCALES = CASE_STUDY_DEFAULTS.scales.join(',');
@@ -39,7 +39,7 @@ export const caseStudyCommand: CommandSpec = {
     const vfCurve = str(opts, 'vfCurve');
     const started = Date.now();
     const bar = io.isTTY && !opts.json && !opts.csv
-      ? new cliProgress.SingleBar({ stream: process.stderr, format: 'case study [{bar}] {percentage}% | {value}/{total} replays | {duration}s', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+      ? await progressBar('case study [{bar}] {percentage}% | {value}/{total} replays | {duration}s')
       : null;
     const files = { results: path.join(out, 'results.json'), report: path.join(out, 'report.html') };
     // Both files appear together when both are written, or not at all; the folder is locked meanwhile.
