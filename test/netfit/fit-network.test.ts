@@ -4,14 +4,15 @@
  * known links are fitted back to those links; bad input is refused with the node, dimension or option named; and the
  * real DLRM run (8 × V100, traces/pytorch-real/dlrm) fits with a smaller error than the network it shipped with.
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fitLinks, fitNetwork, readMeasuredCollectives } from '../../src/engines/netfit/index.js';
-import { replay, type RankSource } from '../../src/engines/replay/index.js';
+import { replay, replayFiles, type RankSource } from '../../src/engines/replay/index.js';
 import { loadNetworkConfig, parseNetworkConfig, parsePowerConfig, parseSystemConfig, type NetworkConfig } from '../../src/formats/astra/index.js';
 import { emptyNode, makeAttr, NodeType, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
+import { readKinetoTrace } from '../../src/formats/kineto/trace.js';
 import { cli } from '../helpers/cli.js';
 
 const systemJson = (dims: number) => JSON.stringify({
@@ -224,17 +225,64 @@ describe('fit network: bad input', () => {
 });
 
 describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)', () => {
-  it('fits the measured NCCL kernels far closer than the shipped Switch network', async () => {
-    const prefix = path.join(dir, 'dlrm');
-    const imp = await cli(['import', 'pytorch', '--dir', path.join('traces', 'pytorch-real', 'dlrm'), '--out', prefix]);
+  const dlrmDir = path.join('traces', 'pytorch-real', 'dlrm');
+  const system = 'traces/configs/sys_ring_example.json';
+  const given = 'traces/configs/Switch_8npus.yml';
+  let prefix: string;
+  let fitted: string;
+  let fit: Awaited<ReturnType<typeof fitNetwork>>;
+  beforeAll(async () => {
+    prefix = path.join(dir, 'dlrm');
+    const imp = await cli(['import', 'pytorch', '--dir', dlrmDir, '--out', prefix]);
     expect(imp.code).toBe(0);
-    const r = await fitNetwork({ trace: prefix, system: 'traces/configs/sys_ring_example.json', network: 'traces/configs/Switch_8npus.yml' });
+    fitted = path.join(dir, 'dlrm-fitted.yml');
+    const r = await cli(['fit', 'network', prefix, '--system', system, '--network', given, '--out', fitted, '--json']);
+    expect(r.code).toBe(0);
+    fit = JSON.parse(r.out);
+  });
+
+  it('fits the measured NCCL kernels far closer than the shipped Switch network', () => {
     // 5 all-to-alls and 3 all-reduces, matched over the 8 ranks; each one's time is its last member's kernel.
-    expect(r.byKind.map((k) => [k.kind, k.instances])).toEqual([['ALL_TO_ALL', 5], ['ALL_REDUCE', 3]]);
-    expect(r.instances.map((i) => i.measuredNs)).toEqual([10000, 8000, 7000, 7000, 86000, 10000, 20000, 69000]);
-    expect(r.rmsErrorPct.given).toBeGreaterThan(1000);
-    expect(r.rmsErrorPct.fitted).toBeLessThan(35);
-    const allToAll = r.byKind.find((k) => k.kind === 'ALL_TO_ALL')!;
+    expect(fit.byKind.map((k) => [k.kind, k.instances])).toEqual([['ALL_TO_ALL', 5], ['ALL_REDUCE', 3]]);
+    expect(fit.instances.map((i) => i.measuredNs)).toEqual([10000, 8000, 7000, 7000, 86000, 10000, 20000, 69000]);
+    expect(fit.rmsErrorPct.given).toBeGreaterThan(1000);
+    expect(fit.rmsErrorPct.fitted).toBeLessThan(35);
+    const allToAll = fit.byKind.find((k) => k.kind === 'ALL_TO_ALL')!;
     expect(Math.abs(allToAll.fitted.meanErrorPct)).toBeLessThan(10);
+  });
+
+  /** Each rank's measured iteration: its Kineto trace's ProfilerStep span, ns. */
+  async function measuredIterations(): Promise<number[]> {
+    const out: number[] = [];
+    for (const f of (await readdir(dlrmDir)).filter((n) => n.startsWith('worker'))) {
+      const k = await readKinetoTrace(path.join(dlrmDir, f));
+      out[k.distributed!.rank!] = k.steps[0]!.durNs;
+    }
+    return out;
+  }
+
+  it('the network is not where the modelled replay loses: given, fitted and infinitely fast networks finish every rank within 1 %', async () => {
+    const fast = path.join(dir, 'dlrm-fast.yml');
+    await writeFile(fast, 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [1000000000]\nlatency: [0]\n');
+    const finish = async (network: string) => (await replayFiles({ trace: prefix, system, network })).ranks.map((x) => x.finishNs);
+    const [onGiven, onFitted, onFast] = [await finish(given), await finish(fitted), await finish(fast)];
+    const measured = await measuredIterations();
+    onFitted.forEach((f, rank) => {
+      expect(Math.abs(f / onGiven[rank] - 1)).toBeLessThan(0.01);
+      expect(Math.abs(f / onFast[rank] - 1)).toBeLessThan(0.01);
+      // Today's import keeps host ops' blocking waits in their durations (scripts/replay-gap.mjs): every rank is late.
+      expect(f).toBeGreaterThan(measured[rank]);
+    });
+  });
+
+  // Known gap (issue 25): the import writes each host op's Kineto exclusive time, which holds its blocking CUDA calls
+  // (0.1–7.5 ms per rank) and, for "## backward ##", the autograd thread's work (3.8–4.6 ms) that the replay runs
+  // again on the same CPU slot; and ranks entered the step up to 7.5 ms apart. scripts/replay-gap.mjs shows that
+  // with the waits as dependencies and each rank started at its measured offset every rank lands within 2 %. When
+  // the import does so, this test passes, vitest reports it, and it becomes a plain `it`.
+  it.fails('the modelled replay on the fitted network lands within 5 % of the measured iteration on every rank', async () => {
+    const measured = await measuredIterations();
+    const res = await replayFiles({ trace: prefix, system, network: fitted });
+    for (const x of res.ranks) expect(Math.abs(x.finishNs / measured[x.rank] - 1)).toBeLessThan(0.05);
   });
 });
