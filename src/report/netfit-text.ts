@@ -26,14 +26,14 @@ export function networkFitDimensionRows(r: NetworkFitResult): RowSet {
 
 export function networkFitKindRows(r: NetworkFitResult): RowSet {
   const columns: Column[] = [
-    { header: 'collective', align: 'left' }, { header: 'count' }, { header: 'min size (bytes)' }, { header: 'max size (bytes)' },
+    { header: 'collective', align: 'left' }, { header: 'count' }, { header: 'sizes (bytes)', key: 'sizesBytes', align: 'right' },
     { header: 'measured mean (µs)', key: 'measuredMeanUs', format: us },
-    { header: 'given: modelled mean (µs)', key: 'givenModelledMeanUs', format: us }, { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct },
+    { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct },
     { header: 'fitted: modelled mean (µs)', key: 'fittedModelledMeanUs', format: us }, { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct },
     { header: 'fitted: mean |error| (%)', key: 'fittedMeanAbsErrorPct', format: pct }, { header: 'fitted: max |error| (%)', key: 'fittedMaxAbsErrorPct', format: pct },
   ];
   const rows: Cell[][] = r.byKind.map((k) => [
-    k.kind, k.instances, k.minBytes, k.maxBytes, k.measuredMeanUs, k.given.modelledMeanUs, k.given.meanErrorPct,
+    k.kind, k.instances, k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`, k.measuredMeanUs, k.given.meanErrorPct,
     k.fitted.modelledMeanUs, k.fitted.meanErrorPct, k.fitted.meanAbsErrorPct, k.fitted.maxAbsErrorPct,
   ]);
   return { columns, rows };
@@ -53,12 +53,12 @@ export function networkFitText(r: NetworkFitResult, options: TableOptions = {}):
   const d = networkFitDimensionRows(r);
   const k = networkFitKindRows(r);
   return [
-    wrapText(`${r.trace}: ${r.instances.length} measured collectives over ${r.ranks} ranks, fitted to ${r.network} with ${r.system} ` +
+    wrapText(`${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), fitted to ${r.network} with ${r.system} ` +
       `(least squares on the relative error, ${r.iterations} Gauss–Newton step${r.iterations === 1 ? '' : 's'})`, options.width),
     '',
     formatTable(d.columns, d.rows, options),
     formatTable(k.columns, k.rows, options) + legend(r).map((l) => wrapText(l, options.width, '')).join('\n') + '\n',
-    ...r.notes.map((n) => wrapText(`note: ${n}`, options.width)),
+    ...r.notes.map((n) => `${wrapText(`note: ${n}`, options.width)}\n`),
   ].join('\n');
 }
 

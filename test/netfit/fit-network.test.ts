@@ -143,7 +143,7 @@ describe('fit network: durations made by the replay are fitted back to the links
     });
     const text = await readFile(out, 'utf8');
     expect(text).toMatch(/^# tracewatt fit network: /);
-    expect(text).toMatch(/# ALL_REDUCE +5 +65536 +50331648 /);
+    expect(text).toMatch(/# ALL_REDUCE +5 +65536–50331648 /);
     // No worse than the whole-µs rounding of the shortest ones (5.708 → 6 µs, 9.748 → 10 µs).
     for (const k of j.byKind) expect(k.fitted.maxAbsErrorPct).toBeLessThan(6);
     expect(j.notes.join('\n')).toMatch(/8 collective\(s\) shorter than 20 µs: .* up to ±8 % rounding/);
@@ -190,7 +190,7 @@ describe('fit network: bad input', () => {
     const out = path.join(dir, 'onedim.yml');
     const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out]);
     expect(r.code).not.toBe(0);
-    expect(r.err).toMatch(/no measured collective crosses dimension 1 \(Ring, 2 NPUs\): its latency and bandwidth cannot be fitted; keep it from .* with --keep-latency 1 --keep-bandwidth 1/);
+    expect(r.err).toMatch(/no measured collective crosses dimension 1 \(Ring, 2 NPUs\): its latency and bandwidth cannot be fitted; keep them from .* with --keep-latency 1 --keep-bandwidth 1/);
     const kept = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out, '--keep-latency', '1', '--keep-bandwidth', '1']);
     expect(kept.err).toBe('');
     expect(kept.code).toBe(0);

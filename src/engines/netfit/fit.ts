@@ -17,7 +17,7 @@ import { InputError } from '../../errors.js';
 import type { CollectiveKind, NetworkDim } from '../../formats/astra/index.js';
 import { nnls } from '../../model/nnls.js';
 import type { MeasuredCollective } from './measured.js';
-import { dimsWith, modelledNs, modelledOn, nsPerByteOf, type LinkParams, type ModelContext } from './model.js';
+import { dimensionsCrossed, dimsWith, modelledNs, modelledOn, nsPerByteOf, type LinkParams, type ModelContext } from './model.js';
 
 const LATENCY_STEP_NS = 64;
 const NS_PER_BYTE_STEP = 0.1;
@@ -73,8 +73,13 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
     for (const d of list ?? []) if (!(Number.isInteger(d) && d >= 0 && d < D)) throw new InputError(`${flag}: dimension ${d} is not in ${ctx.network.file} (dimensions 0..${D - 1})`);
   }
   const params: Param[] = [];
+  const crossed = dimensionsCrossed(collectives, ctx);
   ctx.network.dims.forEach((d, i) => {
     if (d.npus <= 1) return;
+    if (!crossed[i] && !(o.keepLatency?.includes(i) && o.keepBandwidth?.includes(i))) {
+      throw new InputError(`no measured collective crosses dimension ${i} (${d.topology}, ${d.npus} NPUs): its latency and bandwidth cannot be fitted; ` +
+        `keep them from ${ctx.network.file} with --keep-latency ${i} --keep-bandwidth ${i}, or fit on a run whose collectives cross it`);
+    }
     if (!o.keepLatency?.includes(i)) params.push({ dim: i, what: 'latency' });
     if (!o.keepBandwidth?.includes(i)) params.push({ dim: i, what: 'bandwidth' });
   });
@@ -125,7 +130,7 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
 /**
  * The slopes are measured across whole-ns roundings and the model has kinks (pipelined chunks), so the Gauss–Newton
  * point can sit a little off the model's own minimum: a pattern search on the model's error (each parameter
- * moved by ±5 % … ±0.1 %, a latency by at least 1 ns) takes it the rest of the way.
+ * moved by ±5 % … ±0.1 %, a latency by at least 0.1 ns) takes it the rest of the way.
  */
 function polish(collectives: MeasuredCollective[], ctx: ModelContext, params: Param[], p: LinkParams, model: Float64Array, measured: number[]):
 { p: LinkParams; model: Float64Array } {
@@ -174,12 +179,11 @@ function linearised(collectives: MeasuredCollective[], ctx: ModelContext, p: Lin
 
 /** Refuses parameters no measured collective depends on, or that the measurements cannot tell apart. */
 function checkIdentifiable(x: number[][], params: Param[], ctx: ModelContext): void {
-  const unused = params.filter((_, j) => x.every((row) => row[j] === 0));
-  if (unused.length > 0) {
-    const dims = [...new Set(unused.map((q) => q.dim))];
-    throw new InputError(`no measured collective crosses ${dims.map((d) => `dimension ${d} (${ctx.network.dims[d].topology}, ${ctx.network.dims[d].npus} NPUs)`).join(', ')}: ` +
-      `its ${unused.map((q) => q.what).filter((w, i, a) => a.indexOf(w) === i).join(' and ')} cannot be fitted; keep ${dims.length > 1 ? 'them' : 'it'} from ${ctx.network.file} with ` +
-      `${unused.map((q) => `--keep-${q.what} ${q.dim}`).join(' ')}, or fit on a run whose collectives cross it`);
+  const flat = params.filter((_, j) => x.every((row) => row[j] === 0));
+  if (flat.length > 0) {
+    throw new InputError(`at the starting point (${ctx.network.file}) no measured collective's time depends on the ${flat.map((q) => describeParam(q, ctx)).join(' or ')} ` +
+      '(its time hides behind the other dimensions\' there): start from other values, or keep it with ' +
+      `${flat.map((q) => `--keep-${q.what} ${q.dim}`).join(' ')}`);
   }
   const svd = new SingularValueDecomposition(new Matrix(x), { autoTranspose: true });
   const sv = svd.diagonal;

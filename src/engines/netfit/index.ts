@@ -9,7 +9,7 @@ import type { CollectiveKind } from '../../formats/astra/index.js';
 import { loadClusterConfigs } from '../replay/load.js';
 import type { BandwidthUnit } from '../replay/network.js';
 import { errorsByKind, fitLinks, type TypeErrorRow } from './fit.js';
-import { readMeasuredCollectives } from './measured.js';
+import { readMeasuredCollectives, type MeasuredCollective } from './measured.js';
 import { modelledOn, type ModelContext } from './model.js';
 
 export { readMeasuredCollectives, type MeasuredCollective, type MeasuredRun } from './measured.js';
@@ -72,6 +72,8 @@ export interface NetworkFitResult {
   network: string;
   bandwidthUnit: BandwidthUnit;
   ranks: number;
+  /** Member kernels of the fitted collectives, all ranks together. */
+  kernels: number;
   dims: FittedDimension[];
   byKind: KindFitRow[];
   instances: FittedInstance[];
@@ -100,13 +102,18 @@ export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResu
   const ctx: ModelContext = { system, network, commGroups, bandwidthUnit: input.bandwidthUnit ?? 'astra-sim' };
   const given = modelledOn(collectives, ctx, network.dims);
   const fit = fitLinks(collectives, ctx, { keepLatency: input.keepLatency, keepBandwidth: input.keepBandwidth });
+  const rmsFitted = rmsPct(collectives, fit.modelledNs);
+  if (rmsFitted > 20) {
+    notes.push(`the fit leaves ${rmsFitted.toFixed(0)} % RMS error: no bandwidth and latency per dimension gives every collective its measured time ` +
+      `under ${system.file}'s algorithms (e.g. ASTRA-sim's ring all-to-all takes p(p−1)/2 steps per chunk where NCCL sends to each peer once); ` +
+      'compare system files before trusting the fitted figures');
+  }
   const before = errorsByKind(collectives, given);
   const after = errorsByKind(collectives, fit.modelledNs);
   const errors = ({ modelledMeanUs, meanErrorPct, meanAbsErrorPct, maxAbsErrorPct }: TypeErrorRow) => ({ modelledMeanUs, meanErrorPct, meanAbsErrorPct, maxAbsErrorPct });
-  const rms = (model: ArrayLike<number>) =>
-    100 * Math.sqrt(collectives.reduce((s, c, i) => s + ((model[i] - c.measuredNs) / c.measuredNs) ** 2, 0) / collectives.length);
   return {
     kind: 'network-fit', trace: input.trace, system: system.file, network: network.file, bandwidthUnit: ctx.bandwidthUnit, ranks: run.ranks,
+    kernels: collectives.reduce((a, c) => a + c.members.length, 0),
     dims: network.dims.map((d, i) => ({
       dim: i, topology: d.topology, npus: d.npus,
       givenBandwidthGBps: d.bandwidthGBps, fittedBandwidthGBps: fit.dims[i].bandwidthGBps,
@@ -121,9 +128,14 @@ export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResu
       kind: c.kind, bytes: c.bytes, group: c.spec.group, ordinal: c.ordinal, measuredNs: c.measuredNs, lastRank: c.lastMemberRank,
       givenNs: given[i], fittedNs: fit.modelledNs[i],
     })),
-    rmsErrorPct: { given: rms(given), fitted: rms(fit.modelledNs) },
+    rmsErrorPct: { given: rmsPct(collectives, given), fitted: rmsFitted },
     iterations: fit.iterations,
     notes,
     diagnostics: diagnostics.summary(),
   };
+}
+
+/** RMS of (modelled − measured) / measured over the collectives, %. */
+function rmsPct(collectives: MeasuredCollective[], model: ArrayLike<number>): number {
+  return 100 * Math.sqrt(collectives.reduce((s, c, i) => s + ((model[i] - c.measuredNs) / c.measuredNs) ** 2, 0) / collectives.length);
 }

@@ -43,6 +43,17 @@ export function modelledNs(collectives: MeasuredCollective[], ctx: ModelContext,
   return modelledOn(collectives, ctx, dimsWith(ctx.network, p, ctx.bandwidthUnit));
 }
 
+/** Per dimension, whether any of the collectives sends bytes over it. */
+export function dimensionsCrossed(collectives: MeasuredCollective[], ctx: ModelContext): boolean[] {
+  const cluster = makeCluster(ctx.network, ctx.bandwidthUnit);
+  const matcher = new CollectiveMatcher(cluster, ctx.commGroups, new CollectiveModel(cluster, ctx.system), () => ({ file: ctx.network.file, nodeId: -1n }));
+  const crossed = ctx.network.dims.map(() => false);
+  for (const c of collectives) {
+    for (const row of matcher.planFor(c.group, c.spec, c.bytes).bytesSentPerDim) row.forEach((b, d) => (crossed[d] ||= b > 0));
+  }
+  return crossed;
+}
+
 export function modelledOn(collectives: MeasuredCollective[], ctx: ModelContext, dims: NetworkDim[]): Float64Array {
   const cluster = makeCluster({ file: ctx.network.file, dims }, ctx.bandwidthUnit);
   const model = new CollectiveModel(cluster, ctx.system);
