@@ -14,7 +14,7 @@ import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork, type CollectiveKind, type CommGroupConfig, type NetworkConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
-import { attrInt, NodeType, type ChakraNode } from '../../formats/chakra/index.js';
+import { attrInt, CollectiveCommType, NodeType, type ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier, type CollSpec } from '../replay/classify.js';
 import { CollectiveMatcher, type CollGroup } from '../replay/collective-matching.js';
 import { CollectiveModel } from '../replay/collective.js';
@@ -80,6 +80,9 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
     throw new InputError(`${trace}: ${sources.length} rank file(s) but ${network.file} describes ${cluster.totalNpus} NPUs ` +
       `(npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give the network the run ran on`);
   }
+  sources.forEach((s, i) => {
+    if (s.rank !== i) throw new InputError(`${trace}: rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`);
+  });
   const classifier = new NodeClassifier({
     system, commGroups, networkFile: network.file, dims: network.dims.length, ranks: sources.length, diag: diagnostics, keepNames: false,
   });
@@ -91,7 +94,8 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
     for (let batch = await src.nextBatch(); batch; batch = await src.nextBatch()) {
       for (const n of batch) {
         if (n.type !== NodeType.COMM_COLL_NODE) continue;
-        if (attrInt(n, 'comm_type', diagnostics) !== undefined && attrInt(n, 'comm_size', diagnostics) === undefined) {
+        const type = attrInt(n, 'comm_type', diagnostics);
+        if (type !== undefined && type !== BigInt(CollectiveCommType.BROADCAST) && attrInt(n, 'comm_size', diagnostics) === undefined) {
           throw new InputError(`${src.file}: node ${n.id} ("${n.name}") is a collective without comm_size: the fit needs the bytes of every ` +
             'collective (import pytorch writes them from the tensors the execution trace records)');
         }
