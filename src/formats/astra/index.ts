@@ -4,4 +4,5 @@ export {
   parseRemoteMemoryConfig, loadRemoteMemoryConfig, parseCommGroupConfig, loadCommGroupConfig,
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
+export { networkYamlText } from './network-yaml.js';
 export { parseAstraSimLog, loadAstraSimLog, ranksOfLog, type AstraSimLog, type AstraRankLog, type AstraRankStats } from './log.js';
