@@ -20,6 +20,7 @@ import {
   type BreakdownBar,
 } from './plots/index.js';
 import { describeAdvice } from '../engines/calibrate/advice.js';
+import { layerStudySection } from './a30-layers-html.js';
 import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
 import type {
@@ -436,6 +437,7 @@ const KIND_TITLES: Record<ReportResult['kind'], string> = {
   accuracy: 'Model accuracy',
   'case-study': 'Case study',
   plan: 'Clock plan',
+  'layer-clock-study': 'Layer clock study',
 };
 
 async function sectionBody(r: ReportResult): Promise<string> {
@@ -452,6 +454,8 @@ async function sectionBody(r: ReportResult): Promise<string> {
       return caseStudySection(r);
     case 'plan':
       return planSection(r);
+    case 'layer-clock-study':
+      return layerStudySection(r, { table: htmlTable, figure, escape: escapeHtml });
     default: {
       const never: never = r;
       throw new Error(`unhandled result kind ${(never as { kind: string }).kind}`);

@@ -14,6 +14,7 @@ import type { AccuracyResult, AccuracyRow as EngineAccuracyRow } from '../engine
 import type { RankResult, ReplayResult as EngineReplayResult } from '../engines/replay/types.js';
 import type { CaseStudyRecord, GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
 import type { PlanRecord } from '../engines/plan/types.js';
+import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
 
 import { RESULT_SCHEMA_VERSION } from '../engines/replay/types.js';
 
@@ -59,8 +60,11 @@ export type PlanSummary = Pick<
   'intrinsic' | 'minEnergy' | 'envPipe' | 'extrinsic' | 'extrinsicCurve' | 'source'
 >;
 
-export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary;
+/** `tracewatt case-study a30-layers`: the layer-level SM-clock study against its published table. */
+export type LayerStudySummary = LayerClockStudyRecord;
+
+export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary | LayerStudySummary;
 
 export type ResultKind = ReportResult['kind'];
 
-export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan'];
+export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan', 'layer-clock-study'];

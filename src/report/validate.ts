@@ -181,6 +181,20 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
       c.string(r, 'finding', p);
       break;
     }
+    case 'layer-clock-study': {
+      for (const key of ['system', 'definitions', 'limits']) c.items(r, key, p, 'string');
+      c.each(r, 'rows', p, 1, (row, rp) => {
+        c.string(row, 'layer', rp);
+        c.numbers(row, ['seqLen', 'energySavingPct', 'runtimePenaltyPct', 'publishedEnergySavingPct', 'publishedRuntimePenaltyPct',
+          'energySavingDiffPts', 'runtimePenaltyDiffPts', 'fastestClockMHz', 'lowestEnergyClockMHz', 'fastestTimeUs', 'fastestPowerW', 'maxKernelPowerW', 'bottomWidthPct'], rp);
+      });
+      const mp = join(p, 'meanAbsDifference');
+      c.numbers(c.object(r.meanAbsDifference, mp), ['energySavingPts', 'runtimePenaltyPts', 'targetPts'], mp);
+      c.each(r, 'observations', p, 1, (o, op) => ['published', 'verdict', 'sentence'].forEach((k) => c.string(o, k, op)));
+      // Each layer's sweep is a GPU clock sweep record, checked as one.
+      c.each(r, 'layers', p, 1, (l, lp) => checkResult(c, c.object(l.sweep, join(lp, 'sweep')), join(lp, 'sweep')));
+      break;
+    }
     case 'plan': {
       c.string(r, 'schedule', p);
       c.numbers(r, ['stages', 'microBatches', 'blockingPowerW'], p);
