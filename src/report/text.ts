@@ -31,6 +31,7 @@ export function energyDefinitionsText(ledger?: ReplayResult['settings']['ledger'
 /** Where each GPU compute node's duration came from, in one line. */
 export function durationSourcesLine(res: Pick<ReplayResult, 'durationSources'>): string {
   const d = res.durationSources;
+  if (d.annotated + d.measured + d.roofline + d.zero === 0) return 'GPU compute node durations: no GPU compute nodes';
   return `GPU compute node durations: ${d.annotated} annotated, ${d.measured} measured (trace duration), ${d.roofline} roofline, ${d.zero} zero`;
 }
 
