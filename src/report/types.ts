@@ -23,7 +23,7 @@ export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS } from '../engines/r
 export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../engines/studies/types.js';
 
 /** The fields of a replay rank the report reads. */
-export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'energyJ'>;
+export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'>;
 
 /**
  * The fields of the replay engine's result (`tracewatt replay --json`) the report reads; the per-dimension network
@@ -33,7 +33,7 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings'>> & { ranks: ReplayRankRecord[] };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;

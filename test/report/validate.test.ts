@@ -31,6 +31,13 @@ describe('parseResults', () => {
     ]);
   });
 
+  it('refuses a record from before the energy ledger (no communication or host part), saying to re-run it', () => {
+    const r = replayFixture(2);
+    const { communication: _c, host: _h, ...old } = r.energyJ;
+    expect(messageOf(() => parseResults(roundTrip({ ...r, energyJ: old }), 'old.json')))
+      .toMatch(/^old\.json: energyJ\.communication: missing: a record written before the energy ledger .*re-run the command that wrote it/);
+  });
+
   it('keeps extra fields the replay engine writes and accepts a time breakdown without memory and idle', () => {
     const r = replayFixture(2);
     const { memory: _m, idle: _i, ...timeS } = r.timeS;

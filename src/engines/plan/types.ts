@@ -5,7 +5,7 @@
  * with blocking power while a GPU waits).
  */
 import type { ExtrinsicSaving } from './extrinsic.js';
-import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
+import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ } from '../replay/index.js';
 
 export interface IterationPoint {
   timeS: number;
@@ -53,12 +53,13 @@ export interface NamedPlan {
   computations: PlannedComputation[];
 }
 
-/** A replayed iteration: makespan and the replay's energy breakdown (all ranks). */
+/** A replayed iteration: makespan and the replay's energy (all ranks). */
 export interface ReplayedIteration {
   timeS: number;
+  /** energyBreakdownJ.total. */
   energyJ: number;
-  computeEnergyJ: number;
-  idleEnergyJ: number;
+  /** The energy ledger's parts (engines/replay/ledger.ts). */
+  energyBreakdownJ: EnergyBreakdownJ;
 }
 
 export interface ReplayCheck {

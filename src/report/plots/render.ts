@@ -22,8 +22,10 @@ export const PLOT_CONFIG = {
 export const COMPONENT_COLOURS: Record<string, string> = {
   compute: '#4c78a8',
   memory: '#72b7b2',
+  communication: '#9d755d',
   network: '#f58518',
   idle: '#bab0ac',
+  host: '#b279a2',
 };
 
 /** Colour of points that are not worth taking (dominated). */
