@@ -99,7 +99,11 @@ export interface PlanRecord {
   gpusPerStage: number;
   /** Every computation at the highest clock. */
   baseline: IterationPoint & { computeEnergyJ: number; blockingEnergyJ: number };
-  /** One clock per computation: the Pareto plans, fastest first. */
+  /**
+   * One clock per computation: the Pareto plans, fastest first, from the fastest iteration the options allow (every
+   * computation at its fastest option, which is faster than all-max clocks where a computation was measured faster at
+   * a lower clock) to the lowest-energy one.
+   */
   frontier: PlanPointRecord[];
   /** Two clocks per computation (time-sharing two hull clocks): breakpoints of the exact frontier, fastest first. */
   splitFrontier: IterationPoint[];
@@ -107,6 +111,8 @@ export interface PlanRecord {
   intrinsic: Saving & { split: Saving };
   /** Lowest-energy plan on the frontier. */
   minEnergy: Saving & { split: Saving };
+  /** Fastest plan on the frontier (time change < 0 where some computations run faster below their highest clock). */
+  fastest: Saving & { split: Saving };
   /** The EnvPipe-style baseline (envelope at the highest clock). */
   envPipe: Saving;
   /** Given --straggler-slowdown or --deadline-s: the other pipelines' plan. */
