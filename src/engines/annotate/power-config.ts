@@ -12,15 +12,15 @@ import { idlePowerAt } from '../../model/idle-power.js';
 import { componentPowersAt } from '../../model/model-power.js';
 import { evaluatePower } from '../../model/power-model.js';
 import type { Calibration } from '../calibrate/index.js';
-import { POWER_PRESETS, presetPath } from '../replay/index.js';
+import { commPowerW as defaultCommPowerW, COMM_POWER_SHARE, POWER_PRESETS, presetPath } from '../replay/index.js';
 
 export { componentPowersAt } from '../../model/model-power.js';
 
 /**
  * The share of the active power above idle a GPU draws while only communication runs (NCCL kernels keep SMs busy
- * polling and moving data, but compute little): the stated default of gpu.commPowerW.
+ * polling and moving data, but compute little): the stated default of gpu.commPowerW, defined once in replay/ledger.ts.
  */
-export const COMM_ACTIVE_SHARE = 0.3;
+export const COMM_ACTIVE_SHARE = COMM_POWER_SHARE;
 
 export interface PowerOptions {
   /** Preset (calibration/power/<name>.json) or power.json file for memory and network pJ/bit; default: by device. */
@@ -111,7 +111,7 @@ export async function buildPowerDocument(
   const remotePj = options.memoryPjPerBit ?? base.memory.remoteEnergyPjPerBit;
   const fmt = (w: number) => Number(w.toPrecision(6));
   if (options.commPowerW !== undefined && !(options.commPowerW >= 0)) throw new InputError(`communication power must be ≥ 0 W, got ${options.commPowerW}`);
-  const commPowerW = options.commPowerW ?? idlePowerW + COMM_ACTIVE_SHARE * Math.max(0, activePowerW - idlePowerW);
+  const commPowerW = options.commPowerW ?? defaultCommPowerW({ activePowerW, idlePowerW });
   const commNote = options.commPowerW !== undefined
     ? 'gpu.commPowerW: given by the user'
     : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but compute little; no measurement of it at hand)`;
