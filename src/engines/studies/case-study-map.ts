@@ -106,7 +106,9 @@ export function mapFinding(rows: readonly SensitivityRow[], layouts: readonly st
       (real ? `; at the real batch (${cellName(real)}) ${real.bestScale === 1 ? 'no setting saves' : `s = ${real.bestScale} gives ${signed(real.energyChangePct)}`}` : '') +
       `${trend}; communication hidden behind compute ${Math.min(...hidden).toFixed(0)}–${Math.max(...hidden).toFixed(0)} %, idle energy at most ${idle.toFixed(1)} % of the total`;
   });
-  return `${per.join('. ')}. Where the knob pays, faster scale-out links shorten exposed communication and so the GPUs' communication-time energy ` +
+  const top = rows.filter((r) => r.bestAtEdge === 'top');
+  const edge = top.length ? ` The best setting is the top of the range swept (s = ${top[0]!.bestScale}) in ${top.length} of ${rows.length} cells, so larger savings may lie beyond it.` : '';
+  return `${per.join('. ')}.${edge} Where the knob pays, faster scale-out links shorten exposed communication and so the GPUs' communication-time energy ` +
     '(idle is small everywhere: GPU power while only communication runs is counted as communication energy, not idle); ' +
     `direct network energy is at most ${Math.max(...rows.map((r) => r.networkEnergySharePct)).toFixed(1)} % of the total in any cell.`;
 }
