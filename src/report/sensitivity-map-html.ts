@@ -23,6 +23,7 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
         'blue saves, orange costs. ★ and the black outline: the case study\'s own point (its global batch at the preset bandwidth).',
       `Real batch: ${real.map((r) => `${r.layout} ${signed(r.energyChangePct)} % at s = ${r.bestScale}`).join(', ')}; ` +
         `largest saving anywhere ${signed(Math.min(...m.rows.map((r) => r.energyChangePct)))} %.`),
+    '<details><summary>Every cell of the map, with the shares that explain it</summary>',
     h.table(
       [
         { header: 'layout' }, { header: 'global batch (sequences)' }, { header: 'scale-out bandwidth (GB/s)' }, { header: 'best s (× nominal)' },
@@ -35,10 +36,11 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
         r.layout, r.globalBatchSequences, r.scaleOutBandwidthGBps, r.bestScale, r.energyChangePct, r.timeChangePct,
         r.deltaEnergyPerDeltaTimeW === null ? null : r.deltaEnergyPerDeltaTimeW / 1e3, r.energySavedPctPerSlowdownPct,
         r.networkEnergySharePct, r.hiddenCommunicationSharePct, r.idleEnergySharePct,
-        [r.realBatchPoint ? 'real batch' : '', r.bestAtEdge ? `${r.bestAtEdge} of the range swept` : ''].filter(Boolean).join('; '),
+        [r.realBatchPoint ? 'real batch' : '', r.bestAtEdge ? `${r.bestAtEdge} edge` : ''].filter(Boolean).join('; '),
       ]),
       'Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated)',
     ),
+    '</details>',
     `<ul class="notes">${m.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul>`,
   ].join('\n');
 }
