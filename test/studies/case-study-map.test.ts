@@ -13,6 +13,7 @@ import {
   atScaleOutBandwidth, CASE_STUDY_DEFAULTS, DEFAULT_SERDES_VF_CURVE, CASE_STUDY_LAYOUTS, runCaseStudy, runPoint, scaledConfigs, type CaseStudyOutput,
 } from '../../src/engines/studies/index.js';
 import { buildReport } from '../../src/report/index.js';
+import { renderPlot, sensitivityMapSpec } from '../../src/report/plots/index.js';
 import { parseResults } from '../../src/report/validate.js';
 import { toJson } from '../../src/core/json.js';
 
@@ -107,5 +108,9 @@ describe('case study sensitivity map (reduced)', () => {
     expect(fig.slice(0, fig.indexOf('</figure>'))).toContain('★');
     expect(html).toContain('<strong>Sensitivity map.</strong>');
     expect(html).toContain('Sensitivity map: best scale-out DVFS setting per cell');
+    // The heat map compiles without vega-lite warnings (bold cells beyond the threshold included) and stars the real batch.
+    const plot = await renderPlot(sensitivityMapSpec(map()));
+    expect(plot.warnings).toEqual([]);
+    expect(plot.svg).toContain('★');
   });
 });

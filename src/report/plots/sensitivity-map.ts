@@ -50,14 +50,15 @@ export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
           transform: [{ filter: 'datum.real' }],
           mark: { type: 'rect', fillOpacity: 0, stroke: 'black', strokeWidth: 2.5 },
         },
-        {
-          mark: { type: 'text', fontSize: 11 },
+        // fontWeight is not an encoding channel: the cells beyond the threshold get their own bold layer.
+        ...[true, false].map((beyond) => ({
+          transform: [{ filter: beyond ? 'datum.beyond' : '!datum.beyond' }],
+          mark: { type: 'text', fontSize: 11, fontWeight: beyond ? 'bold' : 'normal' },
           encoding: {
             text: { field: 'label', type: 'nominal' },
-            fontWeight: { condition: { test: 'datum.beyond', value: 'bold' }, value: 'normal' },
             color: { condition: { test: `abs(datum.dE) > ${0.6 * span}`, value: 'white' }, value: 'black' },
           },
-        },
+        })),
       ],
     },
   } as TopLevelSpec;
