@@ -5,6 +5,7 @@
 import type { CaseStudyRecord, Knob } from '../engines/studies/types.js';
 import { fixed, formatTable, wrapText, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
+import { sensitivityMapText } from './sensitivity-map-text.js';
 
 /** Wraps text to 100 columns (see tables.ts); kept under this name for the case study's callers. */
 export const wrap = wrapText;
@@ -75,6 +76,7 @@ export function caseStudyText(r: CaseStudyRecord): string {
     parts.push(formatTable(columns, rows).replace(/\n$/, ''));
     parts.push(wrap(l.finding));
   }
-  parts.push('', wrap(r.finding), '', 'Definitions:', ...r.definitions.map((d) => wrap(`  - ${d}`, 100, '    ')), '');
+  parts.push(...sensitivityMapText(r.sensitivity));
+  parts.push('', wrap(r.finding), '', 'Definitions:', ...[...r.definitions, ...(r.sensitivity?.definitions ?? [])].map((d) => wrap(`  - ${d}`, 100, '    ')), '');
   return parts.join('\n');
 }

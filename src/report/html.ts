@@ -21,6 +21,7 @@ import {
 } from './plots/index.js';
 import { describeAdvice } from '../engines/calibrate/advice.js';
 import { layerStudySection } from './a30-layers-html.js';
+import { sensitivityMapSection } from './sensitivity-map-html.js';
 import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
@@ -402,6 +403,7 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
     figure('case-clock-front', front, 'Iteration time and energy at each SM clock (calibrated kernel times and energies); grey points are dominated.', t.front),
     figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
     figure('case-ranks', ranks, 'Per-rank time at nominal: GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting; they add up to the makespan.', t.ranks),
+    await sensitivityMapSection(r.sensitivity, { table: htmlTable, figure, escape: escapeHtml }),
   ];
   return parts.join('\n');
 }

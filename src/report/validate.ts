@@ -188,6 +188,18 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.string(l, 'finding', lp);
       });
       c.string(r, 'finding', p);
+      if (r.sensitivity !== undefined) {
+        const mp = join(p, 'sensitivity');
+        const m = c.object(r.sensitivity, mp);
+        c.each(m, 'rows', mp, 1, (row, rp) => {
+          c.string(row, 'layout', rp);
+          c.numbers(row, ['globalBatchSequences', 'microBatchesPerPipeline', 'scaleOutBandwidthGBps', 'nominalMakespanS', 'nominalEnergyJ', 'bestScale',
+            'energyChangePct', 'timeChangePct', 'networkEnergySharePct', 'scaleOutEnergySharePct', 'hiddenCommunicationSharePct', 'idleEnergySharePct'], rp);
+          c.number(row, 'deltaEnergyPerDeltaTimeW', rp, { nullable: true });
+          c.number(row, 'energySavedPctPerSlowdownPct', rp, { nullable: true });
+        });
+        c.string(m, 'finding', mp);
+      }
       break;
     }
     case 'layer-clock-study': {

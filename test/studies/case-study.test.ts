@@ -15,7 +15,7 @@ import { loadResults } from '../../src/report/index.js';
 
 let dir: string;
 let cs: CaseStudyOutput;
-const small = { globalBatch: 64, seqLen: 512, scales: [0.5, 1.25], clocksMHz: [1380], threads: 1 };
+const small = { globalBatch: 64, seqLen: 512, scales: [0.5, 1.25], clocksMHz: [1380], threads: 1, map: false as const };
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-case-'));
   cs = await runCaseStudy(small);
@@ -101,7 +101,7 @@ describe('case study llama2-70b (reduced)', () => {
   it('the command writes results that validate, a report with its five plots, and text within 100 columns', async () => {
     const out = path.join(dir, 'cs');
     const lines: string[] = [];
-    const code = await caseStudyCommand.run(['llama2-70b'], { out, globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1' },
+    const code = await caseStudyCommand.run(['llama2-70b'], { out, globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', map: false },
       { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
     expect(code).toBe(0);
     const results = await loadResults([path.join(out, 'results.json')]);
@@ -123,7 +123,7 @@ describe('case study llama2-70b (reduced)', () => {
 
   it('--csv prints the knob table of both layouts, every number header with its unit, and no report text', async () => {
     const lines: string[] = [];
-    const code = await caseStudyCommand.run(['llama2-70b'], { out: path.join(dir, 'cs-csv'), globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', csv: true },
+    const code = await caseStudyCommand.run(['llama2-70b'], { out: path.join(dir, 'cs-csv'), globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', map: false, csv: true },
       { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
     expect(code).toBe(0);
     const [header, ...rows] = lines.join('').trimEnd().split('\n');

@@ -4,7 +4,7 @@
  * written as results.json and a self-contained report.html. `npm start` runs it.
  * `tracewatt case-study a30-layers`: GPT decoder layers on an A30 against a published SM-clock table (case-study-a30.ts).
  */
-import { CASE_STUDY_DEFAULTS, loadVfCurve, runCaseStudy } from '../../engines/studies/index.js';
+import { CASE_STUDY_DEFAULTS, loadVfCurve, MAP_DEFAULTS, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
 import { caseStudyRows, caseStudyText } from '../../report/case-study-text.js';
 import type { CommandSpec } from '../command.js';
@@ -27,6 +27,9 @@ export const caseStudyCommand: CommandSpec = {
     { name: 'calibration', value: 'file', description: 'calibration for kernel times and energies (default: calibration/h100-datasheet.json; a30-layers: calibration/a30-datasheet.json)' },
     { name: 'band-calibration', value: 'file', description: 'fitted calibration whose error bands stand in when --calibration has none (default: calibration/a40.json)' },
     { name: 'vf-curve', value: 'file', description: 'network V–f curve JSON (default: the SerDes curve in the README)' },
+    { name: 'map-batches', value: 'sequences,…', description: 'global batches of the scale-out DVFS sensitivity map', default: MAP_DEFAULTS.batchesSequences.join(',') },
+    { name: 'map-bandwidths', value: 'GB/s,…', description: 'scale-out link bandwidths of the map (the preset\'s 50 GB/s is always included)', default: MAP_DEFAULTS.scaleOutBandwidthsGBps.join(',') },
+    { name: 'no-map', description: 'leave the sensitivity map out (fewer replays)' },
     { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
     { name: 'micro-batch', value: 'sequences', description: 'a30-layers: sequences per layer pass (default 1)' },
     ...tableOptions('llama2-70b: the knob table, one row per layout × knob × setting; a30-layers: one row per layer × sequence length'),
@@ -34,7 +37,7 @@ export const caseStudyCommand: CommandSpec = {
   example: 'tracewatt case-study llama2-70b --out out/case-study',
   async run(args, opts, io) {
     if (args[0] === 'a30-layers') {
-      const llamaOnly = ['global-batch', 'seq', 'scale', 'clocks', 'band-calibration', 'vf-curve']
+      const llamaOnly = ['global-batch', 'seq', 'scale', 'clocks', 'band-calibration', 'vf-curve', 'map-batches', 'map-bandwidths']
         .map((name) => ({ key: name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), default: caseStudyCommand.options.find((o) => o.name === name)?.default }));
       return runA30LayersCommand(opts, io, llamaOnly);
     }
@@ -49,7 +52,9 @@ export const caseStudyCommand: CommandSpec = {
         globalBatch: int(opts, 'globalBatch', { min: 1 }), seqLen: int(opts, 'seq', { min: 1 }),
         scales: rangeList(opts, 'scale', DEFAULT_SCALES), clocksMHz: numberList(opts, 'clocks', 'MHz'),
         calibration: str(opts, 'calibration'), bandCalibration: str(opts, 'bandCalibration'),
-        vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined, threads: int(opts, 'threads', { min: 1 }), onPoint,
+        vfCurve: vfCurve ? await loadVfCurve(vfCurve) : undefined,
+        map: opts.map === false ? false : { batchesSequences: numberList(opts, 'mapBatches', 'sequences'), scaleOutBandwidthsGBps: numberList(opts, 'mapBandwidths', 'GB/s') },
+        threads: int(opts, 'threads', { min: 1 }), onPoint,
       }),
       text: caseStudyText,
       rows: (record) => caseStudyRows(record),

@@ -20,11 +20,12 @@ import { calibratedTimeModel, networkConfig, resolvePlan, systemJson } from '../
 import { commPowerW, energyDefinitions, ledgerSettings, resolvePower } from '../replay/index.js';
 import type { ReplayResult } from '../replay/types.js';
 import { layoutFinding, overallFinding } from './case-study-finding.js';
+import { atScaleOutBandwidth, checkMapBatches, MAP_DEFAULTS, mapCell, sensitivityMap } from './case-study-map.js';
 import { clockBand, energyPerBitBand, extrapolate, figuresOf, knobPoint, knobRecord, type PointFigures } from './case-study-knobs.js';
 import { scaledConfigs } from './network-sweep.js';
 import { runPoints, type PoolRun } from './pool.js';
 import type { LlmTraceOptions, PointTask } from './replay-point.js';
-import type { CaseStudyLayout, CaseStudyRecord, Knob, KnobPoint } from './types.js';
+import type { CaseStudyLayout, CaseStudyRecord, Knob, KnobPoint, SensitivityRow } from './types.js';
 import { DEFAULT_SERDES_VF_CURVE, type VfCurve } from './vf-curve.js';
 
 export interface LayoutSpec {
@@ -65,6 +66,11 @@ export interface CaseStudyOptions {
   /** Calibration whose fitted uncertainty bands stand in for the GPU knob's (when `calibration` has none). */
   bandCalibration?: string;
   vfCurve?: VfCurve;
+  /**
+   * The sensitivity map of scale-out DVFS (case-study-map.ts): global batches (sequences) and scale-out bandwidths
+   * (GB/s; the preset's is always added), swept with the scale-out knob's scales; false leaves it out.
+   */
+  map?: false | { batchesSequences?: readonly number[]; scaleOutBandwidthsGBps?: readonly number[] };
   threads?: number;
   onPoint?: (done: number, total: number) => void;
 }
@@ -111,6 +117,10 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
 
   // Every replay of every layout in one pool, so both cores stay busy to the end.
   const tasks: PointTask[] = [];
+  const presetOutGBps = power.network[1]?.bandwidthGBps;
+  const mapBandwidths = o.map === false ? [] : [...new Set([...(o.map?.scaleOutBandwidthsGBps ?? MAP_DEFAULTS.scaleOutBandwidthsGBps), ...(presetOutGBps ? [presetOutGBps] : [])])].sort((a, b) => a - b);
+  for (const b of mapBandwidths) if (!(b > 0)) throw new InputError(`map scale-out bandwidth ${b} GB/s must be positive`);
+  const mapBatches = o.map === false ? [] : checkMapBatches(o.map?.batchesSequences ?? MAP_DEFAULTS.batchesSequences, layouts, (name) => replayedMicroBatches(layouts.find((L) => L.name === name)!.pp)[0]);
   const plans = layouts.map((L) => {
     const [m1, m2, m3] = replayedMicroBatches(L.pp);
     const microBatches = globalBatch / L.dp;
@@ -141,7 +151,19 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     // The check replay (largest) first, then each point's two sizes.
     tasks.push(task(defs[0]!, m3));
     for (const d of defs) tasks.push(task(d, m1), task(d, m2));
-    return { L, m: [m1, m2, m3] as const, microBatches, defs, first };
+    // The map: each bandwidth × scale at two sizes; at the preset bandwidth the scale-out knob's own replays.
+    const mapAt = new Map<string, number>();
+    for (const bw of mapBandwidths) {
+      for (const s of scales) {
+        const i = defs.findIndex((d, j) => (s === 1 ? j === 0 : d.knob === 'scale-out' && d.setting === s));
+        if (bw === network.dims[1]!.bandwidthGBps && i >= 0) { mapAt.set(`${bw}|${s}`, first + 1 + 2 * i); continue; }
+        const base = atScaleOutBandwidth(network, power, bw);
+        const d: PointDef = { knob: 'scale-out', setting: s, ...(s === 1 ? base : scaledConfigs(base.network, base.power, 1, s, curve)), clockMHz: fMax };
+        mapAt.set(`${bw}|${s}`, tasks.length);
+        tasks.push(task(d, m1), task(d, m2));
+      }
+    }
+    return { L, m: [m1, m2, m3] as const, microBatches, defs, first, mapAt };
   });
 
   let done = 0;
@@ -201,6 +223,17 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     return { ...base, ...layoutFinding(base) };
   });
 
+  const mapRows: SensitivityRow[] = plans.flatMap(({ L, m: [m1, m2], mapAt }) => mapBandwidths.flatMap((bw) => {
+    const replays = scales.map((s) => {
+      const i = mapAt.get(`${bw}|${s}`)!;
+      return [figuresOf(results[i]!), figuresOf(results[i + 1]!)] as [PointFigures, PointFigures];
+    });
+    return mapBatches.map((B) => mapCell({
+      layout: L.name, globalBatchSequences: B, microBatchesPerPipeline: B / L.dp, scaleOutBandwidthGBps: bw,
+      realBatchPoint: B === globalBatch && bw === presetOutGBps,
+    }, scales, replays, m1, m2));
+  }));
+
   const d0 = power.network[0]!;
   const d1 = power.network[1]!;
   const record: CaseStudyRecord = {
@@ -226,6 +259,7 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     ],
     layouts: layoutRecords,
     finding: overallFinding(layoutRecords),
+    ...(mapRows.length ? { sensitivity: sensitivityMap(mapRows, layouts.map((L) => L.name), mapBatches, mapBandwidths, scales, MAP_DEFAULTS.thresholdPct) } : {}),
   };
   return { record, parallelism: run.parallelism, replays: tasks.length };
 }

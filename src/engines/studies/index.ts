@@ -9,6 +9,7 @@ export { runPoints, type PoolOptions, type PoolRun } from './pool.js';
 export {
   sweepNetwork, networkSweepPoints, networkSweepRecord, scaledConfigs, type NetworkSweepInput, type NetworkSweepOutput, type NetworkSweepBasePoint,
 } from './network-sweep.js';
+export { MAP_DEFAULTS, MAP_DEFINITIONS, atScaleOutBandwidth, mapCell } from './case-study-map.js';
 export { runCaseStudy, CASE_STUDY_DEFAULTS, CASE_STUDY_LAYOUTS, type CaseStudyOptions, type CaseStudyOutput, type LayoutSpec } from './case-study.js';
 export {
   sweepGpu, gpuSweepPoints, gpuSweepRecord, sweepClocks, sweepPointOf, tradeoffTable, type GpuSweepInput, type GpuSweepOutput, type GpuSweepRawPoint,

@@ -196,4 +196,54 @@ export interface CaseStudyRecord {
   layouts: CaseStudyLayout[];
   /** The answer to the poster's question over all layouts, in plain sentences. */
   finding: string;
+  /** Where in global batch, scale-out bandwidth and layout scale-out DVFS pays (absent with --no-map). */
+  sensitivity?: SensitivityMap;
+}
+
+/**
+ * One cell of the sensitivity map: one layout at one global batch and one provisioned scale-out bandwidth, its best
+ * scale-out DVFS setting against s = 1 at that same cell, and the shares at s = 1 that explain it. All estimates.
+ */
+export interface SensitivityRow {
+  layout: string;
+  globalBatchSequences: number;
+  microBatchesPerPipeline: number;
+  /** Provisioned scale-out link bandwidth at s = 1 (energy per bit unchanged). */
+  scaleOutBandwidthGBps: number;
+  /** The case study's own point (its global batch at the preset's scale-out bandwidth). */
+  realBatchPoint: boolean;
+  nominalMakespanS: number;
+  nominalEnergyJ: number;
+  /** Lowest-energy frequency scale of the scale-out links (× nominal); 1 when no setting saves. */
+  bestScale: number;
+  /** The best scale is the highest or lowest swept: the optimum may lie beyond. */
+  bestAtEdge: 'top' | 'bottom' | null;
+  energyChangePct: number;
+  timeChangePct: number;
+  /** ΔE/ΔT of the best setting against s = 1, J/s = W; null when ΔT = 0 (also at s = 1). */
+  deltaEnergyPerDeltaTimeW: number | null;
+  /** Energy saved (%) per 1 % slowdown; null unless the best setting is slower. */
+  energySavedPctPerSlowdownPct: number | null;
+  /** Direct network energy (both dimensions, static included) / total at s = 1, %. */
+  networkEnergySharePct: number;
+  /** Scale-out link energy / total at s = 1, %. */
+  scaleOutEnergySharePct: number;
+  /** Communication time hidden behind compute / all communication time (summed over ranks) at s = 1, %. */
+  hiddenCommunicationSharePct: number;
+  /** Idle energy / total at s = 1, %. */
+  idleEnergySharePct: number;
+  /** Every swept scale against s = 1 at this cell. */
+  byScale: { scale: number; energyChangePct: number; timeChangePct: number }[];
+}
+
+export interface SensitivityMap {
+  batchesSequences: number[];
+  scaleOutBandwidthsGBps: number[];
+  scales: number[];
+  /** |ΔE| above which the knob is said to move energy, %. */
+  thresholdPct: number;
+  rows: SensitivityRow[];
+  /** Where the knob moves energy by more than thresholdPct, in plain sentences. */
+  finding: string;
+  definitions: string[];
 }

@@ -6,3 +6,4 @@ export { networkSweepSpec, networkSweepSvg, networkSweepChangeSpec, type Network
 export { accuracySpec, accuracySvg, type AccuracyOptions } from './accuracy.js';
 export { frontierSpec, frontierSvg, extrinsicSpec, type FrontierPlotOptions, type FrontierCurvePoint, type FrontierMarker } from './frontier.js';
 export { layoutSharesSpec, marginalSpec, clockFrontSpec, networkKnobsSpec, rankTimeSpec, relativeDomain } from './case-study.js';
+export { sensitivityMapSpec } from './sensitivity-map.js';
