@@ -2,7 +2,9 @@
  * What one collective does in ASTRA-sim's system layer (astra-sim 518bd51, Sys::generate_collective and the native
  * algorithms in system/astraccl/native_collectives), turned into data the per-rank timing runs on:
  * - the collective is cut into chunks of ⌊size / preferred-dataset-splits⌋ bytes (at least one byte per NPU for
- *   non-all-gathers); every chunk is a stream with the same list of phases;
+ *   non-all-gathers, whose size is then rounded up to splits × NPUs: an empty all-reduce still sends those bytes and
+ *   takes their latency, as in ASTRA-sim); every chunk is a stream with the same list of phases. An empty all-gather
+ *   makes no stream in ASTRA-sim and is never finished: refused;
  * - localBWAware all-reduce: reduce-scatter on every involved dimension but the last, all-reduce on the last,
  *   all-gather back in reverse order (the all-gathers ring the other way round); baseline and the other
  *   collectives: the same collective on each involved dimension, all-gathers in descending dimension order, each
@@ -16,6 +18,7 @@
  * Members are numbered by their index in the collective's member list; every plan is independent of time.
  */
 import { InputError } from '../../errors.js';
+import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
 import type { CollectiveImplName, CollectiveKind, SystemConfig } from '../../formats/astra/index.js';
 import { hopsInDim, messageNs, p2pNs, type Cluster } from './network.js';
 
@@ -119,7 +122,9 @@ export class PlanBuilder {
     const dims = this.cluster.dims.length;
     const bytesSentPerDim = req.members.map(() => new Array<number>(dims).fill(0));
     let size = req.bytes;
-    if (size <= 0) return { chunks: 0, phases: [], bytesSentPerDim };
+    if (size < 0 || (size === 0 && req.kind === 'ALL_GATHER')) {
+      throw new InputError(size < 0 ? `a collective of ${size} bytes: comm_size must be ≥ 0 bytes` : EMPTY_ALL_GATHER);
+    }
     const splits = this.sys.preferredDatasetSplits;
     let chunk = Math.floor(size / splits);
     if (req.kind !== 'ALL_GATHER' && this.cluster.totalNpus > chunk) {
