@@ -4,10 +4,13 @@
  *                               repair touches is written back byte for byte (repair.ts lists what is changed)
  *   system.json, network.yml, memory.json[, comm-group.json]   the configurations (copied as given, once they parse)
  *   power.json                  tracewatt's power config for `energy` (annotate's <prefix>.power.json, or --power)
- *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them
- *   export.json                 what was written and every repair
+ *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them; its log
+ *                               starts with the export's fingerprint (SHA-256 of the rank files and configs)
+ *   export.json                 what was written, every repair, and the fingerprint
  * Each rank is read twice: once for its ids (dangling dependencies, duplicates, cycles), once to repair and write.
- * On an error every file written so far is removed.
+ * On an error every file written so far is removed. The new files replace the folder's earlier export whole: rank
+ * files of another prefix in workload/, and a comm-group.json or power.json this export does not write, go.
+ * What `export astra-sim` writes validates without errors (repair.ts makes or refuses every node validate flags).
  */
 import { chmod, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,9 +19,10 @@ import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork, loadCommGroupConfig, loadNetworkConfig, loadRemoteMemoryConfig, loadSystemConfig,
-  type CommGroupConfig, type RemoteMemoryConfig,
+  type CommGroupConfig, type ExportFingerprint, type RemoteMemoryConfig,
 } from '../../formats/astra/index.js';
-import { openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
+import { missingRankProblem, openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
+import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
@@ -75,11 +79,15 @@ export interface AstraSimExport {
   notes: string[];
   /** Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log. */
   commands: { congestionUnaware: string; congestionAware: string; energy: string };
+  /** SHA-256 (hex) of what ASTRA-sim reads: the rank files (as a trace digest), system, network, memory, comm groups. */
+  fingerprint: ExportFingerprint;
 }
 
 const DEFAULT_METADATA: GlobalMetadata = { version: '0.0.4', attrs: [] };
 const NO_MEMORY = '{\n  "memory-type": "NO_MEMORY_EXPANSION"\n}\n';
 const RANK_NAME = /^(.*)\.\d+\.et(\.gz)?$/;
+/** Files of an export that only some exports write: an earlier export's copy goes when this one has none. */
+const OPTIONAL_FILES = ['comm-group.json', 'power.json'];
 
 /** The trace's name: <name> of <name>.<rank>.et, or of a single <name>.et. */
 function traceName(file: string): string {
@@ -179,9 +187,8 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   if (rankFiles.length !== npus) {
     throw new InputError(`${input.trace} has ${rankFiles.length} rank file(s) but ${paths.network} describes ${npus} NPUs: give one <prefix>.<rank>.et per NPU`);
   }
-  rankFiles.forEach((f, i) => {
-    if (f.rank !== i) throw new InputError(`rank files must be numbered 0..${rankFiles.length - 1}; rank ${i} is missing (found ${f.file} as rank ${f.rank})`);
-  });
+  const gap = missingRankProblem(input.trace, rankFiles);
+  if (gap) throw new InputError(gap);
   const memory: RemoteMemoryConfig | undefined = input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined;
   const commGroups: CommGroupConfig | undefined = input.commGroup ? await loadCommGroupConfig(input.commGroup, npus) : undefined;
   if (paths.power) await resolvePower(paths.power);
@@ -204,21 +211,31 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   // Every file goes into place together once all are written; a failure leaves the folder as it was (and removes
   // the folders this export made).
   return OutputSet.write(out, async (set) => {
+    set.supersede(path.dirname(files.workload), (n) => RANK_NAME.test(n));
+    set.supersede(out, (n) => OPTIONAL_FILES.includes(n));
     let nodes = 0;
     let unchangedRanks = 0;
+    const context = { ranks: rankFiles.length, dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs };
     for (const rf of rankFiles) {
-      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, { dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs }, diagnostics, set);
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set);
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
     }
     const put = (file: string, text: string) => set.put(file, text);
+    const memoryText = input.memory ? await readTextFile(input.memory) : NO_MEMORY;
+    const commGroupText = files.commGroup ? await readTextFile(input.commGroup!) : null;
+    const fingerprint: ExportFingerprint = {
+      workload: await rankFilesDigest(rankFiles.map((rf) => ({ rank: rf.rank, file: set.file(`${files.workload}.${rf.rank}.et`) }))),
+      system: textDigest(texts.system), network: textDigest(texts.network), memory: textDigest(memoryText),
+      ...(commGroupText === null ? {} : { 'comm-group': textDigest(commGroupText) }),
+    };
     await put(files.system, texts.system);
     await put(files.network, texts.network);
-    await put(files.memory, input.memory ? await readTextFile(input.memory) : NO_MEMORY);
-    if (files.commGroup) await put(files.commGroup, await readTextFile(input.commGroup!));
+    await put(files.memory, memoryText);
+    if (files.commGroup) await put(files.commGroup, commGroupText!);
     if (files.power) await put(files.power, texts.power!);
-    await put(files.runScript, runScript(files));
+    await put(files.runScript, runScript(files, fingerprint));
     await chmod(set.file(files.runScript), 0o755);
     const result: AstraSimExport = {
       kind: 'astra-sim-export', schemaVersion: 1, trace: input.trace, out, ranks: rankFiles.length, nodes,
@@ -233,6 +250,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
         congestionAware: astraSimCommand(files, 'aware'),
         energy: energyCommandLine(files, 'unaware'),
       },
+      fingerprint,
     };
     await put(result.files.export, `${toJson(result)}\n`);
     return result;

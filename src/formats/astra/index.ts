@@ -4,4 +4,7 @@ export {
   parseRemoteMemoryConfig, loadRemoteMemoryConfig, parseCommGroupConfig, loadCommGroupConfig,
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
-export { parseAstraSimLog, loadAstraSimLog, ranksOfLog, type AstraSimLog, type AstraRankLog, type AstraRankStats } from './log.js';
+export {
+  parseAstraSimLog, loadAstraSimLog, ranksOfLog, fingerprintLine, FINGERPRINT_DIGITS, type AstraSimLog, type AstraRankLog, type AstraRankStats,
+  type ExportFingerprint,
+} from './log.js';
