@@ -1,5 +1,5 @@
 /** Small helpers that read typed fields from parsed JSON/YAML and name the key on every error. */
-import { FormatError } from '../../errors.js';
+import { excerpt, FormatError } from '../../errors.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -14,8 +14,8 @@ export function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'string') return `"${v}"`;
-  return `${typeof v} ${String(v)}`;
+  if (typeof v === 'string') return `"${excerpt(v)}"`;
+  return `${typeof v} ${excerpt(String(v))}`;
 }
 
 /** `missing key "topology" (expected …)`: the error for a required key that is absent. */
@@ -50,12 +50,20 @@ export interface NumRange {
   unit?: string;
 }
 
+/** A number as a message writes it: the shorter of its plain and exponent forms (1e12, 1e-6, 1048576, 0.5). */
+export function shortNumber(x: number): string {
+  const plain = String(x);
+  const exp = x.toExponential().replace('e+', 'e');
+  return exp.length < plain.length ? exp : plain;
+}
+
 /** The problem with `v` against its range, or null when it is in range. */
 function outOfRange(v: number, r: NumRange): string | null {
   const u = r.unit ? ` ${r.unit}` : '';
-  const lower = r.above !== undefined ? `> ${r.above}${u}` : r.min !== undefined ? `≥ ${r.min}${u}` : null;
-  const range = lower && r.max !== undefined ? `${lower} and ≤ ${r.max}${u}` : lower ?? (r.max !== undefined ? `≤ ${r.max}${u}` : null);
-  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${v}`;
+  const n = shortNumber;
+  const lower = r.above !== undefined ? `> ${n(r.above)}${u}` : r.min !== undefined ? `≥ ${n(r.min)}${u}` : null;
+  const range = lower && r.max !== undefined ? `${lower} and ≤ ${n(r.max)}${u}` : lower ?? (r.max !== undefined ? `≤ ${n(r.max)}${u}` : null);
+  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${n(v)}`;
   return null;
 }
 
