@@ -262,7 +262,8 @@ export class OutputSet {
     try {
       const fh = await open(tmp, TEMP_OPEN_FLAGS);
       try {
-        await fh.truncate(0);
+        // Written again: nothing of the earlier content stays (a device file, say /dev/full, cannot be truncated).
+        if ((await fh.stat()).isFile()) await fh.truncate(0);
         await fh.writeFile(data);
       } finally {
         await fh.close();
