@@ -185,13 +185,18 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   checkSystemAgainstNetwork(system, network, diagnostics);
   const npus = network.dims.reduce((a, d) => a * d.npus, 1);
   if (rankFiles.length !== npus) {
-    throw new InputError(`${input.trace} has ${rankFiles.length} rank file(s) but ${paths.network} describes ${npus} NPUs: give one <prefix>.<rank>.et per NPU`);
+    // The words replay uses (engine.ts), so that both commands give a trace and network one verdict.
+    throw new InputError(`the trace has ${rankFiles.length} rank file(s) but ${network.file} describes ${npus} NPUs (npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`);
   }
   const gap = missingRankProblem(input.trace, rankFiles);
   if (gap) throw new InputError(gap);
   const memory: RemoteMemoryConfig | undefined = input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined;
   const commGroups: CommGroupConfig | undefined = input.commGroup ? await loadCommGroupConfig(input.commGroup, npus) : undefined;
-  if (paths.power) await resolvePower(paths.power);
+  const power = paths.power ? await resolvePower(paths.power) : null;
+  if (power && power.network.length < network.dims.length) {
+    // As replay (and energy on ASTRA-sim's log) refuses it.
+    throw new InputError(`${power.file}: key "network" has ${power.network.length} entries but ${network.file} has ${network.dims.length} dimensions: give one energyPjPerBit per dimension`);
+  }
   const notes = paths.power
     ? []
     : [`no power config given and none beside the trace (${path.join(path.dirname(rankFiles[0].file), traceName(rankFiles[0].file))}.power.json): the energy command uses the ${DEFAULT_POWER_PRESET} preset; export with --power to use the annotated GPU's`];

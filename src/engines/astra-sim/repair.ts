@@ -7,10 +7,11 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import type { CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import { missingImplementation } from '../replay/collective-plan.js';
 import {
-  ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, CollectiveCommType, EMPTY_ALL_GATHER, INTEGER_SCALARS, NODE_VALUE_LIMITS, NodeType, attrBool, attrInt,
-  attrString, commTypeName, durationProblem, getAttr, makeAttr, nodeTypeName, nodeValueProblem, setAttr, type Attribute, type ChakraNode,
+  ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, CollectiveCommType, EMPTY_ALL_GATHER, INTEGER_SCALARS, NodeType, attrBool, attrInt,
+  attrString, commTypeName, durationProblem, durationRead, getAttr, makeAttr, nodeTypeName, nodeValueProblem, setAttr, valuesReadBy, type Attribute, type ChakraNode,
 } from '../../formats/chakra/index.js';
 
 /** Repair codes and what each does, for the export's listing. */
@@ -35,6 +36,11 @@ export type RepairCode = keyof typeof REPAIRS;
 const SIMULATED = new Set<number>([
   CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL,
 ]);
+/** The collectives ASTRA-sim simulates, by comm_type. */
+const KIND_OF: Record<number, CollectiveKind> = {
+  [CollectiveCommType.ALL_REDUCE]: 'ALL_REDUCE', [CollectiveCommType.ALL_GATHER]: 'ALL_GATHER',
+  [CollectiveCommType.REDUCE_SCATTER]: 'REDUCE_SCATTER', [CollectiveCommType.ALL_TO_ALL]: 'ALL_TO_ALL',
+};
 /** Without involved_dim, ASTRA-sim involves this many dimensions. */
 const ASTRA_DEFAULT_DIMS = 4;
 
@@ -129,12 +135,12 @@ function retypeAttributes(c: RepairContext, n: ChakraNode): void {
 
 /** Values outside the ranges every reader accepts: refused with the words validate and replay use. */
 function checkValues(c: RepairContext, n: ChakraNode): void {
-  for (const name of Object.keys(NODE_VALUE_LIMITS)) {
+  for (const name of valuesReadBy(n.type)) {
     const v = attrInt(n, name);
     const bad = v === undefined ? null : nodeValueProblem(name, v);
     if (bad) throw new InputError(`${where(c, n)}: ${bad}`);
   }
-  const bad = durationProblem(n.durationMicros);
+  const bad = durationRead(n.type, attrInt(n, 'comm_type')) ? durationProblem(n.durationMicros) : null;
   if (bad) throw new InputError(`${where(c, n)}: ${bad}`);
 }
 
@@ -176,6 +182,8 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
   }
   if (!SIMULATED.has(t)) return;
   if (t === CollectiveCommType.ALL_GATHER && attrInt(n, 'comm_size') === 0n) throw new InputError(`${where(c, n)}: ${EMPTY_ALL_GATHER}`);
+  const missing = missingImplementation(c.system, KIND_OF[t]!);
+  if (missing) throw new InputError(missing);
   repairInvolvedDims(c, n);
   const pg = attrString(n, 'pg_name') ?? '';
   if (pg !== '' && pg !== '0' && !c.commGroups?.groups.has(pg)) {

@@ -99,6 +99,14 @@ const IMPL_KEY: Record<CollectiveKind, string> = {
   ALL_TO_ALL: 'all-to-all-implementation',
 };
 
+/**
+ * The refusal of a collective whose kind the system gives no implementation for (ASTRA-sim throws "No collective
+ * implementation found"), or null: replay's collective plans and export's repairs say it alike.
+ */
+export function missingImplementation(sys: SystemConfig, kind: CollectiveKind): string | null {
+  return sys.implementations[kind] ? null : `${sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`;
+}
+
 /** Where a phase runs: a physical dimension over the members, or a comm group's ring. */
 interface PhaseSite {
   impl: CollectiveImplName;
@@ -139,8 +147,9 @@ export class PlanBuilder {
   }
 
   private impl(kind: CollectiveKind, dim: number): CollectiveImplName {
-    const list = this.sys.implementations[kind];
-    if (!list) throw new InputError(`${this.sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`);
+    const missing = missingImplementation(this.sys, kind);
+    if (missing) throw new InputError(missing);
+    const list = this.sys.implementations[kind]!;
     const v = list[dim];
     if (!v) throw new InputError(`${this.sys.file}: "${IMPL_KEY[kind]}" has no entry for dimension ${dim}`);
     return v;
@@ -213,8 +222,9 @@ export class PlanBuilder {
   private groupSite(req: PlanRequest): PhaseSite {
     const c = this.cluster;
     const members = req.members;
-    const list = this.sys.implementations[req.kind];
-    if (!list) throw new InputError(`${this.sys.file}: the trace has a ${req.kind} collective but "${IMPL_KEY[req.kind]}" is missing`);
+    const missing = missingImplementation(this.sys, req.kind);
+    if (missing) throw new InputError(missing);
+    const list = this.sys.implementations[req.kind]!;
     // ASTRA-sim (CommunicatorGroup::get_collective_plan) keeps a single implementation, else falls back to ring.
     const impl = list.length > 1 ? 'ring' : list[0];
     const g = Int32Array.from(members, (_, i) => i);

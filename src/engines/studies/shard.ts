@@ -12,6 +12,7 @@ import { excerpt, FormatError, InputError, listExcerpt } from '../../errors.js';
 import { resolveRankFiles } from '../../formats/chakra/index.js';
 import { fileDigest, rankFilesDigest } from '../../formats/digest.js';
 import { MAX_SWEEP_POINTS } from './range.js';
+import { DEFAULT_SERDES_VF_CURVE, voltageRatio } from './vf-curve.js';
 
 export interface Shard {
   /** 1-based. */
@@ -85,7 +86,7 @@ export function makePartial<P>(sweep: SweepKind, shard: Shard, identity: SweepId
 }
 
 /** JSON of a value for an error message, cut short when long. */
-const shown = (v: unknown): string => excerpt(JSON.stringify(v) ?? String(v), 60);
+const shown = (v: unknown): string => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v), 60));
 
 /** Checks the shape of a partial read from JSON (`file` names it in errors), and that it agrees with itself. */
 export function checkPartial(file: string, v: unknown): SweepPartial {
@@ -154,7 +155,7 @@ function pointSettings(file: string, sweep: SweepKind, options: Record<string, u
 const POINT_NUMBERS: Record<SweepKind, [string, (v: number) => boolean, string][]> = {
   network: [
     ['scale', (v) => v > 0, '> 0'], ['bandwidthGBps', (v) => v > 0, '> 0 GB/s'], ['energyPerBitPJ', (v) => v >= 0, '≥ 0 pJ/bit'],
-    ['voltageRatio', (v) => v > 0, '> 0'], ['makespanNs', (v) => v >= 0, '≥ 0 ns'],
+    ['voltageRatio', (v) => v > 0, '> 0'], ['makespanNs', (v) => Number.isSafeInteger(v) && v >= 0, 'a whole number ≥ 0 ns'],
   ],
   gpu: [['clockMHz', (v) => v > 0, '> 0 MHz'], ['timeS', (v) => v >= 0, '≥ 0 s']],
 };
@@ -162,6 +163,8 @@ const POINT_NUMBERS: Record<SweepKind, [string, (v: number) => boolean, string][
 const ENERGY_PARTS = ['compute', 'memory', 'network', 'idle', 'total'];
 /** Relative slack for sums of parts (rounding of a float sum). */
 const SUM_TOLERANCE = 1e-9;
+/** Relative slack for figures that are products of the same factors (a float product's rounding). */
+const RATIO_TOLERANCE = 1e-9;
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -254,6 +257,38 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
     if (other) throw new InputError(`merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards of one sweep have the same network`);
   }
   const points = new Array<unknown>(first.partial.totalPoints);
-  for (const { partial } of parts) for (const p of partial.points) points[p.index] = p.point;
+  const where = new Array<string>(first.partial.totalPoints);
+  for (const { file, partial } of parts) {
+    partial.points.forEach((p, i) => {
+      points[p.index] = p.point;
+      where[p.index] = `${file}: key "points[${i}].point`;
+    });
+  }
+  if (first.partial.sweep === 'network') checkNetworkPoints(points as NetworkPointFigures[], where, first.partial.identity.options);
   return { sweep: first.partial.sweep, identity: first.partial.identity, points };
+}
+
+interface NetworkPointFigures { scale: number; bandwidthGBps: number; energyPerBitPJ: number; voltageRatio: number }
+
+/**
+ * The figures of a network sweep's points agree with each other as the sweep made them: the swept bandwidth is the
+ * nominal one × scale, the energy per bit the nominal one × voltageRatio², and with the default V–f curve the
+ * voltage ratio is the curve's at that scale. A point that says otherwise was changed after the sweep.
+ */
+function checkNetworkPoints(points: readonly NetworkPointFigures[], where: readonly string[], options: Record<string, unknown>): void {
+  const agree = (a: number, b: number) => Math.abs(a - b) <= RATIO_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
+  const bw0 = points[0]!.bandwidthGBps / points[0]!.scale;
+  const epb0 = points[0]!.energyPerBitPJ / points[0]!.voltageRatio ** 2;
+  const defaultCurve = options.vfCurve === DEFAULT_SERDES_VF_CURVE.name;
+  points.forEach((p, i) => {
+    if (defaultCurve && !agree(p.voltageRatio, voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale))) {
+      throw new InputError(`${where[i]}.voltageRatio" is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`);
+    }
+    if (!agree(p.bandwidthGBps / p.scale, bw0)) {
+      throw new InputError(`${where[i]}.bandwidthGBps" is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`);
+    }
+    if (!agree(p.energyPerBitPJ / p.voltageRatio ** 2, epb0)) {
+      throw new InputError(`${where[i]}.energyPerBitPJ" is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`);
+    }
+  });
 }

@@ -8,7 +8,7 @@
 import { Diagnostics } from '../../diagnostics.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
 import { NodeDecoder } from '../../formats/chakra/decode.js';
-import { durationProblem, EMPTY_ALL_GATHER, nodeValueProblem, NODE_VALUE_LIMITS } from '../../formats/chakra/node-values.js';
+import { durationProblem, durationRead, EMPTY_ALL_GATHER, nodeValueProblem, valuesReadBy } from '../../formats/chakra/node-values.js';
 import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths.js';
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
@@ -171,12 +171,12 @@ function checkAttrTypes(node: NodeView, c: Collector): void {
 
 /** Values outside the ranges every reader accepts (formats/chakra/node-values.ts), as replay refuses them. */
 function checkValues(node: NodeView, c: Collector): void {
-  for (const name of Object.keys(NODE_VALUE_LIMITS)) {
+  for (const name of valuesReadBy(node.type)) {
     const v = node.intValue(name);
     const bad = v === undefined ? null : nodeValueProblem(name, v);
     if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
   }
-  const bad = durationProblem(node.durationMicros);
+  const bad = durationRead(node.type, node.intValue('comm_type')) ? durationProblem(node.durationMicros) : null;
   if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
 }
 

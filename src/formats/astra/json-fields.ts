@@ -1,5 +1,5 @@
 /** Small helpers that read typed fields from parsed JSON/YAML and name the key on every error. */
-import { excerpt, FormatError } from '../../errors.js';
+import { excerpt, FormatError, listExcerpt } from '../../errors.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -15,6 +15,7 @@ export function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'string') return `"${excerpt(v)}"`;
+  if (typeof v === 'object') return 'an object';
   return `${typeof v} ${excerpt(String(v))}`;
 }
 
@@ -124,9 +125,26 @@ export function strList(file: string, obj: Obj, key: string): string[] | undefin
   });
 }
 
-/** Keys not in `known` are refused: a misspelt key silently ignored is how wrong results happen. */
+/** Edit distance between two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Keys not in `known` are refused: a misspelt key silently ignored is how wrong results happen. The message names
+ * the closest known keys when the key looks misspelt, else the known keys (the first few of a long list).
+ */
 export function refuseUnknown(file: string, obj: Obj, known: readonly string[], hint = ''): void {
   for (const k of Object.keys(obj)) {
-    if (!known.includes(k)) throw new FormatError(file, `key "${k}"`, `unknown key${hint ? ` (${hint})` : ''}; known keys: ${known.join(', ')}`);
+    if (known.includes(k)) continue;
+    const near = k.length > 80 ? [] : known.filter((x) => distance(k.toLowerCase(), x.toLowerCase()) <= Math.max(2, Math.floor(x.length / 4)));
+    const which = near.length > 0 ? `did you mean ${near.map((x) => `"${x}"`).join(' or ')}?` : `known keys: ${listExcerpt(known, 12)}`;
+    throw new FormatError(file, `key "${excerpt(k)}"`, `unknown key${hint ? ` (${hint})` : ''}; ${which}`);
   }
 }

@@ -5,7 +5,9 @@ export { openTrace, openTraceBytes, openTraceSource, readTraceFile, decodeTraceB
 export { TraceWriter, writeTraceFile } from './writer.js';
 export { encodeTrace, ByteSink, encodeNodeFrame, encodeMetadataFrame } from './encode.js';
 export { isRankFileOf, missingRankProblem, resolveRankFiles, type RankFile } from './paths.js';
-export { durationProblem, EMPTY_ALL_GATHER, nodeValueProblem, NODE_VALUE_LIMITS, MAX_DURATION_MICROS } from './node-values.js';
+export {
+  durationProblem, durationRead, EMPTY_ALL_GATHER, nodeValueProblem, NODE_VALUE_LIMITS, MAX_DURATION_MICROS, valuesReadBy,
+} from './node-values.js';
 export { FrameScanner, type FrameScannerOptions } from './frames.js';
 export { FrameStream, readFrames, type FrameStreamOptions } from './frame-stream.js';
 export { NodeProbe, AttributeNames, U64List } from './probe.js';

@@ -5,6 +5,8 @@
  * a negative size is no size; a duration must stay exact once in ns.
  */
 
+import { CollectiveCommType, NodeType } from './schema.js';
+
 /** 2^53 − 1: the largest whole number every reader of a figure holds exactly. */
 export const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -23,6 +25,33 @@ export const NODE_VALUE_LIMITS: Readonly<Record<string, NodeValueLimit>> = {
   comm_dst: { min: 0n, max: MAX_EXACT, unit: '(a rank)' },
   comm_tag: { min: -MAX_EXACT, max: MAX_EXACT, unit: '' },
 };
+
+/**
+ * The limited attributes a consumer reads as numbers on a node of `type` (replay's classifier and ASTRA-sim's
+ * workload layer): a size on a compute node, a peer and tag on a send or receive, … An attribute a node's consumers
+ * never read (a comm_tag on a collective) is not checked on it.
+ */
+export function valuesReadBy(type: number): readonly string[] {
+  return READ_BY_TYPE[type] ?? [];
+}
+const READ_BY_TYPE: Record<number, readonly string[]> = {
+  [NodeType.COMP_NODE]: ['num_ops', 'tensor_size'],
+  [NodeType.MEM_LOAD_NODE]: ['tensor_size'],
+  [NodeType.MEM_STORE_NODE]: ['tensor_size'],
+  [NodeType.COMM_SEND_NODE]: ['comm_dst', 'comm_size', 'comm_tag'],
+  [NodeType.COMM_RECV_NODE]: ['comm_src', 'comm_size', 'comm_tag'],
+  [NodeType.COMM_COLL_NODE]: ['comm_size'],
+};
+/** The collectives ASTRA-sim simulates (the others run for their duration). */
+const SIMULATED: readonly bigint[] = [CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.REDUCE_SCATTER].map(BigInt);
+
+/**
+ * Whether a node's duration is read (it runs for duration_micros): compute nodes, and collectives that are not one of
+ * the four ASTRA-sim simulates (a BROADCAST, a CPU-side collective without comm_type).
+ */
+export function durationRead(type: number, commType: bigint | undefined): boolean {
+  return type === NodeType.COMP_NODE || (type === NodeType.COMM_COLL_NODE && (commType === undefined || !SIMULATED.includes(commType)));
+}
 
 /** duration_micros: its value in ns (× 1000) must be exact. */
 export const MAX_DURATION_MICROS = MAX_EXACT / 1000n;
