@@ -7,9 +7,12 @@
 // Traces, written to a temporary folder: the real PyTorch trace in traces/chakra-tests repeated to --mb MB (ids
 // repeat), PyTorch-like nodes with unique ids to --mb MB, and 32 ranks x 20,000 small nodes. Every measurement runs
 // in a fresh process (wall and CPU seconds, peak RSS); --repeat N keeps the best of N by CPU time and prints the
-// medians. --gb also decodes a 1 GB trace with the full decoder and prints its peak RSS beside the --mb one's
-// (memory must not grow with the file).
-//   npm run build && node scripts/bench-inspect.mjs [--mb 200] [--repeat 3] [--gb] [--keep]
+// medians. Two comparisons with Python, side by side: in-process (modules loaded, then the clock: the decoding
+// alone) and whole process (`tracewatt inspect FILE` and `python3 read_et.py FILE` from start to exit, interpreter
+// start, imports, file read and decode included, as a user meets them: --runs N rounds in turn, median and
+// spread, scripts/lib/whole-process.mjs); each line names the Python protobuf backend that ran. --gb also decodes a
+// 1 GB trace with the full decoder and prints its peak RSS beside the --mb one's (memory must not grow with the file).
+//   npm run build && node scripts/bench-inspect.mjs [--mb 200] [--repeat 3] [--runs 5] [--gb] [--keep]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findPython } from './lib/python-baseline.mjs';
 import { writePytorchLike, writeRepeated, writeSmallRanks } from './lib/trace-gen.mjs';
+import { ratioSpread, seconds, spread, timeInTurn, times } from './lib/whole-process.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -43,6 +47,7 @@ if (args[0] === '--measure') {
 }
 
 const repeat = option('repeat', 3);
+const runs = option('runs', 5);
 /** The best run by CPU time, with the medians of CPU and wall seconds beside (a loaded machine spreads runs widely). */
 function best(runs) {
   const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[runs.length >> 1];
@@ -55,10 +60,21 @@ function run(kind, target) {
   }
   return best(runs);
 }
-function runPython(py, dir, file) {
-  const runs = [];
-  for (let k = 0; k < repeat; k++) runs.push(JSON.parse(execFileSync(py.python, [py.script, dir, file], { encoding: 'utf8', maxBuffer: 1 << 20 })));
-  return best(runs);
+/**
+ * `tracewatt inspect FILE` and the Python reader as whole processes, in turn, `runs` rounds: their wall and CPU
+ * spreads, the ratios Python / tracewatt round by round, and the Python reader's own in-process figures (best and
+ * medians, as best() gives them) from the same runs.
+ */
+function wholeProcess(py, dir, file, runs) {
+  const pyRuns = [];
+  const [ours, python] = timeInTurn([[process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', file], [py.python, py.script, dir, file]], {
+    runs, warmup: 0, onRun: (i, stdout) => void (i === 1 && pyRuns.push(JSON.parse(stdout))),
+  });
+  const cpu = !ours.cpuS.includes(null);
+  return {
+    ours: { wall: spread(ours.wallS), cpu: cpu ? spread(ours.cpuS) : null }, python: { wall: spread(python.wallS), cpu: cpu ? spread(python.cpuS) : null },
+    wallRatio: ratioSpread(python, ours), cpuRatio: cpu ? ratioSpread(python, ours, 'cpuS') : null, pythonInProcess: best(pyRuns),
+  };
 }
 const medians = (r) => `median ${r.medianCpuSeconds.toFixed(2)} CPU-s, ${r.medianSeconds.toFixed(2)} s wall`;
 
@@ -81,11 +97,15 @@ try {
     console.log(`  ${label}, ${(bytes / 1e6).toFixed(0)} MB, ${ins.nodes.toLocaleString('en-US')} nodes: inspect ${ins.seconds.toFixed(2)} s wall, ${ins.cpuSeconds.toFixed(2)} CPU-s ` +
       `(${mbps(bytes, ins.seconds)} MB/s wall, ${mbps(bytes, ins.cpuSeconds)} MB/s per CPU-s; ${medians(ins)}), peak RSS ${ins.peakRssMiB.toFixed(0)} MiB`);
     if (py.reason) continue;
-    const p = runPython(py, dir, file);
+    const w = wholeProcess(py, dir, file, runs);
+    const p = w.pythonInProcess;
     if (p.nodes !== ins.nodes) throw new Error(`Python read ${p.nodes} nodes, inspect ${ins.nodes}`);
-    console.log(`    Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s (${medians(p)}), peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
+    console.log(`    in-process, Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s (${medians(p)}), peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
       `inspect is ${(p.seconds / ins.seconds).toFixed(1)}x faster by wall time, ${(p.cpuSeconds / ins.cpuSeconds).toFixed(1)}x by CPU time ` +
       `(medians: ${(p.medianSeconds / ins.medianSeconds).toFixed(1)}x, ${(p.medianCpuSeconds / ins.medianCpuSeconds).toFixed(1)}x)`);
+    console.log(`    whole process, start to exit, median (min–max) of ${runs} in turn: \`tracewatt inspect\` ${seconds(w.ours.wall)} wall${w.ours.cpu ? `, ${seconds(w.ours.cpu)} CPU` : ''}; ` +
+      `Python (protobuf ${p.implementation} backend) ${seconds(w.python.wall)} wall${w.python.cpu ? `, ${seconds(w.python.cpu)} CPU` : ''} → ` +
+      `tracewatt is ${times(w.wallRatio)} faster by wall time${w.cpuRatio ? `, ${times(w.cpuRatio)} by CPU time` : ''}`);
   }
   const s = run('inspect', small);
   console.log(`  32 ranks x 20,000 small nodes, ${(smallBytes / 1e6).toFixed(1)} MB: inspect ${s.seconds.toFixed(2)} s wall, ${s.cpuSeconds.toFixed(2)} CPU-s ` +

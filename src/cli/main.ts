@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `tracewatt` executable: everything else lives in program.ts so tests can run it in-process. The process guards
-// (signals, EPIPE) go in first, before the commands load.
-import { installProcessGuards } from './process-guards.js';
+// The `tracewatt` executable. It runs run.ts from the one-file build when `npm run build` made one and it is current
+// (bundle.ts: one file and a compile cache, no module resolution, about half the start-up), else from run.js and
+// the modules it imports; the command line behaves the same either way.
+import { loadCliBundle } from './bundle.js';
 
-installProcessGuards();
-const { runCli } = await import('./program.js');
-process.exitCode = await runCli(process.argv.slice(2));
+const entry = loadCliBundle() ?? (await import('./run.js'));
+process.exitCode = await entry.main(process.argv.slice(2));

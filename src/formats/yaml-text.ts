@@ -5,14 +5,19 @@
  * {@link MAX_NESTING} levels, and a tag the plain YAML 1.2 core schema does not know (`!foo 50`, `!!binary …`) is
  * refused by name instead of being read as a string.
  */
-import { parseDocument, YAMLParseError } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { FormatError } from '../errors.js';
 import { MAX_NESTING, tooDeepAt, tooDeepError, withoutBom } from './text-file.js';
+
+let yaml: typeof Yaml | undefined;
+/** The yaml package, loaded by the first YAML read (synchronously: parseYamlText is synchronous), not at start-up. */
+const yamlLib = () => (yaml ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
 
 /** Nodes that aliases may expand to in one YAML input (the yaml package's maxAliasCount). */
 export const MAX_YAML_ALIAS_NODES = 100;
 
-function syntaxError(file: string, e: YAMLParseError): FormatError {
+function syntaxError(file: string, e: Yaml.YAMLParseError): FormatError {
   const at = e.linePos?.[0];
   const problem = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
   if (/Maximum call stack/i.test(problem)) {
@@ -40,9 +45,10 @@ export function parseYamlText(file: string, text: string): unknown {
   const t = withoutBom(text);
   const deep = tooDeepAt(t, MAX_NESTING, true);
   if (deep >= 0) throw tooDeepError(file, t, deep);
+  const lib = yamlLib();
   let value: unknown;
   try {
-    const doc = parseDocument(t, { prettyErrors: true, logLevel: 'silent' });
+    const doc = lib.parseDocument(t, { prettyErrors: true, logLevel: 'silent' });
     if (doc.errors.length > 0) throw doc.errors[0];
     const tag = doc.warnings.find((w) => w.code === 'TAG_RESOLVE_FAILED');
     if (tag) {
@@ -52,7 +58,7 @@ export function parseYamlText(file: string, text: string): unknown {
     }
     value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_NODES });
   } catch (e) {
-    if (e instanceof YAMLParseError) throw syntaxError(file, e);
+    if (e instanceof lib.YAMLParseError) throw syntaxError(file, e);
     if (e instanceof ReferenceError && /excessive alias/i.test(e.message)) {
       throw new FormatError(file, '', `YAML aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (the limit on alias expansion: anchors nested in anchors grow exponentially)`);
     }
@@ -65,4 +71,3 @@ export function parseYamlText(file: string, text: string): unknown {
   if (depthOf(value, MAX_NESTING) > MAX_NESTING) throw tooDeepError(file, t, -1);
   return value;
 }
-

@@ -58,7 +58,8 @@ function std(xs: number[]): number {
   return Math.sqrt(mean(xs.map((v) => (v - m) ** 2)));
 }
 
-function corr(a: number[], b: number[]): number {
+/** Pearson correlation of two equally long series; 0 when either is constant. */
+export function corr(a: number[], b: number[]): number {
   const ma = mean(a);
   const mb = mean(b);
   let sab = 0;

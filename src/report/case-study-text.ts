@@ -39,6 +39,12 @@ export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } 
 
 const pct = (x: number, d = 1) => `${(100 * x).toFixed(d)} %`;
 
+/** Network energy no dimension holds (the ports' static power), J. */
+function networkStatic(l: CaseStudyRecord['layouts'][number]): number {
+  const rest = l.nominal.energyJ.network - l.nominal.networkByDimensionJ.reduce((a, x) => a + x, 0);
+  return rest > 1e-9 * l.nominal.energyJ.network ? rest : 0;
+}
+
 /** The whole case study as text, every line within 100 columns. */
 export function caseStudyText(r: CaseStudyRecord): string {
   const parts: string[] = [wrap(`${r.label} (all figures estimated)`), ...r.system.map((s) => wrap(`  ${s}`, 100, '    '))];
@@ -50,9 +56,12 @@ export function caseStudyText(r: CaseStudyRecord): string {
       '',
       wrap(`${l.name}: ${l.microBatches} micro-batches per pipeline; nominal ${n.makespanS.toFixed(2)} s, ${(e.total / 1e6).toFixed(3)} MJ ` +
         `per iteration; traffic ${n.bytesSentPerDimGB.map((b, i) => `dim ${i} ${b.toFixed(0)} GB`).join(', ')}`),
-      wrap(`  energy: compute ${pct(e.compute / e.total)}, memory ${pct(e.memory / e.total)}, scale-up links ` +
-        `${pct((n.networkByDimensionJ[0] ?? 0) / e.total, 2)}, scale-out links ${pct(n.shares.scaleOutEnergy, 2)}, idle ${pct(n.shares.idleEnergy)}`, 100, '    '),
-      wrap(`  communication hidden behind compute: ${pct(n.shares.hiddenCommunication)} of communication time`, 100, '    '),
+      wrap(`  energy: compute ${pct(e.compute / e.total)}, memory ${pct(e.memory / e.total)}, communication ${pct(e.communication / e.total)}, ` +
+        `scale-up links ${pct((n.networkByDimensionJ[0] ?? 0) / e.total, 2)}, scale-out links ${pct(n.shares.scaleOutEnergy, 2)}, ` +
+        (networkStatic(l) > 0 ? `network static ${pct(networkStatic(l) / e.total, 2)}, ` : '') +
+        `idle ${pct(n.shares.idleEnergy)}, host ${pct(e.host / e.total)}`, 100, '    '),
+      wrap(`  communication time: ${pct(n.shares.hiddenCommunication)} hidden behind compute, ${pct(n.shares.exposedCommunication)} exposed ` +
+        '(running with no GPU compute)', 100, '    '),
       wrap(`  full batch extrapolated from ${x.replayedMicroBatches.join(' and ')} micro-batches; checked at ${x.checkMicroBatches}: ` +
         `time ${x.makespanErrorPct.toExponential(1)} %, energy ${x.energyErrorPct.toExponential(1)} %`, 100, '    '),
     );

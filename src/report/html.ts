@@ -20,6 +20,8 @@ import {
   type BreakdownBar,
 } from './plots/index.js';
 import { describeAdvice } from '../engines/calibrate/advice.js';
+import { layerStudySection } from './a30-layers-html.js';
+import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
 import { fixed, formatRows, type Cell, type Column } from './tables.js';
 import type {
@@ -61,6 +63,11 @@ function htmlTable(columns: readonly Column[], rows: readonly (readonly Cell[])[
   return `<div class="table-scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
 }
 
+/** Definitions printed under a table: a titled list. */
+function definitionList(title: string, lines: readonly string[]): string {
+  return `<details class="definitions" open><summary>${escapeHtml(title)}: definitions</summary><ul>${lines.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul></details>`;
+}
+
 /** A plot with its caption below and, when given, its one-line takeaway above. */
 function figure(id: string, svg: string, caption: string, takeaway?: string): string {
   const head = takeaway ? `<p class="takeaway">${escapeHtml(takeaway)}</p>` : '';
@@ -72,7 +79,7 @@ const J = 'J, estimated';
 const S = 's, estimated';
 
 function breakdownRows(e: EnergyBreakdownJ, band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>): Cell[][] {
-  const parts = ['compute', 'memory', 'network', 'idle', 'total'] as const;
+  const parts = [...ENERGY_PARTS, 'total'] as const;
   const bounds = (k: (typeof parts)[number]): Cell[] =>
     !band ? [] : k === 'compute' ? [band.computeP10, band.computeP90] : k === 'total' ? [band.totalP10, band.totalP90] : [null, null];
   return parts.map((k) => [k, e[k], e.total > 0 ? pct(e[k] / e.total) : null, ...bounds(k)]);
@@ -89,7 +96,9 @@ function rankBars(ranks: ReplayRecord['ranks']): { bars: BreakdownBar[]; title: 
     const mean = (k: keyof EnergyBreakdownJ) => group.reduce((a, r) => a + r.energyJ[k], 0) / group.length;
     bars.push({
       label: `${group[0]!.rank}–${group[group.length - 1]!.rank}`,
-      energyJ: { compute: mean('compute'), memory: mean('memory'), network: mean('network'), idle: mean('idle'), total: mean('total') },
+      energyJ: breakdown({
+        compute: mean('compute'), memory: mean('memory'), communication: mean('communication'), network: mean('network'), idle: mean('idle'), host: mean('host'),
+      }),
     });
   }
   return { bars, title: `ranks (mean of ${size} per bar)` };
@@ -99,12 +108,14 @@ async function replaySection(r: ReplayRecord): Promise<string> {
   const t = r.timeS;
   const rankSeconds = t.makespan * r.ranks.length;
   const timeParts: [string, number | undefined][] = [
-    ['compute', t.compute],
-    ['memory', t.memory],
-    ['communication', t.communication],
-    ['exposed communication', t.exposedCommunication],
+    ['GPU compute', t.compute],
+    ['exposed communication (no GPU compute)', t.exposedCommunication],
+    ['host exposed (CPU only)', t.hostExposed],
+    ['remote memory exposed', t.remoteMemExposed],
+    ['wait (nothing running)', t.wait],
+    ['communication (all)', t.communication],
     ['communication hidden behind compute (overlap)', t.overlap],
-    ['idle', t.idle],
+    ['ASTRA-sim exposed communication (finish − GPU compute)', t.astraExposed],
   ];
   const timeRows: Cell[][] = timeParts
     .filter((row): row is [string, number] => row[1] !== undefined)
@@ -114,7 +125,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
   const dimRows = r.bytesSentPerDim.map((bytes, d) => [d, r.dimensionNames?.[d] ?? '', bytes / 1e9, r.networkEnergyPerDimJ?.[d] ?? null]);
   const rankRows = [...r.ranks]
     .sort((a, b) => a.rank - b.rank)
-    .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.energyJ.compute, k.energyJ.memory, k.energyJ.network, k.energyJ.idle, k.energyJ.total]);
+    .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.waitNs / 1e9, ...ENERGY_PARTS.map((p) => k.energyJ[p]), k.energyJ.total]);
   return [
     `<p>Makespan ${fixed(4)(r.makespanNs / 1e9)} s, total energy ${fixed(1)(r.energyJ.total)} J (estimated); ` +
       `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
@@ -127,6 +138,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
       breakdownRows(r.energyJ, r.energyBandJ),
       r.energyBandJ ? 'Energy, all ranks; 10–90 % band of compute from the nodes\' bands (nodes of one name err together, names independently)' : 'Energy, all ranks',
     ),
+    definitionList('Energy parts', energyDefinitions(r.settings?.ledger)),
     htmlTable(
       [
         { header: 'quantity' },
@@ -135,8 +147,9 @@ async function replaySection(r: ReplayRecord): Promise<string> {
         { header: 'share of makespan × ranks (%)', format: fixed(1) },
       ],
       timeRows,
-      'Time',
+      'Time: GPU compute, exposed communication, host exposed, remote memory exposed and wait split makespan × ranks',
     ),
+    definitionList('Time', TIME_DEFINITIONS),
     htmlTable(
       [{ header: 'dimension' }, { header: 'name' }, { header: 'data sent (GB)', format: fixed(3) }, { header: `network energy (${J})`, format: fixed(3) }],
       dimRows,
@@ -150,10 +163,8 @@ async function replaySection(r: ReplayRecord): Promise<string> {
         { header: 'rank' },
         { header: `finish (${S})`, format: fixed(4) },
         { header: `exposed comm (${S})`, format: fixed(4) },
-        { header: `compute (${J})`, format: fixed(2) },
-        { header: `memory (${J})`, format: fixed(2) },
-        { header: `network (${J})`, format: fixed(2) },
-        { header: `idle (${J})`, format: fixed(2) },
+        { header: `wait (${S})`, format: fixed(4) },
+        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: fixed(2) })),
         { header: `total (${J})`, format: fixed(2) },
       ],
       rankRows,
@@ -216,20 +227,18 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
       [
         { header: 'SM clock (MHz)' },
         { header: `time (${S})`, format: fixed(4) },
-        { header: `compute (${J})`, format: fixed(2) },
-        { header: `memory (${J})`, format: fixed(2) },
-        { header: `network (${J})`, format: fixed(2) },
-        { header: `idle (${J})`, format: fixed(2) },
+        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: fixed(2) })),
         { header: `total (${J})`, format: fixed(2) },
         { header: 'Pareto', align: 'left' },
         ...(banded ? [{ header: `total p10 (${J})`, format: fixed(2) }, { header: `total p90 (${J})`, format: fixed(2) }] : []),
       ],
       points.map((p) => [
-        p.clockMHz, p.timeS, p.energyJ.compute, p.energyJ.memory, p.energyJ.network, p.energyJ.idle, p.energyJ.total, p.pareto,
+        p.clockMHz, p.timeS, ...ENERGY_PARTS.map((k) => p.energyJ[k]), p.energyJ.total, p.pareto,
         ...(banded ? [p.energyBandJ?.totalP10 ?? null, p.energyBandJ?.totalP90 ?? null] : []),
       ]),
     ),
     '</details>',
+    definitionList('Energy parts', energyDefinitions()),
   );
   return parts.join('\n');
 }
@@ -248,6 +257,7 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
     { header: 'V/V(1)', format: fixed(3) },
     { header: `makespan (${S})`, format: fixed(4) },
     ...Array.from({ length: dims }, (_, d): Column => ({ header: `network dim ${d} (${J})`, format: fixed(2) })),
+    { header: `communication (${J})`, format: fixed(2) },
     { header: `idle (${J})`, format: fixed(2) },
     { header: `total (${J})`, format: fixed(2) },
     { header: 'ΔE/ΔT vs next scale (W)', format: fixed(1) },
@@ -261,6 +271,7 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
     p.voltageRatio,
     p.makespanNs / 1e9,
     ...Array.from({ length: dims }, (_, d) => p.networkByDimensionJ[d] ?? null),
+    p.energyJ.communication,
     p.energyJ.idle,
     p.energyJ.total,
     p.marginal?.energyPerTimeW ?? null,
@@ -275,6 +286,7 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
     figure('network-sweep-breakdown', bars, 'Change of each energy component against nominal, per frequency scale (estimated).'),
     '</div>',
     htmlTable(columns, rows, 'Sweep points; marginal efficiency against the neighbouring higher scale'),
+    definitionList('Energy parts', energyDefinitions()),
   ].join('\n');
 }
 
@@ -316,16 +328,19 @@ function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
   const so = ls.map((l) => knob(l, 'scale-out'));
   const soMax = Math.max(...so.flatMap((k) => k.points.map((p) => Math.abs(p.energyChangePct))));
   const slowest = (l: CaseStudySummary['layouts'][number]) => knob(l, 'scale-out').points[0]!;
-  const rankShare = (l: CaseStudySummary['layouts'][number], key: 'exposedCommS' | 'idleS') => {
-    const tot = l.ranks.reduce((a, x) => a + x.computeS + x.exposedCommS + x.idleS, 0);
-    return tot > 0 ? l.ranks.reduce((a, x) => a + x[key], 0) / tot : 0;
+  // Rank time = GPU compute + exposed communication + host + wait (the makespan of each rank).
+  const waitShare = (l: CaseStudySummary['layouts'][number]) => {
+    const tot = l.ranks.reduce((a, x) => a + x.computeS + x.exposedCommS + x.hostS + x.waitS, 0);
+    return tot > 0 ? l.ranks.reduce((a, x) => a + x.waitS, 0) / tot : 0;
   };
   return {
-    shares: `Idle is ${each((l) => sharePct(l.nominal.shares.idleEnergy))} of the energy; the scale-out links only ${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
+    shares: `GPU power while only communication runs is ${each((l) => sharePct(l.nominal.shares.communicationEnergy))} of the energy, idle ` +
+      `${each((l) => sharePct(l.nominal.shares.idleEnergy))}; the scale-out links only ${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
     marginal: `Largest saving: ${top.k.name} in ${top.l.name}, ${signedPct(top.k.best.energyChangePct)} energy at ${signedPct(top.k.best.timeChangePct)} time; scale-out DVFS changes energy by at most ${soMax.toFixed(2)} %.`,
     front: `Lowest-energy SM clock: ${each((l) => { const k = knob(l, 'gpu-clock'); return `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)} time`; })}.`,
     network: `Halving the scale-out links' frequency (s = ${slowest(ls[0]!).setting}) costs ${each((l) => `${signedPct(slowest(l).timeChangePct)} time, ${signedPct(slowest(l).energyChangePct)} energy`)}.`,
-    ranks: `Exposed communication is ${each((l) => sharePct(rankShare(l, 'exposedCommS')))} of rank time; waiting (pipeline bubbles, stragglers) ${each((l) => sharePct(rankShare(l, 'idleS')))}.`,
+    ranks: `Exposed communication (no GPU compute running) is ${each((l) => sharePct(l.nominal.shares.exposedCommunication))} of communication time, ` +
+      `the rest hidden behind compute; waiting (pipeline bubbles, stragglers) is ${each((l) => sharePct(waitShare(l)))} of rank time.`,
   };
 }
 
@@ -348,6 +363,8 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
         { header: 'direct network energy (% of total)', format: fixed(2) },
         { header: 'scale-out link energy (% of total)', format: fixed(3) },
         { header: 'communication hidden behind compute (% of communication time)', format: fixed(1) },
+        { header: 'exposed communication (% of communication time)', format: fixed(1) },
+        { header: 'communication energy (% of total)', format: fixed(1) },
         { header: 'idle energy (% of total)', format: fixed(1) },
         { header: 'extrapolation check: time / energy error (%)' },
       ],
@@ -355,7 +372,7 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
         const s = l.nominal.shares;
         const x = l.extrapolation;
         return [l.name, l.microBatches, l.nominal.makespanS, l.nominal.energyJ.total / 1e6, pct(s.networkEnergy), pct(s.scaleOutEnergy),
-          pct(s.hiddenCommunication), pct(s.idleEnergy), `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`];
+          pct(s.hiddenCommunication), pct(s.exposedCommunication), pct(s.communicationEnergy), pct(s.idleEnergy), `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`];
       }),
       'Nominal point per layout: the three shares that decide whether network DVFS pays off',
     ),
@@ -384,7 +401,7 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
     `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
     figure('case-clock-front', front, 'Iteration time and energy at each SM clock (calibrated kernel times and energies); grey points are dominated.', t.front),
     figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
-    figure('case-ranks', ranks, 'Per-rank time at nominal: GPU compute, communication not hidden behind compute, and waiting.', t.ranks),
+    figure('case-ranks', ranks, 'Per-rank time at nominal: GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting; they add up to the makespan.', t.ranks),
   ];
   return parts.join('\n');
 }
@@ -436,6 +453,7 @@ const KIND_TITLES: Record<ReportResult['kind'], string> = {
   accuracy: 'Model accuracy',
   'case-study': 'Case study',
   plan: 'Clock plan',
+  'layer-clock-study': 'Layer clock study',
 };
 
 async function sectionBody(r: ReportResult): Promise<string> {
@@ -452,6 +470,8 @@ async function sectionBody(r: ReportResult): Promise<string> {
       return caseStudySection(r);
     case 'plan':
       return planSection(r);
+    case 'layer-clock-study':
+      return layerStudySection(r, { table: htmlTable, figure, escape: escapeHtml });
     default: {
       const never: never = r;
       throw new Error(`unhandled result kind ${(never as { kind: string }).kind}`);

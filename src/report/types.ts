@@ -14,6 +14,7 @@ import type { AccuracyResult, AccuracyRow as EngineAccuracyRow } from '../engine
 import type { RankResult, ReplayResult as EngineReplayResult } from '../engines/replay/types.js';
 import type { CaseStudyRecord, GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
 import type { PlanRecord } from '../engines/plan/types.js';
+import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
 
 import { RESULT_SCHEMA_VERSION } from '../engines/replay/types.js';
 
@@ -22,7 +23,7 @@ export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS } from '../engines/r
 export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../engines/studies/types.js';
 
 /** The fields of a replay rank the report reads. */
-export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'energyJ'>;
+export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'>;
 
 /**
  * The fields of the replay engine's result (`tracewatt replay --json`) the report reads; the per-dimension network
@@ -32,7 +33,7 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings'>> & { ranks: ReplayRankRecord[] };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;
@@ -59,8 +60,11 @@ export type PlanSummary = Pick<
   'intrinsic' | 'minEnergy' | 'envPipe' | 'extrinsic' | 'extrinsicCurve' | 'source'
 >;
 
-export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary;
+/** `tracewatt case-study a30-layers`: the layer-level SM-clock study against its published table. */
+export type LayerStudySummary = LayerClockStudyRecord;
+
+export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary | LayerStudySummary;
 
 export type ResultKind = ReportResult['kind'];
 
-export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan'];
+export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan', 'layer-clock-study'];

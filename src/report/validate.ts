@@ -67,8 +67,17 @@ class Checker {
     for (const key of keys) this.number(obj, key, path);
   }
 
+  /** An energy breakdown with every part of the ledger (a record from before it lacks communication and host). */
   breakdown(obj: Obj, key: string, path: string): void {
-    this.numbers(this.object(obj[key], join(path, key)), ['compute', 'memory', 'network', 'idle', 'total'], join(path, key));
+    const p = join(path, key);
+    const e = this.object(obj[key], p);
+    for (const part of ['communication', 'host']) {
+      if (e[part] === undefined) {
+        this.fail(join(p, part), 'missing: a record written before the energy ledger (its idle held communication time and network static ' +
+          'power, its memory was added to node energies): re-run the command that wrote it');
+      }
+    }
+    this.numbers(e, ['compute', 'memory', 'communication', 'network', 'idle', 'host', 'total'], p);
   }
 
   /** An energy band (energyBandJ), when present: the bounds the report shows. */
@@ -112,7 +121,7 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.number(t, 'idle', tp, { optional: true });
       }
       c.each(r, 'ranks', p, 1, (rank, rp) => {
-        c.numbers(rank, ['rank', 'finishNs', 'exposedCommNs'], rp);
+        c.numbers(rank, ['rank', 'finishNs', 'exposedCommNs', 'waitNs'], rp);
         c.breakdown(rank, 'energyJ', rp);
       });
       c.items(r, 'bytesSentPerDim', p, 'number');
@@ -165,7 +174,7 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         const n = c.object(l.nominal, np);
         c.numbers(n, ['makespanS'], np);
         const sp = join(np, 'shares');
-        c.numbers(c.object(n.shares, sp), ['networkEnergy', 'scaleOutEnergy', 'hiddenCommunication', 'idleEnergy'], sp);
+        c.numbers(c.object(n.shares, sp), ['networkEnergy', 'scaleOutEnergy', 'hiddenCommunication', 'exposedCommunication', 'communicationEnergy', 'idleEnergy'], sp);
         c.each(l, 'knobs', lp, 1, (k, kp) => {
           c.string(k, 'name', kp);
           c.number(k, 'nominalSetting', kp);
@@ -175,10 +184,24 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
             c.number(pt, 'deltaEnergyPerDeltaTimeW', pp, { nullable: true });
           });
         });
-        c.each(l, 'ranks', lp, 0, (rk, rp) => c.numbers(rk, ['rank', 'computeS', 'exposedCommS', 'idleS'], rp));
+        c.each(l, 'ranks', lp, 0, (rk, rp) => c.numbers(rk, ['rank', 'computeS', 'exposedCommS', 'hostS', 'waitS', 'communicationS'], rp));
         c.string(l, 'finding', lp);
       });
       c.string(r, 'finding', p);
+      break;
+    }
+    case 'layer-clock-study': {
+      for (const key of ['system', 'definitions', 'limits']) c.items(r, key, p, 'string');
+      c.each(r, 'rows', p, 1, (row, rp) => {
+        c.string(row, 'layer', rp);
+        c.numbers(row, ['seqLen', 'energySavingPct', 'runtimePenaltyPct', 'publishedEnergySavingPct', 'publishedRuntimePenaltyPct',
+          'energySavingDiffPts', 'runtimePenaltyDiffPts', 'fastestClockMHz', 'lowestEnergyClockMHz', 'fastestTimeUs', 'fastestPowerW', 'maxKernelPowerW', 'bottomWidthPct'], rp);
+      });
+      const mp = join(p, 'meanAbsDifference');
+      c.numbers(c.object(r.meanAbsDifference, mp), ['energySavingPts', 'runtimePenaltyPts', 'targetPts'], mp);
+      c.each(r, 'observations', p, 1, (o, op) => ['published', 'verdict', 'sentence'].forEach((k) => c.string(o, k, op)));
+      // Each layer's sweep is a GPU clock sweep record, checked as one.
+      c.each(r, 'layers', p, 1, (l, lp) => checkResult(c, c.object(l.sweep, join(lp, 'sweep')), join(lp, 'sweep')));
       break;
     }
     case 'plan': {

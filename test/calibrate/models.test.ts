@@ -59,7 +59,7 @@ describe('calibration schema', () => {
     expect(() => validateCalibration(bad, 'x.json')).toThrow(/time\.roofExponent\.exponent: must be ≥ 1/);
   });
   it('loads every shipped calibration file', async () => {
-    for (const f of ['rtx8000.json', 'v100.json', 'a40.json', 'titanx.json', 'h100-datasheet.json', 'a100-datasheet.json']) {
+    for (const f of ['rtx8000.json', 'v100.json', 'a40.json', 'titanx.json', 'h100-datasheet.json', 'a100-datasheet.json', 'a30-datasheet.json']) {
       const cal = await loadCalibration(path.join(repoRoot, 'calibration', f));
       expect(cal.power.perClock.length).toBeGreaterThan(0);
     }

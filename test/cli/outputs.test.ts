@@ -88,7 +88,9 @@ describe('--csv', () => {
     const r = await cli('replay', trace, ...cluster, '--csv');
     expect(r.code).toBe(0);
     const { header, rows } = csv(r.out);
-    expect(header.slice(0, 7)).toEqual(['rank', 'finishNs', 'exposedCommNs', 'gpuComputeNs', 'commNs', 'overlapNs', 'sentDim0Bytes']);
+    expect(header.slice(0, 11)).toEqual([
+      'rank', 'finishNs', 'gpuComputeNs', 'exposedCommNs', 'hostExposedNs', 'remoteMemExposedNs', 'waitNs', 'commNs', 'overlapNs', 'astraExposedNs', 'sentDim0Bytes',
+    ]);
     expect(header).toContain('totalEnergyJ');
     expect(rows.map((x) => x[0])).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', 'total']);
     for (const row of rows) expect(row).toHaveLength(header.length);

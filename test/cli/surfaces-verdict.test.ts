@@ -37,8 +37,8 @@ const POWER = path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json');
 const CALIBRATION = path.join(repoRoot, 'calibration', 'a40.json');
 const PROFILE = path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
 
-/** Keys whose value is null by definition (a marginal against no neighbour, a node-less problem …). */
-const NULL_OK = new Set(['marginal', 'energyPerTimeW', 'energySavedPctPerSlowdownPct', 'nodeId', 'referenceClockMHz', 'profileFormat', 'memClockMHz']);
+/** Keys whose value is null by definition (a marginal against no neighbour, a node-less problem, an idle power of no named source …). */
+const NULL_OK = new Set(['idleSource', 'marginal', 'energyPerTimeW', 'energySavedPctPerSlowdownPct', 'nodeId', 'referenceClockMHz', 'profileFormat', 'memClockMHz']);
 
 let dir: string;
 let caseNo = 0;

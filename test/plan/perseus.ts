@@ -1,7 +1,7 @@
 /** Perseus' A40 data for the plan tests: the stage profiles tracewatt ships, and Perseus' own frontiers. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { measuredStageOptions, planPipeline, type PlanRecord } from '../../src/engines/plan/index.js';
+import { makeCurve, measuredStageOptions, pipelineGraph, planPipeline, quantizeOptions, type PlanRecord, type StageOptions } from '../../src/engines/plan/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { repoRoot, shared } from '../helpers/shared.js';
 
@@ -40,6 +40,59 @@ export function envPipeEnergyJ(model: Model, microBatches: number): number {
   const rows = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'perseus', 'envpipe_result_a40.csv'), 'utf8').trim().split('\n').slice(1);
   const row = rows.map((l) => l.split(',')).find((c) => c[0] === model && Number(c[3]) === microBatches)!;
   return Number(row[6]) / 80;
+}
+
+/** Stage options of a Perseus stage CSV, times floored to `quantumS` (Perseus' convention) when given. */
+export async function stageOptions(file: string, quantumS?: number): Promise<StageOptions[]> {
+  const measured = measuredStageOptions(await readProfile(file, { format: 'perseus' }), 8, file);
+  return quantumS ? quantizeOptions(measured, quantumS) : measured;
+}
+
+/** The plan of a Perseus stage CSV (8 stages, 1F1B, A40 blocking power). */
+export function planStages(stages: StageOptions[], microBatches: number, file = 'stages'): PlanRecord {
+  return planPipeline({ label: file, source: { mode: 'profile', file, clocksMHz: [] }, stages, microBatches, schedule: '1f1b', blockingPowerW: A40_BLOCKING_W });
+}
+
+/** The shortest iteration the options allow: every computation at its fastest option, whatever its clock. */
+export function fastestScheduleS(stages: StageOptions[], microBatches: number): number {
+  const fastest = (o: StageOptions['forward']) => [o.reduce((a, b) => (b.timeS < a.timeS ? b : a))];
+  const curves = stages.map((s, i) => ({ forward: makeCurve(`${i}f`, fastest(s.forward), 0), backward: makeCurve(`${i}b`, fastest(s.backward), 0) }));
+  const g = pipelineGraph('1f1b', 8, microBatches, curves);
+  return g.dag.makespan(Float64Array.from(g.dag.curveOf, (c) => c.timeS[0]!));
+}
+
+/**
+ * tracewatt's frontier against Perseus': the ratio of the fastest times, and the largest excess of tracewatt's least
+ * energy within each of Perseus' iteration times over Perseus' energy there (%), over every Perseus time tracewatt's
+ * fastest plan reaches (`uncovered`: Perseus' times faster than that, which floored computation times can give).
+ */
+export function againstPerseus(r: PlanRecord, perseus: readonly { timeS: number; energyJ: number }[]) {
+  const fastestS = r.frontier[0]!.timeS;
+  let worstGapPct = -Infinity;
+  let worstAtS = NaN;
+  let uncovered = 0;
+  for (const p of perseus) {
+    if (p.timeS < fastestS * (1 - 1e-9)) {
+      uncovered++;
+      continue;
+    }
+    const gap = 100 * (bestWithin(r.frontier, p.timeS * (1 + 1e-9)) / p.energyJ - 1);
+    if (gap > worstGapPct) [worstGapPct, worstAtS] = [gap, p.timeS];
+  }
+  return { fastestRatio: fastestS / perseus[0]!.timeS, worstGapPct, worstAtS, uncovered, points: perseus.length };
+}
+
+/**
+ * The straggler curve beside Perseus' with the same per-pipeline formula: its frontier's cheapest point that
+ * finishes by T′, then blocking power on every stage until T′, against the all-max-clock pipeline waiting until T′.
+ */
+export function extrinsicAgainstPerseus(r: PlanRecord, perseus: readonly { timeS: number; energyJ: number }[]) {
+  const waitW = r.lanes * r.blockingPowerW;
+  return r.extrinsicCurve.map((c) => {
+    const deadlineS = c.slowdownFactor * r.baseline.timeS;
+    const best = Math.min(...perseus.filter((p) => p.timeS <= deadlineS).map((p) => p.energyJ + waitW * (deadlineS - p.timeS)));
+    return { slowdownFactor: c.slowdownFactor, savingPct: c.savingPct, perseusPct: 100 * (1 - best / (r.baseline.energyJ + waitW * (deadlineS - r.baseline.timeS))) };
+  });
 }
 
 export async function planFor(model: Model, microBatches: number, extra: { fitClocksMHz?: number[]; powerCapW?: number; points?: number } = {}): Promise<PlanRecord> {

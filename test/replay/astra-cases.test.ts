@@ -32,7 +32,7 @@ describeShared('ASTRA-sim reference cases', () => {
         memory: c.memory ? ref(c.memory) : undefined,
       });
       const rank = res.ranks[c.expected.rank];
-      expect({ finish: rank.finishNs, exposed: rank.exposedCommNs }).toEqual({
+      expect({ finish: rank.finishNs, exposed: rank.astraExposedNs }).toEqual({
         finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns,
       });
     });

@@ -65,7 +65,7 @@ describe('held-out skew cases against ASTRA-sim (every rank)', () => {
         return;
       }
       const res = await run;
-      expect(res.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(want.ranks);
+      expect(res.ranks.map((r) => [r.finishNs, r.astraExposedNs])).toEqual(want.ranks);
     });
   }
 });
@@ -76,7 +76,7 @@ describe('32 ranks × 20,000 nodes, random per-rank compute durations, against A
       system: parseSystemConfig('bench-sys.json', JSON.stringify(BENCH_SYSTEM)),
       network: parseNetworkConfig('bench-net.yml', BENCH_NETWORK_32), power, windowNodes: 4096,
     });
-    expect(res.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(recorded.chain.ranks);
+    expect(res.ranks.map((r) => [r.finishNs, r.astraExposedNs])).toEqual(recorded.chain.ranks);
   }, 600_000);
 });
 
@@ -98,7 +98,7 @@ describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-si
       const res = await replay(rankSources, {
         system: parseSystemConfig(`${name}/system.json`, JSON.stringify(c.system)), network: parseNetworkConfig(`${name}/network.yml`, c.network), power,
       });
-      expect(res.ranks.map((r) => [r.finishNs, r.exposedCommNs])).toEqual(c.ranks);
+      expect(res.ranks.map((r) => [r.finishNs, r.astraExposedNs])).toEqual(c.ranks);
     });
   }
 });

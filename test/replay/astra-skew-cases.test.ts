@@ -28,7 +28,7 @@ describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () =>
       const res = await replayFiles({
         trace: skew(c.workload), system: skew(c.system), network: skew(c.network), memory: c.memory ? skew(c.memory) : undefined,
       });
-      const got = Object.fromEntries(res.ranks.map((r) => [String(r.rank), { finish_ns: r.finishNs, exposed_comm_ns: r.exposedCommNs }]));
+      const got = Object.fromEntries(res.ranks.map((r) => [String(r.rank), { finish_ns: r.finishNs, exposed_comm_ns: r.astraExposedNs }]));
       expect(got).toEqual(c.expected.ranks);
     });
   }
@@ -45,18 +45,23 @@ describeShared('the energy split follows each rank\'s own finish (skew cases)', 
     return { res, slices };
   }
 
-  it('a01: rank 0 communicates from its issue (10 µs) to its own finish (30,533 ns), then idles until the makespan', async () => {
+  it('a01: rank 0 communicates from its issue (10 µs) to its own finish (30,533 ns), then waits until the makespan', async () => {
     const { res, slices } = await run(byName('a01_skew2_ring2_pure'));
     const comm = slices.filter((s) => s.slot === 'comm').map((s) => [s.rank, s.startNs, s.endNs]);
     expect(comm).toEqual([[0, 10_000, 30_533], [1, 20_000, 40_533]]);
     const [r0, r1] = res.ranks;
     expect(res.makespanNs).toBe(40_533);
     expect([r0.commNs, r0.wallNs, r1.commNs, r1.wallNs]).toEqual([20_533, 30_533, 20_533, 40_533]);
-    // The preset's idle power over (makespan − GPU busy): rank 0's 10,000 ns after its finish are idle, as are the
-    // ns it spends communicating (network energy is per bit, not per ns).
+    // The preset's communication power over the 20,533 ns each rank communicates with no compute; its idle power
+    // over the rest, such as rank 0's 10,000 ns after its own finish (waiting for the last rank).
     const p = await resolvePower(undefined);
+    expect(p.gpu.commPowerW).toBeDefined();
+    expect(r0.waitNs).toBe(10_000 + (10_000 - r0.gpuComputeNs));
     for (const r of res.ranks) {
-      expect(r.energyJ.idle).toBeCloseTo((p.gpu.idlePowerW * (40_533 - r.gpuComputeNs) + p.networkIdlePowerWPerRank * 40_533) * 1e-9, 15);
+      expect(r.exposedCommNs).toBe(20_533);
+      expect(r.waitNs).toBe(40_533 - r.gpuComputeNs - 20_533);
+      expect(r.energyJ.communication).toBeCloseTo(p.gpu.commPowerW! * 20_533 * 1e-9, 15);
+      expect(r.energyJ.idle).toBeCloseTo(p.gpu.idlePowerW * (40_533 - r.gpuComputeNs - 20_533) * 1e-9, 15);
     }
     expect(r0.energyJ.network).toBe(r1.energyJ.network);
   });
@@ -69,7 +74,8 @@ describeShared('the energy split follows each rank\'s own finish (skew cases)', 
         expect(Math.max(...own.map((s) => s.endNs)), `${c.name} rank ${r.rank}`).toBe(r.finishNs);
         expect(r.commNs, `${c.name} rank ${r.rank}`).toBeLessThanOrEqual(r.finishNs);
         const e = r.energyJ;
-        expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
+        expect(e.compute + e.memory + e.communication + e.network + e.idle + e.host).toBeCloseTo(e.total, 12);
+        expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs, `${c.name} rank ${r.rank}`).toBe(res.makespanNs);
       }
     }
   });

@@ -93,7 +93,7 @@ describe('per-rank collective progress: properties', () => {
           expect(r.finishNs, `rank ${r.rank}`).toBeLessThanOrEqual(lastIssueNs + durationNs);
           // The comm slot is busy from this rank's own issue to its own finish; after that the rank is idle.
           expect(r.commNs, `rank ${r.rank}`).toBe(r.finishNs - issueNs);
-          expect(r.exposedCommNs).toBe(r.finishNs - issueNs);
+          expect(r.astraExposedNs).toBe(r.finishNs - issueNs);
         }
       }
     });

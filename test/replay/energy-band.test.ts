@@ -155,7 +155,7 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     // The energy table and the band's note (the headline and the rank table are as before).
     const lines = t.out.split('\n');
     const ours = lines.slice(lines.findIndex((l) => l.startsWith('part ')), lines.findIndex((l) => l.includes('every node erred')) + 1);
-    expect(ours).toHaveLength(11);
+    expect(ours).toHaveLength(13);
     for (const line of ours) expect(line.length).toBeLessThanOrEqual(100);
     const j = JSON.parse((await cli([...args, '--json'])).out);
     expect(j.energyBandJ).toMatchObject({ computeP10: expect.any(Number), totalP90: expect.any(Number), bandedNodes: 80 });

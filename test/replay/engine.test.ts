@@ -48,21 +48,25 @@ describe('replay engine (in-memory traces)', () => {
     const ranks = [0, 1, 2, 3].map((r) => [comp(0, 10 + r), coll(1, 0, 1 << 20, [0]), comp(2, 20, [0]), comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', 4096)])]);
     const res = await replay(sources(ranks), opts);
     for (const e of [res.energyJ, ...res.ranks.map((r) => r.energyJ)]) {
-      expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
+      expect(e.compute + e.memory + e.communication + e.network + e.idle + e.host).toBeCloseTo(e.total, 12);
       expect(e.compute).toBeGreaterThan(0);
       expect(e.network).toBeGreaterThan(0);
-      expect(e.idle).toBeGreaterThan(0);
     }
+    // Idle: what is left of the makespan beside compute and communication-only time (0 on a rank busy throughout).
+    expect(res.energyJ.idle).toBeGreaterThan(0);
     for (const r of res.ranks) {
       expect(r.finishNs).toBeLessThanOrEqual(res.makespanNs);
-      expect(r.gpuComputeNs + r.exposedCommNs).toBe(r.finishNs);
+      expect(r.gpuComputeNs + r.astraExposedNs).toBe(r.finishNs);
       expect(r.overlapNs).toBeLessThanOrEqual(Math.min(r.gpuComputeNs, r.commNs));
       expect(r.wallNs).toBe(r.gpuComputeNs + r.commNs - r.overlapNs);
+      // The time split: GPU compute, exposed communication (comm with no GPU compute), host, remote memory, wait.
+      expect(r.exposedCommNs).toBe(r.commNs - r.overlapNs);
+      expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs).toBe(res.makespanNs);
     }
     expect(res.makespanNs).toBe(Math.max(...res.ranks.map((r) => r.finishNs)));
   });
 
-  it('each part follows the power config: compute = active W × GPU busy, idle = idle W × (makespan − GPU busy), memory and network per bit', async () => {
+  it('each part follows the power config: compute + memory = active W × GPU busy with memory carved out, communication = comm W × comm-only time, idle = idle W × the rest, network per bit + static', async () => {
     const withIdleLinks = parsePowerConfig('p2.json', JSON.stringify({
       gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 }, network: [{ energyPjPerBit: 2 }], networkIdlePowerWPerRank: 3,
     }));
@@ -73,15 +77,22 @@ describe('replay engine (in-memory traces)', () => {
       // The GPU slot runs the three compute nodes one after another: (10 + rank) + 20 + 5 µs.
       const busyNs = (35 + r.rank) * 1000;
       expect(r.gpuComputeNs).toBe(busyNs);
-      expect(r.energyJ.compute).toBeCloseTo(700 * busyNs * 1e-9, 15);
-      expect(r.energyJ.idle).toBeCloseTo(80 * (res.makespanNs - busyNs) * 1e-9 + 3 * res.makespanNs * 1e-9, 15);
+      // The DRAM part is carved out of the nodes' energy, never added: compute + memory = active W × busy time.
       expect(r.energyJ.memory).toBeCloseTo(tensorBytes * 8 * 5e-12, 18);
+      expect(r.energyJ.compute).toBeCloseTo(700 * busyNs * 1e-9 - tensorBytes * 8 * 5e-12, 15);
+      // No commPowerW given: idle + 0.3 × (active − idle) = 266 W while only the all-reduce runs.
+      expect(r.exposedCommNs).toBe(r.commNs - r.overlapNs);
+      expect(r.energyJ.communication).toBeCloseTo(266 * r.exposedCommNs * 1e-9, 15);
+      expect(r.energyJ.idle).toBeCloseTo(80 * (res.makespanNs - busyNs - r.exposedCommNs) * 1e-9, 15);
       expect(r.bytesSentPerDim[0]).toBeGreaterThan(0);
-      expect(r.energyJ.network).toBeCloseTo(r.bytesSentPerDim[0] * 8 * 2e-12, 18);
+      expect(r.energyJ.network).toBeCloseTo(r.bytesSentPerDim[0] * 8 * 2e-12 + 3 * res.makespanNs * 1e-9, 15);
+      expect(r.energyJ.host).toBe(0);
     }
+    expect(res.settings.ledger).toMatchObject({ commPowerW: 266, commPowerAssumed: true, idlePowerW: 80, hostPowerWPerRank: 0 });
     // A ring all-reduce of 1 MiB over 4 ranks sends 2 × (4 − 1)/4 of the data from every rank.
     expect(res.bytesSentPerDim[0]).toBe(4 * 2 * (3 / 4) * (1 << 20));
-    expect(res.networkEnergyPerDimJ[0]).toBeCloseTo(res.energyJ.network, 15);
+    // The network static power (3 W per rank over the makespan) is in energyJ.network but in no dimension.
+    expect(res.networkEnergyPerDimJ[0]).toBeCloseTo(res.energyJ.network - 4 * 3 * res.makespanNs * 1e-9, 15);
     expect(res.energyJ.idle).toBeCloseTo(res.ranks.reduce((a, r) => a + r.energyJ.idle, 0), 12);
   });
 
@@ -195,7 +206,8 @@ describeShared('real traces in ../shared/traces', () => {
       expect(r.finishNs).toBeGreaterThan(r.gpuComputeNs);
       expect(r.exposedCommNs).toBeGreaterThan(0);
     }
-    expect(res.energyJ.compute + res.energyJ.memory + res.energyJ.network + res.energyJ.idle).toBeCloseTo(res.energyJ.total, 9);
+    const e = res.energyJ;
+    expect(e.compute + e.memory + e.communication + e.network + e.idle + e.host).toBeCloseTo(e.total, 9);
   });
   it('the PyTorch feeder trace replays on one NPU, or stops with an error naming the nodes that block it', async () => {
     const dir = mkdtemp(path.join(tmpdir(), 'tw-replay-'));
@@ -216,7 +228,7 @@ describeShared('real traces in ../shared/traces', () => {
       { out: (t) => out.push(t), err: () => {}, isTTY: false });
     expect(code).toBe(0);
     const j = JSON.parse(out.join(''));
-    expect(Object.keys(j.energyJ).sort()).toEqual(['compute', 'idle', 'memory', 'network', 'total']);
+    expect(Object.keys(j.energyJ).sort()).toEqual(['communication', 'compute', 'host', 'idle', 'memory', 'network', 'total']);
     expect(j.ranks[0]).toMatchObject({ rank: 0, finishNs: j.makespanNs });
     expect(typeof j.ranks[0].exposedCommNs).toBe('number');
     const trace = JSON.parse(readFileSync(tl, 'utf8'));

@@ -100,7 +100,7 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
       expect(p.drawn, p.id).toBe(p.groups);
     }
     const items = Object.fromEntries(probes.map((p) => [p.id, p.items]));
-    expect(items['energy-per-rank']).toBe(8 * 4);
+    expect(items['energy-per-rank']).toBe(8 * 6);
     expect(items['accuracy']).toBe(14 + 1); // 14 bars and the zero rule
 
     const shot = path.join(dir, 'report.png');

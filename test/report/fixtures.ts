@@ -16,8 +16,8 @@ import type {
   ReportResult,
 } from '../../src/report/types.js';
 
-function breakdown(compute: number, memory: number, network: number, idle: number): EnergyBreakdownJ {
-  return { compute, memory, network, idle, total: compute + memory + network + idle };
+function breakdown(compute: number, memory: number, network: number, idle: number, communication = 0, host = 0): EnergyBreakdownJ {
+  return { compute, memory, communication, network, idle, host, total: compute + memory + communication + network + idle + host };
 }
 
 export function replayFixture(ranks = 8): ReplayRecord {
@@ -27,7 +27,8 @@ export function replayFixture(ranks = 8): ReplayRecord {
       rank,
       finishNs,
       exposedCommNs: 310_000_000 + (rank % 4) * 9_000_000,
-      energyJ: breakdown(520 - rank * 3.5, 61 + (rank % 2) * 4, 18.5 + (rank % 4), 74 + rank * 2.25),
+      waitNs: 230_000_000 - (rank % 4) * 5_000_000,
+      energyJ: breakdown(520 - rank * 3.5, 61 + (rank % 2) * 4, 18.5 + (rank % 4), 56 + rank * 2.25, 52 + (rank % 3)),
     };
   });
   const sum = (k: keyof EnergyBreakdownJ) => rankRows.reduce((a, r) => a + r.energyJ[k], 0);
@@ -36,9 +37,12 @@ export function replayFixture(ranks = 8): ReplayRecord {
     schemaVersion: 1,
     label: 'gpt-small on Switch(4)×Ring(2), 8 × H100',
     makespanNs: 1_250_000_000,
-    energyJ: breakdown(sum('compute'), sum('memory'), sum('network'), sum('idle')),
-    // Summed over the 8 ranks, like the replay engine's timeS.
-    timeS: { makespan: 1.25, compute: 7.52, memory: 0.64, communication: 4.16, exposedCommunication: 2.48, overlap: 1.68, idle: 1.84 },
+    energyJ: breakdown(sum('compute'), sum('memory'), sum('network'), sum('idle'), sum('communication')),
+    // Summed over the 8 ranks, like the replay engine's timeS: compute + exposed + host + remote memory + wait = makespan × 8.
+    timeS: {
+      makespan: 1.25, compute: 5.84, communication: 4.16, exposedCommunication: 2.48, hostExposed: 0.12, remoteMemExposed: 0, wait: 1.56,
+      astraExposed: 4.16, overlap: 1.68,
+    },
     exposedCommNs: 310_000_000,
     overlapShare: 1.68 / 4.16,
     ranks: rankRows,

@@ -21,7 +21,7 @@ describe('buildReport', () => {
       expect(body.match(/<svg\b/g), id).toHaveLength(1);
       expect(body, id).toMatch(/role-mark/);
     }
-    expect(markItems(figs.get('energy-per-rank')!, 'energy_bars')).toHaveLength(8 * 4);
+    expect(markItems(figs.get('energy-per-rank')!, 'energy_bars')).toHaveLength(8 * 6);
     expect(markItems(figs.get('pareto-front')!, 'pareto_points')).toHaveLength(gpuSweepFixture().points.length);
     expect(markItems(figs.get('accuracy')!, 'error_bars')).toHaveLength(14);
     expect(html.match(/<section class="result"/g)).toHaveLength(5);
@@ -48,13 +48,14 @@ describe('buildReport', () => {
 
   it('leaves out the time rows an engine did not report', async () => {
     const r = replayFixture(2);
-    const { memory: _m, idle: _i, ...timeS } = r.timeS;
-    const html = await buildReport([{ ...r, timeS }]);
-    expect(html).toContain('<td>exposed communication</td>');
-    // Only the energy table has memory and idle rows now.
-    expect(html.match(/<td>memory<\/td>/g)).toHaveLength(1);
-    expect(html.match(/<td>idle<\/td>/g)).toHaveLength(1);
-    expect((await buildReport([r])).match(/<td>idle<\/td>/g)).toHaveLength(2);
+    const { astraExposed: _a, ...timeS } = r.timeS;
+    const html = await buildReport([{ ...r, timeS: timeS as typeof r.timeS }]);
+    expect(html).toContain('<td>exposed communication (no GPU compute)</td>');
+    expect(html).not.toContain('<td>ASTRA-sim exposed communication (finish − GPU compute)</td>');
+    expect(await buildReport([r])).toContain('<td>ASTRA-sim exposed communication (finish − GPU compute)</td>');
+    // The energy table has a row per part, and the definitions under it.
+    expect(html.match(/<td>communication<\/td>/g)).toHaveLength(1);
+    expect(html).toContain('<li>communication: gpu.commPowerW (else idle + 0.3 × (active − idle), assumed) × time communication runs with no GPU compute</li>');
   });
 
   it('escapes labels and text from the results', async () => {
@@ -78,7 +79,7 @@ describe('buildReport', () => {
   it('groups consecutive ranks into at most 64 bars for large clusters', async () => {
     const html = await buildReport([replayFixture(100)]);
     const bars = markItems(figures(html).get('energy-per-rank')!, 'energy_bars');
-    expect(bars).toHaveLength(50 * 4);
+    expect(bars).toHaveLength(50 * 6);
     expect(html).toContain('ranks (mean of 2 per bar)');
     expect(html).toContain('Per-rank table (100 ranks)');
   });

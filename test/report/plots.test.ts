@@ -26,7 +26,7 @@ describe('energy breakdown bars', () => {
       energyBreakdownSpec(replay.ranks.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), { title: 'per rank', categoryTitle: 'rank' }),
     );
     const bars = markItems(svg, 'energy_bars');
-    expect(bars).toHaveLength(8 * 4);
+    expect(bars).toHaveLength(8 * 6); // compute, memory, communication, network, idle, host
     expect(bars.filter((b) => fillOf(b) === '#f58518')).toHaveLength(8); // one network segment per rank
     expect(svg).toContain('energy (J, estimated)');
   });
@@ -39,19 +39,19 @@ describe('energy breakdown bars', () => {
         { title: 'per scale', categoryTitle: 'scale (× nominal)' },
       ),
     );
-    expect(markItems(svg, 'energy_bars')).toHaveLength(11 * 5);
+    expect(markItems(svg, 'energy_bars')).toHaveLength(11 * 7); // compute, memory, communication, 2 dimensions, idle, host
     expect(svg).toContain('network dim 1');
   });
 });
 
 describe('energy vs clock', () => {
-  it('draws the total as points, five energy lines and both optimal clocks', async () => {
+  it('draws the total as points, an energy line per part and the total, and both optimal clocks', async () => {
     const sweep = gpuSweepFixture();
     const svg = await render(
       energyVsClockSpec(sweep.points, { title: 'U', energyOptimalMHz: sweep.energyOptimalMHz, timeOptimalMHz: sweep.timeOptimalMHz }),
     );
     expect(markItems(svg, 'energy_points')).toHaveLength(sweep.points.length);
-    expect(markGroups(svg, 'energy_lines')).toBe(5);
+    expect(markGroups(svg, 'energy_lines')).toBe(7);
     expect(markItems(svg, 'optimum_rules')).toHaveLength(2);
     expect(svg).toContain(`energy-optimal ${sweep.energyOptimalMHz} MHz`);
     expect(svg).toContain('SM clock (MHz)');

@@ -31,6 +31,13 @@ describe('parseResults', () => {
     ]);
   });
 
+  it('refuses a record from before the energy ledger (no communication or host part), saying to re-run it', () => {
+    const r = replayFixture(2);
+    const { communication: _c, host: _h, ...old } = r.energyJ;
+    expect(messageOf(() => parseResults(roundTrip({ ...r, energyJ: old }), 'old.json')))
+      .toMatch(/^old\.json: energyJ\.communication: missing: a record written before the energy ledger .*re-run the command that wrote it/);
+  });
+
   it('keeps extra fields the replay engine writes and accepts a time breakdown without memory and idle', () => {
     const r = replayFixture(2);
     const { memory: _m, idle: _i, ...timeS } = r.timeS;
@@ -41,7 +48,7 @@ describe('parseResults', () => {
 
   it('names the file and field of an unknown kind', () => {
     expect(messageOf(() => parseResults({ ...replayFixture(), kind: 'replays' }, 'run.json'))).toBe(
-      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, got "replays"',
+      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, layer-clock-study, got "replays"',
     );
   });
 

@@ -39,7 +39,7 @@ describe('sweep gpu on a roofline-enabled trace', () => {
     expect(pts.map((p) => p.clockMHz)).toEqual([810, 1395, 1980]);
     for (let i = 1; i < pts.length; i++) expect(pts[i].timeS).toBeLessThan(pts[i - 1].timeS);
     expect(new Set(pts.map((p) => p.energyJ.compute.toFixed(6))).size).toBe(3);
-    // Each point's compute energy is what annotate wrote for that clock.
-    for (const [i, o] of out.annotate.outputs.entries()) expect(pts[i].energyJ.compute).toBeCloseTo(o.computeEnergyJ, 6);
+    // Each point's GPU node energy (compute + its DRAM part, memory) is what annotate wrote for that clock.
+    for (const [i, o] of out.annotate.outputs.entries()) expect(pts[i].energyJ.compute + pts[i].energyJ.memory).toBeCloseTo(o.computeEnergyJ, 6);
   });
 });

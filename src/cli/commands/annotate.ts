@@ -1,5 +1,4 @@
 /** `tracewatt annotate`: per-node utilization, duration and energy at target SM clocks, written into the trace. */
-import cliProgress from 'cli-progress';
 import { toJson } from '../../core/json.js';
 import { annotateTrace, type AnnotateResult, type RooflinePrecision } from '../../engines/annotate/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
@@ -8,6 +7,7 @@ import { outputErrorUnder } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
+import { progressBar } from '../progress.js';
 import { choice, int, num, numberList, rowsText, str, tableLayout, tableOptions } from '../io.js';
 import { PROFILE_OPTIONS, profileReadOptions } from './profile-options.js';
 
@@ -93,7 +93,7 @@ export const annotateCommand: CommandSpec = {
     if (profiles.length === 0 && Object.keys(profileOptions).length) throw new InputError('--mapping and --power apply to a profile: pass it with --profile');
 
     const bar = io.isTTY && !opts.json
-      ? new cliProgress.SingleBar({ stream: process.stderr, format: 'annotate [{bar}] {percentage}% | {ranksDone}/{ranks} ranks | {mb}/{totalMb} MB', hideCursor: true, clearOnComplete: true }, cliProgress.Presets.shades_classic)
+      ? await progressBar('annotate [{bar}] {percentage}% | {ranksDone}/{ranks} ranks | {mb}/{totalMb} MB')
       : null;
     let started = false;
     let result: AnnotateResult;

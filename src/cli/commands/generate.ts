@@ -3,7 +3,7 @@ import { toJson } from '../../core/json.js';
 import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
 import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
 import { loadCalibration } from '../../engines/calibrate/index.js';
-import { calibratedTimeModel, writeLlmTraces, type PipelineSchedule, type Recompute } from '../../engines/generate/index.js';
+import { calibratedTimeModel, TRACE_SCOPES, writeLlmTraces, type PipelineSchedule, type Recompute, type TraceScope } from '../../engines/generate/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { fixed, wrapText } from '../../report/tables.js';
@@ -23,6 +23,7 @@ export const generateLlmCommand: CommandSpec = {
     { name: 'global-batch', value: 'n', description: 'sequences per iteration over all data-parallel replicas', required: true },
     { name: 'seq', value: 'tokens', description: 'sequence length', required: true },
     { name: 'schedule', value: '1f1b|gpipe', description: 'pipeline schedule', default: '1f1b' },
+    { name: 'scope', value: 'iteration|layer-forward', description: 'a training iteration, or the forward pass of one decoder layer per micro-batch (a layer looped on its own)', default: 'iteration' },
     { name: 'sequence-parallel', description: 'Megatron sequence parallelism (reduce-scatter/all-gather instead of all-reduce)' },
     { name: 'recompute', value: 'none|full', description: 'activation recomputation', default: 'none' },
     { name: 'dtype', value: 'bf16|fp16|fp32', description: 'training data type', default: 'bf16' },
@@ -51,6 +52,7 @@ export const generateLlmCommand: CommandSpec = {
       dp: intOf(opts, 'dp'), tp: intOf(opts, 'tp'), pp: intOf(opts, 'pp'),
       microBatch: intOf(opts, 'microBatch'), globalBatch: intOf(opts, 'globalBatch'), seqLen: intOf(opts, 'seq'),
       schedule: choice<PipelineSchedule>(opts, 'schedule', ['1f1b', 'gpipe']),
+      scope: choice<TraceScope>(opts, 'scope', TRACE_SCOPES),
       sequenceParallel: Boolean(opts.sequenceParallel),
       recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
       dtype,

@@ -7,6 +7,7 @@ import { caseStudyCommand } from './case-study.js';
 import { convertCommand } from './convert.js';
 import { energyCommand } from './energy.js';
 import { exportAstraSimCommand } from './export.js';
+import { fitNetworkCommand } from './fit.js';
 import { generateLlmCommand } from './generate.js';
 import { importPytorchCommand } from './import.js';
 import { inspectCommand } from './inspect.js';
@@ -18,7 +19,7 @@ import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
-  inspectCommand, validateCommand, convertCommand, importPytorchCommand,
+  inspectCommand, validateCommand, convertCommand, importPytorchCommand, fitNetworkCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand, planCommand,

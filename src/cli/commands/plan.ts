@@ -58,7 +58,7 @@ export const planCommand: CommandSpec = {
     { name: 'power', value: 'file', description: 'with --trace: power.json (default: the one annotate wrote beside the highest clock)' },
     { name: 'tolerance', value: '%', description: 'with --trace: replayed iteration time allowed above the all-max-clock one', default: 0.1 },
     { name: 'time-quantum', value: 's', description: "floor every computation's time to a multiple of this, as Perseus' solver does (its frontier files: A40 0.0001, A100 0.001): only to compare with them" },
-    { name: 'points', value: 'n', description: 'plans realized between the all-max-clock and the slowest iteration time', default: 400 },
+    { name: 'points', value: 'n', description: 'plans realized between the fastest and the slowest iteration time (and one at the all-max-clock time)', default: 400 },
     { name: 'out', value: 'dir', description: 'write plan.json, frontier.csv, split-frontier.csv, extrinsic.csv and plan-*.csv here' },
     ...tableOptions('the frontier, one row per plan'),
   ],

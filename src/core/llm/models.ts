@@ -33,13 +33,20 @@ export interface LlmModelConfig {
   source: string;
 }
 
+/** GPT-3 family member from Brown et al. 2020, Table 2.1: learned positions over 2,048 tokens, GELU MLP of 4·d_model. */
+function gpt3(name: string, hiddenSize: number, numLayers: number, numHeads: number, headDim: number, note = ''): LlmModelConfig {
+  return {
+    name, hiddenSize, numLayers, numHeads, numKvHeads: numHeads, headDim, ffnHiddenSize: 4 * hiddenSize, vocabSize: 50257,
+    activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true, learnedPositions: 2048, qkvBias: true, linearBias: true,
+    source: `Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 vocabulary)${note}`,
+  };
+}
+
 export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
-  'gpt3-175b': {
-    name: 'GPT-3 175B', hiddenSize: 12288, numLayers: 96, numHeads: 96, numKvHeads: 96, headDim: 128,
-    ffnHiddenSize: 49152, vocabSize: 50257, activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true,
-    learnedPositions: 2048, qkvBias: true, linearBias: true,
-    source: 'Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 vocabulary)',
-  },
+  'gpt3-125m': gpt3('GPT-3 Small 125M', 768, 12, 12, 64),
+  'gpt3-1.3b': gpt3('GPT-3 XL 1.3B', 2048, 24, 16, 128, '; 16 heads × 128 = d_model, where the table prints 24 heads, which would make 1.5B parameters'),
+  'gpt3-13b': gpt3('GPT-3 13B', 5140, 40, 40, 128, '; d_model 5,140 as printed, attention 40 heads × 128 = 5,120 wide'),
+  'gpt3-175b': gpt3('GPT-3 175B', 12288, 96, 96, 128),
   'llama2-7b': {
     name: 'LLaMA-2 7B', hiddenSize: 4096, numLayers: 32, numHeads: 32, numKvHeads: 32, headDim: 128,
     ffnHiddenSize: 11008, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
@@ -81,6 +88,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
 /** Alternative spellings accepted on the command line. */
 const ALIASES: Record<string, string> = {
   'gpt3': 'gpt3-175b', 'gpt-3-175b': 'gpt3-175b', 'gpt-3': 'gpt3-175b',
+  'gpt3-small': 'gpt3-125m', 'gpt-3-125m': 'gpt3-125m', 'gpt3-xl': 'gpt3-1.3b', 'gpt-3-1.3b': 'gpt3-1.3b', 'gpt-3-13b': 'gpt3-13b',
   'llama-2-7b': 'llama2-7b', 'llama-2-13b': 'llama2-13b', 'llama-2-70b': 'llama2-70b',
   'megatron1t': 'megatron-1t', 'qwen72b': 'qwen-72b', 'mistral-large': 'mistral-large-2411',
 };

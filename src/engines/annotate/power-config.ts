@@ -25,7 +25,8 @@ export interface PowerOptions {
 /** The shipped preset closest to a device (by name), else the H100 case study. */
 export function presetForDevice(device: string): string {
   if (/v100/i.test(device)) return 'v100-cluster';
-  if (/a100/i.test(device)) return 'a100-cluster';
+  // The A30's HBM2 is the A100's memory generation: its preset's energy per bit is the closest shipped.
+  if (/a100|a30/i.test(device)) return 'a100-cluster';
   return 'h100-cluster';
 }
 

@@ -5,9 +5,12 @@
  * - compute and memory energy: the annotated nodes (energy_j, or active power × duration; bytes × pJ/bit), and
  *   network energy: the bytes per dimension of tracewatt's collective model for this system config. These do not
  *   depend on when nodes run, so they are taken from tracewatt's own replay of the trace (its times are dropped);
- * - finish, exposed communication and GPU time (finish − exposed): ASTRA-sim's `sys[i] finished` lines; wall, comm,
- *   CPU and remote-memory time and compute–communication overlap: its statistics lines;
- * - idle energy and the totals: replay's own summary (summarizeRun) of those times.
+ * - finish, ASTRA-sim's exposed communication and GPU time (finish − exposed): its `sys[i] finished` lines; wall,
+ *   comm, CPU and remote-memory time and compute–communication overlap: its statistics lines;
+ * - the ledger's split of that time: communication with no GPU compute = Comm − overlap; what is left of the wall
+ *   time (wall − GPU − communication-only) is host or remote-memory time, split as the replay split it when the two
+ *   agree, else host first (up to the CPU time); without statistics lines, the replay's;
+ * - communication, idle energy and the totals: the ledger (summarizeRun) of those times.
  * So for ASTRA-sim's congestion-unaware backend, where the times agree, the result equals `replay`'s exactly.
  *
  * The log must be of a run of this trace on these configs: a log that run.sh wrote starts with the export's
@@ -53,15 +56,23 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
       message: `${file}: no statistics lines (Wall/GPU/Comm time) for rank ${log.rank}; its comm, wall and overlap times are tracewatt's replay (congestion-unaware), its finish and exposed communication ASTRA-sim's`,
     });
   }
+  if (!s) return { ...base, finishNs: log.finishNs, gpuComputeNs };
+  const commOnlyNs = Math.max(0, s.commNs - s.overlapNs);
+  const restNs = Math.max(0, s.wallNs - gpuComputeNs - commOnlyNs);
+  const sameRest = base.hostOnlyNs + base.remoteMemOnlyNs === restNs;
+  const hostOnlyNs = sameRest ? base.hostOnlyNs : Math.min(restNs, s.cpuNs);
   return {
     ...base,
     finishNs: log.finishNs,
     gpuComputeNs,
-    cpuComputeNs: s ? s.cpuNs : base.cpuComputeNs,
-    commNs: s ? s.commNs : base.commNs,
-    remoteMemNs: s ? s.remoteMemNs : base.remoteMemNs,
-    wallNs: s ? s.wallNs : base.wallNs,
-    overlapNs: s ? s.overlapNs : base.overlapNs,
+    cpuComputeNs: s.cpuNs,
+    commNs: s.commNs,
+    remoteMemNs: s.remoteMemNs,
+    wallNs: s.wallNs,
+    overlapNs: s.overlapNs,
+    commOnlyNs,
+    hostOnlyNs,
+    remoteMemOnlyNs: restNs - hostOnlyNs,
   };
 }
 
@@ -113,6 +124,6 @@ export async function energyFromAstraSimLog(input: EnergyFromLogInput): Promise<
   return summarizeRun(totals, {
     label: input.label ?? `${input.trace} on ${input.network}, times from ASTRA-sim (${log.file})`,
     network: cluster.network, power: cluster.power, bandwidthUnit, events: base.events, diagnostics: diagnostics.summary(),
-    computeBand: base.energyBandJ?.sums,
+    computeBand: base.energyBandJ?.sums, durationSources: base.durationSources,
   });
 }

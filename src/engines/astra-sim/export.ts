@@ -2,7 +2,9 @@
  * `export astra-sim`: everything ASTRA-sim needs to run a (annotated) trace, in one folder:
  *   workload/<name>.<rank>.et   the rank files, read and written through the Chakra reader and writer: a node no
  *                               repair touches is written back byte for byte (repair.ts lists what is changed)
- *   system.json, network.yml, memory.json[, comm-group.json]   the configurations (copied as given, once they parse)
+ *   system.json, network.yml, memory.json[, comm-group.json]   the configurations (copied as given, once they parse;
+ *                               an annotated trace's system.json with roofline-enabled 0, so that ASTRA-sim runs the
+ *                               annotated durations, as replay does, instead of recomputing them from num_ops)
  *   power.json                  tracewatt's power config for `energy` (annotate's <prefix>.power.json, or --power)
  *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them; its log
  *                               starts with the export's fingerprint (SHA-256 of the rank files and configs)
@@ -19,9 +21,12 @@ import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork, loadCommGroupConfig, loadNetworkConfig, loadRemoteMemoryConfig, loadSystemConfig,
-  type CommGroupConfig, type ExportFingerprint, type RemoteMemoryConfig,
+  type CommGroupConfig, type ExportFingerprint, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
-import { missingRankProblem, openTrace, resolveRankFiles, TraceWriter, type GlobalMetadata, type RankFile } from '../../formats/chakra/index.js';
+import {
+  attrBool, attrNumber, missingRankProblem, NodeType, openTrace, resolveRankFiles, TraceWriter, type ChakraNode, type GlobalMetadata,
+  type RankFile,
+} from '../../formats/chakra/index.js';
 import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
@@ -136,9 +141,36 @@ async function rankGraph(file: string, diagnostics: Diagnostics): Promise<Depend
   return graph;
 }
 
+/** GPU compute nodes of the trace, annotated (frequency_mhz or energy_j) or not. */
+interface GpuNodeCounts {
+  annotated: number;
+  unannotated: number;
+}
+
+function countGpuNode(n: ChakraNode, counts: GpuNodeCounts): void {
+  if (n.type !== NodeType.COMP_NODE || (attrBool(n, 'is_cpu_op') ?? false)) return;
+  if (attrNumber(n, 'frequency_mhz') !== undefined || attrNumber(n, 'energy_j') !== undefined) counts.annotated++;
+  else counts.unannotated++;
+}
+
+/**
+ * The system.json to write: as given, or, for an annotated trace under roofline-enabled, the same with
+ * roofline-enabled 0 (ASTRA-sim would recompute every compute node's time from num_ops at its one peak and drop the
+ * annotated durations that replay honours), with a note saying so.
+ */
+function systemText(text: string, system: SystemConfig, counts: GpuNodeCounts, file: string, notes: string[]): string {
+  if (!system.rooflineEnabled || counts.annotated === 0) return text;
+  const o = JSON.parse(text) as Record<string, unknown>;
+  o['roofline-enabled'] = 0;
+  notes.push(`${counts.annotated} GPU compute node(s) carry annotated durations (frequency_mhz / energy_j): system.json is ${file} with ` +
+    'roofline-enabled 0, so ASTRA-sim runs their annotated durations as replay does (with roofline on it would recompute them from num_ops)' +
+    (counts.unannotated > 0 ? `; the ${counts.unannotated} unannotated GPU compute node(s) then take their duration_micros in both` : ''));
+  return `${JSON.stringify(o, null, 2)}\n`;
+}
+
 /** Pass 2: repairs and writes one rank; returns its node count and whether anything changed. */
 async function writeRank(
-  rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, set: OutputSet,
+  rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, set: OutputSet, gpu: GpuNodeCounts,
 ): Promise<{ nodes: number; changed: boolean }> {
   const graph = await rankGraph(rf.file, diagnostics);
   const reader = await openTrace(rf.file);
@@ -158,6 +190,7 @@ async function writeRank(
     for await (const batch of reader.batches()) {
       for (const n of batch) {
         repairNode(c, n);
+        countGpuNode(n, gpu);
         nodes++;
         const p = writer.write(n);
         if (p) await p;
@@ -221,21 +254,23 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     let nodes = 0;
     let unchangedRanks = 0;
     const context = { ranks: rankFiles.length, dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs };
+    const gpu: GpuNodeCounts = { annotated: 0, unannotated: 0 };
     for (const rf of rankFiles) {
-      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set);
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set, gpu);
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
     }
     const put = (file: string, text: string) => set.put(file, text);
+    const systemOut = systemText(texts.system, system, gpu, paths.system, notes);
     const memoryText = input.memory ? await readTextFile(input.memory) : NO_MEMORY;
     const commGroupText = files.commGroup ? await readTextFile(input.commGroup!) : null;
     const fingerprint: ExportFingerprint = {
       workload: await rankFilesDigest(rankFiles.map((rf) => ({ rank: rf.rank, file: set.file(`${files.workload}.${rf.rank}.et`) }))),
-      system: textDigest(texts.system), network: textDigest(texts.network), memory: textDigest(memoryText),
+      system: textDigest(systemOut), network: textDigest(texts.network), memory: textDigest(memoryText),
       ...(commGroupText === null ? {} : { 'comm-group': textDigest(commGroupText) }),
     };
-    await put(files.system, texts.system);
+    await put(files.system, systemOut);
     await put(files.network, texts.network);
     await put(files.memory, memoryText);
     if (files.commGroup) await put(files.commGroup, commGroupText!);

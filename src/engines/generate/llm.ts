@@ -36,6 +36,8 @@ export function llmMetadata(plan: LlmPlan): GlobalMetadata {
   const config = {
     model: plan.model.name, dp: plan.dp, tp: plan.tp, pp: plan.pp, microBatch: plan.microBatch,
     globalBatch: plan.globalBatch, seqLen: plan.seqLen, microBatches: plan.microBatches, schedule: plan.schedule,
+    // Only a trace that is not a whole iteration says so: iteration traces stay as they were.
+    ...(plan.scope === 'iteration' ? {} : { scope: plan.scope }),
     sequenceParallel: plan.sequenceParallel, recompute: plan.recompute, dtype: plan.dtype, gpu: plan.gpu.name,
     timeModel: plan.timeModel.label,
   };
@@ -114,7 +116,7 @@ export function summarizeStage(plan: LlmPlan, tpl: StageTemplate): StageSummary 
     if (a) flops += Number(a.value as bigint);
   }
   return {
-    stage: tpl.stage, layers: plan.stages[tpl.stage].count, nodesPerRank: tpl.nodes.length, compNodes: comp,
+    stage: tpl.stage, layers: plan.scope === 'layer-forward' ? 1 : plan.stages[tpl.stage].count, nodesPerRank: tpl.nodes.length, compNodes: comp,
     commNodes: tpl.nodes.length - comp, flopsPerRank: flops, computeMicrosPerRank: micros,
   };
 }

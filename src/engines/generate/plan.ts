@@ -14,6 +14,13 @@ import { rooflineTimeModel, type TimeModel } from '../../core/llm/time-model.js'
 
 export type PipelineSchedule = '1f1b' | 'gpipe';
 export type Recompute = 'none' | 'full';
+/**
+ * What the trace holds: one training iteration (embedding, every layer forward and backward, LM head, gradient
+ * reduction, optimizer), or the forward pass of one decoder layer per micro-batch, back to back (a layer looped on
+ * its own, as layer-level measurements run it; tensor-parallel collectives kept, nothing else).
+ */
+export type TraceScope = 'iteration' | 'layer-forward';
+export const TRACE_SCOPES: readonly TraceScope[] = ['iteration', 'layer-forward'];
 export type ParallelDim = 'tp' | 'dp' | 'pp';
 
 export interface LlmGenerateOptions {
@@ -28,6 +35,8 @@ export interface LlmGenerateOptions {
   globalBatch: number;
   seqLen: number;
   schedule?: PipelineSchedule;
+  /** Default 'iteration'. */
+  scope?: TraceScope;
   /** Megatron sequence parallelism: reduce-scatter/all-gather instead of all-reduce, norms on s/tp tokens. */
   sequenceParallel?: boolean;
   recompute?: Recompute;
@@ -70,6 +79,7 @@ export interface LlmPlan {
   /** Micro-batches per iteration per pipeline. */
   microBatches: number;
   schedule: PipelineSchedule;
+  scope: TraceScope;
   sequenceParallel: boolean;
   recompute: Recompute;
   dtype: Dtype;
@@ -123,6 +133,9 @@ export function resolvePlan(o: LlmGenerateOptions): LlmPlan {
   }
   if (model.ffnHiddenSize % tp !== 0) throw new InputError(`${model.name}: FFN size ${model.ffnHiddenSize} does not split over --tp ${tp}`);
   if (pp > model.numLayers) throw new InputError(`--pp ${pp} exceeds the ${model.numLayers} layers of ${model.name}`);
+  const scope = o.scope ?? 'iteration';
+  if (!TRACE_SCOPES.includes(scope)) throw new InputError(`unknown trace scope "${String(scope)}": use ${TRACE_SCOPES.join(' or ')}`);
+  if (scope === 'layer-forward' && pp !== 1) throw new InputError(`--scope layer-forward holds one decoder layer: it takes no pipeline stages (--pp ${pp})`);
   const sequenceParallel = o.sequenceParallel ?? false;
   if (sequenceParallel && seqLen % tp !== 0) throw new InputError(`--sequence-parallel needs --seq ${seqLen} to be a multiple of --tp ${tp}`);
   const dtype = o.dtype ?? 'bf16';
@@ -147,7 +160,7 @@ export function resolvePlan(o: LlmGenerateOptions): LlmPlan {
     .map(([parallel, size]) => ({ parallel, size }));
   return {
     model, dp, tp, pp, ranks: dp * tp * pp, microBatch, globalBatch, seqLen, microBatches,
-    schedule: o.schedule ?? '1f1b', sequenceParallel, recompute: o.recompute ?? 'none', dtype,
+    schedule: o.schedule ?? '1f1b', scope, sequenceParallel, recompute: o.recompute ?? 'none', dtype,
     elemBytes: DTYPE_BYTES[dtype], gradBytes, gpu, timeModel, dpBucketBytes, stages, paddedVocab,
     vocabPerRank: paddedVocab / tp, headsPerRank: model.numHeads / tp,
     kvHeadsPerRank: Math.max(1, model.numKvHeads / tp), ffnPerRank: model.ffnHiddenSize / tp, networkDims,

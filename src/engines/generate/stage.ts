@@ -220,6 +220,10 @@ class StageGenerator {
   }
 
   run(): void {
+    if (this.plan.scope === 'layer-forward') {
+      for (let mb = 0; mb < this.plan.microBatches; mb++) this.layerForward(0, mb, null, 'fwd');
+      return;
+    }
     const steps = stageSchedule(this.plan.schedule, this.plan.pp, this.stage, this.plan.microBatches);
     let lastBackward = -1;
     steps.forEach((s, i) => { if (s.pass === 'B') lastBackward = i; });
@@ -244,12 +248,13 @@ class StageGenerator {
 
   // ---- decoder layer ----
 
-  private layerForward(l: number, mb: number, x: bigint, pass: 'fwd' | 'recompute'): bigint {
+  /** `x` null: the layer's input is already in memory (a layer traced on its own). */
+  private layerForward(l: number, mb: number, x: bigint | null, pass: 'fwd' | 'recompute'): bigint {
     const { b, T, Tn, h, e, m, plan } = this;
     const pre = `mb${mb}.L${l}.`;
     const sfx = `.${pass}`;
     const np = normParams(m);
-    let y = b.comp(`${pre}input_norm${sfx}`, normForward(Tn, h, m.norm, e, np), [x]);
+    let y = b.comp(`${pre}input_norm${sfx}`, normForward(Tn, h, m.norm, e, np), x === null ? [] : [x]);
     y = this.tpGather(`${pre}qkv.tp_allgather${sfx}`, y);
     y = b.comp(`${pre}qkv${sfx}`, gemmForward(T, h, this.qkvOut, e, this.qkvBias), [y]);
     y = b.comp(`${pre}attention${sfx}`, flashAttentionForward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e), [y]);

@@ -1,7 +1,8 @@
 /**
  * The iteration time–energy frontier of a computation graph: the relaxation swept from the slowest plan down to the
- * all-maximum-clock iteration time, realized as clock plans at evenly spaced iteration times, with the lower bound
- * beside every point. Iteration energy = Σ computation energy + blocking power × (lanes × iteration time − Σ
+ * fastest one the options allow (every computation at its fastest option — faster than all-maximum clocks where a
+ * computation was measured faster at a lower clock), realized as clock plans at evenly spaced iteration times and at
+ * the all-maximum-clock time, with the lower bound beside every point. Iteration energy = Σ computation energy + blocking power × (lanes × iteration time − Σ
  * computation time): each lane (a GPU, or a pipeline stage of a profile) draws blocking power whenever it is not
  * computing.
  */
@@ -19,7 +20,7 @@ export interface FrontierOptions {
   blockingPowerW: number;
   /** GPUs (or stages) that draw blocking power while they wait. */
   lanes: number;
-  /** Plans between the all-max-clock and the slowest iteration time (default 400). */
+  /** Plans between the fastest and the slowest iteration time (default 400), plus one at the all-max-clock time. */
   points?: number;
 }
 
@@ -56,6 +57,8 @@ export interface GraphFrontier {
   points: PlanPoint[];
   /** Slowest useful iteration time (every computation at its lowest effective energy), s. */
   slowestS: number;
+  /** Fastest iteration time the options allow (every computation at its fastest option), s. */
+  fastestS: number;
   /** Solver steps (min cuts) taken. */
   solverSteps: number;
   /** Breakpoints of the relaxation: iteration time (s) and its lower bound on iteration energy (J). */
@@ -109,15 +112,16 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
     const tryMix = (next - 1) % MIX_EVERY === 0 || next === grid.length;
     collected.push({ deadlineS: at, ...best(scratch, at, step.costJ + x * step.slopeJPerS + blockingPowerW * lanes * at, tryMix), relaxedS: scratch.slice() });
   };
+  const fastestS = dag.makespan(Float64Array.from(dag.curveOf, (c) => c.timeS[0]!));
   const result = sweep(dag, {
-    stopAtS: baseline.timeS,
+    stopAtS: fastestS,
     onStep: (step) => {
-      if (grid.length === 0) grid = evenGrid(step.timeS, baseline.timeS, count);
+      if (grid.length === 0) grid = withTime(evenGrid(step.timeS, fastestS, count), baseline.timeS);
       while (next < grid.length && grid[next]! >= step.timeS - step.stepS) realizeAt(step, grid[next++]!);
     },
   });
-  if (grid.length === 0) grid = [result.slowestS];
-  // Times the sweep ended within rounding of (it stops at the all-max-clock time): plan them with the final durations.
+  if (grid.length === 0) grid = withTime([result.slowestS], baseline.timeS);
+  // Times the sweep ended within rounding of (it stops at the fastest time): plan them with the final durations.
   for (; next < grid.length; next++) {
     const at = Math.max(grid[next]!, result.fastestS);
     const boundJ = result.points[result.points.length - 1]!.costJ + blockingPowerW * lanes * at;
@@ -125,7 +129,7 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
   }
   const bound = result.points.map((p) => ({ timeS: p.timeS, energyJ: p.costJ + blockingPowerW * lanes * p.timeS })).reverse();
   const points = markPareto(collected.map((p) => ({ ...p, lowerBoundJ: boundAt(result.points, p.deadlineS, blockingPowerW, lanes), pareto: false })));
-  return { baseline, points, slowestS: result.slowestS, solverSteps: result.steps, lowerBound: bound };
+  return { baseline, points, slowestS: result.slowestS, fastestS: result.fastestS, solverSteps: result.steps, lowerBound: bound };
 }
 
 /** Every computation at its highest clock. */
@@ -137,6 +141,13 @@ function baselineEnergy(dag: Dag, blockingPowerW: number, lanes: number): Baseli
 function evenGrid(from: number, to: number, count: number): number[] {
   if (!(from > to)) return [to];
   return Array.from({ length: count }, (_, k) => (k === count - 1 ? to : from - ((from - to) * k) / (count - 1)));
+}
+
+/** `grid` (slowest first) with `timeS` in its place, unless it is there already or beyond its ends. */
+function withTime(grid: number[], timeS: number): number[] {
+  if (grid.includes(timeS) || !(timeS < grid[0]!) || !(timeS > grid[grid.length - 1]!)) return grid;
+  const k = grid.findIndex((t) => t < timeS);
+  return [...grid.slice(0, k), timeS, ...grid.slice(k)];
 }
 
 /**

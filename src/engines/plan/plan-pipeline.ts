@@ -28,7 +28,7 @@ export interface PipelinePlanInput {
   lags?: StageLags;
   /** GPUs per stage the options sum over (default 1). */
   gpusPerStage?: number;
-  /** Plans realized between the all-max-clock and the slowest iteration time (default 400). */
+  /** Plans realized between the fastest and the slowest iteration time (default 400), plus one at the all-max-clock time. */
   points?: number;
   /** Straggler: iteration time T′ = slowdown × all-max-clock time … */
   stragglerSlowdown?: number;
@@ -58,6 +58,7 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   const pareto = f.points.filter((p) => p.pareto);
   const intrinsicPoint = f.points.reduce((a, b) => (Math.abs(b.deadlineS - base.timeS) < Math.abs(a.deadlineS - base.timeS) ? b : a));
   const minPoint = pareto.reduce((a, b) => (b.energyJ < a.energyJ ? b : a));
+  const fastestPoint = pareto[0]!;
   const split = f.lowerBound; // fastest first
   const splitMin = split.reduce((a, b) => (b.energyJ < a.energyJ ? b : a));
   const splitIntrinsic = { timeS: base.timeS, energyJ: intrinsicPoint.lowerBoundJ };
@@ -108,6 +109,7 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
     splitFrontier: split,
     intrinsic: { ...saving(intrinsicPoint), split: saving(splitIntrinsic) },
     minEnergy: { ...saving(minPoint), split: saving(splitMin) },
+    fastest: { ...saving(fastestPoint), split: saving(split[0]!) },
     envPipe: saving(envPoint),
     ...(extrinsic ? { extrinsic } : {}),
     extrinsicCurve,

@@ -14,10 +14,10 @@
 import { InputError } from '../../errors.js';
 import { Diagnostics } from '../../diagnostics.js';
 import {
-  attrBool, attrNumber, NodeType, readTraceFile, resolveRankFiles, type ChakraNode,
+  attrBool, NodeType, readTraceFile, resolveRankFiles, type ChakraNode,
 } from '../../formats/chakra/index.js';
 import { outputPrefixes } from '../annotate/index.js';
-import { loadClusterConfigs, replay, type ClusterFiles, type RankSource, type ReplayOptions, type ReplayResult, type ReplaySlice } from '../replay/index.js';
+import { commPowerW, loadClusterConfigs, replay, type ClusterFiles, type RankSource, type ReplayOptions, type ReplayResult, type ReplaySlice } from '../replay/index.js';
 import type { BandwidthUnit } from '../replay/index.js';
 import type { ClockOption } from './curve.js';
 import type { Pass, StageLags } from './pipeline.js';
@@ -137,7 +137,8 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
   };
 
   // Group spans and energies at every clock; message delays at the highest.
-  const spans = clocks.map(() => perRank.map(() => new Map<string, { start: number; end: number }>()));
+  // Per clock, rank and group: its span, and its GPU compute nodes' busy time (ns) and energy (J).
+  const spans = clocks.map(() => perRank.map(() => new Map<string, { start: number; end: number; gpuNs: number; gpuJ: number }>()));
   const sends: { rank: number; name: string; endNs: number }[] = [];
   for (let k = 0; k < clocks.length; k++) {
     await run(
@@ -146,16 +147,21 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
         const key = perRank[s.rank]!.member.get(s.nodeId);
         if (key) {
           const m = spans[k]![s.rank]!;
-          const span = m.get(key);
-          if (!span) m.set(key, { start: s.startNs, end: s.endNs });
+          let span = m.get(key);
+          if (!span) m.set(key, (span = { start: s.startNs, end: s.endNs, gpuNs: 0, gpuJ: 0 }));
           else {
             span.start = Math.min(span.start, s.startNs);
             span.end = Math.max(span.end, s.endNs);
+          }
+          if (s.kind === 'gpu') {
+            span.gpuNs += s.endNs - s.startNs;
+            span.gpuJ += s.powerW * (s.endNs - s.startNs) * 1e-9;
           }
         } else if (k === 0 && /^mb\d+\.send_(activation|gradient)$/.test(s.name)) sends.push({ rank: s.rank, name: s.name, endNs: s.endNs });
       },
     );
   }
+  const commW = commPowerW(cluster.power.gpu);
   const stages: StageOptions[] = Array.from({ length: cfg.pp }, () => ({ forward: [], backward: [] }));
   for (let s = 0; s < cfg.pp; s++) {
     for (const pass of ['forward', 'backward'] as const) {
@@ -170,7 +176,9 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
             const span = spans[k]![rank]!.get(key);
             if (!span) continue;
             time += span.end - span.start;
-            for (const i of g.compute) energy += attrNumber(traces[k]![rank]![i]!, 'energy_j') ?? 0;
+            // The ledger's energy of the group: its GPU nodes' energy, and the rest of its span (its collectives) at
+            // the GPU's communication power.
+            energy += span.gpuJ + commW * Math.max(0, span.end - span.start - span.gpuNs) * 1e-9;
             n++;
           }
         });
@@ -196,7 +204,8 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
     notes: [
       ...notes,
       `planning model: one op per stage × micro-batch × pass (its group span from replays at each clock), message delays from the replay at ${clocks[0]} MHz; ` +
-        `energies are GPU compute + blocking at ${(input.blockingPowerW ?? idleW).toFixed(2)} W per GPU, all ${rankCount} ranks`,
+        `energies are the energy ledger's: a group's GPU node energies, the rest of its span (its collectives) at ${commW.toFixed(2)} W ` +
+        `(communication power), blocking at ${(input.blockingPowerW ?? idleW).toFixed(2)} W per GPU (${input.blockingPowerW === undefined ? 'idle power' : 'given'}), all ${rankCount} ranks`,
     ],
   });
 
@@ -255,7 +264,7 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
 }
 
 function summarize(r: ReplayResult): ReplayedIteration {
-  return { timeS: r.makespanNs / 1e9, energyJ: r.energyJ.total, computeEnergyJ: r.energyJ.compute, idleEnergyJ: r.energyJ.idle };
+  return { timeS: r.makespanNs / 1e9, energyJ: r.energyJ.total, energyBreakdownJ: r.energyJ };
 }
 
 /** Longest delay from a group's end to its message's arrival, per stage boundary and direction, s. */

@@ -5,7 +5,7 @@
  * with blocking power while a GPU waits).
  */
 import type { ExtrinsicSaving } from './extrinsic.js';
-import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
+import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ } from '../replay/index.js';
 
 export interface IterationPoint {
   timeS: number;
@@ -53,12 +53,13 @@ export interface NamedPlan {
   computations: PlannedComputation[];
 }
 
-/** A replayed iteration: makespan and the replay's energy breakdown (all ranks). */
+/** A replayed iteration: makespan and the replay's energy (all ranks). */
 export interface ReplayedIteration {
   timeS: number;
+  /** energyBreakdownJ.total. */
   energyJ: number;
-  computeEnergyJ: number;
-  idleEnergyJ: number;
+  /** The energy ledger's parts (engines/replay/ledger.ts). */
+  energyBreakdownJ: EnergyBreakdownJ;
 }
 
 export interface ReplayCheck {
@@ -98,7 +99,11 @@ export interface PlanRecord {
   gpusPerStage: number;
   /** Every computation at the highest clock. */
   baseline: IterationPoint & { computeEnergyJ: number; blockingEnergyJ: number };
-  /** One clock per computation: the Pareto plans, fastest first. */
+  /**
+   * One clock per computation: the Pareto plans, fastest first, from the fastest iteration the options allow (every
+   * computation at its fastest option, which is faster than all-max clocks where a computation was measured faster at
+   * a lower clock) to the lowest-energy one.
+   */
   frontier: PlanPointRecord[];
   /** Two clocks per computation (time-sharing two hull clocks): breakpoints of the exact frontier, fastest first. */
   splitFrontier: IterationPoint[];
@@ -106,6 +111,8 @@ export interface PlanRecord {
   intrinsic: Saving & { split: Saving };
   /** Lowest-energy plan on the frontier. */
   minEnergy: Saving & { split: Saving };
+  /** Fastest plan on the frontier (time change < 0 where some computations run faster below their highest clock). */
+  fastest: Saving & { split: Saving };
   /** The EnvPipe-style baseline (envelope at the highest clock). */
   envPipe: Saving;
   /** Given --straggler-slowdown or --deadline-s: the other pipelines' plan. */

@@ -2,7 +2,9 @@
  * What the replay takes from each Chakra node, as ASTRA-sim's workload layer reads it (Workload.cc issue): the
  * resource it occupies, its operation (a fixed duration, a collective, a send or a receive) and sizes, and its
  * energy, written into a NodeTable slot. Everything ASTRA-sim would stall on or misread is refused here with the
- * node named.
+ * node named. One departure, on purpose: an annotated GPU compute node (frequency_mhz or energy_j) keeps its
+ * duration_micros under roofline-enabled, where ASTRA-sim would recompute it from num_ops (`export astra-sim` writes
+ * such traces' system file with roofline off, so ASTRA-sim gives the annotated times too).
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
@@ -12,6 +14,7 @@ import {
 } from '../../formats/chakra/index.js';
 import { BAND_ATTRS, ComputeBandCollector } from './energy-band.js';
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
+import type { DurationSources } from './types.js';
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
 const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
@@ -45,6 +48,8 @@ export class NodeClassifier {
   private readonly specIndex = new Map<string, Map<number, number>>();
   /** The energy bands of the GPU compute nodes (energy_j_p10 / energy_j_p90). */
   readonly bands: ComputeBandCollector;
+  /** GPU compute nodes by where their duration came from. */
+  readonly durationSources: DurationSources = { annotated: 0, measured: 0, roofline: 0, zero: 0 };
 
   constructor(private readonly ctx: ClassifyContext) {
     this.bands = new ComputeBandCollector(ctx.diag);
@@ -53,7 +58,6 @@ export class NodeClassifier {
   /** Fills slot `s` of `table` from node `n` of `file`. */
   classify(table: NodeTable, s: number, n: ChakraNode, file: string): void {
     const { ctx } = this;
-    const sys = ctx.system;
     if (ctx.keepNames) table.names[s] = n.name;
     const isCpu = attrBool(n, 'is_cpu_op', ctx.diag) ?? false;
     switch (n.type) {
@@ -62,22 +66,18 @@ export class NodeClassifier {
         table.category[s] = isCpu ? Category.Cpu : Category.Gpu;
         const tensor = this.intAttr(file, n, 'tensor_size', null) ?? 0;
         table.aux[s] = tensor;
-        if (sys.rooflineEnabled && !isCpu) {
-          if (tensor !== 0) {
-            const ops = this.intAttr(file, n, 'num_ops', 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
-            const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
-            table.amount[s] = Math.trunc((ops / perf) * 1e9);
-          }
-        } else {
+        if (isCpu) {
           table.amount[s] = this.durationNs(file, n);
+          return;
         }
-        if (!isCpu) {
-          const e = attrNumber(n, 'energy_j', ctx.diag);
-          if (e !== undefined) table.energyJ[s] = e;
-          const p10 = attrNumber(n, BAND_ATTRS.p10, ctx.diag);
-          const p90 = attrNumber(n, BAND_ATTRS.p90, ctx.diag);
-          this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
-        }
+        const e = attrNumber(n, 'energy_j', ctx.diag);
+        this.gpuDuration(table, s, n, file, tensor, e !== undefined || attrNumber(n, 'frequency_mhz', ctx.diag) !== undefined);
+        if (e !== undefined) table.energyJ[s] = e;
+        const mem = attrNumber(n, 'energy_memory_j', ctx.diag);
+        if (mem !== undefined) table.energyMemoryJ[s] = mem;
+        const p10 = attrNumber(n, BAND_ATTRS.p10, ctx.diag);
+        const p90 = attrNumber(n, BAND_ATTRS.p90, ctx.diag);
+        this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
         return;
       }
       case NodeType.MEM_LOAD_NODE:
@@ -173,6 +173,48 @@ export class NodeClassifier {
       byKey.set(key, index);
     }
     return index;
+  }
+
+  /**
+   * A GPU compute node's time: an annotated node (frequency_mhz or energy_j) keeps its duration_micros even with
+   * roofline-enabled (the annotation is the time at the clock asked for); otherwise roofline-enabled times it from
+   * num_ops and tensor_size as ASTRA-sim does (tensor_size 0: skipped, no time), and roofline off takes
+   * duration_micros (0 becomes 1 ns, as in ASTRA-sim). Counted by source; a node that gets no time is warned about.
+   */
+  private gpuDuration(table: NodeTable, s: number, n: ChakraNode, file: string, tensor: number, annotated: boolean): void {
+    const { ctx } = this;
+    const sys = ctx.system;
+    if (annotated) {
+      this.durationSources.annotated++;
+      table.amount[s] = this.durationNs(file, n);
+      return;
+    }
+    if (sys.rooflineEnabled) {
+      if (tensor !== 0) {
+        const ops = this.intAttr(file, n, 'num_ops', 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
+        const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
+        table.amount[s] = Math.trunc((ops / perf) * 1e9);
+        this.durationSources.roofline++;
+        return;
+      }
+      this.durationSources.zero++;
+      ctx.diag.add('replay.gpu-node-without-time', {
+        file, nodeId: n.id,
+        message: `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
+          `and no energy, as in ASTRA-sim${n.durationMicros > 0n ? ` (its duration_micros ${n.durationMicros} is not used under roofline)` : ''}`,
+      });
+      return;
+    }
+    table.amount[s] = this.durationNs(file, n);
+    if (n.durationMicros > 0n) {
+      this.durationSources.measured++;
+      return;
+    }
+    this.durationSources.zero++;
+    ctx.diag.add('replay.gpu-node-without-time', {
+      file, nodeId: n.id,
+      message: `${where(file, n)}: duration_micros 0, roofline off and no annotation: the node takes 1 ns, as in ASTRA-sim`,
+    });
   }
 
   private durationNs(file: string, n: ChakraNode): number {

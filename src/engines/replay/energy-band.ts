@@ -85,9 +85,9 @@ export class ComputeBandCollector {
   }
 }
 
-/** The band of a run's energy breakdown: compute at its band, memory, network and idle as estimated. */
+/** The band of a run's energy breakdown: compute at its band, every other part as estimated. */
 export function energyBand(sums: ComputeBandSums, e: EnergyBreakdownJ): EnergyBandJ {
-  const rest = e.memory + e.network + e.idle;
+  const rest = e.memory + e.communication + e.network + e.idle + e.host;
   const computeP10 = Math.max(0, e.compute - sums.belowJ);
   const computeP90 = e.compute + sums.aboveJ;
   return {

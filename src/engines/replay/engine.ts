@@ -29,6 +29,7 @@ import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, idKey, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
+import { gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
@@ -66,9 +67,10 @@ export interface ReplayOptions {
   identicalRanksOnce?: boolean;
 }
 
-const J_PER_PJ = 1e-12;
 const NO_DEPS: bigint[] = [];
 const SLOT_NAMES: Slot[] = ['none', 'comm', 'gpu', 'cpu'];
+/** By Category: the part of the modelled power a node drives (ledger.ts PowerTrack). */
+const SLICE_KINDS: PowerSliceKind[] = ['none', 'gpu', 'cpu', 'mem', 'comm'];
 
 interface RankState {
   rank: number;
@@ -95,6 +97,10 @@ interface RankState {
   memNs: number;
   wallNs: number;
   gpuCommNs: number;
+  /** Communication with no GPU compute; CPU with neither; remote memory with none of the three (ns). */
+  commOnlyNs: number;
+  hostOnlyNs: number;
+  memOnlyNs: number;
   bytesSentPerDim: number[];
   memoryBytes: number;
   computeJ: number;
@@ -163,7 +169,7 @@ class Replay {
       nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
-      finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0,
+      finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0, commOnlyNs: 0, hostOnlyNs: 0, memOnlyNs: 0,
       bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
     }));
     this.active = this.ranks;
@@ -319,10 +325,17 @@ class Replay {
     const dt = this.now - r.lastT;
     if (dt > 0) {
       const comm = r.commOn > 0;
+      const mem = r.memOn > 0;
       if (comm) r.commNs += dt;
-      if (r.memOn > 0) r.memNs += dt;
+      if (mem) r.memNs += dt;
       if (r.gpuOn && comm) r.gpuCommNs += dt;
-      if (r.gpuOn || r.cpuOn || comm || r.memOn > 0) r.wallNs += dt;
+      if (r.gpuOn || r.cpuOn || comm || mem) r.wallNs += dt;
+      // The ledger's time split (ledger.ts rankTimeSplit): GPU compute, then communication, host, remote memory.
+      if (!r.gpuOn) {
+        if (comm) r.commOnlyNs += dt;
+        else if (r.cpuOn) r.hostOnlyNs += dt;
+        else if (mem) r.memOnlyNs += dt;
+      }
     }
     r.lastT = this.now;
   }
@@ -415,30 +428,28 @@ class Replay {
     r.finishNs = Math.max(r.finishNs, this.now);
     const power = this.o.power;
     const memBytes = table.op[s] === OpKind.Fixed ? table.aux[s] : 0;
+    // The node's own energy (J), for the timeline: a GPU node's (compute + memory), or its network / remote-memory energy.
     let energyJ = 0;
     if (category === Category.Gpu) {
       r.gpuNs += dur;
-      const annotated = table.energyJ[s];
-      energyJ = Number.isNaN(annotated) ? power.gpu.activePowerW * dur * 1e-9 : annotated;
-      r.computeJ += energyJ;
-      r.memoryJ += memBytes * 8 * power.memory.energyPjPerBit * J_PER_PJ;
+      energyJ = gpuNodeEnergyJ(table.energyJ[s], dur, power);
+      const split = splitNodeEnergy(energyJ, table.energyMemoryJ[s], memBytes, power.memory.energyPjPerBit);
+      if (split.clamped) this.memoryClamped(r, s, energyJ, split.memoryJ);
+      r.computeJ += split.computeJ;
+      r.memoryJ += split.memoryJ;
       r.memoryBytes += memBytes;
     } else if (category === Category.Cpu) {
       r.cpuNs += dur;
       r.memoryBytes += memBytes;
-      r.memoryJ += memBytes * 8 * power.memory.energyPjPerBit * J_PER_PJ;
     } else if (category === Category.Mem) {
       r.memoryBytes += memBytes;
-      energyJ = memBytes * 8 * power.memory.remoteEnergyPjPerBit * J_PER_PJ;
+      energyJ = remoteMemoryEnergyJ(memBytes, power);
       r.memoryJ += energyJ;
     }
     const net = table.netBytesPerDim[s];
     if (net) {
-      let e = 0;
-      for (let i = 0; i < net.length; i++) {
-        r.bytesSentPerDim[i] += net[i];
-        e += net[i] * 8 * this.netPj[i] * J_PER_PJ;
-      }
+      for (let i = 0; i < net.length; i++) r.bytesSentPerDim[i] += net[i];
+      const e = networkEnergyJ(net, this.netPj);
       r.networkJ += e;
       energyJ += e;
     }
@@ -446,12 +457,23 @@ class Replay {
     if (this.o.onSlice) {
       this.o.onSlice({
         rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: table.names[s] ?? '', startNs, endNs: this.now,
-        powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
+        kind: SLICE_KINDS[category], powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
     r.unfinished--;
     table.releaseChildren(s);
     table.remove(s, key);
+  }
+
+  /** A GPU node whose DRAM part would exceed its energy: memory takes the whole node (counted, named). */
+  private memoryClamped(r: RankState, s: number, nodeJ: number, memoryJ: number): void {
+    const table = r.nodes;
+    const attr = table.energyMemoryJ[s];
+    this.diag.add('replay.memory-energy-exceeds-node', {
+      file: r.file, nodeId: table.id(s),
+      message: `${r.file}: node ${table.id(s)}: its DRAM energy (${Number.isNaN(attr) ? `tensor_size ${table.aux[s]} B × ${this.o.power.memory.energyPjPerBit} pJ/bit` : `energy_memory_j ${attr} J`}) ` +
+        `is outside [0, the node's energy ${nodeJ} J]: memory counted as ${memoryJ} J, compute as the rest`,
+    });
   }
 
   private checkAllDone(): void {
@@ -493,13 +515,14 @@ class Replay {
       const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
       return {
         rank, file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
-        remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs, bytesSentPerDim: [...r.bytesSentPerDim],
+        remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs,
+        commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, remoteMemOnlyNs: r.memOnlyNs, bytesSentPerDim: [...r.bytesSentPerDim],
         memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,
       };
     }), {
       label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
       bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
-      computeBand: this.classifier.bands.sums(),
+      computeBand: this.classifier.bands.sums(), durationSources: { ...this.classifier.durationSources },
     });
   }
 }

@@ -8,4 +8,5 @@ export { CollectiveModel, type CollectiveModelOptions, type CollectivePlan, type
 export { makeCluster, messageNs, p2pNs, route, coordinates, type BandwidthUnit, type Cluster } from './network.js';
 export type * from './types.js';
 export { RESULT_SCHEMA_VERSION } from './types.js';
-export { TimelineRecorder } from './timeline.js';
+export { TimelineRecorder, POWER_COUNTER } from './timeline.js';
+export * from './ledger.js';

@@ -114,7 +114,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
   if (!input.timeline) return replay(sources, opts);
 
   const writer = await TraceEventWriter.create(input.timeline);
-  const rec = new TimelineRecorder(writer, power.gpu.idlePowerW);
+  const rec = new TimelineRecorder(writer, power);
   const onSlice = input.onSlice;
   try {
     const res = await replay(sources, {
@@ -122,7 +122,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
       onSlice: onSlice ? (s) => { rec.slice(s); onSlice(s); } : rec.slice,
       backpressure: rec.pending,
     });
-    await rec.finish(res.ranks.length);
+    await rec.finish(res.ranks.length, res.makespanNs);
     await writer.close();
     return res;
   } catch (e) {

@@ -39,6 +39,8 @@ export class NodeTable {
   aux = new Float64Array(0);
   /** energy_j of an annotated GPU node; NaN when absent. */
   energyJ = new Float64Array(0);
+  /** energy_memory_j (the DRAM part of energy_j) of an annotated GPU node; NaN when absent. */
+  energyMemoryJ = new Float64Array(0);
   startNs = new Float64Array(0);
   pending = new Int32Array(0);
   /** First child edge, or -1; edges chain through `edgeNext`. */
@@ -88,6 +90,7 @@ export class NodeTable {
     this.peer[s] = 0;
     this.aux[s] = 0;
     this.energyJ[s] = NaN;
+    this.energyMemoryJ[s] = NaN;
     this.startNs[s] = 0;
     this.pending[s] = 0;
     this.firstEdge[s] = NO_SLOT;
@@ -179,6 +182,7 @@ export class NodeTable {
       if (this.idNumber[s] + offset !== other.idNumber[s] || this.resource[s] !== other.resource[s] || this.category[s] !== other.category[s] ||
         this.op[s] !== other.op[s] || this.amount[s] !== other.amount[s] || this.aux[s] !== other.aux[s] ||
         this.pending[s] !== other.pending[s] || !Object.is(this.energyJ[s], other.energyJ[s]) ||
+        !Object.is(this.energyMemoryJ[s], other.energyMemoryJ[s]) ||
         (this.op[s] === OpKind.Collective && this.peer[s] !== other.peer[s])) return false;
       let e = this.firstEdge[s];
       let f = other.firstEdge[s];
@@ -216,7 +220,7 @@ export class NodeTable {
     const n = Math.max(step, atLeast);
     // One buffer for all columns: one allocation per growth instead of one per column (ArrayBuffer allocations
     // are what growing cost).
-    const buffer = new ArrayBuffer(n * (5 * 8 + 3 * 4 + 3));
+    const buffer = new ArrayBuffer(n * (6 * 8 + 3 * 4 + 3));
     let offset = 0;
     const f64 = (a: Float64Array) => { const b = new Float64Array(buffer, offset, n); offset += n * 8; b.set(a); return b; };
     const i32 = (a: Int32Array) => { const b = new Int32Array(buffer, offset, n); offset += n * 4; b.set(a); return b; };
@@ -225,6 +229,7 @@ export class NodeTable {
     this.amount = f64(this.amount);
     this.aux = f64(this.aux);
     this.energyJ = f64(this.energyJ);
+    this.energyMemoryJ = f64(this.energyMemoryJ);
     this.startNs = f64(this.startNs);
     this.peer = i32(this.peer);
     this.pending = i32(this.pending);

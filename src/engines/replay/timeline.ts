@@ -1,9 +1,14 @@
 /**
- * Turns replay slices into trace-event tracks: one process per rank, one thread per slot, and an
- * estimated power counter per rank. Slices on a track never overlap: a slot whose slices can overlap
- * (receives waiting side by side, markers) spreads them over extra lanes ("receives / markers 2", …).
+ * Turns replay slices into trace-event tracks: one process per rank, one thread per slot, and the energy ledger's
+ * modelled power per rank as a counter (ledger.ts PowerTrack: GPU node power, communication power or idle, plus
+ * network and remote-memory energy spread over their slices, network static and host power), written at full
+ * precision so that its integral over the makespan is the rank's energy total. Slices on a track never overlap: a
+ * slot whose slices can overlap (receives waiting side by side, markers) spreads them over extra lanes
+ * ("receives / markers 2", …).
  */
+import type { PowerConfig } from '../../formats/astra/index.js';
 import type { TraceEventWriter } from '../../formats/trace-event/index.js';
+import { PowerTrack } from './ledger.js';
 import type { ReplaySlice, Slot } from './types.js';
 
 const SLOT_TID: Record<Slot, number> = { gpu: 1, cpu: 2, comm: 3, none: 4 };
@@ -13,12 +18,12 @@ const SLOT_NAME: Record<Slot, string> = { gpu: 'GPU compute', cpu: 'CPU', comm: 
 
 export class TimelineRecorder {
   private readonly named = new Set<number>();
-  /** Per rank: power change points (ns → ΔW), flushed as counters at the end. */
-  private readonly power = new Map<number, Map<number, number>>();
+  /** Per rank: its modelled power, flushed as counters at the end. */
+  private readonly power = new Map<number, PowerTrack>();
   /** Per rank × slot: the end (ns) of the last slice in each lane. */
   private readonly lanes = new Map<string, number[]>();
 
-  constructor(private readonly writer: TraceEventWriter, private readonly idlePowerW: number) {}
+  constructor(private readonly writer: TraceEventWriter, private readonly powerConfig: PowerConfig) {}
 
   slice = (s: ReplaySlice): void => {
     if (!this.named.has(s.rank)) {
@@ -30,15 +35,14 @@ export class TimelineRecorder {
       name: s.name || `node ${s.nodeId}`, pid: s.rank, tid: this.lane(s), cat: s.slot,
       startNs: s.startNs, endNs: s.endNs, args: { nodeId: s.nodeId.toString(), estimatedPowerW: round(s.powerW) },
     });
-    if (s.powerW > 0 && s.endNs > s.startNs) {
-      let m = this.power.get(s.rank);
-      if (!m) this.power.set(s.rank, (m = new Map()));
-      // GPU compute replaces idle power (energy model: active × busy + idle × the rest).
-      const w = s.slot === 'gpu' ? s.powerW - this.idlePowerW : s.powerW;
-      m.set(s.startNs, (m.get(s.startNs) ?? 0) + w);
-      m.set(s.endNs, (m.get(s.endNs) ?? 0) - w);
-    }
+    this.track(s.rank).add(s.kind, s.startNs, s.endNs, s.powerW);
   };
+
+  private track(rank: number): PowerTrack {
+    let t = this.power.get(rank);
+    if (!t) this.power.set(rank, (t = new PowerTrack(this.powerConfig)));
+    return t;
+  }
 
   /**
    * The track of a slice: the first lane of its slot whose slices all end by its start (slices arrive in the
@@ -62,22 +66,23 @@ export class TimelineRecorder {
   /** The writer's back-pressure: a promise to await before more slices, or undefined. */
   pending = (): Promise<void> | undefined => this.writer.pending();
 
-  /** Writes the power counters (estimated: the slot's modelled power plus idle power), waiting for the file between ranks. */
-  async finish(ranks: number): Promise<void> {
+  /**
+   * Writes each rank's modelled power counter from 0 to the makespan (estimated; ∫ = the rank's energy total),
+   * waiting for the file between ranks.
+   */
+  async finish(ranks: number, makespanNs: number): Promise<void> {
     for (let r = 0; r < ranks; r++) {
       const wait = this.writer.pending();
       if (wait) await wait;
-      const m = this.power.get(r) ?? new Map<number, number>();
-      const times = [...m.keys()].sort((a, b) => a - b);
-      let level = 0;
-      this.writer.counter({ name: 'estimated power (W)', pid: r, tsNs: 0, values: { W: round(this.idlePowerW) } });
-      for (const t of times) {
-        level += m.get(t)!;
-        this.writer.counter({ name: 'estimated power (W)', pid: r, tsNs: t, values: { W: round(this.idlePowerW + Math.max(0, level)) } });
+      for (const step of this.track(r).steps(makespanNs)) {
+        this.writer.counter({ name: POWER_COUNTER, pid: r, tsNs: step.tNs, values: { W: step.powerW } });
       }
     }
   }
 }
+
+/** Name of the modelled power counter track of every rank. */
+export const POWER_COUNTER = 'modelled power (W, est.)';
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;

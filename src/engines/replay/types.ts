@@ -1,6 +1,7 @@
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
 import type { ComputeBandSums } from './energy-band.js';
+import type { EnergyBreakdownJ, LedgerSettings, PowerSliceKind } from './ledger.js';
 
 /** Nodes of one rank in file order, in batches; null when the file is exhausted. */
 export interface RankSource {
@@ -19,26 +20,27 @@ export interface ReplaySlice {
   name: string;
   startNs: number;
   endNs: number;
-  /** Average power over the slice attributed to it (W), for the power counter track. */
+  /** Which part of the modelled power the node drives (ledger.ts PowerTrack): GPU compute, host, communication, remote memory. */
+  kind: PowerSliceKind;
+  /**
+   * The node's own power over the slice, W: a GPU compute node's energy (compute + memory) / duration; a
+   * communication node's network energy / duration; a remote-memory node's energy / duration; 0 otherwise.
+   */
   powerW: number;
+}
+
+/** Counts of GPU compute nodes by where their duration came from (ReplayResult.durationSources). */
+export interface DurationSources {
+  annotated: number;
+  measured: number;
+  roofline: number;
+  zero: number;
 }
 
 /** Version of the result records (`replay` here, the studies' records, `accuracy`) that `tracewatt report` reads. */
 export const RESULT_SCHEMA_VERSION = 1;
 
-/** Energy of one run split by where it is spent, in joules (estimated). */
-export interface EnergyBreakdownJ {
-  /** Active GPU compute energy (kernels running). */
-  compute: number;
-  /** Memory energy (HBM / remote memory traffic). */
-  memory: number;
-  /** Network energy, all dimensions together (bytes moved × energy per bit). */
-  network: number;
-  /** Energy drawn while devices wait (idle power × idle time, plus network idle power per rank). */
-  idle: number;
-  /** compute + memory + network + idle. */
-  total: number;
-}
+export type { EnergyBreakdownJ } from './ledger.js';
 
 /**
  * The 10–90 % band of a run's estimated energy (J), from the bands `annotate` writes on nodes (energy_j_p10,
@@ -49,7 +51,7 @@ export interface EnergyBandJ {
   /** Band of energyJ.compute: nodes of one name err together (fully correlated), different names independently. */
   computeP10: number;
   computeP90: number;
-  /** Band of energyJ.total: compute at its band plus memory, network and idle as estimated. */
+  /** Band of energyJ.total: compute at its band plus the other parts as estimated. */
   totalP10: number;
   totalP90: number;
   /** The widest reading of energyJ.compute's band: every node errs the same way at once (Σ p10, Σ p90). */
@@ -68,7 +70,8 @@ export interface EnergyBandJ {
 
 /**
  * Where the time of a run goes, in seconds (estimated): `makespan` is wall time; every other part is summed over
- * ranks (rank-seconds), each a union of intervals per rank, so parts overlap.
+ * ranks (rank-seconds). compute, exposedCommunication, hostExposed, remoteMemExposed and wait split each rank's
+ * makespan (ledger.ts rankTimeSplit); communication and overlap are unions of intervals that overlap compute.
  */
 export interface TimeBreakdownS {
   /** Wall time from start to the last rank's finish (not summed). */
@@ -77,8 +80,16 @@ export interface TimeBreakdownS {
   compute: number;
   /** Time with communication running (overlapped or not). */
   communication: number;
-  /** Communication not hidden behind compute (finish − GPU compute time, ASTRA-sim's definition). */
+  /** Communication running with no GPU compute (not hidden by compute). */
   exposedCommunication: number;
+  /** Host (CPU) nodes running with neither GPU compute nor communication. */
+  hostExposed: number;
+  /** Remote-memory loads/stores running with no GPU compute, communication or CPU node. */
+  remoteMemExposed: number;
+  /** Nothing running, up to the makespan (waiting for peers, dependencies or the last rank). */
+  wait: number;
+  /** ASTRA-sim's "exposed communication": finish − GPU compute time, per rank, summed. */
+  astraExposed: number;
   /** Compute–communication overlap: compute + communication − union of the two. */
   overlap: number;
   /** Time with memory operations running, when an engine reports it (the replay engine does not). */
@@ -87,27 +98,50 @@ export interface TimeBreakdownS {
   idle?: number;
 }
 
-/** Replay numbers of one rank (NPU). */
-export interface RankResult {
+/** What one rank did, ns over [0, finishNs]: intervals are unions (a slot running two nodes at once counts once). */
+export interface RankActivity {
   rank: number;
   file: string;
-  /** When this rank finished, ns from start. */
+  /** When this rank's last node finished, ns from start. */
   finishNs: number;
-  /** ASTRA-sim's definition: finish − GPU compute time (CPU and remote-memory time count as exposed). */
-  exposedCommNs: number;
+  /** Time with a GPU compute node running. */
   gpuComputeNs: number;
+  /** Time with a CPU node running. */
   cpuComputeNs: number;
-  /** Union of the intervals with communication (collectives, sends, receives) in flight. */
+  /** Time with communication (collectives, sends, receives) in flight. */
   commNs: number;
+  /** Time with remote-memory loads/stores running. */
   remoteMemNs: number;
-  /** Union of all busy intervals. */
+  /** Time with anything running. */
   wallNs: number;
-  /** gpuComputeNs + commNs − union(gpu, comm). */
+  /** Time with GPU compute and communication running together: gpuComputeNs + commNs − union(gpu, comm). */
   overlapNs: number;
+  /** Bytes the rank sent per network dimension. */
   bytesSentPerDim: number[];
+  /** tensor_size bytes of compute nodes and remote-memory bytes. */
   memoryBytes: number;
-  energyJ: EnergyBreakdownJ;
+  /** Nodes of the rank. */
   nodes: number;
+}
+
+/** Replay numbers of one rank (NPU). */
+export interface RankResult extends RankActivity {
+  /**
+   * Communication running with no GPU compute node, ns. This and the next four split the makespan with
+   * gpuComputeNs (ledger.ts rankTimeSplit; definitions in ledger.ts TIME_DEFINITIONS).
+   */
+  exposedCommNs: number;
+  /** CPU nodes running with neither GPU compute nor communication, ns. */
+  hostExposedNs: number;
+  /** Remote-memory loads/stores running with no GPU compute, communication or CPU node, ns. */
+  remoteMemExposedNs: number;
+  /** Nothing running, up to the makespan (waiting for peers, dependencies or the last rank), ns. */
+  waitNs: number;
+  /** ASTRA-sim's "exposed communication": finish − GPU compute time (CPU, remote-memory and waiting time included), ns. */
+  astraExposedNs: number;
+  energyJ: EnergyBreakdownJ;
+  /** Network energy of the rank's sends (bytes × pJ/bit), J: energyJ.network less the network static power. */
+  nodeNetworkJ: number;
 }
 
 /**
@@ -126,19 +160,36 @@ export interface ReplayResult {
   energyBandJ?: EnergyBandJ;
   /** Time totals over ranks, in seconds (AstraWattch breakdown). */
   timeS: TimeBreakdownS;
-  /** Exposed communication of the rank that finishes last, ns. */
+  /** Exposed communication (with no GPU compute) of the rank that finishes last, ns. */
   exposedCommNs: number;
+  /** ASTRA-sim's exposed communication (finish − GPU compute) of the rank that finishes last, ns. */
+  astraExposedNs: number;
+  /**
+   * Where the GPU compute nodes' durations came from: annotated (frequency_mhz or energy_j on the node: its
+   * duration_micros, even with roofline-enabled), measured (duration_micros of an unannotated node, roofline off),
+   * roofline (num_ops and tensor_size, roofline-enabled), zero (neither: the node takes no time, or 1 ns).
+   */
+  durationSources: DurationSources;
   /** timeS.overlap / timeS.communication, 0..1: the share of communication hidden behind compute (0 without communication). */
   overlapShare: number;
   ranks: RankResult[];
   /** Bytes sent per network dimension, all ranks together; index = dimension (0 = first in the network config). */
   bytesSentPerDim: number[];
-  /** Network energy per dimension, J (estimated); index = dimension. Sums to energyJ.network. */
+  /**
+   * Network energy of the bytes sent per dimension, J (estimated); index = dimension. Sums to energyJ.network less
+   * the network static energy (networkIdlePowerWPerRank × makespan × ranks), which belongs to no dimension.
+   */
   networkEnergyPerDimJ: number[];
   /** Names of the dimensions from the power config and network, e.g. ["scale-up (Switch 8)", "scale-out (Ring 4)"]. */
   dimensionNames: string[];
   nodes: number;
   events: number;
-  settings: { bandwidthUnit: string; powerPreset: string; networkEnergyConvention: string };
+  settings: {
+    bandwidthUnit: string;
+    powerPreset: string;
+    networkEnergyConvention: string;
+    /** The powers the energy parts used (ledger.ts); energyDefinitions(ledger) says what each part is. */
+    ledger: LedgerSettings;
+  };
   diagnostics: DiagnosticSummary[];
 }

@@ -40,16 +40,17 @@ export function layoutFinding(l: Omit<CaseStudyLayout, 'finding' | 'reproducesPo
     ? `but the effect is negligible: under ${NEGLIGIBLE_PCT} % of the iteration's energy, smaller than the model errors the band leaves out (roofline kernel times, congestion-unaware network)`
     : robust ? 'and the whole band is a saving' : 'but the band reaches zero or above, so the sign is not certain';
   const why = `direct network energy is ${pct(s.networkEnergy, 2)} of the total (scale-out links ${pct(s.scaleOutEnergy, 2)}), ` +
-    `${pct(s.hiddenCommunication)} of communication time is hidden behind compute, and idle power makes up ${pct(s.idleEnergy)} of the energy`;
+    `${pct(s.hiddenCommunication)} of communication time is hidden behind compute, and the GPUs' power while only communication runs ` +
+    `makes up ${pct(s.communicationEnergy)} of the energy (idle ${pct(s.idleEnergy)})`;
   let answer: string;
   if (reproducesPoster) {
     answer = `${l.name}: reproduces the poster's finding${negligible ? ' in direction, not in size' : ''}. Running the scale-out links faster (${bestClause(so)}) saves energy, ` +
       `${size}. ` +
-      `Why: ${why}; the scale-out transfers sit on the critical path, so faster links shorten the iteration and save more idle and ` +
-      `static energy than their higher energy per bit costs.`;
+      `Why: ${why}; the scale-out transfers sit on the critical path, so faster links shorten the iteration and save more ` +
+      `communication-time and idle energy than their higher energy per bit costs.`;
   } else if (b.setting < so.nominalSetting && b.energyChangePct < 0) {
     answer = `${l.name}: does not reproduce the poster's finding: slower scale-out links save energy (${bestClause(so)}), ${size}. ` +
-      `Why: ${why}; the link energy saved outweighs the idle energy of the longer iteration.`;
+      `Why: ${why}; the link energy saved outweighs the communication-time and idle energy of the longer iteration.`;
   } else {
     answer = `${l.name}: does not reproduce the poster's finding: ${bestClause(so)}. Why: ${why}.`;
   }

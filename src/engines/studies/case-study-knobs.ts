@@ -5,6 +5,7 @@
  */
 import type { Band, QuantityBand } from '../../model/uncertainty.js';
 import { bandAround } from '../../model/uncertainty.js';
+import { breakdown } from '../replay/ledger.js';
 import type { EnergyBreakdownJ, ReplayResult } from '../replay/types.js';
 import type { Knob, KnobPoint } from './types.js';
 
@@ -34,7 +35,9 @@ export function extrapolate(a: PointFigures, b: PointFigures, m1: number, m2: nu
   const e = (k: keyof EnergyBreakdownJ) => l(a.energyJ[k], b.energyJ[k]);
   return {
     makespanS: l(a.makespanS, b.makespanS),
-    energyJ: { compute: e('compute'), memory: e('memory'), network: e('network'), idle: e('idle'), total: e('total') },
+    energyJ: breakdown({
+      compute: e('compute'), memory: e('memory'), communication: e('communication'), network: e('network'), idle: e('idle'), host: e('host'),
+    }),
     networkByDimensionJ: b.networkByDimensionJ.map((y, i) => l(a.networkByDimensionJ[i] ?? 0, y)),
     bytesSentPerDim: b.bytesSentPerDim.map((y, i) => l(a.bytesSentPerDim[i] ?? 0, y)),
     communicationS: l(a.communicationS, b.communicationS),

@@ -17,7 +17,7 @@ import { InputError } from '../../errors.js';
 import { parseSystemConfig, type NetworkConfig, type PowerConfig } from '../../formats/astra/index.js';
 import { loadCalibration, maxSmClock } from '../../model/calibration.js';
 import { calibratedTimeModel, networkConfig, resolvePlan, systemJson } from '../generate/index.js';
-import { resolvePower } from '../replay/index.js';
+import { commPowerW, energyDefinitions, ledgerSettings, resolvePower } from '../replay/index.js';
 import type { ReplayResult } from '../replay/types.js';
 import { layoutFinding, overallFinding } from './case-study-finding.js';
 import { clockBand, energyPerBitBand, extrapolate, figuresOf, knobPoint, knobRecord, type PointFigures } from './case-study-knobs.js';
@@ -183,6 +183,8 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
           networkEnergy: e.network / e.total,
           scaleOutEnergy: (nominal.networkByDimensionJ[1] ?? 0) / e.total,
           hiddenCommunication: nominal.communicationS > 0 ? nominal.overlapS / nominal.communicationS : 0,
+          exposedCommunication: nominal.communicationS > 0 ? (nominal.communicationS - nominal.overlapS) / nominal.communicationS : 0,
+          communicationEnergy: e.communication / e.total,
           idleEnergy: e.idle / e.total,
         },
       },
@@ -192,8 +194,8 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
         makespanErrorPct: err(check.makespanS, checked.makespanS), energyErrorPct: err(check.energyJ.total, checked.energyJ.total),
       },
       ranks: big.ranks.map((r) => ({
-        rank: r.rank, computeS: r.gpuComputeNs * 1e-9, exposedCommS: Math.max(0, r.commNs - r.overlapNs) * 1e-9,
-        idleS: Math.max(0, big.makespanNs - r.wallNs) * 1e-9,
+        rank: r.rank, computeS: r.gpuComputeNs * 1e-9, exposedCommS: r.exposedCommNs * 1e-9,
+        hostS: (r.hostExposedNs + r.remoteMemExposedNs) * 1e-9, waitS: r.waitNs * 1e-9, communicationS: r.commNs * 1e-9,
       })),
     };
     return { ...base, ...layoutFinding(base) };
@@ -207,7 +209,8 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     system: [
       `LLaMA-2-70B, bf16, 1F1B, one training iteration of ${globalBatch} sequences × ${seqLen} tokens (${((globalBatch * seqLen) / 2 ** 20).toFixed(0)} Mi tokens, LLaMA-2's global batch), micro-batch 1 sequence`,
       `layouts: ${layouts.map((L) => `${L.name} (${globalBatch / L.dp} micro-batches per pipeline)`).join('; ')}`,
-      `GPU: kernel times and energies from ${cal.device.name} calibration ${calFile.split('/').pop()} (${cal.device.kind === 'datasheet' ? 'datasheet defaults, not fitted' : 'fitted'}) at each SM clock; idle ${power.gpu.idlePowerW} W per GPU`,
+      `GPU: kernel times and energies from ${cal.device.name} calibration ${calFile.split('/').pop()} (${cal.device.kind === 'datasheet' ? 'datasheet defaults, not fitted' : 'fitted'}) at each SM clock; ` +
+        `idle ${power.gpu.idlePowerW} W${power.gpu.idleSource ? ` (${power.gpu.idleSource})` : ''}, ${commPowerW(power.gpu)} W while only communication runs, per GPU`,
       `${d0.name}: Switch(8), ${d0.bandwidthGBps} GB/s, ${d0.energyPjPerBit} pJ/bit; ${d1.name}: Ring(4), ${d1.bandwidthGBps} GB/s, ${d1.energyPjPerBit} pJ/bit (power preset ${power.name})`,
       `network DVFS: bandwidth × s, energy per bit × (V(s)/V(1))², ${curve.name}`,
       `replay: ASTRA-sim analytical network (congestion-unaware); full batch extrapolated from two replays per point (see each layout's check)`,
@@ -215,9 +218,11 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     definitions: [
       'ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration\'s energy, idle included.',
       'Marginal efficiency: ΔE/ΔT (J/s = W; in the report and --csv) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (saved/slowdown; only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
-      'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time (summed over ranks); idle energy / total.',
+      'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time and exposed communication (running with no GPU compute) / all communication time (summed over ranks; the two add up to 100 %); communication and idle energy / total.',
+      'Per-rank time (report plot): GPU compute + exposed communication + host (CPU or remote memory only) + waiting (nothing running) = the makespan.',
+      ...energyDefinitions(ledgerSettings(power)).map((d) => `Energy part ${d}`),
       'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted calibration measured for predictions away from the profiled clock. The roofline times and the congestion-unaware network are not in the bands.',
-      'The poster\'s finding, as tested here: raising the scale-out links\' voltage and frequency (s > 1) lowers the iteration\'s total energy, because the time it saves cuts idle energy by more than the links\' higher energy per bit adds.',
+      'The poster\'s finding, as tested here: raising the scale-out links\' voltage and frequency (s > 1) lowers the iteration\'s total energy, because the time it saves cuts the GPUs\' communication-time and idle energy by more than the links\' higher energy per bit adds.',
     ],
     layouts: layoutRecords,
     finding: overallFinding(layoutRecords),

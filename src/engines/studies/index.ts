@@ -17,3 +17,8 @@ export {
   parseShard, shardIndices, inputDigests, makePartial, checkPartial, mergePartials, type Shard, type SweepIdentity, type SweepKind, type SweepPartial,
 } from './shard.js';
 export { loadPartial, mergeSweepFiles, type NetworkSweepRecordOptions, type GpuSweepRecordOptions } from './merge.js';
+export { runA30LayerStudy, a30ClocksMHz, A30_LAYERS, A30_SEQ_LENS, A30_PUBLISHED, A30_PUBLISHED_SOURCE, A30_STUDY_DEFAULTS, type A30StudyOptions, type A30StudyOutput } from './a30-layers.js';
+export {
+  rowOf, bottomWidthPct, meanAbsDifference, observations, spearman,
+  type LayerClockStudyRecord, type LayerStudyRow, type LayerSweep, type Observation, type PublishedCell, type Verdict,
+} from './a30-layers-record.js';

@@ -157,6 +157,10 @@ export interface CaseStudyLayout {
       scaleOutEnergy: number;
       /** Communication time hidden behind compute / all communication time, summed over ranks, 0..1. */
       hiddenCommunication: number;
+      /** Exposed communication (running with no GPU compute) / all communication time, summed over ranks, 0..1 (1 − hidden). */
+      exposedCommunication: number;
+      /** Communication energy (GPU power while only communication runs) / total energy, 0..1. */
+      communicationEnergy: number;
       /** Idle energy / total energy, 0..1. */
       idleEnergy: number;
     };
@@ -168,8 +172,12 @@ export interface CaseStudyLayout {
    * pipeline fill and drain and optimizer step are fixed); checked against a third replay at the nominal point.
    */
   extrapolation: { replayedMicroBatches: [number, number]; checkMicroBatches: number; makespanErrorPct: number; energyErrorPct: number };
-  /** Per rank at the nominal point, from the larger replayed iteration: busy compute, exposed communication, idle (s). */
-  ranks: { rank: number; computeS: number; exposedCommS: number; idleS: number }[];
+  /**
+   * Per rank at the nominal point, from the larger replayed iteration, the ledger's time split (s; they add up to the
+   * makespan): GPU compute, exposed communication (no GPU compute running), host (CPU or remote memory only),
+   * waiting; and all communication time (the denominator of the hidden and exposed shares).
+   */
+  ranks: { rank: number; computeS: number; exposedCommS: number; hostS: number; waitS: number; communicationS: number }[];
   /** Whether scale-out DVFS gives an efficiency gain here, and why, in plain sentences. */
   finding: string;
   /** The poster's finding (raising the scale-out links' V–f saves energy) holds for this layout. */

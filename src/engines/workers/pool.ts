@@ -3,32 +3,25 @@
  * answered by a worker module whose default export is workerTask(…) (task.ts); an error thrown there is rethrown
  * here as the same typed error. runLanes (lanes.ts) feeds it tasks and stops at the first failure.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
+import { bundleIsCurrent } from '../../core/bundle.js';
 import { rebuildError } from './errors.js';
 import type { TaskEnvelope, TaskReply } from './task.js';
 
 /**
  * The compiled worker module at `url` (a .js file beside the caller), or null when running from TypeScript sources
- * (no such file). Prefers <name>.bundle.js (one module, made by scripts/bundle-worker.mjs) while none of the modules
- * it bundled (listed in <name>.bundle.json) is newer than it: an incremental tsc run since would otherwise leave
- * worker threads on old code.
+ * (no such file). Prefers <name>.bundle.js (one module, made by scripts/bundle-worker.mjs) while it is current
+ * (core/bundle.ts: none of the modules it bundled is newer than it).
  */
 export function compiledWorker(url: URL): string | null {
   const file = fileURLToPath(url);
   if (!file.endsWith('.js') || !existsSync(file)) return null;
   const bundle = file.replace(/\.js$/, '.bundle.js');
-  try {
-    const built = statSync(bundle).mtimeMs;
-    const { modules } = JSON.parse(readFileSync(bundle.replace(/\.js$/, '.json'), 'utf8')) as { modules: string[] };
-    const dir = path.dirname(bundle);
-    return modules.length > 0 && modules.every((m) => statSync(path.resolve(dir, m)).mtimeMs <= built) ? bundle : file;
-  } catch {
-    return file; // no bundle, no manifest, or a bundled module gone
-  }
+  return bundleIsCurrent(bundle) ? bundle : file;
 }
 
 export class WorkerPool<T, R> {
@@ -38,7 +31,9 @@ export class WorkerPool<T, R> {
 
   /** Starts `threads` worker threads loading `file` (they load while the caller goes on). */
   static start<T, R>(file: string, threads: number): WorkerPool<T, R> {
-    return new WorkerPool<T, R>(new Piscina({ filename: file, minThreads: threads, maxThreads: threads }), threads);
+    // piscina is loaded by the first pool (synchronously, as start is), not when the command table loads.
+    const { Piscina: Pool } = createRequire(import.meta.url)('piscina') as typeof import('piscina');
+    return new WorkerPool<T, R>(new Pool({ filename: file, minThreads: threads, maxThreads: threads }), threads);
   }
 
   /** Runs one task in a worker; `onMessage` receives what the task posts. Rejects with the task's own error. */

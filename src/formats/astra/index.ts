@@ -4,6 +4,7 @@ export {
   parseRemoteMemoryConfig, loadRemoteMemoryConfig, parseCommGroupConfig, loadCommGroupConfig,
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
+export { networkYamlText } from './network-yaml.js';
 export {
   parseAstraSimLog, loadAstraSimLog, ranksOfLog, fingerprintLine, FINGERPRINT_DIGITS, type AstraSimLog, type AstraRankLog, type AstraRankStats,
   type ExportFingerprint,

@@ -259,9 +259,12 @@ function componentPowers(file: string, v: unknown): Record<string, number> {
 
 export function parsePowerConfig(file: string, text: string): PowerConfig {
   const o = asObject(file, parseJson(file, text), 'a power configuration');
-  refuseUnknown(file, o, ['name', 'description', 'sources', 'assumptions', 'gpu', 'memory', 'network', 'networkIdlePowerWPerRank']);
+  refuseUnknown(file, o, ['name', 'description', 'sources', 'assumptions', 'gpu', 'memory', 'network', 'networkIdlePowerWPerRank', 'hostPowerWPerRank']);
   const gpu = asObject(file, o.gpu, '"gpu" ({activePowerW, idlePowerW})');
-  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW', 'frequencyMHz', 'componentPowersW'], 'in "gpu"');
+  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW', 'idleSource', 'commPowerW', 'frequencyMHz', 'componentPowersW'], 'in "gpu"');
+  if (gpu.idleSource !== undefined && typeof gpu.idleSource !== 'string') {
+    throw new FormatError(file, 'key "gpu.idleSource"', `expected a string (where idlePowerW comes from), found ${describe(gpu.idleSource)}`);
+  }
   const mem = o.memory === undefined ? {} : asObject(file, o.memory, '"memory" ({energyPjPerBit})');
   refuseUnknown(file, mem, ['energyPjPerBit', 'remoteEnergyPjPerBit'], 'in "memory"');
   const netList = o.network;
@@ -277,6 +280,8 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
     gpu: {
       activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', { min: 0 })),
       idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', { min: 0 })),
+      ...(gpu.idleSource === undefined ? {} : { idleSource: gpu.idleSource as string }),
+      ...(gpu.commPowerW === undefined ? {} : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', { min: 0 })) }),
       ...(gpu.frequencyMHz === undefined ? {} : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', { min: 0 })) }),
       ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(file, gpu.componentPowersW) }),
     },
@@ -291,6 +296,7 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
       };
     }),
     networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { min: 0, def: 0 }),
+    hostPowerWPerRank: num(file, o, 'hostPowerWPerRank', { min: 0, def: 0 }),
   };
 }
 

@@ -57,8 +57,20 @@ export interface PowerConfig {
   file: string;
   name: string;
   gpu: {
+    /** Power while a GPU compute node without energy_j runs (static draw included), W. */
     activePowerW: number;
+    /**
+     * Static draw at frequencyMHz with nothing running, W: from an idle measurement or the datasheet, never the active
+     * fit's intercept. Charged while the GPU runs neither a compute node nor communication (engines/replay/ledger.ts).
+     */
     idlePowerW: number;
+    /** Where idlePowerW comes from (e.g. "nvidia-smi idle samples", "datasheet"); printed with the results. */
+    idleSource?: string;
+    /**
+     * GPU power while only communication (a collective, send or receive) runs on the rank, W. When absent:
+     * idlePowerW + 0.3 × (activePowerW − idlePowerW), a stated assumption (engines/replay/ledger.ts commPowerW).
+     */
+    commPowerW?: number;
     /** SM clock the powers apply at (written by annotate). */
     frequencyMHz?: number;
     /** Power of each component at utilization 1, above idle, at frequencyMHz (written by annotate). */
@@ -69,4 +81,6 @@ export interface PowerConfig {
   network: { name: string; energyPjPerBit: number; bandwidthGBps?: number }[];
   /** Optional static power of the network ports of one rank, counted over the whole makespan. */
   networkIdlePowerWPerRank: number;
+  /** Optional power of one rank's host (CPU) while a CPU node runs on it, W; 0 (absent): host energy not modelled. */
+  hostPowerWPerRank?: number;
 }

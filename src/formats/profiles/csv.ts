@@ -8,7 +8,6 @@
  */
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
-import { parse } from 'csv-parse';
 import { FormatError, InputError } from '../../errors.js';
 import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
 
@@ -81,6 +80,7 @@ class LineFilter extends Transform {
 export async function* readCsvRows(file: string, opts: CsvReadOptions = {}): AsyncGenerator<CsvRow> {
   const source = createReadStream(file, { encoding: 'utf8' });
   const filter = new LineFilter(opts);
+  const { parse } = await import('csv-parse'); // loaded by the first CSV read, not at start-up
   const parser = parse({
     delimiter: opts.delimiter ?? ',',
     relax_column_count: true,

@@ -23,13 +23,18 @@ export function layoutSharesSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
   const comps = [
     { name: 'compute', colour: COMPONENT_COLOURS.compute! },
     { name: 'memory', colour: COMPONENT_COLOURS.memory! },
+    { name: 'communication', colour: COMPONENT_COLOURS.communication! },
     { name: 'scale-up links', colour: '#e45756' },
     { name: 'scale-out links', colour: COMPONENT_COLOURS.network! },
+    { name: 'network static', colour: '#ffe0b0' },
     { name: 'idle', colour: COMPONENT_COLOURS.idle! },
+    { name: 'host', colour: COMPONENT_COLOURS.host! },
   ];
   const values = layouts.flatMap((l) => {
     const e = l.nominal.energyJ;
-    const parts = [e.compute, e.memory, l.nominal.networkByDimensionJ[0] ?? 0, l.nominal.networkByDimensionJ[1] ?? 0, e.idle];
+    const up = l.nominal.networkByDimensionJ[0] ?? 0;
+    const out = l.nominal.networkByDimensionJ[1] ?? 0;
+    const parts = [e.compute, e.memory, e.communication, up, out, Math.max(0, e.network - up - out), e.idle, e.host];
     return comps.map((c, order) => ({ layout: l.name, component: c.name, order, sharePct: (100 * parts[order]!) / e.total, energyMJ: parts[order]! / 1e6 }));
   });
   return {
@@ -164,14 +169,18 @@ export function networkKnobsSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
   } as TopLevelSpec;
 }
 
-/** Per rank at nominal: busy compute, exposed communication and idle time, one panel per layout. */
+/**
+ * Per rank at nominal, the ledger's time split (engines/replay/ledger.ts rankTimeSplit): GPU compute, exposed
+ * communication (no GPU compute running), host, waiting; they add up to the makespan. One panel per layout.
+ */
 export function rankTimeSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpec {
   const parts = [
     { name: 'GPU compute', colour: COMPONENT_COLOURS.compute! },
-    { name: 'exposed communication', colour: COMPONENT_COLOURS.network! },
-    { name: 'idle (waiting)', colour: COMPONENT_COLOURS.idle! },
+    { name: 'exposed communication', colour: COMPONENT_COLOURS.communication! },
+    { name: 'host (CPU only)', colour: COMPONENT_COLOURS.host! },
+    { name: 'waiting', colour: COMPONENT_COLOURS.idle! },
   ];
-  const values = layouts.flatMap((l) => l.ranks.flatMap((r) => [r.computeS, r.exposedCommS, r.idleS].map((s, order) => ({
+  const values = layouts.flatMap((l) => l.ranks.flatMap((r) => [r.computeS, r.exposedCommS, r.hostS, r.waitS].map((s, order) => ({
     layout: l.name, rank: r.rank, part: parts[order]!.name, order, seconds: s,
   }))));
   return {

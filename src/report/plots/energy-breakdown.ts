@@ -7,7 +7,10 @@ export interface BreakdownBar {
   /** Category on the x axis: a rank, a clock, a network scale … */
   label: string;
   energyJ: EnergyBreakdownJ;
-  /** When given, the network segment is split into one segment per dimension (must sum to energyJ.network). */
+  /**
+   * When given, the network segment is split into one segment per dimension, plus "network static" for what of
+   * energyJ.network no dimension holds (the ports' static power).
+   */
   networkByDimensionJ?: number[];
 }
 
@@ -29,9 +32,19 @@ function components(bars: readonly BreakdownBar[]): { name: string; colour: stri
   return [
     { name: 'compute', colour: COMPONENT_COLOURS.compute! },
     { name: 'memory', colour: COMPONENT_COLOURS.memory! },
+    { name: 'communication', colour: COMPONENT_COLOURS.communication! },
     ...network,
+    ...(dims > 0 && bars.some((b) => staticJ(b) > 0) ? [{ name: 'network static', colour: '#ffe0b0' }] : []),
     { name: 'idle', colour: COMPONENT_COLOURS.idle! },
+    { name: 'host', colour: COMPONENT_COLOURS.host! },
   ];
+}
+
+/** What of a bar's network energy no dimension holds (network static power), J. */
+function staticJ(b: BreakdownBar): number {
+  if (!b.networkByDimensionJ) return 0;
+  const rest = b.energyJ.network - b.networkByDimensionJ.reduce((a, x) => a + x, 0);
+  return rest > 1e-12 * Math.abs(b.energyJ.network) ? rest : 0;
 }
 
 /** One rect per (bar, component); zero segments are kept so every bar has the same number of segments. */
@@ -42,8 +55,9 @@ export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: Brea
     comps.map((c, order) => {
       let energyJ: number;
       if (c.name.startsWith('network dim')) energyJ = bar.networkByDimensionJ?.[Number(c.name.slice(12))] ?? 0;
+      else if (c.name === 'network static') energyJ = staticJ(bar);
       else if (c.name === 'network' && !split) energyJ = bar.energyJ.network;
-      else energyJ = bar.energyJ[c.name as 'compute' | 'memory' | 'idle'];
+      else energyJ = bar.energyJ[c.name as 'compute' | 'memory' | 'communication' | 'idle' | 'host'];
       return { category: bar.label, component: c.name, order, energyJ };
     }),
   );

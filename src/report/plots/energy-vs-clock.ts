@@ -9,7 +9,7 @@ export interface EnergyVsClockOptions {
   timeOptimalMHz: number;
 }
 
-const SERIES = ['total', 'compute', 'memory', 'network', 'idle'] as const;
+const SERIES = ['total', 'compute', 'memory', 'communication', 'network', 'idle', 'host'] as const;
 
 /** One line per series, one point per clock on the total, two rules (energy- and time-optimal clocks). */
 export function energyVsClockSpec(points: readonly GpuClockPoint[], options: EnergyVsClockOptions): TopLevelSpec {

@@ -89,8 +89,9 @@ export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], opt
   const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
   const parts = [
     ...Array.from({ length: dims }, (_, d) => ({ name: `network dim ${d}`, of: (p: NetworkSweepPoint) => p.networkByDimensionJ[d] ?? 0 })),
+    { name: 'communication', of: (p: NetworkSweepPoint) => p.energyJ.communication },
     { name: 'idle', of: (p: NetworkSweepPoint) => p.energyJ.idle },
-    { name: 'compute + memory', of: (p: NetworkSweepPoint) => p.energyJ.compute + p.energyJ.memory },
+    { name: 'compute + memory + host', of: (p: NetworkSweepPoint) => p.energyJ.compute + p.energyJ.memory + p.energyJ.host },
     { name: 'total', of: (p: NetworkSweepPoint) => p.energyJ.total },
   ];
   const values = points.flatMap((p) => parts.map((c) => ({ scale: p.scale.toFixed(3).replace(/\.?0+$/, ''), part: c.name, deltaJ: c.of(p) - c.of(ref) })));
@@ -103,7 +104,7 @@ export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], opt
       x: { field: 'scale', type: 'ordinal', title: `dimension ${options.dimension} frequency scale (× nominal)`, sort: null, axis: { labelAngle: 0 } },
       xOffset: { field: 'part', type: 'nominal', sort: parts.map((c) => c.name) },
       y: { field: 'deltaJ', type: 'quantitative', title: `energy change vs s = ${ref.scale} (J, estimated)` },
-      color: { field: 'part', type: 'nominal', title: 'component', scale: { domain: parts.map((c) => c.name), range: [...colours, '#bab0ac', '#4c78a8', '#222222'] } },
+      color: { field: 'part', type: 'nominal', title: 'component', scale: { domain: parts.map((c) => c.name), range: [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'] } },
       tooltip: [{ field: 'scale', type: 'nominal', title: 'scale' }, { field: 'part', type: 'nominal' }, { field: 'deltaJ', type: 'quantitative', title: 'ΔE (J)', format: '.4~s' }],
     },
   } as TopLevelSpec;

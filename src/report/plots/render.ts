@@ -1,10 +1,11 @@
 /**
  * Renders vega-lite specs to SVG text in Node, without a browser: vega-lite compiles the spec to a vega spec, a
  * headless vega View renders it to an SVG string. Text is measured by vega's built-in estimate (no canvas
- * package), so the same spec and data give byte-identical SVG on every machine.
+ * package), so the same spec and data give byte-identical SVG on every machine. vega and vega-lite are loaded by the
+ * first render, not with this module: about 0.5 s of start-up that commands printing no plot never pay.
  */
-import { parse, View, type Spec } from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { Spec } from 'vega';
+import type { TopLevelSpec } from 'vega-lite';
 
 /** Look shared by every tracewatt plot. */
 export const PLOT_CONFIG = {
@@ -21,8 +22,10 @@ export const PLOT_CONFIG = {
 export const COMPONENT_COLOURS: Record<string, string> = {
   compute: '#4c78a8',
   memory: '#72b7b2',
+  communication: '#9d755d',
   network: '#f58518',
   idle: '#bab0ac',
+  host: '#b279a2',
 };
 
 /** Colour of points that are not worth taking (dominated). */
@@ -49,6 +52,7 @@ export async function renderPlot(spec: TopLevelSpec): Promise<RenderedPlot> {
     info: quiet,
     debug: quiet,
   };
+  const [{ parse, View }, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
   const vgSpec = compile(spec, { logger: logger as any }).spec as Spec;
   const view = new View(parse(vgSpec), { renderer: 'none' });
   try {

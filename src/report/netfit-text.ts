@@ -1,0 +1,81 @@
+/**
+ * `fit network` as text: the fitted dimensions, and per collective kind the error of the modelled collective times
+ * on the given and on the fitted network; the same tables go into the written network.yml as comments.
+ */
+import type { NetworkFitResult } from '../engines/netfit/index.js';
+import { networkYamlText } from '../formats/astra/index.js';
+import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import type { RowSet } from './text.js';
+
+const pct = fixed(1);
+const us = significant(4);
+
+export function networkFitDimensionRows(r: NetworkFitResult): RowSet {
+  const bw = r.bandwidthUnit === 'astra-sim' ? 'GB/s as ASTRA-sim reads it' : 'GB/s';
+  const columns: Column[] = [
+    { header: 'dim', align: 'left' }, { header: 'topology' }, { header: 'NPUs' },
+    { header: `given bandwidth (${bw})`, key: 'givenBandwidthGBps' }, { header: `fitted bandwidth (${bw})`, key: 'fittedBandwidthGBps' },
+    { header: 'given latency (ns)' }, { header: 'fitted latency (ns)' }, { header: 'fitted', align: 'left' },
+  ];
+  const rows: Cell[][] = r.dims.map((d) => [
+    d.dim, d.topology, d.npus, d.givenBandwidthGBps, d.fittedBandwidthGBps, d.givenLatencyNs, d.fittedLatencyNs,
+    d.fitted.length ? d.fitted.join(', ') : 'kept',
+  ]);
+  return { columns, rows };
+}
+
+export function networkFitKindRows(r: NetworkFitResult): RowSet {
+  const columns: Column[] = [
+    { header: 'collective', align: 'left' }, { header: 'count' }, { header: 'sizes (bytes)', key: 'sizesBytes', align: 'right' },
+    { header: 'measured mean (µs)', key: 'measuredMeanUs', format: us },
+    { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct },
+    { header: 'fitted: modelled mean (µs)', key: 'fittedModelledMeanUs', format: us }, { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct },
+    { header: 'fitted: mean |error| (%)', key: 'fittedMeanAbsErrorPct', format: pct }, { header: 'fitted: max |error| (%)', key: 'fittedMaxAbsErrorPct', format: pct },
+  ];
+  const rows: Cell[][] = r.byKind.map((k) => [
+    k.kind, k.instances, k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`, k.measuredMeanUs, k.given.meanErrorPct,
+    k.fitted.modelledMeanUs, k.fitted.meanErrorPct, k.fitted.meanAbsErrorPct, k.fitted.maxAbsErrorPct,
+  ]);
+  return { columns, rows };
+}
+
+/** What the figures mean, once, under the tables. */
+function legend(r: NetworkFitResult): string[] {
+  return [
+    `measured: each collective's own time, the shortest NCCL kernel duration among its members (the member that reached it last waits for no one); ` +
+      `modelled: the replay's collective model with every member arriving together, on ${r.system}'s algorithms; ` +
+      `error: (modelled − measured) / measured. RMS error over all ${r.instances.length} collectives: ${r.rmsErrorPct.given.toFixed(1)} % on the given network, ` +
+      `${r.rmsErrorPct.fitted.toFixed(1)} % fitted.`,
+  ];
+}
+
+export function networkFitText(r: NetworkFitResult, options: TableOptions = {}): string {
+  const d = networkFitDimensionRows(r);
+  const k = networkFitKindRows(r);
+  return [
+    wrapText(`${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), fitted to ${r.network} with ${r.system} ` +
+      `(least squares on the relative error, ${r.iterations} Gauss–Newton step${r.iterations === 1 ? '' : 's'})`, options.width),
+    '',
+    formatTable(d.columns, d.rows, options),
+    formatTable(k.columns, k.rows, options) + legend(r).map((l) => wrapText(l, options.width, '')).join('\n') + '\n',
+    ...r.notes.map((n) => `${wrapText(`note: ${n}`, options.width)}\n`),
+  ].join('\n');
+}
+
+/** The fitted network.yml: the fitted dimensions, with the fit and its error per collective kind as comments. */
+export function networkFitYaml(r: NetworkFitResult): string {
+  const wide = { width: Infinity };
+  const k = networkFitKindRows(r);
+  const dims = r.dims.map((d) => ({
+    topology: d.topology as 'Switch', npus: d.npus, bandwidthGBps: d.fittedBandwidthGBps, latencyNs: d.fittedLatencyNs,
+  }));
+  return networkYamlText(dims, [
+    `tracewatt fit network: ${r.network} fitted to the ${r.instances.length} measured collectives of ${r.trace} (${r.ranks} ranks) under ${r.system}`,
+    ...r.dims.map((d) => `dimension ${d.dim}: bandwidth ${d.givenBandwidthGBps} -> ${d.fittedBandwidthGBps} GB/s${r.bandwidthUnit === 'astra-sim' ? ' (read as GiB/s, as ASTRA-sim does)' : ' (plain GB/s)'}, ` +
+      `latency ${d.givenLatencyNs} -> ${d.fittedLatencyNs} ns${d.fitted.length < 2 ? ` (${['latency', 'bandwidth'].filter((w) => !d.fitted.includes(w as 'latency')).join(' and ')} kept)` : ''}`),
+    'error of the modelled collective times per type:',
+    formatTable(k.columns, k.rows, wide).trimEnd(),
+    ...legend(r).map((l) => wrapText(l, 98, '')),
+    ...r.notes.map((n) => wrapText(`note: ${n}`, 98, '')),
+  ]);
+}
