@@ -5,7 +5,7 @@
  * utilization; without them, that model itself; never above the power cap. An estimate, and said to be one.
  */
 import { maxSmClock, type Calibration } from './calibration.js';
-import { modelPower } from './predict.js';
+import { modelPower } from './model-power.js';
 
 export interface AssumedPower {
   powerW: number;

@@ -29,11 +29,41 @@ export interface PowerCap {
 /** Datasheet-level numbers (not fitted). Peak rates at the maximum SM clock. */
 export interface DatasheetFacts {
   tdpW: number;
+  /** The device's idle draw at its maximum SM clock, W: the idle figure of src/model/datasheets.ts (see `idle`). */
   idlePowerW: number;
   activePowerW: number;
   maxSmClockMHz: number;
+  /** Lowest SM clock of the device's clock table, MHz (absent where no table was at hand: the lowest calibrated clock bounds). */
+  minSmClockMHz?: number;
   memoryBandwidthBytesPerS: number;
   peakFlopsPerS: { fp16Tensor?: number; fp32: number; fp64: number };
+  source: string;
+}
+
+export const IDLE_BASES = ['measured', 'published'] as const;
+
+/** Idle power measured at one SM clock (and memory clock, when the source has one). */
+export interface IdlePoint {
+  smClockMHz: number;
+  memClockMHz: number | null;
+  powerW: number;
+  /** Samples behind the figure (a power log's samples, a profile's idle rows). */
+  samples: number;
+}
+
+/**
+ * What the GPU draws while it computes nothing, held at a clock (a job's GPU between kernels): from an idle
+ * measurement or a published figure, never from the active power fit at zero utilization. Other clocks follow
+ * static ∝ V (the calibration's V–f model) between and beyond the points: model/idle-power.ts.
+ */
+export interface IdleFacts {
+  /** Idle power at `smClockMHz`, W. */
+  powerW: number;
+  smClockMHz: number;
+  /** Every clock the figure was measured at (one entry for a single figure). */
+  perClock: IdlePoint[];
+  basis: (typeof IDLE_BASES)[number];
+  /** One sentence: where the figure comes from and what was assumed. */
   source: string;
 }
 
@@ -58,6 +88,8 @@ export interface Calibration {
   vf: VfModel | null;
   powerCap: PowerCap;
   datasheet: DatasheetFacts | null;
+  /** Idle power (absent in files written before it existed: the datasheet's idle figure stands in, said so). */
+  idle?: IdleFacts;
   sanity: SanityFinding[];
   /**
    * Band model from leave-one-benchmark-out residuals (model/uncertainty.ts). Absent in files written before it
@@ -159,9 +191,11 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   if (root.datasheet !== null) {
     const ds = obj(file, root.datasheet, 'datasheet');
     for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS']) num(file, ds, k, 'datasheet', { min: 0 });
+    if (ds.minSmClockMHz !== undefined) num(file, ds, 'minSmClockMHz', 'datasheet', { min: 1 });
     const pf = obj(file, ds.peakFlopsPerS, 'datasheet.peakFlopsPerS');
     num(file, pf, 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
   }
+  if (root.idle !== undefined) validateIdle(file, obj(file, root.idle, 'idle'));
   if (!Array.isArray(root.sanity)) fail(file, 'sanity', 'expected an array');
   if (root.uncertainty !== undefined && root.uncertainty !== null) validateUncertainty(file, obj(file, root.uncertainty, 'uncertainty'));
   const prov = obj(file, root.provenance, 'provenance');
@@ -173,6 +207,22 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   });
   if (typeof prov.createdAt !== 'string') fail(file, 'provenance.createdAt', 'expected an ISO date string');
   return doc as Calibration;
+}
+
+function validateIdle(file: string, idle: Record<string, Json>): void {
+  num(file, idle, 'powerW', 'idle', { min: 0 });
+  num(file, idle, 'smClockMHz', 'idle', { min: 1 });
+  if (!(IDLE_BASES as readonly unknown[]).includes(idle.basis)) fail(file, 'idle.basis', `expected one of ${IDLE_BASES.join(', ')}, got ${shown(idle.basis)}`);
+  if (typeof idle.source !== 'string' || !idle.source.trim()) fail(file, 'idle.source', 'expected a sentence saying where the idle figure comes from');
+  if (!Array.isArray(idle.perClock) || idle.perClock.length === 0) fail(file, 'idle.perClock', 'expected a non-empty array');
+  idle.perClock.forEach((p, i) => {
+    const path = `idle.perClock[${i}]`;
+    const o = obj(file, p, path);
+    num(file, o, 'smClockMHz', path, { min: 1 });
+    num(file, o, 'memClockMHz', path, { nullable: true, min: 1 });
+    num(file, o, 'powerW', path, { min: 0 });
+    num(file, o, 'samples', path, { min: 1 });
+  });
 }
 
 function validateUncertainty(file: string, u: Record<string, Json>): void {
@@ -243,15 +293,43 @@ export function maxSmClock(cal: Calibration): { mhz: number; source: 'datasheet'
   return { mhz: calibrated, source: 'calibrated' };
 }
 
+/** The SM clocks a prediction may target: the device's clock table where known, else the calibrated range. */
+export interface ClockRange {
+  minMHz: number;
+  maxMHz: number;
+  /** Where each end comes from, in words. */
+  minSource: string;
+  maxSource: string;
+}
+
+export function clockRange(cal: Calibration): ClockRange {
+  const max = maxSmClock(cal);
+  const calibratedMin = Math.min(...cal.clocks.smClocksMHz, ...cal.power.perClock.map((m) => m.smClockMHz));
+  const tableMin = cal.datasheet?.minSmClockMHz;
+  const fromTable = tableMin !== undefined && tableMin > 0 && tableMin < calibratedMin;
+  return {
+    minMHz: fromTable ? tableMin : calibratedMin,
+    maxMHz: max.mhz,
+    minSource: fromTable ? 'the lowest clock of its clock table, datasheet minSmClockMHz' : 'the lowest calibrated clock',
+    maxSource: max.source === 'datasheet' ? 'datasheet maxSmClockMHz' : 'the highest calibrated clock; the calibration has no datasheet',
+  };
+}
+
+/** "405–1380 MHz (lowest: …; highest: …)": the range as messages show it. */
+export function describeClockRange(r: ClockRange): string {
+  return `${r.minMHz}–${r.maxMHz} MHz (lowest: ${r.minSource}; highest: ${r.maxSource})`;
+}
+
 /**
- * Throws InputError when `targetClockMHz` is not a positive clock the device can run (above {@link maxSmClock}):
- * the models do not extrapolate to clocks the GPU cannot reach.
+ * Throws InputError when `targetClockMHz` is not a clock of the device's range ({@link clockRange}): the models
+ * do not extrapolate to clocks the GPU cannot run, nor below what was calibrated where no clock table says more.
+ * The one check of every path that predicts at a clock (predict, annotate, sweep gpu, generate, roofline).
  */
 export function checkTargetClock(cal: Calibration, targetClockMHz: number): void {
   if (!(targetClockMHz > 0) || !Number.isFinite(targetClockMHz)) throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
-  const max = maxSmClock(cal);
-  if (targetClockMHz > max.mhz + 0.5)
+  const r = clockRange(cal);
+  if (targetClockMHz > r.maxMHz + 0.5 || targetClockMHz < r.minMHz - 0.5)
     throw new InputError(
-      `target clock ${targetClockMHz} MHz is above the highest SM clock of ${cal.device.name} (${max.mhz} MHz, ${max.source === 'datasheet' ? 'datasheet maxSmClockMHz' : 'highest calibrated clock; the calibration has no datasheet'}); the models do not extrapolate to clocks the GPU cannot run`,
+      `target clock ${targetClockMHz} MHz is outside the SM clock range of ${cal.device.name}, ${describeClockRange(r)}; the models do not extrapolate to clocks the GPU cannot run or that were not calibrated`,
     );
 }

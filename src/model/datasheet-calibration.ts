@@ -1,23 +1,32 @@
 /**
  * Datasheet-default calibrations for devices with no profiles at hand (H100, A100): NOT fitted. One power model at
- * the maximum SM clock: P0 = idle power, and the active-minus-idle power split over components by assumption
+ * the maximum SM clock: P0 = idle power (measured or published, see the idle block), and the active-minus-idle power split over components by assumption
  * (SM activity 35%, tensor pipe 45%, DRAM 20%, so a kernel saturating all three draws the active power; FP32 and
  * FP64 pipes 20% and 30% as alternatives to the tensor pipe). Lower clocks follow a generic V–f model (knee at 60%
  * of the maximum clock, +0.5 V/V per GHz above it, idle power split 50/50 constant/static).
  */
-import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration } from './calibration.js';
+import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type IdleFacts } from './calibration.js';
 import { DATASHEETS } from './datasheets.js';
 import { InputError } from '../errors.js';
 import { voltageAt } from './vf-model.js';
 
-export function datasheetCalibration(deviceName: string): Calibration {
+/**
+ * The datasheet-default calibration of a device. Its idle block is `idle` (an idle measurement) or the device's
+ * published figure; P0 at the maximum clock is that idle power there (static ∝ V from the figure's clock).
+ */
+export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Calibration {
   const d = DATASHEETS.find((x) => x.match.test(deviceName));
   if (!d) throw new InputError(`no datasheet facts for "${deviceName}" (known: ${DATASHEETS.map((x) => x.name).join(', ')})`);
-  const f = d.facts;
-  const span = f.activePowerW - f.idlePowerW;
-  const kneeMHz = Math.round(0.6 * f.maxSmClockMHz);
+  const kneeMHz = Math.round(0.6 * d.facts.maxSmClockMHz);
   const slopePerGHz = 0.5;
-  const vMax = voltageAt({ kneeMHz, slopePerGHz }, f.maxSmClockMHz);
+  const vAt = (mhz: number) => voltageAt({ kneeMHz, slopePerGHz }, mhz);
+  const vMax = vAt(d.facts.maxSmClockMHz);
+  const idleBlock: IdleFacts = idle ?? {
+    powerW: d.idle.powerW, smClockMHz: d.idle.smClockMHz, basis: 'published', source: d.idle.source,
+    perClock: [{ smClockMHz: d.idle.smClockMHz, memClockMHz: null, powerW: d.idle.powerW, samples: 1 }],
+  };
+  const f = { ...d.facts, idlePowerW: Number(((idleBlock.powerW * vMax) / vAt(idleBlock.smClockMHz)).toPrecision(6)) };
+  const span = f.activePowerW - f.idlePowerW;
   const dynAtMax = vMax * vMax * (f.maxSmClockMHz / 1000);
   return {
     schema: CALIBRATION_SCHEMA,
@@ -44,6 +53,7 @@ export function datasheetCalibration(deviceName: string): Calibration {
     vf: { kneeMHz, slopePerGHz, constW: 0.5 * f.idlePowerW, staticW: 0.5 * f.idlePowerW / vMax, dynamicWPerGHz: 0, fit: { rmseW: 0, n: 0 } },
     powerCap: { detected: false, powerW: f.tdpW, source: 'datasheet', evidence: `board power limit ${f.tdpW} W (datasheet TDP); dynamic shape at the maximum clock V²f = ${dynAtMax.toFixed(3)}` },
     datasheet: { ...f },
+    idle: idleBlock,
     sanity: [],
     provenance: { inputs: [], command: `datasheet defaults for ${d.name}`, createdAt: new Date().toISOString(), tool: 'tracewatt' },
   };

@@ -22,7 +22,10 @@ export interface PredictionBand {
 }
 
 export interface BandedPrediction extends KernelPrediction {
-  /** Null when the calibration has no band model (a datasheet file, or one written before bands existed). */
+  /**
+   * Null when the calibration has no band model (a datasheet file, or one written before bands existed), or when
+   * the prediction stood on a duration alone (its power is assumed, not measured: no band can be known).
+   */
   band: PredictionBand | null;
 }
 
@@ -91,6 +94,9 @@ export function predictKernelBand(
 ): BandedPrediction {
   const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
   const pred = predictKernel(cal, refs, targetClockMHz, options);
+  // A kernel known by its duration alone has an assumed power: the band model (learned on measured kernels) says
+  // nothing about it, not even at its profiled clock.
+  if (pred.basis !== 'profile') return { ...pred, band: null };
   // The counter space holds each calibration kernel at its highest clock: compare at the highest profiled clock.
   const top = refs.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
   return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization, refs) };

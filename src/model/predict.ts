@@ -10,11 +10,13 @@
 import type { KernelSample } from '../formats/profiles/kernel-sample.js';
 import { InputError } from '../errors.js';
 import { checkTargetClock, type Calibration } from './calibration.js';
-import { evaluatePower } from './power-model.js';
 import { memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
 import { fitMultiClock, multiClockDurationNs } from './multi-clock-time.js';
-import { coefficientsAt } from './vf-model.js';
 import { samplePowerW } from './kernels.js';
+import { dramPowerW, modelPower } from './model-power.js';
+import { assumedKernelPowerW } from './active-power.js';
+
+export { modelPower } from './model-power.js';
 
 export type PowerScaling = 'ratio' | 'offset';
 
@@ -25,6 +27,13 @@ export interface KernelProfile {
   utilization: Record<string, number>;
 }
 
+/**
+ * What a prediction stood on: `profile` (measured power and/or counters at the profiled clock(s)), `duration` (a
+ * profile or node with a duration only: the calibration's assumed active power, see active-power.ts) or `roofline`
+ * (FLOPs and bytes alone).
+ */
+export type PredictionBasis = 'profile' | 'duration' | 'roofline';
+
 export interface KernelPrediction {
   smClockMHz: number;
   /** Clock the kernel effectively runs at (lower than requested when the power cap binds). */
@@ -32,8 +41,15 @@ export interface KernelPrediction {
   durationNs: number;
   powerW: number;
   energyJ: number;
+  /**
+   * The DRAM part of energyJ, J: the calibration's dram_active component β·u over the duration (scaled as the
+   * power is), or for roofline work given a memory pJ/bit, bytes × pJ/bit (at most energyJ); null when nothing
+   * tells it (no DRAM component or utilization, a duration-only kernel).
+   */
+  energyMemoryJ: number | null;
   utilization: Record<string, number>;
   capped: boolean;
+  basis: PredictionBasis;
   estimate: true;
 }
 
@@ -55,31 +71,23 @@ export function toProfile(s: KernelSample | KernelProfile): KernelProfile {
   return s;
 }
 
-/** Per-clock models at one memory clock: the most common one when memory clocks were swept too. */
-function modelsAtMainMemClock(cal: Calibration) {
-  if (cal.clocks.memClocksMHz.length <= 1) return cal.power.perClock;
-  const counts = new Map<number | null, number>();
-  for (const m of cal.power.perClock) counts.set(m.memClockMHz, (counts.get(m.memClockMHz) ?? 0) + 1);
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  return cal.power.perClock.filter((m) => m.memClockMHz === main);
+/** A profile with a duration only: no power and no utilization (a Kineto trace without counters or power log). */
+export function isDurationOnly(p: KernelProfile): boolean {
+  return p.powerW === null && !Object.values(p.utilization).some((v) => typeof v === 'number' && Number.isFinite(v));
 }
 
-/** The calibrated power model at SM clock f (main memory clock), W, for utilizations u. */
-export function modelPower(cal: Calibration, f: number, u: Record<string, number>): number {
-  return evaluatePower(coefficientsAt(modelsAtMainMemClock(cal), cal.vf, f), u);
+function durationAt(cal: Calibration, refs: KernelProfile[], f: number): number {
+  const nearest = refs.reduce((a, b) => (Math.abs(b.smClockMHz - f) < Math.abs(a.smClockMHz - f) ? b : a));
+  if (new Set(refs.map((r) => r.smClockMHz)).size >= 2) return multiClockDurationNs(fitMultiClock(refs, cal.time.roofExponent?.exponent ?? 1), f);
+  return predictDurationFromOne(cal.time, { durationNs: nearest.durationNs, smClockMHz: nearest.smClockMHz, dramActive: nearest.utilization.dram_active ?? 0 }, f);
 }
 
 function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: PowerScaling) {
   const nearest = refs.reduce((a, b) => (Math.abs(b.smClockMHz - f) < Math.abs(a.smClockMHz - f) ? b : a));
-  let durationNs: number;
-  const distinct = new Set(refs.map((r) => r.smClockMHz));
-  if (distinct.size >= 2) {
-    durationNs = multiClockDurationNs(fitMultiClock(refs, cal.time.roofExponent?.exponent ?? 1), f);
-  } else {
-    durationNs = predictDurationFromOne(cal.time, { durationNs: nearest.durationNs, smClockMHz: nearest.smClockMHz, dramActive: nearest.utilization.dram_active ?? 0 }, f);
-  }
+  const durationNs = durationAt(cal, refs, f);
   const utilization = scaleUtilization(nearest.utilization, nearest, { durationNs, smClockMHz: f });
   let powerW = modelPower(cal, f, utilization);
+  let memoryW = dramPowerW(cal, f, utilization);
   // Per-reference correction (ratio or offset), interpolated in f between profiled clocks.
   const corr = refs
     .filter((r) => r.powerW !== null)
@@ -99,8 +107,22 @@ function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: P
       k = a.k + ((f - a.f) / (b.f - a.f)) * (b.k - a.k);
     }
     powerW = scaling === 'ratio' ? powerW * k : powerW + k;
+    // The DRAM part keeps its share under ratio scaling; an offset shifts the whole, not the part.
+    if (memoryW !== null && scaling === 'ratio') memoryW *= k;
   }
-  return { durationNs, powerW: Math.max(0, powerW), utilization };
+  powerW = Math.max(0, powerW);
+  return { durationNs, powerW, memoryW: memoryW === null ? null : Math.min(powerW, Math.max(0, memoryW)), utilization };
+}
+
+/**
+ * A kernel known by its duration alone: the time model scales the duration (as for any profile, taken as
+ * compute-bound), the power is the calibration's assumed active power at the clock (active-power.ts). The same
+ * function serves predict, annotate, sweep gpu and plan, so one kernel gets one power.
+ */
+function fromDuration(cal: Calibration, refs: KernelProfile[], f: number): KernelPrediction {
+  const durationNs = durationAt(cal, refs, f);
+  const powerW = assumedKernelPowerW(cal, f).powerW;
+  return { smClockMHz: f, effectiveClockMHz: f, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, energyMemoryJ: null, utilization: {}, capped: false, basis: 'duration', estimate: true };
 }
 
 /**
@@ -116,6 +138,7 @@ export function predictKernel(
   checkTargetClock(cal, targetClockMHz);
   const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
   if (refs.length === 0) throw new InputError('predictKernel needs at least one profile');
+  if (refs.every(isDurationOnly)) return fromDuration(cal, refs, targetClockMHz);
   const scaling = options.scaling ?? 'ratio';
   let r = uncapped(cal, refs, targetClockMHz, scaling);
   let fEff = targetClockMHz;
@@ -131,7 +154,8 @@ export function predictKernel(
       else lo = mid;
     }
     fEff = lo;
-    r = { ...uncapped(cal, refs, fEff, scaling), powerW: cap };
+    const atEff = uncapped(cal, refs, fEff, scaling);
+    r = { ...atEff, powerW: cap, memoryW: atEff.memoryW === null ? null : atEff.powerW > 0 ? Math.min(cap, (atEff.memoryW * cap) / atEff.powerW) : 0 };
   }
   return {
     smClockMHz: targetClockMHz,
@@ -139,8 +163,10 @@ export function predictKernel(
     durationNs: r.durationNs,
     powerW: r.powerW,
     energyJ: (r.powerW * r.durationNs) / 1e9,
+    energyMemoryJ: r.memoryW === null ? null : (r.memoryW * r.durationNs) / 1e9,
     utilization: r.utilization,
     capped: fEff !== targetClockMHz,
+    basis: 'profile',
     estimate: true,
   };
 }
@@ -149,6 +175,8 @@ export interface RooflineWork {
   flops: number;
   bytes: number;
   precision?: 'fp16Tensor' | 'fp32' | 'fp64';
+  /** DRAM energy per bit: the DRAM part of the energy is then bytes × this (at most the energy), not the model's β·u. */
+  memoryPjPerBit?: number;
 }
 
 /**
@@ -177,7 +205,14 @@ export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clock
     [pipe]: durationNs > 0 ? computeNs / durationNs : 0,
     dram_active: durationNs > 0 ? (memoryNs / durationNs) * cf : 0,
   };
-  let powerW = modelPower(cal, clockMHz, utilization);
-  if (cal.powerCap.powerW !== null) powerW = Math.min(powerW, cal.powerCap.powerW);
-  return { smClockMHz: clockMHz, effectiveClockMHz: clockMHz, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, utilization, capped: false, estimate: true };
+  const modelled = modelPower(cal, clockMHz, utilization);
+  const powerW = cal.powerCap.powerW !== null ? Math.min(modelled, cal.powerCap.powerW) : modelled;
+  const energyJ = (powerW * durationNs) / 1e9;
+  let energyMemoryJ: number | null;
+  if (work.memoryPjPerBit !== undefined) energyMemoryJ = Math.min(energyJ, work.bytes * 8 * work.memoryPjPerBit * 1e-12);
+  else {
+    const dram = dramPowerW(cal, clockMHz, utilization);
+    energyMemoryJ = dram === null ? null : Math.min(energyJ, ((modelled > 0 ? (dram * powerW) / modelled : 0) * durationNs) / 1e9);
+  }
+  return { smClockMHz: clockMHz, effectiveClockMHz: clockMHz, durationNs, powerW, energyJ, energyMemoryJ, utilization, capped: false, basis: 'roofline', estimate: true };
 }

@@ -76,6 +76,6 @@ describeShared('annotate --bands', () => {
   it('a plan without bands encodes the attributes it encoded before (no band, same order)', () => {
     const plan = buildPlan(cal, [profile], { frequenciesMHz: [870], referenceClockMHz: 1710 });
     const names0 = plan.entries[0]!.perFreq[0]!.attrs.map((a) => a.name);
-    expect(names0).toEqual(['energy_j', 'power_w', ...cal.components.map((c) => `util_${c}`), 'frequency_mhz', ...(names0.includes('frequency_effective_mhz') ? ['frequency_effective_mhz'] : []), 'frequency_ref_mhz', 'estimated_from']);
+    expect(names0).toEqual(['energy_j', 'energy_memory_j', 'power_w', ...cal.components.map((c) => `util_${c}`), 'frequency_mhz', ...(names0.includes('frequency_effective_mhz') ? ['frequency_effective_mhz'] : []), 'frequency_ref_mhz', 'estimated_from']);
   });
 });

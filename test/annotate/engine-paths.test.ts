@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import { annotateRankFile, annotateTrace, buildPlan, stripAnnotation, type AnnotateOptions, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import { annotateRankFile, annotateTrace, buildPlan, loadPowerBase, memoryPjPerBitOf, stripAnnotation, type AnnotateOptions, type AnnotateResult } from '../../src/engines/annotate/index.js';
 import { ThreadCache } from '../../src/engines/annotate/thread-cache.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import { ByteSink, emptyNode, encodeMetadataFrame, encodeTrace, makeAttr, NodeType, readTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
@@ -99,7 +99,9 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
 
   it('keeps every output buffer at its pooled size: flushes come within a chunk, not after it', async () => {
     const cache = new ThreadCache();
-    const plan = buildPlan(cal, [profile], { frequenciesMHz: FREQS });
+    // The plan annotateTrace made: roofline nodes take their DRAM part from the power preset's memory pJ/bit.
+    const memoryPjPerBit = memoryPjPerBitOf(await loadPowerBase({}, cal.device.name), {});
+    const plan = buildPlan(cal, [profile], { frequenciesMHz: FREQS, memoryPjPerBit });
     const outFiles = FREQS.map((f) => path.join(dir, 'pool', `big.${f}.0.et`));
     await annotateRankFile({ rank: 0, file: `${prefix}.0.et`, outFiles }, plan, undefined, cache);
     // One buffer per output, the input window's and the reader's two, all handed back at their size (a grown one

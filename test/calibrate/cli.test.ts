@@ -140,7 +140,7 @@ describe('tracewatt predict', () => {
     const r = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '1500', '--csv');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
-    expect(lines[0]).toBe('kernel,smClockMHz,effectiveSmClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode');
+    expect(lines[0]).toBe('kernel,smClockMHz,effectiveSmClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode,basis');
     expect(lines).toHaveLength(1 + 2 * CLOCKS.length);
   });
 

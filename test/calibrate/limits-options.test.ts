@@ -50,7 +50,7 @@ describe('clock range and datasheet power cap (shipped calibrations)', () => {
     const top = Math.max(...cal.clocks.smClocksMHz);
     const profile = { smClockMHz: top, durationNs: 1e6, powerW: 0.97 * cal.datasheet!.tdpW, utilization: { sm_active: 0.95, fp32_active: 0.7, dram_active: 0.5 } };
     for (const f of [2500, 99999]) expect(() => predictKernel(cal, profile, f)).toThrow(InputError);
-    expect(() => predictKernel(cal, profile, 2500)).toThrow(/2500 MHz is above the highest SM clock of Quadro RTX 8000 \(1770 MHz, datasheet maxSmClockMHz\)/);
+    expect(() => predictKernel(cal, profile, 2500)).toThrow(/2500 MHz is outside the SM clock range of Quadro RTX 8000, 705–1770 MHz \(lowest: the lowest calibrated clock; highest: datasheet maxSmClockMHz\)/);
     const p = predictKernel(cal, profile, cal.datasheet!.maxSmClockMHz);
     expect(cal.powerCap.source).toBe('datasheet');
     expect(cal.powerCap.powerW).toBe(cal.datasheet!.tdpW);
@@ -104,7 +104,7 @@ describe('fitCalibration: cap fallback, provenance, clock limit without a datash
     expect((await cli('calibrate', file, '--out', calFile)).code).toBe(0);
     const r = await cli('predict', '--calibration', calFile, '--profile', file, '--reference-frequency', '1500', '--frequencies', '1200,99999');
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/target clock 99999 MHz is above the highest SM clock of .* \(1500 MHz, highest calibrated clock/);
+    expect(r.err).toMatch(/target clock 99999 MHz is outside the SM clock range of .*, \d+–1500 MHz \(lowest: the lowest calibrated clock; highest: the highest calibrated clock/);
     expect(r.err).not.toMatch(/note:/);
   });
 });

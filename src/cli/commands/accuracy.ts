@@ -3,7 +3,8 @@ import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha
 import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText, tableLayout, tableOptions } from '../io.js';
+import { choice, rowsText, tableLayout, tableOptions } from '../io.js';
+import { deviceMismatchWarning } from '../../model/device-match.js';
 import { parseClockList } from './predict.js';
 import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
 
@@ -62,6 +63,7 @@ export const accuracyCommand: CommandSpec = {
     { name: 'reference-frequency', value: 'MHz', description: 'clock(s) used as input, comma-separated; all other clocks are ground truth' },
     { name: 'fit-frequencies', value: 'list', description: 'counter-free sweeps: clocks the per-stage t(f), P(f) are fitted on' },
     { name: 'scaling', value: 'ratio|offset', description: 'reference-clock power correction', default: 'ratio' },
+    { name: 'device-mismatch', value: 'ok', description: 'say nothing when the profile names a device other than the calibration\'s (default: a warning naming both)' },
     { name: 'calibration-only', description: 'leave-one-frequency-out and leave-one-kernel-out errors of a calibration fitted on --profile' },
     ...tableOptions('one row per SM clock'),
   ],
@@ -88,6 +90,8 @@ export const accuracyCommand: CommandSpec = {
       if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${excerpt(scaling)}"`);
       const table = (await readProfiles(files, opts, io))[0]!.table;
       requirePower(files[0]!, table);
+      const mismatch = choice(opts, 'deviceMismatch', ['ok'] as const) === 'ok' ? null : deviceMismatchWarning(cal.device.name, { what: `the profile ${files[0]}`, device: table.device });
+      if (mismatch) io.err(`WARNING: ${mismatch}\n`);
       r = namingProfile(files[0]!, () => accuracy(cal, table, { referenceClocksMHz: refs, fitClocksMHz: fit, scaling, label: `${cal.device.name}: ${files[0]}` }));
     }
     if (opts.json) io.out(toJson(r) + '\n');

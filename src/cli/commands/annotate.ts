@@ -50,8 +50,10 @@ function summary(r: AnnotateResult, layout: TableOptions): string {
   }
   lines.push('', 'written (energies are estimates):');
   for (const o of r.outputs) {
-    lines.push(`  ${o.frequencyMHz} MHz: ${o.prefix}.<rank>.et, ${o.powerFile} (active ${o.activePowerW} W, idle ${o.idlePowerW} W)`);
+    lines.push(`  ${o.frequencyMHz} MHz: ${o.prefix}.<rank>.et, ${o.powerFile} (active ${o.activePowerW} W, idle ${o.idlePowerW} W, communication ${o.commPowerW} W; DRAM part ${fixed(4)(o.memoryEnergyJ)} of ${fixed(4)(o.computeEnergyJ)} J)`);
   }
+  const annotated = t.gpuCompNodes - t.untouched;
+  if (t.memorySplitUnknown) lines.push(`energy_memory_j (the DRAM part of energy_j): unknown for ${t.memorySplitUnknown} of ${annotated} annotated node(s), written 0 (duration estimates, or no DRAM counter / component)`);
   return lines.join('\n') + '\n';
 }
 
@@ -74,7 +76,9 @@ export const annotateCommand: CommandSpec = {
     { name: 'power-preset', value: 'name|file', description: `memory/network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json; default: by device` },
     { name: 'memory-pj-per-bit', value: 'pJ', description: 'memory energy per bit (overrides the preset)' },
     { name: 'network-pj-per-bit', value: 'list', description: 'network energy per bit per dimension, comma-separated (overrides the preset)' },
-    { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's modelled power at the clock with zero utilization)" },
+    { name: 'idle-power', value: 'W', description: "GPU idle power (default: the calibration's idle figure at the clock, a measurement or published figure)" },
+    { name: 'comm-power', value: 'W', description: 'GPU power while only communication runs (default: idle + 0.3 × (active − idle), a stated assumption)' },
+    { name: 'device-mismatch', value: 'ok', description: 'say nothing when a profile names a device other than the calibration\'s (default: a warning naming both)' },
     { name: 'workers', value: 'n', description: 'threads annotating ranks in parallel, this one included; 1 = in-process (default: one per CPU)' },
     ...tableOptions('one row per rank and a total row'),
   ],
@@ -109,7 +113,9 @@ export const annotateCommand: CommandSpec = {
           memoryPjPerBit: num(opts, 'memoryPjPerBit', { min: 0, unit: 'pJ/bit' }),
           networkPjPerBit: numberList(opts, 'networkPjPerBit', 'pJ/bit'),
           idlePowerW: num(opts, 'idlePower', { min: 0, unit: 'W' }),
+          commPowerW: num(opts, 'commPower', { min: 0, unit: 'W' }),
         },
+        deviceMismatch: choice(opts, 'deviceMismatch', ['ok'] as const),
         workers,
         onProgress: bar
           ? (p) => {

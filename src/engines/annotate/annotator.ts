@@ -23,7 +23,8 @@ import type { RawOut } from './out.js';
 import { FLUSH_BYTES, RUN_BYTES, type ThreadCache } from './thread-cache.js';
 import { MATCH_LEVELS, type NameEntry, type NameTable } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
-import { tailOf, tails, type Tails } from './tails.js';
+import { MEMORY_UNKNOWN, tailOf, tails, type Tails } from './tails.js';
+import { ABOVE_CAP, BELOW_BEST_J_PER_FLOP, BELOW_IDLE, describeFlag, energyPerFlopFlag, PHYSICS_CODES } from '../../model/physics-checks.js';
 import { ANNOTATION_ATTRS, durationPrepared, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
 import type { NameCount, RankAnnotation } from './types.js';
 
@@ -72,12 +73,14 @@ export class RankAnnotator {
   private readonly byDuration = new PairMemo<Tails[]>(DURATION_CACHE);
   readonly sink = new ByteSink(1 << 12);
   readonly energyJ: Float64Array;
+  readonly energyMemoryJ: Float64Array;
   readonly durationNs: Float64Array;
   /** Matches per level of MATCH_LEVELS (a typed array: its map never changes under optimized code). */
   readonly matched = new Float64Array(MATCH_LEVELS.length);
   readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate' | 'unmatched'> = {
     rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
     matched: { exact: 0, normalized: 0, base: 0, op: 0 }, memcpy: 0, byInvocation: 0, roofline: 0, estimated: 0, untouched: 0, slowPathNodes: 0,
+    memorySplitUnknown: 0, physics: { aboveCap: 0, belowIdle: 0, belowBestEnergyPerFlop: 0 },
   };
 
   constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache, rank = 0) {
@@ -87,6 +90,7 @@ export class RankAnnotator {
     this.table.startRank();
     this.entryTails = cache.entryTailsOf(plan, () => plan.entries.map((e) => e.perFreq.map(tails)));
     this.energyJ = new Float64Array(plan.frequenciesMHz.length);
+    this.energyMemoryJ = new Float64Array(plan.frequenciesMHz.length);
     this.durationNs = new Float64Array(plan.frequenciesMHz.length);
   }
 
@@ -148,10 +152,35 @@ export class RankAnnotator {
     return this.cache.rooflineOf(plan, flops, bytes, () => rooflinePrepared(plan, flops, bytes).map(tails));
   }
 
-  private account(prep: Tails[]): void {
+  /** Adds a node's annotation to the totals; counts (and warns of) a figure outside the physics bounds. */
+  private account(prep: Tails[], flops: number, name: string): void {
+    let flags = 0;
     for (let i = 0; i < prep.length; i++) {
-      this.energyJ[i] += prep[i].energyJ;
-      this.durationNs[i] += prep[i].durationNs;
+      const t = prep[i];
+      this.energyJ[i] += t.energyJ;
+      this.energyMemoryJ[i] += t.energyMemoryJ;
+      this.durationNs[i] += t.durationNs;
+      flags |= t.flags;
+      if (flops > 0) flags |= energyPerFlopFlag(t.energyJ, flops, this.plan.bestEnergyPerFlop);
+    }
+    if (flags === 0) return;
+    if (flags & MEMORY_UNKNOWN) this.res.memorySplitUnknown++;
+    if (flags & (ABOVE_CAP | BELOW_IDLE | BELOW_BEST_J_PER_FLOP)) this.physics(prep, flags, flops, name);
+  }
+
+  /** Counts a node once per bound it breaks (at any clock) and keeps the first few messages. */
+  private physics(prep: Tails[], flags: number, flops: number, name: string): void {
+    const p = this.res.physics;
+    const plan = this.plan;
+    const checks: [number, keyof typeof p, string][] = [
+      [ABOVE_CAP, 'aboveCap', PHYSICS_CODES.aboveCap], [BELOW_IDLE, 'belowIdle', PHYSICS_CODES.belowIdle], [BELOW_BEST_J_PER_FLOP, 'belowBestEnergyPerFlop', PHYSICS_CODES.belowBestEnergyPerFlop],
+    ];
+    for (const [flag, key, code] of checks) {
+      if (!(flags & flag)) continue;
+      p[key]++;
+      const i = prep.findIndex((t) => (flag === BELOW_BEST_J_PER_FLOP ? energyPerFlopFlag(t.energyJ, flops, plan.bestEnergyPerFlop) : t.flags & flag));
+      const t = prep[Math.max(0, i)];
+      this.diag.add(code, { message: describeFlag(flag, name, { powerW: t.prep.powerW, energyJ: t.energyJ, flops }, plan.bounds[Math.max(0, i)], plan.bestEnergyPerFlop) });
     }
   }
 
@@ -241,7 +270,7 @@ export class RankAnnotator {
     const st = probe.nameStart < 0 ? this.table.get(dv, buf, 0, 0) : this.table.get(dv, buf, probe.nameStart, probe.nameEnd);
     const prep = this.choose(st, flops, bytes, ref);
     if (!prep) return this.copyAll(buf, dv, fs, e);
-    this.account(prep);
+    this.account(prep, flops, st.name);
     const edit = this.edit;
     edit.cut = probe.durationTag >= 0 ? probe.durationTag : probe.insertionPoint(7);
     edit.resume = probe.durationTag >= 0 ? probe.durationEnd : edit.cut;
@@ -276,14 +305,15 @@ export class RankAnnotator {
     const nameBytes = Buffer.from(node.name, 'utf8');
     const st = this.table.get(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
     const ownMicros = node.durationMicros > 0n && node.durationMicros < BigInt(MAX_FAST_DURATION) ? Number(node.durationMicros) : 0;
-    const prep = this.choose(st, num('num_ops'), num('tensor_size'), ownMicros);
+    const flops = num('num_ops');
+    const prep = this.choose(st, flops, num('tensor_size'), ownMicros);
     if (!prep) {
       if (!previous) return this.copyAll(buf, dv, fs, e);
       for (const o of this.outs) this.encode(o, node);
       return;
     }
     this.res.slowPathNodes++;
-    this.account(prep);
+    this.account(prep, flops, node.name);
     const attrs = node.attrs;
     const ref = node.durationMicros;
     for (let i = 0; i < this.outs.length; i++) {
@@ -321,7 +351,8 @@ export class RankAnnotator {
       unmatched: r.gpuCompNodes - matched,
       matchRate: r.gpuCompNodes > 0 ? matched / r.gpuCompNodes : null,
       unmatchedNames: topCandidates(this.unmatchedNames()),
-      perFrequency: this.plan.frequenciesMHz.map((f, i) => ({ frequencyMHz: f, file: outFiles[i], computeEnergyJ: this.energyJ[i], annotatedDurationNs: this.durationNs[i] })),
+      physics: { ...r.physics },
+      perFrequency: this.plan.frequenciesMHz.map((f, i) => ({ frequencyMHz: f, file: outFiles[i], computeEnergyJ: this.energyJ[i], memoryEnergyJ: this.energyMemoryJ[i], annotatedDurationNs: this.durationNs[i] })),
     };
   }
 }

@@ -23,7 +23,8 @@ import { OutputSet as OutputFiles } from '../../formats/output.js';
 import { readProfile, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { loadCalibration, type Calibration } from '../calibrate/index.js';
 import { buildPlan, durationEstimateNote, type AnnotatePlan, type RooflinePrecision } from './plan.js';
-import { buildPowerDocument, type PowerOptions } from './power-config.js';
+import { buildPowerDocument, loadPowerBase, memoryPjPerBitOf, type PowerOptions } from './power-config.js';
+import { DEVICE_MISMATCH, deviceMismatchWarning } from '../../model/device-match.js';
 import { annotateRankFile, rankFailure, topNames, type RankOutcome, type RankTask } from './rank.js';
 import { sharePlan } from './shared-plan.js';
 import { ThreadCache } from './thread-cache.js';
@@ -35,7 +36,7 @@ import { annotateWarnings } from './warnings.js';
 export { buildPlan, ANNOTATION_ATTRS, UTIL_PREFIX, annotationAttributes, durationMicrosOf, type AnnotatePlan, type PlanEntry, type Prepared, type RooflinePrecision } from './plan.js';
 export { annotateRankFile, stripAnnotation, type RankTask, type RankOutcome } from './rank.js';
 export { normalizeKernelName, baseKernelName, demangleName } from './names.js';
-export { buildPowerDocument, componentPowersAt, presetForDevice, type PowerOptions } from './power-config.js';
+export { buildPowerDocument, componentPowersAt, presetForDevice, loadPowerBase, memoryPjPerBitOf, COMM_ACTIVE_SHARE, type PowerOptions } from './power-config.js';
 export type * from './types.js';
 
 export interface AnnotateOptions {
@@ -61,6 +62,8 @@ export interface AnnotateOptions {
   scaling?: 'ratio' | 'offset';
   rooflinePrecision?: RooflinePrecision;
   power?: PowerOptions;
+  /** 'ok': say nothing when a profile names a device other than the calibration's (default: a warning naming both). */
+  deviceMismatch?: 'warn' | 'ok';
   /**
    * Threads annotating ranks: the calling thread and workers − 1 worker threads; 0 or 1: in-process. Default: one
    * per CPU, at most one per rank.
@@ -141,6 +144,8 @@ function total(ranks: RankAnnotation[]): AnnotateResult['total'] {
     nodes: sum((r) => r.nodes), compNodes: sum((r) => r.compNodes), cpuOps: sum((r) => r.cpuOps), gpuCompNodes: gpu,
     matched, memcpy: sum((r) => r.memcpy), unmatched: sum((r) => r.unmatched), byInvocation: sum((r) => r.byInvocation),
     roofline: sum((r) => r.roofline), estimated: sum((r) => r.estimated), untouched: sum((r) => r.untouched),
+    memorySplitUnknown: sum((r) => r.memorySplitUnknown),
+    physics: { aboveCap: sum((r) => r.physics.aboveCap), belowIdle: sum((r) => r.physics.belowIdle), belowBestEnergyPerFlop: sum((r) => r.physics.belowBestEnergyPerFlop) },
     matchRate: gpu > 0 ? LEVELS.reduce((s, l) => s + matched[l], 0) / gpu : null,
     unmatchedNames: mergeNames(ranks.map((r) => r.unmatchedNames)),
     slowPathNodes: sum((r) => r.slowPathNodes),
@@ -179,9 +184,19 @@ async function annotateWith(
     profileNotes.push({ profile: typeof p === 'string' ? p : table.samples[0]?.source.file ?? table.format, notes: table.notes });
   }
   const cal = await loading;
+  // Memory energy per bit first: roofline estimates take their DRAM part from it.
+  const powerBase = await loadPowerBase(o.power ?? {}, cal.device.name);
   const plan = buildPlan(cal, profiles, {
     frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, bands: o.bands, diagnostics,
+    memoryPjPerBit: memoryPjPerBitOf(powerBase, o.power ?? {}),
   });
+  // A diagnostic, so that every command running annotate (sweep gpu, case study) prints it.
+  if (o.deviceMismatch !== 'ok') {
+    profiles.forEach((t, i) => {
+      const w = deviceMismatchWarning(cal.device.name, { what: `profile ${profileNotes[i]!.profile}`, device: t.device });
+      if (w) diagnostics.add(DEVICE_MISMATCH, { message: w });
+    });
+  }
   const prefixes = outputPrefixes(o.out, plan.frequenciesMHz, o.perFrequencyOutputs);
   const inputs = new Set(rankFiles.map((r) => path.resolve(r.file)));
   const outFiles = rankFiles.map(({ rank }) => prefixes.map((p) => `${p}.${rank}.et`));
@@ -218,11 +233,12 @@ async function annotateWith(
     for (let i = 0; i < plan.frequenciesMHz.length; i++) {
       const f = plan.frequenciesMHz[i];
       const computeEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].computeEnergyJ, 0);
+      const memoryEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].memoryEnergyJ, 0);
       const annotatedDurationNs = ranks.reduce((s, r) => s + r.perFrequency[i].annotatedDurationNs, 0);
       const powerFile = `${prefixes[i]}.power.json`;
-      const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`);
+      const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`, powerBase);
       await set.put(powerFile, JSON.stringify(p.doc, null, 2) + '\n');
-      outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW });
+      outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, memoryEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW, commPowerW: p.commPowerW });
     }
     return { ranks, outcomes, parallelism, outputs };
   });

@@ -10,11 +10,11 @@ import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-s
 import { InputError } from '../../errors.js';
 import { ByteSink, makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import { encodeAttribute } from '../../formats/chakra/encode.js';
-import type { Calibration } from '../../model/calibration.js';
+import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline, predictKernel, type KernelPrediction, type KernelProfile } from '../../model/predict.js';
 import { predictKernelBand, type PredictionBand } from '../../model/predict-band.js';
 import { assumedKernelPowerW, type AssumedPower } from '../../model/active-power.js';
-import { predictDurationFromOne } from '../../model/time-model.js';
+import { bestEnergyPerFlop, boundsAt, powerFlags, type BestEnergyPerFlop, type ClockBounds } from '../../model/physics-checks.js';
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
@@ -23,6 +23,7 @@ import type { MatchLevel } from './types.js';
 /** Attribute names written on an annotated node (util_<component> besides). Units in the README. */
 export const ANNOTATION_ATTRS = {
   energyJ: 'energy_j',
+  energyMemoryJ: 'energy_memory_j',
   powerW: 'power_w',
   frequencyMHz: 'frequency_mhz',
   frequencyEffectiveMHz: 'frequency_effective_mhz',
@@ -49,7 +50,13 @@ export interface Prepared {
   durationMicros: number;
   durationNs: number;
   energyJ: number;
+  /** energy_memory_j: the DRAM part of energyJ (0 where nothing tells it: see memoryKnown). */
+  energyMemoryJ: number;
+  /** False when the DRAM part is not known (written as 0, counted as memorySplitUnknown). */
+  memoryKnown: boolean;
   powerW: number;
+  /** Physics flags of the modelled power at this clock (model/physics-checks.ts ABOVE_CAP, BELOW_IDLE). */
+  flags: number;
   /** Attributes without duration_micros_ref, for the full-decoder path. */
   attrs: Attribute[];
   /** The same attributes encoded as Node field 10 entries (tag, length, AttributeProto), for the fast path. */
@@ -98,6 +105,12 @@ export interface AnnotatePlan {
   rooflinePrecision: RooflinePrecision;
   /** Why roofline estimates are impossible (no datasheet facts); null when they are possible. */
   rooflineUnavailable: string | null;
+  /** DRAM energy per bit for the memory part of roofline estimates (bytes × pJ/bit); undefined: the model's β·u. */
+  memoryPjPerBit?: number;
+  /** Power cap and idle power per target clock (same order as frequenciesMHz). */
+  bounds: ClockBounds[];
+  /** The device's best energy per FLOP at the roofline precision; null without datasheet facts. */
+  bestEnergyPerFlop: BestEnergyPerFlop | null;
 }
 
 export interface PlanOptions {
@@ -107,6 +120,8 @@ export interface PlanOptions {
   rooflinePrecision?: RooflinePrecision;
   /** Write 10–90 % band attributes (see AnnotatePlan.bands). */
   bands?: boolean;
+  /** DRAM energy per bit (the power configuration's memory pJ/bit) for the memory part of roofline estimates. */
+  memoryPjPerBit?: number;
   diagnostics?: Diagnostics;
 }
 
@@ -118,6 +133,7 @@ export function annotationAttributes(
 ): Attribute[] {
   const a: Attribute[] = [
     makeAttr(ANNOTATION_ATTRS.energyJ, 'double_val', pred.energyJ),
+    makeAttr(ANNOTATION_ATTRS.energyMemoryJ, 'double_val', pred.energyMemoryJ ?? 0),
     makeAttr(ANNOTATION_ATTRS.powerW, 'double_val', pred.powerW),
   ];
   // A node known by its duration alone has no utilization: none is written (0 would read as measured idle).
@@ -152,11 +168,16 @@ export function durationMicrosOf(durationNs: number): number {
   return Math.max(1, Math.round(durationNs / 1000));
 }
 
+/** One node's annotation at the plan's i-th target clock. */
 export function prepare(
-  pred: KernelPrediction, frequencyMHz: number, plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components'>, source: AnnotationSource, band: PredictionBand | null = null,
+  pred: KernelPrediction, i: number, plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components' | 'frequenciesMHz' | 'bounds'>, source: AnnotationSource, band: PredictionBand | null = null,
 ): Prepared {
-  const attrs = annotationAttributes(pred, frequencyMHz, plan.referenceClockMHz, plan.components, source, band);
-  return { durationMicros: durationMicrosOf(pred.durationNs), durationNs: pred.durationNs, energyJ: pred.energyJ, powerW: pred.powerW, attrs, block: encodeAttrBlock(attrs) };
+  const attrs = annotationAttributes(pred, plan.frequenciesMHz[i]!, plan.referenceClockMHz, plan.components, source, band);
+  return {
+    durationMicros: durationMicrosOf(pred.durationNs), durationNs: pred.durationNs, energyJ: pred.energyJ,
+    energyMemoryJ: pred.energyMemoryJ ?? 0, memoryKnown: pred.energyMemoryJ !== null, powerW: pred.powerW,
+    flags: powerFlags(pred.powerW, plan.bounds[i]!), attrs, block: encodeAttrBlock(attrs),
+  };
 }
 
 interface Group {
@@ -227,7 +248,8 @@ export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
   const freqs = options.frequenciesMHz;
   if (freqs.length === 0) throw new InputError('give at least one target SM frequency');
-  for (const f of freqs) if (!(Number.isFinite(f) && f > 0)) throw new InputError(`target SM frequency must be a positive number of MHz, got ${f}`);
+  // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
+  for (const f of freqs) checkTargetClock(cal, f);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
   const notes: string[] = [];
   const fromProfile = options.referenceClockMHz === undefined ? assumedProfileClock(profiles) : null;
@@ -253,6 +275,9 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     calibration: cal,
     rooflinePrecision: options.rooflinePrecision ?? 'fp16Tensor',
     rooflineUnavailable: cal.datasheet ? null : `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth)`,
+    memoryPjPerBit: options.memoryPjPerBit,
+    bounds: freqs.map((f) => boundsAt(cal, f)),
+    bestEnergyPerFlop: bestEnergyPerFlop(cal, options.rooflinePrecision ?? 'fp16Tensor'),
   };
 
   // Kernel groups: one per profile kernel key, in order of first appearance.
@@ -295,10 +320,11 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
 
   if (unclocked) notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz (given: --reference-frequency)`);
 
-  const predicted = (profile: KernelSample[] | KernelProfile[], f: number): Prepared => {
-    if (!plan.bands) return prepare(predictKernel(cal, profile, f, { scaling: options.scaling }), f, plan, 'profile');
+  const predicted = (profile: KernelSample[] | KernelProfile[], i: number): Prepared => {
+    const f = freqs[i]!;
+    if (!plan.bands) return prepare(predictKernel(cal, profile, f, { scaling: options.scaling }), i, plan, 'profile');
     const p = predictKernelBand(cal, profile, f, { scaling: options.scaling });
-    return prepare(p, f, plan, 'profile', p.band);
+    return prepare(p, i, plan, 'profile', p.band);
   };
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
@@ -311,7 +337,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     let perFreq: Prepared[] = [];
     if (!byDuration) {
       try {
-        perFreq = freqs.map((f) => predicted(usable, f));
+        perFreq = freqs.map((_, i) => predicted(usable, i));
       } catch (e) {
         if (!(e instanceof InputError)) throw e;
         diag?.add('profile-kernel-unpredictable', { message: `${g.key}: ${e.message}` });
@@ -354,7 +380,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
       continue;
     }
     const byDuration = agg.every((p) => p.powerW === null && Object.keys(p.utilization).length === 0);
-    const perFreq = byDuration ? [] : freqs.map((f) => predicted(agg, f));
+    const perFreq = byDuration ? [] : freqs.map((_, i) => predicted(agg, i));
     const index = plan.entries.push({ key: `op:${op}`, level: 'op', perFreq, byDuration, memory: false }) - 1;
     for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) addKey(keys, 'op', op, index);
   }
@@ -381,21 +407,17 @@ function addKey(keys: PlanKeys, level: MatchLevel, key: string, index: number): 
 }
 
 /**
- * A node annotated from its own duration (whole µs at the reference clock; scaled by the time model at other
- * clocks, taken as compute-bound) and the plan's assumed power, at every target clock.
+ * A node annotated from its own duration (whole µs at the reference clock) at every target clock: predictKernel
+ * with a duration-only profile, the function predict and every other path call for such a kernel (the time model
+ * scales the duration, taken as compute-bound; the power is the calibration's assumed active power).
  */
 export function durationPrepared(plan: AnnotatePlan, durationMicros: number): Prepared[] {
-  const ns = durationMicros * 1000;
-  return plan.frequenciesMHz.map((f, i) => {
-    const durationNs = f === plan.referenceClockMHz ? ns : predictDurationFromOne(plan.calibration.time, { durationNs: ns, smClockMHz: plan.referenceClockMHz, dramActive: 0 }, f);
-    const powerW = plan.assumedPower[i]!.powerW;
-    const pred: KernelPrediction = { smClockMHz: f, effectiveClockMHz: f, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, utilization: {}, capped: false, estimate: true };
-    return prepare(pred, f, plan, DURATION_SOURCE);
-  });
+  const profile: KernelProfile = { smClockMHz: plan.referenceClockMHz, durationNs: durationMicros * 1000, powerW: null, utilization: {} };
+  return plan.frequenciesMHz.map((f, i) => prepare(predictKernel(plan.calibration, profile, f), i, plan, DURATION_SOURCE));
 }
 
 /** Roofline annotation of a node with `flops` FLOPs and `bytes` bytes, at every target clock of the plan. */
 export function rooflinePrepared(plan: AnnotatePlan, flops: number, bytes: number): Prepared[] {
-  return plan.frequenciesMHz.map((f) =>
-    prepare(estimateFromRoofline(plan.calibration, { flops, bytes, precision: plan.rooflinePrecision }, f), f, plan, 'roofline'));
+  const work = { flops, bytes, precision: plan.rooflinePrecision, memoryPjPerBit: plan.memoryPjPerBit };
+  return plan.frequenciesMHz.map((f, i) => prepare(estimateFromRoofline(plan.calibration, work, f), i, plan, 'roofline'));
 }

@@ -1,16 +1,26 @@
 /**
  * The power configuration written beside an annotated trace (`<out>.power.json`), in the replay's `--power` format
- * (src/formats/astra parsePowerConfig): GPU active and idle power at the target clock from the calibration, memory
- * and network energy per bit from the user or a preset, and each component's power at the clock (`gpu.componentPowersW`).
- * Every figure is an estimate.
+ * (src/formats/astra parsePowerConfig): at the target clock, the GPU's active power (the annotated nodes' mean), its
+ * idle power (the calibration's idle figure at that clock: a measurement or a published figure, never the active
+ * fit's intercept) with its source, its power while only communication runs, memory and network energy per bit
+ * from the user or a preset, and each component's power (`gpu.componentPowersW`). Every figure is an estimate.
  */
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
 import { parsePowerConfig, type PowerConfig } from '../../formats/astra/index.js';
+import { idlePowerAt } from '../../model/idle-power.js';
+import { componentPowersAt } from '../../model/model-power.js';
 import { evaluatePower } from '../../model/power-model.js';
-import { coefficientsAt } from '../../model/vf-model.js';
 import type { Calibration } from '../calibrate/index.js';
-import { POWER_PRESETS, presetPath } from '../replay/index.js';
+import { commPowerW as defaultCommPowerW, COMM_POWER_SHARE, POWER_PRESETS, presetPath } from '../replay/index.js';
+
+export { componentPowersAt } from '../../model/model-power.js';
+
+/**
+ * The share of the active power above idle a GPU draws while only communication runs (NCCL kernels keep SMs busy
+ * polling and moving data, but compute little): the stated default of gpu.commPowerW, defined once in replay/ledger.ts.
+ */
+export const COMM_ACTIVE_SHARE = COMM_POWER_SHARE;
 
 export interface PowerOptions {
   /** Preset (calibration/power/<name>.json) or power.json file for memory and network pJ/bit; default: by device. */
@@ -18,8 +28,10 @@ export interface PowerOptions {
   memoryPjPerBit?: number;
   /** One figure per network dimension, dimension 0 first. */
   networkPjPerBit?: number[];
-  /** Default: the calibration's modelled power at the clock with every utilization at zero. */
+  /** Default: the calibration's idle power at the clock (model/idle-power.ts). */
   idlePowerW?: number;
+  /** Default: idle + COMM_ACTIVE_SHARE × (active − idle). */
+  commPowerW?: number;
 }
 
 /** The shipped preset closest to a device (by name), else the H100 case study. */
@@ -30,23 +42,13 @@ export function presetForDevice(device: string): string {
   return 'h100-cluster';
 }
 
-/** Per-clock models at the most common memory clock (when memory clocks were swept too). */
-function modelsAtMainMemClock(cal: Calibration) {
-  const per = cal.power.perClock;
-  if (cal.clocks.memClocksMHz.length <= 1) return per;
-  const counts = new Map<number | null, number>();
-  for (const m of per) counts.set(m.memClockMHz, (counts.get(m.memClockMHz) ?? 0) + 1);
-  const main = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-  return per.filter((m) => m.memClockMHz === main);
+export interface PowerBase {
+  config: PowerConfig;
+  label: string;
 }
 
-/** Component powers at an SM clock: P0 (all utilizations zero) and W per unit utilization of each component. */
-export function componentPowersAt(cal: Calibration, frequencyMHz: number): { interceptW: number; coefficientsW: Record<string, number> } {
-  const c = coefficientsAt(modelsAtMainMemClock(cal), cal.vf, frequencyMHz);
-  return { interceptW: c.interceptW, coefficientsW: { ...c.coefficientsW } };
-}
-
-async function loadBase(options: PowerOptions, device: string): Promise<{ config: PowerConfig; label: string }> {
+/** The preset (or power.json) the memory and network energies come from. */
+export async function loadPowerBase(options: PowerOptions, device: string): Promise<PowerBase> {
   const name = options.preset ?? presetForDevice(device);
   const file = (POWER_PRESETS as readonly string[]).includes(name) ? presetPath(name) : name;
   let text: string;
@@ -58,10 +60,17 @@ async function loadBase(options: PowerOptions, device: string): Promise<{ config
   return { config: parsePowerConfig(file, text), label: (POWER_PRESETS as readonly string[]).includes(name) ? `preset ${name}` : file };
 }
 
+/** Memory (DRAM) energy per bit: the user's, else the preset's. */
+export function memoryPjPerBitOf(base: PowerBase, options: PowerOptions): number {
+  if (options.memoryPjPerBit !== undefined && !(options.memoryPjPerBit >= 0)) throw new InputError(`memory energy must be ≥ 0 pJ/bit, got ${options.memoryPjPerBit}`);
+  return options.memoryPjPerBit ?? base.config.memory.energyPjPerBit;
+}
+
 export interface PowerDocument {
   doc: Record<string, unknown>;
   activePowerW: number;
   idlePowerW: number;
+  commPowerW: number;
 }
 
 /**
@@ -69,13 +78,17 @@ export interface PowerDocument {
  * annotated nodes: their ratio is the active power for compute nodes the replay finds without energy_j.
  */
 export async function buildPowerDocument(
-  cal: Calibration, frequencyMHz: number, totals: { computeEnergyJ: number; annotatedDurationNs: number }, options: PowerOptions, name: string,
+  cal: Calibration, frequencyMHz: number, totals: { computeEnergyJ: number; annotatedDurationNs: number }, options: PowerOptions, name: string, powerBase?: PowerBase,
 ): Promise<PowerDocument> {
-  const { config: base, label } = await loadBase(options, cal.device.name);
+  const { config: base, label } = powerBase ?? (await loadPowerBase(options, cal.device.name));
   const comp = componentPowersAt(cal, frequencyMHz);
   const cap = cal.powerCap.powerW ?? Infinity;
-  const idlePowerW = options.idlePowerW ?? Math.max(0, Math.min(cap, comp.interceptW));
+  const idle = options.idlePowerW === undefined ? idlePowerAt(cal, frequencyMHz) : null;
+  if (options.idlePowerW === undefined && !idle)
+    throw new InputError(`the calibration of ${cal.device.name} has no idle figure (no idle block, no datasheet): re-run tracewatt calibrate with --idle <power log or idle profile>, or pass --idle-power W`);
+  const idlePowerW = options.idlePowerW ?? idle!.powerW;
   if (!(idlePowerW >= 0)) throw new InputError(`idle power must be ≥ 0 W, got ${idlePowerW}`);
+  const idleSource = idle ? `${idle.how}; ${idle.source}` : 'given by the user (--idle-power)';
   let activePowerW: number;
   let activeNote: string;
   if (totals.annotatedDurationNs > 0) {
@@ -94,10 +107,14 @@ export async function buildPowerDocument(
       return { name: base.network[i]?.name ?? `dim${i}`, energyPjPerBit: e, ...(base.network[i]?.bandwidthGBps !== undefined ? { bandwidthGBps: base.network[i].bandwidthGBps } : {}) };
     })
     : base.network.map((d) => ({ name: d.name, energyPjPerBit: d.energyPjPerBit, ...(d.bandwidthGBps !== undefined ? { bandwidthGBps: d.bandwidthGBps } : {}) }));
-  if (options.memoryPjPerBit !== undefined && !(options.memoryPjPerBit >= 0)) throw new InputError(`memory energy must be ≥ 0 pJ/bit, got ${options.memoryPjPerBit}`);
-  const memoryPj = options.memoryPjPerBit ?? base.memory.energyPjPerBit;
+  const memoryPj = memoryPjPerBitOf({ config: base, label }, options);
   const remotePj = options.memoryPjPerBit ?? base.memory.remoteEnergyPjPerBit;
   const fmt = (w: number) => Number(w.toPrecision(6));
+  if (options.commPowerW !== undefined && !(options.commPowerW >= 0)) throw new InputError(`communication power must be ≥ 0 W, got ${options.commPowerW}`);
+  const commPowerW = options.commPowerW ?? defaultCommPowerW({ activePowerW, idlePowerW });
+  const commNote = options.commPowerW !== undefined
+    ? 'gpu.commPowerW: given by the user'
+    : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but compute little; no measurement of it at hand)`;
   const doc = {
     name,
     description: `Written by tracewatt annotate: ${cal.device.name} (${cal.device.kind} calibration) at SM clock ${frequencyMHz} MHz. Modelled numbers: results are estimates.`,
@@ -107,14 +124,13 @@ export async function buildPowerDocument(
     ],
     assumptions: [
       activeNote,
-      options.idlePowerW !== undefined
-        ? 'gpu.idlePowerW: given by the user'
-        : `gpu.idlePowerW: modelled power at ${frequencyMHz} MHz with every utilization at zero (P0 of the calibration), the draw of a GPU held at that clock while it computes nothing`,
+      `gpu.idlePowerW: the GPU held at ${frequencyMHz} MHz computing nothing (gpu.idleSource says where it comes from)`,
+      commNote,
       `gpu.componentPowersW: W of each component at utilization 1 above P0 (${fmt(comp.interceptW)} W) at ${frequencyMHz} MHz, from the calibration` +
         (Object.keys(comp.coefficientsW).length ? '' : ' (none: counter-free calibration)'),
     ],
     gpu: {
-      activePowerW: fmt(activePowerW), idlePowerW: fmt(idlePowerW), frequencyMHz,
+      activePowerW: fmt(activePowerW), idlePowerW: fmt(idlePowerW), idleSource, commPowerW: fmt(commPowerW), frequencyMHz,
       componentPowersW: Object.fromEntries(Object.entries(comp.coefficientsW).map(([c, w]) => [c, fmt(w)])),
     },
     memory: remotePj === memoryPj ? { energyPjPerBit: memoryPj } : { energyPjPerBit: memoryPj, remoteEnergyPjPerBit: remotePj },
@@ -123,5 +139,5 @@ export async function buildPowerDocument(
   };
   // The replay must read what is written: check it with the replay's own parser.
   parsePowerConfig(`${name}.power.json`, JSON.stringify(doc));
-  return { doc, activePowerW: doc.gpu.activePowerW, idlePowerW: doc.gpu.idlePowerW };
+  return { doc, activePowerW: doc.gpu.activePowerW, idlePowerW: doc.gpu.idlePowerW, commPowerW: doc.gpu.commPowerW };
 }

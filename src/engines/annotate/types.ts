@@ -1,6 +1,13 @@
 /** Result records of `annotateTrace`. Every modelled figure (energy, power, duration) is an estimate. */
 import type { DiagnosticSummary } from '../../diagnostics.js';
 
+/** Nodes outside each physics bound. */
+export interface PhysicsCounts {
+  aboveCap: number;
+  belowIdle: number;
+  belowBestEnergyPerFlop: number;
+}
+
 /** How a GPU compute node got its figures. */
 export type MatchLevel = 'exact' | 'normalized' | 'base' | 'op';
 
@@ -16,6 +23,8 @@ export interface RankFrequencyResult {
   file: string;
   /** Σ energy_j written on this rank's nodes, J (estimate). */
   computeEnergyJ: number;
+  /** Σ energy_memory_j (the DRAM part of those energies), J (estimate). */
+  memoryEnergyJ: number;
   /** Σ predicted duration of the annotated nodes, ns (estimate). */
   annotatedDurationNs: number;
 }
@@ -54,6 +63,17 @@ export interface RankAnnotation {
   unmatchedNames: NameCount[];
   /** Nodes encoded through the full decoder because their wire layout was not the canonical one. */
   slowPathNodes: number;
+  /**
+   * Annotated nodes whose DRAM part nothing tells (a duration estimate, a counter-free calibration, a profile
+   * without DRAM utilization): energy_memory_j written as 0.
+   */
+  memorySplitUnknown: number;
+  /**
+   * Annotated nodes whose modelled figures break a physics bound at some target clock (model/physics-checks.ts;
+   * each also a diagnostic): power above the calibration's cap, below the device's idle power, energy per FLOP
+   * below the device's best.
+   */
+  physics: PhysicsCounts;
   perFrequency: RankFrequencyResult[];
 }
 
@@ -64,9 +84,14 @@ export interface OutputSet {
   /** The power configuration written beside them (replay --power format). */
   powerFile: string;
   computeEnergyJ: number;
+  /** Σ energy_memory_j of the annotated nodes, J (a part of computeEnergyJ). */
+  memoryEnergyJ: number;
   /** gpu.activePowerW written to the power file, W (estimate). */
   activePowerW: number;
+  /** gpu.idlePowerW written: the calibration's idle power at this clock, W. */
   idlePowerW: number;
+  /** gpu.commPowerW written: the power while only communication runs, W. */
+  commPowerW: number;
 }
 
 export interface AnnotateResult {
@@ -82,7 +107,7 @@ export interface AnnotateResult {
   warnings: string[];
   outputs: OutputSet[];
   ranks: RankAnnotation[];
-  total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency' | 'slowPathNodes'> & { slowPathNodes: number };
+  total: Omit<RankAnnotation, 'rank' | 'file' | 'perFrequency'>;
   /** How ranks were run: in threads (how many, the calling thread included) or in-process. */
   parallelism: { mode: 'workers' | 'in-process'; threads: number; reason?: string };
   diagnostics: DiagnosticSummary[];

@@ -17,6 +17,7 @@ import { fitClockPower, type ClockPowerModel, type PowerPoint } from '../../mode
 import { fitMemoryCeiling, fitTimeShare, type TimeFitKernel } from '../../model/time-model.js';
 import { fitRoofExponent } from '../../model/multi-clock-time.js';
 import { fitVf, referenceCurve } from '../../model/vf-model.js';
+import { idleFromProfile, idleRows, measuredIdle, publishedIdle, type IdleMeasurement } from './idle.js';
 
 /** Launch overhead per kernel, ns: a hardware-independent constant (a few µs of launch latency). */
 export const DEFAULT_LAUNCH_OVERHEAD_NS = 3000;
@@ -36,6 +37,8 @@ export interface CalibrateOptions {
   excludeKernels?: Set<string>;
   /** SM clocks to leave out of the per-clock fits (leave-one-frequency-out). */
   excludeClocksMHz?: Set<number>;
+  /** An idle measurement (--idle), with the SHA-256 of its file: the calibration's idle block comes from it. */
+  idle?: IdleMeasurement & { sha256: string };
 }
 
 /** SHA-256 of a file's bytes, streamed (a profile may be far larger than what should sit in memory). */
@@ -196,6 +199,14 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     seenCap.powerW === null && ds
       ? { detected: false, powerW: ds.facts.tdpW, source: 'datasheet', evidence: `${seenCap.evidence}; the datasheet TDP ${ds.facts.tdpW} W of ${ds.name} is taken as the cap` }
       : seenCap;
+  // Idle power: the measurement given, else idle rows of the inputs, else the device's published figure.
+  const ownIdle = inputs.find((i) => idleRows(i.table).length > 0);
+  const idle = options.idle
+    ? measuredIdle(options.idle, memMain)
+    : ownIdle
+      ? measuredIdle(idleFromProfile(ownIdle.file, ownIdle.table), memMain)
+      : ds ? publishedIdle(ds) : undefined;
+  if (!idle) diagnostics.add('NO_IDLE_FIGURE', { message: `${deviceName}: no idle measurement given (--idle), no idle rows in the profiles and no published figure: annotate needs --idle-power` });
   const sanity: SanityFinding[] = diagnostics.summary().map((d) => ({ code: d.code, count: d.count, examples: d.samples.map((s) => (s.file ? `${s.file}: ${s.message}` : s.message)) }));
   const calibration: Calibration = {
     schema: CALIBRATION_SCHEMA,
@@ -212,9 +223,13 @@ export function fitCalibration(inputs: CalibrateInput[], options: CalibrateOptio
     vf,
     powerCap,
     datasheet: ds ? { ...ds.facts } : null,
+    ...(idle ? { idle } : {}),
     sanity,
     provenance: {
-      inputs: inputs.map((i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: i.sha256, format: i.table.format, rows: i.table.rows ?? i.table.samples.length })),
+      inputs: [
+        ...inputs.map((i) => ({ file: path.relative(process.cwd(), i.file) || i.file, sha256: i.sha256, format: i.table.format, rows: i.table.rows ?? i.table.samples.length })),
+        ...(options.idle ? [{ file: path.relative(process.cwd(), options.idle.file) || options.idle.file, sha256: options.idle.sha256, format: `${options.idle.format} (idle)`, rows: options.idle.rows }] : []),
+      ],
       command: options.command ?? 'tracewatt calibrate',
       createdAt: new Date().toISOString(),
       tool: 'tracewatt',

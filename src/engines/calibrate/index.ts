@@ -4,6 +4,7 @@ export { accuracy, calibrationOnlyAccuracy, type AccuracyResult, type AccuracyRo
 export { predictProfile, type PredictResult, type PredictionRow } from './predict.js';
 export { fitUncertainty, fitCalibrationWithBands, benchmarkOf } from './uncertainty.js';
 export { bandAdvice, describeAdvice, totalEnergyBands, type BandAdvice, type TotalBand } from './advice.js';
+export { readIdleMeasurement, measuredIdle, publishedIdle, idleRows, type IdleMeasurement } from './idle.js';
 export { predictKernelBand, type BandedPrediction, type PredictionBand } from '../../model/predict-band.js';
 export { loadCalibration, validateCalibration, saveCalibration, checkTargetClock, maxSmClock, type Calibration } from '../../model/calibration.js';
 export { predictKernel, estimateFromRoofline, type KernelPrediction, type KernelProfile, type RooflineWork } from '../../model/predict.js';

@@ -3,8 +3,11 @@ import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { groupKernels } from '../../model/kernels.js';
+import { deviceMismatchWarning } from '../../model/device-match.js';
+import { ABOVE_CAP, BELOW_IDLE, boundsAt, describeFlag, PHYSICS_CODES, powerFlags } from '../../model/physics-checks.js';
 import { capInForce } from '../../model/power-cap.js';
-import type { PowerScaling } from '../../model/predict.js';
+import { assumedKernelPowerW } from '../../model/active-power.js';
+import type { PowerScaling, PredictionBasis } from '../../model/predict.js';
 import { predictKernelBand, type PredictionBand } from '../../model/predict-band.js';
 import { bandAdvice, totalEnergyBands, type BandAdvice, type BandedKernel, type TotalBand } from './advice.js';
 
@@ -16,7 +19,12 @@ export interface PredictionRow {
   powerW: number;
   energyJ: number;
   capped: boolean;
-  /** 10–90 % band of the measurement (p50 is the prediction itself); null without a band model. */
+  /** What the prediction stood on: profile (power and/or counters), duration (assumed active power) or roofline. */
+  basis: PredictionBasis;
+  /**
+   * 10–90 % band of the measurement (p50 is the prediction itself); null without a band model, and for a kernel
+   * known by its duration alone (its power is assumed: no band is known).
+   */
   durationNsP10: number | null;
   durationNsP90: number | null;
   powerWP10: number | null;
@@ -40,10 +48,14 @@ export interface PredictResult {
   skipped: string[];
   /** What was assumed (e.g. the clock of samples whose profile has none). */
   notes: string[];
+  /** Loud warnings: the profile names another device than the calibration's; predictions outside the physics bounds. */
+  warnings: string[];
   estimate: true;
 }
 
-export function predictProfile(cal: Calibration, table: ProfileTable, options: { referenceClocksMHz: number[]; targetClocksMHz: number[] | 'all'; scaling?: PowerScaling }): PredictResult {
+export function predictProfile(
+  cal: Calibration, table: ProfileTable, options: { referenceClocksMHz: number[]; targetClocksMHz: number[] | 'all'; scaling?: PowerScaling; deviceMismatch?: 'warn' | 'ok'; profileName?: string },
+): PredictResult {
   const refs = options.referenceClocksMHz;
   if (!refs.length) throw new InputError('predict needs --reference-frequency');
   const targets = options.targetClocksMHz === 'all' ? cal.clocks.smClocksMHz : options.targetClocksMHz;
@@ -66,6 +78,7 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
   }));
   const cap = capInForce(cal.powerCap, kernels.flatMap((k) => k.profiles.filter((p) => p.powerW !== null).map((p) => ({ powerW: p.powerW!, where: `${k.key} at ${p.smClockMHz} MHz` }))));
   if (cap.note) notes.push(cap.note);
+  const mismatch = options.deviceMismatch === 'ok' ? null : deviceMismatchWarning(cal.device.name, { what: `the profile${options.profileName ? ` ${options.profileName}` : ''}`, device: table.device });
   if (!cal.uncertainty) notes.push(`${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so predictions carry no band`);
   const banded: BandedKernel[] = [];
   for (const k of kernels) {
@@ -86,6 +99,7 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
         powerW: p.powerW,
         energyJ: p.energyJ,
         capped: p.capped,
+        basis: p.basis,
         durationNsP10: b?.durationNs.p10 ?? null,
         durationNsP90: b?.durationNs.p90 ?? null,
         powerWP10: b?.powerW.p10 ?? null,
@@ -99,17 +113,40 @@ export function predictProfile(cal: Calibration, table: ProfileTable, options: {
     banded.push(entry);
   }
   if (rows.length === 0) throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz`);
+  const physics = physicsWarnings(cal, rows, targets);
+  const byDuration = banded.filter((k) => k.at[0]!.prediction.basis === 'duration').length;
+  if (byDuration) notes.push(`${byDuration} kernel(s) have a duration only (no counters, no power): their power is the calibration's assumed active power, as annotate gives them (${assumedNote(cal, targets)}); no band is known for them`);
   return {
     kind: 'prediction',
     schemaVersion: 1,
     device: cal.device.name,
     referenceClocksMHz: refs,
     rows,
-    // Without a band model there is no band to total (a zero-width one would claim the sum exact).
+    // Without a band model there is no band to total (a zero-width one would claim the sum exact); kernels without a
+    // band (duration only) are counted in the total's p50 and named (kernelsWithoutBand).
     totals: cal.uncertainty ? totalEnergyBands(banded, targets) : [],
     advice: bandAdvice(cal, banded, targets),
     skipped,
     notes,
+    warnings: [...(mismatch ? [mismatch] : []), ...physics],
     estimate: true,
   };
+}
+
+/** Predictions outside the physics bounds (above the power cap, below the idle power), counted per code. */
+function physicsWarnings(cal: Calibration, rows: PredictionRow[], targets: number[]): string[] {
+  const bounds = new Map(targets.map((f) => [f, boundsAt(cal, f)]));
+  const out: string[] = [];
+  for (const [flag, code] of [[ABOVE_CAP, PHYSICS_CODES.aboveCap], [BELOW_IDLE, PHYSICS_CODES.belowIdle]] as const) {
+    const hit = rows.filter((r) => powerFlags(r.powerW, bounds.get(r.frequencyMHz)!) & flag);
+    if (!hit.length) continue;
+    const r = hit[0]!;
+    out.push(`${code} ×${hit.length} (kernel × clock): ${describeFlag(flag, r.kernel.length > 80 ? `${r.kernel.slice(0, 77)}...` : r.kernel, { powerW: r.powerW, energyJ: r.energyJ, flops: 0 }, bounds.get(r.frequencyMHz)!, null)}`);
+  }
+  return out;
+}
+
+function assumedNote(cal: Calibration, clocks: number[]): string {
+  const shown = clocks.slice(0, 4).map((f) => `${Number(assumedKernelPowerW(cal, f).powerW.toPrecision(4))} W at ${f} MHz`).join(', ');
+  return `${shown}${clocks.length > 4 ? ', …' : ''}: ${assumedKernelPowerW(cal, clocks[0]!).basis}`;
 }
