@@ -45,3 +45,26 @@ export class FormatError extends TracewattError {
     this.file = file;
   }
 }
+
+/** How many characters of a value the user typed an error message quotes in full. */
+export const MAX_QUOTED_CHARS = 40;
+
+/**
+ * A value as an error message quotes it: whole when short, else its start and end with the length between
+ * (a 300-digit number stays one readable line: "99999999999999999999…9999999999 (300 characters)").
+ */
+export function excerpt(text: string, max = MAX_QUOTED_CHARS): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil((max - 1) * 0.6);
+  const tail = max - 1 - head;
+  return `${text.slice(0, head)}…${text.slice(text.length - tail)} (${text.length} characters)`;
+}
+
+/** How many items of a list an error message names. */
+export const MAX_LISTED_ITEMS = 8;
+
+/** A list as an error message names it: the first few, then how many there are in all ("0, 2, 4, … (5000 in all)"). */
+export function listExcerpt(items: readonly unknown[], max = MAX_LISTED_ITEMS): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')}, … (${items.length} in all)`;
+}

@@ -3,7 +3,7 @@
  * CLI exits 2 with one line), and table output through the report layer's one formatter.
  */
 import { parseRange } from '../engines/studies/index.js';
-import { InputError } from '../errors.js';
+import { excerpt, InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { OptionSpec } from './command.js';
 
@@ -27,7 +27,7 @@ export function int(opts: Opts, key: string, o: { min?: number } = {}): number |
   const min = o.min ?? 1;
   const v = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(v) || v < min) {
-    throw new InputError(`${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${text}"`);
+    throw new InputError(`${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${excerpt(text)}"`);
   }
   return v;
 }
@@ -47,7 +47,7 @@ export function num(opts: Opts, key: string, o: { unit?: string; positive?: bool
   const bad = !Number.isFinite(v) || (o.positive && !(v > 0)) || (o.min !== undefined && v < o.min);
   if (bad) {
     const what = o.positive ? 'a positive number' : o.min !== undefined ? `a number ≥ ${o.min}` : 'a number';
-    throw new InputError(`${flagOf(key)}: expected ${what}${o.unit ? ` of ${o.unit}` : ''}, got "${text}"`);
+    throw new InputError(`${flagOf(key)}: expected ${what}${o.unit ? ` of ${o.unit}` : ''}, got "${excerpt(text)}"`);
   }
   return v;
 }
@@ -56,7 +56,7 @@ export function num(opts: Opts, key: string, o: { unit?: string; positive?: bool
 export function choice<T extends string>(opts: Opts, key: string, allowed: readonly T[]): T | undefined {
   const text = given(opts, key);
   if (text === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(text)) throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${text}"`);
+  if (!(allowed as readonly string[]).includes(text)) throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${excerpt(text)}"`);
   return text as T;
 }
 
@@ -65,7 +65,7 @@ export function numberList(opts: Opts, key: string, unit: string): number[] | un
   const text = given(opts, key);
   if (text === undefined) return undefined;
   const list = text.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-  if (!text || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${text}"`);
+  if (!text || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${excerpt(text)}"`);
   return list;
 }
 

@@ -7,15 +7,26 @@
  * the previous outputs as they were. A lock next to the outputs (`<prefix>.lock`, or `.tracewatt.lock` in an output
  * folder) keeps two runs from writing the same outputs at once; a lock whose process is gone is taken over.
  *
+ * Every temporary file is created when the set hands out its name ({@link OutputSet.file}), synchronously, and the
+ * writers open it with {@link TEMP_OPEN_FLAGS} ('r+': never creating it): an interrupt that removes the temporary
+ * files while an asynchronous open is still on its way cannot see the file made again after it (before, SIGINT
+ * near the end of an export could leave `<prefix>.N.et.tmp` while printing "nothing written").
+ *
  * File-system errors become InputErrors naming the final file (`<file>: cannot write (ENOSPC)`), never the
  * temporary one. Temporary folders made with {@link withTempDir} are removed on every exit path. The CLI calls
  * {@link discardPendingOutputs} when interrupted, so a signal leaves nothing half-written either.
  */
 import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { InputError, TracewattError } from '../errors.js';
+
+/**
+ * How writers open a temporary file the set handed out: it exists already, and must not be created again (by an
+ * open still pending when an interrupt removed it).
+ */
+export const TEMP_OPEN_FLAGS = 'r+';
 
 /** Output sets not yet committed or discarded, and temporary folders not yet removed, in this thread. */
 const pendingSets = new Set<OutputSet>();
@@ -208,7 +219,10 @@ export class OutputSet {
     }
   }
 
-  /** The temporary path to write `file` to (its folder made); commit() renames it to `file`. */
+  /**
+   * The temporary path to write `file` to, created empty here (its folder made); commit() renames it to `file`.
+   * Open it with {@link TEMP_OPEN_FLAGS}.
+   */
   file(file: string): string {
     if (this.state !== 'open') throw new Error(`output set ${this.target} is already ${this.state}`);
     const known = this.temps.get(file);
@@ -220,6 +234,11 @@ export class OutputSet {
     }
     const tmp = `${file}.tmp`;
     this.temps.set(file, tmp);
+    try {
+      closeSync(openSync(tmp, 'w'));
+    } catch (e) {
+      throw outputError(file, e);
+    }
     return tmp;
   }
 
@@ -241,7 +260,14 @@ export class OutputSet {
   async put(file: string, data: string | Uint8Array): Promise<void> {
     const tmp = this.file(file);
     try {
-      await writeFile(tmp, data);
+      const fh = await open(tmp, TEMP_OPEN_FLAGS);
+      try {
+        // Written again: nothing of the earlier content stays (a device file, say /dev/full, cannot be truncated).
+        if ((await fh.stat()).isFile()) await fh.truncate(0);
+        await fh.writeFile(data);
+      } finally {
+        await fh.close();
+      }
     } catch (e) {
       throw outputError(file, e);
     }

@@ -2,7 +2,8 @@
  * Text inputs (JSON and YAML configs, logs): read whole, a UTF-8 byte-order mark dropped, binary data refused by
  * name (never decoded into a message), and JSON syntax errors reported on one line with the file and line:column
  * (YAML: yaml-text.ts, apart so that JSON readers, such as the annotate worker's, do not load the YAML parser).
- * Every failure is an InputError or FormatError naming the file.
+ * Every failure is an InputError or FormatError naming the file. Nesting deeper than {@link MAX_NESTING} levels is
+ * refused before anything walks the value (a config nested 100,000 deep would exhaust the stack of every reader).
  */
 import { readFile } from 'node:fs/promises';
 import { FormatError, InputError } from '../errors.js';
@@ -50,15 +51,55 @@ export async function readTextFile(file: string): Promise<string> {
 }
 
 /** `line 3:5` of a 0-based offset in `text`. */
-function lineColumn(text: string, offset: number): string {
+export function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, Math.max(0, Math.min(offset, text.length)));
   const line = before.split('\n').length;
   return `line ${line}:${before.length - before.lastIndexOf('\n')}`;
 }
 
-/** JSON.parse with one-line errors naming the file and line:column. */
+/**
+ * How deep the text inputs (configs, calibrations, models, sweep partials, column mappings) may nest objects and lists:
+ * the deepest tracewatt reads is about 6 levels; the limit keeps every recursive reader off the end of the stack.
+ */
+export const MAX_NESTING = 64;
+
+/**
+ * The offset of the bracket that opens a level deeper than `max` in JSON (or YAML flow) text, or -1: brackets in
+ * strings do not count; with `yaml`, '…' strings and # comments are skipped too.
+ */
+export function tooDeepAt(text: string, max = MAX_NESTING, yaml = false): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */ || (yaml && c === 0x27 /* ' */)) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === c) {
+          if (c === 0x27 && text.charCodeAt(i + 1) === 0x27) i++; // '' inside a YAML '…' string
+          else break;
+        } else if (d === 0x5c /* \ */ && c === 0x22) i++;
+      }
+    } else if (yaml && c === 0x23 /* # */ && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < text.length && text.charCodeAt(i) !== 0x0a) i++;
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return i;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/** The error for text nested past {@link MAX_NESTING} at `offset`. */
+export function tooDeepError(file: string, text: string, offset: number): FormatError {
+  return new FormatError(file, offset >= 0 ? lineColumn(text, offset) : '', `nested more than ${MAX_NESTING} levels deep (the limit for tracewatt's text inputs)`);
+}
+
+/** JSON.parse with one-line errors naming the file and line:column; nesting deeper than {@link MAX_NESTING} is refused. */
 export function parseJsonText(file: string, text: string): unknown {
   const t = withoutBom(text);
+  const deep = tooDeepAt(t);
+  if (deep >= 0) throw tooDeepError(file, t, deep);
   try {
     return JSON.parse(t);
   } catch (e) {

@@ -93,8 +93,11 @@ describe('export astra-sim of a clean trace (shipped ASTRA-sim example)', () => 
     const abs = path.resolve(path.dirname(script));
     const run = (backend: string) => execFileSync(script, [backend], { cwd: os.tmpdir(), env: { ...process.env, ASTRA_SIM_BIN_DIR: bin }, encoding: 'utf8' });
     const flags = `--workload-configuration=${abs}/workload/all_reduce --system-configuration=${abs}/system.json --network-configuration=${abs}/network.yml --remote-memory-configuration=${abs}/memory.json --logging-folder=${abs}/log`;
-    expect(run('aware').split('\n')[0]).toBe(`AstraSim_Analytical_Congestion_Aware ${flags}`);
-    expect(run('unaware').split('\n')[0]).toBe(`AstraSim_Analytical_Congestion_Unaware ${flags}`);
+    // The log starts with the export's fingerprint (what energy --astra-sim-log checks), then ASTRA-sim's output.
+    const fingerprint = `tracewatt export fingerprint (sha256, first 16 hex digits): ${Object.entries(r.fingerprint).map(([k, v]) => `${k}=${v.slice(0, 16)}`).join(' ')}`;
+    expect(Object.keys(r.fingerprint)).toEqual(['workload', 'system', 'network', 'memory']);
+    expect(run('aware').split('\n').slice(0, 2)).toEqual([fingerprint, `AstraSim_Analytical_Congestion_Aware ${flags}`]);
+    expect(run('unaware').split('\n').slice(0, 2)).toEqual([fingerprint, `AstraSim_Analytical_Congestion_Unaware ${flags}`]);
     expect(await readFile(path.join(abs, 'astra-sim.unaware.log'), 'utf8')).toContain('sys[0] finished, 5 cycles');
     expect(() => execFileSync(script, ['ns3'], { stdio: 'pipe' })).toThrow(/usage: .*run\.sh \[unaware\|aware\]/);
   });

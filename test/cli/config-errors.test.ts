@@ -134,11 +134,11 @@ describe('missing keys and absurd values', () => {
     const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));
     const e = await loadSystemConfig(f).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FormatError);
-    expect((e as Error).message).toBe(`${f}: key "local-mem-bw": must be > 0 GB/s, found 0`);
+    expect((e as Error).message).toBe(`${f}: key "local-mem-bw": must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
     const g = put('zero-net.yml', network.replace('[ 50.0 ]', '[ 0 ]'));
-    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "bandwidth"[0]: must be > 0 GB/s, found 0`);
+    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "bandwidth"[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
     const h = put('neg-lat.yml', network.replace('[ 500.0 ]', '[ -1 ]'));
-    expect(await message(loadNetworkConfig(h))).toBe(`${h}: key "latency"[0]: must be ≥ 0 ns, found -1`);
+    expect(await message(loadNetworkConfig(h))).toBe(`${h}: key "latency"[0]: must be ≥ 0 ns and ≤ 1e12 ns, found -1`);
   });
 });
 

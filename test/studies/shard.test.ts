@@ -96,7 +96,7 @@ describe('sweep network --shard, merge', () => {
     const cut = JSON.parse(await readFile(parts[1], 'utf8'));
     delete cut.points[1].point.energyJ;
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
-    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(/cut\.json: key "points\[1\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got undefined/);
+    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(/cut\.json: key "points\[1\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got nothing/);
     cut.points[1].point = { ...JSON.parse(await readFile(parts[1], 'utf8')).points[1].point, makespanNs: '92440' };
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
     expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(/key "points\[1\]\.point\.makespanNs": expected a number, got "92440"/);

@@ -1,12 +1,12 @@
 import { toJson } from '../../core/json.js';
 import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha256File, type AccuracyResult } from '../../engines/calibrate/index.js';
-import { InputError } from '../../errors.js';
+import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { choice, rowsText, tableLayout, tableOptions } from '../io.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
 import { parseClockList } from './predict.js';
-import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
+import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
 
 /** Errors are absolute (mean of |predicted / measured − 1| over kernels, or of the totals). */
 function frequencyRows(r: AccuracyResult): { columns: Column[]; rows: Cell[][] } {
@@ -72,9 +72,12 @@ export const accuracyCommand: CommandSpec = {
     const files = ([] as string[]).concat(opts.profile as string | string[]);
     let r: AccuracyResult;
     if (opts.calibrationOnly) {
-      const inputs = [];
-      for (const p of await readProfiles(files, opts, io)) inputs.push({ ...p, sha256: await sha256File(p.file) });
-      r = calibrationOnlyAccuracy(inputs, { maxKernels: 40 });
+      const inputs: Parameters<typeof calibrationOnlyAccuracy>[0][number][] = [];
+      for (const p of await readProfiles(files, opts, io)) {
+        requirePower(p.file, p.table);
+        inputs.push({ ...p, sha256: await sha256File(p.file) });
+      }
+      r = namingProfile(files.join(', '), () => calibrationOnlyAccuracy(inputs, { maxKernels: 40 }));
     } else {
       if (!opts.calibration) throw new InputError('--calibration is required (or use --calibration-only)');
       if (opts.referenceFrequency && opts.fitFrequencies) throw new InputError('give either --reference-frequency or --fit-frequencies, not both');
@@ -84,11 +87,12 @@ export const accuracyCommand: CommandSpec = {
       const fit = opts.fitFrequencies ? parseClockList(opts.fitFrequencies, 'fit-frequencies') : undefined;
       if (refs === 'all' || fit === 'all') throw new InputError('give the clocks in MHz, not "all"');
       const scaling = String(opts.scaling ?? 'ratio');
-      if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${scaling}"`);
+      if (scaling !== 'ratio' && scaling !== 'offset') throw new InputError(`--scaling: expected ratio or offset, got "${excerpt(scaling)}"`);
       const table = (await readProfiles(files, opts, io))[0]!.table;
+      requirePower(files[0]!, table);
       const mismatch = choice(opts, 'deviceMismatch', ['ok'] as const) === 'ok' ? null : deviceMismatchWarning(cal.device.name, { what: `the profile ${files[0]}`, device: table.device });
       if (mismatch) io.err(`WARNING: ${mismatch}\n`);
-      r = accuracy(cal, table, { referenceClocksMHz: refs, fitClocksMHz: fit, scaling, label: `${cal.device.name}: ${files[0]}` });
+      r = namingProfile(files[0]!, () => accuracy(cal, table, { referenceClocksMHz: refs, fitClocksMHz: fit, scaling, label: `${cal.device.name}: ${files[0]}` }));
     }
     if (opts.json) io.out(toJson(r) + '\n');
     else if (opts.csv) {

@@ -1,17 +1,17 @@
 import { toJson } from '../../core/json.js';
 import { checkTargetClock, describeAdvice, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
-import { InputError } from '../../errors.js';
+import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatCell, formatTable, toCsv, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { choice, tableLayout, tableOptions } from '../io.js';
-import { PROFILE_OPTIONS, readProfiles } from './profile-options.js';
+import { namingProfile, PROFILE_OPTIONS, readProfiles } from './profile-options.js';
 
 /** "1710" or "870,1710" → numbers; "all" → 'all'. */
 export function parseClockList(value: unknown, option: string): number[] | 'all' {
   const s = String(value ?? '').trim();
   if (s === 'all') return 'all';
   const list = s.split(',').map((x) => Number(x.trim()));
-  if (!s || list.some((x) => !(x > 0) || !Number.isFinite(x))) throw new InputError(`--${option}: expected MHz values separated by commas${option === 'frequencies' ? " or 'all'" : ''}, got "${s}"`);
+  if (!s || list.some((x) => !(x > 0) || !Number.isFinite(x))) throw new InputError(`--${option}: expected MHz values separated by commas${option === 'frequencies' ? " or 'all'" : ''}, got "${excerpt(s)}"`);
   return list;
 }
 
@@ -37,7 +37,9 @@ export const predictCommand: CommandSpec = {
     if (targets !== 'all') for (const f of targets) checkTargetClock(cal, f);
     // One reference clock is also the clock of profiles that record none (a Kineto trace).
     const profile = (await readProfiles([String(opts.profile)], opts, io, { referenceClockMHz: refs.length === 1 ? refs[0] : undefined }))[0]!.table;
-    const r = predictProfile(cal, profile, { referenceClocksMHz: refs, targetClocksMHz: targets, deviceMismatch: choice(opts, 'deviceMismatch', ['ok'] as const), profileName: String(opts.profile) });
+    const r = namingProfile(String(opts.profile), () => predictProfile(cal, profile, {
+      referenceClocksMHz: refs, targetClocksMHz: targets, deviceMismatch: choice(opts, 'deviceMismatch', ['ok'] as const), profileName: String(opts.profile),
+    }));
     for (const n of r.notes) io.err(`note: ${n}\n`);
     for (const w of r.warnings) io.err(`WARNING: ${w}\n`);
     if (opts.json) io.out(toJson(r) + '\n');

@@ -4,9 +4,10 @@
  * Each table's notes and the readers' diagnostics are printed to stderr, so nothing is assumed silently.
  */
 import { Diagnostics } from '../../diagnostics.js';
-import { InputError } from '../../errors.js';
+import { excerpt, InputError } from '../../errors.js';
 import { POWER_FORMATS, PROFILE_FORMATS, type PowerFormat, type ProfileFormat, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import { samplePowerW } from '../../model/kernels.js';
 import { readProfileMerged } from '../../engines/calibrate/index.js';
 import type { CommandIO, OptionSpec } from '../command.js';
 
@@ -26,7 +27,7 @@ function numberOption(opts: Record<string, unknown>, key: string, flag: string, 
   if (raw === undefined) return undefined;
   const s = String(raw).trim();
   const v = Number(s);
-  if (!s || !Number.isFinite(v) || !check(v)) throw new InputError(`--${flag}: expected ${expected}, got "${String(raw)}"`);
+  if (!s || !Number.isFinite(v) || !check(v)) throw new InputError(`--${flag}: expected ${expected}, got "${excerpt(String(raw))}"`);
   return v;
 }
 
@@ -108,5 +109,25 @@ export function reportProfile(file: string, table: ProfileTable, diagnostics: Di
   for (const d of diagnostics.summary()) {
     const ex = d.samples[0];
     io.err(`${file}: ${d.count} × ${d.code}${ex ? ` (e.g. ${ex.file && ex.file !== file ? `${ex.file}: ` : ''}${ex.message})` : ''}\n`);
+  }
+}
+
+/**
+ * A profile with at least one usable power reading (power, or energy and duration, both > 0); else an InputError
+ * naming the file: a comparison of modelled with measured power and energy has nothing to compare with (before, it
+ * printed blank power errors and energy errors of 0.00 %, exit 0).
+ */
+export function requirePower(file: string, table: ProfileTable): void {
+  if (table.samples.some((s) => samplePowerW(s) !== null)) return;
+  throw new InputError(`${file}: no usable power reading in ${table.samples.length} sample(s) (every power or energy is missing, 0 or negative): nothing to compare the modelled power and energy with`);
+}
+
+/** Runs a step on a profile; an InputError that does not name the file is given its name (`<file>: …`). */
+export function namingProfile<T>(file: string, step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    if (e instanceof InputError && !e.message.includes(file)) throw new InputError(`${file}: ${e.message}`, e.code);
+    throw e;
   }
 }

@@ -3,7 +3,7 @@
  * models from JSON (tracewatt's own field names or a Hugging Face config.json), and parameter counts.
  */
 import { parseJsonText, readTextFile } from '../../formats/text-file.js';
-import { FormatError, InputError } from '../../errors.js';
+import { excerpt, FormatError, InputError } from '../../errors.js';
 
 export type Activation = 'swiglu' | 'gelu';
 export type NormKind = 'rmsnorm' | 'layernorm';
@@ -113,6 +113,22 @@ export async function resolveModel(nameOrFile: string): Promise<LlmModelConfig> 
 }
 
 /**
+ * The largest value each size of a model JSON may have: about 40× the largest public models (hidden 25,600, FFN
+ * 102,400, vocabulary 256,000, 128 layers), so that every parameter and FLOP count derived from them stays an exact
+ * number (a hidden_size of 1e308 made the generator crash on Infinity).
+ */
+export const MODEL_LIMITS = {
+  hiddenSize: 1_048_576, ffnHiddenSize: 4_194_304, numLayers: 16_384, numHeads: 65_536, numKvHeads: 65_536,
+  headDim: 65_536, vocabSize: 16_777_216, learnedPositions: 16_777_216,
+} as const;
+
+/** Hugging Face keys → the tracewatt field whose limit applies. */
+const HF_FIELDS: Record<string, keyof typeof MODEL_LIMITS> = {
+  hidden_size: 'hiddenSize', intermediate_size: 'ffnHiddenSize', num_hidden_layers: 'numLayers', num_attention_heads: 'numHeads',
+  num_key_value_heads: 'numKvHeads', head_dim: 'headDim', vocab_size: 'vocabSize',
+};
+
+/**
  * Builds a model from JSON. Accepts tracewatt's field names (those of LlmModelConfig) or the keys of
  * a Hugging Face config.json (hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
  * num_key_value_heads, head_dim, vocab_size, hidden_act, tie_word_embeddings).
@@ -125,8 +141,10 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
     const v = o[key];
     if (v === undefined && fallback !== undefined) return fallback;
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-      throw new FormatError(file, `field "${key}"`, v === undefined ? 'missing (a positive integer is required)' : `expected a positive integer, got ${JSON.stringify(v)}`);
+      throw new FormatError(file, `field "${key}"`, v === undefined ? 'missing (a positive integer is required)' : `expected a positive integer, got ${excerpt(JSON.stringify(v) ?? String(v))}`);
     }
+    const max = MODEL_LIMITS[(HF_FIELDS[key] ?? key) as keyof typeof MODEL_LIMITS];
+    if (max !== undefined && v > max) throw new FormatError(file, `field "${key}"`, `must be ≤ ${max}, found ${v}`);
     return v;
   };
   const bool = (key: string, fallback: boolean): boolean => {
@@ -175,6 +193,10 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
       qkvBias: bool('qkvBias', false), linearBias: bool('linearBias', false),
       source: typeof o.source === 'string' ? o.source : file,
     };
+  }
+  const total = countParameters(m).total;
+  if (!Number.isSafeInteger(total)) {
+    throw new FormatError(file, 'sizes', `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) tracewatt counts exactly`);
   }
   if (m.numHeads % m.numKvHeads !== 0) {
     throw new FormatError(file, 'heads', `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`);

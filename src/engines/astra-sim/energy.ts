@@ -12,9 +12,18 @@
  *   agree, else host first (up to the CPU time); without statistics lines, the replay's;
  * - communication, idle energy and the totals: the ledger (summarizeRun) of those times.
  * So for ASTRA-sim's congestion-unaware backend, where the times agree, the result equals `replay`'s exactly.
+ *
+ * The log must be of a run of this trace on these configs: a log that run.sh wrote starts with the export's
+ * fingerprint, checked against the files given; any log is checked against tracewatt's congestion-unaware replay,
+ * which ASTRA-sim's analytical backends reproduce (congestion-unaware) or exceed (congestion-aware): a rank that
+ * finishes earlier in the log than in that replay ran another trace or config (an all-reduce's log for an all-gather).
  */
 import { Diagnostics } from '../../diagnostics.js';
-import { loadAstraSimLog, ranksOfLog, type AstraRankLog, type AstraSimLog } from '../../formats/astra/index.js';
+import { InputError } from '../../errors.js';
+import { FINGERPRINT_DIGITS, loadAstraSimLog, ranksOfLog, type AstraRankLog, type AstraSimLog, type ExportFingerprint } from '../../formats/astra/index.js';
+import { resolveRankFiles } from '../../formats/chakra/index.js';
+import { rankFilesDigest, textDigest } from '../../formats/digest.js';
+import { readTextFile } from '../../formats/text-file.js';
 import {
   loadClusterConfigs, rankSourcesFromFiles, rankTotalsOf, replay, summarizeRun, type RankTotals, type ReplayFilesInput, type ReplayResult,
 } from '../replay/index.js';
@@ -67,6 +76,41 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
   };
 }
 
+/** The inputs named in the log's fingerprint whose SHA-256 differs from the files given (none given: not compared). */
+async function fingerprintDifferences(input: EnergyFromLogInput, fp: ExportFingerprint): Promise<string[]> {
+  const given: Record<string, () => Promise<string>> = {
+    workload: async () => rankFilesDigest(await resolveRankFiles(input.trace)),
+    system: async () => textDigest(await readTextFile(input.system)),
+    network: async () => textDigest(await readTextFile(input.network)),
+    ...(input.memory ? { memory: async () => textDigest(await readTextFile(input.memory!)) } : {}),
+    ...(input.commGroup ? { 'comm-group': async () => textDigest(await readTextFile(input.commGroup!)) } : {}),
+  };
+  const differ: string[] = [];
+  for (const [name, digest] of Object.entries(given)) {
+    const logged = fp[name];
+    if (logged !== undefined && !(await digest()).startsWith(logged.slice(0, FINGERPRINT_DIGITS))) differ.push(name);
+  }
+  if (fp['comm-group'] !== undefined && !input.commGroup) differ.push('comm-group (the run had one; none is given)');
+  return differ;
+}
+
+/** Refuses a log that is not of a run of this trace on these configs (see the header). */
+async function checkLogBelongs(input: EnergyFromLogInput, log: AstraSimLog, logRanks: readonly AstraRankLog[], base: ReplayResult, astraBandwidth: boolean): Promise<void> {
+  if (log.fingerprint) {
+    const differ = await fingerprintDifferences(input, log.fingerprint.inputs);
+    if (differ.length > 0) {
+      throw new InputError(`${log.file} line ${log.fingerprint.line}: the log is of another export: the ${differ.join(', ')} of its run differ${differ.length === 1 ? 's' : ''} from the files given (SHA-256); give the trace and configs of the folder whose run.sh wrote it`);
+    }
+  }
+  // Only where replay reads bandwidths as ASTRA-sim does (not --plain-bandwidth).
+  const early = astraBandwidth ? logRanks.find((r, i) => r.finishNs < base.ranks[i]!.finishNs) : undefined;
+  if (early) {
+    throw new InputError(
+      `${log.file} line ${early.line}: sys[${early.rank}] finished at ${early.finishNs} ns, but rank ${early.rank} of ${input.trace} on these configs takes at least ` +
+      `${base.ranks[early.rank]!.finishNs} ns (tracewatt's congestion-unaware replay, which ASTRA-sim's analytical backends reproduce or exceed): the log is of another run (another trace, system or network)`);
+  }
+}
+
 export async function energyFromAstraSimLog(input: EnergyFromLogInput): Promise<ReplayResult> {
   const log = typeof input.astraSimLog === 'string' ? await loadAstraSimLog(input.astraSimLog) : input.astraSimLog;
   const diagnostics = new Diagnostics();
@@ -75,6 +119,7 @@ export async function energyFromAstraSimLog(input: EnergyFromLogInput): Promise<
   const logRanks = ranksOfLog(log, sources.length);
   const bandwidthUnit = input.bandwidthUnit ?? 'astra-sim';
   const base = await replay(sources, { ...cluster, bandwidthUnit, windowNodes: input.windowNodes, diagnostics });
+  await checkLogBelongs(input, log, logRanks, base, bandwidthUnit === 'astra-sim');
   const totals = base.ranks.map((r, i) => retimed(rankTotalsOf(r), logRanks[i], diagnostics, log.file));
   return summarizeRun(totals, {
     label: input.label ?? `${input.trace} on ${input.network}, times from ASTRA-sim (${log.file})`,

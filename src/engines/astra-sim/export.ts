@@ -6,10 +6,13 @@
  *                               an annotated trace's system.json with roofline-enabled 0, so that ASTRA-sim runs the
  *                               annotated durations, as replay does, instead of recomputing them from num_ops)
  *   power.json                  tracewatt's power config for `energy` (annotate's <prefix>.power.json, or --power)
- *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them
- *   export.json                 what was written and every repair
+ *   run.sh                      runs ASTRA-sim's analytical backend (congestion-unaware or -aware) on them; its log
+ *                               starts with the export's fingerprint (SHA-256 of the rank files and configs)
+ *   export.json                 what was written, every repair, and the fingerprint
  * Each rank is read twice: once for its ids (dangling dependencies, duplicates, cycles), once to repair and write.
- * On an error every file written so far is removed.
+ * On an error every file written so far is removed. The new files replace the folder's earlier export whole: rank
+ * files of another prefix in workload/, and a comm-group.json or power.json this export does not write, go.
+ * What `export astra-sim` writes validates without errors (repair.ts makes or refuses every node validate flags).
  */
 import { chmod, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,11 +21,13 @@ import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork, loadCommGroupConfig, loadNetworkConfig, loadRemoteMemoryConfig, loadSystemConfig,
-  type CommGroupConfig, type RemoteMemoryConfig, type SystemConfig,
+  type CommGroupConfig, type ExportFingerprint, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
 import {
-  attrBool, attrNumber, NodeType, openTrace, resolveRankFiles, TraceWriter, type ChakraNode, type GlobalMetadata, type RankFile,
+  attrBool, attrNumber, missingRankProblem, NodeType, openTrace, resolveRankFiles, TraceWriter, type ChakraNode, type GlobalMetadata,
+  type RankFile,
 } from '../../formats/chakra/index.js';
+import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
@@ -79,11 +84,15 @@ export interface AstraSimExport {
   notes: string[];
   /** Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log. */
   commands: { congestionUnaware: string; congestionAware: string; energy: string };
+  /** SHA-256 (hex) of what ASTRA-sim reads: the rank files (as a trace digest), system, network, memory, comm groups. */
+  fingerprint: ExportFingerprint;
 }
 
 const DEFAULT_METADATA: GlobalMetadata = { version: '0.0.4', attrs: [] };
 const NO_MEMORY = '{\n  "memory-type": "NO_MEMORY_EXPANSION"\n}\n';
 const RANK_NAME = /^(.*)\.\d+\.et(\.gz)?$/;
+/** Files of an export that only some exports write: an earlier export's copy goes when this one has none. */
+const OPTIONAL_FILES = ['comm-group.json', 'power.json'];
 
 /** The trace's name: <name> of <name>.<rank>.et, or of a single <name>.et. */
 function traceName(file: string): string {
@@ -209,14 +218,18 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   checkSystemAgainstNetwork(system, network, diagnostics);
   const npus = network.dims.reduce((a, d) => a * d.npus, 1);
   if (rankFiles.length !== npus) {
-    throw new InputError(`${input.trace} has ${rankFiles.length} rank file(s) but ${paths.network} describes ${npus} NPUs: give one <prefix>.<rank>.et per NPU`);
+    // The words replay uses (engine.ts), so that both commands give a trace and network one verdict.
+    throw new InputError(`the trace has ${rankFiles.length} rank file(s) but ${network.file} describes ${npus} NPUs (npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`);
   }
-  rankFiles.forEach((f, i) => {
-    if (f.rank !== i) throw new InputError(`rank files must be numbered 0..${rankFiles.length - 1}; rank ${i} is missing (found ${f.file} as rank ${f.rank})`);
-  });
+  const gap = missingRankProblem(input.trace, rankFiles);
+  if (gap) throw new InputError(gap);
   const memory: RemoteMemoryConfig | undefined = input.memory ? await loadRemoteMemoryConfig(input.memory) : undefined;
   const commGroups: CommGroupConfig | undefined = input.commGroup ? await loadCommGroupConfig(input.commGroup, npus) : undefined;
-  if (paths.power) await resolvePower(paths.power);
+  const power = paths.power ? await resolvePower(paths.power) : null;
+  if (power && power.network.length < network.dims.length) {
+    // As replay (and energy on ASTRA-sim's log) refuses it.
+    throw new InputError(`${power.file}: key "network" has ${power.network.length} entries but ${network.file} has ${network.dims.length} dimensions: give one energyPjPerBit per dimension`);
+  }
   const notes = paths.power
     ? []
     : [`no power config given and none beside the trace (${path.join(path.dirname(rankFiles[0].file), traceName(rankFiles[0].file))}.power.json): the energy command uses the ${DEFAULT_POWER_PRESET} preset; export with --power to use the annotated GPU's`];
@@ -236,22 +249,33 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   // Every file goes into place together once all are written; a failure leaves the folder as it was (and removes
   // the folders this export made).
   return OutputSet.write(out, async (set) => {
+    set.supersede(path.dirname(files.workload), (n) => RANK_NAME.test(n));
+    set.supersede(out, (n) => OPTIONAL_FILES.includes(n));
     let nodes = 0;
     let unchangedRanks = 0;
+    const context = { ranks: rankFiles.length, dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs };
     const gpu: GpuNodeCounts = { annotated: 0, unannotated: 0 };
     for (const rf of rankFiles) {
-      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, { dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs }, diagnostics, set, gpu);
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set, gpu);
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
     }
     const put = (file: string, text: string) => set.put(file, text);
-    await put(files.system, systemText(texts.system, system, gpu, paths.system, notes));
+    const systemOut = systemText(texts.system, system, gpu, paths.system, notes);
+    const memoryText = input.memory ? await readTextFile(input.memory) : NO_MEMORY;
+    const commGroupText = files.commGroup ? await readTextFile(input.commGroup!) : null;
+    const fingerprint: ExportFingerprint = {
+      workload: await rankFilesDigest(rankFiles.map((rf) => ({ rank: rf.rank, file: set.file(`${files.workload}.${rf.rank}.et`) }))),
+      system: textDigest(systemOut), network: textDigest(texts.network), memory: textDigest(memoryText),
+      ...(commGroupText === null ? {} : { 'comm-group': textDigest(commGroupText) }),
+    };
+    await put(files.system, systemOut);
     await put(files.network, texts.network);
-    await put(files.memory, input.memory ? await readTextFile(input.memory) : NO_MEMORY);
-    if (files.commGroup) await put(files.commGroup, await readTextFile(input.commGroup!));
+    await put(files.memory, memoryText);
+    if (files.commGroup) await put(files.commGroup, commGroupText!);
     if (files.power) await put(files.power, texts.power!);
-    await put(files.runScript, runScript(files));
+    await put(files.runScript, runScript(files, fingerprint));
     await chmod(set.file(files.runScript), 0o755);
     const result: AstraSimExport = {
       kind: 'astra-sim-export', schemaVersion: 1, trace: input.trace, out, ranks: rankFiles.length, nodes,
@@ -266,6 +290,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
         congestionAware: astraSimCommand(files, 'aware'),
         energy: energyCommandLine(files, 'unaware'),
       },
+      fingerprint,
     };
     await put(result.files.export, `${toJson(result)}\n`);
     return result;

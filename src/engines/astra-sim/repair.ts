@@ -7,10 +7,11 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import type { CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import { missingImplementation } from '../replay/collective-plan.js';
 import {
-  ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, CollectiveCommType, INTEGER_SCALARS, NodeType, attrBool, attrInt, attrString, commTypeName,
-  getAttr, makeAttr, nodeTypeName, setAttr, type Attribute, type ChakraNode,
+  ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, CollectiveCommType, EMPTY_ALL_GATHER, INTEGER_SCALARS, NodeType, attrBool, attrInt,
+  attrString, commTypeName, durationProblem, durationRead, getAttr, makeAttr, nodeTypeName, nodeValueProblem, setAttr, valuesReadBy, type Attribute, type ChakraNode,
 } from '../../formats/chakra/index.js';
 
 /** Repair codes and what each does, for the export's listing. */
@@ -27,18 +28,27 @@ export const REPAIRS = {
   'involved-dim-as-bool-list': 'involved_dim written as bool_list (ASTRA-sim exits on another list type)',
   'comm-tag-added': 'comm_tag 0 added to a send/receive without one (replay matches by tag 0; ASTRA-sim requires it)',
   'unknown-node-type-invalidated': 'node of a type ASTRA-sim does not know made INVALID_NODE, which it skips (replay gives it no time)',
+  'is-cpu-op-as-bool': 'is_cpu_op that is neither a bool nor an integer (e.g. a string) written as bool_val false, as replay reads it (ASTRA-sim cannot read it)',
+  'mistyped-attribute-dropped': 'attribute of a kind no consumer reads for its name (a string or list where a number is read, a non-list involved_dim, a non-string pg_name) removed, as replay reads it: absent',
 } as const;
 export type RepairCode = keyof typeof REPAIRS;
 
 const SIMULATED = new Set<number>([
   CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL,
 ]);
+/** The collectives ASTRA-sim simulates, by comm_type. */
+const KIND_OF: Record<number, CollectiveKind> = {
+  [CollectiveCommType.ALL_REDUCE]: 'ALL_REDUCE', [CollectiveCommType.ALL_GATHER]: 'ALL_GATHER',
+  [CollectiveCommType.REDUCE_SCATTER]: 'REDUCE_SCATTER', [CollectiveCommType.ALL_TO_ALL]: 'ALL_TO_ALL',
+};
 /** Without involved_dim, ASTRA-sim involves this many dimensions. */
 const ASTRA_DEFAULT_DIMS = 4;
 
 export interface RepairContext {
   file: string;
   rank: number;
+  /** Ranks of the trace (a send or receive's peer must be one of them). */
+  ranks: number;
   dims: number;
   system: SystemConfig;
   memory?: RemoteMemoryConfig;
@@ -87,6 +97,53 @@ function needInt(c: RepairContext, n: ChakraNode, name: string, why: string): vo
   if (attrInt(n, name) === undefined) throw new InputError(`${where(c, n)} has no ${name}: ${why}`);
 }
 
+/** Attributes read as integers (replay reads one of another kind as absent). */
+const INTEGER_ATTRS = ['num_ops', 'tensor_size', 'comm_type', 'comm_size', 'comm_src', 'comm_dst', 'comm_tag', 'comm_priority'];
+
+/** Whether an attribute kind is a single integer or bool (what attrInt reads; doubles are read when whole). */
+function scalarNumber(a: Attribute): boolean {
+  const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
+  return member !== undefined && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
+}
+
+/**
+ * Attributes ASTRA-sim cannot read (it aborts, or reads garbage) that replay reads as absent or false: made what
+ * replay reads, so that ASTRA-sim runs the node as replay does and the exported trace validates.
+ */
+function retypeAttributes(c: RepairContext, n: ChakraNode): void {
+  const cpu = getAttr(n, 'is_cpu_op');
+  if (cpu && !(cpu.kind === 'bool_val' || (scalarNumber(cpu) && INTEGER_SCALARS.has(ATTR_MEMBER_BY_KIND.get(cpu.kind!)!.scalar)))) {
+    setAttr(n, makeAttr('is_cpu_op', 'bool_val', false));
+    note(c, n, 'is-cpu-op-as-bool', `is_cpu_op ${cpu.kind ?? 'without a value'} written as bool_val false`);
+  }
+  const drop = (name: string, why: string) => {
+    const a = getAttr(n, name);
+    if (!a) return;
+    n.attrs = n.attrs.filter((x) => x.name !== name);
+    note(c, n, 'mistyped-attribute-dropped', `${name} (${a.kind ?? 'no value'}) removed: ${why}`);
+  };
+  for (const name of INTEGER_ATTRS) {
+    const a = getAttr(n, name);
+    if (a && !scalarNumber(a)) drop(name, 'an integer is read');
+  }
+  const dims = getAttr(n, 'involved_dim');
+  const member = dims?.kind ? ATTR_MEMBER_BY_KIND.get(dims.kind) : undefined;
+  if (dims && !(member?.list && (member.scalar === 'bool' || INTEGER_SCALARS.has(member.scalar)))) drop('involved_dim', 'a list of bools is read');
+  const pg = getAttr(n, 'pg_name');
+  if (pg && pg.kind !== 'string_val') drop('pg_name', 'a string is read');
+}
+
+/** Values outside the ranges every reader accepts: refused with the words validate and replay use. */
+function checkValues(c: RepairContext, n: ChakraNode): void {
+  for (const name of valuesReadBy(n.type)) {
+    const v = attrInt(n, name);
+    const bad = v === undefined ? null : nodeValueProblem(name, v);
+    if (bad) throw new InputError(`${where(c, n)}: ${bad}`);
+  }
+  const bad = durationRead(n.type, attrInt(n, 'comm_type')) ? durationProblem(n.durationMicros) : null;
+  if (bad) throw new InputError(`${where(c, n)}: ${bad}`);
+}
+
 /** Clears is_cpu_op on a communication node. */
 function notOnCpu(c: RepairContext, n: ChakraNode): void {
   const a = getAttr(n, 'is_cpu_op');
@@ -124,6 +181,9 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
     }
   }
   if (!SIMULATED.has(t)) return;
+  if (t === CollectiveCommType.ALL_GATHER && attrInt(n, 'comm_size') === 0n) throw new InputError(`${where(c, n)}: ${EMPTY_ALL_GATHER}`);
+  const missing = missingImplementation(c.system, KIND_OF[t]!);
+  if (missing) throw new InputError(missing);
   repairInvolvedDims(c, n);
   const pg = attrString(n, 'pg_name') ?? '';
   if (pg !== '' && pg !== '0' && !c.commGroups?.groups.has(pg)) {
@@ -163,8 +223,11 @@ function repairInvolvedDims(c: RepairContext, n: ChakraNode): void {
 function repairPointToPoint(c: RepairContext, n: ChakraNode): void {
   notOnCpu(c, n);
   const send = n.type === NodeType.COMM_SEND_NODE;
-  needInt(c, n, send ? 'comm_dst' : 'comm_src', 'the peer rank is needed');
+  const peerName = send ? 'comm_dst' : 'comm_src';
+  needInt(c, n, peerName, 'the peer rank is needed');
   needInt(c, n, 'comm_size', 'the message size is needed');
+  const peer = attrInt(n, peerName)!;
+  if (peer >= BigInt(c.ranks)) throw new InputError(`${where(c, n)}: ${peerName} ${peer} is not a rank of this trace (0..${c.ranks - 1})`);
   if (attrInt(n, 'comm_tag') === undefined) {
     setAttr(n, makeAttr('comm_tag', 'int32_val', 0));
     note(c, n, 'comm-tag-added', 'comm_tag 0 added');
@@ -174,6 +237,8 @@ function repairPointToPoint(c: RepairContext, n: ChakraNode): void {
 /** Repairs one node in place (a decoded node keeps its original bytes unless an attribute was changed). */
 export function repairNode(c: RepairContext, n: ChakraNode): void {
   dropDeps(c, n);
+  retypeAttributes(c, n);
+  checkValues(c, n);
   switch (n.type) {
     case NodeType.COMM_COLL_NODE:
       repairCollective(c, n);

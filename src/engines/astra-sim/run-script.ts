@@ -4,6 +4,7 @@
  * four configuration flags, and write their own log folder (--logging-folder, default ./log).
  */
 import path from 'node:path';
+import { fingerprintLine, type ExportFingerprint } from '../../formats/astra/index.js';
 
 export type AstraBackend = 'unaware' | 'aware';
 
@@ -61,8 +62,11 @@ export function energyCommandLine(files: ExportedFiles, backend: AstraBackend): 
   ].join(' ');
 }
 
-/** run.sh: runs either backend on the folder it sits in, wherever it is called from, and keeps its output. */
-export function runScript(files: ExportedFiles): string {
+/**
+ * run.sh: runs either backend on the folder it sits in, wherever it is called from, and keeps its output, which
+ * starts with the export's fingerprint (`energy --astra-sim-log` checks it against the files it is given).
+ */
+export function runScript(files: ExportedFiles, fingerprint: ExportFingerprint): string {
   const dir = path.dirname(files.runScript);
   const rel = (f: string) => `"$here"/${sh(path.relative(dir, f))}`;
   const here = (f: string | undefined) => (f === undefined ? undefined : path.relative(dir, f));
@@ -84,7 +88,10 @@ case "$backend" in
   *) echo "usage: $0 [unaware|aware]" >&2; exit 2 ;;
 esac
 if [ -n "\${ASTRA_SIM_BIN_DIR:-}" ]; then bin="$ASTRA_SIM_BIN_DIR/$bin"; fi
-"$bin" ${configFlags(files, rel).join(' \\\n  ')} \\
-  --logging-folder="$here"/log 2>&1 | tee "$here/astra-sim.$backend.log"
+{
+  echo ${sh(fingerprintLine(fingerprint))}
+  "$bin" ${configFlags(files, rel).join(' \\\n    ')} \\
+    --logging-folder="$here"/log
+} 2>&1 | tee "$here/astra-sim.$backend.log"
 `;
 }

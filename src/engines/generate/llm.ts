@@ -12,7 +12,7 @@ import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from '../../formats/ch
 import { TracewattError } from '../../errors.js';
 import { isRankFileOf } from '../../formats/chakra/paths.js';
 import { NodeType } from '../../formats/chakra/schema.js';
-import { OutputSet, outputError } from '../../formats/output.js';
+import { OutputSet, outputError, TEMP_OPEN_FLAGS } from '../../formats/output.js';
 import type { Attribute, ChakraNode, GlobalMetadata } from '../../formats/chakra/types.js';
 import { networkYaml, systemJson } from './network.js';
 import { coordsOf, type LlmGenerateOptions, type LlmPlan, rankOf, resolvePlan } from './plan.js';
@@ -227,7 +227,7 @@ async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputS
         const rank = ranksOfStage[next++];
         const { pieces, bytes: size } = encodeRank(rank);
         const file = rankFile(prefix, rank);
-        const fh = await open(out.file(file), 'w');
+        const fh = await open(out.file(file), TEMP_OPEN_FLAGS);
         try {
           await writeAll(file, fh, pieces, size);
         } catch (e) {

@@ -21,6 +21,7 @@ import { activationBackward, activationForward, adamStep, crossEntropyBackward, 
   embeddingForward, flashAttentionBackward, flashAttentionForward, gemmDgrad, gemmForward, gemmWgrad, gradientAdd,
   normBackward, normForward, type OpCost } from '../../core/llm/ops.js';
 import { normParams } from '../../core/llm/models.js';
+import { InputError } from '../../errors.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
 import { endParamsPerRank, layerParamsPerRank, type LlmPlan, type ParallelDim, rankOf, stageParamsPerRank } from './plan.js';
@@ -49,9 +50,21 @@ const COMM_TYPE: Record<number, Attribute> = Object.fromEntries(
     .map((t) => [t, int64('comm_type', t)]),
 );
 
-/** Whole number for an int64 attribute; FLOPs and bytes are products of integers except 2.5× and halves. */
-function whole(v: number): bigint {
-  return BigInt(Math.max(1, Math.round(v)));
+/**
+ * Whole number for an int64 attribute; FLOPs and bytes are products of integers except 2.5× and halves. A count past
+ * 2^53 − 1 would pass through a float inexactly: refused, naming the quantity (`what`, with its unit).
+ */
+function whole(v: number, what: string): bigint {
+  return BigInt(Math.max(1, exact(v, what)));
+}
+
+/** `v` rounded, when it is a whole number a float holds exactly; else an InputError naming the quantity. */
+function exact(v: number, what: string): number {
+  const r = Math.round(v);
+  if (!Number.isSafeInteger(r)) {
+    throw new InputError(`a generated node's ${what} would be ${Number.isFinite(v) ? v.toExponential(3) : String(v)}, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) counted exactly: use a smaller model, sequence or micro-batch`);
+  }
+  return r;
 }
 
 /** Peer rank of `peerStage` for rank `rank`'s coordinates. */
@@ -97,10 +110,10 @@ class StageBuilder {
       const energy = this.plan.timeModel.energyJ?.(cost);
       c = {
         attrs: [
-          IS_GPU_OP, int64('num_ops', whole(cost.flops)), uint64('tensor_size', whole(cost.bytes)),
+          IS_GPU_OP, int64('num_ops', whole(cost.flops, 'FLOP count')), uint64('tensor_size', whole(cost.bytes, 'tensor size (bytes)')),
           ...(energy === undefined ? [] : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
         ],
-        durationMicros: BigInt(Math.round(ns / 1000)),
+        durationMicros: BigInt(exact(ns / 1000, 'duration (µs)')),
       };
       this.compCache.set(key, c);
     }
@@ -116,7 +129,7 @@ class StageBuilder {
     const key = `${commType}|${bytes}|${dim}`;
     let attrs = this.collCache.get(key);
     if (!attrs) {
-      attrs = [IS_GPU_OP, COMM_TYPE[commType], int64('comm_size', whole(bytes)), this.involved.get(dim)!];
+      attrs = [IS_GPU_OP, COMM_TYPE[commType], int64('comm_size', whole(bytes, 'collective size (bytes)')), this.involved.get(dim)!];
       this.collCache.set(key, attrs);
     }
     return this.add(name, NodeType.COMM_COLL_NODE, unique(deps), attrs);
@@ -126,7 +139,7 @@ class StageBuilder {
     this.patches.push({ index: this.nodes.length, attr: 'comm_dst', peerStage });
     return this.add(name, NodeType.COMM_SEND_NODE, unique(deps), [
       IS_GPU_OP, int32('comm_src', this.selfRank), int32('comm_dst', peerRank(this.plan, this.selfRank, peerStage)),
-      int64('comm_size', whole(bytes)), int32('comm_tag', tag),
+      int64('comm_size', whole(bytes, 'collective size (bytes)')), int32('comm_tag', tag),
     ]);
   }
 
@@ -134,7 +147,7 @@ class StageBuilder {
     this.patches.push({ index: this.nodes.length, attr: 'comm_src', peerStage });
     return this.add(name, NodeType.COMM_RECV_NODE, [], [
       IS_GPU_OP, int32('comm_src', peerRank(this.plan, this.selfRank, peerStage)), int32('comm_dst', this.selfRank),
-      int64('comm_size', whole(bytes)), int32('comm_tag', tag),
+      int64('comm_size', whole(bytes, 'collective size (bytes)')), int32('comm_tag', tag),
     ]);
   }
 

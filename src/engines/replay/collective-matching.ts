@@ -5,6 +5,7 @@
  * model (collective.ts) gives every member's finish.
  */
 import { InputError } from '../../errors.js';
+import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
 import type { CommGroupConfig } from '../../formats/astra/index.js';
 import type { CollSpec } from './classify.js';
 import { CollectiveModel, type CollectivePlan, type CollectiveStall } from './collective.js';
@@ -75,6 +76,10 @@ export class CollectiveMatcher {
     const ordinal = ordinals.get(group) ?? 0;
     ordinals.set(group, ordinal + 1);
     const index = group.indexOf(rank);
+    if (bytes === 0 && spec.coll === 'ALL_GATHER') {
+      const d = this.describe({ rank, slot });
+      throw new InputError(`${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''}: ${EMPTY_ALL_GATHER}`);
+    }
     if (index < 0) {
       const d = this.describe({ rank, slot });
       throw new InputError(`${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`);

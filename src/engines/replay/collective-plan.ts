@@ -2,7 +2,9 @@
  * What one collective does in ASTRA-sim's system layer (astra-sim 518bd51, Sys::generate_collective and the native
  * algorithms in system/astraccl/native_collectives), turned into data the per-rank timing runs on:
  * - the collective is cut into chunks of ⌊size / preferred-dataset-splits⌋ bytes (at least one byte per NPU for
- *   non-all-gathers); every chunk is a stream with the same list of phases;
+ *   non-all-gathers, whose size is then rounded up to splits × NPUs: an empty all-reduce still sends those bytes and
+ *   takes their latency, as in ASTRA-sim); every chunk is a stream with the same list of phases. An empty all-gather
+ *   makes no stream in ASTRA-sim and is never finished: refused;
  * - localBWAware all-reduce: reduce-scatter on every involved dimension but the last, all-reduce on the last,
  *   all-gather back in reverse order (the all-gathers ring the other way round); baseline and the other
  *   collectives: the same collective on each involved dimension, all-gathers in descending dimension order, each
@@ -16,6 +18,7 @@
  * Members are numbered by their index in the collective's member list; every plan is independent of time.
  */
 import { InputError } from '../../errors.js';
+import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
 import type { CollectiveImplName, CollectiveKind, SystemConfig } from '../../formats/astra/index.js';
 import { hopsInDim, messageNs, p2pNs, type Cluster } from './network.js';
 
@@ -96,6 +99,14 @@ const IMPL_KEY: Record<CollectiveKind, string> = {
   ALL_TO_ALL: 'all-to-all-implementation',
 };
 
+/**
+ * The refusal of a collective whose kind the system gives no implementation for (ASTRA-sim throws "No collective
+ * implementation found"), or null: replay's collective plans and export's repairs say it alike.
+ */
+export function missingImplementation(sys: SystemConfig, kind: CollectiveKind): string | null {
+  return sys.implementations[kind] ? null : `${sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`;
+}
+
 /** Where a phase runs: a physical dimension over the members, or a comm group's ring. */
 interface PhaseSite {
   impl: CollectiveImplName;
@@ -119,7 +130,9 @@ export class PlanBuilder {
     const dims = this.cluster.dims.length;
     const bytesSentPerDim = req.members.map(() => new Array<number>(dims).fill(0));
     let size = req.bytes;
-    if (size <= 0) return { chunks: 0, phases: [], bytesSentPerDim };
+    if (size < 0 || (size === 0 && req.kind === 'ALL_GATHER')) {
+      throw new InputError(size < 0 ? `a collective of ${size} bytes: comm_size must be ≥ 0 bytes` : EMPTY_ALL_GATHER);
+    }
     const splits = this.sys.preferredDatasetSplits;
     let chunk = Math.floor(size / splits);
     if (req.kind !== 'ALL_GATHER' && this.cluster.totalNpus > chunk) {
@@ -134,8 +147,9 @@ export class PlanBuilder {
   }
 
   private impl(kind: CollectiveKind, dim: number): CollectiveImplName {
-    const list = this.sys.implementations[kind];
-    if (!list) throw new InputError(`${this.sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`);
+    const missing = missingImplementation(this.sys, kind);
+    if (missing) throw new InputError(missing);
+    const list = this.sys.implementations[kind]!;
     const v = list[dim];
     if (!v) throw new InputError(`${this.sys.file}: "${IMPL_KEY[kind]}" has no entry for dimension ${dim}`);
     return v;
@@ -208,8 +222,9 @@ export class PlanBuilder {
   private groupSite(req: PlanRequest): PhaseSite {
     const c = this.cluster;
     const members = req.members;
-    const list = this.sys.implementations[req.kind];
-    if (!list) throw new InputError(`${this.sys.file}: the trace has a ${req.kind} collective but "${IMPL_KEY[req.kind]}" is missing`);
+    const missing = missingImplementation(this.sys, req.kind);
+    if (missing) throw new InputError(missing);
+    const list = this.sys.implementations[req.kind]!;
     // ASTRA-sim (CommunicatorGroup::get_collective_plan) keeps a single implementation, else falls back to ring.
     const impl = list.length > 1 ? 'ring' : list[0];
     const g = Int32Array.from(members, (_, i) => i);

@@ -52,10 +52,11 @@ export function tradeoffTable(points: readonly OperatingPoint[]): TradeoffRow[] 
   const front = paretoFront(points).map((i) => points[i]);
   if (front.length === 0) return [];
   const fastest = front[0];
+  // A fastest point of 0 J or 0 s has nothing to save or lose against: 0 %, not 0/0.
   return front.map((p) => ({
     clockMHz: p.setting, timeS: p.timeS, energyJ: p.energyJ,
-    energySavedPct: (100 * (fastest.energyJ - p.energyJ)) / fastest.energyJ,
-    runtimePenaltyPct: (100 * (p.timeS - fastest.timeS)) / fastest.timeS,
+    energySavedPct: fastest.energyJ > 0 ? (100 * (fastest.energyJ - p.energyJ)) / fastest.energyJ : 0,
+    runtimePenaltyPct: fastest.timeS > 0 ? (100 * (p.timeS - fastest.timeS)) / fastest.timeS : 0,
   }));
 }
 
@@ -121,6 +122,9 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
     profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
     power: input.power, workers: input.threads, onProgress: input.onAnnotate, bands: true,
   });
+  if (annotate.ranks.every((r) => r.nodes === 0)) {
+    throw new InputError(`sweep gpu: ${input.trace} has no nodes (${annotate.ranks.length} rank file(s), all empty): there is nothing whose time or energy a clock changes`);
+  }
   // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
   // recompute them from num_ops at one fixed peak and hide the clock.
   const system: SystemConfig = { ...input.system, rooflineEnabled: false };

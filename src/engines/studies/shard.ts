@@ -3,12 +3,16 @@
  * writes them, with the sweep's identity, as a partial; merge checks that the partials are all the shards of one
  * sweep, each once, and builds the record from all points exactly as the unsharded sweep does.
  * The identity is the SHA-256 of every input file read (each rank file of the trace, configs, calibration,
- * profiles) and every option that changes a figure, so partials of different sweeps are refused.
+ * profiles) and every option that changes a figure, so partials of different sweeps are refused. A partial that
+ * contradicts itself (a point whose scale or clock is not the one its index stands for, a negative energy, parts that
+ * do not add up to the total, per-dimension entries of different lengths) is refused with the key named; a sweep
+ * has at most MAX_SWEEP_POINTS points (a partial claiming 1e9 exhausted memory).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { FormatError, InputError } from '../../errors.js';
+import { excerpt, FormatError, InputError, listExcerpt } from '../../errors.js';
 import { resolveRankFiles } from '../../formats/chakra/index.js';
+import { fileDigest, rankFilesDigest } from '../../formats/digest.js';
+import { MAX_SWEEP_POINTS } from './range.js';
+import { DEFAULT_SERDES_VF_CURVE, voltageRatio } from './vf-curve.js';
 
 export interface Shard {
   /** 1-based. */
@@ -43,8 +47,9 @@ export function parseShard(text: string, flag = '--shard'): Shard {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || !(count >= 1) || !(index >= 1) || index > count) {
-    throw new InputError(`${flag}: expected i/N with 1 ≤ i ≤ N (shard i of N, e.g. 2/8), got "${text}"`);
+    throw new InputError(`${flag}: expected i/N with 1 ≤ i ≤ N (shard i of N, e.g. 2/8), got "${excerpt(text)}"`);
   }
+  if (count > MAX_SWEEP_POINTS) throw new InputError(`${flag}: ${count} shards; a sweep has at most ${MAX_SWEEP_POINTS} points, so at most ${MAX_SWEEP_POINTS} shards`);
   return { index, count };
 }
 
@@ -55,24 +60,10 @@ export function shardIndices(total: number, shard: Shard): number[] {
   return out;
 }
 
-async function fileDigest(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  return hash.digest('hex');
-}
-
 /** SHA-256 of every input: files by content, a trace (`trace` key) by its rank files; undefined entries are left out. */
 export async function inputDigests(files: Record<string, string | readonly string[] | undefined>, trace?: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  if (trace !== undefined) {
-    const whole = createHash('sha256');
-    for (const r of await resolveRankFiles(trace)) whole.update(`${r.rank}:${await fileDigest(r.file)}\n`);
-    out.trace = whole.digest('hex');
-  }
+  if (trace !== undefined) out.trace = await rankFilesDigest(await resolveRankFiles(trace));
   for (const [name, f] of Object.entries(files)) {
     if (f === undefined) continue;
     if (typeof f === 'string') out[name] = await fileDigest(f);
@@ -94,51 +85,133 @@ export function makePartial<P>(sweep: SweepKind, shard: Shard, identity: SweepId
   return { kind: 'sweep-partial', schemaVersion: 1, sweep, shard, identity, totalPoints, points };
 }
 
-/** Checks the shape of a partial read from JSON (`file` names it in errors). */
+/** JSON of a value for an error message, cut short when long. */
+const shown = (v: unknown): string => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v), 60));
+
+/** Checks the shape of a partial read from JSON (`file` names it in errors), and that it agrees with itself. */
 export function checkPartial(file: string, v: unknown): SweepPartial {
   const o = v as Partial<SweepPartial> | null;
   if (!o || typeof o !== 'object' || o.kind !== 'sweep-partial') {
     throw new FormatError(file, 'key "kind"', 'not a partial sweep result (write one with `tracewatt sweep … --shard i/N`)');
   }
-  if (o.schemaVersion !== 1) throw new FormatError(file, 'key "schemaVersion"', `expected 1, got ${JSON.stringify(o.schemaVersion)}`);
-  if (o.sweep !== 'network' && o.sweep !== 'gpu') throw new FormatError(file, 'key "sweep"', `expected "network" or "gpu", got ${JSON.stringify(o.sweep)}`);
+  if (o.schemaVersion !== 1) throw new FormatError(file, 'key "schemaVersion"', `expected 1, got ${shown(o.schemaVersion)}`);
+  if (o.sweep !== 'network' && o.sweep !== 'gpu') throw new FormatError(file, 'key "sweep"', `expected "network" or "gpu", got ${shown(o.sweep)}`);
   const s = o.shard;
-  if (!s || !Number.isInteger(s.index) || !Number.isInteger(s.count) || s.index < 1 || s.index > s.count) {
-    throw new FormatError(file, 'key "shard"', `expected {index, count} with 1 ≤ index ≤ count, got ${JSON.stringify(s)}`);
+  if (!s || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.count) || s.index < 1 || s.index > s.count || s.count > MAX_SWEEP_POINTS) {
+    throw new FormatError(file, 'key "shard"', `expected {index, count} with 1 ≤ index ≤ count ≤ ${MAX_SWEEP_POINTS}, got ${shown(s)}`);
   }
-  if (!o.identity || typeof o.identity !== 'object' || typeof o.identity.inputs !== 'object' || typeof o.identity.options !== 'object') {
+  if (!o.identity || typeof o.identity !== 'object' || !o.identity.inputs || typeof o.identity.inputs !== 'object' || !o.identity.options || typeof o.identity.options !== 'object') {
     throw new FormatError(file, 'key "identity"', 'expected {inputs, options}');
   }
-  if (!Number.isInteger(o.totalPoints) || o.totalPoints! < 1) throw new FormatError(file, 'key "totalPoints"', `expected a whole number ≥ 1, got ${JSON.stringify(o.totalPoints)}`);
+  if (!Number.isInteger(o.totalPoints) || o.totalPoints! < 1 || o.totalPoints! > MAX_SWEEP_POINTS) {
+    throw new FormatError(file, 'key "totalPoints"', `expected a whole number from 1 to ${MAX_SWEEP_POINTS} (the most points a sweep has), got ${shown(o.totalPoints)}`);
+  }
   if (!Array.isArray(o.points)) throw new FormatError(file, 'key "points"', 'expected a list');
   const want = shardIndices(o.totalPoints!, s);
-  const got = o.points.map((p) => p?.index);
+  const got = o.points.map((p) => (p && typeof p === 'object' ? p.index : undefined));
   if (canonical(got) !== canonical(want)) {
-    throw new FormatError(file, 'key "points"', `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${want.join(', ')}], holds [${got.join(', ')}]`);
+    throw new FormatError(file, 'key "points"', `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => shown(x)))}]`);
   }
-  o.points.forEach((p, i) => checkPoint(file, `points[${i}].point`, o.sweep!, p.point));
+  const options = o.identity.options as Record<string, unknown>;
+  const settings = pointSettings(file, o.sweep, options, o.totalPoints!);
+  let dims = -1;
+  o.points.forEach((p, i) => {
+    const key = `points[${i}].point`;
+    checkPoint(file, key, o.sweep!, p.point);
+    const point = p.point as Record<string, unknown>;
+    const setting = o.sweep === 'network' ? 'scale' : 'clockMHz';
+    if (settings && point[setting] !== settings[p.index]) {
+      throw new FormatError(file, `key "${key}.${setting}"`, `is ${shown(point[setting])}, but point ${p.index} of the sweep is at ${settings[p.index]} (identity.options)`);
+    }
+    if (o.sweep === 'network') {
+      const n = (point.networkByDimensionJ as number[]).length;
+      if (dims >= 0 && n !== dims) throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `has ${n} entries, points[0] has ${dims}: one per network dimension in every point`);
+      dims = n;
+      const dimension = options.dimension;
+      if (typeof dimension === 'number' && dimension >= n) {
+        throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `has ${n} entries, but the swept dimension is ${dimension} (identity.options)`);
+      }
+    }
+  });
   return o as SweepPartial;
 }
 
-/** The figures merge reads from each point, by sweep (the rest of a point is carried as it is). */
-const POINT_NUMBERS: Record<SweepKind, string[]> = {
-  network: ['scale', 'bandwidthGBps', 'energyPerBitPJ', 'voltageRatio', 'makespanNs'],
-  gpu: ['clockMHz', 'timeS'],
+/**
+ * The setting of every point of the sweep, from its identity: the sorted scales of a network sweep, the clocks of a
+ * GPU sweep (undefined when the identity does not list them); their number must be totalPoints.
+ */
+function pointSettings(file: string, sweep: SweepKind, options: Record<string, unknown>, total: number): number[] | undefined {
+  const key = sweep === 'network' ? 'scales' : 'frequenciesMHz';
+  const list = options[key];
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || !list.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    throw new FormatError(file, `key "identity.options.${key}"`, `expected a list of numbers, got ${shown(list)}`);
+  }
+  if (list.length !== total) throw new FormatError(file, `key "identity.options.${key}"`, `lists ${list.length} points, but totalPoints is ${total}`);
+  return list as number[];
+}
+
+/** The figures merge reads from each point, by sweep, and the range each must lie in (the rest is carried as it is). */
+const POINT_NUMBERS: Record<SweepKind, [string, (v: number) => boolean, string][]> = {
+  network: [
+    ['scale', (v) => v > 0, '> 0'], ['bandwidthGBps', (v) => v > 0, '> 0 GB/s'], ['energyPerBitPJ', (v) => v >= 0, '≥ 0 pJ/bit'],
+    ['voltageRatio', (v) => v > 0, '> 0'], ['makespanNs', (v) => Number.isSafeInteger(v) && v >= 0, 'a whole number ≥ 0 ns'],
+  ],
+  gpu: [['clockMHz', (v) => v > 0, '> 0 MHz'], ['timeS', (v) => v >= 0, '≥ 0 s']],
 };
+/** Energy parts every point has; whatever parts it has must add up to its total. */
 const ENERGY_PARTS = ['compute', 'memory', 'network', 'idle', 'total'];
+/** Relative slack for sums of parts (rounding of a float sum). */
+const SUM_TOLERANCE = 1e-9;
+/** Relative slack for figures that are products of the same factors (a float product's rounding). */
+const RATIO_TOLERANCE = 1e-9;
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 function checkPoint(file: string, key: string, sweep: SweepKind, point: unknown): void {
   const o = point as Record<string, unknown> | null;
-  const isNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
   if (!o || typeof o !== 'object') throw new FormatError(file, `key "${key}"`, 'expected a sweep point (an object)');
-  for (const k of POINT_NUMBERS[sweep]) if (!isNumber(o[k])) throw new FormatError(file, `key "${key}.${k}"`, `expected a number, got ${JSON.stringify(o[k])}`);
+  for (const [k, ok, range] of POINT_NUMBERS[sweep]) {
+    if (!isNumber(o[k])) throw new FormatError(file, `key "${key}.${k}"`, `expected a number, got ${shown(o[k])}`);
+    if (!ok(o[k] as number)) throw new FormatError(file, `key "${key}.${k}"`, `must be ${range}, got ${o[k]}`);
+  }
   const e = o.energyJ as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || ENERGY_PARTS.some((k) => !isNumber(e[k]))) {
-    throw new FormatError(file, `key "${key}.energyJ"`, `expected {${ENERGY_PARTS.join(', ')}} in J, got ${JSON.stringify(o.energyJ)}`);
+    throw new FormatError(file, `key "${key}.energyJ"`, `expected {${ENERGY_PARTS.join(', ')}} in J, got ${shown(o.energyJ)}`);
   }
-  if (sweep === 'network' && !(Array.isArray(o.networkByDimensionJ) && o.networkByDimensionJ.every(isNumber))) {
-    throw new FormatError(file, `key "${key}.networkByDimensionJ"`, 'expected a list of J per dimension');
+  let sum = 0;
+  for (const [k, x] of Object.entries(e)) {
+    if (!isNumber(x) || x < 0) throw new FormatError(file, `key "${key}.energyJ.${k}"`, `must be a number ≥ 0 J, got ${shown(x)}`);
+    if (k !== 'total') sum += x;
   }
+  const total = e.total as number;
+  if (Math.abs(sum - total) > SUM_TOLERANCE * Math.max(1, total)) {
+    throw new FormatError(file, `key "${key}.energyJ"`, `its parts add up to ${sum} J, not its total ${total} J`);
+  }
+  if (sweep === 'network') {
+    const byDim = o.networkByDimensionJ;
+    if (!(Array.isArray(byDim) && byDim.length > 0 && byDim.every((x) => isNumber(x) && x >= 0))) {
+      throw new FormatError(file, `key "${key}.networkByDimensionJ"`, 'expected a list of J ≥ 0, one per network dimension');
+    }
+    const dimSum = byDim.reduce((a: number, x: number) => a + x, 0);
+    if (dimSum > (e.network as number) * (1 + SUM_TOLERANCE) + SUM_TOLERANCE) {
+      throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `adds up to ${dimSum} J, more than the point's network energy ${e.network} J`);
+    }
+  }
+  const band = o.energyBandJ;
+  if (band !== undefined && !numbersFinite(band)) throw new FormatError(file, `key "${key}.energyBandJ"`, `expected finite numbers, got ${shown(band)}`);
+}
+
+/** Every number in a JSON value is finite (no null where a number belongs either: null is refused). */
+function numbersFinite(v: unknown): boolean {
+  const stack = [v];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (x === null) return false;
+    if (typeof x === 'number' && !Number.isFinite(x)) return false;
+    if (typeof x === 'object') stack.push(...Object.values(x as object));
+  }
+  return true;
 }
 
 /** Where two identities differ, in words ("input trace", "option scales"); empty when they are the same. */
@@ -174,8 +247,48 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
   }
   const missing: number[] = [];
   for (let i = 1; i <= count; i++) if (!byShard.has(i)) missing.push(i);
-  if (missing.length > 0) throw new InputError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (have ${[...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`).join(', ')})`);
+  if (missing.length > 0) {
+    throw new InputError(`merge: shard${missing.length > 1 ? 's' : ''} ${listExcerpt(missing.map((i) => `${i}/${count}`))} missing (have ${listExcerpt([...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`))})`);
+  }
+  if (first.partial.sweep === 'network') {
+    const dims = (p: SweepPartial) => (p.points[0]?.point as { networkByDimensionJ?: unknown[] } | undefined)?.networkByDimensionJ?.length;
+    const d0 = parts.map((p) => ({ file: p.file, n: dims(p.partial) })).filter((x) => x.n !== undefined);
+    const other = d0.find((x) => x.n !== d0[0]!.n);
+    if (other) throw new InputError(`merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards of one sweep have the same network`);
+  }
   const points = new Array<unknown>(first.partial.totalPoints);
-  for (const { partial } of parts) for (const p of partial.points) points[p.index] = p.point;
+  const where = new Array<string>(first.partial.totalPoints);
+  for (const { file, partial } of parts) {
+    partial.points.forEach((p, i) => {
+      points[p.index] = p.point;
+      where[p.index] = `${file}: key "points[${i}].point`;
+    });
+  }
+  if (first.partial.sweep === 'network') checkNetworkPoints(points as NetworkPointFigures[], where, first.partial.identity.options);
   return { sweep: first.partial.sweep, identity: first.partial.identity, points };
+}
+
+interface NetworkPointFigures { scale: number; bandwidthGBps: number; energyPerBitPJ: number; voltageRatio: number }
+
+/**
+ * The figures of a network sweep's points agree with each other as the sweep made them: the swept bandwidth is the
+ * nominal one × scale, the energy per bit the nominal one × voltageRatio², and with the default V–f curve the
+ * voltage ratio is the curve's at that scale. A point that says otherwise was changed after the sweep.
+ */
+function checkNetworkPoints(points: readonly NetworkPointFigures[], where: readonly string[], options: Record<string, unknown>): void {
+  const agree = (a: number, b: number) => Math.abs(a - b) <= RATIO_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
+  const bw0 = points[0]!.bandwidthGBps / points[0]!.scale;
+  const epb0 = points[0]!.energyPerBitPJ / points[0]!.voltageRatio ** 2;
+  const defaultCurve = options.vfCurve === DEFAULT_SERDES_VF_CURVE.name;
+  points.forEach((p, i) => {
+    if (defaultCurve && !agree(p.voltageRatio, voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale))) {
+      throw new InputError(`${where[i]}.voltageRatio" is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`);
+    }
+    if (!agree(p.bandwidthGBps / p.scale, bw0)) {
+      throw new InputError(`${where[i]}.bandwidthGBps" is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`);
+    }
+    if (!agree(p.energyPerBitPJ / p.voltageRatio ** 2, epb0)) {
+      throw new InputError(`${where[i]}.energyPerBitPJ" is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`);
+    }
+  });
 }

@@ -11,10 +11,11 @@
  *
  * Override with a JSON file: { "name": "...", "points": [ { "scale": 0.5, "voltage": 0.6 }, … ] } — scales
  * strictly increasing, voltages positive and non-decreasing, absolute (V) or relative; only V(s)/V(1) is
- * used, interpolated linearly, and the curve must cover s = 1 and every swept scale.
+ * used, interpolated linearly, and the curve must cover s = 1 and every swept scale. Scales and voltages are
+ * range-checked ({@link VF_LIMITS}) so that no energy per bit derived from them leaves the finite numbers.
  */
 import { parseJsonText, readTextFile } from '../../formats/text-file.js';
-import { FormatError, InputError } from '../../errors.js';
+import { excerpt, FormatError, InputError } from '../../errors.js';
 
 export interface VfPoint {
   /** Frequency scale, 1 = nominal. */
@@ -38,19 +39,28 @@ export const DEFAULT_SERDES_VF_CURVE: VfCurve = {
   ],
 };
 
+/** The ranges a curve's numbers must lie in (scales × nominal frequency; voltages in V or relative, any reference). */
+export const VF_LIMITS = { scale: { min: 1e-3, max: 1e3 }, voltage: { min: 1e-6, max: 1e6 }, points: 10_000 } as const;
+
 /** Checks a curve's shape; throws FormatError naming the field. */
 export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FormatError(file, '', 'expected a JSON object with "points"');
   const o = value as Record<string, unknown>;
   const raw = o.points;
-  if (!Array.isArray(raw) || raw.length < 2) throw new FormatError(file, 'points', 'expected an array of at least 2 { "scale", "voltage" } objects');
+  if (!Array.isArray(raw) || raw.length < 2 || raw.length > VF_LIMITS.points) {
+    throw new FormatError(file, 'points', `expected an array of 2 to ${VF_LIMITS.points} { "scale", "voltage" } objects`);
+  }
+  const shown = (v: unknown) => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v)));
   const points: VfPoint[] = raw.map((p, i) => {
-    const q = (p ?? {}) as Record<string, unknown>;
+    const q = (p !== null && typeof p === 'object' ? p : {}) as Record<string, unknown>;
     const scale = q.scale;
     const voltage = q.voltage;
-    if (typeof scale !== 'number' || !Number.isFinite(scale) || scale <= 0) throw new FormatError(file, `points[${i}].scale`, `expected a positive number, got ${JSON.stringify(scale)}`);
-    if (typeof voltage !== 'number' || !Number.isFinite(voltage) || voltage <= 0) throw new FormatError(file, `points[${i}].voltage`, `expected a positive number, got ${JSON.stringify(voltage)}`);
-    return { scale, voltage };
+    for (const [key, v, unit] of [['scale', scale, '× nominal'], ['voltage', voltage, '(V or relative)']] as const) {
+      const { min, max } = VF_LIMITS[key];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new FormatError(file, `points[${i}].${key}`, `expected a positive number, got ${shown(v)}`);
+      if (v < min || v > max) throw new FormatError(file, `points[${i}].${key}`, `must be ≥ ${min} and ≤ ${max} ${unit}, got ${v}`);
+    }
+    return { scale: scale as number, voltage: voltage as number };
   });
   for (let i = 1; i < points.length; i++) {
     if (points[i].scale <= points[i - 1].scale) throw new FormatError(file, `points[${i}].scale`, 'scales must be strictly increasing');

@@ -12,7 +12,7 @@ import { jsonDocument, traceFromJson } from '../../formats/chakra/json.js';
 import { openTrace } from '../../formats/chakra/reader.js';
 import { openTraceBytes } from '../../formats/chakra/source.js';
 import { writeTraceFile } from '../../formats/chakra/writer.js';
-import { OutputSet } from '../../formats/output.js';
+import { OutputSet, TEMP_OPEN_FLAGS } from '../../formats/output.js';
 
 export type TraceFormat = 'et' | 'json';
 
@@ -55,7 +55,7 @@ async function recompress(input: string, output: string, gzip: boolean): Promise
   const reader = await openTrace(input);
   let nodes = 0;
   for await (const batch of reader.batches()) nodes += batch.length;
-  const file = createWriteStream(output);
+  const file = createWriteStream(output, { flags: TEMP_OPEN_FLAGS });
   const head = gzip ? createGzip() : file;
   if (gzip) head.pipe(file);
   let failed: Error | null = null;
@@ -76,7 +76,7 @@ async function recompress(input: string, output: string, gzip: boolean): Promise
 
 async function etToJson(input: string, output: string): Promise<number> {
   const reader = await openTrace(input);
-  const out = createWriteStream(output);
+  const out = createWriteStream(output, { flags: TEMP_OPEN_FLAGS });
   let failed: Error | null = null;
   out.on('error', (e) => {
     failed = e;

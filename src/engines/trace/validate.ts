@@ -1,11 +1,15 @@
 /**
  * `validate`: every problem ASTRA-sim would reject or misread, each with file and node id.
- * Errors make the trace unusable for replay; warnings are odd but replayable.
+ * Errors: replay refuses the trace (every refusal replay makes from the trace alone is an error here: the value
+ * ranges of formats/chakra/node-values.ts, the rank numbering of paths.ts, missing sizes and types), or ASTRA-sim
+ * would reject or misread it (`export astra-sim` repairs those it can, and what it writes validates without errors).
+ * Warnings are odd but replayable.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
 import { NodeDecoder } from '../../formats/chakra/decode.js';
-import { resolveRankFiles } from '../../formats/chakra/paths.js';
+import { durationProblem, durationRead, EMPTY_ALL_GATHER, nodeValueProblem, valuesReadBy } from '../../formats/chakra/node-values.js';
+import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths.js';
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
@@ -75,6 +79,7 @@ interface NodeView {
   readonly id: bigint;
   readonly type: number;
   readonly name: string;
+  readonly durationMicros: bigint;
   /** The attributes the checks are about (at least), in the node's order. */
   attrs(): { name: string; kind: AttrKind | null }[];
   intValue(name: string): bigint | undefined;
@@ -106,6 +111,10 @@ class ProbeView implements NodeView {
   get name(): string {
     return this.probe.name;
   }
+  get durationMicros(): bigint {
+    const p = this.probe;
+    return p.durationNumber >= 0 ? BigInt(p.durationNumber) : p.durationBig;
+  }
   attrs(): { name: string; kind: AttrKind | null }[] {
     const p = this.probe;
     const found = CHECKED.map((name, slot) => ({ name, slot })).filter(({ slot }) => p.has(slot));
@@ -129,6 +138,9 @@ class DecodedView implements NodeView {
   }
   get name(): string {
     return this.node.name;
+  }
+  get durationMicros(): bigint {
+    return this.node.durationMicros;
   }
   attrs(): { name: string; kind: AttrKind | null }[] {
     return this.node.attrs;
@@ -157,11 +169,27 @@ function checkAttrTypes(node: NodeView, c: Collector): void {
   }
 }
 
-function checkNode(node: NodeView, c: Collector): void {
+/** Values outside the ranges every reader accepts (formats/chakra/node-values.ts), as replay refuses them. */
+function checkValues(node: NodeView, c: Collector): void {
+  for (const name of valuesReadBy(node.type)) {
+    const v = node.intValue(name);
+    const bad = v === undefined ? null : nodeValueProblem(name, v);
+    if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
+  }
+  const bad = durationRead(node.type, node.intValue('comm_type')) ? durationProblem(node.durationMicros) : null;
+  if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
+}
+
+function checkNode(node: NodeView, c: Collector, ranks: number): void {
   const id = node.id;
   checkAttrTypes(node, c);
+  checkValues(node, c);
+  if (node.type === NodeType.INVALID_NODE) {
+    c.add('warning', 'invalid-node', id, `node ${id}: INVALID_NODE; ASTRA-sim skips it and replay gives it no time`);
+    return;
+  }
   if (node.type < NodeType.METADATA_NODE || node.type > NodeType.COMM_COLL_NODE) {
-    c.add('error', 'node-type', id, `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim replays`);
+    c.add('error', 'node-type', id, `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim knows (it exits on it; replay gives it no time; export astra-sim makes it INVALID_NODE)`);
     return;
   }
   const isComm = node.type === NodeType.COMM_COLL_NODE || node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE;
@@ -178,11 +206,21 @@ function checkNode(node: NodeView, c: Collector): void {
         c.add('error', 'collective-unsupported', id, `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`);
       }
     }
-    if (node.intValue('comm_size') === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
+    const size = node.intValue('comm_size');
+    if (size === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
+    else if (size === 0n && t !== undefined && Number(t) === CollectiveCommType.ALL_GATHER) {
+      c.add('error', 'collective-empty-all-gather', id, `node ${id} "${node.name}": ${EMPTY_ALL_GATHER}`);
+    }
   }
   if (node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE) {
-    for (const name of ['comm_src', 'comm_dst', 'comm_size']) {
+    // What ASTRA-sim reads (Workload::issue_send_comm / issue_recv_comm): the peer and the size; its own rank is optional.
+    const peerName = node.type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src';
+    for (const name of [peerName, 'comm_size']) {
       if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
+    }
+    const peer = node.intValue(peerName);
+    if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
+      c.add('error', 'p2p-peer-not-a-rank', id, `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`);
     }
   }
   if ((node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) && node.intValue('tensor_size') === undefined) {
@@ -193,7 +231,8 @@ function checkNode(node: NodeView, c: Collector): void {
   }
 }
 
-export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace): Promise<{ c: Collector; nodes: number }> {
+/** `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). */
+export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
   const probe = new NodeProbe(CHECKED_NAMES);
@@ -203,7 +242,7 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
   const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
     if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
     nodes++;
-    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c);
+    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks);
   }, workspace);
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
@@ -224,9 +263,15 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
 export async function validateTrace(target: string, maxPerCode = 20): Promise<ValidationReport> {
   const files = await resolveRankFiles(target);
   const report: ValidationReport = { path: target, ranks: files.length, nodes: 0, errors: 0, warnings: 0, counts: {}, problems: [] };
+  const gap = missingRankProblem(target, files);
+  if (gap) {
+    report.errors++;
+    report.counts['rank-missing'] = 1;
+    report.problems.push({ severity: 'error', code: 'rank-missing', file: target, rank: files.findIndex((f, i) => f.rank !== i), nodeId: null, message: gap });
+  }
   const workspace = new RankWorkspace();
   for (const f of files) {
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace);
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;

@@ -5,4 +5,7 @@ export {
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
 export { networkYamlText } from './network-yaml.js';
-export { parseAstraSimLog, loadAstraSimLog, ranksOfLog, type AstraSimLog, type AstraRankLog, type AstraRankStats } from './log.js';
+export {
+  parseAstraSimLog, loadAstraSimLog, ranksOfLog, fingerprintLine, FINGERPRINT_DIGITS, type AstraSimLog, type AstraRankLog, type AstraRankStats,
+  type ExportFingerprint,
+} from './log.js';

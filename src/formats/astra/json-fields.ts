@@ -1,5 +1,5 @@
 /** Small helpers that read typed fields from parsed JSON/YAML and name the key on every error. */
-import { FormatError } from '../../errors.js';
+import { excerpt, FormatError, listExcerpt } from '../../errors.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -14,8 +14,9 @@ export function describe(v: unknown): string {
   if (v === undefined) return 'nothing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'string') return `"${v}"`;
-  return `${typeof v} ${String(v)}`;
+  if (typeof v === 'string') return `"${excerpt(v)}"`;
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${excerpt(String(v))}`;
 }
 
 /** `missing key "topology" (expected …)`: the error for a required key that is absent. */
@@ -50,12 +51,20 @@ export interface NumRange {
   unit?: string;
 }
 
+/** A number as a message writes it: the shorter of its plain and exponent forms (1e12, 1e-6, 1048576, 0.5). */
+export function shortNumber(x: number): string {
+  const plain = String(x);
+  const exp = x.toExponential().replace('e+', 'e');
+  return exp.length < plain.length ? exp : plain;
+}
+
 /** The problem with `v` against its range, or null when it is in range. */
 function outOfRange(v: number, r: NumRange): string | null {
   const u = r.unit ? ` ${r.unit}` : '';
-  const lower = r.above !== undefined ? `> ${r.above}${u}` : r.min !== undefined ? `≥ ${r.min}${u}` : null;
-  const range = lower && r.max !== undefined ? `${lower} and ≤ ${r.max}${u}` : lower ?? (r.max !== undefined ? `≤ ${r.max}${u}` : null);
-  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${v}`;
+  const n = shortNumber;
+  const lower = r.above !== undefined ? `> ${n(r.above)}${u}` : r.min !== undefined ? `≥ ${n(r.min)}${u}` : null;
+  const range = lower && r.max !== undefined ? `${lower} and ≤ ${n(r.max)}${u}` : lower ?? (r.max !== undefined ? `≤ ${n(r.max)}${u}` : null);
+  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${n(v)}`;
   return null;
 }
 
@@ -116,9 +125,26 @@ export function strList(file: string, obj: Obj, key: string): string[] | undefin
   });
 }
 
-/** Keys not in `known` are refused: a misspelt key silently ignored is how wrong results happen. */
+/** Edit distance between two short strings (insertions, deletions, substitutions). */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Keys not in `known` are refused: a misspelt key silently ignored is how wrong results happen. The message names
+ * the closest known keys when the key looks misspelt, else the known keys (the first few of a long list).
+ */
 export function refuseUnknown(file: string, obj: Obj, known: readonly string[], hint = ''): void {
   for (const k of Object.keys(obj)) {
-    if (!known.includes(k)) throw new FormatError(file, `key "${k}"`, `unknown key${hint ? ` (${hint})` : ''}; known keys: ${known.join(', ')}`);
+    if (known.includes(k)) continue;
+    const near = k.length > 80 ? [] : known.filter((x) => distance(k.toLowerCase(), x.toLowerCase()) <= Math.max(2, Math.floor(x.length / 4)));
+    const which = near.length > 0 ? `did you mean ${near.map((x) => `"${x}"`).join(' or ')}?` : `known keys: ${listExcerpt(known, 12)}`;
+    throw new FormatError(file, `key "${excerpt(k)}"`, `unknown key${hint ? ` (${hint})` : ''}; ${which}`);
   }
 }

@@ -5,9 +5,11 @@
  * `Replay time`, `Invalid time` and `Total compute-communication overlap: N` (printed only when > 0).
  * 1 cycle = 1 ns. The spdlog prefix (`[date] [logger] [level]`) and every other line are ignored; a line that
  * starts like one of these but does not parse is a FormatError naming the line.
+ * A log written by the run.sh of `export astra-sim` starts with the export's fingerprint ({@link fingerprintLine}):
+ * the SHA-256 of the rank files and configs ASTRA-sim ran, which `energy --astra-sim-log` checks against its inputs.
  */
 import { readTextFile } from '../text-file.js';
-import { FormatError, InputError } from '../../errors.js';
+import { excerpt, FormatError, InputError } from '../../errors.js';
 
 /** One rank's figures as ASTRA-sim printed them (ns). Statistics are undefined when the log has none for it. */
 export interface AstraRankLog {
@@ -31,8 +33,13 @@ export interface AstraRankStats {
   overlapNs: number;
 }
 
+/** Input name (workload, system, network, memory, comm-group) → SHA-256 hex (its first 16 digits at least). */
+export type ExportFingerprint = Record<string, string>;
+
 export interface AstraSimLog {
   file: string;
+  /** The fingerprint line run.sh writes first, when the log has one; its 1-based line. */
+  fingerprint?: { inputs: ExportFingerprint; line: number };
   /** Ranks in the order of their `finished` lines. */
   ranks: AstraRankLog[];
   /** Lines that say ASTRA-sim went wrong ([critical], [error], unreleased nodes, attributes not found), first ones. */
@@ -46,6 +53,26 @@ const OVERLAP = /sys\[(\d+)\], Total compute-communication overlap: (\d+)\s*$/;
 const STAT_START = /sys\[\d+\], (?:(?:Wall|GPU|CPU|Comm|Remote mem|Replay|Invalid) time|Total compute-communication overlap):/;
 const TROUBLE = /\[(?:critical|error)\]|unreleased nodes|not found in node|did not finish/i;
 const MAX_TROUBLE = 5;
+const FINGERPRINT = 'tracewatt export fingerprint (sha256, first 16 hex digits):';
+const FINGERPRINT_ENTRY = /^([a-z-]+)=([0-9a-f]{16,64})$/;
+
+/** Digits of each digest a fingerprint line keeps (enough to tell inputs apart, short enough to read). */
+export const FINGERPRINT_DIGITS = 16;
+
+/** The line run.sh writes at the top of ASTRA-sim's log: the export's inputs and the start of their SHA-256. */
+export function fingerprintLine(fp: ExportFingerprint): string {
+  return `${FINGERPRINT} ${Object.entries(fp).map(([k, v]) => `${k}=${v.slice(0, FINGERPRINT_DIGITS)}`).join(' ')}`;
+}
+
+function parseFingerprint(file: string, lineNo: number, line: string): ExportFingerprint {
+  const inputs: ExportFingerprint = {};
+  for (const word of line.slice(line.indexOf(FINGERPRINT) + FINGERPRINT.length).trim().split(/\s+/)) {
+    const m = FINGERPRINT_ENTRY.exec(word);
+    if (!m) throw new FormatError(file, `line ${lineNo}`, `expected name=<sha256 digits> in the export fingerprint, found "${excerpt(word)}"`);
+    inputs[m[1]!] = m[2]!;
+  }
+  return inputs;
+}
 
 type StatKey = 'wallNs' | 'gpuNs' | 'cpuNs' | 'commNs' | 'remoteMemNs' | 'overlapNs' | null;
 const STAT_KEYS: Record<string, StatKey> = {
@@ -54,7 +81,7 @@ const STAT_KEYS: Record<string, StatKey> = {
 
 function whole(file: string, lineNo: number, text: string, digits: string): number {
   const v = Number(digits);
-  if (!Number.isSafeInteger(v)) throw new FormatError(file, `line ${lineNo}`, `${digits} does not fit an exact number of ns ("${text.trim()}")`);
+  if (!Number.isSafeInteger(v)) throw new FormatError(file, `line ${lineNo}`, `${excerpt(digits)} does not fit an exact number of ns ("${excerpt(text.trim(), 100)}")`);
   return v;
 }
 
@@ -62,10 +89,16 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
   const byRank = new Map<number, AstraRankLog>();
   const stats = new Map<number, AstraRankStats>();
   const trouble: AstraSimLog['trouble'] = [];
+  let fingerprint: AstraSimLog['fingerprint'];
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i];
     const lineNo = i + 1;
+    if (line.includes(FINGERPRINT)) {
+      if (fingerprint) throw new FormatError(file, `line ${lineNo}`, `a second export fingerprint (the first is on line ${fingerprint.line}): one ASTRA-sim run per log`);
+      fingerprint = { inputs: parseFingerprint(file, lineNo, line), line: lineNo };
+      continue;
+    }
     if (!line.includes('sys[')) {
       if (trouble.length < MAX_TROUBLE && TROUBLE.test(line)) trouble.push({ line: lineNo, text: line.trim() });
       continue;
@@ -78,13 +111,13 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
       const finishNs = whole(file, lineNo, line, f[2]);
       const exposedCommNs = f[3] === undefined ? undefined : whole(file, lineNo, line, f[3]);
       if (exposedCommNs !== undefined && exposedCommNs > finishNs) {
-        throw new FormatError(file, `line ${lineNo}`, `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("${line.trim()}")`);
+        throw new FormatError(file, `line ${lineNo}`, `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("${excerpt(line.trim(), 100)}")`);
       }
       byRank.set(rank, { rank, finishNs, exposedCommNs, line: lineNo });
       continue;
     }
     if (FINISHED_START.test(line)) {
-      throw new FormatError(file, `line ${lineNo}`, `expected "sys[i] finished, T cycles, exposed communication E cycles.", found "${line.trim()}"`);
+      throw new FormatError(file, `line ${lineNo}`, `expected "sys[i] finished, T cycles, exposed communication E cycles.", found "${excerpt(line.trim(), 100)}"`);
     }
     const s = STAT.exec(line);
     const o = s ? null : OVERLAP.exec(line);
@@ -96,14 +129,14 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
       if (key) st[key] = whole(file, lineNo, line, (s ?? o)![s ? 3 : 2]);
       continue;
     }
-    if (STAT_START.test(line)) throw new FormatError(file, `line ${lineNo}`, `expected "sys[i], <kind> time: N", found "${line.trim()}"`);
+    if (STAT_START.test(line)) throw new FormatError(file, `line ${lineNo}`, `expected "sys[i], <kind> time: N", found "${excerpt(line.trim(), 100)}"`);
     if (trouble.length < MAX_TROUBLE && TROUBLE.test(line)) trouble.push({ line: lineNo, text: line.trim() });
   }
   for (const [rank, st] of stats) {
     const r = byRank.get(rank);
     if (r) r.stats = st;
   }
-  return { file, ranks: [...byRank.values()], trouble };
+  return { file, ranks: [...byRank.values()], trouble, ...(fingerprint ? { fingerprint } : {}) };
 }
 
 export async function loadAstraSimLog(file: string): Promise<AstraSimLog> {

@@ -1,14 +1,17 @@
 /**
  * Parsers for the ASTRA-sim 2.x inputs (system.json, network.yml, remote memory JSON, comm-group
  * JSON) and tracewatt's power.json. Every problem is a FormatError naming the file and the key.
- * Keys ASTRA-sim accepts but that do not change the analytical congestion-unaware result are
- * accepted and ignored; keys tracewatt does not know, and settings it does not model, are refused.
+ * Every key ASTRA-sim's parsers read (astra-sim 518bd51: Sys::initialize_sys, CollectiveImplLookup; the analytical
+ * network's NetworkParser; the analytical remote memory) is known: keys that do not change the analytical result
+ * are accepted, with a warning when they ask for something tracewatt does not do (a local memory trace); keys
+ * tracewatt does not know, and settings it does not model, are refused by name. Every number is range-checked
+ * where it is read, against {@link CONFIG_LIMITS} (limit and unit in the message).
  */
 import { parseJsonText, readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
-import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, requireKeys, strList, type Obj } from './json-fields.js';
+import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, requireKeys, strList, type NumRange, type Obj } from './json-fields.js';
 import type {
   CollectiveImplName, CollectiveKind, CommGroupConfig, MemoryType, NetworkConfig, NetworkDim, PowerConfig,
   RemoteMemoryConfig, SystemConfig, TopologyKind,
@@ -16,6 +19,28 @@ import type {
 
 
 const parseJson = parseJsonText;
+
+/**
+ * The ranges tracewatt accepts for the numbers of the ASTRA-sim configs, with their units: wide enough for any real
+ * machine, narrow enough that every time and energy derived from them stays a finite number (a bandwidth of 1e-300
+ * GB/s, a latency of 1e300 ns or 1e9 dataset splits made figures Infinity or exhausted memory).
+ */
+export const CONFIG_LIMITS = {
+  /** Per dimension and in all (the product of npus_count). */
+  npus: { integer: true, min: 1, max: 1_048_576, unit: 'NPUs' },
+  bandwidthGBps: { min: 1e-6, max: 1e12, unit: 'GB/s' },
+  latencyNs: { min: 0, max: 1e12, unit: 'ns' },
+  endpointDelayNs: { integer: true, min: 1, max: 1e12, unit: 'ns' },
+  /** ASTRA-sim makes one stream per split; tracewatt times every chunk of a collective. */
+  datasetSplits: { integer: true, min: 1, max: 4096, unit: 'splits' },
+  activeChunks: { integer: true, min: 1, max: 65_536, unit: 'chunks' },
+  localMemBandwidthGBps: { min: 1e-6, max: 1e12, unit: 'GB/s' },
+  peakPerfTFlops: { min: 0, max: 1e9, unit: 'TFLOPS' },
+  /** peak-perf when roofline-enabled uses it. */
+  rooflinePeakPerfTFlops: { min: 1e-6, max: 1e9, unit: 'TFLOPS' },
+  remoteMemLatencyNs: { min: 0, max: 1e12, unit: 'ns' },
+  remoteMemBandwidthGBps: { min: 1e-6, max: 1e12, unit: 'GB/s' },
+} as const satisfies Record<string, NumRange>;
 
 // ---------------------------------------------------------------------------------------------
 // network.yml
@@ -29,9 +54,13 @@ export function parseNetworkConfig(file: string, text: string): NetworkConfig {
   requireKeys(file, o, { topology: 'a list of Ring | Switch | FullyConnected, one per dimension', npus_count: perDim, bandwidth: perDim, latency: perDim });
   const topo = o.topology;
   if (!Array.isArray(topo) || topo.length === 0) throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
-  const npus = numList(file, o, 'npus_count', { integer: true, min: 1 });
-  const bw = numList(file, o, 'bandwidth', { above: 0, unit: 'GB/s' });
-  const lat = numList(file, o, 'latency', { min: 0, unit: 'ns' });
+  const npus = numList(file, o, 'npus_count', CONFIG_LIMITS.npus);
+  const bw = numList(file, o, 'bandwidth', CONFIG_LIMITS.bandwidthGBps);
+  const lat = numList(file, o, 'latency', CONFIG_LIMITS.latencyNs);
+  const total = npus.reduce((a, n) => a * n, 1);
+  if (total > CONFIG_LIMITS.npus.max) {
+    throw new FormatError(file, 'key "npus_count"', `describes ${total} NPUs in all; at most ${CONFIG_LIMITS.npus.max} NPUs are simulated`);
+  }
   for (const [key, list] of [['npus_count', npus], ['bandwidth', bw], ['latency', lat]] as const) {
     if (list.length !== topo.length) {
       throw new FormatError(file, `key "${key}"`, `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`);
@@ -60,23 +89,55 @@ const IMPL_KEYS: Record<CollectiveKind, string> = {
   ALL_TO_ALL: 'all-to-all-implementation',
 };
 const IMPLS: readonly CollectiveImplName[] = ['ring', 'direct', 'halvingDoubling'];
-/** Accepted by ASTRA-sim, without effect on the analytical congestion-unaware timing. */
-const IGNORED_SYSTEM_KEYS = ['boost-mode', 'L', 'o', 'g', 'G', 'model-shared-bus', 'trace-enabled', 'local-reduction-delay'];
+/** Implementations ASTRA-sim has (CollectiveImplLookup) that tracewatt does not model. */
+const UNMODELLED_IMPLS = ['oneRing', 'doubleBinaryTree', 'oneDirect', 'oneHalvingDoubling'];
+/**
+ * Read by ASTRA-sim without effect on the analytical timing tracewatt reproduces: boost-mode (read by older builds
+ * only); the shared memory bus's LogGP parameters and local-reduction-delay (used only with model-shared-bus 1, which
+ * is refused); trace-enabled, track-local-mem and local-mem-trace-filename (logging and a memory-usage trace, which
+ * tracewatt does not write: a warning says so when they ask for it).
+ */
+const IGNORED_SYSTEM_KEYS = [
+  'boost-mode', 'L', 'o', 'g', 'G', 'model-shared-bus', 'trace-enabled', 'local-reduction-delay', 'track-local-mem', 'local-mem-trace-filename',
+];
+/** Custom collectives (Chakra ETs per collective) ASTRA-sim can run: not modelled, refused by name. */
+const CUSTOM_IMPL_KEYS = [...Object.values(IMPL_KEYS).map((k) => `${k}-custom`), 'per-node-custom-implementation'];
 const SYSTEM_KEYS = [
   'scheduling-policy', 'endpoint-delay', 'active-chunks-per-dimension', 'preferred-dataset-splits',
   ...Object.values(IMPL_KEYS), 'collective-optimization', 'local-mem-bw', 'peak-perf', 'roofline-enabled', 'replay-only',
-  'intra-dimension-scheduling', 'inter-dimension-scheduling', ...IGNORED_SYSTEM_KEYS,
+  'intra-dimension-scheduling', 'inter-dimension-scheduling', ...IGNORED_SYSTEM_KEYS, ...CUSTOM_IMPL_KEYS,
 ];
+
+/** Keys that ask ASTRA-sim for outputs tracewatt does not make: a warning (they do not change any figure). */
+function warnIgnored(file: string, o: Obj, diagnostics?: Diagnostics): void {
+  const asked = (k: string) => o[k] !== undefined && o[k] !== 0 && o[k] !== false;
+  const keys = ['trace-enabled', 'track-local-mem', 'local-mem-trace-filename'].filter(asked);
+  if (keys.length === 0) return;
+  diagnostics?.add('system.ignored-key', {
+    file,
+    message: `${file}: ${keys.map((k) => `"${k}"`).join(', ')} ask${keys.length === 1 ? 's' : ''} ASTRA-sim for its own logs or local memory trace; tracewatt does not write them (ignored, no figure changes)`,
+  });
+}
 
 export function parseSystemConfig(file: string, text: string, diagnostics?: Diagnostics): SystemConfig {
   const o = asObject(file, parseJson(file, text), 'a system configuration');
   refuseUnknown(file, o, SYSTEM_KEYS);
+  for (const key of CUSTOM_IMPL_KEYS) {
+    if (o[key] !== undefined) throw new FormatError(file, `key "${key}"`, 'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ring, direct or halvingDoubling');
+  }
   for (const key of ['intra-dimension-scheduling', 'inter-dimension-scheduling'] as const) {
     const dflt = key === 'intra-dimension-scheduling' ? 'FIFO' : 'ascending';
     if (o[key] !== undefined && o[key] !== dflt) {
       throw new FormatError(file, `key "${key}"`, `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describe(o[key])}`);
     }
   }
+  if (o['model-shared-bus'] !== undefined && flag(file, o, 'model-shared-bus')) {
+    throw new FormatError(file, 'key "model-shared-bus"', 'the shared memory bus (LogGP L, o, g, G) is not modelled; only 0, ASTRA-sim\'s default, is');
+  }
+  if (o['scheduling-policy'] === 'EXPLICIT') {
+    throw new FormatError(file, 'key "scheduling-policy"', '"EXPLICIT" (priorities from the trace) is not modelled; use LIFO or FIFO');
+  }
+  warnIgnored(file, o, diagnostics);
   if (o['collective-optimization'] === undefined) {
     diagnostics?.add('system.default-collective-optimization', {
       file, message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
@@ -88,7 +149,8 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     const list = strList(file, o, key);
     implementations[kind] = list?.map((s, i) => {
       if (!(IMPLS as readonly string[]).includes(s)) {
-        throw new FormatError(file, `key "${key}"[${i}]`, `"${s}" is not modelled; use one of ${IMPLS.join(' | ')}`);
+        const known = UNMODELLED_IMPLS.includes(s) || /^(one)?[dD]irect\d+$/.test(s);
+        throw new FormatError(file, `key "${key}"[${i}]`, `${describe(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`);
       }
       return s as CollectiveImplName;
     });
@@ -96,18 +158,19 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
   const cfg: SystemConfig = {
     file,
     schedulingPolicy: oneOf(file, o, 'scheduling-policy', ['LIFO', 'FIFO'] as const, 'LIFO'),
-    endpointDelayNs: num(file, o, 'endpoint-delay', { integer: true, min: 1, def: 10 }),
-    activeChunksPerDimension: num(file, o, 'active-chunks-per-dimension', { integer: true, min: 1, def: 1 }),
-    preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', { integer: true, min: 1 }),
+    endpointDelayNs: num(file, o, 'endpoint-delay', { ...CONFIG_LIMITS.endpointDelayNs, def: 10 }),
+    activeChunksPerDimension: num(file, o, 'active-chunks-per-dimension', { ...CONFIG_LIMITS.activeChunks, def: 1 }),
+    preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', CONFIG_LIMITS.datasetSplits),
     implementations,
     collectiveOptimization: oneOf(file, o, 'collective-optimization', ['localBWAware', 'baseline'] as const, 'baseline'),
-    localMemBandwidthGBps: num(file, o, 'local-mem-bw', { above: 0, unit: 'GB/s' }),
-    peakPerfTFlops: num(file, o, 'peak-perf', { min: 0, def: 0, unit: 'TFLOPS' }),
+    localMemBandwidthGBps: num(file, o, 'local-mem-bw', CONFIG_LIMITS.localMemBandwidthGBps),
+    peakPerfTFlops: num(file, o, 'peak-perf', { ...CONFIG_LIMITS.peakPerfTFlops, def: 0 }),
     rooflineEnabled: flag(file, o, 'roofline-enabled'),
     replayOnly: flag(file, o, 'replay-only'),
   };
-  if (cfg.rooflineEnabled && !(cfg.peakPerfTFlops > 0)) {
-    throw new FormatError(file, 'key "peak-perf"', 'roofline-enabled needs a peak-perf (TFLOPS) > 0');
+  const peak = CONFIG_LIMITS.rooflinePeakPerfTFlops;
+  if (cfg.rooflineEnabled && !(cfg.peakPerfTFlops >= peak.min)) {
+    throw new FormatError(file, 'key "peak-perf"', `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ${o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops}`);
   }
   return cfg;
 }
@@ -149,8 +212,8 @@ export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemor
   if (memoryType === 'NO_MEMORY_EXPANSION') return { file, memoryType, latencyNs: 0, bandwidthGBps: 0 };
   return {
     file, memoryType,
-    latencyNs: num(file, o, 'remote-mem-latency', { min: 0, unit: 'ns' }),
-    bandwidthGBps: num(file, o, 'remote-mem-bw', { above: 0, unit: 'GB/s' }),
+    latencyNs: num(file, o, 'remote-mem-latency', CONFIG_LIMITS.remoteMemLatencyNs),
+    bandwidthGBps: num(file, o, 'remote-mem-bw', CONFIG_LIMITS.remoteMemBandwidthGBps),
   };
 }
 

@@ -5,6 +5,7 @@
  * or protobuf JSON parser reads it. Encoding details needed for a byte-identical return trip
  * (unknown fields, explicit defaults, unpacked lists) ride in an optional "$lossless" member.
  */
+import { tooDeepAt, tooDeepError } from '../text-file.js';
 import { FormatError } from '../../errors.js';
 import { ATTR_MEMBER_BY_KIND, ATTR_MEMBERS, BIGINT_SCALARS, nodeTypeFromName, nodeTypeName, type AttrMember } from './schema.js';
 import type { AttrScalarValue, AttrValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
@@ -281,6 +282,8 @@ export function metadataFromJson(ctx: Ctx, v: Json): GlobalMetadata {
 /** Parses a whole JSON trace document (held in memory). */
 export function traceFromJson(text: string, file: string): { metadata: GlobalMetadata | null; nodes: ChakraNode[] } {
   let doc: Json;
+  const deep = tooDeepAt(text);
+  if (deep >= 0) throw tooDeepError(file, text, deep);
   try {
     doc = JSON.parse(text) as Json;
   } catch (e) {

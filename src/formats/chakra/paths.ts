@@ -59,3 +59,16 @@ function checkRanks(target: string, files: RankFile[]): RankFile[] {
   }
   return files;
 }
+
+/**
+ * The first rank missing from rank files that must be numbered 0..N−1 (a multi-rank trace: replay, export and
+ * validate all need every rank), as the message every command gives; null when none is missing. A single file
+ * named on its own is a trace of one rank, whatever its number.
+ */
+export function missingRankProblem(target: string, files: readonly RankFile[]): string | null {
+  if (files.length === 1 && files[0]!.file === target) return null;
+  for (let i = 0; i < files.length; i++) {
+    if (files[i]!.rank !== i) return `rank files must be numbered 0..${files.length - 1}; rank ${i} is missing (found ${files[i]!.file} as rank ${files[i]!.rank})`;
+  }
+  return null;
+}

@@ -7,7 +7,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import { OutputSet, outputError } from '../output.js';
+import { OutputSet, outputError, TEMP_OPEN_FLAGS } from '../output.js';
 import { ByteSink, encodeMetadataFrame, encodeNodeFrame } from './encode.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';
 
@@ -68,7 +68,7 @@ export class TraceWriter {
       if (!options.set) set.discard();
       throw e;
     }
-    const fileStream = createWriteStream(tmp);
+    const fileStream = createWriteStream(tmp, { flags: TEMP_OPEN_FLAGS });
     const gzip = options.gzip ?? file.endsWith('.gz');
     const head: Writable = gzip ? createGzip() : fileStream;
     if (gzip) head.pipe(fileStream);

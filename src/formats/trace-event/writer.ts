@@ -14,7 +14,7 @@
 import type { WriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
-import { OutputSet, outputError } from '../output.js';
+import { OutputSet, outputError, TEMP_OPEN_FLAGS } from '../output.js';
 
 export interface CompleteEvent {
   name: string;
@@ -76,7 +76,7 @@ export class TraceEventWriter {
     const set = OutputSet.open(file);
     let handle;
     try {
-      handle = await open(set.file(file), 'w');
+      handle = await open(set.file(file), TEMP_OPEN_FLAGS);
     } catch (e) {
       set.discard();
       throw outputError(file, e);
