@@ -84,7 +84,7 @@ export function knobOverviewSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
     .map((k) => ({ dT: k.best.timeChangePct, dE: k.best.energyChangePct, text: `${k.name}: ${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`}` })));
   const x = { field: 'dT', type: 'quantitative', title: 'time change ΔT vs nominal (%)', scale: { domain: xDomain, nice: false } };
   const y = { field: 'dE', type: 'quantitative', title: 'energy change ΔE vs nominal (%)', scale: { domain: yDomain, nice: false } };
-  const color = { field: 'knob', type: 'nominal', title: 'knob', scale: knobScale, legend: { labelLimit: 260, orient: 'right' } };
+  const color = { field: 'knob', type: 'nominal', title: 'knob', scale: knobScale, legend: { labelLimit: 260, orient: 'right', symbolOpacity: 1, symbolType: 'square' } };
   const shape = { field: 'layout', type: 'nominal', title: 'layout', sort: layouts.map((l) => l.name), legend: { labelLimit: 260, orient: 'right' } };
   return {
     title: 'Energy change against time change of each knob setting (estimated; one scale for all knobs)',
@@ -95,7 +95,7 @@ export function knobOverviewSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
       { data: { values: [{}] }, mark: { type: 'rule', color: '#999' }, encoding: { y: { datum: 0 } } },
       { data: { values: [{}] }, mark: { type: 'rule', color: '#999' }, encoding: { x: { datum: 0 } } },
       { data: { values: points }, mark: { type: 'rule', strokeWidth: 6, opacity: 0.3 }, encoding: { x, y: { field: 'lo', type: 'quantitative', scale: y.scale, title: y.title }, y2: { field: 'hi' }, color } },
-      { data: { values: points }, mark: { type: 'line', strokeWidth: 1.5 }, encoding: { x, y, color, strokeDash: { field: 'layout', type: 'nominal', legend: null }, detail: { field: 'layout' }, order: { field: 'dT', type: 'quantitative' } } },
+      { data: { values: points }, mark: { type: 'line', strokeWidth: 1.5 }, encoding: { x, y, color, strokeDash: { field: 'layout', type: 'nominal', sort: layouts.map((l) => l.name), title: 'layout', legend: { labelLimit: 260, orient: 'right' } }, detail: { field: 'layout' }, order: { field: 'dT', type: 'quantitative' } } },
       { data: { values: points }, mark: { type: 'point', filled: true, size: 50 }, encoding: { x, y, color, shape,
         tooltip: [{ field: 'layout', type: 'nominal' }, { field: 'knob', type: 'nominal' }, { field: 'setting', type: 'nominal' },
           { field: 'dT', type: 'quantitative', title: 'ΔT (%)', format: '.3~g' }, { field: 'dE', type: 'quantitative', title: 'ΔE (%)', format: '.3~g' },
