@@ -27,7 +27,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
   const clash = spec.options.find((o) => COMMON_OPTIONS.some((c) => c.name === o.name));
   if (clash) throw new Error(`command "${spec.name}" declares --${clash.name}, which every command gets from COMMON_OPTIONS`);
   for (const o of [...spec.options, ...COMMON_OPTIONS]) {
-    const opt = new Option(optionFlags(o), o.description);
+    const opt = new Option(optionFlags(o), o.required ? `(required) ${o.description}` : o.description);
     if (o.default !== undefined) opt.default(o.default);
     if (o.required) opt.makeOptionMandatory(true);
     cmd.addOption(opt);

@@ -5,7 +5,8 @@
 import {
   clockFrontSpec,
   layoutSharesSpec,
-  marginalSpec,
+  knobOverviewSpec,
+  byNameSpec,
   networkKnobsSpec,
   rankTimeSpec,
   accuracySpec,
@@ -24,7 +25,7 @@ import { layerStudySection } from './a30-layers-html.js';
 import { sensitivityMapSection } from './sensitivity-map-html.js';
 import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
-import { fixed, formatRows, type Cell, type Column } from './tables.js';
+import { formatRows, significant, type Cell, type Column } from './tables.js';
 import type {
   AccuracyTable,
   CaseStudySummary,
@@ -76,6 +77,8 @@ function figure(id: string, svg: string, caption: string, takeaway?: string): st
 }
 
 const pct = (share: number) => share * 100;
+/** Numbers to 3 significant digits (3.7e-5 J stays 0.000037, not 0.00): never fixed decimals. */
+const sig = significant(3);
 const J = 'J, estimated';
 const S = 's, estimated';
 
@@ -122,19 +125,22 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     .filter((row): row is [string, number] => row[1] !== undefined)
     .map(([name, s]) => [name, s, s / r.ranks.length, rankSeconds > 0 ? pct(s / rankSeconds) : null]);
   const { bars, title } = rankBars(r.ranks);
-  const plot = await renderSvg(energyBreakdownSpec(bars, { title: 'Energy per rank by component', categoryTitle: title }));
+  const [plot, byName] = await Promise.all([
+    renderSvg(energyBreakdownSpec(bars, { title: 'Energy per rank by component', categoryTitle: title })),
+    r.byName && r.byName.length > 0 ? renderSvg(byNameSpec(r.byName)) : Promise.resolve(null),
+  ]);
   const dimRows = r.bytesSentPerDim.map((bytes, d) => [d, r.dimensionNames?.[d] ?? '', bytes / 1e9, r.networkEnergyPerDimJ?.[d] ?? null]);
   const rankRows = [...r.ranks]
     .sort((a, b) => a.rank - b.rank)
     .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.waitNs / 1e9, ...ENERGY_PARTS.map((p) => k.energyJ[p]), k.energyJ.total]);
   return [
-    `<p>Makespan ${fixed(4)(r.makespanNs / 1e9)} s, total energy ${fixed(1)(r.energyJ.total)} J (estimated); ` +
-      `${fixed(1)(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
+    `<p>Makespan ${sig(r.makespanNs / 1e9)} s, total energy ${sig(r.energyJ.total)} J (estimated); ` +
+      `${sig(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
     '<div class="tables">',
     htmlTable(
       [
-        { header: 'component' }, { header: `energy (${J})`, format: fixed(2) }, { header: 'share of total (%)', format: fixed(1) },
-        ...(r.energyBandJ ? [{ header: `p10 (${J})`, format: fixed(2) }, { header: `p90 (${J})`, format: fixed(2) }] : []),
+        { header: 'component' }, { header: `energy (${J})`, format: sig }, { header: 'share of total (%)', format: sig },
+        ...(r.energyBandJ ? [{ header: `p10 (${J})`, format: sig }, { header: `p90 (${J})`, format: sig }] : []),
       ],
       breakdownRows(r.energyJ, r.energyBandJ),
       r.energyBandJ ? 'Energy, all ranks; 10–90 % band of compute from the nodes\' bands (nodes of one name err together, names independently)' : 'Energy, all ranks',
@@ -143,30 +149,31 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     htmlTable(
       [
         { header: 'quantity' },
-        { header: `summed over ranks (${S})`, format: fixed(4) },
-        { header: `mean per rank (${S})`, format: fixed(4) },
-        { header: 'share of makespan × ranks (%)', format: fixed(1) },
+        { header: `summed over ranks (${S})`, format: sig },
+        { header: `mean per rank (${S})`, format: sig },
+        { header: 'share of makespan × ranks (%)', format: sig },
       ],
       timeRows,
       'Time: GPU compute, exposed communication, host exposed, remote memory exposed and wait split makespan × ranks',
     ),
     definitionList('Time', TIME_DEFINITIONS),
     htmlTable(
-      [{ header: 'dimension' }, { header: 'name' }, { header: 'data sent (GB)', format: fixed(3) }, { header: `network energy (${J})`, format: fixed(3) }],
+      [{ header: 'dimension' }, { header: 'name' }, { header: 'data sent (GB)', format: sig }, { header: `network energy (${J})`, format: sig }],
       dimRows,
       'Traffic per network dimension',
     ),
     '</div>',
+    ...(byName ? [figure('energy-by-name', byName, 'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).')] : []),
     figure('energy-per-rank', plot, 'Energy per rank, stacked by component (estimated).'),
     `<details><summary>Per-rank table (${r.ranks.length} ranks)</summary>`,
     htmlTable(
       [
         { header: 'rank' },
-        { header: `finish (${S})`, format: fixed(4) },
-        { header: `exposed comm (${S})`, format: fixed(4) },
-        { header: `wait (${S})`, format: fixed(4) },
-        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: fixed(2) })),
-        { header: `total (${J})`, format: fixed(2) },
+        { header: `finish (${S})`, format: sig },
+        { header: `exposed comm (${S})`, format: sig },
+        { header: `wait (${S})`, format: sig },
+        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: sig })),
+        { header: `total (${J})`, format: sig },
       ],
       rankRows,
     ),
@@ -208,10 +215,10 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
         [
           { header: 'from: fastest (MHz)' },
           { header: 'to: lowest energy (MHz)' },
-          { header: 'energy saved (%)', format: fixed(1) },
-          { header: 'runtime penalty (%)', format: fixed(1) },
-          { header: `energy saved (${J})`, format: fixed(2) },
-          { header: `extra time (${S})`, format: fixed(4) },
+          { header: 'energy saved (%)', format: sig },
+          { header: 'runtime penalty (%)', format: sig },
+          { header: `energy saved (${J})`, format: sig },
+          { header: `extra time (${S})`, format: sig },
         ],
         [[tOpt.clockMHz, eOpt.clockMHz, pct(savedJ / tOpt.energyJ.total), pct(extraS / tOpt.timeS), savedJ, extraS]],
         'Energy saved vs runtime penalty, fastest to lowest-energy Pareto point',
@@ -227,11 +234,11 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
     htmlTable(
       [
         { header: 'SM clock (MHz)' },
-        { header: `time (${S})`, format: fixed(4) },
-        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: fixed(2) })),
-        { header: `total (${J})`, format: fixed(2) },
+        { header: `time (${S})`, format: sig },
+        ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: sig })),
+        { header: `total (${J})`, format: sig },
         { header: 'Pareto', align: 'left' },
-        ...(banded ? [{ header: `total p10 (${J})`, format: fixed(2) }, { header: `total p90 (${J})`, format: fixed(2) }] : []),
+        ...(banded ? [{ header: `total p10 (${J})`, format: sig }, { header: `total p90 (${J})`, format: sig }] : []),
       ],
       points.map((p) => [
         p.clockMHz, p.timeS, ...ENERGY_PARTS.map((k) => p.energyJ[k]), p.energyJ.total, p.pareto,
@@ -252,17 +259,17 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
     renderSvg(networkSweepChangeSpec(points, { title: 'What changes: energy per component against nominal', dimension: r.dimension })),
   ]);
   const columns: Column[] = [
-    { header: 'scale (× nominal)', format: fixed(2) },
-    { header: 'bandwidth (GB/s)', format: fixed(1) },
-    { header: 'energy per bit (pJ/bit)', format: fixed(2) },
-    { header: 'V/V(1)', format: fixed(3) },
-    { header: `makespan (${S})`, format: fixed(4) },
-    ...Array.from({ length: dims }, (_, d): Column => ({ header: `network dim ${d} (${J})`, format: fixed(2) })),
-    { header: `communication (${J})`, format: fixed(2) },
-    { header: `idle (${J})`, format: fixed(2) },
-    { header: `total (${J})`, format: fixed(2) },
-    { header: 'ΔE/ΔT vs next scale (W)', format: fixed(1) },
-    { header: 'energy saved per 1 % slowdown (%)', format: fixed(3) },
+    { header: 'scale (× nominal)', format: sig },
+    { header: 'bandwidth (GB/s)', format: sig },
+    { header: 'energy per bit (pJ/bit)', format: sig },
+    { header: 'V/V(1)', format: sig },
+    { header: `makespan (${S})`, format: sig },
+    ...Array.from({ length: dims }, (_, d): Column => ({ header: `network dim ${d} (${J})`, format: sig })),
+    { header: `communication (${J})`, format: sig },
+    { header: `idle (${J})`, format: sig },
+    { header: `total (${J})`, format: sig },
+    { header: 'ΔE/ΔT vs next scale (W)', format: sig },
+    { header: 'energy saved per 1 % slowdown (%)', format: sig },
     { header: 'dominated', align: 'left' },
   ];
   const rows = points.map((p) => [
@@ -303,11 +310,11 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
     htmlTable(
       [
         { header: 'SM clock (MHz)' },
-        { header: 'time MAPE (%)', format: fixed(1) },
-        { header: 'power MAPE (%)', format: fixed(1) },
-        { header: 'energy MAPE (%)', format: fixed(1) },
+        { header: 'time MAPE (%)', format: sig },
+        { header: 'power MAPE (%)', format: sig },
+        { header: 'energy MAPE (%)', format: sig },
         { header: 'n (kernels)' },
-        ...(covered ? [{ header: 'time in 10–90 % band (%)', format: fixed(0) }, { header: 'energy in 10–90 % band (%)', format: fixed(0) }] : []),
+        ...(covered ? [{ header: 'time in 10–90 % band (%)', format: sig }, { header: 'energy in 10–90 % band (%)', format: sig }] : []),
       ],
       rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n, ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : [])]),
     ),
@@ -345,29 +352,77 @@ function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
   };
 }
 
+/**
+ * The case study's finding in one sentence, from its numbers: the knob that saves most and what it costs, and how
+ * far the other knobs move energy at most (over every layout and setting).
+ */
+export function caseStudyHeadline(r: CaseStudySummary): string {
+  const all = r.layouts.flatMap((l) => l.knobs.map((k) => ({ l, k })));
+  const top = all.reduce((a, b) => (b.k.best.energyChangePct < a.k.best.energyChangePct ? b : a));
+  const setting = (k: CaseStudySummary['layouts'][number]['knobs'][number]) => (k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`);
+  const others = [...new Set(all.map((x) => x.k.id))].filter((id) => id !== top.k.id).map((id) => {
+    const ks = all.filter((x) => x.k.id === id);
+    const most = Math.max(...ks.flatMap((x) => x.k.points.map((p) => Math.abs(p.energyChangePct))));
+    return `${ks[0]!.k.name} by at most ${sig(most)} %`;
+  });
+  return `${top.k.name} is the knob that matters: at ${setting(top.k)} it changes energy by ${signedPct(top.k.best.energyChangePct, 1)} ` +
+    `for ${signedPct(top.k.best.timeChangePct, 1)} time (${top.l.name}); ${others.join(', ')} (estimated).`;
+}
+
+/** Key numbers per layout under the first figure: iteration time and energy, each knob's lowest-energy setting. */
+function caseStudyKeyNumbers(r: CaseStudySummary): string {
+  const knobs = r.layouts[0]!.knobs;
+  return htmlTable(
+    [
+      { header: 'layout' }, { header: 'iteration (s)', format: sig }, { header: 'energy (MJ)', format: sig },
+      ...knobs.map((k): Column => ({ header: `${k.name}: best ΔE / ΔT`, align: 'left' })),
+    ],
+    r.layouts.map((l) => [
+      l.name, l.nominal.makespanS, l.nominal.energyJ.total / 1e6,
+      ...l.knobs.map((k) => `${signedPct(k.best.energyChangePct, 2)} / ${signedPct(k.best.timeChangePct, 2)} (${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`})`),
+    ]),
+    'Key numbers at the nominal point (estimated); best = the lowest-energy setting swept',
+  );
+}
+
 async function caseStudySection(r: CaseStudySummary): Promise<string> {
-  const [shares, marginalPlot, front, network, ranks] = await Promise.all([
-    renderSvg(layoutSharesSpec(r.layouts)), renderSvg(marginalSpec(r.layouts)), renderSvg(clockFrontSpec(r.layouts)),
+  const [overview, shares, front, network, ranks] = await Promise.all([
+    renderSvg(knobOverviewSpec(r.layouts)), renderSvg(layoutSharesSpec(r.layouts)), renderSvg(clockFrontSpec(r.layouts)),
     renderSvg(networkKnobsSpec(r.layouts)), renderSvg(rankTimeSpec(r.layouts)),
   ]);
   const t = caseStudyTakeaways(r);
+  const gpu = r.system.find((line) => line.startsWith('GPU:')) ?? '';
+  const source = /datasheet/i.test(gpu) ? 'kernel times and energies from the datasheet calibration, not fitted to a measurement' : 'kernel times and energies from the GPU calibration named under Method';
   const parts = [
+    `<p class="headline">${escapeHtml(caseStudyHeadline(r))}</p>`,
+    figure('case-knobs', overview, 'Every setting of the three knobs against nominal, all on one scale; bars: the 10–90 % energy band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.'),
+    caseStudyKeyNumbers(r),
     `<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`,
+    ...r.layouts.map((l) => {
+      const [head, ...rest] = l.finding.split('. ');
+      return `<p class="finding layout"><strong>${escapeHtml(head!)}.</strong> ${escapeHtml(rest.join('. '))}</p>`;
+    }),
+    figure('case-shares', shares, 'Energy of one iteration by component, % of its total, at the nominal point (estimated); slices under 1 % are named beside the bar.', t.shares),
+    figure('case-clock-front', front, `Iteration time and energy at each SM clock (${source}); grey points are dominated; labelled: the ends of the sweep and the lowest-energy clock.`, t.front),
+    figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
+    figure('case-ranks', ranks, `Per-rank time at nominal as shares of the rank's time (from the replay of ${r.layouts.map((l) => l.extrapolation.replayedMicroBatches[1]).join(' / ')} micro-batches; the page's times are for the full iteration): GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting.`, t.ranks),
+    await sensitivityMapSection(r.sensitivity, { table: htmlTable, figure, escape: escapeHtml }),
+    '<details class="method"><summary>Method, definitions and all numbers</summary>',
     `<ul class="system">${r.system.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
-    `<details open><summary>Definitions</summary><ul>${r.definitions.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul></details>`,
+    `<ul>${r.definitions.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`,
     htmlTable(
       [
         { header: 'layout' },
         { header: 'micro-batches per pipeline' },
-        { header: 'iteration time (s, estimated)', format: fixed(2) },
-        { header: 'iteration energy (MJ, estimated)', format: fixed(3) },
-        { header: 'direct network energy (% of total)', format: fixed(2) },
-        { header: 'scale-out link energy (% of total)', format: fixed(3) },
-        { header: 'communication hidden behind compute (% of communication time)', format: fixed(1) },
-        { header: 'exposed communication (% of communication time)', format: fixed(1) },
-        { header: 'communication energy (% of total)', format: fixed(1) },
-        { header: 'idle energy (% of total)', format: fixed(1) },
-        { header: 'extrapolation check: time / energy error (%)' },
+        { header: 'iteration (s)', format: sig },
+        { header: 'energy (MJ)', format: sig },
+        { header: 'network energy (%)', format: sig },
+        { header: 'scale-out links (%)', format: sig },
+        { header: 'comm. hidden (%)', format: sig },
+        { header: 'comm. exposed (%)', format: sig },
+        { header: 'comm. energy (%)', format: sig },
+        { header: 'idle energy (%)', format: sig },
+        { header: 'extrapolation error, time / energy (%)' },
       ],
       r.layouts.map((l) => {
         const s = l.nominal.shares;
@@ -375,35 +430,25 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
         return [l.name, l.microBatches, l.nominal.makespanS, l.nominal.energyJ.total / 1e6, pct(s.networkEnergy), pct(s.scaleOutEnergy),
           pct(s.hiddenCommunication), pct(s.exposedCommunication), pct(s.communicationEnergy), pct(s.idleEnergy), `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`];
       }),
-      'Nominal point per layout: the three shares that decide whether network DVFS pays off',
+      'Nominal point per layout (estimated): energy shares of the total; hidden and exposed communication as shares of communication time',
     ),
-    // The finding starts with the layout and its verdict ("TP 8 × PP 4: reproduces the poster's finding …").
-    ...r.layouts.map((l) => {
-      const [head, ...rest] = l.finding.split('. ');
-      return `<p class="finding layout"><strong>${escapeHtml(head!)}.</strong> ${escapeHtml(rest.join('. '))}</p>`;
-    }),
-    figure('case-shares', shares, 'Energy of one iteration by component, % of its total, at the nominal point (estimated).', t.shares),
-    figure('case-marginal', marginalPlot, 'Each knob setting against nominal, one panel per layout and knob on its own scales (at least ±1 %); shaded: the 10–90 % band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.', t.marginal),
     htmlTable(
       [
         { header: 'layout' }, { header: 'knob' }, { header: 'setting' },
-        { header: 'ΔT (%)', format: fixed(2) }, { header: 'ΔE (%)', format: fixed(2) },
-        { header: 'ΔE band 10 % (%)', format: fixed(2) }, { header: 'ΔE band 90 % (%)', format: fixed(2) },
-        { header: 'energy saved per 1 % slowdown (%)', format: fixed(2) }, { header: 'ΔE/ΔT (kW)', format: fixed(1) }, { header: 'note' },
+        { header: 'ΔT (%)', format: sig }, { header: 'ΔE (%)', format: sig },
+        { header: 'ΔE 10 % (%)', format: sig }, { header: 'ΔE 90 % (%)', format: sig },
+        { header: 'saved per 1 % slower (%)', format: sig }, { header: 'ΔE/ΔT (W)', format: sig }, { header: 'note', align: 'left' },
       ],
       r.layouts.flatMap((l) => l.knobs.flatMap((k) => k.points.map((p) => [
         l.name, k.name, k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`, p.timeChangePct, p.energyChangePct,
         p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
-        p.deltaEnergyPerDeltaTimeW === null ? null : p.deltaEnergyPerDeltaTimeW / 1e3,
-        p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `lowest energy${k.best.atEdge ? ` — ${k.best.atEdge} of the range swept` : ''}` : '',
+        p.deltaEnergyPerDeltaTimeW,
+        p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `lowest energy${k.best.atEdge ? ` (${k.best.atEdge} edge of the sweep)` : ''}` : '',
       ]))),
-      'Marginal efficiency of every knob setting against nominal',
+      'Every knob setting against nominal (estimated)',
     ),
     `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
-    figure('case-clock-front', front, 'Iteration time and energy at each SM clock (calibrated kernel times and energies); grey points are dominated.', t.front),
-    figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
-    figure('case-ranks', ranks, 'Per-rank time at nominal: GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting; they add up to the makespan.', t.ranks),
-    await sensitivityMapSection(r.sensitivity, { table: htmlTable, figure, escape: escapeHtml }),
+    '</details>',
   ];
   return parts.join('\n');
 }
@@ -425,7 +470,7 @@ async function planSection(r: PlanSummary): Promise<string> {
   const parts = [
     `<p>${escapeHtml(r.schedule)} pipeline, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
       `${r.source.mode === 'fit' ? `options modelled from ${escapeHtml(r.source.fitClocksMHz?.join(', ') ?? '')} MHz` : `options at ${r.source.clocksMHz.length} clocks`}. ` +
-      `Intrinsic energy bloat removed without slowdown: ${fixed(2)(r.intrinsic.savingPct)} % (${fixed(2)(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
+      `Intrinsic energy bloat removed without slowdown: ${sig(r.intrinsic.savingPct)} % (${sig(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
     htmlTable(
       head.columns,
       head.rows,
@@ -435,8 +480,8 @@ async function planSection(r: PlanSummary): Promise<string> {
   if (r.extrinsic) {
     const e = r.extrinsic;
     parts.push(
-      `<p>Straggler at ${fixed(4)(e.deadlineS)} s (×${fixed(3)(e.slowdownFactor)}): this pipeline's plan takes ${fixed(4)(e.plannedTimeS)} s and then waits; ` +
-        `it saves ${fixed(2)(e.savingPct)} % against the all-max-clock pipeline waiting as long (${fixed(2)(e.extrinsicSavingPct)} % beyond the intrinsic plan).</p>`,
+      `<p>Straggler at ${sig(e.deadlineS)} s (×${sig(e.slowdownFactor)}): this pipeline's plan takes ${sig(e.plannedTimeS)} s and then waits; ` +
+        `it saves ${sig(e.savingPct)} % against the all-max-clock pipeline waiting as long (${sig(e.extrinsicSavingPct)} % beyond the intrinsic plan).</p>`,
     );
   }
   parts.push(
@@ -484,18 +529,20 @@ async function sectionBody(r: ReportResult): Promise<string> {
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222;margin:0;background:#fafafa}
 header,main,footer{max-width:1180px;margin:0 auto;padding:0 20px}
-header{padding-top:18px}
-h1{font-size:24px;margin:0 0 4px}
+header{padding-top:10px}
+h1{font-size:22px;margin:0 0 2px}
 h2{font-size:19px;margin:0 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-.meta{color:#666;margin:0 0 10px}
-.estimates{background:#fff6e0;border-left:4px solid #f0a500;padding:8px 12px;margin:8px 0}
+.meta{color:#666;margin:0 0 4px}
+.estimates{background:#fff6e0;border-left:4px solid #f0a500;padding:4px 10px;margin:4px 0;font-size:13px}
 nav ol{margin:6px 0 14px;padding-left:22px}
-section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:14px 18px;margin:16px 0;min-width:0}
+section.result{background:#fff;border:1px solid #e3e3e3;border-radius:6px;padding:10px 18px;margin:10px 0;min-width:0}
+.headline{font-size:17px;font-weight:600;margin:4px 0 6px;color:#123}
+details.method{border-top:1px solid #ddd;padding-top:6px;margin-top:12px}
 .kind{color:#888;font-weight:normal;font-size:14px}
 table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-td{white-space:nowrap}
+td.num{white-space:nowrap}
 th{min-width:6em;max-width:16em}
 th{background:#f2f2f2;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
@@ -539,11 +586,9 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
 <p class="meta">tracewatt ${escapeHtml(version)} · ${results.length} result${results.length === 1 ? '' : 's'}${
     options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
   }</p>
-<p class="estimates"><strong>Estimates.</strong> Energy, power and time figures on this page are modelled by tracewatt
-(Chakra traces replayed with the GPU power and time model each result names, and configured network energy per bit),
-not measured; headers and axes say "estimated" where this applies. Only the model-accuracy tables compare the model
-with measurements.</p>
-<nav><ol>${toc.join('')}</ol></nav>
+<p class="estimates"><strong>Estimates.</strong> Energy, power and time on this page are modelled by tracewatt, not measured
+(only the model-accuracy tables compare with measurements).</p>
+${results.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
 </header>
 <main>
 ${sections.join('\n')}

@@ -5,6 +5,7 @@
 import { ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import type { EnergyBandJ, ReplayResult } from '../engines/replay/types.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
+import { byNameText } from './by-name-text.js';
 import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 
 /** Rows and their columns, ready for formatTable or toCsv. */
@@ -77,6 +78,7 @@ export function replayText(res: ReplayResult, options: TableOptions = {}): strin
     wrapText(durationSourcesLine(res), options.width),
     '',
     energy,
+    ...(res.byName ? [byNameText(res.byName, res.energyJ, options)] : []),
     formatTable(t.columns, t.rows, options) + (many ? `(ranks ${half}…${res.ranks.length - half - 1} not shown: use --csv or --json)\n` : '') +
       definitionsText('Time per rank (ns, estimated):', TIME_DEFINITIONS, options.width),
   ].join('\n');

@@ -33,7 +33,7 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings' | 'byName'>> & { ranks: ReplayRankRecord[] };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;

@@ -49,7 +49,31 @@ export function replayFixture(ranks = 8): ReplayRecord {
     bytesSentPerDim: [2.5e12, 6e11],
     networkEnergyPerDimJ: [40, 120],
     dimensionNames: ['scale-up (Switch 4)', 'scale-out (Ring 2)'],
+    byName: byNameRows(),
   };
+}
+
+/** Energy by name: 18 rows, long CUDA kernel names among them, idle and network static (not summed to the fixture's totals). */
+function byNameRows(): NonNullable<ReplayRecord['byName']> {
+  const names = [
+    'void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8::Params)',
+    'ALL_REDUCE 64 MiB (pg dp)', 'flash_fwd_kernel', 'ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn', 'ALL_GATHER 16 MiB (pg tp)',
+    'vectorized_elementwise_kernel', 'layer_norm_fwd', 'softmax_warp_forward', 'REDUCE_SCATTER 16 MiB (pg tp)', 'SEND 8 MiB', 'RECV 8 MiB',
+    'adam_step', 'embedding_backward', 'nll_loss_forward', 'elementwise_add', 'cast_bf16',
+  ];
+  const rows = names.map((name, i) => {
+    const comm = /^(ALL_|REDUCE|SEND|RECV)/.test(name);
+    const e = 400 / (i + 1);
+    return {
+      name, kind: (comm ? (name.startsWith('SEND') || name.startsWith('RECV') ? 'p2p' : 'collective') : 'kernel') as 'kernel', count: 8 * (i + 1), timeNs: 1e8 / (i + 1),
+      energyJ: comm ? breakdown(0, 0, e * 0.05, 0, e * 0.95) : breakdown(e * 0.8, e * 0.2, 0, 0),
+    };
+  });
+  return [
+    ...rows,
+    { name: '(idle)', kind: 'idle', count: 0, timeNs: 1.5e9, energyJ: breakdown(0, 0, 0, 130) },
+    { name: '(network static)', kind: 'network-static', count: 0, timeNs: 1e10, energyJ: breakdown(0, 0, 3.7e-5, 0) },
+  ];
 }
 
 /** SM clocks 210..1980 MHz; time falls with clock, energy is U-shaped with its minimum near 1200 MHz. */
@@ -160,4 +184,4 @@ export function allFixtures(): ReportResult[] {
 }
 
 /** data-plot ids of the figures a report of {@link allFixtures} contains, in page order. */
-export const EXPECTED_PLOTS = ['case-shares', 'case-marginal', 'case-clock-front', 'case-network', 'case-ranks', 'energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];
+export const EXPECTED_PLOTS = ['case-knobs', 'case-shares', 'case-clock-front', 'case-network', 'case-ranks', 'energy-by-name', 'energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];

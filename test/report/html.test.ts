@@ -39,7 +39,7 @@ describe('buildReport', () => {
     const html = await buildReport(results());
     const header = html.slice(html.indexOf('<header>'), html.indexOf('</header>'));
     expect(header).toContain(`tracewatt ${tracewattVersion()}`);
-    expect(header).toMatch(/Estimates\.<\/strong> Energy, power and time figures on this page are modelled/);
+    expect(header).toMatch(/Estimates\.<\/strong> Energy, power and time on this page are modelled by tracewatt, not measured/);
     expect(tracewattVersion()).toMatch(/^\d+\.\d+\.\d+/);
     expect(html).toContain('<th class="num">energy (J, estimated)</th>');
     expect(html).toContain('<th class="num">time (s, estimated)</th>');
@@ -69,8 +69,9 @@ describe('buildReport', () => {
     const html = await buildReport([sweep]);
     const fast = sweep.points.find((p) => p.clockMHz === sweep.timeOptimalMHz)!;
     const low = sweep.points.find((p) => p.clockMHz === sweep.energyOptimalMHz)!;
-    const saved = (((fast.energyJ.total - low.energyJ.total) / fast.energyJ.total) * 100).toFixed(1);
-    const penalty = (((low.timeS - fast.timeS) / fast.timeS) * 100).toFixed(1);
+    // Three significant digits, not fixed decimals (issue 28).
+    const saved = Number((((fast.energyJ.total - low.energyJ.total) / fast.energyJ.total) * 100).toPrecision(3));
+    const penalty = Number((((low.timeS - fast.timeS) / fast.timeS) * 100).toPrecision(3));
     expect(html).toContain(
       `<tr><td class="num">${fast.clockMHz}</td><td class="num">${low.clockMHz}</td><td class="num">${saved}</td><td class="num">${penalty}</td>`,
     );

@@ -108,7 +108,7 @@ describe('case study llama2-70b (reduced)', () => {
     expect(results.map((r) => r.kind)).toEqual(['case-study']);
     const html = await readFile(path.join(out, 'report.html'), 'utf8');
     const plots = [...html.matchAll(/data-plot="([^"]+)"/g)].map((m) => m[1]);
-    expect(plots).toEqual(['case-shares', 'case-marginal', 'case-clock-front', 'case-network', 'case-ranks']);
+    expect(plots).toEqual(['case-knobs', 'case-shares', 'case-clock-front', 'case-network', 'case-ranks']);
     expect(html.match(/<p class="takeaway">/g)).toHaveLength(5);
     const text = lines.join('');
     // Every line but the two naming the files written (their length is the folder's).

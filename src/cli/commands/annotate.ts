@@ -67,7 +67,7 @@ export const annotateCommand: CommandSpec = {
     { name: 'profile-format', value: 'F', description: 'force the profile format' },
     ...PROFILE_OPTIONS.filter((o) => o.name !== 'format').map((o) => (o.name === 'mapping' ? { ...o, description: o.description.replace('--format', '--profile-format') } : o.name === 'power' ? { ...o, description: 'power log joined with the profile (an Nsight Systems cuda_gpu_trace or a Kineto trace) for per-kernel power and energy' } : o)),
     { name: 'bands', description: "write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives one" },
-    { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json' },
+    { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json (default: the reference clock)' },
     { name: 'frequencies', value: 'list', description: 'target SM clocks, comma-separated: writes <out>.<F>MHz.<rank>.et and <out>.<F>MHz.power.json per clock' },
     { name: 'out', value: 'prefix', description: 'output prefix', required: true },
     { name: 'reference-frequency', value: 'MHz', description: "SM clock the trace's durations were recorded at (default: the calibration's highest clock)" },
@@ -86,8 +86,8 @@ export const annotateCommand: CommandSpec = {
   example: 'tracewatt annotate out/dlrm --calibration calibration/v100.json --profile traces/pytorch-real/dlrm/worker0_step_12.1694128201545.pt.trace.json.gz --frequency 1200 --out out/dlrm-1200',
   async run(args, opts, io) {
     if (opts.frequency !== undefined && opts.frequencies !== undefined) throw new InputError('give --frequency or --frequencies, not both');
-    if (opts.frequency === undefined && opts.frequencies === undefined) throw new InputError('give a target SM clock: --frequency MHz or --frequencies list');
-    const freqs = numberList(opts, opts.frequency !== undefined ? 'frequency' : 'frequencies', 'MHz') ?? [];
+    // Neither given: the engine annotates at the reference clock (and says so).
+    const freqs = opts.frequency === undefined && opts.frequencies === undefined ? [] : numberList(opts, opts.frequency !== undefined ? 'frequency' : 'frequencies', 'MHz') ?? [];
     if (opts.frequency !== undefined && freqs.length !== 1) throw new InputError('--frequency takes one clock; use --frequencies for several');
     const scaling = choice(opts, 'scaling', ['ratio', 'offset'] as const) ?? 'ratio';
     const precision = choice<RooflinePrecision>(opts, 'rooflinePrecision', ['fp16Tensor', 'fp32', 'fp64']) ?? 'fp16Tensor';

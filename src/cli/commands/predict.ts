@@ -1,3 +1,4 @@
+import { shortName } from '../../report/by-name-text.js';
 import { toJson } from '../../core/json.js';
 import { checkTargetClock, describeAdvice, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
 import { excerpt, InputError } from '../../errors.js';
@@ -53,6 +54,7 @@ export const predictCommand: CommandSpec = {
       io.out(
         formatTable(
           [
+            // Kernel names run to thousands of characters: cut in the middle (--csv and --json keep them whole).
             { header: 'kernel' },
             { header: 'SM clock (MHz)' },
             { header: 'time (ms, est.)', format: fixed(4) },
@@ -61,7 +63,7 @@ export const predictCommand: CommandSpec = {
             { header: 'energy 10–90 % (J)', align: 'right' },
             { header: 'capped' },
           ],
-          r.rows.map((x) => [x.kernel, x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.energyJP10 === null ? 'no band' : `${formatCell(x.energyJP10)}–${formatCell(x.energyJP90)}`, x.capped ? 'yes' : '']),
+          r.rows.map((x) => [shortName(x.kernel), x.frequencyMHz, x.durationNs / 1e6, x.powerW, x.energyJ, x.energyJP10 === null ? 'no band' : `${formatCell(x.energyJP10)}–${formatCell(x.energyJP90)}`, x.capped ? 'yes' : '']),
           tableLayout(opts),
         ),
       );

@@ -49,6 +49,7 @@ export interface AnnotateOptions {
   profileFormat?: ProfileFormat;
   /** More reader options for profile files: a generic CSV's column mapping, a power log joined to the profile, … */
   profileOptions?: Omit<ReadProfileOptions, 'format' | 'diagnostics' | 'referenceClockMHz'>;
+  /** Target SM clocks; empty: the reference clock (said in the result's notes). */
   frequenciesMHz: number[];
   /** Name outputs <out>.<F>MHz.<rank>.et; default: only when there are several clocks. */
   perFrequencyOutputs?: boolean;

@@ -246,15 +246,17 @@ export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz
 
 /** Builds the plan from a calibration and one or more profile tables. */
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
-  const freqs = options.frequenciesMHz;
-  if (freqs.length === 0) throw new InputError('give at least one target SM frequency');
-  // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
-  for (const f of freqs) checkTargetClock(cal, f);
-  if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
   const notes: string[] = [];
   const fromProfile = options.referenceClockMHz === undefined ? assumedProfileClock(profiles) : null;
   const referenceClockMHz = options.referenceClockMHz ?? fromProfile ?? Math.max(...cal.clocks.smClocksMHz);
   if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
+  // No target clock given: the clock the trace ran at (its durations kept, energies annotated), said in the notes.
+  const freqs = options.frequenciesMHz.length > 0 ? options.frequenciesMHz : [referenceClockMHz];
+  if (options.frequenciesMHz.length === 0) notes.push(`target SM clock ${referenceClockMHz} MHz: the reference clock (no --frequency given)`);
+  for (const f of freqs) if (!(Number.isFinite(f) && f > 0)) throw new InputError(`target SM frequency must be a positive number of MHz, got ${f}`);
+  // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
+  for (const f of freqs) checkTargetClock(cal, f);
+  if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
   if (fromProfile !== null) notes.push(`reference clock ${referenceClockMHz} MHz: the clock the Kineto profile's samples were taken at (assumed by its reader; pass --reference-frequency to set it)`);
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {

@@ -29,7 +29,8 @@ import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, idKey, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
-import { gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
+import { ByNameLedger, collectiveName, p2pName } from './by-name.js';
+import { commPowerW, gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
@@ -101,6 +102,8 @@ interface RankState {
   commOnlyNs: number;
   hostOnlyNs: number;
   memOnlyNs: number;
+  /** Σ over communication-only time of dt / (communication nodes running): each such node's share, by difference (by-name rows). */
+  exposedClockNs: number;
   bytesSentPerDim: number[];
   memoryBytes: number;
   computeJ: number;
@@ -137,6 +140,10 @@ class Replay {
   private readonly mail = new Map<number, Map<number, { arrivals: number[]; recvs: PostedRecv[] }>>();
   private readonly window: number;
   private readonly netPj: number[];
+  /** Energy and time by kernel / op name and collective (by-name.ts). */
+  private readonly byName = new ByNameLedger();
+  /** Ranks each simulated rank stands for (1 unless identical ranks are simulated once). */
+  private weight: number[];
 
   constructor(sources: RankSource[], private readonly o: ReplayOptions) {
     this.diag = o.diagnostics ?? new Diagnostics();
@@ -157,7 +164,7 @@ class Replay {
     this.netPj = this.cluster.dims.map((_, i) => o.power.network[i].energyPjPerBit);
     this.classifier = new NodeClassifier({
       system: o.system, memory: o.memory, commGroups: o.commGroups, networkFile: o.network.file,
-      dims: this.cluster.dims.length, ranks: sources.length, diag: this.diag, keepNames: o.onSlice !== undefined,
+      dims: this.cluster.dims.length, ranks: sources.length, diag: this.diag, keepNames: true,
     });
     const model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
     this.collectives = new CollectiveMatcher(this.cluster, o.commGroups, model, ({ rank, slot }) => {
@@ -169,10 +176,11 @@ class Replay {
       nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
-      finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0, commOnlyNs: 0, hostOnlyNs: 0, memOnlyNs: 0,
+      finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0, commOnlyNs: 0, hostOnlyNs: 0, memOnlyNs: 0, exposedClockNs: 0,
       bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
     }));
     this.active = this.ranks;
+    this.weight = this.ranks.map(() => 1);
   }
 
   async run(): Promise<ReplayResult> {
@@ -224,6 +232,8 @@ class Replay {
     if (!classes) return;
     this.classes = classes;
     this.active = classes.representatives.map((rank) => this.ranks[rank]);
+    this.weight = this.ranks.map(() => 0);
+    for (let rank = 0; rank < this.ranks.length; rank++) this.weight[classes.representatives[classes.classOf[rank]]]++;
     const simulated = new Set(this.active);
     for (const r of this.ranks) if (!simulated.has(r)) r.nodes = new NodeTable();
     const n = this.ranks.length;
@@ -332,7 +342,10 @@ class Replay {
       if (r.gpuOn || r.cpuOn || comm || mem) r.wallNs += dt;
       // The ledger's time split (ledger.ts rankTimeSplit): GPU compute, then communication, host, remote memory.
       if (!r.gpuOn) {
-        if (comm) r.commOnlyNs += dt;
+        if (comm) {
+          r.commOnlyNs += dt;
+          r.exposedClockNs += dt / r.commOn;
+        }
         else if (r.cpuOn) r.hostOnlyNs += dt;
         else if (mem) r.memOnlyNs += dt;
       }
@@ -356,6 +369,7 @@ class Replay {
     if (resource !== Resource.None) r.busy[resource] = true;
     table.startNs[s] = this.now;
     this.setActive(r, table.category[s], 1);
+    table.exposedMark[s] = r.exposedClockNs;
     switch (table.op[s]) {
       case OpKind.Fixed:
         this.push(this.now + table.amount[s], r.rank, s);
@@ -438,21 +452,26 @@ class Replay {
       r.computeJ += split.computeJ;
       r.memoryJ += split.memoryJ;
       r.memoryBytes += memBytes;
+      this.byName.add('kernel', nameOf(table, s), dur, { compute: split.computeJ, memory: split.memoryJ }, this.weight[r.rank]);
     } else if (category === Category.Cpu) {
       r.cpuNs += dur;
       r.memoryBytes += memBytes;
+      this.byName.add('cpu', nameOf(table, s), dur, { host: (power.hostPowerWPerRank ?? 0) * dur * 1e-9 }, this.weight[r.rank]);
     } else if (category === Category.Mem) {
       r.memoryBytes += memBytes;
       energyJ = remoteMemoryEnergyJ(memBytes, power);
       r.memoryJ += energyJ;
+      this.byName.add('remote-memory', nameOf(table, s), dur, { memory: energyJ }, this.weight[r.rank]);
     }
     const net = table.netBytesPerDim[s];
+    let nodeNetworkJ = 0;
     if (net) {
       for (let i = 0; i < net.length; i++) r.bytesSentPerDim[i] += net[i];
-      const e = networkEnergyJ(net, this.netPj);
-      r.networkJ += e;
-      energyJ += e;
+      nodeNetworkJ = networkEnergyJ(net, this.netPj);
+      r.networkJ += nodeNetworkJ;
+      energyJ += nodeNetworkJ;
     }
+    if (category === Category.Comm) this.commByName(r, s, dur, nodeNetworkJ);
     const key = table.key(s);
     if (this.o.onSlice) {
       this.o.onSlice({
@@ -463,6 +482,18 @@ class Replay {
     r.unfinished--;
     table.releaseChildren(s);
     table.remove(s, key);
+  }
+
+  /** A communication node's row: its network energy and its share of the communication-only time at gpu.commPowerW. */
+  private commByName(r: RankState, s: number, durNs: number, networkJ: number): void {
+    const table = r.nodes;
+    const op = table.op[s];
+    const name = op === OpKind.Collective
+      ? (({ coll, group }) => collectiveName(coll, table.amount[s], group))(this.classifier.specs[table.peer[s]])
+      : p2pName(op === OpKind.Send, table.amount[s]);
+    const exposedNs = r.exposedClockNs - table.exposedMark[s];
+    this.byName.add(op === OpKind.Collective ? 'collective' : 'p2p', name, durNs,
+      { network: networkJ, communication: commPowerW(this.o.power.gpu) * exposedNs * 1e-9 }, this.weight[r.rank]);
   }
 
   /** A GPU node whose DRAM part would exceed its energy: memory takes the whole node (counted, named). */
@@ -510,7 +541,7 @@ class Replay {
 
   private result(): ReplayResult {
     const classes = this.classes;
-    return summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
+    const res = summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
       // A member of a class simulated once has its representative's times.
       const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
       return {
@@ -524,7 +555,15 @@ class Replay {
       bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
       computeBand: this.classifier.bands.sums(), durationSources: { ...this.classifier.durationSources },
     });
+    const idleNs = res.ranks.reduce((a, x) => a + Math.max(0, res.makespanNs - x.gpuComputeNs - x.exposedCommNs), 0);
+    res.byName = this.byName.rows({ energyJ: res.energyJ.idle, timeNs: idleNs }, res.makespanNs, res.ranks.length, this.o.power.networkIdlePowerWPerRank);
+    return res;
   }
+}
+
+/** A node's name for the by-name rows. */
+function nameOf(table: NodeTable, s: number): string {
+  return table.names[s] || '(unnamed)';
 }
 
 /** `d` occurs in `list` before index `end`. */

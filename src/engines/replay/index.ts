@@ -10,3 +10,4 @@ export type * from './types.js';
 export { RESULT_SCHEMA_VERSION } from './types.js';
 export { TimelineRecorder, POWER_COUNTER } from './timeline.js';
 export * from './ledger.js';
+export { ByNameLedger, collectiveName, p2pName, sumRows, topByName, type ByNameKind, type ByNameRow } from './by-name.js';

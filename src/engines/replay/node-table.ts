@@ -42,10 +42,12 @@ export class NodeTable {
   /** energy_memory_j (the DRAM part of energy_j) of an annotated GPU node; NaN when absent. */
   energyMemoryJ = new Float64Array(0);
   startNs = new Float64Array(0);
+  /** Communication nodes: the rank's exposed-communication clock when the node started (engine.ts, by-name rows). */
+  exposedMark = new Float64Array(0);
   pending = new Int32Array(0);
   /** First child edge, or -1; edges chain through `edgeNext`. */
   firstEdge = new Int32Array(0);
-  /** Node names, kept only when slices (timelines) are wanted. */
+  /** Node names (timelines, energy by name). */
   names: (string | undefined)[] = [];
   /** Bytes the node sends per network dimension (comm nodes, once known). */
   netBytesPerDim: (number[] | undefined)[] = [];
@@ -92,6 +94,7 @@ export class NodeTable {
     this.energyJ[s] = NaN;
     this.energyMemoryJ[s] = NaN;
     this.startNs[s] = 0;
+    this.exposedMark[s] = 0;
     this.pending[s] = 0;
     this.firstEdge[s] = NO_SLOT;
     this.ids.setLoaded(key, s);
@@ -220,7 +223,7 @@ export class NodeTable {
     const n = Math.max(step, atLeast);
     // One buffer for all columns: one allocation per growth instead of one per column (ArrayBuffer allocations
     // are what growing cost).
-    const buffer = new ArrayBuffer(n * (6 * 8 + 3 * 4 + 3));
+    const buffer = new ArrayBuffer(n * (7 * 8 + 3 * 4 + 3));
     let offset = 0;
     const f64 = (a: Float64Array) => { const b = new Float64Array(buffer, offset, n); offset += n * 8; b.set(a); return b; };
     const i32 = (a: Int32Array) => { const b = new Int32Array(buffer, offset, n); offset += n * 4; b.set(a); return b; };
@@ -231,6 +234,7 @@ export class NodeTable {
     this.energyJ = f64(this.energyJ);
     this.energyMemoryJ = f64(this.energyMemoryJ);
     this.startNs = f64(this.startNs);
+    this.exposedMark = f64(this.exposedMark);
     this.peer = i32(this.peer);
     this.pending = i32(this.pending);
     this.firstEdge = i32(this.firstEdge);

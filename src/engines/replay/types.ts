@@ -1,5 +1,6 @@
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
+import type { ByNameRow } from './by-name.js';
 import type { ComputeBandSums } from './energy-band.js';
 import type { EnergyBreakdownJ, LedgerSettings, PowerSliceKind } from './ledger.js';
 
@@ -192,4 +193,10 @@ export interface ReplayResult {
     ledger: LedgerSettings;
   };
   diagnostics: DiagnosticSummary[];
+  /**
+   * Energy and time by kernel / op name and by collective (type, size, process group), largest energy first, with
+   * "(idle)" and "(network static)" rows: the rows add up to energyJ part by part (by-name.ts). Present where the
+   * engine saw the nodes (replay); absent where only per-rank times were known (energy --astra-sim-log).
+   */
+  byName?: ByNameRow[];
 }

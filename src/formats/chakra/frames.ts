@@ -252,7 +252,7 @@ export class FrameScanner {
   }
 
   private located(offset: number, problem: string): ChakraDecodeError {
-    const hint = this.frameIndex === 0 ? ' — is this a Chakra .et file?' : '';
+    const hint = this.frameIndex === 0 ? notChakraHint(this.file) : '';
     return new ChakraDecodeError({ file: this.file, offset, frameIndex: this.frameIndex }, `${problem}${hint}`);
   }
 
@@ -297,4 +297,13 @@ function bytesToComplete(rest: Buffer, from: number, next: Buffer): number {
     if (b < 0x80) return len > MAX_FRAME_BYTES ? -1 : Math.max(0, i + 1 + len - have);
   }
   return -1;
+}
+
+/** What to say when the first frame of a file does not decode: a JSON trace (Kineto, PyTorch ET) is imported first. */
+export function notChakraHint(file: string): string {
+  if (/\.json(\.gz)?$/i.test(file)) {
+    return ' — this looks like a JSON trace, not a Chakra .et file: a PyTorch / Kineto trace is converted first with ' +
+      '`tracewatt import pytorch --dir <folder> --out <prefix>` (or --et <file> --kineto <file>), then give <prefix>';
+  }
+  return ' — is this a Chakra .et file? (a PyTorch / Kineto trace: `tracewatt import pytorch` first)';
 }

@@ -62,6 +62,8 @@ export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: Brea
     }),
   );
   const longest = Math.max(0, ...bars.map((b) => b.label.length));
+  // 8 % headroom above the tallest bar (vega's nice domain can end right at it).
+  const headroomJ = 1.08 * Math.max(0, ...bars.map((b) => b.energyJ.total)) || 1;
   return {
     ...baseSpec(options.title, Math.max(240, Math.min(960, bars.length * 28)), 280),
     data: { values },
@@ -75,7 +77,7 @@ export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: Brea
         title: options.categoryTitle,
         axis: { labelAngle: longest > 4 || bars.length > 24 ? -45 : 0 },
       },
-      y: { field: 'energyJ', type: 'quantitative', stack: 'zero', title: 'energy (J, estimated)' },
+      y: { field: 'energyJ', type: 'quantitative', stack: 'zero', title: 'energy (J, estimated)', scale: { domainMax: headroomJ } },
       color: {
         field: 'component',
         type: 'nominal',

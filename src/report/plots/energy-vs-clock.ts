@@ -28,7 +28,7 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
     return {
       name,
       data: { values: [o] },
-      mark: { type: 'text', align: right ? 'right' : 'left', dx: right ? -4 : 4, baseline: 'top', fontSize: 10, color: o.colour },
+      mark: { type: 'text', align: right ? 'right' : 'left', dx: right ? -4 : 4, baseline: 'top', fontSize: 11, color: o.colour },
       encoding: { x, y: { value: o.y }, text: { field: 'what' } },
     };
   };

@@ -27,6 +27,7 @@ export interface FrontierPlotOptions {
 }
 
 const SERIES = ['one clock per computation', 'two clocks per computation'] as const;
+const MARKER_SHAPES = ['diamond', 'square', 'triangle-up', 'circle', 'cross', 'triangle-down'];
 const MARKER_COLOURS = ['#222222', '#e45756', '#54a24b', '#f58518', '#b279a2'];
 
 /** Thins a long curve to at most `max` points (the ends kept) so the SVG stays small. */
@@ -37,8 +38,9 @@ function thin(points: readonly FrontierCurvePoint[], max: number): FrontierCurve
 }
 
 export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
-  const x = { field: 'timeS', type: 'quantitative', title: 'iteration time (s, estimated)', scale: { zero: false } };
-  const y = { field: 'energyJ', type: 'quantitative', title: 'iteration energy (J, estimated)', scale: { zero: false } };
+  // Padding (px): markers at the frontier's ends (all max clock) stay inside the plot, off its edges.
+  const x = { field: 'timeS', type: 'quantitative', title: 'iteration time (s, estimated)', scale: { zero: false, padding: 16 } };
+  const y = { field: 'energyJ', type: 'quantitative', title: 'iteration energy (J, estimated)', scale: { zero: false, padding: 16 } };
   const curves = [
     ...thin(o.frontier, 300).map((p, i) => ({ ...p, i, series: SERIES[0] })),
     ...thin(o.splitFrontier, 300).map((p, i) => ({ ...p, i, series: SERIES[1] })),
@@ -64,11 +66,14 @@ export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
       {
         name: 'frontier_markers',
         data: { values: o.markers.map((m) => ({ ...m })) },
-        mark: { type: 'point', filled: true, size: 90, shape: 'diamond' },
+        mark: { type: 'point', filled: true, stroke: 'white', strokeWidth: 1 },
         encoding: {
           x,
           y,
           fill: { field: 'name', type: 'nominal', title: 'plan', legend: { labelLimit: 260 }, scale: { domain: markerNames, range: MARKER_COLOURS.slice(0, markerNames.length) } },
+          // Each plan its own shape, later ones smaller and drawn on top: a plan at the same point as another stays visible.
+          shape: { field: 'name', type: 'nominal', title: 'plan', scale: { domain: markerNames, range: MARKER_SHAPES.slice(0, markerNames.length) } },
+          size: { field: 'name', type: 'nominal', title: 'plan', scale: { domain: markerNames, range: markerNames.map((_, i) => Math.max(40, 200 - 40 * i)) } },
           tooltip: [
             { field: 'name', type: 'nominal', title: 'plan' },
             { field: 'timeS', type: 'quantitative', title: 'iteration time (s, estimated)', format: '.5~f' },

@@ -5,5 +5,6 @@ export { paretoSpec, paretoSvg, type ParetoPoint, type ParetoOptions } from './p
 export { networkSweepSpec, networkSweepSvg, networkSweepChangeSpec, type NetworkSweepOptions } from './network-sweep.js';
 export { accuracySpec, accuracySvg, type AccuracyOptions } from './accuracy.js';
 export { frontierSpec, frontierSvg, extrinsicSpec, type FrontierPlotOptions, type FrontierCurvePoint, type FrontierMarker } from './frontier.js';
-export { layoutSharesSpec, marginalSpec, clockFrontSpec, networkKnobsSpec, rankTimeSpec, relativeDomain } from './case-study.js';
+export { layoutSharesSpec, knobOverviewSpec, clockFrontSpec, networkKnobsSpec, rankTimeSpec, relativeDomain } from './case-study.js';
+export { byNameSpec, TOP_BY_NAME_PLOT } from './by-name.js';
 export { sensitivityMapSpec } from './sensitivity-map.js';

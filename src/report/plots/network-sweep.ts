@@ -69,8 +69,8 @@ export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: 
     config: PLOT_CONFIG,
     data: { values },
     vconcat: [
-      panel('sweep_energy', 'energyChangePct', `total energy change vs s = ${ref.scale} (%, estimated)`, '#f58518', xTitle, relativeDomain(values.map((v) => v.energyChangePct))),
-      panel('sweep_makespan', 'timeChangePct', `makespan change vs s = ${ref.scale} (%, estimated)`, '#4c78a8', xTitle, relativeDomain(values.map((v) => v.timeChangePct))),
+      panel('sweep_energy', 'energyChangePct', `ΔE vs s = ${ref.scale} (%)`, '#f58518', xTitle, relativeDomain(values.map((v) => v.energyChangePct))),
+      panel('sweep_makespan', 'timeChangePct', `Δ makespan vs s = ${ref.scale} (%)`, '#4c78a8', xTitle, relativeDomain(values.map((v) => v.timeChangePct))),
     ],
     resolve: { scale: { color: 'independent' } },
   } as TopLevelSpec;
@@ -96,6 +96,10 @@ export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], opt
   ];
   const values = points.flatMap((p) => parts.map((c) => ({ scale: p.scale.toFixed(3).replace(/\.?0+$/, ''), part: c.name, deltaJ: c.of(p) - c.of(ref) })));
   const colours = ['#f58518', '#ffbf79', '#e45756', '#ff9d98'].slice(0, dims);
+  // 10 % headroom beyond the tallest bar either way.
+  const lo = Math.min(0, ...values.map((v) => v.deltaJ));
+  const hi = Math.max(0, ...values.map((v) => v.deltaJ));
+  const pad = 0.1 * (hi - lo || 1);
   return {
     ...baseSpec(options.title, Math.max(320, points.length * 70), 240),
     data: { values },
@@ -103,7 +107,7 @@ export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], opt
     encoding: {
       x: { field: 'scale', type: 'ordinal', title: `dimension ${options.dimension} frequency scale (× nominal)`, sort: null, axis: { labelAngle: 0 } },
       xOffset: { field: 'part', type: 'nominal', sort: parts.map((c) => c.name) },
-      y: { field: 'deltaJ', type: 'quantitative', title: `energy change vs s = ${ref.scale} (J, estimated)` },
+      y: { field: 'deltaJ', type: 'quantitative', title: `ΔE vs s = ${ref.scale} (J, estimated)`, scale: { domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0], nice: false } },
       color: { field: 'part', type: 'nominal', title: 'component', scale: { domain: parts.map((c) => c.name), range: [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'] } },
       tooltip: [{ field: 'scale', type: 'nominal', title: 'scale' }, { field: 'part', type: 'nominal' }, { field: 'deltaJ', type: 'quantitative', title: 'ΔE (J)', format: '.4~s' }],
     },

@@ -23,12 +23,13 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
   const values = points.map((p) => ({ ...p, status: p.pareto ? 'Pareto front' : 'dominated', note: p.note ?? '' }));
   const front = values.filter((p) => p.pareto).sort((a, b) => a.timeS - b.timeS || a.energyJ - b.energyJ);
   const notes = values.filter((p) => p.note !== '').sort((a, b) => a.timeS - b.timeS);
-  const x = { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', scale: { zero: false } };
-  const y = { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', scale: { zero: false } };
+  // Padding (px) keeps the notes above and below the outer points inside the plot, clear of the axis labels.
+  const x = { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', scale: { zero: false, padding: 16 } };
+  const y = { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', scale: { zero: false, padding: 24 } };
   const noteLayer = (name: string, data: typeof values, dy: number) => ({
     name,
     data: { values: data },
-    mark: { type: 'text', align: 'left', dx: 6, dy, fontSize: 10 },
+    mark: { type: 'text', align: 'left', dx: 6, dy, fontSize: 11 },
     encoding: { x, y, text: { field: 'note' } },
   });
   return {

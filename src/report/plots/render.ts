@@ -14,6 +14,8 @@ export const PLOT_CONFIG = {
   padding: 8,
   axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e5e5e5' },
   legend: { labelFontSize: 11, titleFontSize: 12 },
+  header: { labelFontSize: 12, titleFontSize: 12 },
+  text: { fontSize: 11 },
   title: { fontSize: 14, anchor: 'start' as const },
   view: { stroke: '#ccc' },
 };
