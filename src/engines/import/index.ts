@@ -11,10 +11,12 @@ import { InputError, TracewattError } from '../../errors.js';
 import { isRankFileOf, TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
 import { OutputSet } from '../../formats/output.js';
 import { readHead } from '../../formats/file-chunks.js';
-import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
+import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoStep, type KinetoTrace } from '../../formats/kineto/trace.js';
 import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
-import { linkTraces, type LinkStats } from './link.js';
+import { linkTraces, type LinkResult, type LinkStats } from './link.js';
+import type { MeasuredRankStats } from './measure-rank.js';
+import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
 export { linkTraces, type LinkResult, type GpuLink } from './link.js';
 export { alignByName } from './align.js';
@@ -31,6 +33,10 @@ export interface ImportOptions {
   /** A folder holding the ET and Kineto files of every rank. */
   dir?: string;
   out: string;
+  /** The ProfilerStep to take as the measured iteration (default: the one the execution trace's ops fall in). */
+  step?: string;
+  /** Instead of a step: START:END, µs as the Kineto trace writes "ts". */
+  window?: string;
 }
 
 export interface ImportRankResult {
@@ -43,6 +49,8 @@ export interface ImportRankResult {
   steps: string[];
   link: LinkStats;
   convert: ConvertedRank['stats'];
+  /** The measured iteration and how the timeline was written (null: no ProfilerStep and no --window). */
+  measured: MeasuredRankStats | null;
   file: string;
   notes: string[];
   diagnostics: DiagnosticSummary[];
@@ -124,6 +132,19 @@ function checkGraph(file: string, nodes: ChakraNode[]): void {
   if (done !== nodes.length) throw new TracewattError('INTERNAL', `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`);
 }
 
+/** The measured iteration of a pair: --window, --step, else the ProfilerStep holding most of the linked ops. */
+function measuredWindow(kineto: KinetoTrace, link: LinkResult, o: ImportOptions): MeasuredWindow | null {
+  if (o.window !== undefined) return userWindow(kineto, o.window);
+  if (o.step !== undefined) return stepWindow(kineto, pickStep(kineto, o.step)!);
+  let best: { step: KinetoStep; ops: number } | null = null;
+  for (const step of link.steps) {
+    let ops = 0;
+    for (const op of link.opOf.values()) if (op.tsNs >= step.tsNs && op.tsNs < step.tsNs + step.durNs) ops++;
+    if (!best || ops > best.ops) best = { step, ops };
+  }
+  return best ? stepWindow(kineto, best.step) : null;
+}
+
 export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
   const pairs = o.dir ? await pairFolder(o.dir) : o.pairs ?? [];
   if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
@@ -148,7 +169,9 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       seen.set(rank, pair.kineto);
       const link = linkTraces(et, kineto);
       if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
-      const conv = convertRank(et, kineto, link);
+      const window = measuredWindow(kineto, link, o);
+      if (!window) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
+      const conv = convertRank(et, kineto, link, window);
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
       const w = await TraceWriter.create(file, conv.metadata, { set });
@@ -161,7 +184,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       await w.close();
       ranks.push({
         rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
-        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, file,
+        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, measured: conv.measured, file,
         notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
       });
     }
