@@ -9,6 +9,7 @@ import { energyCommand } from './energy.js';
 import { exportAstraSimCommand } from './export.js';
 import { generateLlmCommand } from './generate.js';
 import { importPytorchCommand } from './import.js';
+import { importKinetoCommand } from './import-kineto.js';
 import { inspectCommand } from './inspect.js';
 import { planCommand } from './plan.js';
 import { predictCommand } from './predict.js';
@@ -18,7 +19,7 @@ import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
-  inspectCommand, validateCommand, convertCommand, importPytorchCommand,
+  inspectCommand, validateCommand, convertCommand, importPytorchCommand, importKinetoCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand, planCommand,

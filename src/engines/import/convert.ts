@@ -14,11 +14,11 @@
  *   visited before it (and on its inter-thread predecessor); a GPU node on the node visited before it and on the
  *   previous GPU node of its stream.
  */
-import { makeAttr, NodeType, CollectiveCommType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import { makeAttr, NodeType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, processGroupNames, type CommInfo } from './comm.js';
+import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 import { measureRank, type MeasuredRankStats } from './measure-rank.js';
@@ -81,7 +81,6 @@ export function gpuMicros(ns: number): bigint {
 
 const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
 
-const SIMULATED = new Set<number>([CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST]);
 
 export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, window: MeasuredWindow | null = null): ConvertedRank {
   const diagnostics = new Diagnostics();
@@ -143,7 +142,7 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
     let type: number = NodeType.COMP_NODE;
     if (info) {
-      if (info.commType !== null && SIMULATED.has(info.commType) && info.commSizeBytes !== null) {
+      if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
         type = NodeType.COMM_COLL_NODE;
         attrs.push(makeAttr('comm_type', 'int64_val', BigInt(info.commType)), makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)));
         if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));

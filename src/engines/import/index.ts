@@ -7,13 +7,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
-import { InputError, TracewattError } from '../../errors.js';
-import { isRankFileOf, TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { InputError } from '../../errors.js';
+import { isRankFileOf, TraceWriter } from '../../formats/chakra/index.js';
 import { OutputSet } from '../../formats/output.js';
 import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoStep, type KinetoTrace } from '../../formats/kineto/trace.js';
 import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
+import { checkGraph } from './graph-check.js';
 import { linkTraces, type LinkResult, type LinkStats } from './link.js';
 import type { MeasuredRankStats } from './measure-rank.js';
 import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
@@ -101,35 +102,6 @@ export async function pairFolder(dir: string): Promise<ImportPair[]> {
     pairs.push({ et: e.file, kineto: k.file });
   }
   return pairs;
-}
-
-/** Every dependency names a node of the trace, and data + ctrl deps form no cycle. */
-function checkGraph(file: string, nodes: ChakraNode[]): void {
-  const ids = new Set(nodes.map((n) => n.id));
-  const indeg = new Map<bigint, number>();
-  const users = new Map<bigint, bigint[]>();
-  for (const n of nodes) {
-    const deps = new Set([...n.dataDeps, ...n.ctrlDeps]);
-    for (const d of deps) {
-      if (!ids.has(d)) throw new TracewattError('INTERNAL', `${file}: node ${n.id} depends on absent node ${d} (converter bug)`);
-      const l = users.get(d);
-      if (l) l.push(n.id);
-      else users.set(d, [n.id]);
-    }
-    indeg.set(n.id, deps.size);
-  }
-  const ready = nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
-  let done = 0;
-  while (ready.length) {
-    const id = ready.pop()!;
-    done++;
-    for (const u of users.get(id) ?? []) {
-      const d = indeg.get(u)! - 1;
-      indeg.set(u, d);
-      if (d === 0) ready.push(u);
-    }
-  }
-  if (done !== nodes.length) throw new TracewattError('INTERNAL', `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`);
 }
 
 /** The measured iteration of a pair: --window, --step, else the ProfilerStep holding most of the linked ops. */

@@ -133,10 +133,13 @@ export function measureRank(input: MeasureRankInput): MeasuredRankStats {
     gpuWaits: syncs.gpuWaits.map((g) => ({ node: launchedNode[g.node]!, dep: launchedNode[g.dep]!, inferred: g.inferred })),
   });
   applyMeasured(nodes, m);
+  // A GPU op that began long after every dependency was ready and after its launch call returned.
   let unexplainedWaits = 0;
   let unexplainedWaitNs = 0;
-  mnodes.forEach((x, i) => {
-    if (!x.host && m.delayNs[i]! > UNEXPLAINED_NS) {
+  launched.forEach((g, k) => {
+    const i = launchedNode[k]!;
+    const callEnd = g.event.correlation !== null ? (kineto.launches.get(g.event.correlation)?.durNs ?? 0) + g.launchNs : -Infinity;
+    if (m.delayNs[i]! > UNEXPLAINED_NS && g.event.tsNs - callEnd > UNEXPLAINED_NS) {
       unexplainedWaits++;
       unexplainedWaitNs += m.delayNs[i]!;
     }

@@ -15,6 +15,7 @@ import { attrBool, attrInt, attrNumber, NodeType, openTrace, resolveRankFiles, t
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../formats/chakra/measured.js';
 import type { PowerConfig } from '../../formats/astra/index.js';
 import { unionNs } from './intervals.js';
+import { powerLogEnergy, type PowerLogEnergy } from './measured-power.js';
 import { summarizeRun, type RankTotals } from './result.js';
 import type { RankResult, ReplayResult } from './types.js';
 
@@ -58,6 +59,8 @@ export interface AsMeasuredResult extends ReplayResult {
   meanErrorPct: number | null;
   /** What energy the result holds and what was assumed. */
   energyNotes: string[];
+  /** The energy a power log measured over each rank's iteration, when a log was given. */
+  powerLog?: PowerLogEnergy;
 }
 
 const metaAttr = (m: GlobalMetadata | null, name: string) => m?.attrs.find((a) => a.name === name);
@@ -206,6 +209,8 @@ export interface AsMeasuredInput {
   trace: string;
   power: PowerConfig;
   label?: string;
+  /** A power log of the run (nvidia-smi, DCGM, Zeus, time,power CSV): its energy over each iteration is reported. */
+  powerLog?: string;
   diagnostics?: Diagnostics;
 }
 
@@ -220,6 +225,28 @@ export async function replayAsMeasured(input: AsMeasuredInput): Promise<{ ranks:
     throw new InputError(`${missing[0]!.file}: no measured iteration (its Kineto trace had no ProfilerStep): import it again with --step NAME or --window START:END (µs as the trace writes "ts"), then replay --as-measured`);
   }
   return { ranks, diagnostics };
+}
+
+/** `replay --as-measured`: every rank replayed as measured, the ledger on that timeline, and a power log's energy. */
+export async function replayFilesAsMeasured(input: AsMeasuredInput): Promise<AsMeasuredResult> {
+  const diagnostics = input.diagnostics ?? new Diagnostics();
+  const { ranks } = await replayAsMeasured({ ...input, diagnostics });
+  const log = input.powerLog ? await powerLogEnergy(input.powerLog, ranks, diagnostics) : undefined;
+  const res = summarizeAsMeasured(ranks, input.power, input.label ?? `${input.trace} as measured`, diagnostics);
+  return log ? { ...res, powerLog: log } : res;
+}
+
+/** The measured iteration each rank file records (metadata only; null where the import recorded none). */
+export async function measuredIterations(trace: string): Promise<{ rank: number; file: string; measuredIterationNs: number | null; measuredStep: string | null }[]> {
+  const out = [];
+  for (const f of await resolveRankFiles(trace)) {
+    const reader = await openTrace(f.file);
+    const meta = reader.metadata;
+    for await (const _ of reader.batches()) break;
+    const it = metaInt(meta, MEASURED_META_ATTRS.iterationNs);
+    out.push({ rank: f.rank, file: f.file, measuredIterationNs: it === null ? null : Number(it), measuredStep: metaStr(meta, MEASURED_META_ATTRS.step) });
+  }
+  return out;
 }
 
 /**
@@ -248,7 +275,7 @@ export function summarizeAsMeasured(ranks: AsMeasuredRank[], power: PowerConfig,
     worstErrorPct: errors.length ? Math.max(...errors) : null,
     meanErrorPct: errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null,
     energyNotes: [
-      `energy estimated on the replayed timeline with ${power.file === power.name ? `power preset ${power.name}` : power.file}: GPU compute nodes at their annotated energy (scaled to the measured duration) or ${power.gpu.activePowerW} W, idle ${power.gpu.idlePowerW} W otherwise`,
+      `energy estimated on the replayed timeline with power config ${power.name}: GPU compute nodes at their annotated energy (scaled to the measured duration) or ${power.gpu.activePowerW} W, idle ${power.gpu.idlePowerW} W otherwise`,
       'network energy not estimated (no network is modelled in an as-measured replay)',
     ],
   };
