@@ -21,7 +21,7 @@ import { Diagnostics } from '../../diagnostics.js';
 import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
-import { measureRank, type MeasuredRankStats } from './measure-rank.js';
+import { applyToNodes, graphOfNodes, measureRank, type MeasuredRankStats } from './measure-rank.js';
 import type { MeasuredWindow } from './window.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
@@ -252,18 +252,21 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
   if (window) {
     const etOfNode = new Map([...newId].map(([etId, id]) => [id, etId]));
     const linkOfNode = new Map([...gpuIds].map(([g, id]) => [id, g]));
-    measured = measureRank({
-      kineto, window, nodes: out, chains,
-      hostOp: (id) => {
+    const graph = graphOfNodes(
+      out, chains,
+      (id) => {
         const e = etOfNode.get(id);
         return e === undefined ? null : link.opOf.get(e) ?? null;
       },
-      gpuEvent: (id) => linkOfNode.get(id)?.event ?? null,
-      hostNodeAt: (tid, t, d) => {
+      (id) => linkOfNode.get(id)?.event ?? null,
+      (tid, t, d) => {
         const e = link.etIdAt(tid, t, d);
         return e === null ? null : newId.get(e) ?? null;
       },
-    });
+    );
+    const timed = measureRank(kineto, window, graph);
+    applyToNodes(out, timed, kineto, window);
+    measured = timed.stats;
   }
   for (const n of out) {
     stats.dataDeps += n.dataDeps.length;

@@ -53,10 +53,10 @@ const P2P_SEND = /(^|[^a-z])send(?!recv)/i;
 const P2P_RECV = /(^|[^a-z])recv/i;
 
 /**
- * The collective of an NCCL kernel launched under `launcher` (nearest enclosing op first, `parent` walks up). An
- * all-to-all over NCCL runs as a SendRecv kernel: the enclosing op's name decides, the kernel's only when no op says.
+ * The collective of an NCCL kernel launched under `enclosing` (the launching op and the ops around it, nearest first).
+ * An all-to-all over NCCL runs as a SendRecv kernel: the enclosing ops' names decide, the kernel's only when none says.
  */
-export function kinetoCommInfo(trace: KinetoTrace, kernel: KinetoGpuEvent, launcher: KinetoCpuOp | null, parent: (op: KinetoCpuOp) => KinetoCpuOp | null): KinetoComm {
+export function kinetoCommInfo(trace: KinetoTrace, kernel: KinetoGpuEvent, enclosing: KinetoCpuOp[]): KinetoComm {
   let collective = '';
   let size: number | null = null;
   let pgName: string | null = null;
@@ -71,7 +71,7 @@ export function kinetoCommInfo(trace: KinetoTrace, kernel: KinetoGpuEvent, launc
     pgRanks ??= c.pgRanks;
   };
   take(kernel.comm);
-  for (let op = launcher, depth = 0; op && depth < 8; op = parent(op), depth++) {
+  for (const op of enclosing.slice(0, 8)) {
     if (op.name.startsWith('nccl:')) collective ||= op.name.slice(5).replace(/^_+/, '');
     else if (op.name.startsWith('c10d::')) collective ||= op.name.slice(6).replace(/_+$/, '');
     take(op.comm);

@@ -13,9 +13,8 @@ import { isRankFileOf, TraceWriter } from '../../formats/chakra/index.js';
 import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoTrace } from '../../formats/kineto/trace.js';
 import { OutputSet } from '../../formats/output.js';
-import { checkGraph } from './graph-check.js';
 import { checkRun, type RankOfRun } from './kineto-ranks.js';
-import { convertKinetoRank, type KinetoRankStats } from './kineto-rank.js';
+import { convertKinetoRank, rankNodes, type KinetoRankStats } from './kineto-rank.js';
 import type { MeasuredRankStats } from './measure-rank.js';
 import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
@@ -129,17 +128,23 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
       if (rank === null) throw new InputError(`${kineto} has no distributedInfo.rank, and ${files.length} traces were given: cannot tell which rank it is`);
       const { window, recorded } = windowOf(trace, o);
       const conv = convertKinetoRank(trace, window, recorded);
+      const platform = isRocm(trace) ? 'rocm' : 'cuda';
+      const device = mainDevice(trace)?.name || null;
+      // What the conversion no longer needs goes before the rank is written (its nodes hold their own events).
+      trace.cpuOps = [];
+      trace.gpu = [];
+      trace.runtime = [];
+      trace.launches = new Map();
+      trace.syncs = [];
       const rankNotes = [...trace.notes, ...conv.notes];
       if (!trace.distributed) rankNotes.push(`${kineto} has no distributedInfo: taken as rank ${rank} of a run of ${files.length} rank(s)`);
       if (!recorded) rankNotes.push(`${kineto} has no ProfilerStep: the whole trace is written, with no measured iteration (replay --as-measured needs one: import again with --window START:END)`);
-      const platform = isRocm(trace) ? 'rocm' : 'cuda';
       if (platform === 'rocm') rankNotes.push(ROCM_NOTE);
       run.push({ rank, file: kineto, index, trace: { distributed: trace.distributed, baseUs: trace.baseUs }, window: recorded ? window : null, collectives: conv.collectives });
       const file = `${o.out}.${rank}.et`;
-      checkGraph(file, conv.nodes);
       const w = await TraceWriter.create(file, conv.metadata, { set });
       try {
-        await w.writeAll(conv.nodes);
+        await w.writeAll(rankNodes(conv));
       } catch (e) {
         await w.abort();
         throw e;
@@ -147,7 +152,7 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
       await w.close();
       const { metadata: _m, window: _w, ...measured } = conv.measured;
       ranks.push({
-        rank, kineto, file, device: mainDevice(trace)?.name || null, platform,
+        rank, kineto, file, device, platform,
         iteration: recorded ? { label: window.label, ns: window.iterationNs } : null,
         stats: conv.stats, measured, notes: rankNotes, diagnostics: conv.diagnostics.summary(),
       });

@@ -9,17 +9,25 @@
  */
 import { TracewattError } from '../../errors.js';
 
-export interface MeasuredNode {
-  host: boolean;
-  /** Measured start and end; null for a host op the profiler did not time (it then takes no time). */
-  startNs: number | null;
-  endNs: number | null;
-  /** Indices of the nodes it waits for (data and ctrl dependencies as written, the launcher included). */
-  deps: number[];
-  /** Index of the GPU node's launching host op, or -1. */
-  launcher: number;
-  /** Start of the launch call (runtime / driver), when known. */
-  launchNs: number | null;
+/** The rank's nodes, one entry per node in each array. */
+export interface MeasuredNodes {
+  host: Uint8Array;
+  /** Measured start and end; NaN for a host op the profiler did not time (it then takes no time). */
+  startNs: Float64Array;
+  endNs: Float64Array;
+  /** Indices of the nodes each waits for (data and ctrl dependencies as written, the launcher included; each once). The synchronisation dependencies kept are added to them. */
+  deps: number[][];
+  /** Index of a GPU node's launching host op, or -1. */
+  launcher: Int32Array;
+  /** Start of the launch call (runtime / driver); NaN when unknown. */
+  launchNs: Float64Array;
+}
+
+export function newMeasuredNodes(n: number): MeasuredNodes {
+  return {
+    host: new Uint8Array(n), startNs: new Float64Array(n).fill(NaN), endNs: new Float64Array(n).fill(NaN), deps: new Array(n),
+    launcher: new Int32Array(n).fill(-1), launchNs: new Float64Array(n).fill(NaN),
+  };
 }
 
 /** A host thread waiting in a CUDA synchronisation call for GPU nodes. */
@@ -41,7 +49,7 @@ export interface GpuWait {
 }
 
 export interface MeasuredInput {
-  nodes: MeasuredNode[];
+  nodes: MeasuredNodes;
   /** Host nodes per chain (a host thread's ops in the order the trace chains them). */
   chains: number[][];
   hostWaits: HostWait[];
@@ -88,18 +96,16 @@ function lowerBound(sorted: { t: number }[], x: number): number {
 }
 
 export function measureTimeline(input: MeasuredInput): MeasuredResult {
-  const { nodes } = input;
-  const n = nodes.length;
+  const { host, startNs, endNs, deps, launcher, launchNs } = input.nodes;
+  const n = host.length;
   const dur = new Array<number>(n).fill(0);
   const delay = new Array<number>(n).fill(0);
   const launchOffset = new Array<number>(n).fill(NaN);
   const stats: MeasuredStats = { clamped: 0, clampedNs: 0, clampedSamples: [], hostWaitDeps: 0, gpuWaitDeps: 0, inferredDeps: 0, contradicted: 0, blockedNs: 0 };
+  const timed = (i: number) => !Number.isNaN(startNs[i]!) && !Number.isNaN(endNs[i]!);
 
   // Durations: GPU nodes as measured; host ops up to the next op of their chain.
-  for (let i = 0; i < n; i++) {
-    const x = nodes[i]!;
-    if (!x.host && x.startNs !== null && x.endNs !== null) dur[i] = x.endNs - x.startNs;
-  }
+  for (let i = 0; i < n; i++) if (!host[i] && timed(i)) dur[i] = endNs[i]! - startNs[i]!;
   const chainOf = new Int32Array(n).fill(-1);
   const byTime: { t: number; i: number }[][] = [];
   input.chains.forEach((chain, c) => {
@@ -107,17 +113,15 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     for (let k = chain.length - 1; k >= 0; k--) {
       const i = chain[k]!;
       chainOf[i] = c;
-      const x = nodes[i]!;
-      if (x.startNs === null || x.endNs === null) continue;
-      dur[i] = Math.max(0, Math.min(x.endNs, nextStart) - x.startNs);
-      nextStart = x.startNs;
+      if (!timed(i)) continue;
+      dur[i] = Math.max(0, Math.min(endNs[i]!, nextStart) - startNs[i]!);
+      nextStart = startNs[i]!;
     }
-    byTime.push(chain.filter((i) => nodes[i]!.startNs !== null).map((i) => ({ t: nodes[i]!.startNs!, i })).sort((a, b) => a.t - b.t));
+    byTime.push(chain.filter(timed).map((i) => ({ t: startNs[i]!, i })).sort((a, b) => a.t - b.t));
   });
 
   // Host waits: the first op of the chain that starts after the call waits for the awaited GPU nodes; the time the
-  // op around the call spent blocked leaves its duration.
-  const extra: number[][] = Array.from({ length: n }, () => []);
+  // op around the call spent blocked leaves its duration. (The dependencies kept join the nodes' own, in place.)
   const added: [number, number][] = [];
   for (const w of input.hostWaits) {
     const c = chainOf[w.at]!;
@@ -126,18 +130,18 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     const k = lowerBound(list, w.callStartNs);
     const resume = k < list.length ? list[k]!.i : -1;
     const kept = w.awaited.filter((g) => {
-      const end = nodes[g]!.endNs;
-      if (resume >= 0 && end !== null && end > nodes[resume]!.startNs!) {
+      if (resume >= 0 && endNs[g]! > startNs[resume]!) {
         stats.contradicted++;
         return false;
       }
       return true;
     });
     if (kept.length === 0) continue;
-    const awaitedEnd = Math.max(...kept.map((g) => nodes[g]!.endNs ?? -Infinity));
+    let awaitedEnd = -Infinity;
+    for (const g of kept) if (endNs[g]! > awaitedEnd) awaitedEnd = endNs[g]!;
     if (k > 0) {
       const h = list[k - 1]!.i;
-      const s = nodes[h]!.startNs!;
+      const s = startNs[h]!;
       const from = Math.max(w.callStartNs, s);
       const to = Math.min(w.callEndNs, awaitedEnd, s + dur[h]!);
       if (to > from) {
@@ -147,35 +151,41 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     }
     if (resume < 0) continue;
     for (const g of kept) {
-      if (extra[resume]!.includes(g) || nodes[resume]!.deps.includes(g)) continue;
-      extra[resume]!.push(g);
+      if (deps[resume]!.includes(g)) continue;
+      deps[resume]!.push(g);
       added.push([resume, g]);
       stats.hostWaitDeps++;
       if (w.inferred) stats.inferredDeps++;
     }
   }
   for (const w of input.gpuWaits) {
-    const a = nodes[w.node]!;
-    const b = nodes[w.dep]!;
-    if (w.node === w.dep || a.deps.includes(w.dep) || extra[w.node]!.includes(w.dep)) continue;
-    if (a.startNs !== null && b.endNs !== null && b.endNs > a.startNs) {
+    if (w.node === w.dep || deps[w.node]!.includes(w.dep)) continue;
+    if (endNs[w.dep]! > startNs[w.node]!) {
       stats.contradicted++;
       continue;
     }
-    extra[w.node]!.push(w.dep);
+    deps[w.node]!.push(w.dep);
     added.push([w.node, w.dep]);
     stats.gpuWaitDeps++;
     if (w.inferred) stats.inferredDeps++;
   }
 
   // Delays, in dependency order (a host op the profiler did not time starts when its dependencies are ready).
-  const start = new Array<number>(n).fill(0);
-  const users: number[][] = Array.from({ length: n }, () => []);
+  const start = new Float64Array(n);
+  // Users of each node, as one array with offsets (deps are unique per node).
   const pending = new Int32Array(n);
+  const first = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
-    const deps = new Set([...nodes[i]!.deps, ...extra[i]!]);
-    pending[i] = deps.size;
-    for (const d of deps) users[d]!.push(i);
+    const d = deps[i]!;
+    pending[i] = d.length;
+    for (let k = 0; k < d.length; k++) first[d[k]! + 1]++;
+  }
+  for (let i = 0; i < n; i++) first[i + 1] += first[i]!;
+  const users = new Int32Array(first[n]!);
+  const fill = first.slice(0, n);
+  for (let i = 0; i < n; i++) {
+    const d = deps[i]!;
+    for (let k = 0; k < d.length; k++) users[fill[d[k]!]!++] = i;
   }
   const ready: number[] = [];
   for (let i = 0; i < n; i++) if (pending[i] === 0) ready.push(i);
@@ -183,28 +193,31 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
   while (ready.length) {
     const i = ready.pop()!;
     done++;
-    const x = nodes[i]!;
     let at = 0;
     let last = -1;
-    for (const d of new Set([...x.deps, ...extra[i]!])) {
-      const t = d === x.launcher && x.launchNs !== null && nodes[d]!.startNs !== null ? x.launchNs : start[d]! + dur[d]!;
+    const l = launcher[i]!;
+    const viaLaunch = l >= 0 && !Number.isNaN(launchNs[i]!) && !Number.isNaN(startNs[l]!);
+    const d = deps[i]!;
+    for (let k = 0; k < d.length; k++) {
+      const j = d[k]!;
+      const t = viaLaunch && j === l ? launchNs[i]! : start[j]! + dur[j]!;
       if (t > at) {
         at = t;
-        last = d;
+        last = j;
       }
     }
-    if (x.launcher >= 0 && x.launchNs !== null && nodes[x.launcher]!.startNs !== null) launchOffset[i] = x.launchNs - nodes[x.launcher]!.startNs!;
-    if (x.startNs === null) start[i] = at;
+    if (viaLaunch) launchOffset[i] = launchNs[i]! - startNs[l]!;
+    if (Number.isNaN(startNs[i]!)) start[i] = at;
     else {
-      start[i] = x.startNs;
-      const d = x.startNs - at;
-      if (d < 0) {
+      start[i] = startNs[i]!;
+      const gap = startNs[i]! - at;
+      if (gap < 0) {
         stats.clamped++;
-        stats.clampedNs -= d;
-        if (stats.clampedSamples.length < 5) stats.clampedSamples.push({ node: i, ns: -d, dep: last });
-      } else delay[i] = d;
+        stats.clampedNs -= gap;
+        if (stats.clampedSamples.length < 5) stats.clampedSamples.push({ node: i, ns: -gap, dep: last });
+      } else delay[i] = gap;
     }
-    for (const u of users[i]!) if (--pending[u] === 0) ready.push(u);
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (--pending[users[k]!] === 0) ready.push(users[k]!);
   }
   if (done !== n) throw new TracewattError('INTERNAL', `${n - done} nodes sit on a dependency cycle (importer bug)`);
   return { durationNs: dur, delayNs: delay, launchOffsetNs: launchOffset, addedDeps: added, stats };

@@ -193,7 +193,7 @@ export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoL
         if (node >= 0) {
           // The last op this thread launched before the call on another stream than the waiting one.
           const l = byThread.get(String(call.tid)) ?? [];
-          for (let k = l.indexOf(threadLaunch(call.tid, call.tsNs, false)); k >= 0; k--) {
+          for (let k = launchedBefore(gpu, l, call.tsNs) - 1; k >= 0; k--) {
             if (gpu[l[k]!]!.event.stream !== gpu[node]!.event.stream) {
               dep = l[k]!;
               break;
