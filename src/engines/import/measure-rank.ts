@@ -147,6 +147,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
     nodes: mn,
     chains: g.chains,
     hostWaits,
+    lastResume: n,
     gpuWaits: syncs.gpuWaits.map((w) => ({ node: launchedNode[w.node]!, dep: launchedNode[w.dep]!, inferred: w.inferred })),
   });
 

@@ -54,6 +54,8 @@ export interface MeasuredInput {
   chains: number[][];
   hostWaits: HostWait[];
   gpuWaits: GpuWait[];
+  /** The node that waits for a host wait after the last op of its chain (the iteration's closing node), or -1. */
+  lastResume: number;
 }
 
 export interface MeasuredStats {
@@ -128,7 +130,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     if (c < 0) continue;
     const list = byTime[c]!;
     const k = lowerBound(list, w.callStartNs);
-    const resume = k < list.length ? list[k]!.i : -1;
+    const resume = k < list.length ? list[k]!.i : input.lastResume;
     const kept = w.awaited.filter((g) => {
       if (resume >= 0 && endNs[g]! > startNs[resume]!) {
         stats.contradicted++;
