@@ -46,7 +46,7 @@ export function asMeasuredText(res: AsMeasuredResult, options: TableOptions = {}
   for (const n of res.energyNotes) lines.push(wrapText(`note: ${n}`, options.width));
   if (res.powerLog) {
     const logged = res.powerLog.ranks.reduce((a, r) => a + r.energyJ, 0);
-    lines.push(wrapText(`logged energy: ${res.powerLog.file}${res.powerLog.gpu ? ` (${res.powerLog.gpu})` : ''}, ${significant(5)(logged)} J over the measured iteration${res.powerLog.ranks.length > 1 ? 's' : ''}, beside ${significant(5)(e.total)} J estimated`, options.width));
+    lines.push(wrapText(`logged energy: ${res.powerLog.file}${res.powerLog.gpu ? ` (${/^\d+$/.test(res.powerLog.gpu) ? `GPU ${res.powerLog.gpu}` : res.powerLog.gpu})` : ''}, ${significant(5)(logged)} J over the measured iteration${res.powerLog.ranks.length > 1 ? 's' : ''}, beside ${significant(5)(e.total)} J estimated`, options.width));
     for (const n of res.powerLog.notes) lines.push(wrapText(`note: ${n}`, options.width));
   }
   return lines.join('\n') + '\n';
