@@ -38,6 +38,11 @@ export interface ImportOptions {
   step?: string;
   /** Instead of a step: START:END, µs as the Kineto trace writes "ts". */
   window?: string;
+  /**
+   * false: no measured timeline (no measured_* attributes, no synchronisation dependencies, no closing node): the
+   * graph as Chakra's converter structures it, e.g. to compare with a recording made of that graph. Default true.
+   */
+  measured?: boolean;
 }
 
 export interface ImportRankResult {
@@ -141,8 +146,8 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       seen.set(rank, pair.kineto);
       const link = linkTraces(et, kineto);
       if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
-      const window = measuredWindow(kineto, link, o);
-      if (!window) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
+      const window = o.measured === false ? null : measuredWindow(kineto, link, o);
+      if (!window && o.measured !== false) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
       const conv = convertRank(et, kineto, link, window);
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
