@@ -90,8 +90,14 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
             i++;
             continue;
           }
-          // The next quote ends the string unless an odd run of backslashes stands before it.
-          const q = chunk.indexOf(QUOTE, i);
+          // The next quote ends the string unless an odd run of backslashes stands before it. Most strings are
+          // short (keys, names): a byte loop finds their end sooner than a call to indexOf.
+          let q = -1;
+          const lim = i + 48 < n ? i + 48 : n;
+          let j = i;
+          while (j < lim && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH) j++;
+          if (j < lim && chunk[j] === QUOTE) q = j;
+          else q = chunk.indexOf(QUOTE, i);
           let k = (q < 0 ? n : q) - 1;
           while (k >= i && chunk[k] === BACKSLASH) k--;
           const odd = ((q < 0 ? n : q) - 1 - k) % 2 === 1;

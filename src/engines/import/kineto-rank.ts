@@ -242,7 +242,8 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
 
   const timed = measureRank(trace, window, {
     size, chains, hostOp: opOf, gpuEvent: gpuOf,
-    deps: (i) => (ctrl[i]! >= 0 && !data[i]!.includes(ctrl[i]!) ? [ctrl[i]!, ...data[i]!] : [...data[i]!]),
+    deps: (i) => data[i]!,
+    ctrl: (i) => ctrl[i]!,
     launcher: (i) => (source[i]! < 0 ? ctrl[i]! : -1),
     hostNodeAt(tid, t, d) {
       const list = nesting.byThread.get(String(tid));
@@ -250,7 +251,6 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       return at && at.op >= 0 ? nodeOfOp[at.op]! : null;
     },
   });
-  for (const [node, dep] of timed.result.addedDeps) if (node < size && !data[node]!.includes(dep)) data[node]!.push(dep);
   const measured = timed.stats;
   stats.nodes = size + 1;
   if (stats.carriedOver) notes.push(`${stats.carriedOver} GPU events running in the window were launched before it (the previous iteration, or before profiling began): kept, with no launching op`);

@@ -16,8 +16,13 @@ import type { MeasuredWindow } from './window.js';
 /** A rank's nodes by index (0 … size − 1, the order written). */
 export interface RankGraph {
   size: number;
-  /** Data and ctrl dependencies of node i, as indices, each once (a fresh array: it is extended in place). */
+  /**
+   * Dependencies of node i other than ctrl(i), as indices, each once: the caller's own array, to which the
+   * synchronisation dependencies kept are added (they are data dependencies to write).
+   */
   deps(i: number): number[];
+  /** Node i's ctrl dependency (its enclosing or launching op) when kept apart from deps(i), else -1. */
+  ctrl(i: number): number;
   /** The GPU node's launching host op (its ctrl dependency), or -1. */
   launcher(i: number): number;
   hostOp(i: number): KinetoCpuOp | null;
@@ -45,7 +50,7 @@ export interface MeasuredRank {
   stats: MeasuredRankStats;
   /** Per node (the closing node last, at index graph.size): measured duration, delay, launch offset. */
   result: MeasuredResult;
-  /** Dependencies of the closing node (indices). */
+  /** Dependencies of the closing node (indices), synchronisation ones included. */
   endDeps: number[];
 }
 
@@ -100,6 +105,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   const mn = newMeasuredNodes(n + 1);
   for (let i = 0; i < n; i++) {
     mn.deps[i] = g.deps(i);
+    mn.ctrl[i] = g.ctrl(i);
     const ev = g.gpuEvent(i);
     if (ev) {
       const launch = ev.correlation !== null ? kineto.launches.get(ev.correlation) : undefined;
@@ -123,7 +129,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   mn.host[n] = 1;
   mn.startNs[n] = window.iterationNs;
   mn.endNs[n] = window.iterationNs;
-  mn.deps[n] = [...endDeps];
+  mn.deps[n] = endDeps;
 
   // Synchronising calls made while the graph's ops ran.
   let from = w0;
@@ -200,6 +206,7 @@ export function graphOfNodes(
       }
       return out;
     },
+    ctrl: () => -1,
     launcher: (i) => (gpuEvent(nodes[i]!.id) && nodes[i]!.ctrlDeps.length ? indexOf(nodes[i]!.ctrlDeps[0]!) : -1),
     hostOp: (i) => hostOp(nodes[i]!.id),
     gpuEvent: (i) => gpuEvent(nodes[i]!.id),
@@ -215,11 +222,13 @@ export function graphOfNodes(
 export function applyToNodes(nodes: ChakraNode[], timed: MeasuredRank, kineto: KinetoTrace, window: MeasuredWindow): void {
   let id = 0n;
   for (const x of nodes) if (x.id >= id) id = x.id + 1n;
-  nodes.push(iterationEndNode(id, timed.endDeps.map((i) => nodes[i]!.id), kineto, window));
+  const n = nodes.length;
   for (const [node, dep] of timed.result.addedDeps) {
+    if (node === n) continue; // the closing node's are in endDeps
     const x = nodes[node]!;
     const d = nodes[dep]!.id;
     if (!x.dataDeps.includes(d)) x.dataDeps.push(d);
   }
+  nodes.push(iterationEndNode(id, timed.endDeps.map((i) => nodes[i]!.id), kineto, window));
   nodes.forEach((x, i) => x.attrs.push(...measuredAttrs(timed.result, i)));
 }

@@ -15,8 +15,10 @@ export interface MeasuredNodes {
   /** Measured start and end; NaN for a host op the profiler did not time (it then takes no time). */
   startNs: Float64Array;
   endNs: Float64Array;
-  /** Indices of the nodes each waits for (data and ctrl dependencies as written, the launcher included; each once). The synchronisation dependencies kept are added to them. */
+  /** Indices of the nodes each waits for besides `ctrl` (each once); the synchronisation dependencies kept are added to these arrays. */
   deps: number[][];
+  /** One more dependency of each node (its ctrl dependency: the enclosing or launching op; it may be in deps too), or -1. */
+  ctrl: Int32Array;
   /** Index of a GPU node's launching host op, or -1. */
   launcher: Int32Array;
   /** Start of the launch call (runtime / driver); NaN when unknown. */
@@ -26,7 +28,7 @@ export interface MeasuredNodes {
 export function newMeasuredNodes(n: number): MeasuredNodes {
   return {
     host: new Uint8Array(n), startNs: new Float64Array(n).fill(NaN), endNs: new Float64Array(n).fill(NaN), deps: new Array(n),
-    launcher: new Int32Array(n).fill(-1), launchNs: new Float64Array(n).fill(NaN),
+    ctrl: new Int32Array(n).fill(-1), launcher: new Int32Array(n).fill(-1), launchNs: new Float64Array(n).fill(NaN),
   };
 }
 
@@ -98,7 +100,8 @@ function lowerBound(sorted: { t: number }[], x: number): number {
 }
 
 export function measureTimeline(input: MeasuredInput): MeasuredResult {
-  const { host, startNs, endNs, deps, launcher, launchNs } = input.nodes;
+  const { host, startNs, endNs, deps, ctrl, launcher, launchNs } = input.nodes;
+  const dependsOn = (i: number, j: number) => ctrl[i] === j || deps[i]!.includes(j);
   const n = host.length;
   const dur = new Array<number>(n).fill(0);
   const delay = new Array<number>(n).fill(0);
@@ -153,7 +156,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     }
     if (resume < 0) continue;
     for (const g of kept) {
-      if (deps[resume]!.includes(g)) continue;
+      if (dependsOn(resume, g)) continue;
       deps[resume]!.push(g);
       added.push([resume, g]);
       stats.hostWaitDeps++;
@@ -161,7 +164,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     }
   }
   for (const w of input.gpuWaits) {
-    if (w.node === w.dep || deps[w.node]!.includes(w.dep)) continue;
+    if (w.node === w.dep || dependsOn(w.node, w.dep)) continue;
     if (endNs[w.dep]! > startNs[w.node]!) {
       stats.contradicted++;
       continue;
@@ -174,13 +177,15 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
 
   // Delays, in dependency order (a host op the profiler did not time starts when its dependencies are ready).
   const start = new Float64Array(n);
-  // Users of each node, as one array with offsets (deps are unique per node).
+  // Users of each node, as one array with offsets (deps are distinct; ctrl counts once, apart or among them).
+  const ctrlApart = (i: number) => ctrl[i]! >= 0 && !deps[i]!.includes(ctrl[i]!);
   const pending = new Int32Array(n);
   const first = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     const d = deps[i]!;
-    pending[i] = d.length;
+    pending[i] = d.length + (ctrlApart(i) ? 1 : 0);
     for (let k = 0; k < d.length; k++) first[d[k]! + 1]++;
+    if (ctrlApart(i)) first[ctrl[i]! + 1]++;
   }
   for (let i = 0; i < n; i++) first[i + 1] += first[i]!;
   const users = new Int32Array(first[n]!);
@@ -188,6 +193,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
   for (let i = 0; i < n; i++) {
     const d = deps[i]!;
     for (let k = 0; k < d.length; k++) users[fill[d[k]!]!++] = i;
+    if (ctrlApart(i)) users[fill[ctrl[i]!]!++] = i;
   }
   const ready: number[] = [];
   for (let i = 0; i < n; i++) if (pending[i] === 0) ready.push(i);
@@ -200,8 +206,9 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     const l = launcher[i]!;
     const viaLaunch = l >= 0 && !Number.isNaN(launchNs[i]!) && !Number.isNaN(startNs[l]!);
     const d = deps[i]!;
-    for (let k = 0; k < d.length; k++) {
-      const j = d[k]!;
+    for (let k = -1; k < d.length; k++) {
+      const j = k < 0 ? ctrl[i]! : d[k]!;
+      if (j < 0) continue;
       const t = viaLaunch && j === l ? launchNs[i]! : start[j]! + dur[j]!;
       if (t > at) {
         at = t;
