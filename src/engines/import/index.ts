@@ -23,6 +23,7 @@ export { linkTraces, type LinkResult, type GpuLink } from './link.js';
 export { alignByName } from './align.js';
 export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
+export { importKineto, KINETO_CANNOT_KNOW, type KinetoImportOptions, type KinetoImportResult, type KinetoImportRank } from './kineto.js';
 
 export interface ImportPair {
   et: string;

@@ -9,3 +9,4 @@ export { makeCluster, messageNs, p2pNs, route, coordinates, type BandwidthUnit, 
 export type * from './types.js';
 export { RESULT_SCHEMA_VERSION } from './types.js';
 export { TimelineRecorder } from './timeline.js';
+export { replayFilesAsMeasured, replayAsMeasured, measuredIterations, summarizeAsMeasured, type AsMeasuredResult, type AsMeasuredRank } from './as-measured.js';
