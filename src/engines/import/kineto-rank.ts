@@ -2,14 +2,16 @@
  * One rank's Chakra nodes from its Kineto trace alone (`import kineto`), within the measured iteration's window:
  *
  * - host ops: every cpu_op / user_annotation starting in the window (the ProfilerStep itself excepted): COMP_NODE,
- *   is_cpu_op, ctrl_deps = the enclosing op on its thread, data deps = the op before it on its thread (start order,
- *   outer first) and Chakra's inter-thread order; duration_micros = exclusive time (Chakra's convention);
+ *   is_cpu_op, tid, rf_id (when recorded); ctrl_deps = the enclosing op on its thread, data deps = the op before it on
+ *   its thread (start order, outer first) and the inter-thread order (interThreadOrder); duration_micros = exclusive
+ *   time (Chakra's convention);
  * - GPU events (kernel, memcpy, memset) launched in the window, or running in it though launched before it (carried
  *   over from the previous iteration, counted): COMP_NODE, or COMM_COLL_NODE for an NCCL collective of known type and
  *   size (comm_type, comm_size, pg_name); ctrl_deps = the op enclosing the launch call (found by correlation id), data
  *   deps = the previous op of its stream; stream, correlation;
  * - CUDA synchronisation, the measured timeline and the end-of-iteration node: measure-rank.ts.
- * Node ids: the carried-over GPU events, then each host op in start order followed by the GPU events it launched.
+ * Node ids: the GPU events with no launching op, then each host op in start order followed by the GPU events it
+ * launched, then the node closing the iteration.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { makeAttr, NodeType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
