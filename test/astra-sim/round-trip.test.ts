@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { energyFromAstraSimLog, exportAstraSim } from '../../src/engines/astra-sim/index.js';
+import { importPytorch } from '../../src/engines/import/index.js';
 import { replayFiles, type ReplayResult } from '../../src/engines/replay/index.js';
 import { cli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -53,9 +54,11 @@ describe('generate llm → export astra-sim → ASTRA-sim → energy --astra-sim
 
 describe('import pytorch → export astra-sim → ASTRA-sim → energy --astra-sim-log', () => {
   it('the real DLRM trace (8 ranks, shipped in traces/pytorch-real/dlrm): per-rank times and energy equal replay', async () => {
+    // ASTRA-sim's output was recorded on the graph import pytorch wrote before it recorded the measured timeline
+    // (issue 25 adds CUDA synchronisation dependencies and a node closing the iteration, which change the modelled
+    // times): that graph is imported here. A recording of the default import needs ASTRA-sim run again on it.
     const prefix = path.join(dir, 'dlrm');
-    const imp = await cli(['import', 'pytorch', '--dir', path.join(repoRoot, 'traces', 'pytorch-real', 'dlrm'), '--out', prefix]);
-    expect(imp.code).toBe(0);
+    await importPytorch({ dir: path.join(repoRoot, 'traces', 'pytorch-real', 'dlrm'), out: prefix, measured: false });
     const { fromLog, replayed } = await roundTrip(prefix, 'dlrm-imported__sys_ring_example__Ring_8npus.unaware.txt', {
       system: shipped('configs', 'sys_ring_example.json'),
       network: path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'pytorch-dlrm', 'Ring_8npus.yml'),

@@ -5,20 +5,20 @@ import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import type { Cell, Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText, tableOptions } from '../io.js';
+import { rowsText, str, tableOptions } from '../io.js';
 
 const list = (v: unknown) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
 /** One row per rank: operators linked, GPU events by kind, nodes written. */
 function rankRows(r: ImportResult): { columns: Column[]; rows: Cell[][] } {
-  const columns = ['rank', 'ET ops', 'linked', 'by rf_id', 'Kineto ops', 'GPU events', 'kernels', 'memcpy', 'memset', 'collectives', 'left out', 'nodes', 'GPU compute (µs)'].map((header) => ({ header }));
+  const columns = ['rank', 'ET ops', 'linked', 'by rf_id', 'Kineto ops', 'GPU events', 'kernels', 'memcpy', 'memset', 'collectives', 'left out', 'nodes', 'GPU compute (µs)', 'measured iteration (ns)'].map((header) => ({ header }));
   const rows = r.ranks.map((x) => {
     const g = x.link.gpu;
     const coll = Object.values(x.convert.collectives).reduce((a, b) => a + b, 0);
     return [
       x.rank, x.link.etOps, x.link.linkedByRfId + x.link.linkedBySequence, x.link.linkedByRfId, x.link.kinetoOps, g.events,
       x.convert.gpuByKind.kernel, x.convert.gpuByKind.memcpy, x.convert.gpuByKind.memset, coll, g.noLaunch + g.outside, x.convert.nodes,
-      x.convert.gpuComputeMicros,
+      x.convert.gpuComputeMicros, x.measured?.window.iterationNs ?? null,
     ];
   });
   return { columns, rows };
@@ -28,7 +28,7 @@ function summary(r: ImportResult, opts: Record<string, unknown>): string {
   const t = rankRows(r);
   const lines = [rowsText(opts, t.columns, t.rows).trimEnd(), ''];
   const first = r.ranks[0]!;
-  lines.push(`${first.device ?? 'unknown device'}, execution-trace schema ${first.etSchema}${first.steps.length ? `, iteration ${first.steps.join(', ')}` : ''}`);
+  lines.push(`${first.device ?? 'unknown device'}, execution-trace schema ${first.etSchema}${first.measured ? `, measured iteration ${first.measured.window.label}` : first.steps.length ? `, iteration ${first.steps.join(', ')}` : ''}`);
   const colls = new Map<string, number>();
   for (const x of r.ranks) for (const [k, v] of Object.entries(x.convert.collectives)) colls.set(k, (colls.get(k) ?? 0) + v);
   if (colls.size) lines.push(`collectives (all ranks): ${[...colls].map(([k, v]) => `${k} ×${v}`).join(', ')}`);
@@ -49,6 +49,8 @@ export const importPytorchCommand: CommandSpec = {
     { name: 'kineto', value: 'file', description: 'Kineto / torch.profiler trace (.json or .json.gz) of the same rank (repeatable)', repeatable: true },
     { name: 'dir', value: 'folder', description: 'a folder with the execution and Kineto traces of every rank, paired by process id (instead of --et/--kineto)' },
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et (rank from the Kineto trace\'s distributedInfo)', required: true },
+    { name: 'step', value: 'name', description: 'the ProfilerStep to record as the measured iteration (default: the one the execution trace falls in)' },
+    { name: 'window', value: 'start:end', description: 'instead of a step: the span to record as the measured iteration, µs as the Kineto trace writes "ts"' },
     ...tableOptions('one row per rank'),
   ],
   example: 'tracewatt import pytorch --et traces/pytorch-real/simple_add/et.json.gz --kineto traces/pytorch-real/simple_add/kineto.json.gz --out out/simple_add',
@@ -62,7 +64,7 @@ export const importPytorchCommand: CommandSpec = {
     const pairs: ImportPair[] = ets.map((et, i) => ({ et, kineto: kinetos[i]! }));
     let r: ImportResult;
     try {
-      r = await importPytorch({ pairs, dir: opts.dir === undefined ? undefined : String(opts.dir), out: String(opts.out) });
+      r = await importPytorch({ pairs, dir: opts.dir === undefined ? undefined : String(opts.dir), out: String(opts.out), step: str(opts, 'step'), window: str(opts, 'window') });
     } catch (e) {
       throw outputErrorUnder(String(opts.out), e);
     }

@@ -10,6 +10,7 @@ import { exportAstraSimCommand } from './export.js';
 import { fitNetworkCommand } from './fit.js';
 import { generateLlmCommand } from './generate.js';
 import { importPytorchCommand } from './import.js';
+import { importKinetoCommand } from './import-kineto.js';
 import { inspectCommand } from './inspect.js';
 import { planCommand } from './plan.js';
 import { predictCommand } from './predict.js';
@@ -19,7 +20,7 @@ import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
-  inspectCommand, validateCommand, convertCommand, importPytorchCommand, fitNetworkCommand,
+  inspectCommand, validateCommand, convertCommand, importPytorchCommand, importKinetoCommand, fitNetworkCommand,
   calibrateCommand, predictCommand, accuracyCommand,
   annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
   sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand, planCommand,

@@ -26,6 +26,11 @@ export interface CommInfo {
   p2p: 'send' | 'recv' | null;
 }
 
+/** The collectives ASTRA-sim simulates (the others are written as GPU compute nodes replayed from their duration). */
+export const SIMULATED_COLLECTIVES = new Set<number>([
+  CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST,
+]);
+
 /** True for NCCL kernel names (ncclKernel_…, ncclDevKernel_…). */
 export function isNcclKernel(name: string): boolean {
   return /^nccl(Dev)?Kernel/.test(name);

@@ -14,13 +14,15 @@
  *   visited before it (and on its inter-thread predecessor); a GPU node on the node visited before it and on the
  *   previous GPU node of its stream.
  */
-import { makeAttr, NodeType, CollectiveCommType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import { makeAttr, NodeType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, processGroupNames, type CommInfo } from './comm.js';
+import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
+import { applyToNodes, graphOfNodes, measureRank, type MeasuredRankStats } from './measure-rank.js';
+import type { MeasuredWindow } from './window.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
 export const DELIBERATE_DIFFERENCES = [
@@ -34,6 +36,8 @@ export const DELIBERATE_DIFFERENCES = [
   'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last before the launch, often a finished child such as aten::empty, or an op of another thread)',
   'a host op\'s exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)',
   'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
+  'the host op a CUDA synchronisation call returns to depends on the GPU work it waited for, and a GPU op after cudaStreamWaitEvent on the op the event recorded (formats/chakra/measured.ts); Chakra wrote neither',
+  'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
 ];
 
 export interface ConvertedRank {
@@ -54,6 +58,8 @@ export interface ConvertedRank {
     dataDeps: number;
     ctrlDeps: number;
   };
+  /** The measured timeline written on the nodes (null without a measured window). */
+  measured: MeasuredRankStats | null;
   diagnostics: Diagnostics;
 }
 
@@ -75,9 +81,8 @@ export function gpuMicros(ns: number): bigint {
 
 const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
 
-const SIMULATED = new Set<number>([CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST]);
 
-export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult): ConvertedRank {
+export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, window: MeasuredWindow | null = null): ConvertedRank {
   const diagnostics = new Diagnostics();
   const byId = new Map(et.nodes.map((n) => [n.id, n]));
   const parentOf = (n: EtNode) => (n.parent !== null && n.parent !== n.id ? byId.get(n.parent) ?? null : null);
@@ -137,7 +142,7 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
     let type: number = NodeType.COMP_NODE;
     if (info) {
-      if (info.commType !== null && SIMULATED.has(info.commType) && info.commSizeBytes !== null) {
+      if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
         type = NodeType.COMM_COLL_NODE;
         attrs.push(makeAttr('comm_type', 'int64_val', BigInt(info.commType)), makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)));
         if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
@@ -202,7 +207,10 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
     if (dep !== node.id && !node.dataDeps.includes(dep)) node.dataDeps.push(dep);
   };
   // GPU nodes in launch order, for the per-stream chain across threads.
+  const chains: bigint[][] = [];
   for (const root of roots) {
+    const chain: bigint[] = [];
+    chains.push(chain);
     let lastHost: bigint | null = null;
     let lastAny: bigint | null = null;
     const stack: EtNode[] = [root];
@@ -220,6 +228,7 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       }
       if (lastHost !== null) addDep(node, lastHost);
       lastHost = node.id;
+      chain.push(node.id);
       lastAny = node.id;
       for (const g of link.gpuOf.get(n.id) ?? []) {
         const gn = nodes.get(gpuIds.get(g)!)!;
@@ -239,6 +248,26 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
   }
 
   const out = [...nodes.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  let measured: MeasuredRankStats | null = null;
+  if (window) {
+    const etOfNode = new Map([...newId].map(([etId, id]) => [id, etId]));
+    const linkOfNode = new Map([...gpuIds].map(([g, id]) => [id, g]));
+    const graph = graphOfNodes(
+      out, chains,
+      (id) => {
+        const e = etOfNode.get(id);
+        return e === undefined ? null : link.opOf.get(e) ?? null;
+      },
+      (id) => linkOfNode.get(id)?.event ?? null,
+      (tid, t, d) => {
+        const e = link.etIdAt(tid, t, d);
+        return e === null ? null : newId.get(e) ?? null;
+      },
+    );
+    const timed = measureRank(kineto, window, graph);
+    applyToNodes(out, timed, kineto, window);
+    measured = timed.stats;
+  }
   for (const n of out) {
     stats.dataDeps += n.dataDeps.length;
     stats.ctrlDeps += n.ctrlDeps.length;
@@ -254,7 +283,8 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult):
       ...(et.finishTs !== null ? [makeAttr('finish_ts', 'uint64_val', BigInt(et.finishTs))] : []),
       ...(kineto.distributed?.rank != null ? [makeAttr('rank', 'int64_val', BigInt(kineto.distributed.rank))] : []),
       makeAttr('converter', 'string_val', 'tracewatt import pytorch'),
+      ...(measured ? measured.metadata : []),
     ],
   };
-  return { metadata, nodes: out, stats, diagnostics };
+  return { metadata, nodes: out, stats, measured, diagnostics };
 }

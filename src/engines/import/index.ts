@@ -7,19 +7,23 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
-import { InputError, TracewattError } from '../../errors.js';
-import { isRankFileOf, TraceWriter, type ChakraNode } from '../../formats/chakra/index.js';
+import { InputError } from '../../errors.js';
+import { isRankFileOf, TraceWriter } from '../../formats/chakra/index.js';
 import { OutputSet } from '../../formats/output.js';
 import { readHead } from '../../formats/file-chunks.js';
-import { looksLikeKineto, mainDevice, readKinetoTrace } from '../../formats/kineto/trace.js';
+import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoStep, type KinetoTrace } from '../../formats/kineto/trace.js';
 import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
-import { linkTraces, type LinkStats } from './link.js';
+import { checkGraph } from './graph-check.js';
+import { linkTraces, type LinkResult, type LinkStats } from './link.js';
+import type { MeasuredRankStats } from './measure-rank.js';
+import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
 export { linkTraces, type LinkResult, type GpuLink } from './link.js';
 export { alignByName } from './align.js';
 export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
+export { importKineto, KINETO_CANNOT_KNOW, type KinetoImportOptions, type KinetoImportResult, type KinetoImportRank } from './kineto.js';
 
 export interface ImportPair {
   et: string;
@@ -31,6 +35,15 @@ export interface ImportOptions {
   /** A folder holding the ET and Kineto files of every rank. */
   dir?: string;
   out: string;
+  /** The ProfilerStep to take as the measured iteration (default: the one the execution trace's ops fall in). */
+  step?: string;
+  /** Instead of a step: START:END, µs as the Kineto trace writes "ts". */
+  window?: string;
+  /**
+   * false: no measured timeline (no measured_* attributes, no synchronisation dependencies, no closing node): the
+   * graph as Chakra's converter structures it, e.g. to compare with a recording made of that graph. Default true.
+   */
+  measured?: boolean;
 }
 
 export interface ImportRankResult {
@@ -43,6 +56,8 @@ export interface ImportRankResult {
   steps: string[];
   link: LinkStats;
   convert: ConvertedRank['stats'];
+  /** The measured iteration and how the timeline was written (null: no ProfilerStep and no --window). */
+  measured: MeasuredRankStats | null;
   file: string;
   notes: string[];
   diagnostics: DiagnosticSummary[];
@@ -95,33 +110,17 @@ export async function pairFolder(dir: string): Promise<ImportPair[]> {
   return pairs;
 }
 
-/** Every dependency names a node of the trace, and data + ctrl deps form no cycle. */
-function checkGraph(file: string, nodes: ChakraNode[]): void {
-  const ids = new Set(nodes.map((n) => n.id));
-  const indeg = new Map<bigint, number>();
-  const users = new Map<bigint, bigint[]>();
-  for (const n of nodes) {
-    const deps = new Set([...n.dataDeps, ...n.ctrlDeps]);
-    for (const d of deps) {
-      if (!ids.has(d)) throw new TracewattError('INTERNAL', `${file}: node ${n.id} depends on absent node ${d} (converter bug)`);
-      const l = users.get(d);
-      if (l) l.push(n.id);
-      else users.set(d, [n.id]);
-    }
-    indeg.set(n.id, deps.size);
+/** The measured iteration of a pair: --window, --step, else the ProfilerStep holding most of the linked ops. */
+function measuredWindow(kineto: KinetoTrace, link: LinkResult, o: ImportOptions): MeasuredWindow | null {
+  if (o.window !== undefined) return userWindow(kineto, o.window);
+  if (o.step !== undefined) return stepWindow(kineto, pickStep(kineto, o.step)!);
+  let best: { step: KinetoStep; ops: number } | null = null;
+  for (const step of link.steps) {
+    let ops = 0;
+    for (const op of link.opOf.values()) if (op.tsNs >= step.tsNs && op.tsNs < step.tsNs + step.durNs) ops++;
+    if (!best || ops > best.ops) best = { step, ops };
   }
-  const ready = nodes.filter((n) => indeg.get(n.id) === 0).map((n) => n.id);
-  let done = 0;
-  while (ready.length) {
-    const id = ready.pop()!;
-    done++;
-    for (const u of users.get(id) ?? []) {
-      const d = indeg.get(u)! - 1;
-      indeg.set(u, d);
-      if (d === 0) ready.push(u);
-    }
-  }
-  if (done !== nodes.length) throw new TracewattError('INTERNAL', `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`);
+  return best ? stepWindow(kineto, best.step) : null;
 }
 
 export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
@@ -148,7 +147,9 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       seen.set(rank, pair.kineto);
       const link = linkTraces(et, kineto);
       if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
-      const conv = convertRank(et, kineto, link);
+      const window = o.measured === false ? null : measuredWindow(kineto, link, o);
+      if (!window && o.measured !== false) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
+      const conv = convertRank(et, kineto, link, window);
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
       const w = await TraceWriter.create(file, conv.metadata, { set });
@@ -161,7 +162,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       await w.close();
       ranks.push({
         rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
-        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, file,
+        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, measured: conv.measured, file,
         notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
       });
     }

@@ -54,6 +54,8 @@ export interface LinkResult {
   /** The Kineto op each linked Kineto op must follow from another thread (Chakra's inter-thread order). */
   interThread: Map<KinetoCpuOp, KinetoCpuOp>;
   steps: KinetoStep[];
+  /** The ET node of the innermost linked op enclosing [t, t + d] on a Kineto thread (a runtime call), or null. */
+  etIdAt(tid: number | string, tNs: number, durNs: number): number | null;
   stats: LinkStats;
   notes: string[];
 }
@@ -75,7 +77,7 @@ function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
 }
 
 /** Per thread: ops by start (outer first), each op's enclosing op, and exclusive times. */
-function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCpuOp | null>; exclusive: Map<KinetoCpuOp, number>; byThread: Map<string, KinetoCpuOp[]> } {
+export function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCpuOp | null>; exclusive: Map<KinetoCpuOp, number>; byThread: Map<string, KinetoCpuOp[]> } {
   const parent = new Map<KinetoCpuOp, KinetoCpuOp | null>();
   const exclusive = new Map<KinetoCpuOp, number>();
   const byThread = groupBy(ops, (o) => String(o.tid));
@@ -97,7 +99,7 @@ function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCpuOp | n
 }
 
 /** Innermost op of a thread's sorted ops enclosing [t, t + d]; else the last one started at or before t. */
-function hostOpAt(list: KinetoCpuOp[], parent: Map<KinetoCpuOp, KinetoCpuOp | null>, t: number, d: number): { op: KinetoCpuOp; enclosing: boolean } | null {
+export function hostOpAt(list: KinetoCpuOp[], parent: Map<KinetoCpuOp, KinetoCpuOp | null>, t: number, d: number): { op: KinetoCpuOp; enclosing: boolean } | null {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -234,8 +236,17 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
 
   const linkedOps = new Set(etOfOp.keys());
   const steps = kineto.steps.filter((s) => [...linkedOps].some((k) => k.tsNs >= s.tsNs && k.tsNs < s.tsNs + s.durNs));
+  const etIdAt = (tid: number | string, tNs: number, durNs: number): number | null => {
+    const list = byThread.get(String(tid));
+    const at = list ? hostOpAt(list, parent, tNs, durNs) : null;
+    for (let op = at?.op ?? null; op; op = parent.get(op) ?? null) {
+      const id = etOfOp.get(op);
+      if (id !== undefined) return id;
+    }
+    return null;
+  };
   return {
-    opOf, exclusiveNs: exclusive, gpuOf, unattached, interThread: interThreadOrder(byThread, linkedOps), steps,
+    opOf, exclusiveNs: exclusive, gpuOf, unattached, interThread: interThreadOrder(byThread, linkedOps), steps, etIdAt,
     stats: {
       etOps: ops.length, kinetoOps: kineto.cpuOps.length, linkedByRfId, linkedBySequence,
       etUnlinked: ops.length - opOf.size, kinetoUnlinked: kineto.cpuOps.length - etOfOp.size, gpu: g,
@@ -249,7 +260,7 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
  * one ended (and the thread's first op) waits for the op of another thread that started last before it. Only ops
  * the ET has take part.
  */
-function interThreadOrder(byThread: Map<string, KinetoCpuOp[]>, linked: Set<KinetoCpuOp>): Map<KinetoCpuOp, KinetoCpuOp> {
+export function interThreadOrder(byThread: Map<string, KinetoCpuOp[]>, linked: Set<KinetoCpuOp>): Map<KinetoCpuOp, KinetoCpuOp> {
   const out = new Map<KinetoCpuOp, KinetoCpuOp>();
   if (byThread.size < 2) return out;
   const threads = [...byThread.values()].map((l) => l.filter((k) => linked.has(k)));

@@ -10,7 +10,10 @@
  * taken from the event's text when it has a fraction.
  */
 import { FormatError } from '../../errors.js';
-import { parseElement, readJsonPieces } from '../json-stream.js';
+import { parseElement, readJsonPieceBatches } from '../json-stream.js';
+import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
+
+export type { CommArgs, EventId } from './args.js';
 
 export type GpuEventKind = 'kernel' | 'memcpy' | 'memset';
 
@@ -25,17 +28,41 @@ export interface KinetoCpuOp {
   externalId: number | null;
   /** args["Record function id"] (newer Kineto): equals the execution trace's rf_id. */
   recordFunctionId: number | null;
+  /** The collective this op describes (record_param_comms, nccl:*, c10d::* ops), else null. */
+  comm: CommArgs | null;
   /** Order in the file. */
   index: number;
 }
 
+/** A CUDA / HIP runtime or driver call (cudaLaunchKernel, cudaStreamSynchronize, hipLaunchKernel, …). */
 export interface KinetoLaunch {
   name: string;
   tid: number | string;
   tsNs: number;
   durNs: number;
-  correlation: number;
+  correlation: EventId;
   externalId: number | null;
+  /** args.stream when the call records it (ROCm does), else null. */
+  stream: number | null;
+  index: number;
+}
+
+/**
+ * A `cuda_sync` event (newer Kineto): what a synchronisation call waited for. `kind`: "Stream Sync",
+ * "Event Sync", "Context Sync" or "Stream Wait Event"; the ids tie it to its runtime call and to the cudaEventRecord
+ * whose event it waits on.
+ */
+export interface KinetoSync {
+  kind: string;
+  correlation: EventId | null;
+  /** The stream that waits (Stream Sync, Stream Wait Event); null or -1 when the host waits. */
+  stream: number | null;
+  /** The stream the awaited event was recorded on. */
+  waitOnStream: number | null;
+  /** Correlation id of the cudaEventRecord call of the awaited event. */
+  waitOnRecordCorrelation: EventId | null;
+  tsNs: number;
+  durNs: number;
 }
 
 export interface KinetoGpuEvent {
@@ -43,12 +70,14 @@ export interface KinetoGpuEvent {
   name: string;
   device: number | null;
   stream: number | null;
-  correlation: number | null;
+  correlation: EventId | null;
   externalId: number | null;
   tsNs: number;
   durNs: number;
   /** Bytes moved or set (memcpy/memset). */
   bytes: number | null;
+  /** Communication arguments newer Kineto writes on NCCL kernels, else null. */
+  comm: CommArgs | null;
   /** Counter values from a CUPTI range with this kernel's name, when the trace has them. */
   counters?: Record<string, number>;
   index: number;
@@ -75,7 +104,14 @@ export interface KinetoTrace {
   /** distributedInfo: rank, world_size, backend (when the run was distributed). */
   distributed: { rank: number | null; worldSize: number | null; backend: string | null; raw: Record<string, unknown> } | null;
   cpuOps: KinetoCpuOp[];
-  launches: Map<number, KinetoLaunch>;
+  /** The first runtime/driver call of each correlation id. */
+  launches: Map<EventId, KinetoLaunch>;
+  /** Every runtime/driver call with a correlation id, in file order. */
+  runtime: KinetoLaunch[];
+  /** cuda_sync events (newer Kineto), in file order. */
+  syncs: KinetoSync[];
+  /** Events dropped as exact repeats of another (same category, name, thread, start, duration and ids). */
+  duplicates: number;
   gpu: KinetoGpuEvent[];
   steps: KinetoStep[];
   /** Counter ranges (cuda_profiler_range) by kernel name, in order. */
@@ -94,6 +130,9 @@ export interface ReadKinetoOptions {
 
 const GPU_KIND: Record<string, GpuEventKind> = { kernel: 'kernel', gpu_memcpy: 'memcpy', gpu_memset: 'memset' };
 const STEP = /^ProfilerStep#(\d+)$/;
+const CAT_TEXT = /^\{\s*(?:"(?:ph|name|pid|tid|ts|dur|id)"\s*:\s*(?:"[^"\\]*"|[-\d.eE+]+)\s*,\s*)*"cat"\s*:\s*"([^"\\]*)"/;
+const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_profiler_range']);
+const HOST_CATS = new Set([...GPU_CATS, 'cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'cuda_sync']);
 const TS_TEXT = /"ts"\s*:\s*(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/;
 
 type Ev = { ph?: unknown; cat?: unknown; name?: unknown; pid?: unknown; tid?: unknown; ts?: unknown; dur?: unknown; args?: Record<string, unknown> };
@@ -127,13 +166,13 @@ export function looksLikeKineto(head: string): boolean {
 export async function readKinetoTrace(file: string, options: ReadKinetoOptions = {}): Promise<KinetoTrace> {
   const host = options.hostEvents ?? true;
   const trace: KinetoTrace = {
-    file, baseUs: NaN, devices: [], distributed: null, cpuOps: [], launches: new Map(), gpu: [], steps: [],
-    counterRanges: new Map(), skipped: new Map(), notes: [], meta: {},
+    file, baseUs: NaN, devices: [], distributed: null, cpuOps: [], launches: new Map(), runtime: [], syncs: [], duplicates: 0,
+    gpu: [], steps: [], counterRanges: new Map(), skipped: new Map(), notes: [], meta: {},
   };
   let sawEvents = false;
   let duplicateCorrelations = 0;
   const skip = (cat: string) => trace.skipped.set(cat, (trace.skipped.get(cat) ?? 0) + 1);
-  for await (const piece of readJsonPieces(file, new Set(['traceEvents']))) {
+  for await (const batch of readJsonPieceBatches(file, new Set(['traceEvents']))) for (const piece of batch) {
     if (piece.kind === 'value') {
       if (piece.key === 'deviceProperties' && Array.isArray(piece.value)) {
         for (const d of piece.value as Record<string, unknown>[]) {
@@ -150,14 +189,22 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
       sawEvents = true;
       continue;
     }
+    // An event of a category not read (flows, python stacks, …) is counted from its text and not parsed: Kineto
+    // writes "ph" and "cat" first, so the first "cat" in the text is the event's own.
+    const head = CAT_TEXT.exec(piece.text.length > 200 ? piece.text.slice(0, 200) : piece.text);
+    if (head && !(host ? HOST_CATS : GPU_CATS).has(head[1]!)) {
+      skip(head[1]!);
+      continue;
+    }
     const ev = parseElement(file, piece) as Ev;
     if (!ev || typeof ev !== 'object') continue;
     const cat = typeof ev.cat === 'string' ? ev.cat : '';
     const kind = GPU_KIND[cat];
     const isHost = cat === 'cpu_op' || cat === 'user_annotation';
     const isLaunch = cat === 'cuda_runtime' || cat === 'cuda_driver';
+    const isSync = cat === 'cuda_sync';
     const isRange = cat === 'cuda_profiler_range';
-    if (ev.ph !== 'X' || !(kind || isRange || (host && (isHost || isLaunch)))) {
+    if (ev.ph !== 'X' || !(kind || isRange || (host && (isHost || isLaunch || isSync)))) {
       skip(cat || String(ev.ph ?? '?'));
       continue;
     }
@@ -184,8 +231,9 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
     const args = ev.args && typeof ev.args === 'object' ? ev.args : undefined;
     if (kind) {
       trace.gpu.push({
-        kind, name, device: intArg(args, 'device'), stream: intArg(args, 'stream'), correlation: intArg(args, 'correlation'),
-        externalId: intArg(args, 'External id'), tsNs, durNs, bytes: num(args?.bytes), index: piece.index,
+        kind, name, device: intArg(args, 'device'), stream: streamOf(args?.stream), correlation: exactId(args, 'correlation', piece.text),
+        externalId: intArg(args, 'External id'), tsNs, durNs, bytes: num(args?.bytes),
+        comm: kind === 'kernel' && host ? commArgsOf(name, args) : null, index: piece.index,
       });
     } else if (isRange) {
       const counters: Record<string, number> = {};
@@ -196,26 +244,74 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
     } else if (isHost) {
       const op: KinetoCpuOp = {
         name, cat: cat as KinetoCpuOp['cat'], pid: ev.pid as number, tid: ev.tid as number, tsNs, durNs,
-        externalId: intArg(args, 'External id'), recordFunctionId: intArg(args, 'Record function id'), index: piece.index,
+        externalId: intArg(args, 'External id'), recordFunctionId: intArg(args, 'Record function id'),
+        comm: commArgsOf(name, args), index: piece.index,
       };
       trace.cpuOps.push(op);
       const m = STEP.exec(name);
       if (m) trace.steps.push({ name, step: Number(m[1]), tsNs, durNs });
+    } else if (isSync) {
+      trace.syncs.push({
+        kind: typeof args?.cuda_sync_kind === 'string' ? args.cuda_sync_kind : name, correlation: exactId(args, 'correlation', piece.text),
+        stream: streamOf(args?.stream), waitOnStream: streamOf(args?.wait_on_stream),
+        waitOnRecordCorrelation: exactId(args, 'wait_on_cuda_event_record_corr_id', piece.text), tsNs, durNs,
+      });
     } else {
-      const correlation = intArg(args, 'correlation');
+      const correlation = exactId(args, 'correlation', piece.text);
       if (correlation === null) {
         skip(`${cat} without correlation`);
         continue;
       }
-      if (trace.launches.has(correlation)) duplicateCorrelations++;
-      else trace.launches.set(correlation, { name, tid: ev.tid as number, tsNs, durNs, correlation, externalId: intArg(args, 'External id') });
+      trace.runtime.push({ name, tid: ev.tid as number, tsNs, durNs, correlation, externalId: intArg(args, 'External id'), stream: streamOf(args?.stream), index: piece.index });
     }
   }
   if (!sawEvents) throw new FormatError(file, '', 'no "traceEvents" array: not a Kineto / PyTorch profiler trace');
   if (Number.isNaN(trace.baseUs)) trace.baseUs = 0;
+  dropDuplicates(trace);
+  for (const call of trace.runtime) {
+    if (trace.launches.has(call.correlation)) duplicateCorrelations++;
+    else trace.launches.set(call.correlation, call);
+  }
   if (duplicateCorrelations) trace.notes.push(`${duplicateCorrelations} runtime/driver calls repeat a correlation id already seen; the first was kept`);
   attachCounters(trace);
   return trace;
+}
+
+/** Same start, duration, name and thread (or stream) and ids: an event written twice. */
+function dropRepeats<T extends { tsNs: number; durNs: number; name: string }>(list: T[], same: (a: T, b: T) => boolean): T[] {
+  const order = list.map((_, i) => i).sort((a, b) => list[a]!.tsNs - list[b]!.tsNs || a - b);
+  const drop = new Set<number>();
+  for (let k = 1; k < order.length; k++) {
+    // Compare with every earlier event of the same start (a run of equal starts is short).
+    for (let j = k - 1; j >= 0 && list[order[j]!]!.tsNs === list[order[k]!]!.tsNs; j--) {
+      const a = list[order[j]!]!;
+      const b = list[order[k]!]!;
+      if (!drop.has(order[j]!) && a.durNs === b.durNs && a.name === b.name && same(a, b)) {
+        drop.add(order[k]!);
+        break;
+      }
+    }
+  }
+  return drop.size ? list.filter((_, i) => !drop.has(i)) : list;
+}
+
+/** Removes events written twice (counted in `duplicates`, said in a note). */
+function dropDuplicates(trace: KinetoTrace): void {
+  const before = trace.cpuOps.length + trace.gpu.length + trace.runtime.length;
+  trace.cpuOps = dropRepeats(trace.cpuOps, (a, b) => a.tid === b.tid && a.pid === b.pid && a.externalId === b.externalId);
+  trace.gpu = dropRepeats(trace.gpu, (a, b) => a.stream === b.stream && a.device === b.device && a.correlation === b.correlation && a.kind === b.kind);
+  trace.runtime = dropRepeats(trace.runtime, (a, b) => a.tid === b.tid && a.correlation === b.correlation);
+  trace.duplicates = before - (trace.cpuOps.length + trace.gpu.length + trace.runtime.length);
+  if (trace.duplicates) trace.notes.push(`${trace.duplicates} events repeat another exactly (same name, thread or stream, start, duration and ids): each kept once`);
+  if (trace.steps.length) {
+    const seen = new Set<string>();
+    trace.steps = trace.steps.filter((s) => {
+      const k = `${s.name}|${s.tsNs}|${s.durNs}`;
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+  }
 }
 
 /** Counter ranges go to the kernels of the same name, i-th range to i-th kernel (CUPTI profiles kernels in order). */

@@ -33,7 +33,7 @@ function utilizationOf(counters: Record<string, number>): Record<string, number>
 function sampleOf(file: string, g: KinetoGpuEvent, smClockMHz: number | null, rank: number | null): KernelSample {
   const extra: Record<string, number | string> = { startNs: g.tsNs, kind: g.kind };
   if (g.stream !== null) extra.stream = g.stream;
-  if (g.correlation !== null) extra.correlationId = g.correlation;
+  if (g.correlation !== null) extra.correlationId = typeof g.correlation === 'bigint' ? String(g.correlation) : g.correlation;
   if (g.device !== null) extra.device = g.device;
   if (g.bytes !== null) extra.bytes = g.bytes;
   if (rank !== null) extra.rank = rank;

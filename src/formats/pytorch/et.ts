@@ -9,7 +9,7 @@
  * The layout is told per node by its keys, so a newer version than those listed reads too (a note says so).
  */
 import { FormatError } from '../../errors.js';
-import { parseElement, readJsonPieces } from '../json-stream.js';
+import { parseElement, readJsonPieceBatches } from '../json-stream.js';
 
 export interface EtIo {
   values: unknown[];
@@ -129,7 +129,7 @@ export async function readExecutionTrace(file: string): Promise<EtTrace> {
   const et: EtTrace = { file, schema: '', pid: null, time: null, startTs: null, finishTs: null, nodes: [], meta: {}, notes: [] };
   let sawNodes = false;
   const ids = new Set<number>();
-  for await (const piece of readJsonPieces(file, new Set(['nodes']))) {
+  for await (const batch of readJsonPieceBatches(file, new Set(['nodes']))) for (const piece of batch) {
     if (piece.kind === 'value') {
       const v = piece.value;
       if (piece.key === 'schema') et.schema = String(v);
