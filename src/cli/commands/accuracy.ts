@@ -3,7 +3,7 @@ import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha
 import type { RegimeRow } from '../../engines/calibrate/accuracy.js';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { InputError } from '../../errors.js';
-import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
+import { fixed, formatTable, wrapText, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandIO, CommandSpec } from '../command.js';
 import { rowsText, tableLayout, tableOptions } from '../io.js';
 import { parseClockList } from './predict.js';
@@ -34,10 +34,10 @@ function frequencyRows(r: AccuracyResult): { columns: Column[]; rows: Cell[][] }
 function regimeText(rows: RegimeRow[], layout: TableOptions): string {
   if (rows.length === 0) return '';
   return 'bands per regime:\n' + formatTable(
-    [{ header: 'regime (mode · clock off the profiled one · counter distance · …)' }, { header: 'predictions' }, { header: 'time in band (%)', format: pct0 }, { header: 'energy in band (%)', format: pct0 }],
+    [{ header: 'regime' }, { header: 'predictions' }, { header: 'time in band (%)', format: pct0 }, { header: 'energy in band (%)', format: pct0 }],
     rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
     layout,
-  );
+  ) + wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (the band reaches the clock-bound time) · extrapolated (beyond the calibration's clock distances)", layout.width) + '\n';
 }
 
 /** Leave-one-GPU-out: one row per evaluated set and clock. */
