@@ -1,12 +1,36 @@
 /**
  * A kernel's predicted time, power and energy at a clock with their 10–90 % bands (p10, p50, p90), from the
- * calibration's band model (model/uncertainty.ts). p50 is the point prediction of {@link predictKernel}.
+ * calibration's band model (model/uncertainty.ts), and the regime the band fell in. p50 is the point prediction of
+ * {@link predictKernel}.
  */
 import type { KernelSample } from '../formats/profiles/kernel-sample.js';
 import type { Calibration } from './calibration.js';
-import { predictKernel, toProfile, type KernelPrediction, type KernelProfile, type PredictOptions } from './predict.js';
+import { modelPower, predictKernel, toProfile, type KernelPrediction, type KernelProfile, type PredictOptions } from './predict.js';
 import type { ClockTime } from './multi-clock-time.js';
+import { memoryCeilingAt, scaleUtilization } from './time-model.js';
 import { bandAround, clockGeometry, counterDistance, exponentEnvelope, type Band, type BandMode, type BandTable, type UncertaintyModel } from './uncertainty.js';
+
+/** Where a prediction's band comes from: how far it reaches beyond what the calibration's residuals covered. */
+export interface BandRegime {
+  /**
+   * Distance of the target clock from the nearest profiled clock: `near` (within 10 %), `mid` (10–40 %), `far`
+   * (more than 40 %), or `profiled` (at a profiled clock: no band).
+   */
+  clock: 'profiled' | 'near' | 'mid' | 'far';
+  /** Farther from the profiled clock(s) than any left-out calibration case: the band grows in proportion to the distance. */
+  extrapolated: boolean;
+  /**
+   * The kernel's distance from the calibration kernels in counter space: `near` (no farther than 90 % of the left-out
+   * kernels were), `far` (beyond that), `beyond` (farther than any: the widening is held at the farthest one's).
+   */
+  counter: 'near' | 'far' | 'beyond';
+  /**
+   * One profiled clock, predicted lower, and the kernel's DRAM activity there is above the calibration's memory
+   * ceiling at the target clock: the model puts its time on the memory floor, but whether its memory traffic slows
+   * with the ceiling or with the SM clock is not known, so the band reaches the clock-bound time t·f_ref/f.
+   */
+  memoryCeiling: boolean;
+}
 
 export interface PredictionBand {
   mode: BandMode | 'profiled';
@@ -16,6 +40,7 @@ export interface PredictionBand {
   clockDistance: number;
   /** Distance to the calibration set in counter space (standardised units; 0 without counters). */
   counterDistance: number;
+  regime: BandRegime;
   durationNs: Band;
   powerW: Band;
   energyJ: Band;
@@ -56,30 +81,86 @@ function timeBand(cal: Calibration, t: BandTable, distance: number, counterDist:
   return { p10: bandAround(t.time, distance, counterDist, p50 * env.lo).p10, p50, p90: bandAround(t.time, distance, counterDist, p50 * env.hi).p90 };
 }
 
+/** The kernel (profiled once, at `refMHz` with DRAM activity `dramActive`) needs more memory throughput than the calibration reaches at `targetMHz`, a lower clock. */
+export function beyondMemoryCeiling(cal: Calibration, refMHz: number, dramActive: number, targetMHz: number): boolean {
+  return targetMHz < refMHz && dramActive > memoryCeilingAt(cal.time, targetMHz);
+}
+
+/** Stretches a band so that it also holds v with the same relative margins (p10/p50 and p90/p50). */
+function reach(b: Band, v: number): Band {
+  if (!(v > 0) || !(b.p50 > 0)) return b;
+  return { p10: Math.min(b.p10, (v * b.p10) / b.p50), p50: b.p50, p90: Math.max(b.p90, (v * b.p90) / b.p50) };
+}
+
+/** The prediction's time, power and energy if the kernel were clock-bound at the target (time t_r·f_r/f, utilizations by conservation of work). */
+function clockBound(cal: Calibration, pred: KernelPrediction, ref: ClockTime, utilization: Record<string, number>) {
+  const f = pred.effectiveClockMHz;
+  const durationNs = (ref.durationNs * ref.smClockMHz) / f;
+  const modelled = modelPower(cal, f, pred.utilization);
+  const ratio = modelled > 0 ? pred.powerW / modelled : 1;
+  const powerW = modelPower(cal, f, scaleUtilization(utilization, ref, { durationNs, smClockMHz: f })) * ratio;
+  return { durationNs, powerW, energyJ: (powerW * durationNs) / 1e9 };
+}
+
+const NEAR_CLOCK = Math.log(1.1);
+const MID_CLOCK = Math.log(1.4);
+
+function clockClass(profiledMHz: number[], targetMHz: number): BandRegime['clock'] {
+  const x = Math.min(...profiledMHz.map((r) => Math.abs(Math.log(targetMHz / r))));
+  return x < NEAR_CLOCK ? 'near' : x < MID_CLOCK ? 'mid' : 'far';
+}
+
+function counterClass(model: UncertaintyModel, t: BandTable, d: number): BandRegime['counter'] {
+  if (d > t.time.maxCounterDistance) return 'beyond';
+  return model.counterDistanceP90 !== undefined && d > model.counterDistanceP90 ? 'far' : 'near';
+}
+
 /**
  * The band of one prediction, given the clocks the kernel was profiled at and its utilizations there. With the
  * profiled times (`refs`, two or more clocks) and a calibration that has an exponent range, the time band starts
- * from the kernel's envelope over that range (see {@link UncertaintyModel.roofExponentRange}).
+ * from the kernel's envelope over that range (see {@link UncertaintyModel.roofExponentRange}); with one profiled
+ * time, a kernel beyond the memory ceiling at the target has its band reach the clock-bound time.
  */
 export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>, refs?: ClockTime[]): PredictionBand | null {
   const model = cal.uncertainty;
   if (!model) return null;
   const geo = clockGeometry(profiledMHz, pred.smClockMHz, model.twoClockDistance ?? 'harmonic');
   const dist = counterDistance(model.counterSpace, utilization);
-  if (geo.mode === 'profiled')
-    return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
+  if (geo.mode === 'profiled') {
+    const regime: BandRegime = { clock: 'profiled', extrapolated: false, counter: 'near', memoryCeiling: false };
+    return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, regime, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
+  }
   const found = tableFor(model, geo.mode);
   if (!found) return null;
   const t = found.table;
-  return {
-    mode: geo.mode,
-    table: found.mode,
-    clockDistance: geo.distance,
-    counterDistance: dist,
-    durationNs: timeBand(cal, t, geo.distance, dist, pred, refs),
-    powerW: bandAround(t.power, geo.distance, dist, pred.powerW),
-    energyJ: bandAround(t.energy, geo.distance, dist, pred.energyJ),
+  let durationNs = timeBand(cal, t, geo.distance, dist, pred, refs);
+  let powerW = bandAround(t.power, geo.distance, dist, pred.powerW);
+  let energyJ = bandAround(t.energy, geo.distance, dist, pred.energyJ);
+  const ref = refs?.length === 1 ? refs[0]! : null;
+  const memoryCeiling = ref !== null && beyondMemoryCeiling(cal, ref.smClockMHz, utilization.dram_active ?? 0, pred.effectiveClockMHz);
+  if (memoryCeiling) {
+    const cb = clockBound(cal, pred, ref, utilization);
+    durationNs = reach(durationNs, cb.durationNs);
+    powerW = reach(powerW, cb.powerW);
+    energyJ = reach(energyJ, cb.energyJ);
+  }
+  const regime: BandRegime = {
+    clock: clockClass(profiledMHz, pred.smClockMHz),
+    extrapolated: geo.distance > (t.time.maxDistance ?? t.time.distance[t.time.distance.length - 1]!) * (1 + 1e-9),
+    counter: counterClass(model, t, dist),
+    memoryCeiling,
   };
+  return { mode: geo.mode, table: found.mode, clockDistance: geo.distance, counterDistance: dist, regime, durationNs, powerW, energyJ };
+}
+
+/** A short name for a band's regime, e.g. `one-clock-down · 10–40 % · counters near · memory ceiling`. */
+export function describeRegime(b: PredictionBand): string {
+  if (b.mode === 'profiled') return 'profiled clock (exact)';
+  const clock = { profiled: '0 %', near: '≤10 %', mid: '10–40 %', far: '>40 %' }[b.regime.clock];
+  const parts = [b.mode, clock, `counters ${b.regime.counter}`];
+  if (b.regime.memoryCeiling) parts.push('memory ceiling');
+  if (b.regime.extrapolated) parts.push('extrapolated');
+  return parts.join(' · ');
 }
 
 /**

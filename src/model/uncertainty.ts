@@ -6,19 +6,22 @@
  * with the distance of the kernel from the calibration set in counter space, so for each way a kernel can be
  * predicted (the {@link BandMode}s) and each quantity the band is
  *
- *   q_τ(x) · (1 + w·d),   τ = 0.1, 0.9
+ *   [q10(x), q90(x)] · (1 + w·d),   one clock: q90 = −q10 = h(x) · inflation
  *
  * where x is the clock distance: |ln(f / f_ref)| from one profiled clock; from two or more, a·b with a, b the log
  * distances to the two profiled clocks that bracket f (or, outside them, the two nearest), as the error of a curve
  * drawn through two points grows (zero at either, largest between and far outside; files written before
- * `twoClockDistance` use a·b/(a+b) inside and the nearest distance outside). q_τ(x) is the τ-quantile of the
- * residuals of left-out kernels at that distance (a table over distance bins, interpolated linearly, held at the
- * nearest bin's value below it — measurement jitter at a clock next to a profiled one does not vanish — and
- * proportional beyond the last bin), d the mean standardised distance of the kernel's counters to its nearest
- * calibration kernels (capped at the largest distance a left-out kernel had: the widening is not extrapolated),
- * and w ≥ 0 the widening fitted on the left-out kernels (least squares of |r| / mean|r| of its bin on d). Since
- * measured = predicted · e^(−r), the band of the measurement is [p50·e^(−q90), p50·e^(−q10)] with p50 the
- * prediction itself.
+ * `twoClockDistance` use a·b/(a+b) inside and the nearest distance outside). The table over distance bins
+ * (interpolated linearly, held at the nearest bin's value below it — measurement jitter at a clock next to a
+ * profiled one does not vanish — proportional beyond the last bin, never narrower farther away) holds, for one
+ * profiled clock, h(x) = the 80 % quantile of |r| of left-out kernels at that distance: symmetric, because a bias
+ * the calibration kernels share does not carry to the next kernel (the V100 microbenchmarks run slower than
+ * predicted at low clocks, the RTX 8000 ones do not); for two clocks the 10 % and 90 % quantiles of r per side.
+ * d is the mean standardised distance of the kernel's counters to its nearest calibration kernels (capped at the
+ * largest distance a left-out kernel had: the widening is not extrapolated), w ≥ 0 the widening fitted on the
+ * left-out kernels (least squares of |r| / mean|r| of its bin on d), and the inflation ({@link heldOutInflation})
+ * how much wider than its own residuals the band must be to hold a benchmark it has not seen. Since measured =
+ * predicted · e^(−r), the band of the measurement is [p50·e^(−q90), p50·e^(−q10)] with p50 the prediction itself.
  *
  * Two-clock times also carry the uncertainty of the roofline exponent p (model/multi-clock-time.ts): calibration
  * kernels differ in it (on the RTX 8000 microbenchmarks those whose error depends on p at all range from 2.25 to 8,
@@ -26,6 +29,9 @@
  * its envelope over that range ({@link exponentEnvelope}) and widen by the quantiles of the left-out kernels'
  * residuals outside their own envelopes. A kernel whose two measurements fix it on one side of the roofline (pure
  * clock- or memory-bound) has no envelope; one in the transition has a wide one.
+ *
+ * Where a kernel profiled once needs more DRAM throughput than the calibration's memory ceiling at the target, the
+ * band reaches the clock-bound time instead (model/predict-band.ts).
  */
 
 import { fitLine } from './line-fit.js';
@@ -47,6 +53,14 @@ export interface QuantityBand {
   q90: number[];
   /** w: the band is multiplied by 1 + w·(counter distance). */
   widening: number;
+  /**
+   * Factor the half-widths were multiplied by so that a benchmark left out of the tables lies in its band as often
+   * as the tables' own residuals ({@link heldOutInflation}); absent in older files (their tables are asymmetric
+   * quantiles, q10 and q90 of r, not ±h).
+   */
+  inflation?: number;
+  /** Largest clock distance among the cases: a prediction farther away is extrapolated (the band grows in proportion); absent in older files. */
+  maxDistance?: number;
   /** Largest counter distance among the cases: farther kernels are widened as if at this distance (no extrapolation). */
   maxCounterDistance: number;
   /** Residuals the table was made from. */
@@ -91,6 +105,8 @@ export interface UncertaintyModel {
   kernels: number;
   /** Null for counter-free calibrations (every kernel is at distance 0). */
   counterSpace: CounterSpace | null;
+  /** 90 % of the left-out kernels were no farther than this from the kernels kept in their fold (counter space units); absent in older files. */
+  counterDistanceP90?: number;
   modes: Partial<Record<BandMode, BandTable>>;
 }
 
@@ -220,6 +236,8 @@ export interface ResidualCase {
   counterDistance: number;
   /** ln(predicted / measured). */
   residual: number;
+  /** The leave-one-benchmark-out fold the kernel was left out in (held-out inflation leaves each fold out again). */
+  fold?: number;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -235,15 +253,22 @@ const MAX_BINS = 12;
 /** Largest widening considered: a kernel one standard unit away gets at most an 11× wider band. */
 const MAX_WIDENING = 10;
 
-/**
- * Fits one quantity's band from residual cases: distance bins of about equal counts (up to 12, at least
- * `minPerBin` cases each, never splitting cases at one distance), the widening w, and per bin the 10 % / 90 % quantiles of r / (1 + w·d), made monotone in distance (a
- * clock farther away is never trusted more).
- */
-export function fitQuantityBand(cases: ResidualCase[], minPerBin = 12): QuantityBand | null {
-  const cs = cases.filter((c) => Number.isFinite(c.residual) && Number.isFinite(c.distance) && c.distance > 0).sort((a, b) => a.distance - b.distance);
-  if (cs.length < minPerBin) return null;
-  // Bins of about equal counts, made of whole groups of equal distance (cases at one clock pair stay together).
+/** Share of residuals a band is made to hold: the 10–90 % band. */
+export const BAND_COVERAGE = 0.8;
+
+export interface QuantityBandOptions {
+  /** Fewest cases per distance bin (12). */
+  minPerBin?: number;
+  /** Factor on the band's half-width ({@link heldOutInflation}); 1 when not given. */
+  inflation?: number;
+  /** Counter-distance widening w to hold fixed instead of fitting it ({@link heldOutInflation}). */
+  widening?: number;
+  /** ±(80 % quantile of |r|) (the default), or the 10 % and 90 % quantiles of r on each side. */
+  symmetric?: boolean;
+}
+
+/** Distance bins of about equal counts, made of whole groups of equal distance (cases at one clock pair stay together). */
+function distanceBins(cs: ResidualCase[], minPerBin: number): number[][] {
   const bins = Math.max(1, Math.min(MAX_BINS, Math.floor(cs.length / minPerBin)));
   const binOf: number[][] = [[]];
   for (let i = 0; i < cs.length; i++) {
@@ -253,35 +278,92 @@ export function fitQuantityBand(cases: ResidualCase[], minPerBin = 12): Quantity
     binOf[binOf.length - 1]!.push(i);
   }
   if (binOf.length > 1 && binOf[binOf.length - 1]!.length < minPerBin) binOf[binOf.length - 2]!.push(...binOf.pop()!);
-  // Widening: least squares of |r| / mean |r| of the bin on d, as w = slope / intercept.
-  let widening = 0;
+  return binOf;
+}
+
+/** Widening w: least squares of |r| / mean |r| of its bin on the counter distance d, as w = slope / intercept (0 when d does not widen). */
+function fitWidening(cs: ResidualCase[], binOf: number[][]): number {
   const ds = cs.map((c) => c.counterDistance);
   const dMax = ds.reduce((a, b) => Math.max(a, b), 0);
   const dMin = ds.reduce((a, b) => Math.min(a, b), Infinity);
-  if (dMax - dMin > 1e-9) {
-    const scaled: number[] = new Array(cs.length);
-    for (const idx of binOf) {
-      const m = idx.reduce((s, i) => s + Math.abs(cs[i]!.residual), 0) / idx.length;
-      for (const i of idx) scaled[i] = m > 0 ? Math.abs(cs[i]!.residual) / m : 1;
-    }
-    const { slope, intercept } = fitLine(ds, scaled);
-    if (slope > 0 && intercept > 0) widening = Math.min(MAX_WIDENING, slope / intercept);
+  if (!(dMax - dMin > 1e-9)) return 0;
+  const scaled: number[] = new Array(cs.length);
+  for (const idx of binOf) {
+    const m = idx.reduce((s, i) => s + Math.abs(cs[i]!.residual), 0) / idx.length;
+    for (const i of idx) scaled[i] = m > 0 ? Math.abs(cs[i]!.residual) / m : 1;
   }
+  const { slope, intercept } = fitLine(ds, scaled);
+  return slope > 0 && intercept > 0 ? Math.min(MAX_WIDENING, slope / intercept) : 0;
+}
+
+const usableCases = (cases: ResidualCase[]) =>
+  cases.filter((c) => Number.isFinite(c.residual) && Number.isFinite(c.distance) && c.distance > 0).sort((a, b) => a.distance - b.distance);
+
+/**
+ * Fits one quantity's band from residual cases: distance bins of about equal counts (up to 12, at least
+ * `minPerBin` cases each, never splitting cases at one distance), the widening w, and per bin the half-width h, the
+ * 80 % quantile of |r| / (1 + w·d) times the inflation, made monotone in distance (a clock farther away is never
+ * trusted more). The band is symmetric, q10 = −h and q90 = h: a bias the calibration kernels share (the V100
+ * microbenchmarks run slower than predicted below 945 MHz, the RTX 8000 ones do not) is a fact of those kernels, not
+ * of the next kernel, so it does not make one side narrower.
+ */
+export function fitQuantityBand(cases: ResidualCase[], options: QuantityBandOptions = {}): QuantityBand | null {
+  const minPerBin = options.minPerBin ?? 12;
+  const symmetric = options.symmetric ?? true;
+  const cs = usableCases(cases);
+  if (cs.length < minPerBin) return null;
+  const binOf = distanceBins(cs, minPerBin);
+  const widening = options.widening ?? fitWidening(cs, binOf);
+  const inflation = options.inflation ?? 1;
+  const dMax = cs.reduce((a, c) => Math.max(a, c.counterDistance), 0);
   const distance = [0];
   const q10 = [0];
   const q90 = [0];
+  const tail = (1 - BAND_COVERAGE) / 2;
   for (const idx of binOf) {
-    const z = idx.map((i) => cs[i]!.residual / (1 + widening * cs[i]!.counterDistance)).sort((a, b) => a - b);
+    const z = idx.map((i) => cs[i]!.residual / (1 + widening * Math.min(cs[i]!.counterDistance, dMax)));
+    const sorted = (symmetric ? z.map(Math.abs) : z).sort((a, b) => a - b);
+    const lo = (symmetric ? -quantile(sorted, BAND_COVERAGE) : quantile(sorted, tail)) * inflation;
+    const hi = (symmetric ? quantile(sorted, BAND_COVERAGE) : quantile(sorted, 1 - tail)) * inflation;
     const x = idx.reduce((s, i) => s + cs[i]!.distance, 0) / idx.length;
     const last = distance.length - 1;
-    const lo = Math.min(q10[last]!, quantile(z, 0.1));
-    const hi = Math.max(q90[last]!, quantile(z, 0.9));
+    const l = Math.min(q10[last]!, lo);
+    const h = Math.max(q90[last]!, hi);
     // Bins at one distance (many cases at the same clock pair) merge into one point.
-    if (x <= distance[last]! + 1e-12 && last > 0) (q10[last] = lo), (q90[last] = hi);
-    else distance.push(x), q10.push(lo), q90.push(hi);
+    if (x <= distance[last]! + 1e-12 && last > 0) (q10[last] = l), (q90[last] = h);
+    else distance.push(x), q10.push(l), q90.push(h);
   }
   // The floor: a clock next to a profiled one is off by at least the nearest bin's scatter (clock-to-clock jitter of
   // the measurement does not shrink with the distance), so the band is held flat from x = 0 to the first bin.
   if (distance.length > 1) (q10[0] = q10[1]!), (q90[0] = q90[1]!);
-  return { distance, q10, q90, widening, maxCounterDistance: dMax, n: cs.length };
+  return { distance, q10, q90, widening, inflation, maxDistance: cs[cs.length - 1]!.distance, maxCounterDistance: dMax, n: cs.length };
+}
+
+/** How far a residual r reaches towards its side of a band at (x, d): |r| / h on that side (h on the q90 side for r ≥ 0). */
+function reachOf(table: QuantityBand, c: ResidualCase): number {
+  const k = 1 + table.widening * Math.min(c.counterDistance, table.maxCounterDistance);
+  const side = (c.residual >= 0 ? interpolate(table.distance, table.q90, c.distance) : -interpolate(table.distance, table.q10, c.distance)) * k;
+  return side > 0 ? Math.abs(c.residual) / side : c.residual === 0 ? 0 : Infinity;
+}
+
+/**
+ * How much wider than its own residuals a band must be to hold a benchmark it has not seen: each fold is left out
+ * again, the band is fitted on the other folds' residuals, and each left-out case is measured against it as the
+ * ratio of its residual to the band's edge on its side. The inflation is the 80 % quantile of those ratios (the
+ * smallest factor under which 80 % of the left-out cases lie in their band), never below 1; one at fewer than three
+ * folds. The widening w is held at its value on all folds (a fold-by-fold w would add the noise of fitting it on
+ * fewer benchmarks, which the band fitted on all of them does not have).
+ */
+export function heldOutInflation(cases: ResidualCase[], options: Pick<QuantityBandOptions, 'minPerBin' | 'symmetric'> = {}): number {
+  const cs = usableCases(cases);
+  const folds = [...new Set(cs.map((c) => c.fold).filter((f): f is number => f !== undefined))];
+  const all = fitQuantityBand(cs, options);
+  if (folds.length < 3 || !all) return 1;
+  const ratios: number[] = [];
+  for (const fold of folds) {
+    const band = fitQuantityBand(cs.filter((c) => c.fold !== fold), { ...options, widening: all.widening });
+    if (band) for (const c of cs) if (c.fold === fold) ratios.push(reachOf(band, c));
+  }
+  if (ratios.length === 0) return 1;
+  return Math.max(1, quantile(ratios.sort((a, b) => a - b), BAND_COVERAGE));
 }

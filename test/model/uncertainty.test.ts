@@ -4,7 +4,8 @@ import { loadCalibration, validateCalibration } from '../../src/model/calibratio
 import { datasheetCalibration } from '../../src/model/datasheet-calibration.js';
 import { capInForce } from '../../src/model/power-cap.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
-import { bandAround, buildCounterSpace, clockGeometry, counterDistance, exponentEnvelope, exponentRange, fitQuantityBand, residualOutside, type ResidualCase } from '../../src/model/uncertainty.js';
+import { bandAround, buildCounterSpace, clockGeometry, counterDistance, exponentEnvelope, exponentRange, fitQuantityBand, heldOutInflation, residualOutside, type ResidualCase } from '../../src/model/uncertainty.js';
+import { describeRegime } from '../../src/model/predict-band.js';
 import { fitMultiClock, kernelRoofExponents, multiClockDurationNs } from '../../src/model/multi-clock-time.js';
 import { repoRoot } from '../helpers/shared.js';
 import * as tw from '../../src/index.js';
@@ -123,6 +124,33 @@ describe('band fitted from residuals', () => {
     }
     expect(fitQuantityBand(cases.slice(0, 5))).toBeNull();
   });
+
+  it('is symmetric by default: a bias the calibration kernels share does not make one side narrower', () => {
+    // r = x·(z + 0.5): the kernels run faster than predicted; |r|/x has its 80 % quantile at 1.1.
+    const biased: ResidualCase[] = xs.flatMap((x) => uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * (z + 0.5) })));
+    const sym = fitQuantityBand(biased)!;
+    sym.q90.forEach((h, i) => expect(sym.q10[i]).toBe(-h));
+    near(sym.q90[sym.q90.length - 1]!, 1.1 * 0.8);
+    // Per side: the 10 % and 90 % quantiles of r, as two-clock tables keep them.
+    const sided = fitQuantityBand(biased, { symmetric: false })!;
+    expect(sided.q10[sided.q10.length - 1]).toBeCloseTo(-0.3 * 0.8, 2);
+    expect(sided.q90[sided.q90.length - 1]).toBeCloseTo(1.3 * 0.8, 2);
+    expect(sym.maxDistance).toBe(0.8);
+  });
+
+  it('inflates by what a left-out fold needs: 1 when the folds agree, more when some are wider than the rest', () => {
+    const fold = (f: number, scale: number) => xs.flatMap((x) => uniform(60).map((z) => ({ distance: x, counterDistance: 0, residual: scale * x * z, fold: f })));
+    expect(heldOutInflation([0, 1, 2, 3].flatMap((f) => fold(f, 1)))).toBeCloseTo(1, 9);
+    // Two of four folds three times as wide: each, left out, reaches past the band of the other three, by more
+    // than the narrow folds fall short of theirs (the 80 % quantile of the pooled ratios |r| / h).
+    const k = heldOutInflation([...fold(0, 1), ...fold(1, 1), ...fold(2, 3), ...fold(3, 3)]);
+    expect(k).toBeGreaterThan(1.1);
+    expect(k).toBeLessThan(3);
+    // Two folds cannot be left out in turn against the rest: no inflation.
+    expect(heldOutInflation([0, 1].flatMap((f) => fold(f, 1 + f)))).toBe(1);
+    const inflated = fitQuantityBand([0, 1, 2, 3].flatMap((f) => fold(f, 1)), { inflation: 1.5 })!;
+    expect(inflated.q90[inflated.q90.length - 1]! / fitQuantityBand([0, 1, 2, 3].flatMap((f) => fold(f, 1)))!.q90.at(-1)!).toBeCloseTo(1.5, 9);
+  });
 });
 
 describe('counter distance', () => {
@@ -226,6 +254,25 @@ describe('calibration files and bands', () => {
     const without = predictKernelBand(noEnvelope, clockBound, 1215).band!.durationNs;
     const withEnv = predictKernelBand(cal, clockBound, 1215).band!.durationNs;
     for (const k of ['p10', 'p50', 'p90'] as const) expect(withEnv[k] / without[k]).toBeCloseTo(1, 12);
+  });
+
+  it('a kernel whose DRAM activity is above the memory ceiling at the target: the band reaches the clock-bound time', async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/v100.json'));
+    // The V100's calibrated ceiling falls from 0.93 at 1380 MHz to 0.63 at 705 MHz.
+    const u = { dram_active: 0.9, sm_active: 0.95, sm_occupancy: 0.5, fp32_active: 0.05 };
+    const profile = { smClockMHz: 1380, durationNs: 1.0e6, powerW: 200, utilization: u };
+    const heavy = predictKernelBand(cal, profile, 705);
+    expect(heavy.band!.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
+    expect(heavy.durationNs).toBeLessThan(1.0e6 * (1380 / 705) * 0.9);
+    expect(heavy.band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
+    expect(describeRegime(heavy.band!)).toBe('one-clock-down · >40 % · counters ' + heavy.band!.regime.counter + ' · memory ceiling');
+    // The same kernel near the profiled clock, and a light one at 705 MHz: the band is the tables' alone.
+    expect(predictKernelBand(cal, profile, 1237).band!.regime.memoryCeiling).toBe(false);
+    const light = predictKernelBand(cal, { ...profile, utilization: { ...u, dram_active: 0.2 } }, 705).band!;
+    expect(light.regime.memoryCeiling).toBe(false);
+    expect(light.durationNs.p90 / light.durationNs.p50).toBeLessThan(1380 / 705);
+    // Two profiled clocks: the kernel's own curve, no reach.
+    expect(predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime.memoryCeiling).toBe(false);
   });
 
   it('the library entry exposes the band API', () => {

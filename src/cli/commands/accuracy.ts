@@ -1,18 +1,21 @@
 import { toJson } from '../../core/json.js';
-import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha256File, type AccuracyResult } from '../../engines/calibrate/index.js';
+import { accuracy, calibrationOnlyAccuracy, describeAdvice, loadCalibration, sha256File, transferAccuracy, type AccuracyResult, type TransferAccuracy, type TransferSet } from '../../engines/calibrate/index.js';
+import type { RegimeRow } from '../../engines/calibrate/accuracy.js';
+import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { excerpt, InputError } from '../../errors.js';
-import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
-import type { CommandSpec } from '../command.js';
+import { fixed, formatTable, wrapText, type Cell, type Column, type TableOptions } from '../../report/tables.js';
+import type { CommandIO, CommandSpec } from '../command.js';
 import { choice, rowsText, tableLayout, tableOptions } from '../io.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
 import { parseClockList } from './predict.js';
 import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
 
+const pct0 = fixed(0);
+
 /** Errors are absolute (mean of |predicted / measured − 1| over kernels, or of the totals). */
 function frequencyRows(r: AccuracyResult): { columns: Column[]; rows: Cell[][] } {
   const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
   const pct2 = fixed(2);
-  const pct0 = fixed(0);
   const columns: Column[] = [
     { header: 'SM clock (MHz)' },
     { header: 'time MAPE (%)', key: 'timeMapePct', format: pct2 }, { header: 'power MAPE (%)', key: 'powerMapePct', format: pct2 },
@@ -26,6 +29,41 @@ function frequencyRows(r: AccuracyResult): { columns: Column[]; rows: Cell[][] }
     ...(banded ? [x.timeCoveragePct, x.energyCoveragePct] : []),
   ]);
   return { columns, rows };
+}
+
+/** Coverage per band regime (the kinds of prediction a band is made for, and how far each reaches beyond the calibration's cases). */
+function regimeText(rows: RegimeRow[], layout: TableOptions): string {
+  if (rows.length === 0) return '';
+  return 'bands per regime:\n' + formatTable(
+    [{ header: 'regime' }, { header: 'predictions' }, { header: 'time in band (%)', format: pct0 }, { header: 'energy in band (%)', format: pct0 }],
+    rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
+    layout,
+  ) + wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (the band reaches the clock-bound time) · extrapolated (beyond the calibration's clock distances)", layout.width) + '\n';
+}
+
+/** Leave-one-GPU-out: one row per evaluated set and clock. */
+function transferRows(r: TransferAccuracy): { columns: Column[]; rows: Cell[][] } {
+  const sets = [r.leftOutBenchmarks, ...(r.heldOut ? [r.heldOut] : [])];
+  const columns: Column[] = [
+    { header: 'kernels judged', key: 'set' }, { header: 'SM clock (MHz)' }, { header: 'kernels' },
+    { header: 'time MAPE (%)', key: 'timeMapePct', format: fixed(2) }, { header: 'energy MAPE (%)', key: 'energyMapePct', format: fixed(2) },
+    { header: 'time in band (%)', format: pct0 }, { header: 'energy in band (%)', format: pct0 },
+  ];
+  const rows = sets.flatMap((s: TransferSet) => s.frequencies.map((x) => [s.label, x.frequencyMHz, x.n, x.timeErrorPct, x.energyErrorPct, x.timeCoveragePct, x.energyCoveragePct]));
+  return { columns, rows };
+}
+
+function renderTransfer(r: TransferAccuracy, layout: TableOptions): string {
+  let out = `bands on ${r.evaluatedOn.join(', ')}${r.heldOutFile ? ` (held-out kernels: ${r.heldOutFile})` : ''}, band parameters fitted on ${r.trainedOn.join(', ')}; each kernel profiled once at its highest clock\n`;
+  const t = transferRows(r);
+  out += formatTable(t.columns, t.rows, layout);
+  out += 'left-out benchmarks: each predicted by the calibration fitted without it, its band from the other benchmarks\' residuals only\n';
+  out += 'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
+  const p = r.parameters['one-clock-down'];
+  if (p) out += `held-out inflation fitted on ${r.trainedOn.join(', ')} (one clock, lower): time ×${p.time.inflation.toFixed(2)}, power ×${p.power.inflation.toFixed(2)}, energy ×${p.energy.inflation.toFixed(2)}\n`;
+  for (const s of [r.leftOutBenchmarks, ...(r.heldOut ? [r.heldOut] : [])]) out += `${s.label}: ${regimeText(s.regimes, layout)}`;
+  for (const n of r.notes) out += `note: ${n}\n`;
+  return out;
 }
 
 function render(r: AccuracyResult, layout: TableOptions): string {
@@ -46,6 +84,7 @@ function render(r: AccuracyResult, layout: TableOptions): string {
       layout,
     );
   }
+  if (r.regimes) out += regimeText(r.regimes, layout);
   if (r.advice) out += `advice: ${describeAdvice(r.advice)}\n`;
   for (const n of r.notes) out += `note: ${n}\n`;
   if (r.alternativeScaling) out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
@@ -65,18 +104,27 @@ export const accuracyCommand: CommandSpec = {
     { name: 'scaling', value: 'ratio|offset', description: 'reference-clock power correction', default: 'ratio' },
     { name: 'device-mismatch', value: 'ok', description: 'say nothing when the profile names a device other than the calibration\'s (default: a warning naming both)' },
     { name: 'calibration-only', description: 'leave-one-frequency-out and leave-one-kernel-out errors of a calibration fitted on --profile' },
+    { name: 'bands-from', value: 'file', description: "leave-one-GPU-out: fit the band parameters on this profile (another GPU's calibration profile) and measure the bands' coverage on --profile's left-out benchmarks", repeatable: true },
+    { name: 'held-out', value: 'file', description: 'with --bands-from: also measure the coverage on these kernels of the GPU under test (e.g. real applications), predicted by the calibration fitted on --profile' },
     ...tableOptions('one row per SM clock'),
   ],
   example: 'tracewatt accuracy --calibration calibration/a40.json --profile calibration/profiles/perseus-sosp24/bloom+a40_bf16.csv --fit-frequencies 1200,1500,1740',
   async run(_args, opts, io) {
     const files = ([] as string[]).concat(opts.profile as string | string[]);
+    if (opts.bandsFrom !== undefined) {
+      if (opts.calibration || opts.calibrationOnly || opts.referenceFrequency || opts.fitFrequencies) throw new InputError('--bands-from fits its own calibrations from --profile (each kernel from its highest clock): drop --calibration, --calibration-only, --reference-frequency and --fit-frequencies');
+      const train = await withHashes(await readProfiles(([] as string[]).concat(opts.bandsFrom as string | string[]), opts, io));
+      const evaluate = await withHashes(await readProfiles(files, opts, io));
+      const held = opts.heldOut ? (await readProfiles([String(opts.heldOut)], opts, io))[0]!.table : null;
+      const t = transferAccuracy(train, evaluate, held, { heldOutLabel: opts.heldOut ? String(opts.heldOut) : undefined });
+      print(opts, io, t, () => transferRows(t), () => renderTransfer(t, tableLayout(opts)));
+      return 0;
+    }
+    if (opts.heldOut !== undefined) throw new InputError('--held-out goes with --bands-from');
     let r: AccuracyResult;
     if (opts.calibrationOnly) {
-      const inputs: Parameters<typeof calibrationOnlyAccuracy>[0][number][] = [];
-      for (const p of await readProfiles(files, opts, io)) {
-        requirePower(p.file, p.table);
-        inputs.push({ ...p, sha256: await sha256File(p.file) });
-      }
+      const inputs = await withHashes(await readProfiles(files, opts, io));
+      for (const p of inputs) requirePower(p.file, p.table);
       r = namingProfile(files.join(', '), () => calibrationOnlyAccuracy(inputs, { maxKernels: 40 }));
     } else {
       if (!opts.calibration) throw new InputError('--calibration is required (or use --calibration-only)');
@@ -94,11 +142,21 @@ export const accuracyCommand: CommandSpec = {
       if (mismatch) io.err(`WARNING: ${mismatch}\n`);
       r = namingProfile(files[0]!, () => accuracy(cal, table, { referenceClocksMHz: refs, fitClocksMHz: fit, scaling, label: `${cal.device.name}: ${files[0]}` }));
     }
-    if (opts.json) io.out(toJson(r) + '\n');
-    else if (opts.csv) {
-      const t = frequencyRows(r);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(render(r, tableLayout(opts)));
+    print(opts, io, r, () => frequencyRows(r), () => render(r, tableLayout(opts)));
     return 0;
   },
 };
+
+/** Calibration inputs: the profiles read, each with the SHA-256 of its file. */
+function withHashes(ps: { file: string; table: ProfileTable }[]) {
+  return Promise.all(ps.map(async (p) => ({ ...p, sha256: await sha256File(p.file) })));
+}
+
+/** --json (the result), --csv (the one table) or the text report. */
+function print(opts: Record<string, unknown>, io: CommandIO, result: unknown, table: () => { columns: Column[]; rows: Cell[][] }, text: () => string): void {
+  if (opts.json) io.out(toJson(result) + '\n');
+  else if (opts.csv) {
+    const t = table();
+    io.out(rowsText(opts, t.columns, t.rows));
+  } else io.out(text());
+}

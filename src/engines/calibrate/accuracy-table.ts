@@ -38,9 +38,32 @@ export interface Comparison {
   /** 10–90 % bands of the prediction, when the calibration has a band model. */
   tBand?: Band | null;
   eBand?: Band | null;
+  /** The kernel and the regime its band fell in (model/predict-band.ts describeRegime), when it had a band. */
+  kernel?: string;
+  regime?: string;
+}
+
+/** Coverage of the bands per regime: where a band is too narrow or too wide, and for how many predictions. */
+export interface RegimeRow {
+  regime: string;
+  /** Predictions (kernel × clock) in this regime. */
+  n: number;
+  timeCoveragePct: number | null;
+  energyCoveragePct: number | null;
+}
+
+/** Each banded prediction: its kernel, clock, regime and whether the measurement lay in its band. */
+export interface KernelRegime {
+  kernel: string;
+  frequencyMHz: number;
+  regime: string;
+  timeInBand: boolean;
+  energyInBand: boolean | null;
 }
 
 const inBand = (b: Band, v: number) => v >= b.p10 && v <= b.p90;
+
+const measuredEnergyJ = (c: Comparison) => (c.pMeas === null ? null : (c.pMeas * c.tMeas) / 1e9);
 
 function coverage(cs: Comparison[], band: (c: Comparison) => Band | null | undefined, measured: (c: Comparison) => number | null): number | null {
   const judged = cs.filter((c) => band(c) && measured(c) !== null);
@@ -68,8 +91,27 @@ export function tabulate(cmp: Comparison[]): AccuracyRow[] {
         totalEnergyErrorPct: withP.length ? pctErr(ePred.reduce((s, v) => s + v, 0), eMeas.reduce((s, v) => s + v, 0)) : 0,
         n: cs.length,
         timeCoveragePct: coverage(cs, (c) => c.tBand, (c) => c.tMeas),
-        energyCoveragePct: coverage(cs, (c) => c.eBand, (c) => (c.pMeas === null ? null : (c.pMeas * c.tMeas) / 1e9)),
+        energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
       };
+    });
+}
+
+/** Coverage per band regime, most populated first. */
+export function regimeTable(cmp: Comparison[]): RegimeRow[] {
+  const by = new Map<string, Comparison[]>();
+  for (const c of cmp) if (c.regime && c.tBand) by.set(c.regime, [...(by.get(c.regime) ?? []), c]);
+  return [...by.entries()]
+    .map(([regime, cs]) => ({ regime, n: cs.length, timeCoveragePct: coverage(cs, (c) => c.tBand, (c) => c.tMeas), energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ) }))
+    .sort((a, b) => b.n - a.n || a.regime.localeCompare(b.regime));
+}
+
+/** Each banded prediction's regime and whether its measurement lay in the band. */
+export function kernelRegimes(cmp: Comparison[]): KernelRegime[] {
+  return cmp
+    .filter((c) => c.regime && c.tBand && c.kernel)
+    .map((c) => {
+      const e = measuredEnergyJ(c);
+      return { kernel: c.kernel!, frequencyMHz: c.f, regime: c.regime!, timeInBand: inBand(c.tBand!, c.tMeas), energyInBand: c.eBand && e !== null ? inBand(c.eBand, e) : null };
     });
 }
 

@@ -17,15 +17,15 @@ import type { Calibration } from '../../model/calibration.js';
 import { groupKernels, type KernelSeries } from '../../model/kernels.js';
 import { evaluatePower } from '../../model/power-model.js';
 import type { KernelProfile, PowerScaling } from '../../model/predict.js';
-import { predictKernelBand } from '../../model/predict-band.js';
+import { describeRegime, predictKernelBand } from '../../model/predict-band.js';
 import { capInForce } from '../../model/power-cap.js';
 import { coefficientsAt } from '../../model/vf-model.js';
 import { fitCalibration, type CalibrateInput } from './calibrate.js';
-import { mean, nearClock, pctErr, tabulate, type AccuracyRow, type Comparison, type FitBandAccuracy } from './accuracy-table.js';
+import { kernelRegimes, mean, nearClock, pctErr, regimeTable, tabulate, type AccuracyRow, type Comparison, type FitBandAccuracy, type KernelRegime, type RegimeRow } from './accuracy-table.js';
 import { stageFitAccuracy, type EnergyOptimumSummary } from './accuracy-fit.js';
 import { bandAdvice, type BandAdvice, type BandedKernel } from './advice.js';
 
-export type { AccuracyRow, FitBandAccuracy } from './accuracy-table.js';
+export type { AccuracyRow, FitBandAccuracy, KernelRegime, RegimeRow } from './accuracy-table.js';
 export type { EnergyOptimum, EnergyOptimumSummary } from './accuracy-fit.js';
 
 export interface AccuracyResult {
@@ -47,6 +47,10 @@ export interface AccuracyResult {
   notes: string[];
   /** Reference mode, one reference clock: which kernels to profile at which second clock to narrow the total's band most. */
   advice?: BandAdvice | null;
+  /** Reference mode with a band model: coverage per band regime (model/predict-band.ts BandRegime). */
+  regimes?: RegimeRow[];
+  /** Reference mode with a band model: each prediction's regime and whether the measurement lay in its band. */
+  kernelRegimes?: KernelRegime[];
   /** Same table with the other power scaling, for comparison (reference mode). */
   alternativeScaling?: { scaling: PowerScaling; frequencies: AccuracyRow[] };
   skipped: string[];
@@ -67,13 +71,15 @@ function referenceProfiles(series: KernelSeries[], refs: number[], skipped: stri
   return out;
 }
 
-function referenceComparisons(cal: Calibration, kernels: ReturnType<typeof referenceProfiles>, refs: number[], scaling: PowerScaling, capW: number | null): Comparison[] {
+/** Each kernel predicted from its profiles at every other clock it was measured at, with its band and the band's regime. */
+export function referenceComparisons(cal: Calibration, kernels: { key: string; profiles: KernelProfile[]; series: KernelSeries }[], refs: number[], scaling: PowerScaling, capW: number | null): Comparison[] {
   const out: Comparison[] = [];
-  for (const { series: s, profiles } of kernels) {
+  for (const { key, series: s, profiles } of kernels) {
     for (const p of s.points) {
       if (nearClock(p.smClockMHz, refs) || p.durationNs === null) continue;
       const pred = predictKernelBand(cal, profiles, p.smClockMHz, { scaling, capW });
-      out.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs, pPred: pred.powerW, pMeas: p.powerW, tBand: pred.band?.durationNs, eBand: pred.band?.energyJ });
+      const b = pred.band;
+      out.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs, pPred: pred.powerW, pMeas: p.powerW, tBand: b?.durationNs, eBand: b?.energyJ, kernel: key, ...(b ? { regime: describeRegime(b) } : {}) });
     }
   }
   return out;
@@ -126,6 +132,7 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
     referenceClocksMHz: refs,
     scaling,
     frequencies: tabulate(cmp),
+    ...(cal.uncertainty ? { regimes: regimeTable(cmp), kernelRegimes: kernelRegimes(cmp) } : {}),
     advice: bandAdvice(cal, banded, clocks),
     alternativeScaling: { scaling: other, frequencies: tabulate(referenceComparisons(cal, kernels, refs, other, cap.powerW)) },
     notes,

@@ -4,23 +4,34 @@
  * calibration is fitted again on the others, and each left-out kernel is predicted at its other clocks the ways a
  * user predicts:
  *
- * - one-clock-down: from its highest clock (as the time model is fitted) to every lower clock;
+ * - one-clock-down: from each of its clocks to every lower one, both at or above half its highest clock (the range
+ *   the model is meant for; farther down the band is extrapolated in proportion to the distance);
  * - one-clock-up: from a clock ≥ half its highest to every higher clock;
  * - two-clock-inside / -outside: from its highest clock plus one other ≥ half of it, to every other clock.
  *
  * Two-clock time residuals are taken outside the left-out kernel's envelope over the roofline-exponent range of
  * the kernels kept in its fold (model/uncertainty.ts, `roofExponentRange`), so the tables add to the envelope.
+ * One-clock-down cases whose DRAM activity is above the memory ceiling at the target are left out of the tables:
+ * their band reaches the clock-bound time instead (model/predict-band.ts, `memoryCeiling`).
  *
  * With more than {@link MAX_FOLDS} benchmarks they are dealt round-robin into that many folds. Each left-out
  * kernel's counter distance is measured against the kernels that remained, so a benchmark unlike the others
  * teaches how much wider the band must be far from the calibration set.
+ *
+ * The band model splits in two. The residual tables are the GPU's own: how far off the model is on this GPU's
+ * calibration kernels at each clock distance and counter distance (the widening w). The band parameters (per mode
+ * and quantity, the held-out inflation: how much wider than its own residuals a band must be to hold a benchmark
+ * it has not seen) are what carries to another GPU: `accuracy --bands-from` fits them on one GPU's profiles and
+ * measures the coverage on another's (engines/calibrate/accuracy-transfer.ts).
  */
 import type { ClockPoint, KernelSeries } from '../../model/kernels.js';
 import type { Calibration } from '../../model/calibration.js';
 import { predictKernel, type KernelProfile } from '../../model/predict.js';
+import { beyondMemoryCeiling } from '../../model/predict-band.js';
 import { kernelRoofExponents } from '../../model/multi-clock-time.js';
 import {
   BAND_MODES,
+  BAND_QUANTITIES,
   exponentEnvelope,
   exponentRange,
   residualOutside,
@@ -28,8 +39,11 @@ import {
   clockGeometry,
   counterDistance,
   fitQuantityBand,
+  heldOutInflation,
   type BandMode,
+  type BandQuantity,
   type BandTable,
+  type CounterSpace,
   type ExponentRange,
   type ResidualCase,
   type UncertaintyModel,
@@ -52,12 +66,20 @@ function evenlySpread<T>(xs: T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => xs[Math.round((i * (xs.length - 1)) / (n - 1))]!);
 }
 
-type Residuals = Record<BandMode, { time: ResidualCase[]; power: ResidualCase[]; energy: ResidualCase[] }>;
+export type Residuals = Record<BandMode, Record<BandQuantity, ResidualCase[]>>;
 
 const usable = (p: ClockPoint) => p.durationNs !== null && p.durationNs > 0 && p.powerW !== null && p.powerW > 0;
 const asProfile = (p: ClockPoint): KernelProfile => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization });
 
-function addCases(out: Residuals, cal: Calibration, refs: ClockPoint[], targets: ClockPoint[], counterDist: number, range: ExponentRange | null): void {
+interface KernelContext {
+  cal: Calibration;
+  counterDist: number;
+  range: ExponentRange | null;
+  fold: number;
+}
+
+function addCases(out: Residuals, k: KernelContext, refs: ClockPoint[], targets: ClockPoint[]): void {
+  const { cal, range } = k;
   const profiles = refs.map(asProfile);
   const refClocks = refs.map((r) => r.smClockMHz);
   const exponent = cal.time.roofExponent?.exponent ?? 1;
@@ -65,9 +87,11 @@ function addCases(out: Residuals, cal: Calibration, refs: ClockPoint[], targets:
     const geo = clockGeometry(refClocks, t.smClockMHz, 'product');
     if (geo.mode === 'profiled') continue;
     const pred = predictKernel(cal, profiles, t.smClockMHz);
+    // Beyond the memory ceiling the band is the clock-bound reach, not the tables.
+    if (refs.length === 1 && beyondMemoryCeiling(cal, refs[0]!.smClockMHz, refs[0]!.utilization.dram_active ?? 0, pred.effectiveClockMHz)) continue;
     const measuredEnergyJ = (t.powerW! * t.durationNs!) / 1e9;
     const add = (list: ResidualCase[], residual: number) => {
-      if (Number.isFinite(residual)) list.push({ distance: geo.distance, counterDistance: counterDist, residual });
+      if (Number.isFinite(residual)) list.push({ distance: geo.distance, counterDistance: k.counterDist, residual, fold: k.fold });
     };
     const r = (predicted: number, measured: number) => (predicted > 0 && measured > 0 ? Math.log(predicted / measured) : NaN);
     const bucket = out[geo.mode];
@@ -82,15 +106,15 @@ function addCases(out: Residuals, cal: Calibration, refs: ClockPoint[], targets:
 }
 
 /** Residual cases of one left-out kernel predicted with a calibration fitted without its benchmark. */
-function kernelCases(out: Residuals, cal: Calibration, s: KernelSeries, counterDist: number, range: ExponentRange | null): boolean {
+function kernelCases(out: Residuals, k: KernelContext, s: KernelSeries): boolean {
   const pts = s.points.filter(usable);
   if (pts.length < 2) return false;
   const top = pts[pts.length - 1]!;
   const lower = pts.slice(0, -1);
-  addCases(out, cal, [top], lower, counterDist, range);
-  const inRange = evenlySpread(lower.filter((p) => p.smClockMHz >= top.smClockMHz / 2), MAX_REFS_PER_KERNEL);
-  for (const r of inRange) addCases(out, cal, [r], pts.filter((p) => p.smClockMHz > r.smClockMHz), counterDist, range);
-  for (const q of inRange) addCases(out, cal, [top, q], pts.filter((p) => p !== top && p !== q), counterDist, range);
+  addCases(out, k, [top], lower);
+  const refs = evenlySpread(lower.filter((p) => p.smClockMHz >= top.smClockMHz / 2), MAX_REFS_PER_KERNEL);
+  for (const r of refs) addCases(out, k, [r], pts.filter((p) => p.smClockMHz > r.smClockMHz));
+  for (const q of refs) addCases(out, k, [top, q], pts.filter((p) => p !== top && p !== q));
   return true;
 }
 
@@ -104,39 +128,135 @@ export interface UncertaintyOptions extends Pick<CalibrateOptions, 'device'> {
   maxFolds?: number;
 }
 
+/** One leave-one-benchmark-out fold: the calibration fitted without its benchmarks, and the kernels it left out. */
+export interface ResidualFold {
+  calibration: Calibration;
+  leftOut: KernelSeries[];
+  /** Counter space of the kernels kept (what the left-out kernels' distances are measured against). */
+  counterSpace: CounterSpace | null;
+  range: ExponentRange | null;
+}
+
+/** Everything the band model is made from: the left-out kernels' residuals per mode and quantity, tagged by fold. */
+export interface ResidualSet {
+  groups: number;
+  kernels: number;
+  folds: ResidualFold[];
+  roofExponentRange: ExponentRange | null;
+  /** Counter space of every calibration kernel. */
+  counterSpace: CounterSpace | null;
+  /** 90th percentile of the left-out kernels' counter distances. */
+  counterDistanceP90: number;
+  residuals: Residuals;
+}
+
+const timedSeries = (inputs: CalibrateInput[]) => calibrationSeries(inputs).filter((s) => s.points.filter(usable).length >= 2);
+
+/** Benchmarks with kernels timed and powered at two or more clocks: a band model needs two (cheap, before the fits). */
+export function timedBenchmarks(inputs: CalibrateInput[]): number {
+  return new Set(timedSeries(inputs).map((s) => benchmarkOf(s.key))).size;
+}
+
 /**
- * Fits the band model of a calibration from its inputs (leave-one-benchmark-out). Null when fewer than two
- * benchmarks have kernels measured at two or more clocks.
+ * Leave-one-benchmark-out residuals of a calibration's inputs. Null when fewer than two benchmarks have kernels
+ * measured at two or more clocks.
  */
-export function fitUncertainty(inputs: CalibrateInput[], options: UncertaintyOptions = {}): UncertaintyModel | null {
-  const series = calibrationSeries(inputs).filter((s) => s.points.filter(usable).length >= 2);
+export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyOptions = {}): ResidualSet | null {
+  const series = timedSeries(inputs);
   const groups = [...new Set(series.map((s) => benchmarkOf(s.key)))].sort();
   if (groups.length < 2) return null;
-  const folds = Math.min(options.maxFolds ?? MAX_FOLDS, groups.length);
-  const foldOf = new Map(groups.map((g, i) => [g, i % folds]));
+  const nFolds = Math.min(options.maxFolds ?? MAX_FOLDS, groups.length);
+  const foldOf = new Map(groups.map((g, i) => [g, i % nFolds]));
   const topUtilization = (s: KernelSeries) => s.points.filter(usable).at(-1)!.utilization;
   const residuals = Object.fromEntries(BAND_MODES.map((m) => [m, { time: [], power: [], energy: [] }])) as unknown as Residuals;
   const allRange = seriesExponentRange(series);
+  const folds: ResidualFold[] = [];
+  const distances: number[] = [];
   let kernels = 0;
-  for (let fold = 0; fold < folds; fold++) {
+  for (let fold = 0; fold < nFolds; fold++) {
     const leftOut = series.filter((s) => foldOf.get(benchmarkOf(s.key)) === fold);
     const kept = series.filter((s) => foldOf.get(benchmarkOf(s.key)) !== fold);
     const cal = fitCalibration(inputs, { device: options.device, excludeKernels: new Set(leftOut.map((s) => s.key)) }).calibration;
     const space = buildCounterSpace(kept.map(topUtilization));
     // The range as the kept kernels show it: the left-out benchmark does not widen its own envelope.
     const range = allRange && seriesExponentRange(kept);
-    for (const s of leftOut) if (kernelCases(residuals, cal, s, counterDistance(space, topUtilization(s)), range)) kernels++;
+    folds.push({ calibration: cal, leftOut, counterSpace: space, range });
+    for (const s of leftOut) {
+      const d = counterDistance(space, topUtilization(s));
+      if (kernelCases(residuals, { cal, counterDist: d, range, fold }, s)) kernels++, distances.push(d);
+    }
   }
+  const sorted = distances.sort((a, b) => a - b);
+  const counterDistanceP90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))]! : 0;
+  return { groups: groups.length, kernels, folds, roofExponentRange: allRange, counterSpace: buildCounterSpace(series.map(topUtilization)), counterDistanceP90, residuals };
+}
+
+/** What carries from one GPU to another: per mode and quantity, the held-out inflation. */
+export type BandParameters = Partial<Record<BandMode, Record<BandQuantity, { inflation: number }>>>;
+
+/**
+ * One-clock bands are symmetric (±h): the sign of the calibration kernels' shared bias does not carry to other
+ * kernels (the V100 microbenchmarks run slower than predicted below 945 MHz, the RTX 8000 ones do not). Two-clock
+ * bands keep a quantile per side, as before: their time residuals are taken outside each kernel's own envelope.
+ */
+const symmetricMode = (m: BandMode) => m === 'one-clock-down' || m === 'one-clock-up';
+
+/** The band parameters of a residual set: the inflation, by leaving each fold out again (model/uncertainty.ts heldOutInflation). */
+export function bandParameters(set: ResidualSet): BandParameters {
+  const out: BandParameters = {};
+  for (const m of BAND_MODES) {
+    const symmetric = symmetricMode(m);
+    if (BAND_QUANTITIES.some((q) => !fitQuantityBand(set.residuals[m][q], { symmetric }))) continue;
+    out[m] = Object.fromEntries(BAND_QUANTITIES.map((q) => [q, { inflation: heldOutInflation(set.residuals[m][q], { symmetric }) }])) as Record<BandQuantity, { inflation: number }>;
+  }
+  return out;
+}
+
+/**
+ * The band model of a residual set with band parameters (its own, or another GPU's). `excludeFold` leaves one
+ * fold's residuals out of the tables (to judge that fold's kernels with a band they did not shape); its counter
+ * space is then the fold's kept kernels.
+ */
+export function bandModel(set: ResidualSet, params: BandParameters, excludeFold?: number): UncertaintyModel | null {
+  const keep = (cs: ResidualCase[]) => (excludeFold === undefined ? cs : cs.filter((c) => c.fold !== excludeFold));
   const modes: Partial<Record<BandMode, BandTable>> = {};
   for (const m of BAND_MODES) {
-    const r = residuals[m];
-    const time = fitQuantityBand(r.time);
-    const power = fitQuantityBand(r.power);
-    const energy = fitQuantityBand(r.energy);
-    if (time && power && energy) modes[m] = { time, power, energy };
+    const p = params[m];
+    if (!p) continue;
+    const t = {} as BandTable;
+    let complete = true;
+    for (const q of BAND_QUANTITIES) {
+      const band = fitQuantityBand(keep(set.residuals[m][q]), { inflation: p[q].inflation, symmetric: symmetricMode(m) });
+      if (!band) {
+        complete = false;
+        break;
+      }
+      t[q] = band;
+    }
+    if (complete) modes[m] = t;
   }
   if (Object.keys(modes).length === 0) return null;
-  return { method: 'leave-one-benchmark-out', twoClockDistance: 'product', roofExponentRange: allRange, groups: groups.length, folds, kernels, counterSpace: buildCounterSpace(series.map(topUtilization)), modes };
+  const fold = excludeFold === undefined ? null : set.folds[excludeFold]!;
+  return {
+    method: 'leave-one-benchmark-out',
+    twoClockDistance: 'product',
+    roofExponentRange: fold ? fold.range : set.roofExponentRange,
+    groups: set.groups,
+    folds: set.folds.length,
+    kernels: set.kernels,
+    counterSpace: fold ? fold.counterSpace : set.counterSpace,
+    counterDistanceP90: set.counterDistanceP90,
+    modes,
+  };
+}
+
+/**
+ * Fits the band model of a calibration from its inputs (leave-one-benchmark-out, the band parameters its own).
+ * Null when fewer than two benchmarks have kernels measured at two or more clocks.
+ */
+export function fitUncertainty(inputs: CalibrateInput[], options: UncertaintyOptions = {}): UncertaintyModel | null {
+  const set = collectResiduals(inputs, options);
+  return set && bandModel(set, bandParameters(set));
 }
 
 /** Fits a calibration and its band model: what `tracewatt calibrate` writes. */
