@@ -48,7 +48,8 @@ function frames(buf: Buffer): Buffer[] {
 }
 
 /** A replay result without what names the files (label, file paths, diagnostics that quote them). */
-const comparable = (r: ReplayResult) => ({ ...r, label: '', diagnostics: [], ranks: r.ranks.map((x) => ({ ...x, file: '' })) });
+// byName is the replay's alone (the ASTRA-sim log gives per-rank times, not each node's).
+const comparable = (r: ReplayResult) => ({ ...r, label: '', diagnostics: [], ranks: r.ranks.map((x) => ({ ...x, file: '' })), byName: undefined });
 
 const rankFiles = async (prefix: string) => (await readdir(path.dirname(prefix))).filter((f) => f.startsWith(`${path.basename(prefix)}.`) && f.endsWith('.et')).sort();
 
