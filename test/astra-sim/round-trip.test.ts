@@ -18,7 +18,8 @@ import { shipped } from '../helpers/traces.js';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'round-trip');
 /** The result without its label (which names the timing source). */
-const unlabelled = (r: ReplayResult) => ({ ...r, label: '' });
+// byName is the replay's alone: the ASTRA-sim log gives per-rank times, not each node's (issue 28, open).
+const unlabelled = (r: ReplayResult) => ({ ...r, label: '', byName: undefined });
 
 let dir: string;
 beforeAll(async () => {

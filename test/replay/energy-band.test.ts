@@ -219,6 +219,8 @@ describeShared('energy --astra-sim-log keeps the band: the same result as replay
     const replayed = await replayFiles(input);
     const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
     expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });
-    expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '' });
+    // byName needs each node's times: the replay has it, the ASTRA-sim log's per-rank times do not (issue 28, open).
+    expect(fromLog.byName).toBeUndefined();
+    expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '', byName: undefined });
   });
 });
