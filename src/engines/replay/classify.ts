@@ -10,7 +10,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import {
-  attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, NodeType, nodeTypeName, type ChakraNode,
+  attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, nodeValueProblem, NodeType, nodeTypeName, type ChakraNode,
 } from '../../formats/chakra/index.js';
 import { BAND_ATTRS, ComputeBandCollector } from './energy-band.js';
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
@@ -65,6 +65,7 @@ export class NodeClassifier {
         table.resource[s] = isCpu ? Resource.Cpu : Resource.Gpu;
         table.category[s] = isCpu ? Category.Cpu : Category.Gpu;
         const tensor = this.intAttr(file, n, 'tensor_size', null) ?? 0;
+        this.intAttr(file, n, 'num_ops', null); // range-checked whether or not roofline reads it, as validate does
         table.aux[s] = tensor;
         if (isCpu) {
           table.amount[s] = this.durationNs(file, n);
@@ -229,6 +230,9 @@ export class NodeClassifier {
       if (required !== null) throw new InputError(`${where(file, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
       return undefined;
     }
+    // The one range check validate and export use too (formats/chakra/node-values.ts): one verdict per input.
+    const bad = nodeValueProblem(name, v);
+    if (bad) throw new InputError(`${where(file, n)}: ${bad}`);
     if (v > MAX_SAFE || v < -MAX_SAFE) throw new InputError(`${where(file, n)}: ${name} = ${v} is out of range`);
     return Number(v);
   }
