@@ -97,6 +97,11 @@ describe.runIf(existsSync(bin))('export astra-sim interrupted at random moments 
         interrupted++;
         expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
         expect(now).toEqual(before);
+      } else if (r.code === null) {
+        // The signal came after the outputs were committed, as the process was exiting with its handlers gone
+        // (seen once under load): the new export is whole, nothing else is there.
+        expect(now).toEqual(after);
+        expect((await run(first, null)).code).toBe(0);
       } else {
         expect(r.code).toBe(0);
         expect(now).toEqual(after);
