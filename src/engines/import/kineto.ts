@@ -16,7 +16,7 @@ import { OutputSet } from '../../formats/output.js';
 import { checkRun, type RankOfRun } from './kineto-ranks.js';
 import { convertKinetoRank, rankNodes, type KinetoRankStats } from './kineto-rank.js';
 import type { MeasuredRankStats } from './measure-rank.js';
-import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
+import { eventSpan, pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
 export interface KinetoImportOptions {
   /** Kineto trace files, one per rank. */
@@ -94,16 +94,7 @@ function windowOf(trace: KinetoTrace, o: KinetoImportOptions): { window: Measure
   const step = pickStep(trace, o.step);
   if (step) return { window: stepWindow(trace, step), recorded: true };
   // No step: the whole trace, with no measured iteration recorded.
-  let first = Infinity;
-  let last = -Infinity;
-  for (const op of trace.cpuOps) {
-    first = Math.min(first, op.tsNs);
-    last = Math.max(last, op.tsNs + op.durNs);
-  }
-  for (const g of trace.gpu) {
-    first = Math.min(first, g.tsNs);
-    last = Math.max(last, g.tsNs + g.durNs);
-  }
+  const { first, last } = eventSpan(trace);
   if (!Number.isFinite(first)) throw new InputError(`${trace.file}: no host op and no GPU event: nothing to import`);
   return { window: { label: 'whole trace', startNs: first, endNs: last + 1, iterationNs: last + 1 - first, startUnixNs: null }, recorded: false };
 }

@@ -52,16 +52,8 @@ export function pickStep(trace: KinetoTrace, name?: string): KinetoStep | null {
  * `--window START:END`: µs as the trace writes "ts" (decimals allowed). A span outside the trace's events, or END
  * not after START, is an InputError.
  */
-export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(spec);
-  if (!m) throw new InputError(`--window ${spec}: expected START:END in µs as the trace writes "ts" (e.g. 1694128201428000:1694128201442000)`);
-  const toNs = (x: string) => {
-    const [whole, frac = ''] = x.split('.');
-    return (Number(whole) - trace.baseUs) * 1000 + Math.round(Number(`0.${frac || '0'}`) * 1000);
-  };
-  const startNs = toNs(m[1]!);
-  const endNs = toNs(m[2]!);
-  if (!(endNs > startNs)) throw new InputError(`--window ${spec}: END must be after START`);
+/** First start and last end (ns) over the trace's host ops and GPU events; Infinity / −Infinity when it has none. */
+export function eventSpan(trace: KinetoTrace): { first: number; last: number } {
   let first = Infinity;
   let last = -Infinity;
   for (const op of trace.cpuOps) {
@@ -72,6 +64,20 @@ export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
     first = Math.min(first, g.tsNs);
     last = Math.max(last, g.tsNs + g.durNs);
   }
+  return { first, last };
+}
+
+export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(spec);
+  if (!m) throw new InputError(`--window ${spec}: expected START:END in µs as the trace writes "ts" (e.g. 1694128201428000:1694128201442000)`);
+  const toNs = (x: string) => {
+    const [whole, frac = ''] = x.split('.');
+    return (Number(whole) - trace.baseUs) * 1000 + Math.round(Number(`0.${frac || '0'}`) * 1000);
+  };
+  const startNs = toNs(m[1]!);
+  const endNs = toNs(m[2]!);
+  if (!(endNs > startNs)) throw new InputError(`--window ${spec}: END must be after START`);
+  const { first, last } = eventSpan(trace);
   if (!(endNs > first && startNs < last)) {
     throw new InputError(`${trace.file}: --window ${spec} holds no event (the trace's events span "ts" ${fmtUs(trace.baseUs, first)} to ${fmtUs(trace.baseUs, last)} µs)`);
   }
