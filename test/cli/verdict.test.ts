@@ -2,8 +2,8 @@
  * One verdict: seeded mutations of real traces (truncations, byte flips, a length prefix longer than 5 bytes, an
  * attribute name that is not UTF-8 or a field running past its message, in compute and collective nodes; gzip
  * streams cut short, with a bad CRC, or holding a mutated trace) go through every command's read path: inspect,
- * validate, convert (.et → .json), replay's loader, annotate in-process and annotate in worker threads (the built
- * code in dist/). Every path accepts a file or rejects it with the same message, and no command that rejects it
+ * validate, convert (.et → .json), replay's loader and the replay's own reader, annotate in-process and annotate in
+ * worker threads (the built code in dist/). Every path accepts a file or rejects it with the same message, and no command that rejects it
  * leaves a file (output, temporary file or lock) or a folder it made: convert and annotate write through
  * src/formats/output.ts.
  */
@@ -148,7 +148,10 @@ async function verdicts(c: Case, built: typeof import('../../src/engines/annotat
     validate: await verdictOf(() => validateTrace(c.file)),
     convert: await verdictOf(() => convertTrace(c.file, json)),
     'replay loader': await verdictOf(async () => {
-      for (const source of await rankSourcesFromFiles(c.file)) while (await source.nextBatch());
+      for (const source of await rankSourcesFromFiles(c.file, undefined, { fullDecoder: true })) while (await source.nextBatch());
+    }),
+    'replay reader': await verdictOf(async () => {
+      for (const source of await rankSourcesFromFiles(c.file)) while (await source.readNodes!(() => {}));
     }),
     'annotate in-process': await verdictOf(() => annotateTrace({ trace: c.file, out: path.join(out, 'a'), calibration, profiles: [], frequenciesMHz: [1410], workers: 1 })),
   };

@@ -16,6 +16,7 @@ import {
 } from '../../formats/astra/index.js';
 import { attrInt, CollectiveCommType, NodeType, type ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier, type CollSpec } from '../replay/classify.js';
+import { DecodedReplayNode } from '../replay/replay-node.js';
 import { CollectiveMatcher, type CollGroup } from '../replay/collective-matching.js';
 import { CollectiveModel } from '../replay/collective.js';
 import { rankSourcesFromFiles } from '../replay/load.js';
@@ -86,6 +87,7 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
   const classifier = new NodeClassifier({
     system, commGroups, networkFile: network.file, dims: network.dims.length, ranks: sources.length, diag: diagnostics, keepNames: false,
   });
+  const view = new DecodedReplayNode();
   const skipped: Record<string, number> = {};
   const perRank: RankCollective[][] = [];
   for (const src of sources) {
@@ -100,8 +102,8 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
             'collective (import pytorch writes them from the tensors the execution trace records)');
         }
         const key = idKey(n.id);
-        const s = table.add(n.id, key);
-        classifier.classify(table, s, n, src.file);
+        const s = table.add(key);
+        classifier.classify(table, s, view.of(n), src.file);
         if (table.op[s] === OpKind.Collective) list.push({ node: n, spec: classifier.specs[table.peer[s]], bytes: table.amount[s] });
         else skipped[n.name] = (skipped[n.name] ?? 0) + 1;
         table.remove(s, key);

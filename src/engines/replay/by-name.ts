@@ -13,6 +13,7 @@
  * An engine that knows each node's name and times (the replay engine, an as-measured replay) feeds a ByNameLedger.
  */
 import { breakdown, ENERGY_PARTS, type EnergyBreakdownJ } from './ledger.js';
+import type { NameTable } from './names.js';
 
 export type ByNameKind = 'kernel' | 'cpu' | 'collective' | 'p2p' | 'remote-memory' | 'idle' | 'network-static' | 'rest';
 
@@ -50,18 +51,53 @@ function formatBytes(b: number): string {
   return `${b} B`;
 }
 
+/** Per row: count, time, then the parts in ENERGY_PARTS order. */
+const STRIDE = 2 + ENERGY_PARTS.length;
+
 /** Rows by name while a replay runs; `rows` closes them with the idle and network-static rows. */
 export class ByNameLedger {
-  private readonly rowsByKey = new Map<string, { name: string; kind: ByNameKind; count: number; timeNs: number; parts: Parts }>();
+  private readonly rowByKey = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly kinds: ByNameKind[] = [];
+  /** Row r's count, time and parts at r × STRIDE (typed: no object per row or per node added). */
+  private values = new Float64Array(64 * STRIDE);
 
   /** A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated once). */
   add(kind: ByNameKind, name: string, timeNs: number, parts: Partial<Parts>, weight = 1): void {
+    const row = this.row(kind, name);
+    this.addTo(row, timeNs, weight, parts.compute ?? 0, parts.memory ?? 0, parts.communication ?? 0, parts.network ?? 0, parts.host ?? 0);
+    if (parts.idle) this.values[row * STRIDE + 2 + PART_IDLE] += parts.idle * weight;
+  }
+
+  /** The row of (kind, name), made on first use: for callers that add to the same rows often (addTo). */
+  row(kind: ByNameKind, name: string): number {
     const key = `${kind}\u0000${name}`;
-    let row = this.rowsByKey.get(key);
-    if (!row) this.rowsByKey.set(key, (row = { name, kind, count: 0, timeNs: 0, parts: zero() }));
-    row.count += weight;
-    row.timeNs += timeNs * weight;
-    for (const k of ENERGY_PARTS) row.parts[k] += (parts[k] ?? 0) * weight;
+    let r = this.rowByKey.get(key);
+    if (r === undefined) {
+      r = this.names.length;
+      this.names.push(name);
+      this.kinds.push(kind);
+      this.rowByKey.set(key, r);
+      if ((r + 1) * STRIDE > this.values.length) {
+        const grown = new Float64Array(this.values.length * 2);
+        grown.set(this.values);
+        this.values = grown;
+      }
+    }
+    return r;
+  }
+
+  /** add() to a row by number, the parts (J) given one by one (idle never comes from a node). */
+  addTo(row: number, timeNs: number, weight: number, compute: number, memory: number, communication: number, network: number, host: number): void {
+    const v = this.values;
+    const o = row * STRIDE;
+    v[o] += weight;
+    v[o + 1] += timeNs * weight;
+    v[o + 2 + PART_COMPUTE] += compute * weight;
+    v[o + 2 + PART_MEMORY] += memory * weight;
+    v[o + 2 + PART_COMMUNICATION] += communication * weight;
+    v[o + 2 + PART_NETWORK] += network * weight;
+    v[o + 2 + PART_HOST] += host * weight;
   }
 
   /**
@@ -69,9 +105,13 @@ export class ByNameLedger {
    * "(network static)" (`networkStaticW` per rank × makespan × ranks) added where non-zero.
    */
   rows(idle: { energyJ: number; timeNs: number }, makespanNs: number, ranks: number, networkStaticW: number): ByNameRow[] {
-    const out: ByNameRow[] = [...this.rowsByKey.values()].map((r) => ({
-      name: r.name, kind: r.kind, count: r.count, timeNs: r.timeNs, energyJ: breakdown(r.parts),
-    }));
+    const v = this.values;
+    const out: ByNameRow[] = this.names.map((name, r) => {
+      const o = r * STRIDE;
+      const parts = zero();
+      ENERGY_PARTS.forEach((k, i) => { parts[k] = v[o + 2 + i]; });
+      return { name, kind: this.kinds[r], count: v[o], timeNs: v[o + 1], energyJ: breakdown(parts) };
+    });
     if (idle.energyJ > 0 || idle.timeNs > 0) {
       out.push({ name: '(idle)', kind: 'idle', count: 0, timeNs: idle.timeNs, energyJ: breakdown({ ...zero(), idle: idle.energyJ }) });
     }
@@ -80,6 +120,59 @@ export class ByNameLedger {
       out.push({ name: '(network static)', kind: 'network-static', count: 0, timeNs, energyJ: breakdown({ ...zero(), network: networkStaticW * timeNs * J_PER_W_NS }) });
     }
     return out.sort((a, b) => b.energyJ.total - a.energyJ.total || a.name.localeCompare(b.name));
+  }
+}
+
+const PART_COMPUTE = ENERGY_PARTS.indexOf('compute');
+const PART_MEMORY = ENERGY_PARTS.indexOf('memory');
+const PART_COMMUNICATION = ENERGY_PARTS.indexOf('communication');
+const PART_NETWORK = ENERGY_PARTS.indexOf('network');
+const PART_HOST = ENERGY_PARTS.indexOf('host');
+const PART_IDLE = ENERGY_PARTS.indexOf('idle');
+
+/** The node kinds whose rows go by the node's name. */
+export type NamedKind = 'kernel' | 'cpu' | 'remote-memory';
+const NAMED_KINDS: readonly NamedKind[] = ['kernel', 'cpu', 'remote-memory'];
+
+/**
+ * The ledger's row of each node of a replay, found once per name rather than per node: kernels, CPU ops and
+ * remote-memory nodes by their name id (names.ts; an empty name is "(unnamed)"), collectives by their spec and
+ * size, sends and receives by size.
+ */
+export class NodeRows {
+  private readonly byNameId: Int32Array[] = NAMED_KINDS.map(() => new Int32Array(0));
+  private readonly collectives: Map<number, number>[] = [];
+  private readonly p2p = [new Map<number, number>(), new Map<number, number>()];
+
+  constructor(private readonly ledger: ByNameLedger, private readonly names: NameTable) {}
+
+  named(kind: NamedKind, nameId: number): number {
+    if (nameId < 0) return this.ledger.row(kind, '(unnamed)');
+    const k = NAMED_KINDS.indexOf(kind);
+    let rows = this.byNameId[k];
+    if (nameId >= rows.length) {
+      const grown = new Int32Array(Math.max(nameId + 1, 2 * rows.length, 256)).fill(-1);
+      grown.set(rows);
+      rows = this.byNameId[k] = grown;
+    }
+    let r = rows[nameId];
+    if (r < 0) r = rows[nameId] = this.ledger.row(kind, this.names.name(nameId) || '(unnamed)');
+    return r;
+  }
+
+  /** The row of a collective of spec number `spec` (its kind and group) and `bytes`. */
+  collective(spec: number, coll: string, group: string, bytes: number): number {
+    const bySize = (this.collectives[spec] ??= new Map());
+    let r = bySize.get(bytes);
+    if (r === undefined) bySize.set(bytes, (r = this.ledger.row('collective', collectiveName(coll, bytes, group))));
+    return r;
+  }
+
+  p2pRow(send: boolean, bytes: number): number {
+    const bySize = this.p2p[send ? 0 : 1];
+    let r = bySize.get(bytes);
+    if (r === undefined) bySize.set(bytes, (r = this.ledger.row('p2p', p2pName(send, bytes))));
+    return r;
   }
 }
 

@@ -10,16 +10,20 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import {
-  attrBool, attrBoolList, attrInt, attrNumber, attrString, commTypeName, nodeValueProblem, NodeType, nodeTypeName, type ChakraNode,
+  boolListOfAttribute, boolOfAttribute, commTypeName, intOfAttribute, nodeValueProblem, NodeType, nodeTypeName, numberOfAttribute,
+  stringOfAttribute,
 } from '../../formats/chakra/index.js';
-import { BAND_ATTRS, ComputeBandCollector } from './energy-band.js';
+import { ComputeBandCollector } from './energy-band.js';
+import { NameTable } from './names.js';
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
+import { Attr, REPLAY_ATTRS, type ReplayNode } from './replay-node.js';
 import type { DurationSources } from './types.js';
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
 const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
 const BROADCAST = 5;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MAX_EXACT_MICROS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
 
 /** A collective as its nodes state it; nodes share one spec per distinct (kind, involved_dim, pg_name). */
 export interface CollSpec {
@@ -38,7 +42,7 @@ export interface ClassifyContext {
   dims: number;
   ranks: number;
   diag: Diagnostics;
-  /** Keep node names (for timelines). */
+  /** Keep node names (for timelines, by-name rows), as ids in `names`. */
   keepNames: boolean;
 }
 
@@ -50,35 +54,38 @@ export class NodeClassifier {
   readonly bands: ComputeBandCollector;
   /** GPU compute nodes by where their duration came from. */
   readonly durationSources: DurationSources = { annotated: 0, measured: 0, roofline: 0, zero: 0 };
+  /** The kept names (table.nameId). */
+  readonly names = new NameTable();
 
   constructor(private readonly ctx: ClassifyContext) {
     this.bands = new ComputeBandCollector(ctx.diag);
   }
 
   /** Fills slot `s` of `table` from node `n` of `file`. */
-  classify(table: NodeTable, s: number, n: ChakraNode, file: string): void {
+  classify(table: NodeTable, s: number, n: ReplayNode, file: string): void {
     const { ctx } = this;
-    if (ctx.keepNames) table.names[s] = n.name;
-    const isCpu = attrBool(n, 'is_cpu_op', ctx.diag) ?? false;
+    if (ctx.keepNames) table.nameId[s] = n.nameId(this.names);
+    const isCpu = this.bool(n, Attr.IsCpuOp) ?? false;
     switch (n.type) {
       case NodeType.COMP_NODE: {
         table.resource[s] = isCpu ? Resource.Cpu : Resource.Gpu;
         table.category[s] = isCpu ? Category.Cpu : Category.Gpu;
-        const tensor = this.intAttr(file, n, 'tensor_size', null) ?? 0;
-        this.intAttr(file, n, 'num_ops', null); // range-checked whether or not roofline reads it, as validate does
+        const tensor = this.intAttr(file, n, Attr.TensorSize, null) ?? 0;
+        this.intAttr(file, n, Attr.NumOps, null); // range-checked whether or not roofline reads it, as validate does
         table.aux[s] = tensor;
         if (isCpu) {
           table.amount[s] = this.durationNs(file, n);
           return;
         }
-        const e = attrNumber(n, 'energy_j', ctx.diag);
-        this.gpuDuration(table, s, n, file, tensor, e !== undefined || attrNumber(n, 'frequency_mhz', ctx.diag) !== undefined);
+        const e = this.number(n, Attr.EnergyJ);
+        this.gpuDuration(table, s, n, file, tensor, e !== undefined || this.number(n, Attr.FrequencyMHz) !== undefined);
         if (e !== undefined) table.energyJ[s] = e;
-        const mem = attrNumber(n, 'energy_memory_j', ctx.diag);
+        const mem = this.number(n, Attr.EnergyMemoryJ);
         if (mem !== undefined) table.energyMemoryJ[s] = mem;
-        const p10 = attrNumber(n, BAND_ATTRS.p10, ctx.diag);
-        const p90 = attrNumber(n, BAND_ATTRS.p90, ctx.diag);
-        this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
+        const p10 = this.number(n, Attr.EnergyP10);
+        const p90 = this.number(n, Attr.EnergyP90);
+        // The name only groups banded nodes: not made for a node without a band.
+        this.bands.add(p10 === undefined && p90 === undefined ? '' : n.name, e, p10, p90, () => where(file, n), file);
         return;
       }
       case NodeType.MEM_LOAD_NODE:
@@ -87,7 +94,7 @@ export class NodeClassifier {
         if (!mem || mem.memoryType === 'NO_MEMORY_EXPANSION') {
           throw new InputError(`${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`);
         }
-        const bytes = this.intAttr(file, n, 'tensor_size', 'MEM_LOAD/STORE nodes need their size')!;
+        const bytes = this.intAttr(file, n, Attr.TensorSize, 'MEM_LOAD/STORE nodes need their size')!;
         table.resource[s] = Resource.Comm;
         table.category[s] = Category.Mem;
         table.aux[s] = bytes;
@@ -97,19 +104,20 @@ export class NodeClassifier {
       case NodeType.COMM_SEND_NODE:
       case NodeType.COMM_RECV_NODE: {
         const send = n.type === NodeType.COMM_SEND_NODE;
-        const peerName = send ? 'comm_dst' : 'comm_src';
-        const peer = this.intAttr(file, n, peerName, '')!;
+        const peerSlot = send ? Attr.CommDst : Attr.CommSrc;
+        const peerName = REPLAY_ATTRS[peerSlot];
+        const peer = this.intAttr(file, n, peerSlot, '')!;
         if (peer < 0 || peer >= ctx.ranks) throw new InputError(`${where(file, n)}: ${peerName} ${peer} is not a rank of this trace (0..${ctx.ranks - 1})`);
         table.resource[s] = send ? Resource.Comm : Resource.None;
         table.category[s] = Category.Comm;
         table.op[s] = send ? OpKind.Send : OpKind.Recv;
         table.peer[s] = peer;
-        table.amount[s] = this.intAttr(file, n, 'comm_size', '')!;
-        table.aux[s] = this.intAttr(file, n, 'comm_tag', null) ?? 0;
+        table.amount[s] = this.intAttr(file, n, Attr.CommSize, '')!;
+        table.aux[s] = this.intAttr(file, n, Attr.CommTag, null) ?? 0;
         return;
       }
       case NodeType.COMM_COLL_NODE: {
-        const type = attrInt(n, 'comm_type', ctx.diag);
+        const type = this.int(n, Attr.CommType);
         if (type === undefined) {
           if (isCpu) {
             ctx.diag.add('replay.cpu-collective-replayed', {
@@ -133,7 +141,7 @@ export class NodeClassifier {
           throw new InputError(`${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`);
         }
         table.op[s] = OpKind.Collective;
-        table.amount[s] = this.intAttr(file, n, 'comm_size',
+        table.amount[s] = this.intAttr(file, n, Attr.CommSize,
           'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node')!;
         table.peer[s] = this.spec(file, n, coll);
         return;
@@ -145,16 +153,18 @@ export class NodeClassifier {
     }
   }
 
-  private spec(file: string, n: ChakraNode, coll: CollectiveKind): number {
+  private spec(file: string, n: ReplayNode, coll: CollectiveKind): number {
     const { ctx } = this;
-    const involved = attrBoolList(n, 'involved_dim', ctx.diag);
+    const a = n.attribute(Attr.InvolvedDim);
+    const involved = a ? boolListOfAttribute(a, n, ctx.diag) : undefined;
     if (involved && involved.length < ctx.dims) {
       throw new InputError(`${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`);
     }
     if (involved && involved.length > ctx.dims) {
       ctx.diag.add('replay.involved-dim-longer', { file, nodeId: n.id, message: `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored` });
     }
-    const pg = attrString(n, 'pg_name', ctx.diag) ?? '';
+    const pgAttr = n.attribute(Attr.PgName);
+    const pg = (pgAttr ? stringOfAttribute(pgAttr, n, ctx.diag) : undefined) ?? '';
     const group = pg === '' || pg === '0' ? '' : pg;
     if (group && !ctx.commGroups?.groups.has(group)) {
       throw new InputError(`${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`);
@@ -182,7 +192,7 @@ export class NodeClassifier {
    * num_ops and tensor_size as ASTRA-sim does (tensor_size 0: skipped, no time), and roofline off takes
    * duration_micros (0 becomes 1 ns, as in ASTRA-sim). Counted by source; a node that gets no time is warned about.
    */
-  private gpuDuration(table: NodeTable, s: number, n: ChakraNode, file: string, tensor: number, annotated: boolean): void {
+  private gpuDuration(table: NodeTable, s: number, n: ReplayNode, file: string, tensor: number, annotated: boolean): void {
     const { ctx } = this;
     const sys = ctx.system;
     if (annotated) {
@@ -192,7 +202,7 @@ export class NodeClassifier {
     }
     if (sys.rooflineEnabled) {
       if (tensor !== 0) {
-        const ops = this.intAttr(file, n, 'num_ops', 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
+        const ops = this.intAttr(file, n, Attr.NumOps, 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
         const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
         table.amount[s] = Math.trunc((ops / perf) * 1e9);
         this.durationSources.roofline++;
@@ -207,7 +217,7 @@ export class NodeClassifier {
       return;
     }
     table.amount[s] = this.durationNs(file, n);
-    if (n.durationMicros > 0n) {
+    if (n.durationMicrosNumber !== 0) {
       this.durationSources.measured++;
       return;
     }
@@ -218,14 +228,47 @@ export class NodeClassifier {
     });
   }
 
-  private durationNs(file: string, n: ChakraNode): number {
+  private durationNs(file: string, n: ReplayNode): number {
+    const us = n.durationMicrosNumber;
+    // Below 2^53 / 1000 µs the ns are exact as a number.
+    if (us >= 0 && us <= MAX_EXACT_MICROS) return us === 0 ? 1 : us * 1000;
     const ns = n.durationMicros * 1000n;
     if (ns > MAX_SAFE) throw new InputError(`${where(file, n)}: duration_micros ${n.durationMicros} is too large`);
     return ns === 0n ? 1 : Number(ns);
   }
 
-  private intAttr(file: string, n: ChakraNode, name: string, required: string | null): number | undefined {
-    const v = attrInt(n, name, this.ctx.diag);
+  /** The attribute as attrInt reads it (chakra/attrs.ts). */
+  private int(n: ReplayNode, slot: Attr): bigint | undefined {
+    const fast = n.varint(slot);
+    if (fast >= 0) return BigInt(fast);
+    const a = n.attribute(slot);
+    return a ? intOfAttribute(a, n, this.ctx.diag) : undefined;
+  }
+
+  /** The attribute as attrNumber reads it. */
+  private number(n: ReplayNode, slot: Attr): number | undefined {
+    const f = n.float(slot);
+    if (f !== undefined) return f;
+    const fast = n.varint(slot);
+    if (fast >= 0) return fast;
+    const a = n.attribute(slot);
+    return a ? numberOfAttribute(a, n, this.ctx.diag) : undefined;
+  }
+
+  /** The attribute as attrBool reads it. */
+  private bool(n: ReplayNode, slot: Attr): boolean | undefined {
+    const fast = n.varint(slot);
+    if (fast >= 0) return fast !== 0;
+    const a = n.attribute(slot);
+    return a ? boolOfAttribute(a, n, this.ctx.diag) : undefined;
+  }
+
+  private intAttr(file: string, n: ReplayNode, slot: Attr, required: string | null): number | undefined {
+    const name = REPLAY_ATTRS[slot];
+    const fast = n.varint(slot);
+    // A plain varint of at most 2^53 − 1 is within every limit (node-values.ts: 0 to 2^53 − 1, or ± that).
+    if (fast >= 0) return fast;
+    const v = this.int(n, slot);
     if (v === undefined) {
       if (required !== null) throw new InputError(`${where(file, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
       return undefined;
@@ -238,6 +281,6 @@ export class NodeClassifier {
   }
 }
 
-export function where(file: string, n: ChakraNode): string {
+export function where(file: string, n: ReplayNode): string {
   return `${file}: node ${n.id} ("${n.name}", ${nodeTypeName(n.type)})`;
 }

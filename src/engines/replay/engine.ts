@@ -21,17 +21,17 @@ import {
   checkSystemAgainstNetwork, type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig,
   type SystemConfig,
 } from '../../formats/astra/index.js';
-import type { ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier } from './classify.js';
 import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
 import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
-import { Category, idKey, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
-import { ByNameLedger, collectiveName, p2pName } from './by-name.js';
+import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
+import { ByNameLedger, NodeRows } from './by-name.js';
 import { commPowerW, gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
+import { DecodedReplayNode, type ReplayNode } from './replay-node.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
 
@@ -68,7 +68,6 @@ export interface ReplayOptions {
   identicalRanksOnce?: boolean;
 }
 
-const NO_DEPS: bigint[] = [];
 const SLOT_NAMES: Slot[] = ['none', 'comm', 'gpu', 'cpu'];
 /** By Category: the part of the modelled power a node drives (ledger.ts PowerTrack). */
 const SLICE_KINDS: PowerSliceKind[] = ['none', 'gpu', 'cpu', 'mem', 'comm'];
@@ -77,6 +76,8 @@ interface RankState {
   rank: number;
   file: string;
   src: RankSource;
+  /** Loads one node of this rank (the sink of src.readNodes). */
+  loadNode: (n: ReplayNode) => void;
   exhausted: boolean;
   nodes: NodeTable;
   /** Children loaded before a parent: parent id → child slots. */
@@ -142,6 +143,9 @@ class Replay {
   private readonly netPj: number[];
   /** Energy and time by kernel / op name and collective (by-name.ts). */
   private readonly byName = new ByNameLedger();
+  private readonly rows: NodeRows;
+  /** The view of a decoded node (sources of ChakraNode batches). */
+  private readonly decoded = new DecodedReplayNode();
   /** Ranks each simulated rank stands for (1 unless identical ranks are simulated once). */
   private weight: number[];
 
@@ -169,16 +173,18 @@ class Replay {
     const model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
     this.collectives = new CollectiveMatcher(this.cluster, o.commGroups, model, ({ rank, slot }) => {
       const r = this.ranks[rank];
-      return { file: r.file, nodeId: r.nodes.id(slot), name: r.nodes.names[slot] };
+      return { file: r.file, nodeId: r.nodes.id(slot), name: this.classifier.names.name(r.nodes.nameId[slot]) };
     });
+    this.rows = new NodeRows(this.byName, this.classifier.names);
     this.ranks = sources.map((src) => ({
-      rank: src.rank, file: src.file, src, exhausted: false,
+      rank: src.rank, file: src.file, src, loadNode: null!, exhausted: false,
       nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
       finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0, commOnlyNs: 0, hostOnlyNs: 0, memOnlyNs: 0, exposedClockNs: 0,
       bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
     }));
+    for (const r of this.ranks) r.loadNode = (n) => this.load(r, n);
     this.active = this.ranks;
     this.weight = this.ranks.map(() => 1);
   }
@@ -249,28 +255,36 @@ class Replay {
 
   private async refill(r: RankState, force = false): Promise<void> {
     while (!r.exhausted && (r.unfinished < this.window || force)) {
-      const batch = await r.src.nextBatch();
-      if (batch === null) {
+      if (!(await this.loadBatch(r))) {
         r.exhausted = true;
         this.dropDanglingDeps(r);
         return;
       }
-      r.nodes.reserve(batch.length);
-      for (const n of batch) this.load(r, n);
       force = false;
     }
   }
 
-  private load(r: RankState, n: ChakraNode): void {
-    const key = idKey(n.id);
+  /** Loads the rank's next batch of nodes; false when its trace has none left. */
+  private async loadBatch(r: RankState): Promise<boolean> {
+    const src = r.src;
+    if (src.readNodes) return src.readNodes(r.loadNode);
+    const batch = await src.nextBatch();
+    if (batch === null) return false;
+    r.nodes.reserve(batch.length);
+    for (const n of batch) this.load(r, this.decoded.of(n));
+    return true;
+  }
+
+  private load(r: RankState, n: ReplayNode): void {
+    const key = n.key;
     const table = r.nodes;
     if (table.ids.get(key) !== NOT_SEEN) throw new InputError(`${r.file}: node id ${n.id} appears twice`);
-    const s = table.add(n.id, key);
+    const s = table.add(key);
     this.classifier.classify(table, s, n, r.file);
     r.loadedNodes++;
     r.unfinished++;
-    this.addParents(r, s, key, n.dataDeps, NO_DEPS);
-    this.addParents(r, s, key, n.ctrlDeps, n.dataDeps);
+    this.addParents(r, s, key, n, false);
+    this.addParents(r, s, key, n, true);
     const waiters = r.waitingOn.size > 0 ? r.waitingOn.get(key) : undefined;
     if (waiters) {
       r.waitingOn.delete(key);
@@ -279,16 +293,21 @@ class Replay {
     if (table.pending[s] === 0) table.ready[table.resource[s]].push(s);
   }
 
-  /** Counts each unfinished parent in `deps` once: not again where listed twice, nor when `counted` lists it. */
-  private addParents(r: RankState, s: number, key: IdKey, deps: bigint[], counted: bigint[]): void {
+  /**
+   * Counts each unfinished parent among the node's data (`ctrl`: control) dependencies once: not again where listed
+   * twice, nor a control dependency that is a data dependency too.
+   */
+  private addParents(r: RankState, s: number, key: IdKey, n: ReplayNode, ctrl: boolean): void {
     const table = r.nodes;
-    for (let i = 0; i < deps.length; i++) {
-      const d = deps[i];
-      if (listed(deps, i, d) || listed(counted, counted.length, d)) continue;
-      const dk = idKey(d);
+    const count = n.depCount(ctrl);
+    const counted = ctrl ? n.depCount(false) : 0;
+    for (let i = 0; i < count; i++) {
+      const dk = n.depKey(ctrl, i);
+      if (listed(n, ctrl, i, dk) || listed(n, false, counted, dk)) continue;
       const parent = table.ids.get(dk);
       if (parent === FINISHED) continue;
       if (dk === key) {
+        const d = n.dep(ctrl, i);
         this.diag.add('replay.self-dependency', { file: r.file, nodeId: d, message: `${r.file}: node ${d} depends on itself; that dependency is ignored` });
         continue;
       }
@@ -452,16 +471,16 @@ class Replay {
       r.computeJ += split.computeJ;
       r.memoryJ += split.memoryJ;
       r.memoryBytes += memBytes;
-      this.byName.add('kernel', nameOf(table, s), dur, { compute: split.computeJ, memory: split.memoryJ }, this.weight[r.rank]);
+      this.byName.addTo(this.rows.named('kernel', table.nameId[s]), dur, this.weight[r.rank], split.computeJ, split.memoryJ, 0, 0, 0);
     } else if (category === Category.Cpu) {
       r.cpuNs += dur;
       r.memoryBytes += memBytes;
-      this.byName.add('cpu', nameOf(table, s), dur, { host: (power.hostPowerWPerRank ?? 0) * dur * 1e-9 }, this.weight[r.rank]);
+      this.byName.addTo(this.rows.named('cpu', table.nameId[s]), dur, this.weight[r.rank], 0, 0, 0, 0, (power.hostPowerWPerRank ?? 0) * dur * 1e-9);
     } else if (category === Category.Mem) {
       r.memoryBytes += memBytes;
       energyJ = remoteMemoryEnergyJ(memBytes, power);
       r.memoryJ += energyJ;
-      this.byName.add('remote-memory', nameOf(table, s), dur, { memory: energyJ }, this.weight[r.rank]);
+      this.byName.addTo(this.rows.named('remote-memory', table.nameId[s]), dur, this.weight[r.rank], 0, energyJ, 0, 0, 0);
     }
     const net = table.netBytesPerDim[s];
     let nodeNetworkJ = 0;
@@ -475,7 +494,7 @@ class Replay {
     const key = table.key(s);
     if (this.o.onSlice) {
       this.o.onSlice({
-        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: table.names[s] ?? '', startNs, endNs: this.now,
+        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: this.classifier.names.name(table.nameId[s]), startNs, endNs: this.now,
         kind: SLICE_KINDS[category], powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
@@ -488,12 +507,16 @@ class Replay {
   private commByName(r: RankState, s: number, durNs: number, networkJ: number): void {
     const table = r.nodes;
     const op = table.op[s];
-    const name = op === OpKind.Collective
-      ? (({ coll, group }) => collectiveName(coll, table.amount[s], group))(this.classifier.specs[table.peer[s]])
-      : p2pName(op === OpKind.Send, table.amount[s]);
+    let row: number;
+    if (op === OpKind.Collective) {
+      const spec = table.peer[s];
+      const { coll, group } = this.classifier.specs[spec];
+      row = this.rows.collective(spec, coll, group, table.amount[s]);
+    } else {
+      row = this.rows.p2pRow(op === OpKind.Send, table.amount[s]);
+    }
     const exposedNs = r.exposedClockNs - table.exposedMark[s];
-    this.byName.add(op === OpKind.Collective ? 'collective' : 'p2p', name, durNs,
-      { network: networkJ, communication: commPowerW(this.o.power.gpu) * exposedNs * 1e-9 }, this.weight[r.rank]);
+    this.byName.addTo(row, durNs, this.weight[r.rank], 0, 0, commPowerW(this.o.power.gpu) * exposedNs * 1e-9, networkJ, 0);
   }
 
   /** A GPU node whose DRAM part would exceed its energy: memory takes the whole node (counted, named). */
@@ -561,14 +584,9 @@ class Replay {
   }
 }
 
-/** A node's name for the by-name rows. */
-function nameOf(table: NodeTable, s: number): string {
-  return table.names[s] || '(unnamed)';
-}
-
-/** `d` occurs in `list` before index `end`. */
-function listed(list: bigint[], end: number, d: bigint): boolean {
-  for (let i = 0; i < end; i++) if (list[i] === d) return true;
+/** The dependency `d` occurs among the node's data (`ctrl`: control) dependencies before index `end`. */
+function listed(n: ReplayNode, ctrl: boolean, end: number, d: IdKey): boolean {
+  for (let i = 0; i < end; i++) if (n.depKey(ctrl, i) === d) return true;
   return false;
 }
 

@@ -6,10 +6,14 @@ import {
   loadCommGroupConfig, loadNetworkConfig, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
   type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
+import { BufferPool } from '../../formats/chakra/buffer-pool.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
+import { CHUNK_BYTES } from '../../formats/chakra/source.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
+import type { ReplayNode } from './replay-node.js';
+import { ReplayFileReader } from './replay-source.js';
 import { TimelineRecorder } from './timeline.js';
 import type { RankSource, ReplayResult, ReplaySlice } from './types.js';
 
@@ -43,11 +47,19 @@ export async function resolvePower(spec: string = DEFAULT_POWER_PRESET): Promise
   return loadPowerConfig(spec);
 }
 
-export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnostics): Promise<RankSource[]> {
+/**
+ * The rank files of a trace as replay sources. The replay reads them with its own reader (replay-source.ts: only
+ * what it needs, in place); nextBatch gives the fully decoded nodes (for other engines). `fullDecoder`: no replay
+ * reader, so the replay reads decoded nodes too (tests compare the two).
+ */
+export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnostics, options: { fullDecoder?: boolean } = {}): Promise<RankSource[]> {
   const files = await resolveRankFiles(trace);
+  // The chunk buffers go from rank to rank: the replay reads one rank file at a time.
+  const pool = new BufferPool(CHUNK_BYTES);
   return files.map(({ rank, file }) => {
     let it: AsyncGenerator<ChakraNode[]> | null = null;
     let done = false;
+    const reader = options.fullDecoder ? null : new ReplayFileReader(file, diagnostics, pool);
     return {
       rank, file,
       async nextBatch() {
@@ -63,6 +75,7 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
         // splice: the suspended reader keeps its reference to the batch it yielded; emptied, that holds no nodes.
         return r.value.splice(0);
       },
+      ...(reader ? { readNodes: (load: (n: ReplayNode) => void) => reader.readNodes(load) } : {}),
     };
   });
 }

@@ -6,6 +6,7 @@
  * bigints beside, so order and identity stay exact.
  */
 import { IdIndex } from './id-index.js';
+import { NO_NAME } from './names.js';
 
 /** Resource a node occupies: the rank's GPU, CPU or comm slot, or none (receives, metadata). */
 export const enum Resource { None = 0, Comm = 1, Gpu = 2, Cpu = 3 }
@@ -47,8 +48,8 @@ export class NodeTable {
   pending = new Int32Array(0);
   /** First child edge, or -1; edges chain through `edgeNext`. */
   firstEdge = new Int32Array(0);
-  /** Node names (timelines, energy by name). */
-  names: (string | undefined)[] = [];
+  /** Node names as ids in the classifier's NameTable (timelines, energy by name); NO_NAME when not kept. */
+  nameId = new Int32Array(0);
   /** Bytes the node sends per network dimension (comm nodes, once known). */
   netBytesPerDim: (number[] | undefined)[] = [];
   private readonly bigIds = new Map<number, bigint>();
@@ -73,8 +74,8 @@ export class NodeTable {
     this.ready = [0, 1, 2, 3].map(() => new ReadyHeap(this));
   }
 
-  /** A slot for a new node with id `id`, its columns reset. */
-  add(id: bigint, key: IdKey): number {
+  /** A slot for a new node with id `key` (idKey), its columns reset. */
+  add(key: IdKey): number {
     let s = this.freeSlot;
     if (s === NO_SLOT) {
       if (this.used === this.capacity) this.grow();
@@ -83,8 +84,12 @@ export class NodeTable {
       this.freeSlot = this.pending[s];
       this.freeCount--;
     }
-    this.idNumber[s] = Number(id);
-    if (typeof key === 'string') this.bigIds.set(s, id);
+    if (typeof key === 'number') this.idNumber[s] = key;
+    else {
+      const id = BigInt(key);
+      this.idNumber[s] = Number(id);
+      this.bigIds.set(s, id);
+    }
     this.resource[s] = Resource.None;
     this.category[s] = Category.None;
     this.op[s] = OpKind.Fixed;
@@ -97,6 +102,7 @@ export class NodeTable {
     this.exposedMark[s] = 0;
     this.pending[s] = 0;
     this.firstEdge[s] = NO_SLOT;
+    this.nameId[s] = NO_NAME;
     this.ids.setLoaded(key, s);
     return s;
   }
@@ -159,7 +165,6 @@ export class NodeTable {
   remove(s: number, key: IdKey): void {
     this.ids.setFinished(key);
     if (this.bigIds.size > 0) this.bigIds.delete(s);
-    this.names[s] = undefined;
     this.netBytesPerDim[s] = undefined;
     this.pending[s] = this.freeSlot;
     this.freeSlot = s;
@@ -223,7 +228,7 @@ export class NodeTable {
     const n = Math.max(step, atLeast);
     // One buffer for all columns: one allocation per growth instead of one per column (ArrayBuffer allocations
     // are what growing cost).
-    const buffer = new ArrayBuffer(n * (7 * 8 + 3 * 4 + 3));
+    const buffer = new ArrayBuffer(n * (7 * 8 + 4 * 4 + 3));
     let offset = 0;
     const f64 = (a: Float64Array) => { const b = new Float64Array(buffer, offset, n); offset += n * 8; b.set(a); return b; };
     const i32 = (a: Int32Array) => { const b = new Int32Array(buffer, offset, n); offset += n * 4; b.set(a); return b; };
@@ -238,6 +243,7 @@ export class NodeTable {
     this.peer = i32(this.peer);
     this.pending = i32(this.pending);
     this.firstEdge = i32(this.firstEdge);
+    this.nameId = i32(this.nameId);
     this.resource = u8(this.resource);
     this.category = u8(this.category);
     this.op = u8(this.op);

@@ -2,6 +2,7 @@ import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
 import type { ByNameRow } from './by-name.js';
 import type { ComputeBandSums } from './energy-band.js';
+import type { ReplayNode } from './replay-node.js';
 import type { EnergyBreakdownJ, LedgerSettings, PowerSliceKind } from './ledger.js';
 
 /** Nodes of one rank in file order, in batches; null when the file is exhausted. */
@@ -9,6 +10,12 @@ export interface RankSource {
   rank: number;
   file: string;
   nextBatch(): Promise<ChakraNode[] | null>;
+  /**
+   * The replay's reader, when the source has one (files: replay-source.ts): hands each node of the next batch to
+   * `load` as read in place, instead of nextBatch's decoded nodes; false when the trace has no batch left. The
+   * replay uses it instead of nextBatch.
+   */
+  readNodes?(load: (n: ReplayNode) => void): Promise<boolean>;
 }
 
 export type Slot = 'gpu' | 'cpu' | 'comm' | 'none';

@@ -65,12 +65,16 @@ export function intOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagn
  */
 export function attrNumber(node: ChakraNode, name: string, diag?: Diagnostics): number | undefined {
   const a = getAttr(node, name);
-  if (!a) return undefined;
+  return a ? numberOfAttribute(a, node, diag) : undefined;
+}
+
+/** attrNumber of an attribute already found (on a node or by a node probe). */
+export function numberOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): number | undefined {
   if (a.kind === 'double_val' || a.kind === 'float_val') return a.value as number;
-  const v = attrInt(node, name, diag);
+  const v = intOfAttribute(a, owner, diag);
   if (v === undefined) return undefined;
   if (v > MAX_SAFE || v < MIN_SAFE) {
-    diag?.add('attribute-exceeds-2^53', { nodeId: node.id, message: `node ${node.id} attribute ${name} = ${v} does not fit a float exactly` });
+    diag?.add('attribute-exceeds-2^53', { nodeId: owner.id, message: `node ${owner.id} attribute ${a.name} = ${v} does not fit a float exactly` });
     return undefined;
   }
   return Number(v);
@@ -79,32 +83,44 @@ export function attrNumber(node: ChakraNode, name: string, diag?: Diagnostics): 
 /** Boolean attribute from bool_val or any integer member (non-zero = true). */
 export function attrBool(node: ChakraNode, name: string, diag?: Diagnostics): boolean | undefined {
   const a = getAttr(node, name);
-  if (!a) return undefined;
+  return a ? boolOfAttribute(a, node, diag) : undefined;
+}
+
+/** attrBool of an attribute already found. */
+export function boolOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): boolean | undefined {
   if (a.kind === 'bool_val') return a.value as boolean;
   const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
   if (member && !member.list && INTEGER_SCALARS.has(member.scalar)) {
     return typeof a.value === 'bigint' ? a.value !== 0n : a.value !== 0;
   }
-  return unexpected(diag, node, a, 'bool or an integer');
+  return unexpected(diag, owner, a, 'bool or an integer');
 }
 
 export function attrString(node: ChakraNode, name: string, diag?: Diagnostics): string | undefined {
   const a = getAttr(node, name);
-  if (!a) return undefined;
+  return a ? stringOfAttribute(a, node, diag) : undefined;
+}
+
+/** attrString of an attribute already found. */
+export function stringOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): string | undefined {
   if (a.kind === 'string_val') return a.value as string;
-  return unexpected(diag, node, a, 'string_val');
+  return unexpected(diag, owner, a, 'string_val');
 }
 
 /** bool_list, or an integer list read as non-zero flags. */
 export function attrBoolList(node: ChakraNode, name: string, diag?: Diagnostics): boolean[] | undefined {
   const a = getAttr(node, name);
-  if (!a) return undefined;
+  return a ? boolListOfAttribute(a, node, diag) : undefined;
+}
+
+/** attrBoolList of an attribute already found. */
+export function boolListOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): boolean[] | undefined {
   if (a.kind === 'bool_list') return a.value as boolean[];
   const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
   if (member?.list && INTEGER_SCALARS.has(member.scalar)) {
     return (a.value as (number | bigint)[]).map((v) => (typeof v === 'bigint' ? v !== 0n : v !== 0));
   }
-  return unexpected(diag, node, a, 'bool_list');
+  return unexpected(diag, owner, a, 'bool_list');
 }
 
 /** Builds an attribute, converting numbers to bigint for 64-bit kinds. */

@@ -337,4 +337,16 @@ export class NodeProbe {
     // What the decoder makes of a 32-bit member wider than 32 bits (it wraps) is not this value.
     return (m === 7 && v >= 2 ** 31) || (m === 11 && v >= 2 ** 32) ? NO_NUMBER : v;
   }
+
+  /**
+   * The slot's value when its attribute has the canonical layout and holds a double_val or float_val (what the
+   * decoder reads there); else undefined (absent, another member or layout).
+   */
+  floatAt(slot: number): number | undefined {
+    if (!this.has(slot) || this.slotSimple[slot] === 0) return undefined;
+    const m = this.slotMember[slot];
+    if (m === 3) return this.cursor!.view.getFloat64(this.slotValue[slot], true);
+    if (m === 5) return this.cursor!.view.getFloat32(this.slotValue[slot], true);
+    return undefined;
+  }
 }

@@ -1,0 +1,161 @@
+/**
+ * What the replay reads of one node (classify.ts, the engine's load), in one shape from either reader:
+ * - DecodedReplayNode: a ChakraNode from the full decoder (generated traces, plans, the library's callers);
+ * - ProbedReplayNode: read in place from a node probe over the frame (the replay of files, replay-files.ts): no
+ *   node object, no bigint per id, only the attributes the replay reads.
+ * Both give the first attribute of a name as the decoder decodes it (the probe notes the first of each name, as
+ * getAttr finds it); the probe's fast values (a plain varint, a double) are the values the decoder reads there. So
+ * the classifier, written once against this shape, gives every node the same verdict from either reader (a test
+ * replays files both ways).
+ */
+import {
+  AttributeNames, getAttr, type Attribute, type ChakraNode, type NodeProbe, type U64List,
+} from '../../formats/chakra/index.js';
+import { BAND_ATTRS } from './energy-band.js';
+import type { NameTable } from './names.js';
+import { idKey, type IdKey } from './node-table.js';
+
+/** The attributes the replay reads, by slot (the `Attr` numbers). */
+export const REPLAY_ATTRS = [
+  'is_cpu_op', 'tensor_size', 'num_ops', 'energy_j', 'frequency_mhz', 'energy_memory_j', BAND_ATTRS.p10, BAND_ATTRS.p90,
+  'comm_src', 'comm_dst', 'comm_size', 'comm_tag', 'comm_type', 'involved_dim', 'pg_name',
+] as const;
+export const enum Attr {
+  IsCpuOp = 0, TensorSize, NumOps, EnergyJ, FrequencyMHz, EnergyMemoryJ, EnergyP10, EnergyP90,
+  CommSrc, CommDst, CommSize, CommTag, CommType, InvolvedDim, PgName,
+}
+export const REPLAY_ATTR_NAMES = new AttributeNames(REPLAY_ATTRS);
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+export interface ReplayNode {
+  readonly id: bigint;
+  /** The id as the node table keys it (node-table.ts idKey). */
+  readonly key: IdKey;
+  readonly name: string;
+  readonly type: number;
+  readonly durationMicros: bigint;
+  /** duration_micros when at most 2^53 − 1, else −1 (read durationMicros). */
+  readonly durationMicrosNumber: number;
+  /** The name's id in `names`. */
+  nameId(names: NameTable): number;
+  /** The first attribute named REPLAY_ATTRS[slot], decoded; undefined when the node has none. */
+  attribute(slot: Attr): Attribute | undefined;
+  /**
+   * A fast reading of that attribute when it holds a plain varint member (int32, int64, uint32, uint64, bool) of at
+   * most 2^53 − 1: its value (a bool as 0 / 1); else −1 (read attribute()).
+   */
+  varint(slot: Attr): number;
+  /** A fast reading of a double_val / float_val attribute; undefined otherwise (read attribute()). */
+  float(slot: Attr): number | undefined;
+  /** Number of data (ctrl: control) dependencies, and each one's key and id. */
+  depCount(ctrl: boolean): number;
+  depKey(ctrl: boolean, i: number): IdKey;
+  dep(ctrl: boolean, i: number): bigint;
+}
+
+/** A decoded ChakraNode as a ReplayNode (one object, pointed at each node in turn by `of`). */
+export class DecodedReplayNode implements ReplayNode {
+  private n: ChakraNode | null = null;
+
+  of(n: ChakraNode): this {
+    this.n = n;
+    return this;
+  }
+  private get node(): ChakraNode {
+    return this.n!;
+  }
+  get id(): bigint {
+    return this.node.id;
+  }
+  get key(): IdKey {
+    return idKey(this.node.id);
+  }
+  get name(): string {
+    return this.node.name;
+  }
+  get type(): number {
+    return this.node.type;
+  }
+  get durationMicros(): bigint {
+    return this.node.durationMicros;
+  }
+  get durationMicrosNumber(): number {
+    const d = this.node.durationMicros;
+    return d <= MAX_SAFE && d >= 0n ? Number(d) : -1;
+  }
+  nameId(names: NameTable): number {
+    return names.idOf(this.node.name);
+  }
+  attribute(slot: Attr): Attribute | undefined {
+    return getAttr(this.node, REPLAY_ATTRS[slot]);
+  }
+  varint(): number {
+    return -1;
+  }
+  float(): number | undefined {
+    return undefined;
+  }
+  depCount(ctrl: boolean): number {
+    return (ctrl ? this.node.ctrlDeps : this.node.dataDeps).length;
+  }
+  depKey(ctrl: boolean, i: number): IdKey {
+    return idKey((ctrl ? this.node.ctrlDeps : this.node.dataDeps)[i]);
+  }
+  dep(ctrl: boolean, i: number): bigint {
+    return (ctrl ? this.node.ctrlDeps : this.node.dataDeps)[i];
+  }
+}
+
+/** The node a probe (made with REPLAY_ATTR_NAMES) has just read, as a ReplayNode; valid until it reads another. */
+export class ProbedReplayNode implements ReplayNode {
+  constructor(readonly probe: NodeProbe) {}
+
+  get id(): bigint {
+    return this.probe.id;
+  }
+  get key(): IdKey {
+    const p = this.probe;
+    return p.idNumber >= 0 ? p.idNumber : p.idBig.toString();
+  }
+  get name(): string {
+    return this.probe.name;
+  }
+  get type(): number {
+    return this.probe.type;
+  }
+  get durationMicros(): bigint {
+    return this.probe.durationMicros;
+  }
+  get durationMicrosNumber(): number {
+    return this.probe.durationNumber;
+  }
+  nameId(names: NameTable): number {
+    const p = this.probe;
+    return p.nameStart < 0 ? names.idOf('') : names.idOfBytes(p.cursor!, p.nameStart, p.nameEnd);
+  }
+  attribute(slot: Attr): Attribute | undefined {
+    return this.probe.attributeAt(slot);
+  }
+  varint(slot: Attr): number {
+    return this.probe.varintAt(slot);
+  }
+  float(slot: Attr): number | undefined {
+    return this.probe.floatAt(slot);
+  }
+  depCount(ctrl: boolean): number {
+    return (ctrl ? this.probe.ctrlDeps : this.probe.dataDeps).count;
+  }
+  depKey(ctrl: boolean, i: number): IdKey {
+    const list = ctrl ? this.probe.ctrlDeps : this.probe.dataDeps;
+    const v = list.values[i];
+    return v >= 0 ? v : bigKey(list, i);
+  }
+  dep(ctrl: boolean, i: number): bigint {
+    return (ctrl ? this.probe.ctrlDeps : this.probe.dataDeps).valueAt(i);
+  }
+}
+
+function bigKey(list: U64List, i: number): IdKey {
+  return list.valueAt(i).toString();
+}
