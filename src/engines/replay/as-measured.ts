@@ -11,8 +11,12 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import { attrBool, attrInt, attrNumber, NodeType, openTrace, resolveRankFiles, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import { BufferPool } from '../../formats/chakra/buffer-pool.js';
+import {
+  attrBool, attrInt, attrNumber, NodeType, openTrace, readTraceMetadata, resolveRankFiles, type ChakraNode, type GlobalMetadata,
+} from '../../formats/chakra/index.js';
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../formats/chakra/measured.js';
+import { CHUNK_BYTES } from '../../formats/chakra/source.js';
 import type { PowerConfig } from '../../formats/astra/index.js';
 import { unionNs } from './intervals.js';
 import { gpuNodeEnergyJ, splitNodeEnergy } from './ledger.js';
@@ -252,10 +256,9 @@ export async function replayFilesAsMeasured(input: AsMeasuredInput): Promise<AsM
 /** The measured iteration each rank file records (metadata only; null where the import recorded none). */
 export async function measuredIterations(trace: string): Promise<{ rank: number; file: string; measuredIterationNs: number | null; measuredStep: string | null }[]> {
   const out = [];
+  const pool = new BufferPool(CHUNK_BYTES);
   for (const f of await resolveRankFiles(trace)) {
-    const reader = await openTrace(f.file);
-    const meta = reader.metadata;
-    for await (const _ of reader.batches()) break;
+    const meta = await readTraceMetadata(f.file, { pool });
     const it = metaInt(meta, MEASURED_META_ATTRS.iterationNs);
     out.push({ rank: f.rank, file: f.file, measuredIterationNs: it === null ? null : Number(it), measuredStep: metaStr(meta, MEASURED_META_ATTRS.step) });
   }

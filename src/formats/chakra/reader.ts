@@ -6,7 +6,7 @@
 import type { Diagnostics } from '../../diagnostics.js';
 import { NodeDecoder } from './decode.js';
 import { FrameScanner } from './frames.js';
-import { openTraceBytes } from './source.js';
+import { openTraceBytes, type ChunkBufferPool } from './source.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';
 
 export { MAX_FRAME_BYTES } from './frames.js';
@@ -116,6 +116,32 @@ export async function openTraceSource(
 export async function openTrace(file: string, options: ReadOptions = {}): Promise<TraceReader> {
   const source = await openTraceBytes(file, { reuseBuffers: true });
   return openTraceSource(file, source.chunks, { ...options, knownSize: source.size, compressed: source.compressed, close: source.close });
+}
+
+/**
+ * The GlobalMetadata of a trace file (null when its first frame is a Node), reading no further than its first
+ * frame: no node is decoded. `pool`: chunk buffers to reuse (a caller reading many files).
+ */
+export async function readTraceMetadata(file: string, options: ReadOptions & { pool?: ChunkBufferPool } = {}): Promise<GlobalMetadata | null> {
+  const source = await openTraceBytes(file, { reuseBuffers: options.pool ?? true });
+  const frames = new FrameScanner(file, { diagnostics: options.diagnostics, knownSize: source.size, pool: options.pool });
+  const it = source.chunks[Symbol.asyncIterator]();
+  try {
+    let more = true;
+    while (more) {
+      more = await frames.fill(it);
+      try {
+        if (frames.next()) return frames.metadata;
+      } catch (e) {
+        throw frames.error(e);
+      }
+    }
+    return null;
+  } finally {
+    await it.return?.();
+    source.close();
+    frames.release();
+  }
 }
 
 /** Reads a whole trace into memory (convenient for small traces and tests). */
