@@ -13,7 +13,7 @@ import { TraceEventWriter } from '../../formats/trace-event/index.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
 import type { ReplayNode } from './replay-node.js';
-import { ReplayFileReader } from './replay-source.js';
+import { ReplayFileReader, ReplayReadState } from './replay-source.js';
 import { TimelineRecorder } from './timeline.js';
 import type { RankSource, ReplayResult, ReplaySlice } from './types.js';
 
@@ -55,11 +55,11 @@ export async function resolvePower(spec: string = DEFAULT_POWER_PRESET): Promise
 export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnostics, options: { fullDecoder?: boolean } = {}): Promise<RankSource[]> {
   const files = await resolveRankFiles(trace);
   // The chunk buffers go from rank to rank: the replay reads one rank file at a time.
-  const pool = new BufferPool(CHUNK_BYTES);
+  const shared = new ReplayReadState(new BufferPool(CHUNK_BYTES));
   return files.map(({ rank, file }) => {
     let it: AsyncGenerator<ChakraNode[]> | null = null;
     let done = false;
-    const reader = options.fullDecoder ? null : new ReplayFileReader(file, diagnostics, pool);
+    const reader = options.fullDecoder ? null : new ReplayFileReader(file, diagnostics, shared);
     return {
       rank, file,
       async nextBatch() {

@@ -12,16 +12,25 @@ import { FrameScanner, NodeProbe, openTraceBytes } from '../../formats/chakra/in
 import type { ChunkBufferPool } from '../../formats/chakra/source.js';
 import { ProbedReplayNode, REPLAY_ATTR_NAMES, type ReplayNode } from './replay-node.js';
 
-/** Reads one rank file for the replay; `pool`: the chunk buffers of all the ranks' readers. */
+/**
+ * What the readers of one trace's rank files share: the chunk buffers, and the probe (a reader reads a whole chunk's
+ * frames in one synchronous step, so the ranks' readers never use it at the same time; one per rank would hold
+ * 80 KiB each for the whole replay).
+ */
+export class ReplayReadState {
+  readonly probe = new NodeProbe(REPLAY_ATTR_NAMES);
+  readonly node = new ProbedReplayNode(this.probe);
+  constructor(readonly pool: ChunkBufferPool) {}
+}
+
+/** Reads one rank file for the replay. */
 export class ReplayFileReader {
-  private readonly probe = new NodeProbe(REPLAY_ATTR_NAMES);
-  private readonly node = new ProbedReplayNode(this.probe);
   private frames: FrameScanner | null = null;
   private chunks: AsyncIterator<Buffer> | null = null;
   private close: (() => void) | null = null;
   private done = false;
 
-  constructor(private readonly file: string, private readonly diagnostics: Diagnostics | undefined, private readonly pool: ChunkBufferPool) {}
+  constructor(private readonly file: string, private readonly diagnostics: Diagnostics | undefined, private readonly shared: ReplayReadState) {}
 
   /** Hands every node of the next chunk that holds one to `load`; false at the end of the file. */
   async readNodes(load: (n: ReplayNode) => void): Promise<boolean> {
@@ -43,16 +52,17 @@ export class ReplayFileReader {
   }
 
   private async open(): Promise<void> {
-    const bytes = await openTraceBytes(this.file, { reuseBuffers: this.pool });
+    const pool = this.shared.pool;
+    const bytes = await openTraceBytes(this.file, { reuseBuffers: pool });
     this.close = bytes.close;
     this.chunks = bytes.chunks[Symbol.asyncIterator]();
-    this.frames = new FrameScanner(this.file, { diagnostics: this.diagnostics, knownSize: bytes.size, pool: this.pool });
+    this.frames = new FrameScanner(this.file, { diagnostics: this.diagnostics, knownSize: bytes.size, pool });
   }
 
   /** Reads every whole frame the scanner holds; the nodes to `load` until it refuses one. Returns the nodes read. */
   private take(load: (n: ReplayNode) => void): number {
     const frames = this.frames!;
-    const { probe, node } = this;
+    const { probe, node } = this.shared;
     let count = 0;
     let refused: unknown = null;
     try {
