@@ -31,6 +31,7 @@ import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type I
 import { ByNameLedger, NodeRows } from './by-name.js';
 import { commPowerW, gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
+import { SharedTables } from './shared-tables.js';
 import { DecodedReplayNode, type ReplayNode } from './replay-node.js';
 import { summarizeRun } from './result.js';
 import type { RankSource, ReplayResult, ReplaySlice, Slot } from './types.js';
@@ -190,8 +191,15 @@ class Replay {
   }
 
   async run(): Promise<ReplayResult> {
-    for (const r of this.ranks) await this.refill(r);
-    if (this.o.identicalRanksOnce !== false && !this.o.onSlice && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce();
+    const classesWanted = this.o.identicalRanksOnce !== false && !this.o.onSlice;
+    // Ranks with the same nodes share one table while they load (shared-tables.ts); each simulated rank gets its own back.
+    const shared = classesWanted ? new SharedTables() : null;
+    for (const r of this.ranks) {
+      await this.refill(r);
+      if (shared && r.exhausted) r.nodes = shared.offer(r.rank, r.nodes);
+    }
+    if (classesWanted && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce(shared!);
+    if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
     const dirty = new Set<RankState>(this.active);
     for (;;) {
       for (const r of dirty) this.issue(r);
@@ -232,16 +240,24 @@ class Replay {
     return this.result();
   }
 
-  /** With every trace loaded and nothing run: simulate one rank per class of identical ranks, if there are such. */
-  private simulateClassesOnce(): void {
-    const classes = findRankClasses(this.ranks.map((r) => r.nodes), this.cluster, this.classifier, this.collectives);
+  /**
+   * With every trace loaded and nothing run: simulate one rank per class of identical ranks, if there are such. The
+   * ranks left out stop sharing tables (`shared`); the simulated ones are given theirs back by the caller.
+   */
+  private simulateClassesOnce(shared: SharedTables): void {
+    const classes = findRankClasses(this.ranks.map((r) => r.nodes), this.cluster, this.classifier, this.collectives,
+      (rank, table, s) => shared.peerAt(rank, table, s));
     if (!classes) return;
     this.classes = classes;
     this.active = classes.representatives.map((rank) => this.ranks[rank]);
     this.weight = this.ranks.map(() => 0);
     for (let rank = 0; rank < this.ranks.length; rank++) this.weight[classes.representatives[classes.classOf[rank]]]++;
     const simulated = new Set(this.active);
-    for (const r of this.ranks) if (!simulated.has(r)) r.nodes = new NodeTable();
+    for (const r of this.ranks) {
+      if (simulated.has(r)) continue;
+      r.nodes = new NodeTable();
+      shared.forget(r.rank);
+    }
     const n = this.ranks.length;
     const k = classes.representatives.length;
     this.diag.add('replay.identical-ranks-simulated-once', {

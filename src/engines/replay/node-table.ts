@@ -182,6 +182,7 @@ export class NodeTable {
    * order ready nodes). Send/receive peers may differ.
    */
   sameNodesAs(other: NodeTable): boolean {
+    if (other === this) return this.freeCount === 0;
     const n = this.used;
     if (other.used !== n || this.freeCount !== 0 || other.freeCount !== 0 || this.bigIds.size !== other.bigIds.size) return false;
     if (n === 0) return true;
@@ -203,6 +204,47 @@ export class NodeTable {
     }
     for (const [s, id] of this.bigIds) if (other.bigIds.get(s) !== id) return false;
     return true;
+  }
+
+  /** Whether `other`'s nodes have the same names, slot for slot (sameNodesAs does not compare names). */
+  sameNamesAs(other: NodeTable): boolean {
+    const n = this.used;
+    if (other.used !== n) return false;
+    for (let s = 0; s < n; s++) if (this.nameId[s] !== other.nameId[s]) return false;
+    return true;
+  }
+
+  /**
+   * A copy of this table before any node has started, as loading a rank with the same nodes (sameNodesAs and
+   * sameNamesAs) would have built it: ids shifted by `idOffset` (0 where ids above 2^53 are kept), and the peer of
+   * each send / receive slot `p2pSlots[i]` set to `p2pPeers[i]`.
+   */
+  copyShifted(idOffset: number, p2pSlots: Int32Array, p2pPeers: Int32Array): NodeTable {
+    if (this.freeCount !== 0 || (idOffset !== 0 && this.bigIds.size > 0)) throw new Error('copyShifted: a table that has run, or shifted ids above 2^53');
+    const t = new NodeTable();
+    const n = this.used;
+    t.reserve(n);
+    if (t.edgeTarget.length < this.edgeCount) t.growEdges(this.edgeCount);
+    t.used = n;
+    const cols = [
+      [this.idNumber, t.idNumber], [this.amount, t.amount], [this.aux, t.aux], [this.energyJ, t.energyJ], [this.energyMemoryJ, t.energyMemoryJ],
+      [this.startNs, t.startNs], [this.exposedMark, t.exposedMark], [this.peer, t.peer], [this.pending, t.pending], [this.firstEdge, t.firstEdge],
+      [this.nameId, t.nameId], [this.resource, t.resource], [this.category, t.category], [this.op, t.op],
+    ] as const;
+    for (const [from, to] of cols) (to as Float64Array).set((from as Float64Array).subarray(0, n));
+    for (let s = 0; s < n; s++) {
+      t.idNumber[s] += idOffset;
+      t.ids.setLoaded(this.bigIds.size > 0 ? this.key(s) : t.idNumber[s], s);
+    }
+    for (const [s, id] of this.bigIds) t.bigIds.set(s, id);
+    for (let i = 0; i < p2pSlots.length; i++) t.peer[p2pSlots[i]] = p2pPeers[i];
+    t.edgeTarget.set(this.edgeTarget.subarray(0, this.edgeCount));
+    t.edgeNext.set(this.edgeNext.subarray(0, this.edgeCount));
+    t.edgeCount = this.edgeCount;
+    t.freeEdge = this.freeEdge;
+    t.freeEdgeCount = this.freeEdgeCount;
+    this.ready.forEach((heap, i) => t.ready[i].copyFrom(heap));
+    return t;
   }
 
   /** Slots of the loaded nodes. */
@@ -269,6 +311,12 @@ export class ReadyHeap {
   size = 0;
 
   constructor(private readonly table: NodeTable) {}
+
+  /** The same slots in the same order as `other` (a heap of a table with the same nodes: NodeTable.copyShifted). */
+  copyFrom(other: ReadyHeap): void {
+    this.slots = other.slots.slice();
+    this.size = other.size;
+  }
 
   push(s: number): void {
     if (this.size === this.slots.length) {

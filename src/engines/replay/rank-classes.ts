@@ -14,6 +14,7 @@ import type { NodeClassifier } from './classify.js';
 import type { CollectiveMatcher } from './collective-matching.js';
 import { route, type Cluster } from './network.js';
 import { OpKind, type NodeTable } from './node-table.js';
+import { nodesHash } from './shared-tables.js';
 
 export interface RankClasses {
   /** Class of each rank. */
@@ -22,13 +23,20 @@ export interface RankClasses {
   representatives: number[];
 }
 
-/** Finds the classes of `tables` (every rank's whole trace, loaded, nothing run); null when every rank is its own. */
+/** The peer of send / receive slot `s` of `rank`, whose table is `table` (shared-tables.ts: ranks may share one). */
+export type PeerAt = (rank: number, table: NodeTable, s: number) => number;
+const OWN_PEER: PeerAt = (_rank, table, s) => table.peer[s];
+
+/**
+ * Finds the classes of `tables` (every rank's whole trace, loaded, nothing run; ranks with the same nodes may share
+ * one table, with their own peers from `peerAt`); null when every rank is its own.
+ */
 export function findRankClasses(tables: NodeTable[], cluster: Cluster, classifier: NodeClassifier,
-  collectives: CollectiveMatcher): RankClasses | null {
+  collectives: CollectiveMatcher, peerAt: PeerAt = OWN_PEER): RankClasses | null {
   const n = tables.length;
   const classOf = sameTraces(tables);
-  if (refineByPeers(tables, cluster, classOf) === n) return null;
-  if (!peersOneToOne(tables, classOf) || !collectivesWithinClasses(tables, classifier, collectives, classOf)) return null;
+  if (refineByPeers(tables, cluster, classOf, peerAt) === n) return null;
+  if (!peersOneToOne(tables, classOf, peerAt) || !collectivesWithinClasses(tables, classifier, collectives, classOf)) return null;
   const representatives: number[] = [];
   for (let r = 0; r < n; r++) if (representatives[classOf[r]] === undefined) representatives[classOf[r]] = r;
   return { classOf, representatives };
@@ -38,9 +46,13 @@ export function findRankClasses(tables: NodeTable[], cluster: Cluster, classifie
 function sameTraces(tables: NodeTable[]): Int32Array {
   const classOf = new Int32Array(tables.length);
   const buckets = new Map<string, number[]>();
+  // A table shared by ranks is hashed once.
+  const hashes = new Map<NodeTable, number>();
   let next = 0;
   tables.forEach((t, r) => {
-    const key = `${t.size}:${quickHash(t)}`;
+    let h = hashes.get(t);
+    if (h === undefined) hashes.set(t, (h = nodesHash(t)));
+    const key = `${t.size}:${h}`;
     let reps = buckets.get(key);
     if (!reps) buckets.set(key, (reps = []));
     const same = reps.find((q) => tables[q].sameNodesAs(t));
@@ -53,22 +65,8 @@ function sameTraces(tables: NodeTable[]): Int32Array {
   return classOf;
 }
 
-function quickHash(t: NodeTable): number {
-  let h = 0x811c9dc5;
-  const mix = (x: number) => {
-    h = Math.imul(h ^ (x | 0), 0x01000193);
-    h = Math.imul(h ^ ((x / 4294967296) | 0), 0x01000193);
-  };
-  for (let s = 0; s < t.size; s++) {
-    mix(t.idNumber[s] - t.idNumber[0]);
-    mix(t.op[s]);
-    mix(t.amount[s]);
-  }
-  return h >>> 0;
-}
-
 /** Splits classes until each rank's sends and receives go to the same classes, tags and routes as its class's. */
-function refineByPeers(tables: NodeTable[], cluster: Cluster, classOf: Int32Array): number {
+function refineByPeers(tables: NodeTable[], cluster: Cluster, classOf: Int32Array, peerAt: PeerAt): number {
   let count = new Set(classOf).size;
   for (;;) {
     const ids = new Map<string, number>();
@@ -78,7 +76,7 @@ function refineByPeers(tables: NodeTable[], cluster: Cluster, classOf: Int32Arra
       for (let s = 0; s < t.size; s++) {
         const op = t.op[s];
         if (op !== OpKind.Send && op !== OpKind.Recv) continue;
-        const peer = t.peer[s];
+        const peer = peerAt(r, t, s);
         const way = route(cluster, op === OpKind.Send ? r : peer, op === OpKind.Send ? peer : r);
         parts.push(`${s}:${classOf[peer]}:${way ? `${way.dim}/${way.hops}` : 'self'}`);
       }
@@ -97,7 +95,7 @@ function refineByPeers(tables: NodeTable[], cluster: Cluster, classOf: Int32Arra
  * Each rank sends to (and receives from) one peer per peer class and tag, and that peer has the matching receive
  * (send) naming the rank: then meeting by class pairs the same messages as meeting by rank.
  */
-function peersOneToOne(tables: NodeTable[], classOf: Int32Array): boolean {
+function peersOneToOne(tables: NodeTable[], classOf: Int32Array, peerAt: PeerAt): boolean {
   // rank, direction, peer class, tag → the one peer.
   const endpoints = new Map<string, number>();
   for (let r = 0; r < tables.length; r++) {
@@ -105,7 +103,7 @@ function peersOneToOne(tables: NodeTable[], classOf: Int32Array): boolean {
     for (let s = 0; s < t.size; s++) {
       const op = t.op[s];
       if (op !== OpKind.Send && op !== OpKind.Recv) continue;
-      const peer = t.peer[s];
+      const peer = peerAt(r, t, s);
       const key = `${r}:${op}:${classOf[peer]}:${t.aux[s]}`;
       const seen = endpoints.get(key);
       if (seen !== undefined && seen !== peer) return false;
@@ -116,7 +114,7 @@ function peersOneToOne(tables: NodeTable[], classOf: Int32Array): boolean {
     const t = tables[r];
     for (let s = 0; s < t.size; s++) {
       if (t.op[s] !== OpKind.Send) continue;
-      const back = `${t.peer[s]}:${OpKind.Recv}:${classOf[r]}:${t.aux[s]}`;
+      const back = `${peerAt(r, t, s)}:${OpKind.Recv}:${classOf[r]}:${t.aux[s]}`;
       if (endpoints.get(back) !== r) return false;
     }
   }
