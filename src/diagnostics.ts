@@ -16,9 +16,12 @@ export interface DiagnosticSummary {
 
 export class Diagnostics {
   private readonly byCode = new Map<string, DiagnosticSummary>();
+  /** Diagnostics added so far, all codes (a reader can tell whether a step added any). */
+  added = 0;
   constructor(private readonly maxSamples = 5) {}
 
   add(code: string, sample: DiagnosticSample): void {
+    this.added++;
     let entry = this.byCode.get(code);
     if (!entry) {
       entry = { code, count: 0, samples: [] };

@@ -14,6 +14,9 @@ import { loadClusterConfigs, rankSourcesFromFiles, replay, type ClusterFiles } f
 import {
   emptyNode, makeAttr, NodeType, readTraceFile, setAttr, writeTraceFile, type Attribute, type ChakraNode,
 } from '../../src/formats/chakra/index.js';
+import * as chakra from '../../src/formats/chakra/index.js';
+import { generateLlmTraces } from '../../src/engines/generate/index.js';
+import { BENCH_SYSTEM, chainBatches } from '../../scripts/replay-traces.mjs';
 import { hasShared, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -161,6 +164,29 @@ describe('the replay reader and the full decoder give the same replay', () => {
     const res = (await sameBothWays(trace, { system: plain, network: ring4 })) as { error: string; message: string };
     expect(res.error).toBe('ChakraDecodeError');
     expect(res.message).toMatch(/runs past end of file/);
+  });
+
+  it('many ranks of alike frames, several chunks each (frames met before are loaded from their records: frame-memo.ts)', async () => {
+    // The benchmark's chain (every rank 10 µs compute / 1 MiB all-reduce) and a generated LLM iteration, as files.
+    const chain = path.join(dir, 'chain', 'c');
+    for (let rank = 0; rank < 8; rank++) {
+      const next = chainBatches(chakra, rank, 6000);
+      const nodes: ChakraNode[] = [];
+      for (let b = next(); b; b = next()) nodes.push(...b);
+      await writeTraceFile(`${chain}.${rank}.et`, { version: '0.0.4', attrs: [] }, nodes);
+    }
+    const chainNet = path.join(dir, 'chain', 'n.yml');
+    await writeFile(chainNet, 'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 50]\nlatency: [500, 500]\n');
+    const chainSys = path.join(dir, 'chain', 's.json');
+    await writeFile(chainSys, JSON.stringify({ ...BENCH_SYSTEM, 'all-reduce-implementation': ['ring', 'ring'] }));
+    expect(await sameBothWays(chain, { system: chainSys, network: chainNet })).toHaveProperty('makespanNs');
+    const set = generateLlmTraces({ model: 'llama2-7b', tp: 2, pp: 4, dp: 4, microBatch: 1, globalBatch: 16, seqLen: 1024 });
+    const llm = path.join(dir, 'llm', 'l');
+    for (let rank = 0; rank < set.ranks; rank++) await writeTraceFile(`${llm}.${rank}.et`, { version: '0.0.4', attrs: [] }, set.nodesOf(rank));
+    await writeFile(`${llm}.yml`, set.networkYaml());
+    await writeFile(`${llm}.json`, set.systemJson());
+    const res = await sameBothWays(llm, { system: `${llm}.json`, network: `${llm}.yml` });
+    expect(res).toHaveProperty('makespanNs');
   });
 
   it.runIf(hasShared)('../shared: the ASTRA-sim reference cases, MLP model-parallel (32 ranks), DLRM (real PyTorch runs)', async () => {

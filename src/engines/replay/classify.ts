@@ -17,6 +17,7 @@ import { ComputeBandCollector } from './energy-band.js';
 import { NameTable } from './names.js';
 import { Category, OpKind, Resource, type NodeTable } from './node-table.js';
 import { Attr, REPLAY_ATTRS, type ReplayNode } from './replay-node.js';
+import { FrameMemo, type FrameRecord } from './frame-memo.js';
 import type { DurationSources } from './types.js';
 
 const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
@@ -24,6 +25,7 @@ const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 
 const BROADCAST = 5;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MAX_EXACT_MICROS = Math.floor(Number.MAX_SAFE_INTEGER / 1000);
+const DURATION_SOURCES: readonly (keyof DurationSources)[] = ['annotated', 'measured', 'roofline', 'zero'];
 
 /** A collective as its nodes state it; nodes share one spec per distinct (kind, involved_dim, pg_name). */
 export interface CollSpec {
@@ -61,8 +63,52 @@ export class NodeClassifier {
     this.bands = new ComputeBandCollector(ctx.diag);
   }
 
+  /** What the replay made of frames met before (filled by recordable nodes, read by the replay's file reader). */
+  readonly memo = new FrameMemo();
+  /** The duration source the node being classified counted (index in DURATION_SOURCES), or −1; and whether it had a band. */
+  private counted = -1;
+  private banded = false;
+
   /** Fills slot `s` of `table` from node `n` of `file`. */
   classify(table: NodeTable, s: number, n: ReplayNode, file: string): void {
+    const rec = n.record;
+    if (rec !== null) {
+      this.copy(table, s, rec, file);
+      return;
+    }
+    const diagnosed = this.ctx.diag.added;
+    this.counted = -1;
+    this.banded = false;
+    this.read(table, s, n, file);
+    // Recorded only when the node had no effect besides its row and its duration-source count (frame-memo.ts).
+    if (n.recordable && this.ctx.diag.added === diagnosed && !this.banded) {
+      const deps = new Float64Array(n.depCount(false) + n.depCount(true));
+      const dataCount = n.depCount(false);
+      for (let i = 0; i < deps.length; i++) deps[i] = i < dataCount ? (n.depKey(false, i) as number) : (n.depKey(true, i - dataCount) as number);
+      n.remember({
+        key: n.key as number, deps, dataCount, resource: table.resource[s], category: table.category[s], op: table.op[s], amount: table.amount[s],
+        peer: table.peer[s], aux: table.aux[s], energyJ: table.energyJ[s], energyMemoryJ: table.energyMemoryJ[s], nameId: table.nameId[s],
+        durationSource: this.counted, gpu: table.category[s] === Category.Gpu,
+      });
+    }
+  }
+
+  /** classify from a frame's record: the row, and the counts the frame added when it was read. */
+  private copy(table: NodeTable, s: number, rec: FrameRecord, file: string): void {
+    table.resource[s] = rec.resource;
+    table.category[s] = rec.category;
+    table.op[s] = rec.op;
+    table.amount[s] = rec.amount;
+    table.peer[s] = rec.peer;
+    table.aux[s] = rec.aux;
+    table.energyJ[s] = rec.energyJ;
+    table.energyMemoryJ[s] = rec.energyMemoryJ;
+    table.nameId[s] = rec.nameId;
+    if (rec.durationSource >= 0) this.durationSources[DURATION_SOURCES[rec.durationSource]]++;
+    if (rec.gpu) this.bands.add('', undefined, undefined, undefined, () => file, file);
+  }
+
+  private read(table: NodeTable, s: number, n: ReplayNode, file: string): void {
     const { ctx } = this;
     if (ctx.keepNames) table.nameId[s] = n.nameId(this.names);
     const isCpu = this.bool(n, Attr.IsCpuOp) ?? false;
@@ -84,6 +130,7 @@ export class NodeClassifier {
         if (mem !== undefined) table.energyMemoryJ[s] = mem;
         const p10 = this.number(n, Attr.EnergyP10);
         const p90 = this.number(n, Attr.EnergyP90);
+        this.banded = p10 !== undefined || p90 !== undefined;
         // The name only groups banded nodes: not made for a node without a band.
         this.bands.add(p10 === undefined && p90 === undefined ? '' : n.name, e, p10, p90, () => where(file, n), file);
         return;
@@ -196,7 +243,7 @@ export class NodeClassifier {
     const { ctx } = this;
     const sys = ctx.system;
     if (annotated) {
-      this.durationSources.annotated++;
+      this.count('annotated');
       table.amount[s] = this.durationNs(file, n);
       return;
     }
@@ -205,10 +252,10 @@ export class NodeClassifier {
         const ops = this.intAttr(file, n, Attr.NumOps, 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
         const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
         table.amount[s] = Math.trunc((ops / perf) * 1e9);
-        this.durationSources.roofline++;
+        this.count('roofline');
         return;
       }
-      this.durationSources.zero++;
+      this.count('zero');
       ctx.diag.add('replay.gpu-node-without-time', {
         file, nodeId: n.id,
         message: `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
@@ -218,14 +265,19 @@ export class NodeClassifier {
     }
     table.amount[s] = this.durationNs(file, n);
     if (n.durationMicrosNumber !== 0) {
-      this.durationSources.measured++;
+      this.count('measured');
       return;
     }
-    this.durationSources.zero++;
+    this.count('zero');
     ctx.diag.add('replay.gpu-node-without-time', {
       file, nodeId: n.id,
       message: `${where(file, n)}: duration_micros 0, roofline off and no annotation: the node takes 1 ns, as in ASTRA-sim`,
     });
+  }
+
+  private count(source: keyof DurationSources): void {
+    this.durationSources[source]++;
+    this.counted = DURATION_SOURCES.indexOf(source);
   }
 
   private durationNs(file: string, n: ReplayNode): number {
@@ -239,6 +291,7 @@ export class NodeClassifier {
 
   /** The attribute as attrInt reads it (chakra/attrs.ts). */
   private int(n: ReplayNode, slot: Attr): bigint | undefined {
+    if (!n.mayHave(slot)) return undefined;
     const fast = n.varint(slot);
     if (fast >= 0) return BigInt(fast);
     const a = n.attribute(slot);
@@ -247,6 +300,7 @@ export class NodeClassifier {
 
   /** The attribute as attrNumber reads it. */
   private number(n: ReplayNode, slot: Attr): number | undefined {
+    if (!n.mayHave(slot)) return undefined;
     const f = n.float(slot);
     if (f !== undefined) return f;
     const fast = n.varint(slot);
@@ -257,6 +311,7 @@ export class NodeClassifier {
 
   /** The attribute as attrBool reads it. */
   private bool(n: ReplayNode, slot: Attr): boolean | undefined {
+    if (!n.mayHave(slot)) return undefined;
     const fast = n.varint(slot);
     if (fast >= 0) return fast !== 0;
     const a = n.attribute(slot);

@@ -194,9 +194,20 @@ class Replay {
     const classesWanted = this.o.identicalRanksOnce !== false && !this.o.onSlice;
     // Ranks with the same nodes share one table while they load (shared-tables.ts); each simulated rank gets its own back.
     const shared = classesWanted ? new SharedTables() : null;
+    // The table a rank gave up for a shared one is the next rank's: no new room per rank.
+    let spare: NodeTable | null = null;
     for (const r of this.ranks) {
+      if (spare) {
+        spare.clear();
+        r.nodes = spare;
+        spare = null;
+      }
       await this.refill(r);
-      if (shared && r.exhausted) r.nodes = shared.offer(r.rank, r.nodes);
+      if (shared && r.exhausted) {
+        const kept = shared.offer(r.rank, r.nodes);
+        if (kept !== r.nodes) spare = r.nodes;
+        r.nodes = kept;
+      }
     }
     if (classesWanted && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce(shared!);
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
@@ -283,7 +294,7 @@ class Replay {
   /** Loads the rank's next batch of nodes; false when its trace has none left. */
   private async loadBatch(r: RankState): Promise<boolean> {
     const src = r.src;
-    if (src.readNodes) return src.readNodes(r.loadNode);
+    if (src.readNodes) return src.readNodes(r.loadNode, this.classifier.memo);
     const batch = await src.nextBatch();
     if (batch === null) return false;
     r.nodes.reserve(batch.length);

@@ -12,6 +12,7 @@ import { CHUNK_BYTES } from '../../formats/chakra/source.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
+import type { FrameMemo } from './frame-memo.js';
 import type { ReplayNode } from './replay-node.js';
 import { ReplayFileReader, ReplayReadState } from './replay-source.js';
 import { TimelineRecorder } from './timeline.js';
@@ -75,7 +76,7 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
         // splice: the suspended reader keeps its reference to the batch it yielded; emptied, that holds no nodes.
         return r.value.splice(0);
       },
-      ...(reader ? { readNodes: (load: (n: ReplayNode) => void) => reader.readNodes(load) } : {}),
+      ...(reader ? { readNodes: (load: (n: ReplayNode) => void, memo?: FrameMemo | null) => reader.readNodes(load, memo) } : {}),
     };
   });
 }

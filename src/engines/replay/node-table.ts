@@ -66,7 +66,7 @@ export class NodeTable {
   private used = 0;
 
   /** Every id of the rank: its slot while loaded, or finished. */
-  readonly ids = new IdIndex();
+  ids = new IdIndex();
   /** Ready nodes per resource, lowest id first. */
   readonly ready: ReadyHeap[];
 
@@ -204,6 +204,16 @@ export class NodeTable {
     }
     for (const [s, id] of this.bigIds) if (other.bigIds.get(s) !== id) return false;
     return true;
+  }
+
+  /** Empties the table for another rank's nodes, keeping its room (a table no rank needs any more). */
+  clear(): void {
+    this.used = this.freeCount = this.edgeCount = this.freeEdgeCount = 0;
+    this.freeSlot = this.freeEdge = NO_SLOT;
+    this.bigIds.clear();
+    this.ids = new IdIndex();
+    for (const heap of this.ready) heap.size = 0;
+    this.netBytesPerDim.length = 0;
   }
 
   /** Whether `other`'s nodes have the same names, slot for slot (sameNodesAs does not compare names). */

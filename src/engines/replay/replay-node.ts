@@ -12,6 +12,7 @@ import {
   AttributeNames, getAttr, type Attribute, type ChakraNode, type NodeProbe, type U64List,
 } from '../../formats/chakra/index.js';
 import { BAND_ATTRS } from './energy-band.js';
+import type { FrameMemo, FrameRecord } from './frame-memo.js';
 import type { NameTable } from './names.js';
 import { idKey, type IdKey } from './node-table.js';
 
@@ -29,6 +30,12 @@ export const REPLAY_ATTR_NAMES = new AttributeNames(REPLAY_ATTRS);
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface ReplayNode {
+  /** A node loaded from the record of a frame met before (frame-memo.ts): the classifier copies it. Else null. */
+  readonly record: FrameRecord | null;
+  /** Whether the classifier may record what it made of this node (its frame is kept by its bytes). */
+  readonly recordable: boolean;
+  /** Records what the classifier made of this node's frame (only when recordable). */
+  remember(record: FrameRecord): void;
   readonly id: bigint;
   /** The id as the node table keys it (node-table.ts idKey). */
   readonly key: IdKey;
@@ -39,6 +46,8 @@ export interface ReplayNode {
   readonly durationMicrosNumber: number;
   /** The name's id in `names`. */
   nameId(names: NameTable): number;
+  /** False when the node surely has no attribute named REPLAY_ATTRS[slot] (true: it may have one). */
+  mayHave(slot: Attr): boolean;
   /** The first attribute named REPLAY_ATTRS[slot], decoded; undefined when the node has none. */
   attribute(slot: Attr): Attribute | undefined;
   /**
@@ -57,6 +66,9 @@ export interface ReplayNode {
 /** A decoded ChakraNode as a ReplayNode (one object, pointed at each node in turn by `of`). */
 export class DecodedReplayNode implements ReplayNode {
   private n: ChakraNode | null = null;
+  readonly record = null;
+  readonly recordable = false;
+  remember(): void {}
 
   of(n: ChakraNode): this {
     this.n = n;
@@ -87,6 +99,9 @@ export class DecodedReplayNode implements ReplayNode {
   nameId(names: NameTable): number {
     return names.idOf(this.node.name);
   }
+  mayHave(): boolean {
+    return true;
+  }
   attribute(slot: Attr): Attribute | undefined {
     return getAttr(this.node, REPLAY_ATTRS[slot]);
   }
@@ -109,7 +124,32 @@ export class DecodedReplayNode implements ReplayNode {
 
 /** The node a probe (made with REPLAY_ATTR_NAMES) has just read, as a ReplayNode; valid until it reads another. */
 export class ProbedReplayNode implements ReplayNode {
+  readonly record = null;
+  /** Where the frame lies (in the probe's cursor) and its hash, and the memo it may be recorded in. */
+  private memo: FrameMemo | null = null;
+  private start = 0;
+  private end = 0;
+  private hash = 0;
+
   constructor(readonly probe: NodeProbe) {}
+
+  /** The frame just read is c.buf[start, end), its hash `hash` (frame-memo.ts frameHash), to be recorded in `memo`. */
+  frame(memo: FrameMemo | null, start: number, end: number, hash: number): this {
+    this.memo = memo;
+    this.start = start;
+    this.end = end;
+    this.hash = hash;
+    return this;
+  }
+  get recordable(): boolean {
+    const p = this.probe;
+    if (this.memo === null || p.cursor!.nonCanonical || p.idNumber < 0) return false;
+    for (const list of [p.dataDeps, p.ctrlDeps]) for (let i = 0; i < list.count; i++) if (list.values[i] < 0) return false;
+    return true;
+  }
+  remember(record: FrameRecord): void {
+    this.memo!.put(this.probe.cursor!, this.start, this.end, this.hash, record);
+  }
 
   get id(): bigint {
     return this.probe.id;
@@ -133,6 +173,9 @@ export class ProbedReplayNode implements ReplayNode {
   nameId(names: NameTable): number {
     const p = this.probe;
     return p.nameStart < 0 ? names.idOf('') : names.idOfBytes(p.cursor!, p.nameStart, p.nameEnd);
+  }
+  mayHave(slot: Attr): boolean {
+    return this.probe.has(slot);
   }
   attribute(slot: Attr): Attribute | undefined {
     return this.probe.attributeAt(slot);

@@ -10,6 +10,7 @@
 import type { Diagnostics } from '../../diagnostics.js';
 import { FrameScanner, NodeProbe, openTraceBytes } from '../../formats/chakra/index.js';
 import type { ChunkBufferPool } from '../../formats/chakra/source.js';
+import { frameHash, RecordedReplayNode, type FrameMemo } from './frame-memo.js';
 import { ProbedReplayNode, REPLAY_ATTR_NAMES, type ReplayNode } from './replay-node.js';
 
 /**
@@ -20,6 +21,7 @@ import { ProbedReplayNode, REPLAY_ATTR_NAMES, type ReplayNode } from './replay-n
 export class ReplayReadState {
   readonly probe = new NodeProbe(REPLAY_ATTR_NAMES);
   readonly node = new ProbedReplayNode(this.probe);
+  readonly recorded = new RecordedReplayNode();
   constructor(readonly pool: ChunkBufferPool) {}
 }
 
@@ -32,14 +34,17 @@ export class ReplayFileReader {
 
   constructor(private readonly file: string, private readonly diagnostics: Diagnostics | undefined, private readonly shared: ReplayReadState) {}
 
-  /** Hands every node of the next chunk that holds one to `load`; false at the end of the file. */
-  async readNodes(load: (n: ReplayNode) => void): Promise<boolean> {
+  /**
+   * Hands every node of the next chunk that holds one to `load`; false at the end of the file. A frame `memo` holds
+   * the record of is handed over as that record, without being read again.
+   */
+  async readNodes(load: (n: ReplayNode) => void, memo: FrameMemo | null = null): Promise<boolean> {
     try {
       while (!this.done) {
         if (this.frames === null) await this.open();
         const more = await this.frames!.fill(this.chunks!);
         if (!more) this.done = true;
-        const count = this.take(load);
+        const count = this.take(load, memo);
         if (this.done) this.release();
         if (count > 0) return true;
       }
@@ -60,19 +65,23 @@ export class ReplayFileReader {
   }
 
   /** Reads every whole frame the scanner holds; the nodes to `load` until it refuses one. Returns the nodes read. */
-  private take(load: (n: ReplayNode) => void): number {
+  private take(load: (n: ReplayNode) => void, memo: FrameMemo | null): number {
     const frames = this.frames!;
-    const { probe, node } = this.shared;
+    const { probe, node, recorded } = this.shared;
     let count = 0;
     let refused: unknown = null;
     try {
       while (frames.next()) {
         if (frames.isMetadata) continue;
-        probe.read(frames.cursor, frames.start, frames.end);
+        const { cursor, start, end } = frames;
+        const hash = memo === null ? 0 : frameHash(cursor, start, end);
+        const record = memo === null ? undefined : memo.get(cursor, start, end, hash);
+        // A recorded frame was read without error before: the same bytes read the same.
+        if (record === undefined) probe.read(cursor, start, end);
         count++;
         if (refused !== null) continue;
         try {
-          load(node);
+          load(record === undefined ? node.frame(memo, start, end, hash) : recorded.of(record));
         } catch (e) {
           refused = e;
         }

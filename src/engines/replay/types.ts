@@ -2,6 +2,7 @@ import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ChakraNode } from '../../formats/chakra/index.js';
 import type { ByNameRow } from './by-name.js';
 import type { ComputeBandSums } from './energy-band.js';
+import type { FrameMemo } from './frame-memo.js';
 import type { ReplayNode } from './replay-node.js';
 import type { EnergyBreakdownJ, LedgerSettings, PowerSliceKind } from './ledger.js';
 
@@ -12,10 +13,10 @@ export interface RankSource {
   nextBatch(): Promise<ChakraNode[] | null>;
   /**
    * The replay's reader, when the source has one (files: replay-source.ts): hands each node of the next batch to
-   * `load` as read in place, instead of nextBatch's decoded nodes; false when the trace has no batch left. The
-   * replay uses it instead of nextBatch.
+   * `load` as read in place, instead of nextBatch's decoded nodes (a frame `memo` has a record of: as that record);
+   * false when the trace has no batch left. The replay uses it instead of nextBatch.
    */
-  readNodes?(load: (n: ReplayNode) => void): Promise<boolean>;
+  readNodes?(load: (n: ReplayNode) => void, memo?: FrameMemo | null): Promise<boolean>;
 }
 
 export type Slot = 'gpu' | 'cpu' | 'comm' | 'none';
