@@ -80,8 +80,10 @@ export class NodeClassifier {
     this.counted = -1;
     this.banded = false;
     this.read(table, s, n, file);
-    // Recorded only when the node had no effect besides its row and its duration-source count (frame-memo.ts).
-    if (n.recordable && this.ctx.diag.added === diagnosed && !this.banded) {
+    // Recorded only when the node had no effect besides its row and its duration-source count (frame-memo.ts); not
+    // sends and receives, whose peers make their frames differ from rank to rank.
+    const op = table.op[s];
+    if (op !== OpKind.Send && op !== OpKind.Recv && n.recordable && this.ctx.diag.added === diagnosed && !this.banded) {
       const deps = new Float64Array(n.depCount(false) + n.depCount(true));
       const dataCount = n.depCount(false);
       for (let i = 0; i < deps.length; i++) deps[i] = i < dataCount ? (n.depKey(false, i) as number) : (n.depKey(true, i - dataCount) as number);

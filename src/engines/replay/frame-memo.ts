@@ -32,56 +32,79 @@ export interface FrameRecord {
 }
 
 interface Entry {
-  hash: number;
-  bytes: Uint8Array;
+  /** The frame's bytes: arena[offset, offset + length). */
+  offset: number;
+  length: number;
   record: FrameRecord;
+  /** The next entry of the same hash. */
+  next: Entry | null;
 }
 
-/** At most this many frame bytes are kept (then no more frames are recorded). */
-const MAX_KEPT_BYTES = 32 * 2 ** 20;
+/** At most this many records are kept, of at most this many frame bytes (then no more frames are recorded). */
+const MAX_RECORDS = 2 ** 17;
+const MAX_KEPT_BYTES = 16 * 2 ** 20;
 
 export class FrameMemo {
-  private readonly byHash = new Map<number, Entry | Entry[]>();
+  private readonly byHash = new Map<number, Entry>();
+  /** A copy of every kept frame's bytes (the chunk buffers they came from are reused). */
+  private arena = new Uint8Array(2 ** 16);
+  private arenaView = new DataView(this.arena.buffer);
   private keptBytes = 0;
+  private records = 0;
 
-  /** The record of the frame in c.buf[start, end), if one was kept; `hash` from hashOf. */
+  /** The record of the frame in c.buf[start, end), if one was kept; `hash` from frameHash. */
   get(c: WireCursor, start: number, end: number, hash: number): FrameRecord | undefined {
-    const e = this.byHash.get(hash);
-    if (e === undefined) return undefined;
-    if (!Array.isArray(e)) return sameBytes(e.bytes, c.buf, start, end) ? e.record : undefined;
-    for (const x of e) if (sameBytes(x.bytes, c.buf, start, end)) return x.record;
+    const length = end - start;
+    for (let e: Entry | null = this.byHash.get(hash) ?? null; e !== null; e = e.next) {
+      if (e.length === length && this.sameBytes(e.offset, c, start, length)) return e.record;
+    }
     return undefined;
   }
 
   /** Keeps the record of the frame in c.buf[start, end). */
   put(c: WireCursor, start: number, end: number, hash: number, record: FrameRecord): void {
-    if (this.keptBytes + (end - start) > MAX_KEPT_BYTES) return;
-    this.keptBytes += end - start;
-    // A copy: the chunk buffer is reused (Buffer.slice would be a view of it).
-    const entry: Entry = { hash, bytes: Uint8Array.prototype.slice.call(c.buf, start, end), record };
-    const e = this.byHash.get(hash);
-    if (e === undefined) this.byHash.set(hash, entry);
-    else if (Array.isArray(e)) e.push(entry);
-    else this.byHash.set(hash, [e, entry]);
+    const length = end - start;
+    if (this.keptBytes + length > MAX_KEPT_BYTES || this.records >= MAX_RECORDS) return;
+    if (this.keptBytes + length > this.arena.length) {
+      const arena = new Uint8Array(Math.min(MAX_KEPT_BYTES, Math.max(2 * this.arena.length, this.keptBytes + length)));
+      arena.set(this.arena.subarray(0, this.keptBytes));
+      this.arena = arena;
+      this.arenaView = new DataView(arena.buffer);
+    }
+    this.arena.set(c.buf.subarray(start, end), this.keptBytes);
+    this.byHash.set(hash, { offset: this.keptBytes, length, record, next: this.byHash.get(hash) ?? null });
+    this.keptBytes += length;
+    this.records++;
+  }
+
+  /** Whether arena[offset, offset + length) holds the bytes of c.buf[start, start + length), four a step. */
+  private sameBytes(offset: number, c: WireCursor, start: number, length: number): boolean {
+    const a = this.arenaView;
+    const v = c.view;
+    let i = 0;
+    for (; i + 4 <= length; i += 4) if (a.getInt32(offset + i, true) !== v.getInt32(start + i, true)) return false;
+    const arena = this.arena;
+    const buf = c.buf;
+    for (; i < length; i++) if (arena[offset + i] !== buf[start + i]) return false;
+    return true;
   }
 }
 
-/** A hash of the frame in c.buf[start, end), four bytes a step. */
+/** A hash of the frame in c.buf[start, end): its length, first 32 bytes and last 8 (get compares all of them). */
 export function frameHash(c: WireCursor, start: number, end: number): number {
   const view = c.view;
   let h = 0x811c9dc5 ^ (end - start);
+  const head = Math.min(end, start + 32);
   let i = start;
-  for (; i + 4 <= end; i += 4) h = Math.imul(h ^ view.getInt32(i, true), 0x01000193);
-  const buf = c.buf;
-  for (; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  for (; i + 4 <= head; i += 4) h = Math.imul(h ^ view.getInt32(i, true), 0x01000193);
+  if (end - start >= 8) {
+    h = Math.imul(h ^ view.getInt32(end - 8, true), 0x01000193);
+    h = Math.imul(h ^ view.getInt32(end - 4, true), 0x01000193);
+  } else {
+    const buf = c.buf;
+    for (; i < end; i++) h = Math.imul(h ^ buf[i], 0x01000193);
+  }
   return h | 0;
-}
-
-function sameBytes(kept: Uint8Array, buf: Buffer, start: number, end: number): boolean {
-  const n = end - start;
-  if (kept.length !== n) return false;
-  for (let i = 0; i < n; i++) if (kept[i] !== buf[start + i]) return false;
-  return true;
 }
 
 /** A node loaded from its frame's record (what the engine's load reads: id and dependencies; classify: the record). */
