@@ -24,4 +24,17 @@ describe('FrameMemo', () => {
     const again = new WireCursor(Buffer.from('xx23456789abcdeyy'));
     expect(memo.get(again, 2, 15, frameHash(again, 2, 15))?.key).toBe(1);
   });
+
+  it('closes, keeping nothing, once frames do not repeat', () => {
+    const memo = new FrameMemo();
+    const c = new WireCursor(Buffer.alloc(8));
+    for (let i = 0; memo.open && i < 100_000; i++) {
+      c.buf.writeUInt32LE(i, 0);
+      const h = frameHash(c, 0, 8);
+      if (memo.get(c, 0, 8, h) === undefined) memo.put(c, 0, 8, h, record(i));
+    }
+    expect(memo.open).toBe(false);
+    c.buf.writeUInt32LE(3, 0);
+    expect(memo.get(c, 0, 8, frameHash(c, 0, 8))).toBeUndefined();
+  });
 });

@@ -43,6 +43,8 @@ interface Entry {
 /** At most this many records are kept, of at most this many frame bytes (then no more frames are recorded). */
 const MAX_RECORDS = 2 ** 17;
 const MAX_KEPT_BYTES = 16 * 2 ** 20;
+/** After this many look-ups, a memo that found fewer than half of them closes (frames that do not repeat). */
+const TRIAL_LOOKUPS = 2 ** 14;
 
 export class FrameMemo {
   private readonly byHash = new Map<number, Entry>();
@@ -51,20 +53,37 @@ export class FrameMemo {
   private arenaView = new DataView(this.arena.buffer);
   private keptBytes = 0;
   private records = 0;
+  private lookups = 0;
+  private hits = 0;
+  /** False once the memo has closed: frames of this trace do not repeat enough to pay for it. */
+  open = true;
 
   /** The record of the frame in c.buf[start, end), if one was kept; `hash` from frameHash. */
   get(c: WireCursor, start: number, end: number, hash: number): FrameRecord | undefined {
+    if (++this.lookups === TRIAL_LOOKUPS && this.hits * 2 < this.lookups) this.close();
     const length = end - start;
     for (let e: Entry | null = this.byHash.get(hash) ?? null; e !== null; e = e.next) {
-      if (e.length === length && this.sameBytes(e.offset, c, start, length)) return e.record;
+      if (e.length === length && this.sameBytes(e.offset, c, start, length)) {
+        this.hits++;
+        return e.record;
+      }
     }
     return undefined;
+  }
+
+  /** Drops every record and keeps no more. */
+  private close(): void {
+    this.open = false;
+    this.byHash.clear();
+    this.arena = new Uint8Array(0);
+    this.arenaView = new DataView(this.arena.buffer);
+    this.keptBytes = 0;
   }
 
   /** Keeps the record of the frame in c.buf[start, end). */
   put(c: WireCursor, start: number, end: number, hash: number, record: FrameRecord): void {
     const length = end - start;
-    if (this.keptBytes + length > MAX_KEPT_BYTES || this.records >= MAX_RECORDS) return;
+    if (!this.open || this.keptBytes + length > MAX_KEPT_BYTES || this.records >= MAX_RECORDS) return;
     if (this.keptBytes + length > this.arena.length) {
       const arena = new Uint8Array(Math.min(MAX_KEPT_BYTES, Math.max(2 * this.arena.length, this.keptBytes + length)));
       arena.set(this.arena.subarray(0, this.keptBytes));

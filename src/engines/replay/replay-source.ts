@@ -68,6 +68,7 @@ export class ReplayFileReader {
   private take(load: (n: ReplayNode) => void, memo: FrameMemo | null): number {
     const frames = this.frames!;
     const { probe, node, recorded } = this.shared;
+    if (memo !== null && !memo.open) memo = null;
     let count = 0;
     let refused: unknown = null;
     try {
