@@ -37,9 +37,9 @@ console.log(JSON.stringify({ nodes: res.nodes, makespanNs: res.makespanNs, finis
 }
 
 /** One line per mode, the second saying whether its per-rank finishes equal the first's. */
-export function reportModes(label, prefix) {
+export function reportModes(label, prefix, modes = ['once', 'every']) {
   let first = null;
-  for (const mode of ['once', 'every']) {
+  for (const mode of modes) {
     const r = replayInChild(prefix, mode);
     first ??= r.finishes;
     console.log(`${label}, ${mode === 'once' ? 'as tracewatt replay runs it' : 'every rank simulated'}: ${r.nodes} nodes in ${r.wallS.toFixed(2)} s wall, ` +

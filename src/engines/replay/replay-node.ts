@@ -69,6 +69,10 @@ export class DecodedReplayNode implements ReplayNode {
   readonly record = null;
   readonly recordable = false;
   remember(): void {}
+  /** The node's dependencies as keys, made once per node (the engine reads each several times). */
+  private keysOf: ChakraNode | null = null;
+  private readonly dataKeys: IdKey[] = [];
+  private readonly ctrlKeys: IdKey[] = [];
 
   of(n: ChakraNode): this {
     this.n = n;
@@ -115,7 +119,13 @@ export class DecodedReplayNode implements ReplayNode {
     return (ctrl ? this.node.ctrlDeps : this.node.dataDeps).length;
   }
   depKey(ctrl: boolean, i: number): IdKey {
-    return idKey((ctrl ? this.node.ctrlDeps : this.node.dataDeps)[i]);
+    const n = this.node;
+    if (this.keysOf !== n) {
+      this.keysOf = n;
+      keysInto(n.dataDeps, this.dataKeys);
+      keysInto(n.ctrlDeps, this.ctrlKeys);
+    }
+    return (ctrl ? this.ctrlKeys : this.dataKeys)[i];
   }
   dep(ctrl: boolean, i: number): bigint {
     return (ctrl ? this.node.ctrlDeps : this.node.dataDeps)[i];
@@ -197,6 +207,11 @@ export class ProbedReplayNode implements ReplayNode {
   dep(ctrl: boolean, i: number): bigint {
     return (ctrl ? this.probe.ctrlDeps : this.probe.dataDeps).valueAt(i);
   }
+}
+
+function keysInto(ids: bigint[], out: IdKey[]): void {
+  out.length = ids.length;
+  for (let i = 0; i < ids.length; i++) out[i] = idKey(ids[i]);
 }
 
 function bigKey(list: U64List, i: number): IdKey {
