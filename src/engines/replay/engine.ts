@@ -1,6 +1,6 @@
 /**
  * Discrete-event replay of all ranks of a Chakra trace, with ASTRA-sim's analytical
- * congestion-unaware semantics (../shared/notes/astra-sim-semantics.md) and an energy breakdown.
+ * congestion-unaware semantics (docs/how-it-works.md, "Replay: conventions") and an energy breakdown.
  *
  * Workload layer: a node is ready when every data and ctrl parent has finished; each rank has one
  * GPU, one CPU and one comm slot (collectives, sends and remote-memory loads/stores share the comm
@@ -13,7 +13,7 @@
  * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
  * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
  * the window could have started earlier than the window let it load; the default window (65,536 nodes
- * per rank) holds every trace in ../shared whole.
+ * per rank) holds every trace the project is tested on whole.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';

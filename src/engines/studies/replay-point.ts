@@ -23,15 +23,29 @@ export interface CalibratedKernels {
 
 export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions; calibrated?: CalibratedKernels };
 
+/** Calibrations a worker has loaded, by file; a sweep names one or two, so a small bound suffices. */
 const calibrations = new Map<string, Promise<Calibration>>();
+const MAX_CACHED_CALIBRATIONS = 8;
+
+/** The calibration in `file`, loaded once per worker; a failed load is not kept (the next point tries again). */
+function cachedCalibration(file: string): Promise<Calibration> {
+  let cal = calibrations.get(file);
+  if (cal) return cal;
+  if (calibrations.size >= MAX_CACHED_CALIBRATIONS) calibrations.delete(calibrations.keys().next().value!);
+  cal = loadCalibration(file);
+  calibrations.set(file, cal);
+  cal.catch(() => {
+    if (calibrations.get(file) === cal) calibrations.delete(file);
+  });
+  return cal;
+}
 
 /** Generator options with the calibrated time-and-energy model, when one is asked for. */
 export async function llmOptions(spec: Extract<TraceSpec, { kind: 'llm' }>): Promise<LlmGenerateOptions> {
   if (!spec.calibrated) return spec.options;
   const { calibrationFile, clockMHz } = spec.calibrated;
-  let cal = calibrations.get(calibrationFile);
-  if (!cal) calibrations.set(calibrationFile, (cal = loadCalibration(calibrationFile)));
-  return { ...spec.options, timeModel: calibratedTimeModel(await cal, clockMHz, spec.options.dtype ?? 'bf16', true) };
+  const cal = await cachedCalibration(calibrationFile);
+  return { ...spec.options, timeModel: calibratedTimeModel(cal, clockMHz, spec.options.dtype ?? 'bf16', true) };
 }
 
 export interface PointTask {
