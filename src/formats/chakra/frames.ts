@@ -6,7 +6,8 @@
  * same way: a ChakraDecodeError naming file, byte offset and frame index, and what was expected.
  */
 import type { Diagnostics } from '../../diagnostics.js';
-import { ChakraDecodeError, InputError } from '../../errors.js';
+import { ChakraDecodeError } from '../../errors.js';
+import { fileReadError } from '../file-chunks.js';
 import { WireCursor, WireError } from './cursor.js';
 import { decodeMetadata, isMetadataFrame } from './decode.js';
 import type { ChunkBufferPool } from './source.js';
@@ -240,10 +241,7 @@ export class FrameScanner {
       return at('gzip stream cut short (unexpected end of compressed data): truncated file');
     }
     if (err?.code === 'Z_DATA_ERROR') return at(`corrupt gzip data (${err.message})`);
-    if (err?.code === 'EISDIR' || err?.code === 'ENOENT' || err?.code === 'EACCES' || err?.code === 'EIO') {
-      return new InputError(`${this.file}: cannot read (${err.code})`);
-    }
-    return e instanceof Error ? e : new Error(String(e));
+    return fileReadError(this.file, e);
   }
 
   /** Throws the error for a problem at buf[position] of the current frame. */
