@@ -216,6 +216,14 @@ describe('calibration files and bands', () => {
     const bad4 = structuredClone(cal) as any;
     bad4.uncertainty.roofExponentRange = { p10: 4, p90: 2, kernels: 30 };
     expect(() => validateCalibration(bad4, 'x.json')).toThrow(/field uncertainty\.roofExponentRange\.p90: expected p90 ≥ p10/);
+    const bad5 = structuredClone(cal) as any;
+    bad5.uncertainty.memoryCeiling = structuredClone(cal.uncertainty!.modes['one-clock-down']);
+    expect(() => validateCalibration(bad5, 'x.json')).not.toThrow();
+    bad5.uncertainty.memoryCeiling.time.q90[1] = -0.1;
+    expect(() => validateCalibration(bad5, 'x.json')).toThrow(/x\.json: field uncertainty\.memoryCeiling\.time: expected q10 ≤ 0 ≤ q90/);
+    const bad6 = structuredClone(cal) as any;
+    bad6.uncertainty.powerMisfitMax = -1;
+    expect(() => validateCalibration(bad6, 'x.json')).toThrow(/uncertainty.*powerMisfitMax/);
   });
 
   it('a band model written before twoClockDistance reads its two-clock tables by the old distance', async () => {
