@@ -23,6 +23,8 @@ import {
 import { describeAdvice } from '../engines/calibrate/advice.js';
 import { layerStudySection } from './a30-layers-html.js';
 import { sensitivityMapSection } from './sensitivity-map-html.js';
+import type { HtmlParts } from './a30-layers-html.js';
+import { measuredGroups, measuredSection, type MeasuredGroup } from './measured-html.js';
 import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
 import { formatRows, significant, type Cell, type Column } from './tables.js';
@@ -560,17 +562,40 @@ summary{cursor:pointer;color:#345}
 footer{color:#888;font-size:12px;padding-bottom:24px}
 `;
 
-/** The whole page as one HTML string. Sections follow the order of `results`. */
+/** One section of the page: a result, or an imported run's measurement beside its replays. */
+interface PageSection {
+  id: string;
+  kind: string;
+  kindTitle: string;
+  label: string;
+  body: string;
+}
+
+/** The run a group of replays shares: the as-measured label without " as measured", else a modelled one without " on <network>". */
+function measuredGroupLabel(g: MeasuredGroup): string {
+  return g.asMeasured ? g.asMeasured.label.replace(/ as measured$/, '') : g.modelled[0]!.label.replace(/ on [^ ]+$/, '');
+}
+
+/** The whole page as one HTML string. Sections follow the order of `results`; an imported run's measured-beside-modelled section comes before its first replay. */
 export async function buildReport(results: readonly ReportResult[], options: ReportOptions = {}): Promise<string> {
   const title = options.title ?? 'tracewatt report';
   const version = options.version ?? tracewattVersion();
-  const bodies = await Promise.all(results.map(sectionBody));
-  const sections = results.map(
-    (r, i) =>
-      `<section class="result" id="result-${i + 1}" data-kind="${r.kind}">\n` +
-      `<h2>${escapeHtml(r.label)} <span class="kind">· ${KIND_TITLES[r.kind]}</span></h2>\n${bodies[i]}\n</section>`,
+  const parts: HtmlParts = { table: htmlTable, figure, escape: escapeHtml };
+  const groups = measuredGroups(results);
+  const [bodies, groupBodies] = await Promise.all([Promise.all(results.map(sectionBody)), Promise.all(groups.map((g) => measuredSection(g, parts)))]);
+  const page: PageSection[] = [];
+  results.forEach((r, i) => {
+    groups.forEach((g, j) => {
+      if (g.indexes[0] === i) page.push({ id: `measured-${j + 1}`, kind: 'measured', kindTitle: 'Measured beside modelled', label: measuredGroupLabel(g), body: groupBodies[j]! });
+    });
+    page.push({ id: `result-${i + 1}`, kind: r.kind, kindTitle: KIND_TITLES[r.kind], label: r.label, body: bodies[i]! });
+  });
+  const sections = page.map(
+    (s) =>
+      `<section class="result" id="${s.id}" data-kind="${s.kind}">\n` +
+      `<h2>${escapeHtml(s.label)} <span class="kind">· ${s.kindTitle}</span></h2>\n${s.body}\n</section>`,
   );
-  const toc = results.map((r, i) => `<li><a href="#result-${i + 1}">${escapeHtml(r.label)}</a> <span class="kind">${KIND_TITLES[r.kind]}</span></li>`);
+  const toc = page.map((s) => `<li><a href="#${s.id}">${escapeHtml(s.label)}</a> <span class="kind">${s.kindTitle}</span></li>`);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -587,8 +612,8 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
     options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
   }</p>
 <p class="estimates"><strong>Estimates.</strong> Energy, power and time on this page are modelled by tracewatt, not measured
-(only the model-accuracy tables compare with measurements).</p>
-${results.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
+(only ${groups.length ? 'the measured-beside-modelled sections and ' : ''}the model-accuracy tables compare with measurements).</p>
+${page.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
 </header>
 <main>
 ${sections.join('\n')}
