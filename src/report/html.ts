@@ -27,7 +27,8 @@ import type { HtmlParts } from './a30-layers-html.js';
 import { measuredGroups, measuredSection, type MeasuredGroup } from './measured-html.js';
 import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
-import { formatRows, significant, type Cell, type Column } from './tables.js';
+import { formatRows, signedFixed, significant, SWEEP_EDGE_DEFINITION, type Cell, type Column } from './tables.js';
+import { knobNote } from './case-study-text.js';
 import type {
   AccuracyTable,
   CaseStudySummary,
@@ -325,7 +326,7 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
   ].join('\n');
 }
 
-const signedPct = (x: number, digits = 2) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)} %`;
+const signedPct = (x: number, digits = 2) => `${signedFixed(digits)(x)} %`;
 const sharePct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 
 /** The one-line takeaways above the case study's plots, from its numbers. */
@@ -445,9 +446,9 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
         l.name, k.name, k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`, p.timeChangePct, p.energyChangePct,
         p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
         p.deltaEnergyPerDeltaTimeW,
-        p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `lowest energy${k.best.atEdge ? ` (${k.best.atEdge} edge of the sweep)` : ''}` : '',
+        knobNote(k, p.setting),
       ]))),
-      'Every knob setting against nominal (estimated)',
+      `Every knob setting against nominal (estimated); ${SWEEP_EDGE_DEFINITION}`,
     ),
     `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
     '</details>',

@@ -8,7 +8,7 @@
 import type { HtmlParts } from './a30-layers-html.js';
 import { measuredBesideSpec, type MeasuredBar } from './plots/measured.js';
 import { renderSvg } from './plots/render.js';
-import { significant, type Cell, type Column } from './tables.js';
+import { signedFixed, significant, type Cell, type Column } from './tables.js';
 import type { ReplayRecord, ReportResult } from './types.js';
 
 /** An imported run's measurement and the replays that share it. */
@@ -58,7 +58,8 @@ function modelledName(r: ReplayRecord, i: number, all: readonly ReplayRecord[]):
 const MEASURED = 'measured';
 const AS_MEASURED = 'as-measured replay';
 const sig = significant(4);
-const signedPct = (v: Cell) => (typeof v === 'number' && Number.isFinite(v) ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toPrecision(3)}` : '');
+/** Errors with their sign, 3 significant digits from 1 up and 2 decimals below (+157, +57.3, −0.41, 0.00). */
+const signedPct = (v: Cell) => (typeof v === 'number' && Number.isFinite(v) ? signedFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.max(Math.abs(v), 1)))))(v) : '');
 const errPct = (x: number | null | undefined, ref: number | null | undefined) => (typeof x === 'number' && typeof ref === 'number' && ref > 0 ? ((x - ref) / ref) * 100 : null);
 
 /** The figures of one group, per rank: times (ms) and energies (J); null where a series has no value. */

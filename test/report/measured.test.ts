@@ -57,7 +57,7 @@ describe('report: measured beside modelled (H200 GPT, nvidia-smi log)', () => {
     expect(row!.asMeasuredJ).toBe(asMeasured.energyJ.total);
     expect(row!.modelledJ).toEqual([modelled.energyJ.total]);
     const head = measuredHeadline(g);
-    expect(head).toMatch(/^Measured iteration 66\.99 ms; replay error: as-measured \+0\.00 %, modelled on one NPU \+\d/);
+    expect(head).toMatch(/^Measured iteration 66\.99 ms; replay error: as-measured 0\.00 %, modelled on one NPU \+\d/);
     expect(head).toContain(`the power log measured ${Number(row!.loggedJ!.toPrecision(4))} J over the iteration`);
   });
 
