@@ -19,6 +19,7 @@ import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
+import { defaultSmClockMHz } from '../../formats/kineto/clocks.js';
 
 /** Attribute names written on an annotated node (util_<component> besides). Units in the README. */
 export const ANNOTATION_ATTRS = {
@@ -201,6 +202,24 @@ const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.va
  * The clock the profile's durations were taken at when the user gives none: the one clock a Kineto reader assumed
  * for every sample (the device's boost clock), so that the plan scales from the clock the samples say.
  */
+/**
+ * The one rule for the clock a run's durations were recorded at when --reference-frequency is not given (annotate,
+ * predict): the clock its profile records; where it records none, the GPU's maximum boost clock, which GPU Boost runs
+ * kernels at unless a power or temperature limit pulls it down — from the profile's device name (a Kineto trace: its
+ * reader assumes it, formats/kineto/clocks.ts), else the calibration's device (its datasheet's maximum SM clock, else
+ * the clock table, else its highest calibrated clock). The note says which.
+ */
+export function defaultReferenceClock(cal: Calibration, profiles: ProfileTable[]): { mhz: number; note: string } {
+  const fromProfile = assumedProfileClock(profiles);
+  if (fromProfile !== null) {
+    return { mhz: fromProfile, note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)` };
+  }
+  const table = defaultSmClockMHz(cal.device.name);
+  const mhz = cal.datasheet?.maxSmClockMHz ?? table?.mhz ?? Math.max(...cal.clocks.smClocksMHz);
+  const source = cal.datasheet ? 'its datasheet' : table ? `the clock table (${table.entry})` : 'its highest calibrated clock';
+  return { mhz, note: `reference clock ${mhz} MHz: the maximum boost clock of ${cal.device.name} (${source}; pass --reference-frequency if the run was clock-locked)` };
+}
+
 function assumedProfileClock(profiles: ProfileTable[]): number | null {
   const clocks = new Set<number>();
   for (const t of profiles) {
@@ -247,8 +266,8 @@ export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz
 /** Builds the plan from a calibration and one or more profile tables. */
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
   const notes: string[] = [];
-  const fromProfile = options.referenceClockMHz === undefined ? assumedProfileClock(profiles) : null;
-  const referenceClockMHz = options.referenceClockMHz ?? fromProfile ?? Math.max(...cal.clocks.smClocksMHz);
+  const fallback = options.referenceClockMHz === undefined ? defaultReferenceClock(cal, profiles) : null;
+  const referenceClockMHz = options.referenceClockMHz ?? fallback!.mhz;
   if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
   // No target clock given: the clock the trace ran at (its durations kept, energies annotated), said in the notes.
   const freqs = options.frequenciesMHz.length > 0 ? options.frequenciesMHz : [referenceClockMHz];
@@ -257,7 +276,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
   for (const f of freqs) checkTargetClock(cal, f);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
-  if (fromProfile !== null) notes.push(`reference clock ${referenceClockMHz} MHz: the clock the Kineto profile's samples were taken at (assumed by its reader; pass --reference-frequency to set it)`);
+  if (fallback) notes.push(fallback.note);
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
     notes.push(`reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`);
@@ -290,11 +309,11 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Several ranks' profiles (one Kineto trace per rank): each rank's kernels are its own entries.
   const perRank = ranks.size > 1;
   let order = 0;
-  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock the
-  // user gave, as in predict; without one they stay unclocked and are reported unusable (profile-kernel-unusable).
+  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock: the
+  // one given, else the rule every input follows (defaultReferenceClock: the GPU's maximum boost clock), as Kineto's.
   let unclocked = 0;
   let total = 0;
-  const given = options.referenceClockMHz;
+  const given = referenceClockMHz;
   for (const table of profiles) {
     for (const raw of table.samples) {
       total++;
@@ -320,7 +339,10 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     }
   }
 
-  if (unclocked) notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz (given: --reference-frequency)`);
+  if (unclocked) {
+    notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
+      `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the GPU\'s maximum boost clock; pass --reference-frequency if the run was clock-locked'})`);
+  }
 
   const predicted = (profile: KernelSample[] | KernelProfile[], i: number): Prepared => {
     const f = freqs[i]!;
@@ -331,7 +353,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
     if (usable.length === 0) {
-      const why = g.samples.every((s) => s.smClockMHz === null) ? 'its samples record no SM clock (pass --reference-frequency MHz to give them one)' : 'no sample with an SM clock and a positive duration';
+      const why = 'no sample with an SM clock and a positive duration';
       diag?.add('profile-kernel-unusable', { message: `${g.key}: ${why}; not used for matching` });
       continue;
     }
