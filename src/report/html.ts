@@ -82,8 +82,9 @@ function figure(id: string, svg: string, caption: string, takeaway?: string): st
 const pct = (share: number) => share * 100;
 /** Numbers to 3 significant digits (3.7e-5 J stays 0.000037, not 0.00): never fixed decimals. */
 const sig = significant(3);
-const J = 'J, estimated';
-const S = 's, estimated';
+/** Units in table headers, as the terminal tables write them ("energy (J, est.)"). */
+const J = 'J, est.';
+const S = 's, est.';
 
 function breakdownRows(e: EnergyBreakdownJ, band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>): Cell[][] {
   const parts = [...ENERGY_PARTS, 'total'] as const;
@@ -168,7 +169,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     '</div>',
     ...(byName ? [figure('energy-by-name', byName, 'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).')] : []),
     figure('energy-per-rank', plot, 'Energy per rank, stacked by component (estimated).'),
-    `<details><summary>Per-rank table (${r.ranks.length} ranks)</summary>`,
+    `<details><summary>Per-rank table (${r.ranks.length} rank${r.ranks.length === 1 ? '' : 's'})</summary>`,
     htmlTable(
       [
         { header: 'rank' },
@@ -545,8 +546,8 @@ details.method{border-top:1px solid #ddd;padding-top:6px;margin-top:12px}
 table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-td.num{white-space:nowrap}
-th{min-width:6em;max-width:16em}
+td.num,td:first-child{white-space:nowrap}
+th{min-width:4.5em;max-width:16em}
 th{background:#f2f2f2;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .tables{display:flex;flex-wrap:wrap;align-items:flex-start}
@@ -574,7 +575,7 @@ interface PageSection {
 
 /** The run a group of replays shares: the as-measured label without " as measured", else a modelled one without " on <network>". */
 function measuredGroupLabel(g: MeasuredGroup): string {
-  return g.asMeasured ? g.asMeasured.label.replace(/ as measured$/, '') : g.modelled[0]!.label.replace(/ on [^ ]+$/, '');
+  return g.asMeasured ? g.asMeasured.label.replace(/ as measured$/, '') : g.modelled[0]!.label.replace(/ on .+$/, '');
 }
 
 /** The whole page as one HTML string. Sections follow the order of `results`; an imported run's measured-beside-modelled section comes before its first replay. */

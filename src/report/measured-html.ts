@@ -50,10 +50,13 @@ export function measuredGroups(results: readonly ReportResult[]): MeasuredGroup[
 /** A modelled replay's short name in the legend: the network it ran on ("… on net.yml" → "modelled, net.yml"). */
 function modelledName(r: ReplayRecord, i: number, all: readonly ReplayRecord[]): string {
   const on = / on (.+)$/.exec(r.label)?.[1];
-  const base = on === 'none' ? 'one NPU' : on ? on.split('/').pop()! : all.length > 1 ? String(i + 1) : '';
+  const base = on?.startsWith('one NPU') ? 'one NPU' : on ? on.split('/').pop()! : all.length > 1 ? String(i + 1) : '';
   const name = base ? `modelled, ${base}` : 'modelled';
   return name.length > 40 ? `${name.slice(0, 39)}…` : name;
 }
+
+/** "modelled, net.yml" → "modelled on net.yml", for sentences. */
+const onName = (n: string) => n.replace(/^modelled, (.+)$/, 'modelled on $1');
 
 const MEASURED = 'measured';
 const AS_MEASURED = 'as-measured replay';
@@ -93,7 +96,7 @@ export function measuredHeadline(g: MeasuredGroup): string {
   const span = measured.map((r) => r.measuredNs! / 1e6);
   const off = [
     ...(g.asMeasured ? [`as-measured ${signedPct(worst(rows.map((r) => errPct(r.asMeasuredNs, r.measuredNs))))} %`] : []),
-    ...names.map((n, i) => `${n.replace(/^modelled, (.+)$/, 'modelled on $1')} ${signedPct(worst(rows.map((r) => errPct(r.modelledNs[i], r.measuredNs))))} %`),
+    ...names.map((n, i) => `${onName(n)} ${signedPct(worst(rows.map((r) => errPct(r.modelledNs[i], r.measuredNs))))} %`),
   ];
   let text = `Measured iteration ${measured.length === 1 ? `${sig(span[0]!)} ms` : `${sig(Math.min(...span))}–${sig(Math.max(...span))} ms over ${measured.length} ranks`}; ` +
     `replay ${measured.length === 1 ? 'error' : 'error of the worst rank'}: ${off.join(', ')}.`;
@@ -101,7 +104,7 @@ export function measuredHeadline(g: MeasuredGroup): string {
   if (g.asMeasured?.powerLog && logJ > 0) {
     const est = [
       ...(g.asMeasured ? [`${sig(rows.reduce((a, r) => a + (r.asMeasuredJ ?? 0), 0))} J on the as-measured timeline`] : []),
-      ...names.map((n, i) => `${sig(rows.reduce((a, r) => a + (r.modelledJ[i] ?? 0), 0))} J ${n}`),
+      ...names.map((n, i) => `${sig(rows.reduce((a, r) => a + (r.modelledJ[i] ?? 0), 0))} J ${onName(n)}`),
     ];
     text += ` Energy: the power log measured ${sig(logJ)} J over the iteration${rows.length > 1 ? 's' : ''}; estimated: ${est.join(', ')}.`;
   }

@@ -34,11 +34,11 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
       ],
       m.rows.map((r) => [
         r.layout, r.globalBatchSequences, r.scaleOutBandwidthGBps, r.bestScale, r.energyChangePct, r.timeChangePct,
-        r.deltaEnergyPerDeltaTimeW, r.energySavedPctPerSlowdownPct ?? (r.timeChangePct <= 0 && r.energyChangePct <= 0 ? 'faster, cheaper' : null),
+        r.deltaEnergyPerDeltaTimeW, r.energySavedPctPerSlowdownPct ?? (r.timeChangePct <= 0 && r.energyChangePct <= 0 ? '—' : null),
         r.networkEnergySharePct, r.hiddenCommunicationSharePct, r.idleEnergySharePct,
         sweepNote({ realBatch: r.realBatchPoint, atEdge: r.bestAtEdge }),
       ]),
-      `Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated); ${SWEEP_EDGE_DEFINITION}`,
+      `Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated); —: faster and cheaper, no slowdown to save per; ${SWEEP_EDGE_DEFINITION}`,
     ),
     '</details>',
     `<ul class="notes">${m.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul>`,

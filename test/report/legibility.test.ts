@@ -1,7 +1,7 @@
 /**
  * Every plot the report can draw, rendered to SVG by vega's headless renderer (as `tracewatt report` writes it): no
  * two text labels overlap and no text is smaller than 11 px (issue 28). Label boxes are estimated from the font
- * size and the number of characters (test/report/svg.ts textBoxes). The plots are those of a page with one result of
+ * size and the number of characters (test/report/svg.ts textBoxes); no label is cut short by vega's label limit. The plots are those of a page with one result of
  * every kind (fixtures.ts everyPlotFixtures: the case study, a replay with energy by name, both sweeps, accuracy, an
  * imported run measured beside modelled, a plan, the layer study); a figure the source can draw that this page lacks
  * fails the test, so a new plot cannot skip the check.
@@ -30,6 +30,8 @@ describe('report plots are legible', () => {
       const boxes = textBoxes(fig);
       expect(boxes.length, id).toBeGreaterThan(3);
       for (const b of boxes) if (b.fontPx < 11) problems.push(`${id}: "${b.text}" at ${b.fontPx} px`);
+      // Vega cuts a label longer than its labelLimit with a trailing "…" (names are cut in the middle, by shortName).
+      for (const b of boxes) if (b.text.endsWith('…')) problems.push(`${id}: "${b.text}" cut by vega's label limit`);
       for (const [a, b] of overlappingLabels(boxes)) problems.push(`${id}: "${a.text}" overlaps "${b.text}"`);
     }
     expect(problems).toEqual([]);

@@ -114,7 +114,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
     identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
-    label: input.label ?? `${input.trace} on ${input.network}`,
+    label: input.label ?? `${input.trace} on ${input.network === NO_NETWORK ? 'one NPU (--network none)' : input.network}`,
   };
   if (!input.timeline) return replay(sources, opts);
 
