@@ -19,7 +19,6 @@ import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
-import { defaultSmClockMHz } from '../../formats/kineto/clocks.js';
 
 /** Attribute names written on an annotated node (util_<component> besides). Units in the README. */
 export const ANNOTATION_ATTRS = {
@@ -203,21 +202,19 @@ const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.va
  * for every sample (the device's boost clock), so that the plan scales from the clock the samples say.
  */
 /**
- * The one rule for the clock a run's durations were recorded at when --reference-frequency is not given (annotate,
- * predict): the clock its profile records; where it records none, the GPU's maximum boost clock, which GPU Boost runs
- * kernels at unless a power or temperature limit pulls it down — from the profile's device name (a Kineto trace: its
- * reader assumes it, formats/kineto/clocks.ts), else the calibration's device (its datasheet's maximum SM clock, else
- * the clock table, else its highest calibrated clock). The note says which.
+ * The one rule for the clock a run's durations were recorded at when --reference-frequency is not given (annotate):
+ * the clock its profile's reader assumed for samples that record none (a Kineto trace: the maximum boost clock of the
+ * device it names, formats/kineto/clocks.ts), else the calibration's highest calibrated clock. Profile samples
+ * without a clock (a generic CSV, an Nsight Systems trace) are taken at this clock too, as Kineto's are. The note says
+ * which.
  */
 export function defaultReferenceClock(cal: Calibration, profiles: ProfileTable[]): { mhz: number; note: string } {
   const fromProfile = assumedProfileClock(profiles);
   if (fromProfile !== null) {
     return { mhz: fromProfile, note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)` };
   }
-  const table = defaultSmClockMHz(cal.device.name);
-  const mhz = cal.datasheet?.maxSmClockMHz ?? table?.mhz ?? Math.max(...cal.clocks.smClocksMHz);
-  const source = cal.datasheet ? 'its datasheet' : table ? `the clock table (${table.entry})` : 'its highest calibrated clock';
-  return { mhz, note: `reference clock ${mhz} MHz: the maximum boost clock of ${cal.device.name} (${source}; pass --reference-frequency if the run was clock-locked)` };
+  const mhz = Math.max(...cal.clocks.smClocksMHz);
+  return { mhz, note: `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass --reference-frequency if the run ran at another)` };
 }
 
 function assumedProfileClock(profiles: ProfileTable[]): number | null {
@@ -276,7 +273,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
   for (const f of freqs) checkTargetClock(cal, f);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
-  if (fallback) notes.push(fallback.note);
+  // Said where profiles are matched at it (without one the headline's "reference clock" line says it).
+  if (fallback && profiles.length > 0) notes.push(fallback.note);
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
     notes.push(`reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`);
@@ -310,7 +308,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   const perRank = ranks.size > 1;
   let order = 0;
   // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock: the
-  // one given, else the rule every input follows (defaultReferenceClock: the GPU's maximum boost clock), as Kineto's.
+  // one given, else defaultReferenceClock's, as a Kineto trace's samples do.
   let unclocked = 0;
   let total = 0;
   const given = referenceClockMHz;
@@ -341,7 +339,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
 
   if (unclocked) {
     notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
-      `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the GPU\'s maximum boost clock; pass --reference-frequency if the run was clock-locked'})`);
+      `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the default reference clock; pass --reference-frequency if the run ran at another'})`);
   }
 
   const predicted = (profile: KernelSample[] | KernelProfile[], i: number): Prepared => {
