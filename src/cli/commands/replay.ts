@@ -3,6 +3,7 @@ import { toJson } from '../../core/json.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, replayFiles, resolvePower, type ReplayResult } from '../../engines/replay/index.js';
 import { measuredIterations, replayFilesAsMeasured } from '../../engines/replay/as-measured.js';
 import { InputError } from '../../errors.js';
+import { NO_NETWORK } from '../../formats/astra/index.js';
 import { asMeasuredRows, asMeasuredText, measuredBesideRows } from '../../report/measured-text.js';
 import { formatTable } from '../../report/tables.js';
 import { replayRanks, replayText } from '../../report/text.js';
@@ -16,8 +17,8 @@ export const replayCommand: CommandSpec = {
   options: [
     { name: 'as-measured', description: 'replay an imported run (import pytorch / import kineto) as it ran: measured durations and delays, no --system/--network' },
     { name: 'power-log', value: 'file', description: 'with --as-measured: a power log of the run (nvidia-smi, DCGM, Zeus CSV); its energy over each measured iteration is printed beside the estimate' },
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json (required unless --as-measured)' },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml (required unless --as-measured)' },
+    { name: 'system', value: 'file', description: 'ASTRA-sim system.json (required unless --as-measured or --network none; with none: ring collectives, roofline off)' },
+    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml, or "none" for a one-rank trace (one NPU, no network) (required unless --as-measured)' },
     { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)' },
     { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
     { name: 'power', value: 'file', description: `power.json, or a preset name: ${POWER_PRESETS.join(', ')}`, default: DEFAULT_POWER_PRESET },
@@ -42,10 +43,12 @@ export const replayCommand: CommandSpec = {
       for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
       return 0;
     }
-    if (opts.system === undefined || opts.network === undefined) throw new InputError('give --system and --network (the cluster to replay on), or --as-measured for an imported run');
+    if (opts.network === undefined || (opts.system === undefined && opts.network !== NO_NETWORK)) {
+      throw new InputError('give --system and --network (the cluster to replay on; --network none for a one-rank trace), or --as-measured for an imported run');
+    }
     if (opts.powerLog !== undefined) throw new InputError('--power-log goes with --as-measured');
     const res = await replayFiles({
-      trace: args[0]!, system: String(opts.system), network: String(opts.network),
+      trace: args[0]!, system: str(opts, 'system'), network: String(opts.network),
       memory: str(opts, 'memory'), commGroup: str(opts, 'commGroup'), power: str(opts, 'power'),
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim', windowNodes: int(opts, 'window'),
       label: str(opts, 'label'), timeline: str(opts, 'timeline'),

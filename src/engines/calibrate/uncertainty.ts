@@ -145,6 +145,8 @@ function seriesExponentRange(series: KernelSeries[]): ExponentRange | null {
 
 export interface UncertaintyOptions extends Pick<CalibrateOptions, 'device'> {
   maxFolds?: number;
+  /** Called before the first fold (done 0) and after each: the band model refits the calibration once per fold. */
+  onFold?: (done: number, total: number) => void;
 }
 
 /** One leave-one-benchmark-out fold: the calibration fitted without its benchmarks, and the kernels it left out. */
@@ -195,6 +197,7 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
   const distances: number[] = [];
   const powerMisfits: ResidualSet['powerMisfits'] = [];
   let kernels = 0;
+  options.onFold?.(0, nFolds);
   for (let fold = 0; fold < nFolds; fold++) {
     const leftOut = series.filter((s) => foldOf.get(benchmarkOf(s.key)) === fold);
     const kept = series.filter((s) => foldOf.get(benchmarkOf(s.key)) !== fold);
@@ -211,6 +214,7 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
       const top = s.points.filter(usable).at(-1)!;
       powerMisfits.push({ fold, misfit: powerMisfit(cal, top) });
     }
+    options.onFold?.(fold + 1, nFolds);
   }
   const sorted = distances.sort((a, b) => a - b);
   const counterDistanceP90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))]! : 0;
@@ -296,8 +300,9 @@ export function fitUncertainty(inputs: CalibrateInput[], options: UncertaintyOpt
 }
 
 /** Fits a calibration and its band model: what `tracewatt calibrate` writes. */
-export function fitCalibrationWithBands(inputs: CalibrateInput[], options: CalibrateOptions = {}): ReturnType<typeof fitCalibration> {
-  const fitted = fitCalibration(inputs, options);
-  fitted.calibration.uncertainty = fitUncertainty(inputs, { device: options.device });
+export function fitCalibrationWithBands(inputs: CalibrateInput[], options: CalibrateOptions & Pick<UncertaintyOptions, 'onFold'> = {}): ReturnType<typeof fitCalibration> {
+  const { onFold, ...fitOptions } = options;
+  const fitted = fitCalibration(inputs, fitOptions);
+  fitted.calibration.uncertainty = fitUncertainty(inputs, { device: options.device, onFold });
   return fitted;
 }

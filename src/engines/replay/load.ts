@@ -3,9 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Diagnostics } from '../../diagnostics.js';
 import {
-  loadCommGroupConfig, loadNetworkConfig, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
+  defaultSystem, loadCommGroupConfig, loadNetworkConfig, NO_NETWORK, oneNpuNetwork, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
   type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
+import { InputError } from '../../errors.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
 import { replay, type ReplayOptions } from './engine.js';
@@ -69,7 +70,9 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
 
 /** The cluster's configuration files: ASTRA-sim system, network, remote memory and comm groups, and power. */
 export interface ClusterFiles {
-  system: string;
+  /** system.json; may be left out only with network {@link NO_NETWORK} (ASTRA-sim's defaults, formats/astra/defaults.ts). */
+  system?: string;
+  /** network.yml, or {@link NO_NETWORK} ("none"): one NPU, no network. */
   network: string;
   memory?: string;
   commGroup?: string;
@@ -87,9 +90,11 @@ export interface ClusterConfigs {
 
 /** Reads and checks the cluster's configuration files (comm groups against the network's NPU count). */
 export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diagnostics): Promise<ClusterConfigs> {
-  const network = await loadNetworkConfig(files.network);
+  const none = files.network === NO_NETWORK;
+  const network = none ? oneNpuNetwork() : await loadNetworkConfig(files.network);
+  if (files.system === undefined && !none) throw new InputError('give --system (an ASTRA-sim system.json); only a one-rank replay with --network none has a default');
   return {
-    system: await loadSystemConfig(files.system, diagnostics),
+    system: files.system === undefined ? defaultSystem() : await loadSystemConfig(files.system, diagnostics),
     network,
     memory: files.memory ? await loadRemoteMemoryConfig(files.memory) : undefined,
     commGroups: files.commGroup ? await loadCommGroupConfig(files.commGroup, network.dims.reduce((a, d) => a * d.npus, 1)) : undefined,
@@ -109,7 +114,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
     identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
-    label: input.label ?? `${input.trace} on ${input.network}`,
+    label: input.label ?? `${input.trace} on ${input.network === NO_NETWORK ? 'one NPU (--network none)' : input.network}`,
   };
   if (!input.timeline) return replay(sources, opts);
 
