@@ -11,4 +11,4 @@ export { RESULT_SCHEMA_VERSION } from './types.js';
 export { TimelineRecorder, POWER_COUNTER } from './timeline.js';
 export * from './ledger.js';
 export { ByNameLedger, collectiveName, p2pName, sumRows, topByName, type ByNameKind, type ByNameRow } from './by-name.js';
-export { replayFilesAsMeasured, replayAsMeasured, measuredIterations, summarizeAsMeasured, type AsMeasuredResult, type AsMeasuredRank } from './as-measured.js';
+export { replayFilesAsMeasured, replayAsMeasured, measuredIterations, measuredStartOffsets, summarizeAsMeasured, type AsMeasuredResult, type AsMeasuredRank } from './as-measured.js';

@@ -8,6 +8,7 @@ import {
 } from '../../formats/astra/index.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
+import { measuredIterations, measuredStartOffsets } from './as-measured.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
 import { TimelineRecorder } from './timeline.js';
@@ -21,6 +22,11 @@ export interface ReplayFilesInput extends ClusterFiles {
   identicalRanksOnce?: boolean;
   /** The result's label; default "<trace> on <network>". */
   label?: string;
+  /**
+   * An imported run whose ranks record their measured start (measured_start_unix_ns): start each rank that long after
+   * the earliest, and count its finishNs from there (default true). false starts every rank at 0.
+   */
+  startAsMeasured?: boolean;
   /**
    * Writes a Chrome/Perfetto trace-event timeline here (µs; a track per rank × slot, estimated power counters),
    * atomically: `<file>.tmp`, renamed when the replay has finished, removed when it fails.
@@ -102,8 +108,10 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
   const sources = await rankSourcesFromFiles(input.trace, diagnostics);
   const cluster = await loadClusterConfigs(input, diagnostics);
   const power = cluster.power;
+  const starts = input.startAsMeasured === false ? null : measuredStartOffsets(await measuredIterations(input.trace));
   const opts: ReplayOptions = {
     ...cluster,
+    ...(starts && starts.length === sources.length ? { rankStartNs: starts } : {}),
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
     identicalRanksOnce: input.identicalRanksOnce,
