@@ -11,7 +11,7 @@ import { mainDevice } from '../../formats/kineto/trace.js';
 import { measuredAttrs, measuredMetadata } from './measured-attrs.js';
 import { measureTimeline, newMeasuredNodes, type HostWait, type MeasuredResult, type MeasuredStats } from './measured.js';
 import { findSyncs, type LaunchedGpu, type SyncResult } from './sync.js';
-import { hostCutNs, hostTime, type HostSpan } from './host-time.js';
+import { HostTime, type HostSpans } from './host-time.js';
 import type { MeasuredWindow } from './window.js';
 
 /** A rank's nodes by index (0 … size − 1, the order written). */
@@ -112,7 +112,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   const n = g.size;
   const launched: LaunchedGpu[] = [];
   const launchedNode: number[] = [];
-  const spans: HostSpan[] = [];
+  const spans: HostSpans = { node: [], tid: [], startNs: [], endNs: [] };
   const mn = newMeasuredNodes(n + 1);
   for (let i = 0; i < n; i++) {
     mn.deps[i] = g.deps(i);
@@ -133,7 +133,6 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
       if (op) {
         mn.startNs[i] = op.tsNs - w0;
         mn.endNs[i] = op.tsNs + op.durNs - w0;
-        spans.push({ node: i, tid: String(op.tid), startNs: mn.startNs[i]!, endNs: mn.endNs[i]! });
       }
     }
   }
@@ -161,7 +160,18 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
     }
     hostWaits.push({ at, callStartNs: s.call.tsNs - w0, callEndNs: s.call.tsNs + s.call.durNs - w0, awaited: s.awaited.map((k) => launchedNode[k]!), inferred: s.inferred });
   }
-  const host = hostTime(spans);
+  // The host ops' spans, thread by thread in chain order (each thread's ops by start, outer first).
+  for (const chain of g.chains) {
+    for (const i of chain) {
+      const op = g.hostOp(i);
+      if (!op || Number.isNaN(mn.startNs[i]!)) continue;
+      spans.node.push(i);
+      spans.tid.push(op.tid);
+      spans.startNs.push(mn.startNs[i]!);
+      spans.endNs.push(mn.endNs[i]!);
+    }
+  }
+  const host = new HostTime(spans);
   const m = measureTimeline({
     nodes: mn,
     chains: g.chains,
@@ -184,7 +194,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   });
   const name = (i: number) => (i === n ? ITERATION_END(window.label) : (g.hostOp(i)?.name ?? g.gpuEvent(i)?.name ?? '?').slice(0, 60));
   const clampedNotes = m.stats.clampedSamples.map((c) => `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`);
-  const cut = hostCutNs(host, m.blocked);
+  const cut = host.cutNs(m.blocked);
   let modelledHostCutNs = 0;
   for (const ns of cut.values()) modelledHostCutNs += ns;
   const stats: MeasuredRankStats = {
