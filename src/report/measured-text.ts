@@ -4,11 +4,13 @@
  * measured iteration beside a modelled replay's finish.
  */
 import type { AsMeasuredResult } from '../engines/replay/as-measured.js';
+import { ENERGY_PARTS } from '../engines/replay/ledger.js';
 import type { ReplayResult } from '../engines/replay/types.js';
 import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 import type { RowSet } from './text.js';
 
-const PARTS = ['compute', 'memory', 'network', 'idle', 'total'] as const;
+/** Every part of the ledger (ledger.ts ENERGY_PARTS) and the total, so that the printed parts add up to it. */
+const PARTS = [...ENERGY_PARTS, 'total'] as const;
 
 /** One row per rank: measured, replayed, error, the time split, energy. */
 export function asMeasuredRows(res: AsMeasuredResult): RowSet {
