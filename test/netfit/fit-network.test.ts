@@ -300,6 +300,13 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     expect(Math.max(...together.ranks.map((x) => Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)))).toBeGreaterThan(0.2);
   });
 
+  it('a what-if sweep starts the ranks as replay does: its point at the given network is replay\'s makespan', async () => {
+    const r = await cli(['sweep', 'network', prefix, '--system', system, '--network', given, '--dimension', '0', '--scale', '1:1:1', '--json']);
+    expect(r.code).toBe(0);
+    const point = (JSON.parse(r.out) as { points: { makespanNs: number }[] }).points[0]!;
+    expect(point.makespanNs).toBe((await replayFiles({ trace: prefix, system, network: given })).makespanNs);
+  });
+
   it('replay prints the measured iteration beside the modelled one, with the start offsets said', async () => {
     const r = await cli(['replay', prefix, '--system', system, '--network', fitted]);
     expect(r.code).toBe(0);

@@ -1,7 +1,7 @@
 export { replay, type ReplayOptions } from './engine.js';
 export { summarizeRun, rankTotalsOf, type RankTotals, type RunSummaryContext } from './result.js';
 export {
-  replayFiles, rankSourcesFromFiles, presetPath, resolvePower, loadClusterConfigs, POWER_PRESETS, DEFAULT_POWER_PRESET,
+  replayFiles, rankSourcesFromFiles, measuredRankStarts, presetPath, resolvePower, loadClusterConfigs, POWER_PRESETS, DEFAULT_POWER_PRESET,
   type ReplayFilesInput, type ClusterFiles, type ClusterConfigs,
 } from './load.js';
 export { CollectiveModel, type CollectiveModelOptions, type CollectivePlan, type PlanRequest } from './collective.js';

@@ -103,15 +103,23 @@ export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diag
   };
 }
 
+/**
+ * The replay option that starts an imported run's ranks at their measured starts (ReplayOptions.rankStartNs), or
+ * nothing where the rank files do not all record one: what every replay of rank files takes by default.
+ */
+export async function measuredRankStarts(trace: string, ranks: number): Promise<Pick<ReplayOptions, 'rankStartNs'>> {
+  const starts = measuredStartOffsets(await measuredIterations(trace));
+  return starts && starts.length === ranks ? { rankStartNs: starts } : {};
+}
+
 export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
   const sources = await rankSourcesFromFiles(input.trace, diagnostics);
   const cluster = await loadClusterConfigs(input, diagnostics);
   const power = cluster.power;
-  const starts = input.startAsMeasured === false ? null : measuredStartOffsets(await measuredIterations(input.trace));
   const opts: ReplayOptions = {
     ...cluster,
-    ...(starts && starts.length === sources.length ? { rankStartNs: starts } : {}),
+    ...(input.startAsMeasured === false ? {} : await measuredRankStarts(input.trace, sources.length)),
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
     identicalRanksOnce: input.identicalRanksOnce,
