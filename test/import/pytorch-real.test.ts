@@ -193,11 +193,16 @@ describeShared('import pytorch: against Chakra\'s own conversion of the same pai
     for (const [k, c] of chHost) {
       const m = meHost.get(k)!;
       if (String(c.ctrlDeps.map((d) => rfOf(chId, d))) === String(m.ctrlDeps.map((d) => rfOf(meId, d)))) ctrlSame++;
-      // Host ops' dependencies on host ops (ours add the GPU work a CUDA synchronisation waited for: DELIBERATE_DIFFERENCES).
-      const deps = (ns: Map<bigint, ChakraNode>, n: ChakraNode) => n.dataDeps.filter((d) => ns.has(d) && !gpu(ns.get(d)!)).map((d) => `${rfOf(ns, d)}|${gpu(ns.get(d)!)}`).sort().join();
-      if (deps(chId, c) === deps(meId, m)) dataSame++;
+      // Host ops' dependencies on host ops (ours add the GPU work a CUDA synchronisation waited for, and the op of
+      // another thread a thread waited for: DELIBERATE_DIFFERENCES).
+      const deps = (ns: Map<bigint, ChakraNode>, n: ChakraNode, threadWaits = false) => n.dataDeps
+        .filter((d) => ns.has(d) && !gpu(ns.get(d)!))
+        .filter((d) => !threadWaits || attrInt(ns.get(d)!, 'tid') === attrInt(n, 'tid') || c.dataDeps.some((x) => rfOf(chId, x) === rfOf(ns, d)))
+        .map((d) => `${rfOf(ns, d)}|${gpu(ns.get(d)!)}`).sort().join();
+      if (deps(chId, c) === deps(meId, m, true)) dataSame++;
       if (c.durationMicros === m.durationMicros) durSame++;
-      // Chakra sorted a child that starts in its parent's first µs before the parent and did not subtract it.
+      // Chakra sorted a child that starts in its parent's first µs before the parent and did not subtract it; ours
+      // also leave out time blocked in synchronisation or overlapped by another thread (host-time.ts).
       else if (m.durationMicros < c.durationMicros) durLess++;
     }
     // GPU events: the same kernels with the same durations; the launching op the same or an enclosing op of Chakra's.
@@ -246,7 +251,11 @@ describeShared('import pytorch: against Chakra\'s own conversion of the same pai
       expect(s.host).toBe(1673);
       expect(s.ctrlSame).toBe(1673); // (the thread roots: Chakra's ctrl dep on the removed process node reads as no parent)
       expect(s.dataSame).toBeGreaterThanOrEqual(1671);
-      expect(s.durSame).toBeGreaterThanOrEqual(1640);
+      // Where ours differ they are shorter (but for one µs of rounding on one op of one rank: aten::as_strided, 2 µs
+      // against Chakra's 1): a child in the op's first µs, or the time blocked in a CUDA synchronisation or
+      // overlapped by the autograd thread (host-time.ts; DELIBERATE_DIFFERENCES).
+      expect(s.durSame + s.durLess).toBeGreaterThanOrEqual(1672);
+      expect(s.durSame).toBeGreaterThanOrEqual(1630);
       expect(s.parentSame + s.parentEnclosing + s.parentElsewhere).toBe(s.gpu);
       expect(s.parentElsewhere).toBeLessThanOrEqual(5);
     }

@@ -30,7 +30,7 @@ import {
 import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
-import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
+import { DEFAULT_POWER_PRESET, measuredIterations, measuredStartOffsets, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
 import { DependencyGraph } from '../trace/graph.js';
 import { REPAIRS, repairNode, type RepairCode, type RepairContext } from './repair.js';
 import { astraSimCommand, energyCommandLine, runScript, type ExportedFiles } from './run-script.js';
@@ -260,6 +260,11 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
+    }
+    const starts = measuredStartOffsets(await measuredIterations(input.trace));
+    if (starts && starts.some((t) => t > 0)) {
+      notes.push(`the trace records when each rank began its measured iteration (an imported run; up to ${(Math.max(...starts) / 1e6).toFixed(3)} ms apart): ` +
+        'tracewatt replay starts each rank then and counts its finish from there; ASTRA-sim starts every rank at 0, so its times differ from replay\'s (energy --astra-sim-log takes ASTRA-sim\'s)');
     }
     const put = (file: string, text: string) => set.put(file, text);
     const systemOut = systemText(texts.system, system, gpu, paths.system, notes);

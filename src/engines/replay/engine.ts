@@ -61,6 +61,11 @@ export interface ReplayOptions {
    */
   equalArrivalShortcut?: boolean;
   /**
+   * Per rank (by rank number), when it starts, ns: its nodes wait until then (an imported run's ranks at their
+   * measured starts, load.ts measuredStartOffsets). Each rank's finishNs is then counted from its start. Absent: all at 0.
+   */
+  rankStartNs?: number[];
+  /**
    * Ranks with the same trace and peers in the same places (rank-classes.ts) are simulated once per class, when the
    * whole trace fits the window and no slices are asked for (default true; exact, and said in the diagnostics);
    * false simulates every rank.
@@ -77,6 +82,8 @@ interface RankState {
   rank: number;
   file: string;
   src: RankSource;
+  /** No node of the rank starts before this, ns (ReplayOptions.rankStartNs). */
+  startNs: number;
   exhausted: boolean;
   nodes: NodeTable;
   /** Children loaded before a parent: parent id → child slots. */
@@ -171,8 +178,12 @@ class Replay {
       const r = this.ranks[rank];
       return { file: r.file, nodeId: r.nodes.id(slot), name: r.nodes.names[slot] };
     });
-    this.ranks = sources.map((src) => ({
-      rank: src.rank, file: src.file, src, exhausted: false,
+    const starts = o.rankStartNs;
+    if (starts && (starts.length !== sources.length || starts.some((t) => !Number.isFinite(t) || t < 0))) {
+      throw new InputError(`rank start times: need one finite time ≥ 0 ns per rank (${sources.length}), got [${starts.join(', ')}]`);
+    }
+    this.ranks = sources.map((src, i) => ({
+      rank: src.rank, file: src.file, src, startNs: starts?.[i] ?? 0, exhausted: false,
       nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
@@ -185,7 +196,10 @@ class Replay {
 
   async run(): Promise<ReplayResult> {
     for (const r of this.ranks) await this.refill(r);
-    if (this.o.identicalRanksOnce !== false && !this.o.onSlice && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce();
+    const staggered = this.ranks.some((r) => r.startNs > 0);
+    if (this.o.identicalRanksOnce !== false && !this.o.onSlice && !staggered && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce();
+    // A rank that starts later is woken then (an event of no node: slot -1).
+    for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
     const dirty = new Set<RankState>(this.active);
     for (;;) {
       for (const r of dirty) this.issue(r);
@@ -214,7 +228,7 @@ class Replay {
           }
         } else {
           const r = this.ranks[events.a];
-          this.finish(r, events.b);
+          if (events.b >= 0) this.finish(r, events.b);
           dirty.add(r);
         }
       }
@@ -319,6 +333,7 @@ class Replay {
   // ---------------------------------------------------------------- issuing
 
   private issue(r: RankState): void {
+    if (this.now < r.startNs) return;
     const table = r.nodes;
     for (const resource of RESOURCES_IN_ISSUE_ORDER) {
       const heap = table.ready[resource];
@@ -475,7 +490,8 @@ class Replay {
     const key = table.key(s);
     if (this.o.onSlice) {
       this.o.onSlice({
-        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: table.names[s] ?? '', startNs, endNs: this.now,
+        // Counted from the rank's start, as its finishNs is (so the timeline's power integrates to the ledger's energy).
+        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: table.names[s] ?? '', startNs: startNs - r.startNs, endNs: this.now - r.startNs,
         kind: SLICE_KINDS[category], powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
@@ -544,8 +560,9 @@ class Replay {
     const res = summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
       // A member of a class simulated once has its representative's times.
       const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
+      const started = this.ranks[rank].startNs;
       return {
-        rank, file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
+        rank, file, finishNs: Math.max(0, r.finishNs - started), ...(this.o.rankStartNs ? { startOffsetNs: started } : {}), gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
         remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs,
         commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, remoteMemOnlyNs: r.memOnlyNs, bytesSentPerDim: [...r.bytesSentPerDim],
         memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,

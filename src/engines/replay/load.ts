@@ -9,6 +9,7 @@ import {
 import { InputError } from '../../errors.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
+import { measuredIterations, measuredStartOffsets } from './as-measured.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
 import { TimelineRecorder } from './timeline.js';
@@ -22,6 +23,11 @@ export interface ReplayFilesInput extends ClusterFiles {
   identicalRanksOnce?: boolean;
   /** The result's label; default "<trace> on <network>". */
   label?: string;
+  /**
+   * An imported run whose ranks record their measured start (measured_start_unix_ns): start each rank that long after
+   * the earliest, and count its finishNs from there (default true). false starts every rank at 0.
+   */
+  startAsMeasured?: boolean;
   /**
    * Writes a Chrome/Perfetto trace-event timeline here (µs; a track per rank × slot, estimated power counters),
    * atomically: `<file>.tmp`, renamed when the replay has finished, removed when it fails.
@@ -102,6 +108,15 @@ export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diag
   };
 }
 
+/**
+ * The replay option that starts an imported run's ranks at their measured starts (ReplayOptions.rankStartNs), or
+ * nothing where the rank files do not all record one: what every replay of rank files takes by default.
+ */
+export async function measuredRankStarts(trace: string, ranks: number): Promise<Pick<ReplayOptions, 'rankStartNs'>> {
+  const starts = measuredStartOffsets(await measuredIterations(trace));
+  return starts && starts.length === ranks ? { rankStartNs: starts } : {};
+}
+
 export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
   const sources = await rankSourcesFromFiles(input.trace, diagnostics);
@@ -109,6 +124,7 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
   const power = cluster.power;
   const opts: ReplayOptions = {
     ...cluster,
+    ...(input.startAsMeasured === false ? {} : await measuredRankStarts(input.trace, sources.length)),
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
     identicalRanksOnce: input.identicalRanksOnce,

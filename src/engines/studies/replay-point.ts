@@ -7,7 +7,7 @@ import { Diagnostics } from '../../diagnostics.js';
 import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import { loadCalibration, type Calibration } from '../../model/calibration.js';
 import { calibratedTimeModel, generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
-import { rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
+import { measuredRankStarts, rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
 
 /** Generator options without a custom time model (functions cannot cross threads): the roofline of the GPU preset. */
 export type LlmTraceOptions = Omit<LlmGenerateOptions, 'timeModel'>;
@@ -79,8 +79,10 @@ export function llmSources(options: LlmGenerateOptions): RankSource[] {
 export async function runPoint(task: PointTask): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
   const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(await llmOptions(task.trace));
+  // An imported run's ranks start at their measured starts, as in `replay` (load.ts measuredRankStarts).
+  const starts = task.trace.kind === 'files' ? await measuredRankStarts(task.trace.trace, sources.length) : {};
   return replay(sources, {
     system: task.system, network: task.network, power: task.power, memory: task.memory, commGroups: task.commGroups,
-    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics,
+    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics, ...starts,
   });
 }
