@@ -13,6 +13,7 @@ import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
+import { unmatchedCollectives, type IssuedCollective } from '../replay/collective-sequence.js';
 import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export type Severity = 'error' | 'warning';
@@ -83,6 +84,8 @@ interface NodeView {
   /** The attributes the checks are about (at least), in the node's order. */
   attrs(): { name: string; kind: AttrKind | null }[];
   intValue(name: string): bigint | undefined;
+  /** An attribute among those the checks are about, decoded. */
+  attr(name: string): Attribute | undefined;
 }
 
 /** Attributes whose value a consumer reads as a number / bool / string / bool list (the probe's slots). */
@@ -126,6 +129,9 @@ class ProbeView implements NodeView {
     const v = this.probe.varintAt(slot);
     return v >= 0 ? BigInt(v) : intOf(this.probe.attributeAt(slot));
   }
+  attr(name: string): Attribute | undefined {
+    return this.probe.attributeAt(SLOT.get(name)!);
+  }
 }
 
 class DecodedView implements NodeView {
@@ -147,6 +153,9 @@ class DecodedView implements NodeView {
   }
   intValue(name: string): bigint | undefined {
     return intOf(getAttr(this.node, name));
+  }
+  attr(name: string): Attribute | undefined {
+    return getAttr(this.node, name);
   }
 }
 
@@ -180,7 +189,19 @@ function checkValues(node: NodeView, c: Collector): void {
   if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
 }
 
-function checkNode(node: NodeView, c: Collector, ranks: number): void {
+/**
+ * A simulated collective of a rank, for matching across ranks (collective-sequence.ts): its group (pg_name; '' for
+ * all ranks), or null when its members depend on the network (involved_dim leaving a dimension out).
+ */
+function issuedCollective(node: NodeView, rank: number, t: bigint, size: bigint): { group: string | null; issued: IssuedCollective } {
+  const pg = node.attr('pg_name');
+  const name = typeof pg?.value === 'string' ? pg.value : '';
+  const involved = node.attr('involved_dim');
+  const partial = Array.isArray(involved?.value) && (involved.value as unknown[]).some((x) => x === false);
+  return { group: partial ? null : name === '0' ? '' : name, issued: { rank, nodeId: node.id, coll: commTypeName(t), bytes: size } };
+}
+
+function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: RankCollectives): void {
   const id = node.id;
   checkAttrTypes(node, c);
   checkValues(node, c);
@@ -207,6 +228,14 @@ function checkNode(node: NodeView, c: Collector, ranks: number): void {
       }
     }
     const size = node.intValue('comm_size');
+    if (collectives && t !== undefined && SIMULATED.has(Number(t)) && size !== undefined && !nodeValueProblem('comm_size', size)) {
+      const { group, issued } = issuedCollective(node, collectives.rank, t, size);
+      if (group !== null) {
+        const list = collectives.byGroup.get(group);
+        if (list) list.push(issued);
+        else collectives.byGroup.set(group, [issued]);
+      }
+    }
     if (size === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
     else if (size === 0n && t !== undefined && Number(t) === CollectiveCommType.ALL_GATHER) {
       c.add('error', 'collective-empty-all-gather', id, `node ${id} "${node.name}": ${EMPTY_ALL_GATHER}`);
@@ -231,8 +260,17 @@ function checkNode(node: NodeView, c: Collector, ranks: number): void {
   }
 }
 
-/** `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). */
-export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1): Promise<{ c: Collector; nodes: number }> {
+/** A rank's simulated collectives by group, in file order. */
+export interface RankCollectives {
+  rank: number;
+  byGroup: Map<string, IssuedCollective[]>;
+}
+
+/**
+ * `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). With `collectives`, the
+ * rank's simulated collectives are gathered there for the cross-rank check.
+ */
+export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1, collectives?: RankCollectives): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
   const probe = new NodeProbe(CHECKED_NAMES);
@@ -242,7 +280,7 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
   const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
     if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
     nodes++;
-    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks);
+    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks, collectives);
   }, workspace);
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
@@ -270,13 +308,30 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
     report.problems.push({ severity: 'error', code: 'rank-missing', file: target, rank: files.findIndex((f, i) => f.rank !== i), nodeId: null, message: gap });
   }
   const workspace = new RankWorkspace();
+  const groups = new Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>();
   for (const f of files) {
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length);
+    const mine: RankCollectives = { rank: f.rank, byGroup: new Map() };
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, files.length > 1 ? mine : undefined);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;
     for (const [k, v] of Object.entries(c.counts)) report.counts[k] = (report.counts[k] ?? 0) + v;
     report.problems.push(...c.problems);
+    for (const [key, list] of mine.byGroup) {
+      let g = groups.get(key);
+      // All ranks are members of the group without a name; a named group's members are the ranks that use it.
+      if (!g) groups.set(key, (g = { members: key === '' ? files.map((x) => x.rank) : null, byRank: new Map() }));
+      g.byRank.set(f.rank, list);
+    }
+  }
+  // Across ranks, as replay matches collectives (only where the rank files are numbered as replay needs).
+  if (!gap) {
+    const fileOf = new Map(files.map((f) => [f.rank, f.file]));
+    for (const m of unmatchedCollectives(groups)) {
+      report.errors++;
+      report.counts['collective-mismatch'] = (report.counts['collective-mismatch'] ?? 0) + 1;
+      report.problems.push({ severity: 'error', code: 'collective-mismatch', file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
+    }
   }
   return report;
 }

@@ -1,0 +1,71 @@
+/**
+ * The rule replay matches collectives across ranks by, in one place: the k-th collective a rank issues on a group
+ * meets the k-th of every other member, and they must be the same kind and size (collective-matching.ts refuses
+ * the trace with {@link collectiveDiffers}' words otherwise, and stalls when a member never issues it). `validate`
+ * checks what it can of that rule without the configs ({@link unmatchedCollectives}), so it refuses what replay
+ * refuses: one verdict per input.
+ */
+
+/** One collective as a rank issues it. */
+export interface IssuedCollective {
+  rank: number;
+  nodeId: bigint;
+  /** ALL_REDUCE, ALL_GATHER, … */
+  coll: string;
+  bytes: number | bigint;
+}
+
+/** Replay's refusal when the `ordinal`-th collective of a group differs between two of its members. */
+export function collectiveDiffers(groupKey: string, ordinal: number, a: IssuedCollective, b: IssuedCollective): string {
+  return `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${a.rank} node ${a.nodeId} is ${a.coll} of ${a.bytes} B, ` +
+    `rank ${b.rank} node ${b.nodeId} is ${b.coll} of ${b.bytes} B`;
+}
+
+const same = (a: IssuedCollective, b: IssuedCollective) => a.coll === b.coll && BigInt(a.bytes) === BigInt(b.bytes);
+const key = (c: IssuedCollective) => `${c.coll}|${c.bytes}`;
+
+/** A mismatch replay refuses, found without running it: the rank and node it is about, and the message. */
+export interface CollectiveMismatch {
+  rank: number;
+  nodeId: bigint | null;
+  message: string;
+}
+
+/**
+ * What replay is sure to refuse, from each rank's collectives in file order, per group: `groups` maps a group key
+ * ('' = all ranks) to its members (null: every rank that issues one of its collectives) and each member's
+ * collectives. A member issuing another number of them than the others never reaches one (replay stalls); members
+ * whose kinds and sizes differ as multisets cannot be matched in any issue order (replay refuses the first pair
+ * that differs). Collectives the same as multisets but in another file order are left to replay: the order a rank
+ * issues them in depends on timing.
+ */
+export function unmatchedCollectives(groups: Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>): CollectiveMismatch[] {
+  const out: CollectiveMismatch[] = [];
+  for (const [groupKey, g] of groups) {
+    const members = g.members ?? [...g.byRank.keys()].sort((a, b) => a - b);
+    if (members.length < 2) continue;
+    const ref = members[0]!;
+    const refList = g.byRank.get(ref) ?? [];
+    for (const m of members.slice(1)) {
+      const list = g.byRank.get(m) ?? [];
+      if (list.length !== refList.length) {
+        const [few, many] = list.length < refList.length ? [m, ref] : [ref, m];
+        const k = Math.min(list.length, refList.length);
+        const at = (g.byRank.get(many) ?? [])[k];
+        out.push({
+          rank: few, nodeId: at?.nodeId ?? null,
+          message: `group "${groupKey || 'all ranks'}": rank ${ref} issues ${refList.length} collective(s), rank ${m} issues ${list.length}: collective #${k} (rank ${many} node ${at?.nodeId}) is never reached by rank ${few} (replay stalls)`,
+        });
+        break;
+      }
+      const counts = new Map<string, number>();
+      for (const c of refList) counts.set(key(c), (counts.get(key(c)) ?? 0) + 1);
+      for (const c of list) counts.set(key(c), (counts.get(key(c)) ?? 0) - 1);
+      if ([...counts.values()].every((v) => v === 0)) continue;
+      const k = list.findIndex((c, i) => !same(c, refList[i]!));
+      out.push({ rank: m, nodeId: list[k]!.nodeId, message: collectiveDiffers(groupKey, k, refList[k]!, list[k]!) });
+      break;
+    }
+  }
+  return out;
+}
