@@ -24,6 +24,7 @@ import {
   CollectiveCommType, emptyNode, makeAttr, NodeType, readTraceFile, setAttr, writeTraceFile, type AttrKind, type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { cli } from '../helpers/cli.js';
+import { badNulls } from '../helpers/json-nulls.js';
 import { getAt, mutateJson, type Mutation } from '../helpers/mutate.js';
 import { rng } from '../helpers/rng.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -76,18 +77,6 @@ interface Outcome {
   verdict: string;
 }
 
-/** Nulls under keys that hold numbers: their paths. */
-function badNulls(v: unknown, at = ''): string[] {
-  if (v === null) return [at];
-  if (typeof v !== 'object') return [];
-  const out: string[] = [];
-  for (const [k, x] of Object.entries(v as object)) {
-    if (x === null && !Array.isArray(v) && NULL_OK.has(k)) continue;
-    out.push(...badNulls(x, `${at}.${k}`));
-  }
-  return out;
-}
-
 /** Runs one command line and checks what every run must satisfy; returns its outcome. */
 async function run(label: string, argv: string[]): Promise<Outcome> {
   const r = await cli(argv);
@@ -106,7 +95,7 @@ async function run(label: string, argv: string[]): Promise<Outcome> {
   }
   if (r.code === 0 && argv.includes('--json') && r.out.trim()) {
     const value = JSON.parse(r.out) as unknown;
-    expect(badNulls(value), `${what}: null where a number belongs`).toEqual([]);
+    expect(badNulls(value, NULL_OK), `${what}: null where a number belongs`).toEqual([]);
   }
   return { argv, code: r.code, out: r.out, err: r.err, verdict };
 }

@@ -80,7 +80,7 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
       const n = trailingNumber(e.file);
       k = n !== null ? kinetos.find((x) => trailingNumber(x.file) === n && !used.has(x.file)) : undefined;
     }
-    if (!k) throw new InputError(`${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number`);
+    if (!k) throw new InputError(`${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number${other.length ? `; not recognised as a trace: ${names(other)}` : ''}`);
     used.add(k.file);
     pairs.push({ et: e.file, kineto: k.file });
   }

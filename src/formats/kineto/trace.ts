@@ -11,6 +11,7 @@
  */
 import { excerpt, FormatError } from '../../errors.js';
 import { shortNumber } from '../astra/json-fields.js';
+import { CONFIG_LIMITS } from '../astra/parse.js';
 import { parseElement, readJsonPieceBatches } from '../json-stream.js';
 import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
 
@@ -161,19 +162,20 @@ function intArg(args: Record<string, unknown> | undefined, key: string): number 
 const externalIdOf = (args: Record<string, unknown> | undefined) => intArg(args, 'External id') ?? intArg(args, 'external id');
 
 /**
- * distributedInfo: rank and world_size must be whole numbers below 2^53 (rank ≥ 0, world_size ≥ 1) when present;
- * anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the value, never read as rank 0.
+ * distributedInfo: rank and world_size must be whole numbers below 2^53 (rank ≥ 0, world_size from 1 to the most ranks
+ * replay takes, CONFIG_LIMITS.npus) when present; anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the value, never read as rank 0.
  */
 function distributedOf(file: string, v: Record<string, unknown>): NonNullable<KinetoTrace['distributed']> {
-  const whole = (key: string, min: number): number | null => {
+  const whole = (key: string, min: number, max: number | null): number | null => {
     const x = v[key];
     if (x === undefined || x === null) return null;
-    if (typeof x === 'number' && Number.isSafeInteger(x) && x >= min) return x;
-    const shown = typeof x === 'string' ? JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x) : typeof x === 'number' ? String(x) : Array.isArray(x) ? 'a list' : typeof x;
+    if (typeof x === 'number' && Number.isSafeInteger(x) && x >= min && (max === null || x <= max)) return x;
+    const shown = typeof x === 'string' ? JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x) : typeof x === 'number' ? shortNumber(x) : Array.isArray(x) ? 'a list' : typeof x;
     const why = typeof x === 'number' && Number.isInteger(x) && Math.abs(x) > Number.MAX_SAFE_INTEGER ? ' (at or beyond 2^53: not exact)' : '';
-    throw new FormatError(file, `distributedInfo.${key}`, `expected a whole number from ${min} to 2^53 − 1, found ${shown}${why}`);
+    const range = max === null ? `from ${min} to 2^53 − 1` : `from ${min} to ${max} ranks (the most tracewatt replays)`;
+    throw new FormatError(file, `distributedInfo.${key}`, `expected a whole number ${range}, found ${shown}${why}`);
   };
-  return { rank: whole('rank', 0), worldSize: whole('world_size', 1), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
+  return { rank: whole('rank', 0, null), worldSize: whole('world_size', 1, CONFIG_LIMITS.npus.max), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
 }
 
 /** A decimal µs stamp's exact integer µs and fraction in ns, from its sign, digits, fraction and exponent. */
@@ -268,6 +270,12 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
     const durNs = Math.round(dur * 1000);
     const name = typeof ev.name === 'string' ? ev.name : '';
     const args = ev.args && typeof ev.args === 'object' ? ev.args : undefined;
+    // A host event's process and thread: an integer, or a label string (Kineto writes both).
+    const thread = (key: 'pid' | 'tid'): number | string => {
+      const v = ev[key];
+      if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'string') return v;
+      throw new FormatError(file, `byte ${piece.offset}`, `${label}: "${key}" must be an integer below 2^53 or a string, found ${v === undefined ? 'nothing' : typeof v === 'number' ? shortNumber(v) : JSON.stringify(v)?.slice(0, 40) ?? typeof v}`);
+    };
     if (kind) {
       trace.gpu.push({
         kind, name, device: intArg(args, 'device'), stream: streamOf(args?.stream), correlation: exactId(args, 'correlation', piece.text),
@@ -282,7 +290,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
       trace.counterRanges.set(name, list);
     } else if (isHost) {
       const op: KinetoCpuOp = {
-        name, cat: cat as KinetoCpuOp['cat'], pid: ev.pid as number, tid: ev.tid as number, tsNs, durNs,
+        name, cat: cat as KinetoCpuOp['cat'], pid: thread('pid'), tid: thread('tid'), tsNs, durNs,
         externalId: intArg(args, 'External id'), recordFunctionId: intArg(args, 'Record function id'),
         comm: commArgsOf(name, args), index: piece.index,
       };
@@ -301,7 +309,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         skip(`${cat} without correlation`);
         continue;
       }
-      trace.runtime.push({ name, tid: ev.tid as number, tsNs, durNs, correlation, externalId: externalIdOf(args), stream: streamOf(args?.stream), index: piece.index });
+      trace.runtime.push({ name, tid: thread('tid'), tsNs, durNs, correlation, externalId: externalIdOf(args), stream: streamOf(args?.stream), index: piece.index });
     }
   }
   if (!sawEvents) throw new FormatError(file, '', 'no "traceEvents" array: not a Kineto / PyTorch profiler trace');
