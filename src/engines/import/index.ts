@@ -94,7 +94,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
   const pairs = folder ? folder.pairs : o.pairs ?? [];
   if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
   const ranks: ImportRankResult[] = [];
-  const notes = [...(folder?.notes ?? [])];
+  const runNotes = [...(folder?.notes ?? [])];
   const run: RankOfRun[] = [];
   let worldSize: number | null = null;
   let missingRanks: number[] = [];
@@ -107,11 +107,11 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
         throw new InputError(`${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the same run`);
       }
-      const rankNotes = [...et.notes, ...kineto.notes];
+      const notes = [...et.notes, ...kineto.notes];
       let rank = kineto.distributed?.rank ?? null;
       if (rank === null) {
         rank = pairs.length === 1 ? 0 : index;
-        rankNotes.push(`${pair.kineto} has no distributedInfo.rank: written as rank ${rank} (its place among the pairs)`);
+        notes.push(`${pair.kineto} has no distributedInfo.rank: written as rank ${rank} (its place among the pairs)`);
       }
       const prev = seen.get(rank);
       if (prev) throw new InputError(`rank ${rank} given twice: ${prev} and ${pair.kineto}`);
@@ -119,7 +119,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       const link = linkTraces(et, kineto);
       if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
       const window = o.measured === false ? null : measuredWindow(kineto, link, o);
-      if (!window && o.measured !== false) rankNotes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
+      if (!window && o.measured !== false) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
       const conv = convertRank(et, kineto, link, window);
       run.push({ rank, file: pair.kineto, index, trace: { distributed: kineto.distributed, baseUs: kineto.baseUs }, window, collectives: [] });
       const file = `${o.out}.${rank}.et`;
@@ -135,15 +135,15 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       ranks.push({
         rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
         steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, measured: conv.measured, file,
-        notes: [...rankNotes, ...link.notes], diagnostics: conv.diagnostics.summary(),
+        notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
       });
     }
     // One run: every rank once, all of them (or partial, said), one world size and backend, overlapping iterations.
     const checked = checkRun(run, { partial: o.partial ?? false, stepGiven: true });
     worldSize = checked.worldSize;
     missingRanks = checked.missingRanks;
-    notes.push(...checked.notes);
+    runNotes.push(...checked.notes);
   });
   ranks.sort((a, b) => a.rank - b.rank);
-  return { out: o.out, ranks, worldSize, missingRanks, notes, differencesFromChakra: DELIBERATE_DIFFERENCES };
+  return { out: o.out, ranks, worldSize, missingRanks, notes: runNotes, differencesFromChakra: DELIBERATE_DIFFERENCES };
 }
