@@ -145,6 +145,30 @@ describe('collectives that do not match across ranks: validate refuses what repl
     expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(/replay stalled .* collective ALL_REDUCE #1 of all ranks \(rank 3 node 400\) never reached by rank\(s\) 0, 1, 2/);
   });
 
+  const p2p = (type: number, peer: number, tag = 0) => (nodes: ChakraNode[]) => {
+    const m = emptyNode(200n, type === NodeType.COMM_SEND_NODE ? 'send' : 'recv', type);
+    m.attrs = [makeAttr(type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src', 'int32_val', peer), makeAttr('comm_size', 'int64_val', 4096n), makeAttr('comm_tag', 'int32_val', tag)];
+    return [...nodes, m];
+  };
+  it('a receive no send matches: replay stalls on it, validate names it with replay\'s words', async () => {
+    const trace = await oneRank(1, p2p(NodeType.COMM_RECV_NODE, 3));
+    const v = await validateTrace(trace);
+    expect(v.counts).toEqual({ 'message-never-sent': 1 });
+    expect(v.problems[0]!.message).toBe('rank 1 node 200 waits for a message 3>1#0 that is never sent (replay stalls)');
+    expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(/replay stalled .*rank 1 node 200 waits for a message 3>1#0 that is never sent/);
+  });
+
+  it('a send and its receive (same peers and tag): valid, and replay runs it; another tag is never sent', async () => {
+    let r = -1;
+    const paired = await variant((nodes) => (++r === 3 ? p2p(NodeType.COMM_SEND_NODE, 1)(nodes) : r === 1 ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes) : nodes));
+    expect((await validateTrace(paired)).errors).toBe(0);
+    expect(await refusal(replayFiles({ trace: paired, system: plain, network: ring4 }))).toBe('accepted');
+    r = -1;
+    const otherTag = await variant((nodes) => (++r === 3 ? p2p(NodeType.COMM_SEND_NODE, 1, 7)(nodes) : r === 1 ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes) : nodes));
+    expect((await validateTrace(otherTag)).counts).toEqual({ 'message-never-sent': 1 });
+    expect(await refusal(replayFiles({ trace: otherTag, system: plain, network: ring4 }))).toMatch(/waits for a message 3>1#0 that is never sent/);
+  });
+
   it('every rank running the same second collective, or none of the ranks changed: valid, and replay runs it', async () => {
     for (const trace of [await variant(second), await variant((nodes) => nodes)]) {
       expect((await validateTrace(trace)).errors).toBe(0);

@@ -1,9 +1,10 @@
 /**
- * The rule replay matches collectives across ranks by, in one place: the k-th collective a rank issues on a group
+ * The rules replay matches communication across ranks by, in one place. Collectives: the k-th collective a rank issues on a group
  * meets the k-th of every other member, and they must be the same kind and size (collective-matching.ts refuses
  * the trace with {@link collectiveDiffers}' words otherwise, and stalls when a member never issues it). `validate`
  * checks what it can of that rule without the configs ({@link unmatchedCollectives}), so it refuses what replay
- * refuses: one verdict per input.
+ * refuses: one verdict per input. Sends and receives: a receive on rank r from s with tag t takes the next message
+ * s sends r with tag t; one that no send matches waits for ever ({@link messageNeverSent}, {@link unsentMessages}).
  */
 
 /** One collective as a rank issues it. */
@@ -66,6 +67,36 @@ export function unmatchedCollectives(groups: Map<string, { members: number[] | n
       out.push({ rank: m, nodeId: list[k]!.nodeId, message: collectiveDiffers(groupKey, k, refList[k]!, list[k]!) });
       break;
     }
+  }
+  return out;
+}
+
+/** A send or receive as a rank posts it: `peer` is the destination of a send, the source of a receive. */
+export interface PostedMessage {
+  rank: number;
+  nodeId: bigint;
+  peer: number;
+  tag: number | bigint;
+}
+
+/** Replay's words for a receive that no send matches (it stalls). */
+export function messageNeverSent(rank: number, nodeId: bigint | number, src: number, tag: number | bigint): string {
+  return `rank ${rank} node ${nodeId} waits for a message ${src}>${rank}#${tag} that is never sent`;
+}
+
+/** Receives more than the sends of their source, destination and tag: each one replay is sure to stall on. */
+export function unsentMessages(sends: PostedMessage[], recvs: PostedMessage[]): CollectiveMismatch[] {
+  const sent = new Map<string, number>();
+  for (const m of sends) {
+    const k = `${m.rank}>${m.peer}#${m.tag}`;
+    sent.set(k, (sent.get(k) ?? 0) + 1);
+  }
+  const out: CollectiveMismatch[] = [];
+  for (const m of recvs) {
+    const k = `${m.peer}>${m.rank}#${m.tag}`;
+    const left = sent.get(k) ?? 0;
+    if (left > 0) sent.set(k, left - 1);
+    else out.push({ rank: m.rank, nodeId: m.nodeId, message: `${messageNeverSent(m.rank, m.nodeId, m.peer, m.tag)} (replay stalls)` });
   }
   return out;
 }

@@ -13,7 +13,7 @@ import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
-import { unmatchedCollectives, type IssuedCollective } from '../replay/collective-sequence.js';
+import { unmatchedCollectives, unsentMessages, type CollectiveMismatch, type IssuedCollective, type PostedMessage } from '../replay/collective-sequence.js';
 import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export type Severity = 'error' | 'warning';
@@ -248,6 +248,10 @@ function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: Ra
       if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
     const peer = node.intValue(peerName);
+    if (collectives && peer !== undefined && peer >= 0n && peer < BigInt(ranks)) {
+      const posted = { rank: collectives.rank, nodeId: id, peer: Number(peer), tag: node.intValue('comm_tag') ?? 0n };
+      (node.type === NodeType.COMM_SEND_NODE ? collectives.sends : collectives.recvs).push(posted);
+    }
     if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
       c.add('error', 'p2p-peer-not-a-rank', id, `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`);
     }
@@ -260,10 +264,12 @@ function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: Ra
   }
 }
 
-/** A rank's simulated collectives by group, in file order. */
+/** A rank's simulated collectives by group, and its sends and receives, in file order. */
 export interface RankCollectives {
   rank: number;
   byGroup: Map<string, IssuedCollective[]>;
+  sends: PostedMessage[];
+  recvs: PostedMessage[];
 }
 
 /**
@@ -309,9 +315,11 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
   }
   const workspace = new RankWorkspace();
   const groups = new Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>();
+  const sends: PostedMessage[] = [];
+  const recvs: PostedMessage[] = [];
   for (const f of files) {
-    const mine: RankCollectives = { rank: f.rank, byGroup: new Map() };
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, files.length > 1 ? mine : undefined);
+    const mine: RankCollectives = { rank: f.rank, byGroup: new Map(), sends, recvs };
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, mine);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;
@@ -327,10 +335,13 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
   // Across ranks, as replay matches collectives (only where the rank files are numbered as replay needs).
   if (!gap) {
     const fileOf = new Map(files.map((f) => [f.rank, f.file]));
-    for (const m of unmatchedCollectives(groups)) {
-      report.errors++;
-      report.counts['collective-mismatch'] = (report.counts['collective-mismatch'] ?? 0) + 1;
-      report.problems.push({ severity: 'error', code: 'collective-mismatch', file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
+    const found: [string, CollectiveMismatch[]][] = [['collective-mismatch', unmatchedCollectives(groups)], ['message-never-sent', unsentMessages(sends, recvs)]];
+    for (const [code, list] of found) {
+      list.forEach((m, i) => {
+        report.errors++;
+        report.counts[code] = (report.counts[code] ?? 0) + 1;
+        if (i < maxPerCode) report.problems.push({ severity: 'error', code, file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
+      });
     }
   }
   return report;
