@@ -97,6 +97,13 @@ describe('import pytorch --dir: nothing dropped without a word', () => {
     expect(r.out).toMatch(/note: .*2 file\(s\) neither an execution trace nor a Kineto trace, not read: config\.json, nvidia-smi\.csv/);
   });
 
+  it('import kineto --dir names the .json files that are neither trace (the execution traces are import pytorch\'s)', async () => {
+    const d = await folder('foreign-k', glooFiles, { 'config.json': '{"lr": 0.1}', 'rank2.pt.trace.json.gz': Buffer.from('garbage') });
+    const r = await importKineto({ dir: d, out: path.join(dir, 'o-foreign-k') });
+    expect(r.ranks.map((x) => x.rank)).toEqual([0, 1]);
+    expect(r.notes).toContain(`${d}: 2 .json file(s) neither a Kineto trace nor an execution trace, not read: config.json, rank2.pt.trace.json.gz`);
+  });
+
   it.runIf(hasShared)('a linked "ET+" (chakra_trace_link) is read as the execution trace it was made from, or left out beside it (said)', async () => {
     const linked = shared('traces', 'pytorch-real', 'linked', 'simple_add.linked.json.gz');
     const plain = await importPytorch({ pairs: [{ et: addEt, kineto: addKineto }], out: path.join(dir, 'plus-plain') });
