@@ -4,10 +4,12 @@
  * range check is one function (formats/chakra/node-values.ts) that validate, replay and export share; the rank
  * numbering is paths.ts's. Each case is the shipped ASTRA-sim all_reduce 4npus trace with one change.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportAstraSim } from '../../src/engines/astra-sim/index.js';
 import { replayFiles } from '../../src/engines/replay/index.js';
 import { validateTrace } from '../../src/engines/trace/validate.js';
 import { InputError } from '../../src/errors.js';
@@ -135,6 +137,10 @@ describe('collectives that do not match across ranks: validate refuses what repl
     expect(v.problems[0]!.message).toMatch(message);
     expect(v.problems[0]!.file).toBe(`${trace}.${rank}.et`);
     expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(message);
+    // export astra-sim, which also reads one rank at a time, refuses it in the same words (ASTRA-sim would stall).
+    const out = path.join(dir, `export-${n}`);
+    expect(await refusal(exportAstraSim({ trace, system: plain, network: ring4, out }))).toMatch(message);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('rank 3 runs one collective more than the others: replay stalls, validate says which is never reached', async () => {
@@ -156,6 +162,7 @@ describe('collectives that do not match across ranks: validate refuses what repl
     expect(v.counts).toEqual({ 'message-never-sent': 1 });
     expect(v.problems[0]!.message).toBe('rank 1 node 200 waits for a message 3>1#0 that is never sent (replay stalls)');
     expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(/replay stalled .*rank 1 node 200 waits for a message 3>1#0 that is never sent/);
+    expect(await refusal(exportAstraSim({ trace, system: plain, network: ring4, out: path.join(dir, `export-${n}`) }))).toBe(v.problems[0]!.message);
   });
 
   it('a send and its receive (same peers and tag): valid, and replay runs it; another tag is never sent', async () => {

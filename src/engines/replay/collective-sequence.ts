@@ -7,6 +7,8 @@
  * s sends r with tag t; one that no send matches waits for ever ({@link messageNeverSent}, {@link unsentMessages}).
  */
 
+import { commTypeName } from '../../formats/chakra/index.js';
+
 /** One collective as a rank issues it. */
 export interface IssuedCollective {
   rank: number;
@@ -99,4 +101,49 @@ export function unsentMessages(sends: PostedMessage[], recvs: PostedMessage[]): 
     else out.push({ rank: m.rank, nodeId: m.nodeId, message: `${messageNeverSent(m.rank, m.nodeId, m.peer, m.tag)} (replay stalls)` });
   }
   return out;
+}
+
+/** Collectives ASTRA-sim's system layer simulates (comm_type numbers), the ones replay matches across ranks. */
+const MATCHED_KINDS = new Set([0, 2, 6, 7]);
+
+/**
+ * Gathers, rank by rank, the communication replay matches across ranks, and says what it is sure to refuse
+ * ({@link unmatchedCollectives}, {@link unsentMessages}). `validate` and `export astra-sim` read one rank at a time
+ * and feed it each node, so both give the verdict replay gives.
+ */
+export class CrossRankCheck {
+  private readonly groups = new Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>();
+  private readonly sends: PostedMessage[] = [];
+  private readonly recvs: PostedMessage[] = [];
+
+  /** `ranks`: the ranks of the trace (every one is a member of the group without a name). */
+  constructor(private readonly ranks: number[]) {}
+
+  /**
+   * A COMM_COLL_NODE with the values replay reads (sizes already range-checked). Kinds replay does not match and
+   * collectives whose members depend on the network (involved_dim leaving a dimension out) are left to replay.
+   */
+  collective(rank: number, nodeId: bigint, commType: bigint | number, bytes: bigint | number, pgName: string | undefined, involved: readonly unknown[] | undefined): void {
+    if (!MATCHED_KINDS.has(Number(commType)) || involved?.some((x) => x === false)) return;
+    const key = pgName === undefined || pgName === '0' ? '' : pgName;
+    let g = this.groups.get(key);
+    // A named group's members are the ranks that use it.
+    if (!g) this.groups.set(key, (g = { members: key === '' ? this.ranks : null, byRank: new Map() }));
+    const list = g.byRank.get(rank);
+    const issued = { rank, nodeId, coll: commTypeName(commType), bytes };
+    if (list) list.push(issued);
+    else g.byRank.set(rank, [issued]);
+  }
+
+  /** A send (peer: its destination) or receive (peer: its source) whose peer is a rank of the trace. */
+  message(send: boolean, rank: number, nodeId: bigint, peer: number, tag: bigint | number): void {
+    (send ? this.sends : this.recvs).push({ rank, nodeId, peer, tag });
+  }
+
+  problems(): { code: 'collective-mismatch' | 'message-never-sent'; found: CollectiveMismatch }[] {
+    return [
+      ...unmatchedCollectives(this.groups).map((found) => ({ code: 'collective-mismatch' as const, found })),
+      ...unsentMessages(this.sends, this.recvs).map((found) => ({ code: 'message-never-sent' as const, found })),
+    ];
+  }
 }

@@ -13,7 +13,7 @@ import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
-import { unmatchedCollectives, unsentMessages, type CollectiveMismatch, type IssuedCollective, type PostedMessage } from '../replay/collective-sequence.js';
+import { CrossRankCheck } from '../replay/collective-sequence.js';
 import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export type Severity = 'error' | 'warning';
@@ -189,19 +189,7 @@ function checkValues(node: NodeView, c: Collector): void {
   if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
 }
 
-/**
- * A simulated collective of a rank, for matching across ranks (collective-sequence.ts): its group (pg_name; '' for
- * all ranks), or null when its members depend on the network (involved_dim leaving a dimension out).
- */
-function issuedCollective(node: NodeView, rank: number, t: bigint, size: bigint): { group: string | null; issued: IssuedCollective } {
-  const pg = node.attr('pg_name');
-  const name = typeof pg?.value === 'string' ? pg.value : '';
-  const involved = node.attr('involved_dim');
-  const partial = Array.isArray(involved?.value) && (involved.value as unknown[]).some((x) => x === false);
-  return { group: partial ? null : name === '0' ? '' : name, issued: { rank, nodeId: node.id, coll: commTypeName(t), bytes: size } };
-}
-
-function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: RankCollectives): void {
+function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cross?: CrossRankCheck): void {
   const id = node.id;
   checkAttrTypes(node, c);
   checkValues(node, c);
@@ -228,13 +216,10 @@ function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: Ra
       }
     }
     const size = node.intValue('comm_size');
-    if (collectives && t !== undefined && SIMULATED.has(Number(t)) && size !== undefined && !nodeValueProblem('comm_size', size)) {
-      const { group, issued } = issuedCollective(node, collectives.rank, t, size);
-      if (group !== null) {
-        const list = collectives.byGroup.get(group);
-        if (list) list.push(issued);
-        else collectives.byGroup.set(group, [issued]);
-      }
+    if (cross && t !== undefined && size !== undefined && !nodeValueProblem('comm_size', size)) {
+      const pg = node.attr('pg_name')?.value;
+      const involved = node.attr('involved_dim')?.value;
+      cross.collective(rank, id, t, size, typeof pg === 'string' ? pg : undefined, Array.isArray(involved) ? involved : undefined);
     }
     if (size === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
     else if (size === 0n && t !== undefined && Number(t) === CollectiveCommType.ALL_GATHER) {
@@ -248,10 +233,7 @@ function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: Ra
       if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
     const peer = node.intValue(peerName);
-    if (collectives && peer !== undefined && peer >= 0n && peer < BigInt(ranks)) {
-      const posted = { rank: collectives.rank, nodeId: id, peer: Number(peer), tag: node.intValue('comm_tag') ?? 0n };
-      (node.type === NodeType.COMM_SEND_NODE ? collectives.sends : collectives.recvs).push(posted);
-    }
+    if (cross && peer !== undefined && peer >= 0n && peer < BigInt(ranks)) cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), node.intValue('comm_tag') ?? 0n);
     if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
       c.add('error', 'p2p-peer-not-a-rank', id, `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`);
     }
@@ -264,19 +246,11 @@ function checkNode(node: NodeView, c: Collector, ranks: number, collectives?: Ra
   }
 }
 
-/** A rank's simulated collectives by group, and its sends and receives, in file order. */
-export interface RankCollectives {
-  rank: number;
-  byGroup: Map<string, IssuedCollective[]>;
-  sends: PostedMessage[];
-  recvs: PostedMessage[];
-}
-
 /**
- * `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). With `collectives`, the
- * rank's simulated collectives are gathered there for the cross-rank check.
+ * `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). With `cross`, the rank's
+ * communication is gathered there for the check across ranks.
  */
-export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1, collectives?: RankCollectives): Promise<{ c: Collector; nodes: number }> {
+export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1, cross?: CrossRankCheck): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
   const probe = new NodeProbe(CHECKED_NAMES);
@@ -286,7 +260,7 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
   const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
     if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
     nodes++;
-    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks, collectives);
+    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks, rank, cross);
   }, workspace);
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
@@ -314,34 +288,25 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
     report.problems.push({ severity: 'error', code: 'rank-missing', file: target, rank: files.findIndex((f, i) => f.rank !== i), nodeId: null, message: gap });
   }
   const workspace = new RankWorkspace();
-  const groups = new Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>();
-  const sends: PostedMessage[] = [];
-  const recvs: PostedMessage[] = [];
+  const cross = new CrossRankCheck(files.map((f) => f.rank));
   for (const f of files) {
-    const mine: RankCollectives = { rank: f.rank, byGroup: new Map(), sends, recvs };
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, mine);
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, cross);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;
     for (const [k, v] of Object.entries(c.counts)) report.counts[k] = (report.counts[k] ?? 0) + v;
     report.problems.push(...c.problems);
-    for (const [key, list] of mine.byGroup) {
-      let g = groups.get(key);
-      // All ranks are members of the group without a name; a named group's members are the ranks that use it.
-      if (!g) groups.set(key, (g = { members: key === '' ? files.map((x) => x.rank) : null, byRank: new Map() }));
-      g.byRank.set(f.rank, list);
-    }
   }
-  // Across ranks, as replay matches collectives (only where the rank files are numbered as replay needs).
+  // Across ranks, as replay matches communication (only where the rank files are numbered as replay needs).
   if (!gap) {
     const fileOf = new Map(files.map((f) => [f.rank, f.file]));
-    const found: [string, CollectiveMismatch[]][] = [['collective-mismatch', unmatchedCollectives(groups)], ['message-never-sent', unsentMessages(sends, recvs)]];
-    for (const [code, list] of found) {
-      list.forEach((m, i) => {
-        report.errors++;
-        report.counts[code] = (report.counts[code] ?? 0) + 1;
-        if (i < maxPerCode) report.problems.push({ severity: 'error', code, file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
-      });
+    const listed = new Map<string, number>();
+    for (const { code, found: m } of cross.problems()) {
+      report.errors++;
+      report.counts[code] = (report.counts[code] ?? 0) + 1;
+      const n = listed.get(code) ?? 0;
+      listed.set(code, n + 1);
+      if (n < maxPerCode) report.problems.push({ severity: 'error', code, file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
     }
   }
   return report;
