@@ -81,7 +81,7 @@ describe('import pytorch: real pairs', () => {
   it('the id path (Record function id, ET schema 1.0.2 layout) and a trace without ProfilerStep give the same nodes', async () => {
     const etFile = path.join(dlrmDir, 'dlrm_eg_2.json.gz');
     const kFile = path.join(dlrmDir, (await import('node:fs')).readdirSync(dlrmDir).find((f) => f.startsWith('worker2_'))!);
-    const base = await importPytorch({ pairs: [{ et: etFile, kineto: kFile }], out: path.join(dir, 'base') });
+    const base = await importPytorch({ pairs: [{ et: etFile, kineto: kFile }], out: path.join(dir, 'base'), partial: true });
     // Rewrite the same real run as newer PyTorch would write it: Kineto ops carry their ET node's rf_id.
     const et = await readExecutionTrace(etFile);
     const k = await readKinetoTrace(kFile);
@@ -107,13 +107,13 @@ describe('import pytorch: real pairs', () => {
     await writeFile(path.join(dir, 'k-rf.json'), JSON.stringify(kineto));
     await writeFile(path.join(dir, 'k-nostep.json'), JSON.stringify(noStep));
     await writeFile(path.join(dir, 'et-new.json'), JSON.stringify(newLayout));
-    const byId = await importPytorch({ pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }], out: path.join(dir, 'rf') });
+    const byId = await importPytorch({ pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }], out: path.join(dir, 'rf'), partial: true });
     expect(byId.ranks[0]!.link.linkedByRfId).toBe(1672);
     expect(byId.ranks[0]!.link.linkedBySequence).toBe(0);
     // Without the step, the same span given as --window (µs as the trace writes ts) gives the same measured graph.
     const step = base.ranks[0]!.measured!.window;
     const ts = (ns: number) => `${k.baseUs + Math.floor(ns / 1000)}${ns % 1000 ? `.${String(ns % 1000).padStart(3, '0')}` : ''}`;
-    const noStepRes = await importPytorch({ pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }], out: path.join(dir, 'nostep'), window: `${ts(step.startNs)}:${ts(step.endNs)}` });
+    const noStepRes = await importPytorch({ pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }], out: path.join(dir, 'nostep'), window: `${ts(step.startNs)}:${ts(step.endNs)}`, partial: true });
     expect(noStepRes.ranks[0]!.steps).toEqual([]);
     expect(noStepRes.ranks[0]!.measured!.window.iterationNs).toBe(step.iterationNs);
     const a = (await readTraceFile(path.join(dir, 'base.2.et'))).nodes;

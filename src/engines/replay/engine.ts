@@ -25,6 +25,7 @@ import type { ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier } from './classify.js';
 import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
+import { messageNeverSent } from './collective-sequence.js';
 import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
@@ -537,7 +538,7 @@ class Replay {
     for (const [pair, byTag] of this.mail) {
       const src = Math.floor(pair / this.ranks.length);
       for (const [tag, box] of byTag) {
-        for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${nodeId(w.rank, w.slot)} waits for a message ${src}>${w.rank}#${tag} that is never sent`);
+        for (const w of box.recvs) reasons.push(messageNeverSent(w.rank, nodeId(w.rank, w.slot), src, tag));
       }
       if (reasons.length >= 6) break;
     }
