@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The comparison with Perseus' emulation (8 stages, 1F1B) that README.md's plan section quotes:
+// The comparison with Perseus' emulation (8 stages, 1F1B) that docs/plans.md quotes:
 // 1. A40 (GPT-3 175B and BLOOM, 12/24/48/96 micro-batches): tracewatt's intrinsic saving at the all-max-clock
 //    iteration time (one and two clocks per computation), Perseus' published figure, the same figure recomputed from
 //    Perseus' frontier file with its notebook's formula (baseline = all-max-clock energy at the frontier's *fastest*

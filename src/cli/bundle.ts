@@ -32,7 +32,10 @@ export const CLI_BUNDLE = {
 /** The parameters the bundle's code is wrapped in (CommonJS's, plus the import function of dynamic imports). */
 const WRAPPER = ['exports', 'require', 'module', '__filename', '__dirname', '__tracewattImport'] as const;
 
-/** The import function the bundle's dynamic imports call (scripts/bundle-cli.mjs rewrites `import(` to it). */
+/**
+ * The import function the bundle's dynamic imports call (scripts/bundle-cli.mjs rewrites `import(` to it).
+ * @public (read by scripts/bundle-cli.mjs through a dynamic import)
+ */
 export const IMPORT_FUNCTION = WRAPPER[5];
 
 const importModule = (specifier: string): Promise<unknown> => import(specifier);

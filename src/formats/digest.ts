@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { InputError } from '../errors.js';
+import { fileReadError } from './file-chunks.js';
 import type { RankFile } from './chakra/paths.js';
 
 /** SHA-256 (hex) of a file's bytes; an unreadable file is an InputError naming it. */
@@ -14,7 +14,7 @@ export async function fileDigest(file: string): Promise<string> {
   try {
     for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
   } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw fileReadError(file, e);
   }
   return hash.digest('hex');
 }

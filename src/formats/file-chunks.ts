@@ -10,14 +10,23 @@ import { FormatError, InputError } from '../errors.js';
 
 export const CHUNK_BYTES = 1 << 20;
 
+/**
+ * The one wording of a file the file system will not read: `<file>: cannot read (ENOENT)` (any errno code: ENOENT,
+ * EISDIR, EACCES, EIO …) as an InputError; any other error is returned as it is. Every reader of an input uses it.
+ */
+export function fileReadError(file: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && /^E[A-Z]+$/.test(code)) return new InputError(`${file}: cannot read (${code})`);
+  return e instanceof Error ? e : new Error(String(e));
+}
+
 /** The typed error for a failure reading `file`: InputError for the file system's, FormatError for gzip's. */
 export function readError(file: string, e: unknown): Error {
   const code = (e as NodeJS.ErrnoException).code;
   if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR' || code?.startsWith('ERR_ZLIB')) {
     return new FormatError(file, '', `gzip stream is corrupt or cut short (${(e as Error).message})`);
   }
-  if (code !== undefined && /^E[A-Z]+$/.test(code)) return new InputError(`${file}: cannot read (${code})`);
-  return e instanceof Error ? e : new Error(String(e));
+  return fileReadError(file, e);
 }
 
 /** Opens a file for reading; a file that cannot be opened is an InputError naming it. */

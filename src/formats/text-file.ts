@@ -6,7 +6,8 @@
  * refused before anything walks the value (a config nested 100,000 deep would exhaust the stack of every reader).
  */
 import { readFile } from 'node:fs/promises';
-import { FormatError, InputError } from '../errors.js';
+import { FormatError } from '../errors.js';
+import { fileReadError } from './file-chunks.js';
 
 /** How many leading bytes are checked for binary content. */
 const SNIFF_BYTES = 64 * 1024;
@@ -43,7 +44,7 @@ export async function readTextFile(file: string): Promise<string> {
   try {
     bytes = await readFile(file);
   } catch (e) {
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+    throw fileReadError(file, e);
   }
   const bad = binaryOffset(bytes);
   if (bad >= 0) throw new FormatError(file, '', `binary data (byte ${bad} is 0x${bytes[bad]!.toString(16).padStart(2, '0')}), not a text file`);

@@ -252,19 +252,25 @@ function validateUncertainty(file: string, u: Record<string, Json>): void {
   const modes = obj(file, u.modes, 'uncertainty.modes');
   for (const [mode, table] of Object.entries(modes)) {
     if (!(BAND_MODES as readonly string[]).includes(mode)) fail(file, `uncertainty.modes.${mode}`, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
-    const t = obj(file, table, `uncertainty.modes.${mode}`);
-    for (const q of BAND_QUANTITIES) {
-      const path = `uncertainty.modes.${mode}.${q}`;
-      const b = obj(file, t[q], path);
-      for (const k of ['distance', 'q10', 'q90']) numArray(file, b[k], `${path}.${k}`);
-      const n = (b.distance as number[]).length;
-      if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n) fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
-      if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!))) fail(file, `${path}.distance`, 'expected ascending distances');
-      if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0)) fail(file, path, 'expected q10 ≤ 0 ≤ q90');
-      num(file, b, 'widening', path, { min: 0 });
-      num(file, b, 'maxCounterDistance', path, { min: 0 });
-      num(file, b, 'n', path, { min: 0 });
-    }
+    validateBandTable(file, table, `uncertainty.modes.${mode}`);
+  }
+  if (u.memoryCeiling !== undefined && u.memoryCeiling !== null) validateBandTable(file, u.memoryCeiling, 'uncertainty.memoryCeiling');
+  if (u.powerMisfitMax !== undefined) num(file, u, 'powerMisfitMax', 'uncertainty', { min: 0 });
+}
+
+function validateBandTable(file: string, table: Json, at: string): void {
+  const t = obj(file, table, at);
+  for (const q of BAND_QUANTITIES) {
+    const path = `${at}.${q}`;
+    const b = obj(file, t[q], path);
+    for (const k of ['distance', 'q10', 'q90']) numArray(file, b[k], `${path}.${k}`);
+    const n = (b.distance as number[]).length;
+    if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n) fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
+    if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!))) fail(file, `${path}.distance`, 'expected ascending distances');
+    if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0)) fail(file, path, 'expected q10 ≤ 0 ≤ q90');
+    num(file, b, 'widening', path, { min: 0 });
+    num(file, b, 'maxCounterDistance', path, { min: 0 });
+    num(file, b, 'n', path, { min: 0 });
   }
 }
 

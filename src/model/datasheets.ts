@@ -73,7 +73,7 @@ export const DATASHEETS: DeviceSheet[] = [
   },
   {
     match: /titan ?x/i, name: 'GeForce GTX Titan X',
-    idle: { powerW: 93.5025, smClockMHz: 1164, source: 'gpmTOOL (Guerreiro et al.): the GTX Titan X idle row at 1164 MHz core, 4005 MHz memory in titanx_micro_peak_idle_HPCAandCF.csv (../shared/profiles/guerreiro-gpmtool)' },
+    idle: { powerW: 93.5025, smClockMHz: 1164, source: 'gpmTOOL (Guerreiro et al.): the GTX Titan X idle row at 1164 MHz core, 4005 MHz memory in titanx_micro_peak_idle_HPCAandCF.csv (gpmTOOL published measurement set)' },
     facts: { tdpW: 250, idlePowerW: 93.5025, activePowerW: 250, maxSmClockMHz: 1164, memoryBandwidthBytesPerS: 336.5 * G, peakFlopsPerS: { fp32: 6.6 * T, fp64: 0.21 * T }, source: 'NVIDIA GTX Titan X (Maxwell) specifications; max clock from the gpmTOOL sweep; idle: see calibration idle' },
   },
 ];

@@ -2,8 +2,9 @@
  * Power-cap detection: a GPU at its power limit stops drawing more power as the requested clock rises, and its
  * time stops improving (the firmware lowers the real clock). A kernel is capped at clock f_hi when, against the
  * next lower clock, its power changes by < 2% while its time improves by < 25% of what the clock ratio allows,
- * and its power is within 10% of the highest power seen. The cap is declared when at least two kernels and 20% of
- * the kernels with a sweep show it; its level is the median power of the capped points.
+ * and its power is within 10% of the highest power seen — a robust highest ({@link highPowerW}: one glitched reading
+ * does not move it). The cap is declared when at least two kernels and 20% of the kernels with a sweep show it; its
+ * level is the median power of the capped points.
  */
 import type { PowerCap } from './calibration.js';
 
@@ -17,8 +18,27 @@ export interface CapSeries {
   points: { smClockMHz: number; durationNs: number; powerW: number }[];
 }
 
+/**
+ * The high power reading the cap test compares with: the highest that at least `share` of the readings (and never
+ * fewer than `minCount`) reach — a high percentile that a few glitched readings cannot move.
+ */
+export const HIGH_POWER = { share: 0.005, minCount: 3 };
+
+/**
+ * The highest power the readings show, robust to glitches ({@link HIGH_POWER}): the k-th highest reading, k =
+ * max(minCount, share × readings). A single spike (one energy written ×3) is not it. Fewer than k readings: the
+ * lowest. 0 with none.
+ */
+export function highPowerW(readings: number[]): number {
+  const sorted = readings.filter((w) => Number.isFinite(w)).sort((a, b) => b - a);
+  if (sorted.length === 0) return 0;
+  const k = Math.max(HIGH_POWER.minCount, Math.ceil(HIGH_POWER.share * sorted.length));
+  return sorted[Math.min(k, sorted.length) - 1]!;
+}
+
 export function detectPowerCap(series: CapSeries[], profileLimitW: number | null = null): PowerCap {
-  const maxP = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.powerW)));
+  const readings = series.flatMap((s) => s.points.map((p) => p.powerW));
+  const maxP = highPowerW(readings);
   const capped: number[] = [];
   const labels: string[] = [];
   let swept = 0;
@@ -50,7 +70,7 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
     };
   }
   if (profileLimitW) return { detected: false, powerW: profileLimitW, source: 'profile', evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen` };
-  return { detected: false, powerW: null, source: 'none', evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${maxP.toFixed(1)} W)` };
+  return { detected: false, powerW: null, source: 'none', evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${Math.max(0, ...readings).toFixed(1)} W)` };
 }
 
 /** The cap a prediction uses after checking the calibration's cap against measured powers. */

@@ -27,9 +27,16 @@ export interface BandRegime {
   /**
    * One profiled clock, predicted lower, and the kernel's DRAM activity there is above the calibration's memory
    * ceiling at the target clock: the model puts its time on the memory floor, but whether its memory traffic slows
-   * with the ceiling or with the SM clock is not known, so the band reaches the clock-bound time t·f_ref/f.
+   * with the ceiling or with the SM clock is not known. The band is that of the calibration kernels which crossed
+   * the ceiling (model/uncertainty.ts memoryCeiling), or, without such a table, reaches the clock-bound time t·f_ref/f.
    */
   memoryCeiling: boolean;
+  /**
+   * The kernel's profiled power is farther from the calibration's power model than any left-out calibration
+   * kernel's was ({@link UncertaintyModel.powerMisfitMax}): scaling that reading is not to be trusted, so the power
+   * and energy bands reach the power model's own figure for the kernel's counters at the target.
+   */
+  powerUnexplained: boolean;
 }
 
 export interface PredictionBand {
@@ -86,6 +93,16 @@ export function beyondMemoryCeiling(cal: Calibration, refMHz: number, dramActive
   return targetMHz < refMHz && dramActive > memoryCeilingAt(cal.time, targetMHz);
 }
 
+/** |ln(P_measured / P_model)| of a profiled kernel at its clock: how far its power reading is from the calibration's power model (0 without a reading). */
+export function powerMisfit(cal: Calibration, p: Pick<KernelProfile, 'smClockMHz' | 'powerW' | 'utilization'>): number {
+  if (p.powerW === null || p.powerW === undefined || !(p.powerW > 0)) return 0;
+  const m = modelPower(cal, p.smClockMHz, p.utilization);
+  return m > 0 ? Math.abs(Math.log(p.powerW / m)) : 0;
+}
+
+/** The narrowest band around one p50 that holds both. */
+const union = (a: Band, b: Band): Band => ({ p10: Math.min(a.p10, b.p10), p50: a.p50, p90: Math.max(a.p90, b.p90) });
+
 /** Stretches a band so that it also holds v with the same relative margins (p10/p50 and p90/p50). */
 function reach(b: Band, v: number): Band {
   if (!(v > 0) || !(b.p50 > 0)) return b;
@@ -101,6 +118,9 @@ function clockBound(cal: Calibration, pred: KernelPrediction, ref: ClockTime, ut
   const powerW = modelPower(cal, f, scaleUtilization(utilization, ref, { durationNs, smClockMHz: f })) * ratio;
   return { durationNs, powerW, energyJ: (powerW * durationNs) / 1e9 };
 }
+
+/** The farthest clock distance a table's cases reached. */
+const maxDistance = (t: BandTable) => t.time.maxDistance ?? t.time.distance[t.time.distance.length - 1]!;
 
 const NEAR_CLOCK = Math.log(1.1);
 const MID_CLOCK = Math.log(1.4);
@@ -119,15 +139,17 @@ function counterClass(model: UncertaintyModel, t: BandTable, d: number): BandReg
  * The band of one prediction, given the clocks the kernel was profiled at and its utilizations there. With the
  * profiled times (`refs`, two or more clocks) and a calibration that has an exponent range, the time band starts
  * from the kernel's envelope over that range (see {@link UncertaintyModel.roofExponentRange}); with one profiled
- * time, a kernel beyond the memory ceiling at the target has its band reach the clock-bound time.
+ * time, a kernel beyond the memory ceiling at the target has the band of the calibration's memory-ceiling table
+ * (or, without one, a band that reaches the clock-bound time). With the highest profiled measurement (`top`), a
+ * kernel whose profiled power the power model cannot explain has its power and energy bands reach the model's figure.
  */
-export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>, refs?: ClockTime[]): PredictionBand | null {
+export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>, refs?: ClockTime[], top?: KernelProfile): PredictionBand | null {
   const model = cal.uncertainty;
   if (!model) return null;
   const geo = clockGeometry(profiledMHz, pred.smClockMHz, model.twoClockDistance ?? 'harmonic');
   const dist = counterDistance(model.counterSpace, utilization);
   if (geo.mode === 'profiled') {
-    const regime: BandRegime = { clock: 'profiled', extrapolated: false, counter: 'near', memoryCeiling: false };
+    const regime: BandRegime = { clock: 'profiled', extrapolated: false, counter: 'near', memoryCeiling: false, powerUnexplained: false };
     return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, regime, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
   }
   const found = tableFor(model, geo.mode);
@@ -138,17 +160,33 @@ export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: n
   let energyJ = bandAround(t.energy, geo.distance, dist, pred.energyJ);
   const ref = refs?.length === 1 ? refs[0]! : null;
   const memoryCeiling = ref !== null && beyondMemoryCeiling(cal, ref.smClockMHz, utilization.dram_active ?? 0, pred.effectiveClockMHz);
-  if (memoryCeiling) {
+  const ceilingTable = memoryCeiling ? model.memoryCeiling : null;
+  if (ceilingTable) {
+    // The kernels that crossed the ceiling have their own residuals (model/uncertainty.ts memoryCeiling); crossing
+    // it adds to what the model does not know, never takes away, so the band is never narrower than its mode's.
+    durationNs = union(durationNs, bandAround(ceilingTable.time, geo.distance, dist, pred.durationNs));
+    powerW = union(powerW, bandAround(ceilingTable.power, geo.distance, dist, pred.powerW));
+    energyJ = union(energyJ, bandAround(ceilingTable.energy, geo.distance, dist, pred.energyJ));
+  } else if (memoryCeiling && ref) {
+    // No such table (an older file, or too few calibration kernels crossed the ceiling): reach the clock-bound time.
     const cb = clockBound(cal, pred, ref, utilization);
     durationNs = reach(durationNs, cb.durationNs);
     powerW = reach(powerW, cb.powerW);
     energyJ = reach(energyJ, cb.energyJ);
   }
+  const powerUnexplained = top !== undefined && model.powerMisfitMax !== undefined && powerMisfit(cal, top) > model.powerMisfitMax;
+  if (powerUnexplained) {
+    const capW = cal.powerCap.powerW ?? Infinity;
+    const modelW = Math.min(capW, modelPower(cal, pred.effectiveClockMHz, pred.utilization));
+    powerW = reach(powerW, modelW);
+    energyJ = reach(energyJ, (modelW * pred.durationNs) / 1e9);
+  }
   const regime: BandRegime = {
     clock: clockClass(profiledMHz, pred.smClockMHz),
-    extrapolated: geo.distance > (t.time.maxDistance ?? t.time.distance[t.time.distance.length - 1]!) * (1 + 1e-9),
+    extrapolated: geo.distance > maxDistance(ceilingTable ?? t) * (1 + 1e-9),
     counter: counterClass(model, t, dist),
     memoryCeiling,
+    powerUnexplained,
   };
   return { mode: geo.mode, table: found.mode, clockDistance: geo.distance, counterDistance: dist, regime, durationNs, powerW, energyJ };
 }
@@ -159,6 +197,7 @@ export function describeRegime(b: PredictionBand): string {
   const clock = { profiled: '0 %', near: '≤10 %', mid: '10–40 %', far: '>40 %' }[b.regime.clock];
   const parts = [b.mode, clock, `counters ${b.regime.counter}`];
   if (b.regime.memoryCeiling) parts.push('memory ceiling');
+  if (b.regime.powerUnexplained) parts.push('power unexplained');
   if (b.regime.extrapolated) parts.push('extrapolated');
   return parts.join(' · ');
 }
@@ -180,5 +219,5 @@ export function predictKernelBand(
   if (pred.basis !== 'profile') return { ...pred, band: null };
   // The counter space holds each calibration kernel at its highest clock: compare at the highest profiled clock.
   const top = refs.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
-  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization, refs) };
+  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization, refs, top) };
 }

@@ -31,7 +31,10 @@
  * clock- or memory-bound) has no envelope; one in the transition has a wide one.
  *
  * Where a kernel profiled once needs more DRAM throughput than the calibration's memory ceiling at the target, the
- * band reaches the clock-bound time instead (model/predict-band.ts).
+ * band comes from the table of the left-out kernels that did ({@link UncertaintyModel.memoryCeiling}): at such a
+ * clock the kernels still under the ceiling are mostly clock-bound and predicted within a few per cent, those above
+ * it are off by 10–40 % (V100), so one table for both would be too wide for the first and too narrow for the
+ * second. Without that table (older files, too few cases) the band reaches the clock-bound time.
  */
 
 import { fitLine } from './line-fit.js';
@@ -108,6 +111,21 @@ export interface UncertaintyModel {
   /** 90 % of the left-out kernels were no farther than this from the kernels kept in their fold (counter space units); absent in older files. */
   counterDistanceP90?: number;
   modes: Partial<Record<BandMode, BandTable>>;
+  /**
+   * One profiled clock, predicted lower, the kernel's DRAM activity above the calibration's memory ceiling at the
+   * target: the residuals of the left-out calibration kernels that were (symmetric, like the one-clock tables).
+   * Absent in older files, null when too few kernels crossed the ceiling: the band then reaches the clock-bound
+   * time (model/predict-band.ts).
+   */
+  memoryCeiling?: BandTable | null;
+  /**
+   * The largest misfit |ln(P_measured / P_model)| of a left-out calibration kernel's power at its profiled clock
+   * against the calibration fitted without it. A kernel whose profiled power is farther from the power model than
+   * that is one the calibration cannot explain (a reading unlike its own sweep, or a kernel unlike any calibrated):
+   * its power and energy bands reach the power model's own figure for its counters (model/predict-band.ts). Absent
+   * in older files.
+   */
+  powerMisfitMax?: number;
 }
 
 export interface ExponentRange {

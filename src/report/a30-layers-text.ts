@@ -4,10 +4,10 @@
  * absolute difference per column, the published observations tested, and what the model misses.
  */
 import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
-import { fixed, formatTable, wrapText, type Cell, type Column } from './tables.js';
+import { fixed, formatTable, signedFixed, wrapText, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
 
-const signed = (digits: number) => (v: Cell) => (typeof v === 'number' ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}` : '');
+const signed = signedFixed;
 
 /** One row per layer and sequence length, for the table, the report and --csv. */
 export function layerStudyRows(r: LayerClockStudyRecord): RowSet {

@@ -1,19 +1,15 @@
 /** The text view of a replay's energy by name (by-name.ts): the top rows, a "rest" row and a total row. */
 import { topByName, type ByNameRow } from '../engines/replay/by-name.js';
 import type { EnergyBreakdownJ } from '../engines/replay/ledger.js';
-import { formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import { formatTable, shortName as cutName, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 
 /** Rows the text shows before the rest is summed. */
 export const TOP_BY_NAME_TEXT = 10;
 /** Names longer than this are cut in the middle (kernel names run to thousands of characters). */
 export const NAME_WIDTH = 48;
 
-/** A name cut to `width` characters, its start and end kept around "…". */
-export function shortName(name: string, width = NAME_WIDTH): string {
-  if (name.length <= width) return name;
-  const head = Math.ceil((width - 1) * 0.65);
-  return `${name.slice(0, head)}…${name.slice(name.length - (width - 1 - head))}`;
-}
+/** A name cut to `width` characters (default {@link NAME_WIDTH}), its start and end kept around "…" (tables.ts). */
+export const shortName = (name: string, width = NAME_WIDTH): string => cutName(name, width);
 
 const J = significant(4);
 

@@ -3,7 +3,7 @@
  * the three knobs' marginal efficiency against nominal. Every figure is an estimate.
  */
 import type { CaseStudyRecord, Knob } from '../engines/studies/types.js';
-import { fixed, formatTable, wrapText, type Cell, type Column } from './tables.js';
+import { formatTable, signedFixed, significant, sweepNote, SWEEP_EDGE_DEFINITION, wrapText, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
 import { sensitivityMapText } from './sensitivity-map-text.js';
 
@@ -11,7 +11,11 @@ import { sensitivityMapText } from './sensitivity-map-text.js';
 export const wrap = wrapText;
 
 const settingCell = (k: Knob, s: number) => (k.settingUnit === 'MHz' ? `${s} MHz` : `${s.toFixed(2)} ×`);
-const signedFixed = (digits: number) => (v: Cell) => (typeof v === 'number' ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(digits)}` : '');
+
+/** The note beside a knob setting: nominal, or the lowest-energy one (and whether it is at the edge of the range swept). */
+export function knobNote(k: Knob, setting: number): string {
+  return setting === k.nominalSetting ? sweepNote({ nominal: true }) : setting === k.best.setting ? sweepNote({ lowestEnergy: true, atEdge: k.best.atEdge }) : '';
+}
 
 /** One row per knob setting of every layout (nominal included), for the table and --csv. */
 export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } = {}): RowSet {
@@ -23,16 +27,16 @@ export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } 
     { header: 'ΔE (%)', format: signedFixed(2) },
     { header: 'ΔE band lo (%)', format: signedFixed(2) },
     { header: 'ΔE band hi (%)', format: signedFixed(2) },
-    { header: 'saved/slowdown (%/%)', format: fixed(2) },
-    { header: 'ΔE/ΔT (kW)', format: fixed(1) },
+    { header: 'saved/slowdown (%/%)', format: signedFixed(2, '') },
+    { header: 'ΔE/ΔT (W)', format: significant(3) },
     { header: 'note', align: 'left' },
   ];
   const rows: Cell[][] = r.layouts.flatMap((l) => l.knobs.flatMap((k) => k.points.map((p) => {
-    const note = p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `best${k.best.atEdge ? `, ${k.best.atEdge} edge` : ''}` : '';
+    const note = knobNote(k, p.setting);
     return [
       ...(o.layoutColumn === false ? [] : [l.name]), k.name, settingCell(k, p.setting), p.timeChangePct, p.energyChangePct,
       p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
-      p.deltaEnergyPerDeltaTimeW === null ? null : p.deltaEnergyPerDeltaTimeW / 1e3, note,
+      p.deltaEnergyPerDeltaTimeW, note,
     ];
   })));
   return { columns, rows };
@@ -74,6 +78,7 @@ export function caseStudyText(r: CaseStudyRecord): string {
     const short = (name: Cell) => String(name).replace(' network DVFS', ' DVFS');
     const rows = t.rows.map((c) => [short(c[0]), c[1]!, c[2]!, c[3]!, `${sf(c[4]!)} … ${sf(c[5]!)}`, c[6]!, c[8]!]);
     parts.push(formatTable(columns, rows).replace(/\n$/, ''));
+    if (t.rows.some((c) => /edge/.test(String(c[8])))) parts.push(wrap(`  ${SWEEP_EDGE_DEFINITION}`, 100, '    '));
     parts.push(wrap(l.finding));
   }
   parts.push(...sensitivityMapText(r.sensitivity));

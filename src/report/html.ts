@@ -23,9 +23,12 @@ import {
 import { describeAdvice } from '../engines/calibrate/advice.js';
 import { layerStudySection } from './a30-layers-html.js';
 import { sensitivityMapSection } from './sensitivity-map-html.js';
+import type { HtmlParts } from './a30-layers-html.js';
+import { measuredGroups, measuredSection, type MeasuredGroup } from './measured-html.js';
 import { breakdown, ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/replay/ledger.js';
 import { planHeadlineRows } from './plan-text.js';
-import { formatRows, significant, type Cell, type Column } from './tables.js';
+import { formatRows, signedFixed, significant, SWEEP_EDGE_DEFINITION, type Cell, type Column } from './tables.js';
+import { knobNote } from './case-study-text.js';
 import type {
   AccuracyTable,
   CaseStudySummary,
@@ -79,8 +82,9 @@ function figure(id: string, svg: string, caption: string, takeaway?: string): st
 const pct = (share: number) => share * 100;
 /** Numbers to 3 significant digits (3.7e-5 J stays 0.000037, not 0.00): never fixed decimals. */
 const sig = significant(3);
-const J = 'J, estimated';
-const S = 's, estimated';
+/** Units in table headers, as the terminal tables write them ("energy (J, est.)"). */
+const J = 'J, est.';
+const S = 's, est.';
 
 function breakdownRows(e: EnergyBreakdownJ, band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>): Cell[][] {
   const parts = [...ENERGY_PARTS, 'total'] as const;
@@ -165,7 +169,7 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     '</div>',
     ...(byName ? [figure('energy-by-name', byName, 'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).')] : []),
     figure('energy-per-rank', plot, 'Energy per rank, stacked by component (estimated).'),
-    `<details><summary>Per-rank table (${r.ranks.length} ranks)</summary>`,
+    `<details><summary>Per-rank table (${r.ranks.length} rank${r.ranks.length === 1 ? '' : 's'})</summary>`,
     htmlTable(
       [
         { header: 'rank' },
@@ -323,7 +327,7 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
   ].join('\n');
 }
 
-const signedPct = (x: number, digits = 2) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)} %`;
+const signedPct = (x: number, digits = 2) => `${signedFixed(digits)(x)} %`;
 const sharePct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 
 /** The one-line takeaways above the case study's plots, from its numbers. */
@@ -443,9 +447,9 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
         l.name, k.name, k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`, p.timeChangePct, p.energyChangePct,
         p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
         p.deltaEnergyPerDeltaTimeW,
-        p.setting === k.nominalSetting ? 'nominal' : p.setting === k.best.setting ? `lowest energy${k.best.atEdge ? ` (${k.best.atEdge} edge of the sweep)` : ''}` : '',
+        knobNote(k, p.setting),
       ]))),
-      'Every knob setting against nominal (estimated)',
+      `Every knob setting against nominal (estimated); ${SWEEP_EDGE_DEFINITION}`,
     ),
     `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
     '</details>',
@@ -542,8 +546,8 @@ details.method{border-top:1px solid #ddd;padding-top:6px;margin-top:12px}
 table{border-collapse:collapse;margin:8px 16px 12px 0;font-size:13px;background:#fff}
 caption{text-align:left;font-weight:600;padding:2px 0 4px}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
-td.num{white-space:nowrap}
-th{min-width:6em;max-width:16em}
+td.num,td:first-child{white-space:nowrap}
+th{min-width:4.5em;max-width:16em}
 th{background:#f2f2f2;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .tables{display:flex;flex-wrap:wrap;align-items:flex-start}
@@ -560,17 +564,40 @@ summary{cursor:pointer;color:#345}
 footer{color:#888;font-size:12px;padding-bottom:24px}
 `;
 
-/** The whole page as one HTML string. Sections follow the order of `results`. */
+/** One section of the page: a result, or an imported run's measurement beside its replays. */
+interface PageSection {
+  id: string;
+  kind: string;
+  kindTitle: string;
+  label: string;
+  body: string;
+}
+
+/** The run a group of replays shares: the as-measured label without " as measured", else a modelled one without " on <network>". */
+function measuredGroupLabel(g: MeasuredGroup): string {
+  return g.asMeasured ? g.asMeasured.label.replace(/ as measured$/, '') : g.modelled[0]!.label.replace(/ on .+$/, '');
+}
+
+/** The whole page as one HTML string. Sections follow the order of `results`; an imported run's measured-beside-modelled section comes before its first replay. */
 export async function buildReport(results: readonly ReportResult[], options: ReportOptions = {}): Promise<string> {
   const title = options.title ?? 'tracewatt report';
   const version = options.version ?? tracewattVersion();
-  const bodies = await Promise.all(results.map(sectionBody));
-  const sections = results.map(
-    (r, i) =>
-      `<section class="result" id="result-${i + 1}" data-kind="${r.kind}">\n` +
-      `<h2>${escapeHtml(r.label)} <span class="kind">· ${KIND_TITLES[r.kind]}</span></h2>\n${bodies[i]}\n</section>`,
+  const parts: HtmlParts = { table: htmlTable, figure, escape: escapeHtml };
+  const groups = measuredGroups(results);
+  const [bodies, groupBodies] = await Promise.all([Promise.all(results.map(sectionBody)), Promise.all(groups.map((g) => measuredSection(g, parts)))]);
+  const page: PageSection[] = [];
+  results.forEach((r, i) => {
+    groups.forEach((g, j) => {
+      if (g.indexes[0] === i) page.push({ id: `measured-${j + 1}`, kind: 'measured', kindTitle: 'Measured beside modelled', label: measuredGroupLabel(g), body: groupBodies[j]! });
+    });
+    page.push({ id: `result-${i + 1}`, kind: r.kind, kindTitle: KIND_TITLES[r.kind], label: r.label, body: bodies[i]! });
+  });
+  const sections = page.map(
+    (s) =>
+      `<section class="result" id="${s.id}" data-kind="${s.kind}">\n` +
+      `<h2>${escapeHtml(s.label)} <span class="kind">· ${s.kindTitle}</span></h2>\n${s.body}\n</section>`,
   );
-  const toc = results.map((r, i) => `<li><a href="#result-${i + 1}">${escapeHtml(r.label)}</a> <span class="kind">${KIND_TITLES[r.kind]}</span></li>`);
+  const toc = page.map((s) => `<li><a href="#${s.id}">${escapeHtml(s.label)}</a> <span class="kind">${s.kindTitle}</span></li>`);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -587,8 +614,8 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
     options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
   }</p>
 <p class="estimates"><strong>Estimates.</strong> Energy, power and time on this page are modelled by tracewatt, not measured
-(only the model-accuracy tables compare with measurements).</p>
-${results.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
+(only ${groups.length ? 'the measured-beside-modelled sections and ' : ''}the model-accuracy tables compare with measurements).</p>
+${page.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
 </header>
 <main>
 ${sections.join('\n')}

@@ -4,11 +4,13 @@
  * measured iteration beside a modelled replay's finish.
  */
 import type { AsMeasuredResult } from '../engines/replay/as-measured.js';
+import { ENERGY_PARTS } from '../engines/replay/ledger.js';
 import type { ReplayResult } from '../engines/replay/types.js';
 import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
 import type { RowSet } from './text.js';
 
-const PARTS = ['compute', 'memory', 'network', 'idle', 'total'] as const;
+/** Every part of the ledger (ledger.ts ENERGY_PARTS) and the total, so that the printed parts add up to it. */
+const PARTS = [...ENERGY_PARTS, 'total'] as const;
 
 /** One row per rank: measured, replayed, error, the time split, energy. */
 export function asMeasuredRows(res: AsMeasuredResult): RowSet {
@@ -52,15 +54,26 @@ export function asMeasuredText(res: AsMeasuredResult, options: TableOptions = {}
   return lines.join('\n') + '\n';
 }
 
-/** A modelled replay's finish per rank beside the measured iteration its trace records (ranks without one: blank). */
+/**
+ * A modelled replay's finish per rank beside the measured iteration its trace records (ranks without one: blank); with
+ * each rank's start offset where the replay started the ranks as they ran (RankActivity.startOffsetNs).
+ */
 export function measuredBesideRows(res: ReplayResult, measured: { rank: number; measuredIterationNs: number | null }[]): RowSet | null {
   const byRank = new Map(measured.map((m) => [m.rank, m.measuredIterationNs]));
   if (![...byRank.values()].some((v) => v !== null)) return null;
+  const offsets = res.ranks.some((r) => r.startOffsetNs !== undefined);
   return {
-    columns: [{ header: 'rank', align: 'left' }, { header: 'measured iteration (ns)' }, { header: 'modelled finish (ns)' }, { header: 'modelled − measured (%)', format: fixed(2) }],
+    columns: [
+      { header: 'rank', align: 'left' }, ...(offsets ? [{ header: 'start offset (ns)' }] : []), { header: 'measured iteration (ns)' },
+      { header: offsets ? 'modelled iteration (ns)' : 'modelled finish (ns)' }, { header: 'modelled − measured (%)', format: fixed(2) },
+    ],
     rows: res.ranks.map((r) => {
       const m = byRank.get(r.rank) ?? null;
-      return [r.rank, m, r.finishNs, m ? ((r.finishNs - m) / m) * 100 : null];
+      return [r.rank, ...(offsets ? [r.startOffsetNs ?? null] : []), m, r.finishNs, m ? ((r.finishNs - m) / m) * 100 : null];
     }),
   };
 }
+
+/** What the measured-beside table's columns mean, when the replay started the ranks at their measured offsets. */
+export const START_OFFSET_NOTE = 'start offset: when the rank began its measured iteration, after the earliest rank (measured_start_unix_ns); ' +
+  'the modelled replay starts each rank then, as it ran, and its modelled iteration is its finish less that offset';

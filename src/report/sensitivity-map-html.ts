@@ -7,9 +7,9 @@ import type { SensitivityMap } from '../engines/studies/types.js';
 import type { HtmlParts } from './a30-layers-html.js';
 import { sensitivityMapSpec } from './plots/sensitivity-map.js';
 import { renderSvg } from './plots/render.js';
-import { fixed, type Cell } from './tables.js';
+import { fixed, signedFixed, significant, sweepNote, SWEEP_EDGE_DEFINITION } from './tables.js';
 
-const signed = (v: Cell) => (typeof v === 'number' ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(2)}` : '');
+const signed = signedFixed(2);
 
 export async function sensitivityMapSection(m: SensitivityMap | undefined, h: HtmlParts): Promise<string> {
   if (!m) return '';
@@ -27,18 +27,18 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
     h.table(
       [
         { header: 'layout' }, { header: 'global batch (sequences)' }, { header: 'scale-out bandwidth (GB/s)' }, { header: 'best s (× nominal)' },
-        { header: 'ΔE (%)', format: signed }, { header: 'ΔT (%)', format: signed }, { header: 'ΔE/ΔT (kW)', format: fixed(1) },
+        { header: 'ΔE (%)', format: signed }, { header: 'ΔT (%)', format: signed }, { header: 'ΔE/ΔT (W)', format: significant(3) },
         { header: 'energy saved per 1 % slowdown (%)', format: fixed(2) },
-        { header: 'direct network energy (% of total)', format: fixed(2) }, { header: 'communication hidden (% of communication time)', format: fixed(1) },
+        { header: 'direct network energy (% of total)', format: fixed(2) }, { header: 'comm. hidden (% of comm. time)', format: fixed(1) },
         { header: 'idle energy (% of total)', format: fixed(2) }, { header: 'note' },
       ],
       m.rows.map((r) => [
         r.layout, r.globalBatchSequences, r.scaleOutBandwidthGBps, r.bestScale, r.energyChangePct, r.timeChangePct,
-        r.deltaEnergyPerDeltaTimeW === null ? null : r.deltaEnergyPerDeltaTimeW / 1e3, r.energySavedPctPerSlowdownPct,
+        r.deltaEnergyPerDeltaTimeW, r.energySavedPctPerSlowdownPct ?? (r.timeChangePct <= 0 && r.energyChangePct <= 0 ? '—' : null),
         r.networkEnergySharePct, r.hiddenCommunicationSharePct, r.idleEnergySharePct,
-        [r.realBatchPoint ? 'real batch' : '', r.bestAtEdge ? `${r.bestAtEdge} edge` : ''].filter(Boolean).join('; '),
+        sweepNote({ realBatch: r.realBatchPoint, atEdge: r.bestAtEdge }),
       ]),
-      'Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated)',
+      `Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated); —: faster and cheaper, no slowdown to save per; ${SWEEP_EDGE_DEFINITION}`,
     ),
     '</details>',
     `<ul class="notes">${m.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul>`,

@@ -3,9 +3,9 @@
  * best scale-out DVFS setting's ΔE % against s = 1, then the sentence naming where it exceeds the threshold.
  */
 import type { SensitivityMap } from '../engines/studies/types.js';
-import { formatTable, wrapText, type Cell, type Column } from './tables.js';
+import { formatTable, signedFixed, wrapText, type Cell, type Column } from './tables.js';
 
-const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)}`;
+const signed = signedFixed(2);
 
 export function sensitivityMapText(m: SensitivityMap | undefined): string[] {
   if (!m) return [];

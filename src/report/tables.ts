@@ -29,6 +29,33 @@ export function fixed(digits: number): (value: Cell) => string {
   return (value) => (typeof value === 'number' ? (Number.isFinite(value) ? value.toFixed(digits) : String(value)) : formatCell(value));
 }
 
+/**
+ * A signed number with `digits` decimals ("+1.25", "−0.50", U+2212 minus); one that rounds to zero is "0.00", never
+ * "−0.00" or "+0.00"; empty for non-numbers. `plus: ''` leaves positive numbers unsigned.
+ */
+export function signedFixed(digits: number, plus = '+'): (value: Cell) => string {
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return formatCell(value);
+    const text = Math.abs(value).toFixed(digits);
+    return Number(text) === 0 ? text : `${value > 0 ? plus : '−'}${text}`;
+  };
+}
+
+/**
+ * The note beside a swept setting (case study knobs, sensitivity map), the same words in the terminal, CSV and HTML:
+ * "nominal", "lowest energy", and where the lowest-energy setting is the highest or lowest setting swept, "top edge"
+ * ("bottom edge"): the optimum may lie beyond the range swept ({@link SWEEP_EDGE_DEFINITION}).
+ */
+export function sweepNote(o: { nominal?: boolean; lowestEnergy?: boolean; atEdge?: 'top' | 'bottom' | null; realBatch?: boolean }): string {
+  return [
+    o.realBatch ? 'real batch' : '', o.nominal ? 'nominal' : '', o.lowestEnergy ? 'lowest energy' : '',
+    o.atEdge ? `${o.atEdge} edge` : '',
+  ].filter(Boolean).join(', ');
+}
+
+/** What "top edge" / "bottom edge" in a {@link sweepNote} means, printed where the notes are. */
+export const SWEEP_EDGE_DEFINITION = 'top (bottom) edge: the lowest-energy setting is the highest (lowest) one swept, so the optimum may lie beyond the range';
+
 /** Integers with thousands separators ("12,345,678"), bigint-safe; other cells as {@link formatCell}. */
 export function grouped(value: Cell): string {
   if ((typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint') return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
@@ -118,6 +145,19 @@ export function wrapText(text: string, width = TABLE_WIDTH, indent = '  '): stri
 const GAP = '  ';
 const MAX_HEADER_LINES = 3;
 
+/**
+ * Widest cell of a text table that fits its width (kernel names run to 2,000 characters): longer ones are cut in the
+ * middle ({@link shortName}); --wide (width Infinity), --csv and --json keep them whole.
+ */
+export const MAX_CELL_CHARS = 64;
+
+/** A name cut to `width` characters, its start and end kept around "…" (a kernel's template arguments sit in the middle). */
+export function shortName(name: string, width = MAX_CELL_CHARS): string {
+  if (name.length <= width) return name;
+  const head = Math.ceil((width - 1) * 0.65);
+  return `${name.slice(0, head)}…${name.slice(name.length - (width - 1 - head))}`;
+}
+
 /** Words of `text` in lines of at most `width` characters (a longer word gets a line of its own). */
 function wrapWords(text: string, width: number): string[] {
   const lines: string[] = [];
@@ -158,7 +198,9 @@ function renderBlock(headers: string[][], text: string[][], align: ('left' | 'ri
  */
 export function formatTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], options: TableOptions = {}): string {
   const maxWidth = options.width ?? TABLE_WIDTH;
-  const { text, align } = formatRows(columns, rows);
+  const formatted = formatRows(columns, rows);
+  const { align } = formatted;
+  const text = Number.isFinite(maxWidth) ? formatted.text.map((r) => r.map((cell) => shortName(cell))) : formatted.text;
   const cellWidths = columns.map((_, i) => Math.max(0, ...text.map((r) => r[i]!.length)));
   const total = (ws: number[]) => ws.reduce((a, b) => a + b, 0) + GAP.length * Math.max(0, ws.length - 1);
   // Too wide: wrap the widest header one step at a time (to at most three lines) until the table fits.

@@ -12,6 +12,8 @@
  */
 import type { AccuracyResult, AccuracyRow as EngineAccuracyRow } from '../engines/calibrate/index.js';
 import type { RankResult, ReplayResult as EngineReplayResult } from '../engines/replay/types.js';
+import type { AsMeasuredResult } from '../engines/replay/as-measured.js';
+import type { MeasuredEnergy, PowerLogEnergy } from '../engines/replay/measured-power.js';
 import type { CaseStudyRecord, GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
 import type { PlanRecord } from '../engines/plan/types.js';
 import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
@@ -22,8 +24,11 @@ export { RESULT_SCHEMA_VERSION };
 export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS } from '../engines/replay/types.js';
 export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../engines/studies/types.js';
 
-/** The fields of a replay rank the report reads. */
-export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'>;
+/**
+ * The fields of a replay rank the report reads; an imported trace's ranks also carry the measured iteration
+ * (`replay --json` and `replay --as-measured --json`, ns; null where the import recorded none).
+ */
+export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'> & { measuredIterationNs?: number | null };
 
 /**
  * The fields of the replay engine's result (`tracewatt replay --json`) the report reads; the per-dimension network
@@ -33,7 +38,13 @@ export type ReplayRecord = Pick<
   EngineReplayResult,
   'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings' | 'byName'>> & { ranks: ReplayRankRecord[] };
+  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings' | 'byName'>> & {
+    ranks: ReplayRankRecord[];
+    /** 'as-measured' for `replay --as-measured` (every node at its measured duration); absent for a modelled replay. */
+    mode?: AsMeasuredResult['mode'];
+    /** With --as-measured --power-log: the log's energy over each rank's measured iteration. */
+    powerLog?: Pick<PowerLogEnergy, 'file' | 'gpu' | 'notes'> & { ranks: Pick<MeasuredEnergy, 'rank' | 'energyJ'>[] };
+  };
 
 /** `tracewatt sweep gpu`: the fields the report reads (the engine adds the trade-off table and selections). */
 export type GpuClockSweepResult = Omit<GpuClockSweepRecord, 'tradeoff' | 'selections' | 'estimate'>;

@@ -122,8 +122,17 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
       }
       c.each(r, 'ranks', p, 1, (rank, rp) => {
         c.numbers(rank, ['rank', 'finishNs', 'exposedCommNs', 'waitNs'], rp);
+        c.number(rank, 'measuredIterationNs', rp, { nullable: true, optional: true, min: 0 });
         c.breakdown(rank, 'energyJ', rp);
       });
+      if (r.mode !== undefined && r.mode !== 'as-measured') c.fail(join(p, 'mode'), `expected "as-measured" or no mode, got ${describe(r.mode)}`);
+      if (r.powerLog !== undefined) {
+        const lp = join(p, 'powerLog');
+        const log = c.object(r.powerLog, lp);
+        c.string(log, 'file', lp);
+        c.each(log, 'ranks', lp, 0, (row, rp) => c.numbers(row, ['rank', 'energyJ'], rp));
+        c.items(log, 'notes', lp, 'string');
+      }
       c.items(r, 'bytesSentPerDim', p, 'number');
       if (r.networkEnergyPerDimJ !== undefined) c.items(r, 'networkEnergyPerDimJ', p, 'number');
       if (r.dimensionNames !== undefined) c.items(r, 'dimensionNames', p, 'string');

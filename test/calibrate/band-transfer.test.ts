@@ -43,42 +43,67 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
   let rtxSet: ResidualSet;
   let v100Set: ResidualSet;
   let table: CoverageRow[];
+  let results: { from: string; to: string; r: TransferAccuracy }[];
   beforeAll(async () => {
     rtx = await readCalibrateInput(nv('rtx8000-dvfs-microbenchmark-profile.csv'));
     v100 = await readCalibrateInput(nv('v100-dvfs-microbenchmark-profile.csv'));
     real = await readProfile(nv('rtx8000-dvfs-real-profile.csv'));
     rtxSet = collectResiduals([rtx])!;
     v100Set = collectResiduals([v100])!;
-    table = [
-      ...rows('RTX 8000', 'V100', transferFromResiduals(rtxSet, v100Set, [v100], null)),
-      ...rows('V100', 'RTX 8000', transferFromResiduals(v100Set, rtxSet, [rtx], real)),
-      ...rows('V100', 'V100', transferFromResiduals(v100Set, v100Set, [v100], null)),
-      ...rows('RTX 8000', 'RTX 8000', transferFromResiduals(rtxSet, rtxSet, [rtx], real)),
+    results = [
+      { from: 'RTX 8000', to: 'V100', r: transferFromResiduals(rtxSet, v100Set, [v100], null) },
+      { from: 'V100', to: 'RTX 8000', r: transferFromResiduals(v100Set, rtxSet, [rtx], real) },
+      { from: 'V100', to: 'V100', r: transferFromResiduals(v100Set, v100Set, [v100], null) },
+      { from: 'RTX 8000', to: 'RTX 8000', r: transferFromResiduals(rtxSet, rtxSet, [rtx], real) },
     ];
+    table = results.flatMap((x) => rows(x.from, x.to, x.r));
   }, 300_000);
 
-  it('every GPU left out in turn: 70–90 % of the measured times and energies in their band at every clock ≥ 0.5× the profiled one, but V100 at 705 MHz', () => {
+  const check = (r: CoverageRow) => {
+    const at = `${r.from} → ${r.to} ${r.judged} ${r.clockMHz} MHz`;
+    expect(r.timePct, `${at} time`).toBeGreaterThanOrEqual(70);
+    expect(r.timePct, `${at} time`).toBeLessThanOrEqual(90);
+    expect(r.energyPct, `${at} energy`).toBeGreaterThanOrEqual(70);
+    expect(r.energyPct, `${at} energy`).toBeLessThanOrEqual(90);
+  };
+
+  it('every GPU left out in turn: 70–90 % of the measured times and energies in their band at every clock ≥ 0.5× the profiled one', () => {
     const left = table.filter((r) => r.from !== r.to && inTarget(r));
     expect(left.filter((r) => r.to === 'V100')).toHaveLength(6);
     expect(left.filter((r) => r.to === 'RTX 8000')).toHaveLength(16);
-    // Reached: RTX 8000 → V100 78–84 % at 802–1237 MHz; V100 → RTX 8000 microbenchmarks 71–81 %, real kernels 75–90 %.
-    for (const r of left.filter((x) => !(x.to === 'V100' && x.clockMHz === 705))) {
-      expect(r.timePct, `${r.from} → ${r.to} ${r.judged} ${r.clockMHz} MHz time`).toBeGreaterThanOrEqual(70);
-      expect(r.timePct, `${r.from} → ${r.to} ${r.judged} ${r.clockMHz} MHz time`).toBeLessThanOrEqual(90);
-      expect(r.energyPct, `${r.from} → ${r.to} ${r.judged} ${r.clockMHz} MHz energy`).toBeGreaterThanOrEqual(70);
-      expect(r.energyPct, `${r.from} → ${r.to} ${r.judged} ${r.clockMHz} MHz energy`).toBeLessThanOrEqual(90);
-    }
-    // Not met, and on the wide side: at 705 MHz 68 of the 138 V100 microbenchmarks need more DRAM throughput than
-    // the V100 reaches there (its ceiling falls from 0.93 to 0.63); their band spans the memory floor to the
-    // clock-bound time, and they end at the clock-bound end. Reached: 97 % / 96 %.
-    const v705 = left.find((r) => r.to === 'V100' && r.clockMHz === 705)!;
-    expect(v705.timePct).toBeGreaterThan(90);
-    expect(v705.energyPct).toBeGreaterThan(90);
+    // Reached: RTX 8000 → V100 78–86 % (86 / 86 at 705 MHz, where half the kernels cross the memory ceiling);
+    // V100 → RTX 8000 microbenchmarks 71–81 %, real kernels 75–90 %.
+    for (const r of left) check(r);
   });
 
-  it('the GPU\'s own band model judged the same way: 70–90 % at every clock ≥ 0.5× the profiled one but V100 at 705 MHz', () => {
-    for (const r of table.filter((x) => x.from === x.to && inTarget(x) && !(x.to === 'V100' && x.clockMHz === 705))) {
-      for (const v of [r.timePct, r.energyPct]) expect(v, `${r.to} ${r.judged} ${r.clockMHz} MHz`).toBeGreaterThanOrEqual(70), expect(v).toBeLessThanOrEqual(90);
+  it("the GPU's own band model judged the same way: 70–90 % at every clock ≥ 0.5× the profiled one", () => {
+    for (const r of table.filter((x) => x.from === x.to && inTarget(x))) check(r);
+  });
+
+  /** Coverage (%) of the left-out benchmarks' predictions at the target clocks whose regime names `part`. */
+  const regimeCoverage = (from: string, to: string, part: string) => {
+    const ks = results.find((x) => x.from === from && x.to === to)!.r.leftOutBenchmarks.kernelRegimes.filter((k) => k.regime.includes(part) && k.frequencyMHz >= TOP[to]! / 2);
+    return { n: ks.length, timePct: (100 * ks.filter((k) => k.timeInBand).length) / ks.length, energyPct: (100 * ks.filter((k) => k.energyInBand).length) / ks.length };
+  };
+
+  it('kernels that cross the memory ceiling are judged by a band learned from those that did (V100), not one that holds them all', () => {
+    // Reached: 82 % / 85 % of 114 predictions at 705–1237 MHz (the clock-bound reach held 89–100 %).
+    for (const from of ['RTX 8000', 'V100']) {
+      const c = regimeCoverage(from, 'V100', 'memory ceiling');
+      expect(c.n).toBeGreaterThan(100);
+      for (const v of [c.timePct, c.energyPct]) expect(v, `${from} → V100`).toBeGreaterThanOrEqual(70), expect(v, `${from} → V100`).toBeLessThanOrEqual(90);
+    }
+  });
+
+  it('kernels beyond the calibration set in counter space are no longer under-covered (RTX 8000: energy 40 % before)', () => {
+    // Three of the six read half their 1605 MHz power at the profiled 1710 MHz: `power unexplained`, whose power
+    // and energy bands reach the power model's figure. Reached: time 81 %, energy 100 % of 48 predictions.
+    for (const from of ['RTX 8000', 'V100']) {
+      const c = regimeCoverage(from, 'RTX 8000', 'counters beyond');
+      expect(c.n).toBe(48);
+      expect(c.timePct).toBeGreaterThanOrEqual(70);
+      expect(c.energyPct).toBeGreaterThanOrEqual(70);
+      expect(regimeCoverage(from, 'RTX 8000', 'power unexplained').n).toBeGreaterThan(0);
     }
   });
 

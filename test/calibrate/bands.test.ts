@@ -28,14 +28,19 @@ const meanBy = (r: AccuracyResult, k: 'timeErrorPct' | 'energyErrorPct') => r.fr
 describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenchmarks only', () => {
   let cal: Calibration;
   let real: ProfileTable;
+  /** What the fit reported to calibrate's progress line: before the first fold, then after each. */
+  const folds: [number, number][] = [];
   const realFile = shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv');
   beforeAll(async () => {
-    cal = fitCalibrationWithBands([await readCalibrateInput(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-microbenchmark-profile.csv'))]).calibration;
+    cal = fitCalibrationWithBands([await readCalibrateInput(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-microbenchmark-profile.csv'))], {
+      onFold: (done, total) => void folds.push([done, total]),
+    }).calibration;
     real = await readProfile(realFile);
   }, 240_000);
 
   it('the shipped calibration carries the band model the code fits', async () => {
     expect(cal.uncertainty).toMatchObject({ method: 'leave-one-benchmark-out', groups: 6, folds: 6, kernels: 138 });
+    expect(folds).toEqual([0, 1, 2, 3, 4, 5, 6].map((d) => [d, 6]));
     expect((await shipped('rtx8000')).uncertainty).toEqual(cal.uncertainty);
   });
 

@@ -160,3 +160,28 @@ describe('every key ASTRA-sim\'s parsers read is known', () => {
     await expect(loadSystemConfig(put('x.json', JSON.stringify({ ...hgx, ...change })))).rejects.toThrow(message);
   });
 });
+
+describe('power config (--power JSON): every number has an upper limit, named with its unit', () => {
+  const power = JSON.parse(readFileSync(path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json'), 'utf8')) as Record<string, any>;
+  const sys8 = shipped('configs', 'sys_ring_example.json');
+  const switch8 = shipped('configs', 'Switch_8npus.yml');
+  const trace8 = shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
+  it.each([
+    ['gpu.activePowerW', (p: any) => (p.gpu.activePowerW = 1e300), 'key "gpu.activePowerW": must be ≥ 0 W and ≤ 1e4 W, found 1e300'],
+    ['gpu.idlePowerW', (p: any) => (p.gpu.idlePowerW = 1e6), 'key "gpu.idlePowerW": must be ≥ 0 W and ≤ 1e4 W, found 1e6'],
+    ['gpu.commPowerW', (p: any) => (p.gpu.commPowerW = 2e4), 'key "gpu.commPowerW": must be ≥ 0 W and ≤ 1e4 W, found 2e4'],
+    ['gpu.frequencyMHz', (p: any) => (p.gpu.frequencyMHz = 1e9), 'key "gpu.frequencyMHz": must be ≥ 0 MHz and ≤ 1e5 MHz, found 1e9'],
+    ['gpu.componentPowersW', (p: any) => (p.gpu.componentPowersW = { sm: 1e7 }), 'key "gpu.componentPowersW.sm": must be ≥ 0 W and ≤ 1e4 W, found 1e7'],
+    ['memory.energyPjPerBit', (p: any) => (p.memory.energyPjPerBit = 1e300), 'key "memory.energyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e300'],
+    ['memory.remoteEnergyPjPerBit', (p: any) => (p.memory.remoteEnergyPjPerBit = 1e7), 'key "memory.remoteEnergyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e7'],
+    ['network[1].energyPjPerBit', (p: any) => (p.network[1].energyPjPerBit = 1e9), 'key "network[1].energyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e9'],
+    ['network[0].bandwidthGBps', (p: any) => (p.network[0].bandwidthGBps = 1e300), 'key "network[0].bandwidthGBps": must be ≥ 0 GB/s and ≤ 1e12 GB/s, found 1e300'],
+    ['networkIdlePowerWPerRank', (p: any) => (p.networkIdlePowerWPerRank = 1e300), 'key "networkIdlePowerWPerRank": must be ≥ 0 W and ≤ 1e5 W, found 1e300'],
+    ['hostPowerWPerRank', (p: any) => (p.hostPowerWPerRank = 1e6), 'key "hostPowerWPerRank": must be ≥ 0 W and ≤ 1e5 W, found 1e6'],
+  ])('%s: replay refuses it in one line', async (name, change, problem) => {
+    const p = structuredClone(power);
+    change(p);
+    const f = put(`power-${name}.json`, JSON.stringify(p));
+    expect(await refused('replay', trace8, '--system', sys8, '--network', switch8, '--power', f)).toBe(`tracewatt: error: ${f}: ${problem}`);
+  });
+});

@@ -3,10 +3,11 @@
  * (what a user sees), checked against the generated command reference, and run with the built CLI (dist/, as
  * `npx tracewatt` runs it) in a fresh folder that holds only the shipped inputs (traces/, calibration/, test/fixtures/
  * linked from the repository): each must exit 0, reading nothing outside them and writing only under out/.
- * The README's examples (`<!-- example: ARGS -->` blocks, scripts/readme-examples.mjs) run in document order in one
- * folder that holds the repository's files but not ../shared: each must exit as its block shows (0 unless it ends
- * with "(exit code N)") and print what the block shows (cut as scripts/readme-examples.mjs cuts it), but for what
- * depends on the machine and the README says so: the thread count (one per core) and run times in seconds.
+ * The examples of README.md and docs/*.md (`<!-- example: ARGS -->` blocks, scripts/readme-examples.mjs; which
+ * documents and in what order: scripts/lib/doc-examples.mjs) run in that order in one folder that holds the
+ * repository's files but not ../shared: each must exit as its block shows (0 unless it ends with "(exit code N)")
+ * and print what the block shows (cut as scripts/readme-examples.mjs cuts it), but for what depends on the machine
+ * and the README says so: the thread count (one per core) and run times in seconds.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands/index.js';
 import { renderReference } from '../../src/cli/reference.js';
+import { cutLines, EXAMPLE_BLOCK, exampleDocuments } from '../../scripts/lib/doc-examples.mjs';
 import { cli } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/shared.js';
 
@@ -42,22 +44,24 @@ function sandbox(entries: string[] = SHIPPED): string {
 }
 
 /**
- * The README's examples: the arguments of each `<!-- example: … -->` block, the exit code it shows, the output it
- * shows (without the `$ …` line and the exit code) and its max-lines (scripts/readme-examples.mjs: 40 by default).
+ * The examples of README.md and docs/*.md, in the order they run: the document, the arguments of each
+ * `<!-- example: … -->` block, the exit code it shows, the output it shows (without the `$ …` line and the exit code)
+ * and its max-lines (40 by default).
  */
-function readmeExamples(): { args: string; exit: number; shown: string; maxLines: number }[] {
-  const text = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  return [...text.matchAll(/<!-- example: (.+?)(?: max-lines=(\d+))? -->\n([\s\S]*?)<!-- \/example -->/g)].map((m) => {
-    const body = m[3]!.replace(/^```console\n\$ [^\n]*\n/, '').replace(/\n```\n$/, '');
-    const exit = /\n\(exit code (\d+)\)$/.exec(body);
-    return { args: m[1]!, exit: Number(exit?.[1] ?? 0), shown: exit ? body.slice(0, exit.index) : body, maxLines: Number(m[2] ?? 40) };
+function docExamples(): { doc: string; args: string; exit: number; shown: string; maxLines: number }[] {
+  return exampleDocuments(repoRoot).flatMap((doc: string) => {
+    const text = readFileSync(path.join(repoRoot, doc), 'utf8');
+    return [...text.matchAll(EXAMPLE_BLOCK)].filter((m) => m[1] === 'example').map((m) => {
+      const body = m[4]!.replace(/^```console\n\$ [^\n]*\n/, '').replace(/\n```\n$/, '');
+      const exit = /\n\(exit code (\d+)\)$/.exec(body);
+      return { doc, args: m[2]!, exit: Number(exit?.[1] ?? 0), shown: exit ? body.slice(0, exit.index) : body, maxLines: Number(m[3] ?? 40) };
+    });
   });
 }
 
 /** What a block shows for this output: stdout then stderr, cut after `maxLines` lines as scripts/readme-examples.mjs cuts it. */
 function shownOutput(stdout: string, stderr: string, maxLines: number): string {
-  const lines = (stdout + stderr).replace(/\s+$/, '').split('\n');
-  return (lines.length > maxLines ? [...lines.slice(0, maxLines), `… (${lines.length - maxLines} more lines)`] : lines).join('\n');
+  return cutLines(stdout + stderr, maxLines).join('\n');
 }
 
 /** Masks what differs between machines (the README says so): threads (one per core) and run times in seconds. */
@@ -140,18 +144,22 @@ describe('examples in --help and the command reference', () => {
   }, 300_000);
 });
 
-describe('examples in the README', () => {
-  const examples = readmeExamples();
+describe('examples in the README and docs/', () => {
+  const examples = docExamples();
   const built = existsSync(main);
   // Everything a clone has (git's top-level entries), but not ../shared, node_modules or earlier outputs.
   const entries = readdirSync(repoRoot).filter((f) => !['node_modules', 'dist', 'out', 'case-study', '.git'].includes(f) && !f.startsWith('.tmp'));
   let dir = '';
+  it('run from README.md and every docs page', () => {
+    expect(examples.filter((e) => e.doc === 'README.md').length).toBeGreaterThan(0);
+    expect(new Set(examples.map((e) => e.doc)).size).toBeGreaterThan(1);
+  });
   it('name only files a clone has', () => {
     for (const e of examples) {
-      for (const p of paths(e.args)) expect(p.startsWith('../') || path.isAbsolute(p), `README example "tracewatt ${e.args}" reads ${p}, outside the repository`).toBe(false);
+      for (const p of paths(e.args)) expect(p.startsWith('../') || path.isAbsolute(p), `${e.doc} example "tracewatt ${e.args}" reads ${p}, outside the repository`).toBe(false);
     }
   });
-  it.runIf(built).each(examples.map((e, i) => [i + 1, e.args, e.exit, i] as const))('%i: tracewatt %s (exit %i) prints what the README shows', (_i, args, exit, i) => {
+  it.runIf(built).each(examples.map((e, i) => [i + 1, e.doc, e.args, e.exit, i] as const))('%i: %s: tracewatt %s (exit %i) prints what the block shows', (_i, doc, args, exit, i) => {
     if (!dir) dir = sandbox(entries);
     const r = runLines([`set +e; tracewatt ${args}; echo "exit=$?" >&2`], dir);
     const status = Number(/exit=(\d+)\n$/.exec(r.stderr)?.[1]);
@@ -159,7 +167,7 @@ describe('examples in the README', () => {
     expect(status, `tracewatt ${args}\n${r.stderr}`).toBe(exit);
     const { shown, maxLines } = examples[i]!;
     const printed = shownOutput(r.stdout, r.stderr.replace(/exit=\d+\n$/, ''), maxLines);
-    expect(machineIndependent(printed), `README example "tracewatt ${args}" printed otherwise: refresh it with node scripts/readme-examples.mjs`)
+    expect(machineIndependent(printed), `${doc} example "tracewatt ${args}" printed otherwise: refresh it with node scripts/readme-examples.mjs`)
       .toBe(machineIndependent(shown));
   }, 300_000);
 });

@@ -58,56 +58,83 @@ describe('a temporary file cannot outlive the interrupt that removed it', () => 
   });
 });
 
+/** A tracewatt run, interrupted (with `signal`) `killAfterMs` after its first temporary file appeared under `watch`. */
+function runCli(argv: string[], watch: string, interrupt: { afterMs: number; signal: NodeJS.Signals } | null) {
+  return new Promise<{ code: number | null; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [bin, ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.on('close', (code) => resolve({ code, err }));
+    if (interrupt) {
+      const poll = setInterval(() => {
+        if (!existsSync(watch) || !readdirSync(watch).some((f) => f.endsWith('.tmp'))) return;
+        clearInterval(poll);
+        setTimeout(() => child.kill(interrupt.signal), interrupt.afterMs);
+      }, 2);
+      child.on('close', () => clearInterval(poll));
+    }
+  });
+}
+
+/**
+ * Runs `second` interrupted at random moments between whole runs of `first`: each try leaves the previous outputs
+ * (interrupted) or the new ones (finished, or the signal came once they were committed), and never a temporary
+ * file, lock or backup. Returns how many tries the signal cut short.
+ */
+async function interruptedTries(o: { out: string; watch: string; first: string[]; second: string[]; tries: number; maxDelayMs: number; seed: number; signals: NodeJS.Signals[] }): Promise<number> {
+  expect((await runCli(o.first, o.watch, null)).code).toBe(0);
+  const before = snapshot(o.out);
+  expect((await runCli(o.second, o.watch, null)).code).toBe(0);
+  const after = snapshot(o.out);
+  expect((await runCli(o.first, o.watch, null)).code).toBe(0);
+  const random = rng(o.seed);
+  let interrupted = 0;
+  for (let k = 0; k < o.tries; k++) {
+    const signal = o.signals[k % o.signals.length]!;
+    const r = await runCli(o.second, o.watch, { afterMs: Math.floor(random() * o.maxDelayMs), signal });
+    const now = snapshot(o.out);
+    expect(Object.keys(now).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f)), `try ${k}`).toEqual([]);
+    if (r.code === (signal === 'SIGINT' ? 130 : 143)) {
+      interrupted++;
+      expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
+      expect(now).toEqual(before);
+    } else if (r.code === null) {
+      // The signal came after the outputs were committed, as the process was exiting with its handlers gone
+      // (seen once under load): the new outputs are whole, nothing else is there.
+      expect(now).toEqual(after);
+      expect((await runCli(o.first, o.watch, null)).code).toBe(0);
+    } else {
+      expect(r.code, r.err).toBe(0);
+      expect(now).toEqual(after);
+      expect((await runCli(o.first, o.watch, null)).code).toBe(0);
+    }
+  }
+  return interrupted;
+}
+
 describe.runIf(existsSync(bin))('export astra-sim interrupted at random moments (built CLI, child processes)', () => {
   it('leaves the previous export whole, or the new one whole, and no temporary file or lock', async () => {
     const out = path.join(dir, 'export');
     const args = (trace: string) => ['export', 'astra-sim', trace, '--system', shipped('configs', 'sys_ring_example.json'),
       '--network', shipped('configs', 'Switch_8npus.yml'), '--out', out];
-    const run = (trace: string, killAfterMs: number | null) => new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, ...args(trace)], { stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      child.stderr!.on('data', (d) => (err += d));
-      child.on('close', (code) => resolve({ code, err }));
-      if (killAfterMs !== null) {
-        // Interrupt once the run has started writing (its first temporary file), plus a random delay.
-        const poll = setInterval(() => {
-          const writing = existsSync(path.join(out, 'workload')) && readdirSync(path.join(out, 'workload')).some((f) => f.endsWith('.tmp'));
-          if (!writing) return;
-          clearInterval(poll);
-          setTimeout(() => child.kill('SIGINT'), killAfterMs);
-        }, 2);
-        child.on('close', () => clearInterval(poll));
-      }
-    });
     const first = shipped('astra-sim', 'all_gather', '8npus_1MB', 'all_gather');
     const second = shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
-    expect((await run(first, null)).code).toBe(0);
-    const before = snapshot(out);
-    expect((await run(second, null)).code).toBe(0);
-    const after = snapshot(out);
-    expect((await run(first, null)).code).toBe(0);
-    const random = rng(26);
-    let interrupted = 0;
-    for (let k = 0; k < 8; k++) {
-      const r = await run(second, Math.floor(random() * 40));
-      const now = snapshot(out);
-      const names = Object.keys(now);
-      expect(names.filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f)), `try ${k}`).toEqual([]);
-      if (r.code === 130) {
-        interrupted++;
-        expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
-        expect(now).toEqual(before);
-      } else if (r.code === null) {
-        // The signal came after the outputs were committed, as the process was exiting with its handlers gone
-        // (seen once under load): the new export is whole, nothing else is there.
-        expect(now).toEqual(after);
-        expect((await run(first, null)).code).toBe(0);
-      } else {
-        expect(r.code).toBe(0);
-        expect(now).toEqual(after);
-        expect((await run(first, null)).code).toBe(0);
-      }
-    }
+    const interrupted = await interruptedTries({ out, watch: path.join(out, 'workload'), first: args(first), second: args(second), tries: 8, maxDelayMs: 40, seed: 26, signals: ['SIGINT'] });
     expect(interrupted).toBeGreaterThan(0);
   }, 120_000);
+});
+
+describe.runIf(existsSync(bin))('import pytorch --dir interrupted at random moments (built CLI, child processes)', () => {
+  // Reproduced first: SIGINT/SIGTERM near the end of `import pytorch --dir` left `<prefix>.N.et.tmp` (3 of 20 tries)
+  // while printing "nothing written". Its rank files go through the one OutputSet (TraceWriter.create with the set).
+  it('leaves the previous import whole, or the new one whole, and no <prefix>.N.et.tmp, lock or backup', async () => {
+    const out = path.join(dir, 'import');
+    const prefix = path.join(out, 'run');
+    const args = (run: string) => ['import', 'pytorch', '--dir', shipped('pytorch-real', run), '--out', prefix];
+    // Two imports under the same prefix: a 1-rank run, then the 2-rank gloo run (which replaces run.0.et, adds run.1.et).
+    const first = args('h200-gpt-nostep');
+    const second = args('h200-gpt-gloo');
+    const interrupted = await interruptedTries({ out, watch: out, first, second, tries: 6, maxDelayMs: 2500, seed: 2603, signals: ['SIGINT', 'SIGTERM'] });
+    expect(interrupted).toBeGreaterThan(0);
+  }, 240_000);
 });

@@ -81,7 +81,7 @@ describe('import pytorch: real pairs', () => {
   it('the id path (Record function id, ET schema 1.0.2 layout) and a trace without ProfilerStep give the same nodes', async () => {
     const etFile = path.join(dlrmDir, 'dlrm_eg_2.json.gz');
     const kFile = path.join(dlrmDir, (await import('node:fs')).readdirSync(dlrmDir).find((f) => f.startsWith('worker2_'))!);
-    const base = await importPytorch({ pairs: [{ et: etFile, kineto: kFile }], out: path.join(dir, 'base') });
+    const base = await importPytorch({ pairs: [{ et: etFile, kineto: kFile }], out: path.join(dir, 'base'), partial: true });
     // Rewrite the same real run as newer PyTorch would write it: Kineto ops carry their ET node's rf_id.
     const et = await readExecutionTrace(etFile);
     const k = await readKinetoTrace(kFile);
@@ -107,13 +107,13 @@ describe('import pytorch: real pairs', () => {
     await writeFile(path.join(dir, 'k-rf.json'), JSON.stringify(kineto));
     await writeFile(path.join(dir, 'k-nostep.json'), JSON.stringify(noStep));
     await writeFile(path.join(dir, 'et-new.json'), JSON.stringify(newLayout));
-    const byId = await importPytorch({ pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }], out: path.join(dir, 'rf') });
+    const byId = await importPytorch({ pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }], out: path.join(dir, 'rf'), partial: true });
     expect(byId.ranks[0]!.link.linkedByRfId).toBe(1672);
     expect(byId.ranks[0]!.link.linkedBySequence).toBe(0);
     // Without the step, the same span given as --window (µs as the trace writes ts) gives the same measured graph.
     const step = base.ranks[0]!.measured!.window;
     const ts = (ns: number) => `${k.baseUs + Math.floor(ns / 1000)}${ns % 1000 ? `.${String(ns % 1000).padStart(3, '0')}` : ''}`;
-    const noStepRes = await importPytorch({ pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }], out: path.join(dir, 'nostep'), window: `${ts(step.startNs)}:${ts(step.endNs)}` });
+    const noStepRes = await importPytorch({ pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }], out: path.join(dir, 'nostep'), window: `${ts(step.startNs)}:${ts(step.endNs)}`, partial: true });
     expect(noStepRes.ranks[0]!.steps).toEqual([]);
     expect(noStepRes.ranks[0]!.measured!.window.iterationNs).toBe(step.iterationNs);
     const a = (await readTraceFile(path.join(dir, 'base.2.et'))).nodes;
@@ -193,11 +193,16 @@ describeShared('import pytorch: against Chakra\'s own conversion of the same pai
     for (const [k, c] of chHost) {
       const m = meHost.get(k)!;
       if (String(c.ctrlDeps.map((d) => rfOf(chId, d))) === String(m.ctrlDeps.map((d) => rfOf(meId, d)))) ctrlSame++;
-      // Host ops' dependencies on host ops (ours add the GPU work a CUDA synchronisation waited for: DELIBERATE_DIFFERENCES).
-      const deps = (ns: Map<bigint, ChakraNode>, n: ChakraNode) => n.dataDeps.filter((d) => ns.has(d) && !gpu(ns.get(d)!)).map((d) => `${rfOf(ns, d)}|${gpu(ns.get(d)!)}`).sort().join();
-      if (deps(chId, c) === deps(meId, m)) dataSame++;
+      // Host ops' dependencies on host ops (ours add the GPU work a CUDA synchronisation waited for, and the op of
+      // another thread a thread waited for: DELIBERATE_DIFFERENCES).
+      const deps = (ns: Map<bigint, ChakraNode>, n: ChakraNode, threadWaits = false) => n.dataDeps
+        .filter((d) => ns.has(d) && !gpu(ns.get(d)!))
+        .filter((d) => !threadWaits || attrInt(ns.get(d)!, 'tid') === attrInt(n, 'tid') || c.dataDeps.some((x) => rfOf(chId, x) === rfOf(ns, d)))
+        .map((d) => `${rfOf(ns, d)}|${gpu(ns.get(d)!)}`).sort().join();
+      if (deps(chId, c) === deps(meId, m, true)) dataSame++;
       if (c.durationMicros === m.durationMicros) durSame++;
-      // Chakra sorted a child that starts in its parent's first µs before the parent and did not subtract it.
+      // Chakra sorted a child that starts in its parent's first µs before the parent and did not subtract it; ours
+      // also leave out time blocked in synchronisation or overlapped by another thread (host-time.ts).
       else if (m.durationMicros < c.durationMicros) durLess++;
     }
     // GPU events: the same kernels with the same durations; the launching op the same or an enclosing op of Chakra's.
@@ -246,7 +251,11 @@ describeShared('import pytorch: against Chakra\'s own conversion of the same pai
       expect(s.host).toBe(1673);
       expect(s.ctrlSame).toBe(1673); // (the thread roots: Chakra's ctrl dep on the removed process node reads as no parent)
       expect(s.dataSame).toBeGreaterThanOrEqual(1671);
-      expect(s.durSame).toBeGreaterThanOrEqual(1640);
+      // Where ours differ they are shorter (but for one µs of rounding on one op of one rank: aten::as_strided, 2 µs
+      // against Chakra's 1): a child in the op's first µs, or the time blocked in a CUDA synchronisation or
+      // overlapped by the autograd thread (host-time.ts; DELIBERATE_DIFFERENCES).
+      expect(s.durSame + s.durLess).toBeGreaterThanOrEqual(1672);
+      expect(s.durSame).toBeGreaterThanOrEqual(1630);
       expect(s.parentSame + s.parentEnclosing + s.parentElsewhere).toBe(s.gpu);
       expect(s.parentElsewhere).toBeLessThanOrEqual(5);
     }

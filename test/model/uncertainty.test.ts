@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCalibration, validateCalibration } from '../../src/model/calibration.js';
 import { datasheetCalibration } from '../../src/model/datasheet-calibration.js';
 import { capInForce } from '../../src/model/power-cap.js';
+import { modelPower } from '../../src/model/model-power.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
 import { bandAround, buildCounterSpace, clockGeometry, counterDistance, exponentEnvelope, exponentRange, fitQuantityBand, heldOutInflation, residualOutside, type ResidualCase } from '../../src/model/uncertainty.js';
 import { describeRegime } from '../../src/model/predict-band.js';
@@ -215,6 +216,14 @@ describe('calibration files and bands', () => {
     const bad4 = structuredClone(cal) as any;
     bad4.uncertainty.roofExponentRange = { p10: 4, p90: 2, kernels: 30 };
     expect(() => validateCalibration(bad4, 'x.json')).toThrow(/field uncertainty\.roofExponentRange\.p90: expected p90 ≥ p10/);
+    const bad5 = structuredClone(cal) as any;
+    bad5.uncertainty.memoryCeiling = structuredClone(cal.uncertainty!.modes['one-clock-down']);
+    expect(() => validateCalibration(bad5, 'x.json')).not.toThrow();
+    bad5.uncertainty.memoryCeiling.time.q90[1] = -0.1;
+    expect(() => validateCalibration(bad5, 'x.json')).toThrow(/x\.json: field uncertainty\.memoryCeiling\.time: expected q10 ≤ 0 ≤ q90/);
+    const bad6 = structuredClone(cal) as any;
+    bad6.uncertainty.powerMisfitMax = -1;
+    expect(() => validateCalibration(bad6, 'x.json')).toThrow(/uncertainty.*powerMisfitMax/);
   });
 
   it('a band model written before twoClockDistance reads its two-clock tables by the old distance', async () => {
@@ -256,16 +265,26 @@ describe('calibration files and bands', () => {
     for (const k of ['p10', 'p50', 'p90'] as const) expect(withEnv[k] / without[k]).toBeCloseTo(1, 12);
   });
 
-  it('a kernel whose DRAM activity is above the memory ceiling at the target: the band reaches the clock-bound time', async () => {
+  it("a kernel whose DRAM activity is above the memory ceiling at the target: the band of the kernels that crossed it, never narrower than its mode's; without that table, it reaches the clock-bound time", async () => {
     const cal = await loadCalibration(path.join(repoRoot, 'calibration/v100.json'));
+    const ceiling = cal.uncertainty!.memoryCeiling!;
+    // Six V100 microbenchmarks cross the ceiling: enough for a table of their own (MIN_CEILING_FOLDS).
+    expect(ceiling.time.n).toBeGreaterThan(100);
     // The V100's calibrated ceiling falls from 0.93 at 1380 MHz to 0.63 at 705 MHz.
     const u = { dram_active: 0.9, sm_active: 0.95, sm_occupancy: 0.5, fp32_active: 0.05 };
     const profile = { smClockMHz: 1380, durationNs: 1.0e6, powerW: 200, utilization: u };
     const heavy = predictKernelBand(cal, profile, 705);
-    expect(heavy.band!.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
+    const b = heavy.band!;
+    expect(b.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
     expect(heavy.durationNs).toBeLessThan(1.0e6 * (1380 / 705) * 0.9);
-    expect(heavy.band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
-    expect(describeRegime(heavy.band!)).toBe('one-clock-down · >40 % · counters ' + heavy.band!.regime.counter + ' · memory ceiling');
+    const fromTable = bandAround(ceiling.time, b.clockDistance, b.counterDistance, heavy.durationNs);
+    const fromMode = bandAround(cal.uncertainty!.modes['one-clock-down']!.time, b.clockDistance, b.counterDistance, heavy.durationNs);
+    expect(b.durationNs.p90).toBeCloseTo(Math.max(fromTable.p90, fromMode.p90), 6);
+    expect(b.durationNs.p10).toBeCloseTo(Math.min(fromTable.p10, fromMode.p10), 6);
+    expect(describeRegime(b)).toBe('one-clock-down · >40 % · counters ' + b.regime.counter + ' · memory ceiling');
+    // Without the table (files written before it, or fewer than five benchmarks crossed): the clock-bound reach.
+    const old = { ...cal, uncertainty: { ...cal.uncertainty!, memoryCeiling: undefined } };
+    expect(predictKernelBand(old, profile, 705).band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
     // The same kernel near the profiled clock, and a light one at 705 MHz: the band is the tables' alone.
     expect(predictKernelBand(cal, profile, 1237).band!.regime.memoryCeiling).toBe(false);
     const light = predictKernelBand(cal, { ...profile, utilization: { ...u, dram_active: 0.2 } }, 705).band!;
@@ -273,6 +292,22 @@ describe('calibration files and bands', () => {
     expect(light.durationNs.p90 / light.durationNs.p50).toBeLessThan(1380 / 705);
     // Two profiled clocks: the kernel's own curve, no reach.
     expect(predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime.memoryCeiling).toBe(false);
+  });
+
+  it("a kernel whose profiled power the power model cannot explain: its power and energy bands reach the model's figure", async () => {
+    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+    const u = { dram_active: 0.03, sm_active: 0.95, sm_occupancy: 0.84, fp32_active: 0.9 };
+    const modelW = (f: number, p: { utilization: Record<string, number> }) => modelPower(cal, f, p.utilization);
+    const explained = { smClockMHz: 1710, durationNs: 2.6e6, powerW: modelW(1710, { utilization: u }), utilization: u };
+    expect(predictKernelBand(cal, explained, 1305).band!.regime.powerUnexplained).toBe(false);
+    // mixbench-cuda-alt int input001 on the RTX 8000 reads 121 W at 1710 MHz and 243 W at 1605 MHz: half the model's.
+    const glitch = { ...explained, powerW: explained.powerW * Math.exp(-1.2 * cal.uncertainty!.powerMisfitMax!) };
+    const p = predictKernelBand(cal, glitch, 1305);
+    expect(p.band!.regime.powerUnexplained).toBe(true);
+    expect(describeRegime(p.band!)).toContain('power unexplained');
+    const atTarget = Math.min(cal.powerCap.powerW ?? Infinity, modelPower(cal, p.effectiveClockMHz, p.utilization));
+    expect(p.band!.powerW.p90).toBeGreaterThanOrEqual(atTarget);
+    expect(p.band!.energyJ.p90).toBeGreaterThanOrEqual((atTarget * p.durationNs) / 1e9);
   });
 
   it('the library entry exposes the band API', () => {

@@ -23,7 +23,7 @@ describe('plans from three profiled clocks per stage', async () => {
         const m = r.measuredCheck!;
         expect(m.missing).toBe(0);
         expect(Math.abs(m.intrinsic.savingPct - target)).toBeLessThanOrEqual(1.5);
-        // The model's time errors show on the measured sweep as a small slowdown (README: three-clock table).
+        // The model's time errors show on the measured sweep as a small slowdown (docs/plans.md: the three-clock table).
         expect(m.intrinsic.timeChangePct).toBeLessThan(1.2);
       });
     });

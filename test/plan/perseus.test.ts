@@ -61,7 +61,7 @@ function checkCase(model: Model, index: number, microBatches: number) {
   it("gives Perseus' published intrinsic figure from its own frontier file with its notebook's formula (baseline at the frontier's fastest time)", () => {
     // evaluation.ipynb: all-max-clock computation energy plus blocking power for the rest of the frontier's fastest
     // time. For BLOOM that time is 0.7 % shorter than the all-max-clock iteration, so its figure is not a saving at
-    // the all-max-clock time; tracewatt's is (the README explains the difference).
+    // the all-max-clock time; tracewatt's is (docs/plans.md explains the difference).
     const fastest = readFrontier(frontierFile(model, microBatches))[0]!;
     const allMaxAt = (timeS: number) => r.baseline.energyJ + r.lanes * r.blockingPowerW * (timeS - r.baseline.timeS);
     expect(100 * (1 - fastest.energyJ / allMaxAt(fastest.timeS))).toBeCloseTo(PERSEUS_INTRINSIC[model][index]!, 1);

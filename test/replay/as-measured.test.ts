@@ -14,6 +14,7 @@ import { replayFilesAsMeasured } from '../../src/engines/replay/as-measured.js';
 import { resolvePower } from '../../src/engines/replay/index.js';
 import { emptyNode, makeAttr, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../src/formats/chakra/measured.js';
+import { asMeasuredText } from '../../src/report/measured-text.js';
 import { cli } from '../helpers/cli.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -63,6 +64,9 @@ describe('replay --as-measured: the rule', () => {
     const p = await resolvePower('h100-cluster');
     expect(res.energyJ.compute).toBeCloseTo(p.gpu.activePowerW * 300e-9, 12);
     expect(res.energyJ.total).toBeCloseTo(res.energyJ.compute + res.energyJ.memory + res.energyJ.network + res.energyJ.idle, 12);
+    // The text prints every part of the ledger, so that the parts printed add up to the total printed.
+    const text = asMeasuredText(res);
+    for (const part of ['compute', 'memory', 'communication', 'network', 'idle', 'host', 'total']) expect(text).toMatch(new RegExp(`\\n${part} +[0-9]`));
   });
 
   it('a trace without measured attributes is refused, naming the node and what writes them', async () => {
@@ -102,7 +106,8 @@ describe('replay --as-measured on an imported run', () => {
     const text = await cli(['replay', ...args]);
     expect(text.code).toBe(0);
     expect(text.out).toMatch(/measured beside modelled/);
-    expect(text.out).toMatch(/\n1\s+19901000\s+\d+/);
+    // rank 1 began the step first: start offset 0 (the column the replay adds when it starts ranks as they ran)
+    expect(text.out).toMatch(/\n1\s+0\s+19901000\s+\d+/);
     const j = JSON.parse((await cli(['replay', ...args, '--json'])).out);
     expect(j.ranks.map((x: { measuredIterationNs: number }) => x.measuredIterationNs)).toEqual([14455000, 19901000, 13017000, 19313000, 17979000, 17797000, 13091000, 12509000]);
   });

@@ -44,6 +44,26 @@ function sources(perRank: ChakraNode[][], batch = 1000): RankSource[] {
 const opts = { system: sys(), network: net1, power };
 
 describe('replay engine (in-memory traces)', () => {
+  it('rankStartNs: a rank starts at its time, the collective waits for it, and each finishNs counts from its own start', async () => {
+    // Every rank: 10 µs of compute, then an all-reduce, then 5 µs. Rank 2 starts 30 µs late; the others wait for it.
+    const ranks = [0, 1, 2, 3].map(() => [comp(0, 10), coll(1, 0, 1 << 16, [0]), comp(2, 5, [1])]);
+    const together = await replay(sources(ranks), opts);
+    const late = await replay(sources(ranks), { ...opts, rankStartNs: [0, 0, 30_000, 0] });
+    const t = together.ranks[0]!.finishNs;
+    expect(together.ranks.every((r) => r.finishNs === t && r.startOffsetNs === undefined)).toBe(true);
+    expect(late.ranks.map((r) => r.startOffsetNs)).toEqual([0, 0, 30_000, 0]);
+    // The late rank's own iteration is as long as before; the others' up to 30 µs longer (they waited in the collective).
+    expect(late.ranks[2]!.finishNs).toBe(t);
+    // (each a little less: the ring's first steps between the waiting members were done before rank 2 arrived)
+    for (const r of [0, 1, 3]) {
+      expect(late.ranks[r]!.finishNs).toBeLessThanOrEqual(t + 30_000);
+      expect(late.ranks[r]!.finishNs).toBeGreaterThan(t + 27_000);
+    }
+    expect(late.makespanNs).toBe(Math.max(...late.ranks.map((r) => r.finishNs)));
+    for (const r of late.ranks) expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs).toBe(late.makespanNs);
+    await expect(replay(sources(ranks), { ...opts, rankStartNs: [0, 0, -1, 0] })).rejects.toThrow(/rank start times/);
+  });
+
   it('energies add up to the total, per rank and overall, and times stay within the makespan', async () => {
     const ranks = [0, 1, 2, 3].map((r) => [comp(0, 10 + r), coll(1, 0, 1 << 20, [0]), comp(2, 20, [0]), comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', 4096)])]);
     const res = await replay(sources(ranks), opts);

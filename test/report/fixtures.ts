@@ -10,8 +10,10 @@ import type {
   EnergyBreakdownJ,
   GpuClockPoint,
   GpuClockSweepResult,
+  LayerStudySummary,
   NetworkSweepPoint,
   NetworkSweepResult,
+  PlanSummary,
   ReplayRecord,
   ReportResult,
 } from '../../src/report/types.js';
@@ -185,3 +187,52 @@ export function allFixtures(): ReportResult[] {
 
 /** data-plot ids of the figures a report of {@link allFixtures} contains, in page order. */
 export const EXPECTED_PLOTS = ['case-knobs', 'case-shares', 'case-clock-front', 'case-network', 'case-ranks', 'energy-by-name', 'energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];
+
+/**
+ * An imported run of 8 ranks as `replay --as-measured --power-log --json` writes it (hand-made from
+ * {@link replayFixture}: each rank's measured iteration, its replay within 1 %, a logged energy per rank), and the
+ * modelled replay of the same run (its ranks carry the same measured iterations).
+ */
+export function measuredFixtures(): [ReplayRecord, ReplayRecord] {
+  const modelled = replayFixture();
+  const measuredNs = (rank: number) => 1_180_000_000 - (rank % 4) * 15_000_000 + rank * 1_000_000;
+  const asMeasured: ReplayRecord = {
+    ...replayFixture(),
+    label: 'gpt-small as measured',
+    mode: 'as-measured',
+    byName: undefined,
+    ranks: modelled.ranks.map((r) => ({
+      ...r, finishNs: Math.round(measuredNs(r.rank) * (1 + ((r.rank % 3) - 1) * 0.004)), measuredIterationNs: measuredNs(r.rank),
+      energyJ: breakdown(r.energyJ.compute * 0.9, r.energyJ.memory, 0, r.energyJ.idle * 0.8),
+    })),
+    powerLog: { file: 'nvidia-smi.csv', gpu: null, notes: ['power log placed on the iteration by wall-clock stamps (log stamps read as UTC)'], ranks: modelled.ranks.map((r) => ({ rank: r.rank, energyJ: 610 - r.rank * 4 })) },
+  };
+  return [asMeasured, { ...modelled, label: 'gpt-small on Switch8_Ring4.yml', ranks: modelled.ranks.map((r) => ({ ...r, measuredIterationNs: measuredNs(r.rank) })) }];
+}
+
+const readFixture = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../fixtures/report/${name}`, import.meta.url), 'utf8')) as T;
+
+/**
+ * `tracewatt plan --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --stages 8 --micro-batches 12
+ * --schedule 1f1b --blocking-power 70.38 --straggler-slowdown 1.2 --json`, the fields the report reads, numbers to 6
+ * significant digits (test/fixtures/report/plan.json).
+ */
+export const planFixture = (): PlanSummary => readFixture<PlanSummary>('plan.json');
+
+/**
+ * `tracewatt case-study a30-layers`'s record (results.json), every second clock of each layer's sweep kept (and the
+ * clocks the rows name), numbers to 5 significant digits (test/fixtures/report/layer-study.json).
+ */
+export const layerStudyFixture = (): LayerStudySummary => readFixture<LayerStudySummary>('layer-study.json');
+
+/** The sensitivity map `npm start` (case-study llama2-70b) wrote into its record, numbers to 5 significant digits (test/fixtures/report/case-study-sensitivity.json). */
+export const sensitivityFixture = (): NonNullable<CaseStudySummary['sensitivity']> => readFixture('case-study-sensitivity.json');
+
+/**
+ * Every kind of result and plot the report draws: the case study with its sensitivity map, the measured-beside-modelled
+ * pair, a plan, the layer study.
+ */
+export function everyPlotFixtures(): ReportResult[] {
+  const [caseStudy, ...rest] = allFixtures();
+  return [{ ...(caseStudy as CaseStudySummary), sensitivity: sensitivityFixture() }, ...rest, ...measuredFixtures(), planFixture(), layerStudyFixture()];
+}

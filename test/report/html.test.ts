@@ -41,9 +41,9 @@ describe('buildReport', () => {
     expect(header).toContain(`tracewatt ${tracewattVersion()}`);
     expect(header).toMatch(/Estimates\.<\/strong> Energy, power and time on this page are modelled by tracewatt, not measured/);
     expect(tracewattVersion()).toMatch(/^\d+\.\d+\.\d+/);
-    expect(html).toContain('<th class="num">energy (J, estimated)</th>');
-    expect(html).toContain('<th class="num">time (s, estimated)</th>');
-    expect(html).toContain('<th class="num">mean per rank (s, estimated)</th>');
+    expect(html).toContain('<th class="num">energy (J, est.)</th>');
+    expect(html).toContain('<th class="num">time (s, est.)</th>');
+    expect(html).toContain('<th class="num">mean per rank (s, est.)</th>');
   });
 
   it('leaves out the time rows an engine did not report', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvKey, fixed, formatCell, formatTable, toCsv, wrapText, type Column } from '../../src/report/tables.js';
+import { csvKey, fixed, formatCell, formatTable, MAX_CELL_CHARS, toCsv, wrapText, type Column } from '../../src/report/tables.js';
 
 const columns: Column[] = [{ header: 'SM clock (MHz)' }, { header: 'energy (J, estimated)', format: fixed(2) }, { header: 'note' }];
 const rows = [
@@ -69,6 +69,16 @@ describe('formatTable width', () => {
     const one = formatTable(wide, wideRows, { width: Infinity }).trimEnd().split('\n');
     expect(one).toHaveLength(4);
     expect(one[0]).toBe(wide.map((c) => c.header).join('  '));
+  });
+
+  it('cuts a cell longer than 64 characters in the middle (a kernel name of 1,968 characters); --wide and CSV keep it whole', () => {
+    const name = `void cutlass::Kernel<${'cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8,'.repeat(28)}>(Params)`;
+    const t = formatTable([{ header: 'kernel' }, { header: 'time (µs)' }], [[name, 12.5]]);
+    const line = t.split('\n')[2]!;
+    expect(line.length).toBeLessThanOrEqual(MAX_CELL_CHARS + 2 + 'time (µs)'.length);
+    expect(line).toMatch(/^void cutlass::Kernel<cutlass_80.*….*>\(Params\)\s+12\.5$/);
+    expect(formatTable([{ header: 'kernel' }], [[name]], { width: Infinity })).toContain(name);
+    expect(toCsv([{ header: 'kernel' }], [[name]])).toContain(name);
   });
 });
 

@@ -129,7 +129,7 @@ describe('case study llama2-70b (reduced)', () => {
       { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
     expect(code).toBe(0);
     const [header, ...rows] = lines.join('').trimEnd().split('\n');
-    expect(header).toBe('layout,knob,setting,deltaTPct,deltaEPct,deltaEBandLoPct,deltaEBandHiPct,savedSlowdownPctPerPct,deltaEDeltaTKW,note');
+    expect(header).toBe('layout,knob,setting,deltaTPct,deltaEPct,deltaEBandLoPct,deltaEBandHiPct,savedSlowdownPctPerPct,deltaEDeltaTW,note');
     // 2 layouts × (scale-out 3 + scale-up 3 + GPU clock 2) settings.
     expect(rows).toHaveLength(16);
     expect(rows.filter((r) => r.endsWith(',nominal'))).toHaveLength(6);

@@ -38,7 +38,7 @@ function regimeText(rows: RegimeRow[], layout: TableOptions): string {
     [{ header: 'regime' }, { header: 'predictions' }, { header: 'time in band (%)', format: pct0 }, { header: 'energy in band (%)', format: pct0 }],
     rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
     layout,
-  ) + wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (the band reaches the clock-bound time) · extrapolated (beyond the calibration's clock distances)", layout.width) + '\n';
+  ) + wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (DRAM activity above the calibration's ceiling at the clock: the band of the calibration kernels that crossed it, or one that reaches the clock-bound time) · power unexplained (profiled power farther from the power model than any calibration kernel's: power and energy bands reach the model's figure) · extrapolated (beyond the calibration's clock distances)", layout.width) + '\n';
 }
 
 /** Leave-one-GPU-out: one row per evaluated set and clock. */

@@ -70,7 +70,7 @@ export const annotateCommand: CommandSpec = {
     { name: 'frequency', value: 'MHz', description: 'target SM clock: writes <out>.<rank>.et and <out>.power.json (default: the reference clock)' },
     { name: 'frequencies', value: 'list', description: 'target SM clocks, comma-separated: writes <out>.<F>MHz.<rank>.et and <out>.<F>MHz.power.json per clock' },
     { name: 'out', value: 'prefix', description: 'output prefix', required: true },
-    { name: 'reference-frequency', value: 'MHz', description: "SM clock the trace's durations were recorded at (default: the calibration's highest clock)" },
+    { name: 'reference-frequency', value: 'MHz', description: "SM clock the trace's durations were recorded at (default: a Kineto profile's assumed clock — its GPU's maximum boost clock — else the calibration's highest clock; profile samples without a clock are taken at it; a note says which)" },
     { name: 'scaling', value: 'ratio|offset', description: 'how a kernel keeps its measured power at other clocks', default: 'ratio' },
     { name: 'roofline-precision', value: 'P', description: 'peak FLOP/s used for unmatched nodes: fp16Tensor, fp32 or fp64', default: 'fp16Tensor' },
     { name: 'power-preset', value: 'name|file', description: `memory/network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json; default: by device` },

@@ -8,6 +8,7 @@ import { InputError } from '../../errors.js';
 import { fixed, type Cell, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { choice, rowsText, tableOptions } from '../io.js';
+import { progressBar } from '../progress.js';
 import { PROFILE_OPTIONS, profileOptionArgs, profileReadOptions, quoteArg, readProfiles } from './profile-options.js';
 
 export const calibrateCommand: CommandSpec = {
@@ -48,9 +49,23 @@ export const calibrateCommand: CommandSpec = {
       calibration.provenance.command = command;
       if (idle) calibration.provenance.inputs.push({ file: idle.file, sha256: idle.sha256, format: `${idle.format} (idle)`, rows: idle.rows });
     } else {
-      const inputs = [];
-      for (const r of await readProfiles(files, opts, io)) inputs.push({ ...r, sha256: await sha256File(r.file) });
-      calibration = fitCalibrationWithBands(inputs, { device: opts.device as string | undefined, command, idle }).calibration;
+      // The fit runs 10–20 s (the band model refits once per left-out benchmark): a progress line on a terminal.
+      const bar = io.isTTY && !opts.json && !opts.csv ? await progressBar('calibrate [{bar}] {stage}') : null;
+      bar?.start(1, 0, { stage: 'reading the profiles' });
+      try {
+        const inputs = [];
+        for (const r of await readProfiles(files, opts, io)) inputs.push({ ...r, sha256: await sha256File(r.file) });
+        bar?.update(0, { stage: 'fitting the clock models' });
+        calibration = fitCalibrationWithBands(inputs, {
+          device: opts.device as string | undefined, command, idle,
+          onFold: bar ? (done, total) => {
+            bar.setTotal(total);
+            bar.update(done, { stage: `band model: ${done}/${total} benchmark folds refitted` });
+          } : undefined,
+        }).calibration;
+      } finally {
+        bar?.stop();
+      }
     }
     const warning = idle ? deviceMismatchWarning(calibration.device.name, { what: `the idle measurement ${idle.file}`, device: idle.device }, 'the idle figure is another GPU\'s') : null;
     // Kept on purpose (--device-mismatch ok): the idle block says so.

@@ -35,6 +35,7 @@ function summary(r: ImportResult, opts: Record<string, unknown>): string {
   const notes = new Map<string, number[]>();
   for (const x of r.ranks) for (const n of x.notes) notes.set(n, [...(notes.get(n) ?? []), x.rank]);
   for (const [n, rs] of notes) lines.push(`note${r.ranks.length > 1 ? ` (rank ${rs.length === r.ranks.length ? 'all' : rs.join(', ')})` : ''}: ${n}`);
+  for (const n of r.notes) lines.push(`note: ${n}`);
   for (const x of r.ranks) for (const d of x.diagnostics) lines.push(`warning: rank ${x.rank}: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}`);
   lines.push(`wrote ${r.ranks.length === 1 ? first.file : `${r.out}.<rank>.et (${r.ranks.map((x) => x.rank).join(', ')})`}`);
   return lines.join('\n') + '\n';
@@ -51,6 +52,7 @@ export const importPytorchCommand: CommandSpec = {
     { name: 'out', value: 'prefix', description: 'writes <prefix>.<rank>.et (rank from the Kineto trace\'s distributedInfo)', required: true },
     { name: 'step', value: 'name', description: 'the ProfilerStep to record as the measured iteration (default: the one the execution trace falls in)' },
     { name: 'window', value: 'start:end', description: 'instead of a step: the span to record as the measured iteration, µs as the Kineto trace writes "ts"' },
+    { name: 'partial', description: 'import the ranks given although the run had more, or (--dir) although some Kineto traces have no execution trace (said; replay --as-measured works on them, a modelled replay needs every rank)' },
     ...tableOptions('one row per rank'),
   ],
   example: 'tracewatt import pytorch --et traces/pytorch-real/simple_add/et.json.gz --kineto traces/pytorch-real/simple_add/kineto.json.gz --out out/simple_add',
@@ -64,7 +66,7 @@ export const importPytorchCommand: CommandSpec = {
     const pairs: ImportPair[] = ets.map((et, i) => ({ et, kineto: kinetos[i]! }));
     let r: ImportResult;
     try {
-      r = await importPytorch({ pairs, dir: opts.dir === undefined ? undefined : String(opts.dir), out: String(opts.out), step: str(opts, 'step'), window: str(opts, 'window') });
+      r = await importPytorch({ pairs, dir: opts.dir === undefined ? undefined : String(opts.dir), out: String(opts.out), step: str(opts, 'step'), window: str(opts, 'window'), partial: Boolean(opts.partial) });
     } catch (e) {
       throw outputErrorUnder(String(opts.out), e);
     }

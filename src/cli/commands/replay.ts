@@ -3,8 +3,9 @@ import { toJson } from '../../core/json.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS, replayFiles, resolvePower, type ReplayResult } from '../../engines/replay/index.js';
 import { measuredIterations, replayFilesAsMeasured } from '../../engines/replay/as-measured.js';
 import { InputError } from '../../errors.js';
-import { asMeasuredRows, asMeasuredText, measuredBesideRows } from '../../report/measured-text.js';
-import { formatTable } from '../../report/tables.js';
+import { NO_NETWORK } from '../../formats/astra/index.js';
+import { asMeasuredRows, asMeasuredText, measuredBesideRows, START_OFFSET_NOTE } from '../../report/measured-text.js';
+import { formatTable, wrapText } from '../../report/tables.js';
 import { replayRanks, replayText } from '../../report/text.js';
 import type { CommandIO, CommandSpec } from '../command.js';
 import { int, rowsText, str, tableLayout, tableOptions } from '../io.js';
@@ -16,11 +17,12 @@ export const replayCommand: CommandSpec = {
   options: [
     { name: 'as-measured', description: 'replay an imported run (import pytorch / import kineto) as it ran: measured durations and delays, no --system/--network' },
     { name: 'power-log', value: 'file', description: 'with --as-measured: a power log of the run (nvidia-smi, DCGM, Zeus CSV); its energy over each measured iteration is printed beside the estimate' },
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json (required unless --as-measured)' },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml (required unless --as-measured)' },
+    { name: 'system', value: 'file', description: 'ASTRA-sim system.json (required unless --as-measured or --network none; with none: ring collectives, roofline off)' },
+    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml, or "none" for a one-rank trace (one NPU, no network) (required unless --as-measured)' },
     { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)' },
     { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
     { name: 'power', value: 'file', description: `power.json, or a preset name: ${POWER_PRESETS.join(', ')}`, default: DEFAULT_POWER_PRESET },
+    { name: 'start-together', description: 'an imported run: start every rank at 0, as ASTRA-sim does (by default each starts at its measured start after the earliest rank)' },
     { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s; times then differ from ASTRA-sim)' },
     { name: 'window', value: 'nodes', description: 'unfinished nodes held in memory per rank', default: 65536 },
     { name: 'label', value: 'text', description: 'label of the result (default: "<trace> on <network>")' },
@@ -30,7 +32,7 @@ export const replayCommand: CommandSpec = {
   example: 'tracewatt replay traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster',
   async run(args, opts, io) {
     if (opts.asMeasured) {
-      for (const o of ['system', 'network', 'memory', 'commGroup', 'timeline', 'plainBandwidth'] as const) {
+      for (const o of ['system', 'network', 'memory', 'commGroup', 'timeline', 'plainBandwidth', 'startTogether'] as const) {
         if (opts[o] !== undefined) throw new InputError(`--as-measured replays the run as measured: --${o.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} does not apply`);
       }
       const res = await replayFilesAsMeasured({ trace: args[0]!, power: await resolvePower(str(opts, 'power')), powerLog: str(opts, 'powerLog'), label: str(opts, 'label') });
@@ -42,13 +44,15 @@ export const replayCommand: CommandSpec = {
       for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
       return 0;
     }
-    if (opts.system === undefined || opts.network === undefined) throw new InputError('give --system and --network (the cluster to replay on), or --as-measured for an imported run');
+    if (opts.network === undefined || (opts.system === undefined && opts.network !== NO_NETWORK)) {
+      throw new InputError('give --system and --network (the cluster to replay on; --network none for a one-rank trace), or --as-measured for an imported run');
+    }
     if (opts.powerLog !== undefined) throw new InputError('--power-log goes with --as-measured');
     const res = await replayFiles({
-      trace: args[0]!, system: String(opts.system), network: String(opts.network),
+      trace: args[0]!, system: str(opts, 'system'), network: String(opts.network),
       memory: str(opts, 'memory'), commGroup: str(opts, 'commGroup'), power: str(opts, 'power'),
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim', windowNodes: int(opts, 'window'),
-      label: str(opts, 'label'), timeline: str(opts, 'timeline'),
+      label: str(opts, 'label'), timeline: str(opts, 'timeline'), startAsMeasured: !opts.startTogether,
     });
     const measured = await measuredIterations(args[0]!);
     printReplayResult(res, opts, io, measured);
@@ -70,7 +74,10 @@ export function printReplayResult(res: ReplayResult, opts: Record<string, unknow
     io.out(rowsText(opts, t.columns, t.rows));
   } else {
     io.out(replayText(res, tableLayout(opts)));
-    if (beside) io.out('\nmeasured beside modelled (the trace records its measured iteration; replay --as-measured replays it as it ran):\n' + formatTable(beside.columns, beside.rows, tableLayout(opts)));
+    if (beside) {
+      io.out('\nmeasured beside modelled (the trace records its measured iteration; replay --as-measured replays it as it ran):\n' + formatTable(beside.columns, beside.rows, tableLayout(opts)));
+      if (res.ranks.some((r) => r.startOffsetNs !== undefined)) io.out(wrapText(START_OFFSET_NOTE, tableLayout(opts).width) + '\n');
+    }
   }
   for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
 }

@@ -10,7 +10,7 @@ import { str } from '../io.js';
 export const reportCommand: CommandSpec = {
   name: 'report',
   summary: 'write one self-contained HTML page (tables and SVG plots) from results JSON files',
-  args: [{ name: 'results', description: 'results JSON files written by replay, sweep, accuracy or case-study (--json)', variadic: true }],
+  args: [{ name: 'results', description: 'results JSON files written by replay, sweep, plan, accuracy or case-study (--json); an imported run\'s replay --as-measured and modelled replays are set side by side with its measurement', variadic: true }],
   options: [
     { name: 'out', value: 'file', description: 'HTML file to write (atomically: <file>.tmp, then renamed)', default: 'report.html' },
     { name: 'title', value: 'text', description: 'page title', default: 'tracewatt report' },

@@ -201,6 +201,22 @@ const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.va
  * The clock the profile's durations were taken at when the user gives none: the one clock a Kineto reader assumed
  * for every sample (the device's boost clock), so that the plan scales from the clock the samples say.
  */
+/**
+ * The one rule for the clock a run's durations were recorded at when --reference-frequency is not given (annotate):
+ * the clock its profile's reader assumed for samples that record none (a Kineto trace: the maximum boost clock of the
+ * device it names, formats/kineto/clocks.ts), else the calibration's highest calibrated clock. Profile samples
+ * without a clock (a generic CSV, an Nsight Systems trace) are taken at this clock too, as Kineto's are. The note says
+ * which.
+ */
+export function defaultReferenceClock(cal: Calibration, profiles: ProfileTable[]): { mhz: number; note: string } {
+  const fromProfile = assumedProfileClock(profiles);
+  if (fromProfile !== null) {
+    return { mhz: fromProfile, note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)` };
+  }
+  const mhz = Math.max(...cal.clocks.smClocksMHz);
+  return { mhz, note: `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass --reference-frequency if the run ran at another)` };
+}
+
 function assumedProfileClock(profiles: ProfileTable[]): number | null {
   const clocks = new Set<number>();
   for (const t of profiles) {
@@ -247,8 +263,8 @@ export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz
 /** Builds the plan from a calibration and one or more profile tables. */
 export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: PlanOptions): AnnotatePlan {
   const notes: string[] = [];
-  const fromProfile = options.referenceClockMHz === undefined ? assumedProfileClock(profiles) : null;
-  const referenceClockMHz = options.referenceClockMHz ?? fromProfile ?? Math.max(...cal.clocks.smClocksMHz);
+  const fallback = options.referenceClockMHz === undefined ? defaultReferenceClock(cal, profiles) : null;
+  const referenceClockMHz = options.referenceClockMHz ?? fallback!.mhz;
   if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
   // No target clock given: the clock the trace ran at (its durations kept, energies annotated), said in the notes.
   const freqs = options.frequenciesMHz.length > 0 ? options.frequenciesMHz : [referenceClockMHz];
@@ -257,7 +273,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
   for (const f of freqs) checkTargetClock(cal, f);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
-  if (fromProfile !== null) notes.push(`reference clock ${referenceClockMHz} MHz: the clock the Kineto profile's samples were taken at (assumed by its reader; pass --reference-frequency to set it)`);
+  // Said where profiles are matched at it (without one the headline's "reference clock" line says it).
+  if (fallback && profiles.length > 0) notes.push(fallback.note);
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
     notes.push(`reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`);
@@ -290,11 +307,11 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   // Several ranks' profiles (one Kineto trace per rank): each rank's kernels are its own entries.
   const perRank = ranks.size > 1;
   let order = 0;
-  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock the
-  // user gave, as in predict; without one they stay unclocked and are reported unusable (profile-kernel-unusable).
+  // Samples whose profile records no SM clock (a generic CSV, an Nsight Systems trace) ran at the reference clock: the
+  // one given, else defaultReferenceClock's, as a Kineto trace's samples do.
   let unclocked = 0;
   let total = 0;
-  const given = options.referenceClockMHz;
+  const given = referenceClockMHz;
   for (const table of profiles) {
     for (const raw of table.samples) {
       total++;
@@ -320,7 +337,10 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     }
   }
 
-  if (unclocked) notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz (given: --reference-frequency)`);
+  if (unclocked) {
+    notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
+      `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the default reference clock; pass --reference-frequency if the run ran at another'})`);
+  }
 
   const predicted = (profile: KernelSample[] | KernelProfile[], i: number): Prepared => {
     const f = freqs[i]!;
@@ -331,7 +351,7 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   for (const g of groups.values()) {
     const usable = g.samples.filter((s) => s.smClockMHz !== null && s.durationNs !== null && s.durationNs > 0);
     if (usable.length === 0) {
-      const why = g.samples.every((s) => s.smClockMHz === null) ? 'its samples record no SM clock (pass --reference-frequency MHz to give them one)' : 'no sample with an SM clock and a positive duration';
+      const why = 'no sample with an SM clock and a positive duration';
       diag?.add('profile-kernel-unusable', { message: `${g.key}: ${why}; not used for matching` });
       continue;
     }

@@ -5,9 +5,8 @@
  * fit's intercept) with its source, its power while only communication runs, memory and network energy per bit
  * from the user or a preset, and each component's power (`gpu.componentPowersW`). Every figure is an estimate.
  */
-import { readFile } from 'node:fs/promises';
 import { InputError } from '../../errors.js';
-import { parsePowerConfig, type PowerConfig } from '../../formats/astra/index.js';
+import { loadPowerConfig, parsePowerConfig, type PowerConfig } from '../../formats/astra/index.js';
 import { idlePowerAt } from '../../model/idle-power.js';
 import { componentPowersAt } from '../../model/model-power.js';
 import { evaluatePower } from '../../model/power-model.js';
@@ -50,14 +49,17 @@ export interface PowerBase {
 /** The preset (or power.json) the memory and network energies come from. */
 export async function loadPowerBase(options: PowerOptions, device: string): Promise<PowerBase> {
   const name = options.preset ?? presetForDevice(device);
-  const file = (POWER_PRESETS as readonly string[]).includes(name) ? presetPath(name) : name;
-  let text: string;
+  const preset = (POWER_PRESETS as readonly string[]).includes(name);
+  const file = preset ? presetPath(name) : name;
+  let config: PowerConfig;
   try {
-    text = await readFile(file, 'utf8');
+    config = await loadPowerConfig(file);
   } catch (e) {
-    throw new InputError(`power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (${(e as NodeJS.ErrnoException).code ?? e})`);
+    // An InputError here is the file not read (its content's errors are FormatErrors): name what was looked for.
+    if (preset || !(e instanceof InputError)) throw e;
+    throw new InputError(`power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (${e.message.replace(`${file}: `, '')})`);
   }
-  return { config: parsePowerConfig(file, text), label: (POWER_PRESETS as readonly string[]).includes(name) ? `preset ${name}` : file };
+  return { config, label: preset ? `preset ${name}` : file };
 }
 
 /** Memory (DRAM) energy per bit: the user's, else the preset's. */

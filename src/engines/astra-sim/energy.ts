@@ -80,7 +80,7 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
 async function fingerprintDifferences(input: EnergyFromLogInput, fp: ExportFingerprint): Promise<string[]> {
   const given: Record<string, () => Promise<string>> = {
     workload: async () => rankFilesDigest(await resolveRankFiles(input.trace)),
-    system: async () => textDigest(await readTextFile(input.system)),
+    ...(input.system ? { system: async () => textDigest(await readTextFile(input.system!)) } : {}),
     network: async () => textDigest(await readTextFile(input.network)),
     ...(input.memory ? { memory: async () => textDigest(await readTextFile(input.memory!)) } : {}),
     ...(input.commGroup ? { 'comm-group': async () => textDigest(await readTextFile(input.commGroup!)) } : {}),

@@ -24,13 +24,15 @@ import {
   type CommGroupConfig, type ExportFingerprint, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
 import {
-  attrBool, attrNumber, missingRankProblem, NodeType, openTrace, resolveRankFiles, TraceWriter, type ChakraNode, type GlobalMetadata,
+  attrBool, attrBoolList, attrInt, attrNumber, attrString, missingRankProblem, NodeType, nodeValueProblem, openTrace, resolveRankFiles, TraceWriter,
+  type ChakraNode, type GlobalMetadata,
   type RankFile,
 } from '../../formats/chakra/index.js';
 import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { OutputSet, outputError } from '../../formats/output.js';
 import { readTextFile } from '../../formats/text-file.js';
-import { DEFAULT_POWER_PRESET, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
+import { DEFAULT_POWER_PRESET, measuredIterations, measuredStartOffsets, POWER_PRESETS, presetPath, resolvePower } from '../replay/index.js';
+import { CrossRankCheck } from '../replay/collective-sequence.js';
 import { DependencyGraph } from '../trace/graph.js';
 import { REPAIRS, repairNode, type RepairCode, type RepairContext } from './repair.js';
 import { astraSimCommand, energyCommandLine, runScript, type ExportedFiles } from './run-script.js';
@@ -171,6 +173,7 @@ function systemText(text: string, system: SystemConfig, counts: GpuNodeCounts, f
 /** Pass 2: repairs and writes one rank; returns its node count and whether anything changed. */
 async function writeRank(
   rf: RankFile, outFile: string, ctx: Omit<RepairContext, 'file' | 'rank' | 'hasNode'>, diagnostics: Diagnostics, set: OutputSet, gpu: GpuNodeCounts,
+  cross: CrossRankCheck,
 ): Promise<{ nodes: number; changed: boolean }> {
   const graph = await rankGraph(rf.file, diagnostics);
   const reader = await openTrace(rf.file);
@@ -190,6 +193,7 @@ async function writeRank(
     for await (const batch of reader.batches()) {
       for (const n of batch) {
         repairNode(c, n);
+        crossRank(cross, rf.rank, n, ctx.ranks);
         countGpuNode(n, gpu);
         nodes++;
         const p = writer.write(n);
@@ -205,6 +209,19 @@ async function writeRank(
   });
   const after = ctx.repairs.summary().reduce((a, d) => a + d.count, 0);
   return { nodes, changed: after !== before };
+}
+
+/** What replay matches across ranks, of a node as written (collective-sequence.ts; sizes checked by the repairs). */
+function crossRank(cross: CrossRankCheck, rank: number, n: ChakraNode, ranks: number): void {
+  if (n.type === NodeType.COMM_COLL_NODE) {
+    const type = attrInt(n, 'comm_type');
+    const size = attrInt(n, 'comm_size');
+    if (type !== undefined && size !== undefined && !nodeValueProblem('comm_size', size)) cross.collective(rank, n.id, type, size, attrString(n, 'pg_name'), attrBoolList(n, 'involved_dim'));
+  } else if (n.type === NodeType.COMM_SEND_NODE || n.type === NodeType.COMM_RECV_NODE) {
+    const send = n.type === NodeType.COMM_SEND_NODE;
+    const peer = attrInt(n, send ? 'comm_dst' : 'comm_src');
+    if (peer !== undefined && peer >= 0n && peer < BigInt(ranks)) cross.message(send, rank, n.id, Number(peer), attrInt(n, 'comm_tag') ?? 0n);
+  }
 }
 
 export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport> {
@@ -255,11 +272,20 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
     let unchangedRanks = 0;
     const context = { ranks: rankFiles.length, dims: network.dims.length, system, memory, commGroups, commSizeBytes: input.commSizeBytes, repairs };
     const gpu: GpuNodeCounts = { annotated: 0, unannotated: 0 };
+    const cross = new CrossRankCheck(rankFiles.map((rf) => rf.rank));
     for (const rf of rankFiles) {
-      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set, gpu);
+      const r = await writeRank(rf, `${files.workload}.${rf.rank}.et`, context, diagnostics, set, gpu, cross);
       nodes += r.nodes;
       if (!r.changed) unchangedRanks++;
       input.onRank?.(rf.rank + 1, rankFiles.length);
+    }
+    // Communication that does not match across ranks: replay refuses it and ASTRA-sim stalls (validate says so too).
+    const mismatch = cross.problems()[0];
+    if (mismatch) throw new InputError(mismatch.found.message);
+    const starts = measuredStartOffsets(await measuredIterations(input.trace));
+    if (starts && starts.some((t) => t > 0)) {
+      notes.push(`the trace records when each rank began its measured iteration (an imported run; up to ${(Math.max(...starts) / 1e6).toFixed(3)} ms apart): ` +
+        'tracewatt replay starts each rank then and counts its finish from there; ASTRA-sim starts every rank at 0, so its times differ from replay\'s (energy --astra-sim-log takes ASTRA-sim\'s)');
     }
     const put = (file: string, text: string) => set.put(file, text);
     const systemOut = systemText(texts.system, system, gpu, paths.system, notes);

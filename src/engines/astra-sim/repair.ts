@@ -1,6 +1,6 @@
 /**
  * Per-node repairs that make ASTRA-sim run a node the way tracewatt's replay does, where ASTRA-sim would stall,
- * abort or misread it (../shared/notes/astra-sim-semantics.md; astra-sim 518bd51 workload/Workload.cc and Chakra's
+ * abort or misread it (ASTRA-sim at 518bd51: workload/Workload.cc and Chakra's
  * feeder_v3). Every repair is counted under a code with samples; what cannot be repaired without guessing (a
  * missing comm_size with no --comm-size given, a collective ASTRA-sim cannot simulate, a roofline node without
  * num_ops …) is an InputError naming file and node, the same refusal `replay` gives.

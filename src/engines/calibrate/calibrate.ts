@@ -2,12 +2,11 @@
  * `tracewatt calibrate`: fit a device calibration from profile tables (per-clock power models, memory ceiling and
  * time share, V–f model, power cap, sanity findings, provenance).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
+import { fileDigest } from '../../formats/digest.js';
 import { readProfileInto, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type PowerCap, type SanityFinding } from '../../model/calibration.js';
 import { datasheetFor } from '../../model/datasheets.js';
@@ -41,16 +40,8 @@ export interface CalibrateOptions {
   idle?: IdleMeasurement & { sha256: string };
 }
 
-/** SHA-256 of a file's bytes, streamed (a profile may be far larger than what should sit in memory). */
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  try {
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  } catch (e) {
-    throw new InputError(`${file}: cannot read profile (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-  return hash.digest('hex');
-}
+/** SHA-256 of a file's bytes (one implementation: formats/digest.ts). */
+export const sha256File = fileDigest;
 
 /**
  * Reads a profile for the models: repeats of a kernel at one SM clock are averaged while the file streams

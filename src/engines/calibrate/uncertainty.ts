@@ -11,8 +11,10 @@
  *
  * Two-clock time residuals are taken outside the left-out kernel's envelope over the roofline-exponent range of
  * the kernels kept in its fold (model/uncertainty.ts, `roofExponentRange`), so the tables add to the envelope.
- * One-clock-down cases whose DRAM activity is above the memory ceiling at the target are left out of the tables:
- * their band reaches the clock-bound time instead (model/predict-band.ts, `memoryCeiling`).
+ * One-clock-down cases whose DRAM activity is above the memory ceiling at the target make a table of their own
+ * (`memoryCeiling`): whether such a kernel's time follows the memory floor or the SM clock is what the model does
+ * not know, and how far off it is there is learned like every other band, from the left-out kernels that crossed
+ * the ceiling at that clock distance (model/predict-band.ts).
  *
  * With more than {@link MAX_FOLDS} benchmarks they are dealt round-robin into that many folds. Each left-out
  * kernel's counter distance is measured against the kernels that remained, so a benchmark unlike the others
@@ -27,7 +29,7 @@
 import type { ClockPoint, KernelSeries } from '../../model/kernels.js';
 import type { Calibration } from '../../model/calibration.js';
 import { predictKernel, type KernelProfile } from '../../model/predict.js';
-import { beyondMemoryCeiling } from '../../model/predict-band.js';
+import { beyondMemoryCeiling, powerMisfit } from '../../model/predict-band.js';
 import { kernelRoofExponents } from '../../model/multi-clock-time.js';
 import {
   BAND_MODES,
@@ -66,7 +68,24 @@ function evenlySpread<T>(xs: T[], n: number): T[] {
   return Array.from({ length: n }, (_, i) => xs[Math.round((i * (xs.length - 1)) / (n - 1))]!);
 }
 
-export type Residuals = Record<BandMode, Record<BandQuantity, ResidualCase[]>>;
+/**
+ * Where a residual case goes: the table of its mode, or, for a kernel profiled once and predicted at a lower clock
+ * where its DRAM activity is above the calibration's memory ceiling, the memory-ceiling table.
+ */
+export const MEMORY_CEILING = 'memory-ceiling';
+export type ResidualTable = BandMode | typeof MEMORY_CEILING;
+const RESIDUAL_TABLES: readonly ResidualTable[] = [...BAND_MODES, MEMORY_CEILING];
+
+/**
+ * Fewest folds (benchmarks) whose kernels crossed the memory ceiling for their table to replace the clock-bound
+ * reach. A benchmark not seen lies inside the range of k others' with probability (k − 1)/(k + 1) when benchmarks
+ * are exchangeable: at 5, two in three, and the spread within each benchmark carries an 80 % band the rest of the
+ * way (the V100 microbenchmarks, six such benchmarks: 84–86 % at 705 MHz); at 3, one in two (the RTX 8000 ones,
+ * four such benchmarks, three left when one is judged: 43–50 % of the judged benchmark's kernels in band).
+ */
+export const MIN_CEILING_FOLDS = 5;
+
+export type Residuals = Record<ResidualTable, Record<BandQuantity, ResidualCase[]>>;
 
 const usable = (p: ClockPoint) => p.durationNs !== null && p.durationNs > 0 && p.powerW !== null && p.powerW > 0;
 const asProfile = (p: ClockPoint): KernelProfile => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization });
@@ -87,14 +106,14 @@ function addCases(out: Residuals, k: KernelContext, refs: ClockPoint[], targets:
     const geo = clockGeometry(refClocks, t.smClockMHz, 'product');
     if (geo.mode === 'profiled') continue;
     const pred = predictKernel(cal, profiles, t.smClockMHz);
-    // Beyond the memory ceiling the band is the clock-bound reach, not the tables.
-    if (refs.length === 1 && beyondMemoryCeiling(cal, refs[0]!.smClockMHz, refs[0]!.utilization.dram_active ?? 0, pred.effectiveClockMHz)) continue;
+    // Beyond the memory ceiling the kernel's time follows neither the SM clock nor the floor for sure: its own table.
+    const ceiling = refs.length === 1 && beyondMemoryCeiling(cal, refs[0]!.smClockMHz, refs[0]!.utilization.dram_active ?? 0, pred.effectiveClockMHz);
     const measuredEnergyJ = (t.powerW! * t.durationNs!) / 1e9;
     const add = (list: ResidualCase[], residual: number) => {
       if (Number.isFinite(residual)) list.push({ distance: geo.distance, counterDistance: k.counterDist, residual, fold: k.fold });
     };
     const r = (predicted: number, measured: number) => (predicted > 0 && measured > 0 ? Math.log(predicted / measured) : NaN);
-    const bucket = out[geo.mode];
+    const bucket = out[ceiling ? MEMORY_CEILING : geo.mode];
     // Two-clock times: the residual outside the kernel's envelope over the exponent range (the band starts from it).
     if (range && refs.length > 1 && pred.durationNs > 0) {
       const env = exponentEnvelope(profiles.map((q) => ({ smClockMHz: q.smClockMHz, durationNs: q.durationNs })), pred.effectiveClockMHz, exponent, range);
@@ -126,6 +145,8 @@ function seriesExponentRange(series: KernelSeries[]): ExponentRange | null {
 
 export interface UncertaintyOptions extends Pick<CalibrateOptions, 'device'> {
   maxFolds?: number;
+  /** Called before the first fold (done 0) and after each: the band model refits the calibration once per fold. */
+  onFold?: (done: number, total: number) => void;
 }
 
 /** One leave-one-benchmark-out fold: the calibration fitted without its benchmarks, and the kernels it left out. */
@@ -147,6 +168,8 @@ export interface ResidualSet {
   counterSpace: CounterSpace | null;
   /** 90th percentile of the left-out kernels' counter distances. */
   counterDistanceP90: number;
+  /** Each left-out kernel's power misfit at its highest clock against its fold's calibration (model/predict-band.ts powerMisfit). */
+  powerMisfits: { fold: number; misfit: number }[];
   residuals: Residuals;
 }
 
@@ -168,11 +191,13 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
   const nFolds = Math.min(options.maxFolds ?? MAX_FOLDS, groups.length);
   const foldOf = new Map(groups.map((g, i) => [g, i % nFolds]));
   const topUtilization = (s: KernelSeries) => s.points.filter(usable).at(-1)!.utilization;
-  const residuals = Object.fromEntries(BAND_MODES.map((m) => [m, { time: [], power: [], energy: [] }])) as unknown as Residuals;
+  const residuals = Object.fromEntries(RESIDUAL_TABLES.map((m) => [m, { time: [], power: [], energy: [] }])) as unknown as Residuals;
   const allRange = seriesExponentRange(series);
   const folds: ResidualFold[] = [];
   const distances: number[] = [];
+  const powerMisfits: ResidualSet['powerMisfits'] = [];
   let kernels = 0;
+  options.onFold?.(0, nFolds);
   for (let fold = 0; fold < nFolds; fold++) {
     const leftOut = series.filter((s) => foldOf.get(benchmarkOf(s.key)) === fold);
     const kept = series.filter((s) => foldOf.get(benchmarkOf(s.key)) !== fold);
@@ -183,15 +208,27 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
     folds.push({ calibration: cal, leftOut, counterSpace: space, range });
     for (const s of leftOut) {
       const d = counterDistance(space, topUtilization(s));
-      if (kernelCases(residuals, { cal, counterDist: d, range, fold }, s)) kernels++, distances.push(d);
+      if (!kernelCases(residuals, { cal, counterDist: d, range, fold }, s)) continue;
+      kernels++;
+      distances.push(d);
+      const top = s.points.filter(usable).at(-1)!;
+      powerMisfits.push({ fold, misfit: powerMisfit(cal, top) });
     }
+    options.onFold?.(fold + 1, nFolds);
   }
   const sorted = distances.sort((a, b) => a - b);
   const counterDistanceP90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))]! : 0;
-  return { groups: groups.length, kernels, folds, roofExponentRange: allRange, counterSpace: buildCounterSpace(series.map(topUtilization)), counterDistanceP90, residuals };
+  return { groups: groups.length, kernels, folds, roofExponentRange: allRange, counterSpace: buildCounterSpace(series.map(topUtilization)), counterDistanceP90, powerMisfits, residuals };
 }
 
-/** What carries from one GPU to another: per mode and quantity, the held-out inflation. */
+/**
+ * What carries from one GPU to another: per mode and quantity, the held-out inflation. The memory-ceiling table
+ * takes the one-clock-down mode's: its cases come from few benchmarks (71 predictions on the RTX 8000
+ * microbenchmarks), too few folds to tell an 80 % quantile of how far a left-out benchmark reaches (fitted on its
+ * own it came out 1.34–1.44 on the RTX 8000 for power and energy, 1.02–1.05 on the V100), while how much wider a
+ * band must be for a benchmark it has not seen is a property of benchmark-to-benchmark variation the
+ * one-clock-down cases measure on every benchmark.
+ */
 export type BandParameters = Partial<Record<BandMode, Record<BandQuantity, { inflation: number }>>>;
 
 /**
@@ -199,7 +236,7 @@ export type BandParameters = Partial<Record<BandMode, Record<BandQuantity, { inf
  * kernels (the V100 microbenchmarks run slower than predicted below 945 MHz, the RTX 8000 ones do not). Two-clock
  * bands keep a quantile per side, as before: their time residuals are taken outside each kernel's own envelope.
  */
-const symmetricMode = (m: BandMode) => m === 'one-clock-down' || m === 'one-clock-up';
+const symmetricMode = (m: ResidualTable) => m === 'one-clock-down' || m === 'one-clock-up' || m === MEMORY_CEILING;
 
 /** The band parameters of a residual set: the inflation, by leaving each fold out again (model/uncertainty.ts heldOutInflation). */
 export function bandParameters(set: ResidualSet): BandParameters {
@@ -219,21 +256,22 @@ export function bandParameters(set: ResidualSet): BandParameters {
  */
 export function bandModel(set: ResidualSet, params: BandParameters, excludeFold?: number): UncertaintyModel | null {
   const keep = (cs: ResidualCase[]) => (excludeFold === undefined ? cs : cs.filter((c) => c.fold !== excludeFold));
-  const modes: Partial<Record<BandMode, BandTable>> = {};
-  for (const m of BAND_MODES) {
-    const p = params[m];
-    if (!p) continue;
+  const table = (m: ResidualTable): BandTable | null => {
+    const p = params[m === MEMORY_CEILING ? 'one-clock-down' : m];
+    if (!p) return null;
+    if (m === MEMORY_CEILING && new Set(keep(set.residuals[m].time).map((c) => c.fold)).size < MIN_CEILING_FOLDS) return null;
     const t = {} as BandTable;
-    let complete = true;
     for (const q of BAND_QUANTITIES) {
       const band = fitQuantityBand(keep(set.residuals[m][q]), { inflation: p[q].inflation, symmetric: symmetricMode(m) });
-      if (!band) {
-        complete = false;
-        break;
-      }
+      if (!band) return null;
       t[q] = band;
     }
-    if (complete) modes[m] = t;
+    return t;
+  };
+  const modes: Partial<Record<BandMode, BandTable>> = {};
+  for (const m of BAND_MODES) {
+    const t = table(m);
+    if (t) modes[m] = t;
   }
   if (Object.keys(modes).length === 0) return null;
   const fold = excludeFold === undefined ? null : set.folds[excludeFold]!;
@@ -247,6 +285,8 @@ export function bandModel(set: ResidualSet, params: BandParameters, excludeFold?
     counterSpace: fold ? fold.counterSpace : set.counterSpace,
     counterDistanceP90: set.counterDistanceP90,
     modes,
+    memoryCeiling: table(MEMORY_CEILING),
+    powerMisfitMax: set.powerMisfits.filter((m) => m.fold !== excludeFold).reduce((a, m) => Math.max(a, m.misfit), 0),
   };
 }
 
@@ -260,8 +300,9 @@ export function fitUncertainty(inputs: CalibrateInput[], options: UncertaintyOpt
 }
 
 /** Fits a calibration and its band model: what `tracewatt calibrate` writes. */
-export function fitCalibrationWithBands(inputs: CalibrateInput[], options: CalibrateOptions = {}): ReturnType<typeof fitCalibration> {
-  const fitted = fitCalibration(inputs, options);
-  fitted.calibration.uncertainty = fitUncertainty(inputs, { device: options.device });
+export function fitCalibrationWithBands(inputs: CalibrateInput[], options: CalibrateOptions & Pick<UncertaintyOptions, 'onFold'> = {}): ReturnType<typeof fitCalibration> {
+  const { onFold, ...fitOptions } = options;
+  const fitted = fitCalibration(inputs, fitOptions);
+  fitted.calibration.uncertainty = fitUncertainty(inputs, { device: options.device, onFold });
   return fitted;
 }

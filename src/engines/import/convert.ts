@@ -5,7 +5,8 @@
  *
  * - ids: every ET node in ET id order, each followed by its GPU events in start order, numbered 0, 1, … (Chakra's
  *   linker numbering); the process root takes its number and is not written.
- * - host ops: COMP_NODE, is_cpu_op, duration = the Kineto op's exclusive time (0 when Kineto has no such op),
+ * - host ops: COMP_NODE, is_cpu_op, duration = the Kineto op's exclusive time (0 when Kineto has no such op; with a
+ *   measured iteration, less the time host-time.ts cuts: blocked in CUDA synchronisation, overlapped by other threads),
  *   ctrl_deps = the parent op; rf_id, fw_parent, seq_id, scope, tid, fw_tid, op_schema; IOInfo as Python literals.
  * - GPU events: COMP_NODE (kernels, memcpy, memset; memcpy/memset with tensor_size = bytes), or COMM_COLL_NODE for
  *   NCCL collectives (comm_type, comm_size, pg_name when recorded); not is_cpu_op; duration = the Kineto duration;
@@ -21,7 +22,7 @@ import { Diagnostics } from '../../diagnostics.js';
 import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
-import { applyToNodes, graphOfNodes, measureRank, type MeasuredRankStats } from './measure-rank.js';
+import { applyToNodes, graphOfNodes, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
 import type { MeasuredWindow } from './window.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
@@ -37,6 +38,7 @@ export const DELIBERATE_DIFFERENCES = [
   'a host op\'s exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)',
   'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
   'the host op a CUDA synchronisation call returns to depends on the GPU work it waited for, and a GPU op after cudaStreamWaitEvent on the op the event recorded (formats/chakra/measured.ts); Chakra wrote neither',
+  'a host op\'s duration_micros leaves out the time it was blocked in a CUDA synchronisation call (the dependency above stands for it) and the time other threads\' ops ran inside it (the main thread\'s "## backward ##" while the autograd thread works; the thread\'s next op then depends on the other thread\'s last op), since the replay runs every host op of a rank on one CPU slot: engines/import/host-time.ts',
   'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
 ];
 
@@ -72,7 +74,6 @@ function hostAttrs(n: EtNode): Attribute[] {
   ];
 }
 
-const micros = (ns: number) => BigInt(Math.round(ns / 1000));
 
 /** GPU duration in whole µs, as duration_micros holds it: nearest, at least 1 for a non-zero duration. */
 export function gpuMicros(ns: number): bigint {
@@ -115,7 +116,7 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
       id: newId.get(n.id)!, name: n.name, type: NodeType.COMP_NODE,
       ctrlDeps: p && written(p) ? [newId.get(p.id)!] : [], dataDeps: [],
       startTimeMicros: op ? abs(op.tsNs) : 0n,
-      durationMicros: op ? micros(link.exclusiveNs.get(op) ?? 0) : 0n,
+      durationMicros: op ? modelledHostMicros(link.exclusiveNs.get(op) ?? 0) : 0n,
       inputs: { values: pyRepr(n.inputs.values), shapes: pyRepr(n.inputs.shapes), types: pyRepr(n.inputs.types) },
       outputs: { values: pyRepr(n.outputs.values), shapes: pyRepr(n.outputs.shapes), types: pyRepr(n.outputs.types) },
       attrs: [...hostAttrs(n), makeAttr('is_cpu_op', 'bool_val', true)],
@@ -265,7 +266,10 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
       },
     );
     const timed = measureRank(kineto, window, graph);
-    applyToNodes(out, timed, kineto, window);
+    applyToNodes(out, timed, kineto, window, (i) => {
+      const op = graph.hostOp(i);
+      return op ? link.exclusiveNs.get(op) ?? null : null;
+    });
     measured = timed.stats;
   }
   for (const n of out) {

@@ -4,31 +4,27 @@
  * file told by its content; an ET paired with the Kineto trace of the same process id, else of the same number in
  * the file name). The rank of each pair is the Kineto trace's distributedInfo.rank.
  */
-import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { isRankFileOf, TraceWriter } from '../../formats/chakra/index.js';
 import { OutputSet } from '../../formats/output.js';
-import { readHead } from '../../formats/file-chunks.js';
-import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoStep, type KinetoTrace } from '../../formats/kineto/trace.js';
-import { looksLikePytorchEt, readExecutionTrace } from '../../formats/pytorch/et.js';
+import { mainDevice, readKinetoTrace, type KinetoStep, type KinetoTrace } from '../../formats/kineto/trace.js';
+import { readExecutionTrace } from '../../formats/pytorch/et.js';
 import { convertRank, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 import { checkGraph } from './graph-check.js';
+import { checkRun, type RankOfRun } from './kineto-ranks.js';
 import { linkTraces, type LinkResult, type LinkStats } from './link.js';
+import { pairFolder, type ImportPair } from './pair-folder.js';
 import type { MeasuredRankStats } from './measure-rank.js';
 import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
 export { linkTraces, type LinkResult, type GpuLink } from './link.js';
+export { pairFolder, type ImportPair, type FolderPairs } from './pair-folder.js';
 export { alignByName } from './align.js';
 export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
 export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
 export { importKineto, KINETO_CANNOT_KNOW, type KinetoImportOptions, type KinetoImportResult, type KinetoImportRank } from './kineto.js';
-
-export interface ImportPair {
-  et: string;
-  kineto: string;
-}
 
 export interface ImportOptions {
   pairs?: ImportPair[];
@@ -44,6 +40,11 @@ export interface ImportOptions {
    * graph as Chakra's converter structures it, e.g. to compare with a recording made of that graph. Default true.
    */
   measured?: boolean;
+  /**
+   * Import the ranks given although the run had more (distributedInfo.world_size), or, with `dir`, although some
+   * Kineto traces have no execution trace: said in the result's notes. Default false: an error naming what is missing.
+   */
+  partial?: boolean;
 }
 
 export interface ImportRankResult {
@@ -66,48 +67,13 @@ export interface ImportRankResult {
 export interface ImportResult {
   out: string;
   ranks: ImportRankResult[];
+  /** distributedInfo.world_size (null when the traces do not say). */
+  worldSize: number | null;
+  /** Ranks of the run with no pair given (only with `partial`). */
+  missingRanks: number[];
+  /** About the run as a whole: files of the folder not read, ranks left out. */
+  notes: string[];
   differencesFromChakra: string[];
-}
-
-/** The first 64 KB of a file's text (decompressed), enough to tell a Kineto trace from an execution trace. */
-const head = async (file: string) => (await readHead(file, 64 * 1024)).bytes.toString('utf8');
-
-const trailingNumber = (f: string) => {
-  const m = /(\d+)(?!.*\d)/.exec(path.basename(f).replace(/\.json(\.gz)?$/, '').replace(/\.pt\.trace$/, '').replace(/\.\d{10,}$/, ''));
-  return m ? Number(m[1]) : null;
-};
-
-/** Pairs the ET and Kineto files of a folder: by process id, else by the number in the file name. */
-export async function pairFolder(dir: string): Promise<ImportPair[]> {
-  const names = (await readdir(dir).catch(() => {
-    throw new InputError(`${dir}: cannot read the folder`);
-  })).filter((n) => /\.json(\.gz)?$/.test(n)).sort();
-  const ets: { file: string; pid: number | null }[] = [];
-  const kinetos: { file: string; pid: number | null }[] = [];
-  for (const n of names) {
-    const file = path.join(dir, n);
-    if (!(await stat(file)).isFile()) continue;
-    const h = await head(file);
-    const pid = /"pid"\s*:\s*(\d+)/.exec(h);
-    if (looksLikeKineto(h)) kinetos.push({ file, pid: pid ? Number(pid[1]) : null });
-    else if (looksLikePytorchEt(h)) ets.push({ file, pid: pid ? Number(pid[1]) : null });
-  }
-  if (ets.length === 0 || kinetos.length === 0) {
-    throw new InputError(`${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for each rank`);
-  }
-  const pairs: ImportPair[] = [];
-  const used = new Set<string>();
-  for (const e of ets) {
-    let k = e.pid !== null ? kinetos.find((x) => x.pid === e.pid && !used.has(x.file)) : undefined;
-    if (!k) {
-      const n = trailingNumber(e.file);
-      k = n !== null ? kinetos.find((x) => trailingNumber(x.file) === n && !used.has(x.file)) : undefined;
-    }
-    if (!k) throw new InputError(`${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number`);
-    used.add(k.file);
-    pairs.push({ et: e.file, kineto: k.file });
-  }
-  return pairs;
 }
 
 /** The measured iteration of a pair: --window, --step, else the ProfilerStep holding most of the linked ops. */
@@ -124,9 +90,14 @@ function measuredWindow(kineto: KinetoTrace, link: LinkResult, o: ImportOptions)
 }
 
 export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
-  const pairs = o.dir ? await pairFolder(o.dir) : o.pairs ?? [];
+  const folder = o.dir ? await pairFolder(o.dir, { partial: o.partial }) : null;
+  const pairs = folder ? folder.pairs : o.pairs ?? [];
   if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
   const ranks: ImportRankResult[] = [];
+  const runNotes = [...(folder?.notes ?? [])];
+  const run: RankOfRun[] = [];
+  let worldSize: number | null = null;
+  let missingRanks: number[] = [];
   const seen = new Map<number, string>();
   // The rank files go into place together once every one is written, or not at all.
   await OutputSet.write(o.out, async (set) => {
@@ -150,6 +121,7 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       const window = o.measured === false ? null : measuredWindow(kineto, link, o);
       if (!window && o.measured !== false) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
       const conv = convertRank(et, kineto, link, window);
+      run.push({ rank, file: pair.kineto, index, trace: { distributed: kineto.distributed, baseUs: kineto.baseUs }, window, collectives: [] });
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
       const w = await TraceWriter.create(file, conv.metadata, { set });
@@ -166,7 +138,12 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
         notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
       });
     }
+    // One run: every rank once, all of them (or partial, said), one world size and backend, overlapping iterations.
+    const checked = checkRun(run, { partial: o.partial ?? false, stepGiven: true });
+    worldSize = checked.worldSize;
+    missingRanks = checked.missingRanks;
+    runNotes.push(...checked.notes);
   });
   ranks.sort((a, b) => a.rank - b.rank);
-  return { out: o.out, ranks, differencesFromChakra: DELIBERATE_DIFFERENCES };
+  return { out: o.out, ranks, worldSize, missingRanks, notes: runNotes, differencesFromChakra: DELIBERATE_DIFFERENCES };
 }

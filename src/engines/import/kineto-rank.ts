@@ -21,7 +21,7 @@ import { isNcclKernel, SIMULATED_COLLECTIVES } from './comm.js';
 import { gpuMicros } from './convert.js';
 import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
-import { iterationEndNode, measureRank, type MeasuredRankStats } from './measure-rank.js';
+import { iterationEndNode, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
 import { measuredAttrs } from './measured-attrs.js';
 import type { MeasuredWindow } from './window.js';
 
@@ -287,7 +287,7 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       attrs.push(makeAttr('is_cpu_op', 'bool_val', true), ...idAttr('tid', op.tid), ...idAttr('rf_id', op.recordFunctionId));
       node = {
         id: BigInt(i), name: op.name, type: NodeType.COMP_NODE, ctrlDeps, dataDeps: ids(data[i]!), startTimeMicros: abs(op.tsNs),
-        durationMicros: BigInt(Math.round(nesting.exclusiveNs[source[i]!]! / 1000)), inputs: null, outputs: null, attrs,
+        durationMicros: modelledHostMicros(nesting.exclusiveNs[source[i]!]!, timed.hostCutNs.get(i)), inputs: null, outputs: null, attrs,
       };
     } else {
       const ev = gpuOf(i)!;

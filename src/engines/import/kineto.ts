@@ -8,10 +8,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiagnosticSummary } from '../../diagnostics.js';
-import { InputError } from '../../errors.js';
+import { InputError, listExcerpt } from '../../errors.js';
 import { isRankFileOf, TraceWriter } from '../../formats/chakra/index.js';
 import { readHead } from '../../formats/file-chunks.js';
 import { looksLikeKineto, mainDevice, readKinetoTrace, type KinetoTrace } from '../../formats/kineto/trace.js';
+import { looksLikePytorchEt } from '../../formats/pytorch/et.js';
 import { OutputSet } from '../../formats/output.js';
 import { checkRun, type RankOfRun } from './kineto-ranks.js';
 import { convertKinetoRank, rankNodes, type KinetoRankStats } from './kineto-rank.js';
@@ -71,22 +72,30 @@ export const KINETO_CANNOT_KNOW = [
 
 const head = async (file: string) => (await readHead(file, 64 * 1024)).bytes.toString('utf8');
 
-async function kinetoFiles(o: KinetoImportOptions): Promise<string[]> {
+/**
+ * The traces given, or the Kineto traces of a folder and (said in a note) its .json / .json.gz files that are neither
+ * a Kineto trace nor an execution trace (a corrupt rank file is one).
+ */
+async function kinetoFiles(o: KinetoImportOptions): Promise<{ files: string[]; others: string[] }> {
   if (o.dir !== undefined && o.traces?.length) throw new InputError('give trace files or --dir, not both');
   if (o.dir === undefined) {
     if (!o.traces?.length) throw new InputError('give the Kineto trace of each rank, or --dir');
-    return o.traces;
+    return { files: o.traces, others: [] };
   }
   const names = (await readdir(o.dir).catch(() => {
     throw new InputError(`${o.dir}: cannot read the folder`);
   })).filter((n) => /\.json(\.gz)?$/.test(n)).sort();
   const files: string[] = [];
+  const others: string[] = [];
   for (const n of names) {
     const file = path.join(o.dir, n);
-    if ((await stat(file)).isFile() && looksLikeKineto(await head(file))) files.push(file);
+    if (!(await stat(file)).isFile()) continue;
+    const h = await head(file);
+    if (looksLikeKineto(h)) files.push(file);
+    else if (!looksLikePytorchEt(h)) others.push(file); // execution traces: import pytorch's, not said here
   }
   if (files.length === 0) throw new InputError(`${o.dir}: no Kineto trace (.json / .json.gz with traceEvents) in the folder`);
-  return files;
+  return { files, others };
 }
 
 function windowOf(trace: KinetoTrace, o: KinetoImportOptions): { window: MeasuredWindow; recorded: boolean } {
@@ -104,13 +113,13 @@ const isRocm = (t: KinetoTrace) => t.runtime.some((c) => /^hip/.test(c.name)) ||
 const ROCM_NOTE = 'ROCm (HIP) trace: hip* runtime calls read as their CUDA counterparts (hipLaunchKernel, hipMemcpyWithStream, hipDeviceSynchronize, …), streams given as hex strings read as numbers; its kernels carry no grid, block or register arguments and its memcpy events no byte count; no cuda_sync records, so synchronisation is inferred';
 
 export async function importKineto(o: KinetoImportOptions): Promise<KinetoImportResult> {
-  const files = await kinetoFiles(o);
+  const { files, others } = await kinetoFiles(o);
   const ranks: KinetoImportRank[] = [];
   const run: RankOfRun[] = [];
   let commGroupsFile: string | null = null;
   let worldSize: number | null = null;
   let missingRanks: number[] = [];
-  const notes: string[] = [];
+  const notes: string[] = others.length ? [`${o.dir}: ${others.length} .json file(s) neither a Kineto trace nor an execution trace, not read: ${listExcerpt(others.map((f) => path.basename(f)))}`] : [];
   await OutputSet.write(o.out, async (set) => {
     set.supersede(path.dirname(o.out), (name) => isRankFileOf(o.out, name) || name === `${path.basename(o.out)}.comm-groups.json`);
     for (const [index, kineto] of files.entries()) {

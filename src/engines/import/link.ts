@@ -234,6 +234,8 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
   if (g.byPreceding) notes.push(`${g.byPreceding} GPU events were launched outside any host op: given to the op that started last before the launch on its thread`);
   if (g.notInEt) notes.push(`${g.notInEt} GPU events were launched by host ops the ET does not have: written without a host parent`);
 
+  const unlinked = ops.filter((n) => !opOf.has(n.id));
+  if (unlinked.length) notes.push(unlinkedNote(unlinked));
   const linkedOps = new Set(etOfOp.keys());
   const steps = kineto.steps.filter((s) => [...linkedOps].some((k) => k.tsNs >= s.tsNs && k.tsNs < s.tsNs + s.durNs));
   const etIdAt = (tid: number | string, tNs: number, durNs: number): number | null => {
@@ -253,6 +255,16 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
     },
     notes,
   };
+}
+
+/** ET ops the Kineto trace has no op for, counted and the most frequent names named (the text output says them). */
+function unlinkedNote(unlinked: readonly EtNode[], top = 5): string {
+  const byName = new Map<string, number>();
+  for (const n of unlinked) byName.set(n.name, (byName.get(n.name) ?? 0) + 1);
+  const named = [...byName].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, top);
+  const more = byName.size - named.length;
+  return `${unlinked.length} ET op${unlinked.length === 1 ? ' has' : 's have'} no Kineto op (kept without a measured duration): ` +
+    `${named.map(([n, c]) => `${n.length > 60 ? `${n.slice(0, 59)}…` : n} ×${c}`).join(', ')}${more > 0 ? `, and ${more} other name${more === 1 ? '' : 's'}` : ''}`;
 }
 
 /**

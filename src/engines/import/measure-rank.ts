@@ -11,6 +11,7 @@ import { mainDevice } from '../../formats/kineto/trace.js';
 import { measuredAttrs, measuredMetadata } from './measured-attrs.js';
 import { measureTimeline, newMeasuredNodes, type HostWait, type MeasuredResult, type MeasuredStats } from './measured.js';
 import { findSyncs, type LaunchedGpu, type SyncResult } from './sync.js';
+import { HostTime, type HostSpans } from './host-time.js';
 import type { MeasuredWindow } from './window.js';
 
 /** A rank's nodes by index (0 … size − 1, the order written). */
@@ -43,6 +44,8 @@ export interface MeasuredRankStats extends MeasuredStats {
   unexplainedWaitNs: number;
   /** The first clamped nodes, said: which node started before which dependency was ready, by how much. */
   clampedNotes: string[];
+  /** Host time cut from duration_micros for the modelled replay (host-time.ts): blocked in synchronisation, or overlapped by another thread's ops; ns. */
+  modelledHostCutNs: number;
   metadata: Attribute[];
 }
 
@@ -52,6 +55,13 @@ export interface MeasuredRank {
   result: MeasuredResult;
   /** Dependencies of the closing node (indices), synchronisation ones included. */
   endDeps: number[];
+  /** Per host node (index), the ns its duration_micros leaves out of its exclusive time (host-time.ts); absent: none. */
+  hostCutNs: Map<number, number>;
+}
+
+/** A host op's duration_micros: its exclusive time less what host-time.ts cuts, whole µs. */
+export function modelledHostMicros(exclusiveNs: number, cutNs = 0): bigint {
+  return BigInt(Math.round(Math.max(0, exclusiveNs - cutNs) / 1000));
 }
 
 /** A GPU node's delay above this is a wait no dependency explains (launch latency and queueing are far shorter). */
@@ -102,6 +112,7 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   const n = g.size;
   const launched: LaunchedGpu[] = [];
   const launchedNode: number[] = [];
+  const spans: HostSpans = { node: [], tid: [], startNs: [], endNs: [] };
   const mn = newMeasuredNodes(n + 1);
   for (let i = 0; i < n; i++) {
     mn.deps[i] = g.deps(i);
@@ -149,10 +160,23 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
     }
     hostWaits.push({ at, callStartNs: s.call.tsNs - w0, callEndNs: s.call.tsNs + s.call.durNs - w0, awaited: s.awaited.map((k) => launchedNode[k]!), inferred: s.inferred });
   }
+  // The host ops' spans, thread by thread in chain order (each thread's ops by start, outer first).
+  for (const chain of g.chains) {
+    for (const i of chain) {
+      const op = g.hostOp(i);
+      if (!op || Number.isNaN(mn.startNs[i]!)) continue;
+      spans.node.push(i);
+      spans.tid.push(op.tid);
+      spans.startNs.push(mn.startNs[i]!);
+      spans.endNs.push(mn.endNs[i]!);
+    }
+  }
+  const host = new HostTime(spans);
   const m = measureTimeline({
     nodes: mn,
     chains: g.chains,
     hostWaits,
+    threadWaits: host.threadWaits,
     lastResume: n,
     gpuWaits: syncs.gpuWaits.map((w) => ({ node: launchedNode[w.node]!, dep: launchedNode[w.dep]!, inferred: w.inferred })),
   });
@@ -170,11 +194,14 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   });
   const name = (i: number) => (i === n ? ITERATION_END(window.label) : (g.hostOp(i)?.name ?? g.gpuEvent(i)?.name ?? '?').slice(0, 60));
   const clampedNotes = m.stats.clampedSamples.map((c) => `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`);
+  const cut = host.cutNs(m.blocked);
+  let modelledHostCutNs = 0;
+  for (const ns of cut.values()) modelledHostCutNs += ns;
   const stats: MeasuredRankStats = {
     ...m.stats, window, syncs: syncs.counts, syncsFromRecords: syncs.fromRecords, unexplainedWaits, unexplainedWaitNs, clampedNotes,
-    metadata: measuredMetadata(window, mainDevice(kineto)?.name || null),
+    modelledHostCutNs, metadata: measuredMetadata(window, mainDevice(kineto)?.name || null),
   };
-  return { stats, result: m, endDeps };
+  return { stats, result: m, endDeps, hostCutNs: cut };
 }
 
 /**
@@ -218,8 +245,15 @@ export function graphOfNodes(
   };
 }
 
-/** Writes a measured rank onto Chakra nodes built up front: the closing node appended, sync dependencies, attributes. */
-export function applyToNodes(nodes: ChakraNode[], timed: MeasuredRank, kineto: KinetoTrace, window: MeasuredWindow): void {
+/**
+ * Writes a measured rank onto Chakra nodes built up front: the closing node appended, sync dependencies, attributes,
+ * and each host op's duration_micros less what host-time.ts cuts (`exclusiveNs`: the op's exclusive time).
+ */
+export function applyToNodes(nodes: ChakraNode[], timed: MeasuredRank, kineto: KinetoTrace, window: MeasuredWindow, exclusiveNs: (i: number) => number | null): void {
+  for (const [i, ns] of timed.hostCutNs) {
+    const ex = exclusiveNs(i);
+    if (ex !== null) nodes[i]!.durationMicros = modelledHostMicros(ex, ns);
+  }
   let id = 0n;
   for (const x of nodes) if (x.id >= id) id = x.id + 1n;
   const n = nodes.length;

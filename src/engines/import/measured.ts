@@ -50,12 +50,19 @@ export interface GpuWait {
   inferred: boolean;
 }
 
+/** A host node that resumed its thread after another thread's host node it waited for (host-time.ts). */
+export interface ThreadWait {
+  node: number;
+  dep: number;
+}
+
 export interface MeasuredInput {
   nodes: MeasuredNodes;
   /** Host nodes per chain (a host thread's ops in the order the trace chains them). */
   chains: number[][];
   hostWaits: HostWait[];
   gpuWaits: GpuWait[];
+  threadWaits?: ThreadWait[];
   /** The node that waits for a host wait after the last op of its chain (the iteration's closing node), or -1. */
   lastResume: number;
 }
@@ -69,6 +76,8 @@ export interface MeasuredStats {
   /** Synchronisation dependencies written (host waits: one per awaited GPU node; GPU waits). */
   hostWaitDeps: number;
   gpuWaitDeps: number;
+  /** A host thread resuming after another thread's op it waited for (host-time.ts). */
+  threadWaitDeps: number;
   /** Dependencies found by elimination (no cuda_sync record), of those written. */
   inferredDeps: number;
   /** Synchronisation dependencies the measured times contradict (the awaited node ended after the waiter began): not written. */
@@ -84,6 +93,11 @@ export interface MeasuredResult {
   launchOffsetNs: number[];
   /** Dependencies to add: [node, dep], synchronisation waits the measured times agree with. */
   addedDeps: [number, number][];
+  /**
+   * The host waits written as dependencies: the node enclosing the call (HostWait.at) and the span it was blocked,
+   * from the call's start to the earlier of its return and the end of the awaited GPU work (ns, window-relative).
+   */
+  blocked: { at: number; fromNs: number; toNs: number }[];
   stats: MeasuredStats;
 }
 
@@ -106,7 +120,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
   const dur = new Array<number>(n).fill(0);
   const delay = new Array<number>(n).fill(0);
   const launchOffset = new Array<number>(n).fill(NaN);
-  const stats: MeasuredStats = { clamped: 0, clampedNs: 0, clampedSamples: [], hostWaitDeps: 0, gpuWaitDeps: 0, inferredDeps: 0, contradicted: 0, blockedNs: 0 };
+  const stats: MeasuredStats = { clamped: 0, clampedNs: 0, clampedSamples: [], hostWaitDeps: 0, gpuWaitDeps: 0, threadWaitDeps: 0, inferredDeps: 0, contradicted: 0, blockedNs: 0 };
   const timed = (i: number) => !Number.isNaN(startNs[i]!) && !Number.isNaN(endNs[i]!);
 
   // Durations: GPU nodes as measured; host ops up to the next op of their chain.
@@ -128,6 +142,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
   // Host waits: the first op of the chain that starts after the call waits for the awaited GPU nodes; the time the
   // op around the call spent blocked leaves its duration. (The dependencies kept join the nodes' own, in place.)
   const added: [number, number][] = [];
+  const blocked: MeasuredResult['blocked'] = [];
   for (const w of input.hostWaits) {
     const c = chainOf[w.at]!;
     if (c < 0) continue;
@@ -155,6 +170,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
       }
     }
     if (resume < 0) continue;
+    blocked.push({ at: w.at, fromNs: w.callStartNs, toNs: Math.min(w.callEndNs, awaitedEnd) });
     for (const g of kept) {
       if (dependsOn(resume, g)) continue;
       deps[resume]!.push(g);
@@ -163,17 +179,23 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
       if (w.inferred) stats.inferredDeps++;
     }
   }
-  for (const w of input.gpuWaits) {
-    if (w.node === w.dep || dependsOn(w.node, w.dep)) continue;
-    if (endNs[w.dep]! > startNs[w.node]!) {
+  /** A dependency the measured times agree with (the dependency ended before the node began), added; else counted. */
+  const addWait = (node: number, dep: number): boolean => {
+    if (node === dep || dependsOn(node, dep)) return false;
+    if (endNs[dep]! > startNs[node]!) {
       stats.contradicted++;
-      continue;
+      return false;
     }
-    deps[w.node]!.push(w.dep);
-    added.push([w.node, w.dep]);
+    deps[node]!.push(dep);
+    added.push([node, dep]);
+    return true;
+  };
+  for (const w of input.gpuWaits) {
+    if (!addWait(w.node, w.dep)) continue;
     stats.gpuWaitDeps++;
     if (w.inferred) stats.inferredDeps++;
   }
+  for (const w of input.threadWaits ?? []) if (addWait(w.node, w.dep)) stats.threadWaitDeps++;
 
   // Delays, in dependency order (a host op the profiler did not time starts when its dependencies are ready).
   const start = new Float64Array(n);
@@ -229,5 +251,5 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     for (let k = first[i]!; k < first[i + 1]!; k++) if (--pending[users[k]!] === 0) ready.push(users[k]!);
   }
   if (done !== n) throw new TracewattError('INTERNAL', `${n - done} nodes sit on a dependency cycle (importer bug)`);
-  return { durationNs: dur, delayNs: delay, launchOffsetNs: launchOffset, addedDeps: added, stats };
+  return { durationNs: dur, delayNs: delay, launchOffsetNs: launchOffset, addedDeps: added, blocked, stats };
 }

@@ -4,7 +4,10 @@
  * - cudaStreamSynchronize / cudaEventSynchronize: the host waits for the last GPU op launched on that stream before
  *   the call (Stream Sync) or before the event's cudaEventRecord (Event Sync);
  * - cudaDeviceSynchronize (and the context syncs): the host waits for the last op of every stream;
- * - synchronous copies (cudaMemcpy, hipMemcpyWithStream, …): the host waits for that copy;
+ * - synchronous copies (cudaMemcpy, hipMemcpyWithStream, …): the host waits for that copy; so does an asynchronous
+ *   copy call (cudaMemcpyAsync, …) that returned only after its copy ended (a pageable copy blocks until it is done;
+ *   the times cannot tell it from a pinned copy that finished within the call, and either way the host went on after
+ *   the copy);
  * - cudaStreamWaitEvent: the first GPU op launched on the waiting stream after the call waits for the last op launched
  *   on the event's stream before its cudaEventRecord.
  * Newer Kineto writes a `cuda_sync` event per call naming the streams and the record (by correlation id): then this is
@@ -42,6 +45,7 @@ const STREAM_SYNC = /^(cuda|hip)StreamSynchronize$|^cuStreamSynchronize$/;
 const EVENT_SYNC = /^(cuda|hip)EventSynchronize$|^cuEventSynchronize$/;
 const DEVICE_SYNC = /^(cuda|hip)(Device|Thread)Synchronize$|^cuCtxSynchronize$/;
 const COPY_SYNC = /^(cuda|hip)Memcpy(2D|3D|ToSymbol|FromSymbol|WithStream|Peer)?$|^(cuda|hip)Memset$|^cuMemcpy(HtoD|DtoH|DtoD)?(_v2)?$/;
+const ASYNC_COPY = /^(cuda|hip)Memcpy(2D|3D|Peer)?Async$|^cuMemcpy(HtoD|DtoH|DtoD)?Async(_v2)?$/;
 const STREAM_WAIT = /^(cuda|hip)StreamWaitEvent$|^cuStreamWaitEvent$/;
 const RECORD = /^(cuda|hip)EventRecord(WithFlags)?$|^cuEventRecord$/;
 
@@ -176,6 +180,12 @@ export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoL
       res.counts.copySync++;
       const i = byCorr.get(call.correlation);
       push(call, i !== undefined ? [i] : [], false);
+    } else if (ASYNC_COPY.test(call.name)) {
+      const i = byCorr.get(call.correlation);
+      if (i !== undefined && end(i) <= call.tsNs + call.durNs) {
+        res.counts.copySync++;
+        push(call, [i], false);
+      }
     } else if (STREAM_WAIT.test(call.name)) {
       res.counts.streamWaitEvent++;
       const at = recordTime(rec?.waitOnRecordCorrelation ?? null);

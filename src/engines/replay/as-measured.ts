@@ -253,14 +253,17 @@ export async function replayFilesAsMeasured(input: AsMeasuredInput): Promise<AsM
   return log ? { ...res, powerLog: log } : res;
 }
 
-/** The measured iteration each rank file records (metadata only; null where the import recorded none). */
-export async function measuredIterations(trace: string): Promise<{ rank: number; file: string; measuredIterationNs: number | null; measuredStep: string | null }[]> {
+/** The measured iteration and its wall-clock start each rank file records (metadata only; null where the import recorded none). */
+export async function measuredIterations(trace: string): Promise<{ rank: number; file: string; measuredIterationNs: number | null; measuredStep: string | null; measuredStartUnixNs: bigint | null }[]> {
   const out = [];
   const pool = new BufferPool(CHUNK_BYTES);
   for (const f of await resolveRankFiles(trace)) {
     const meta = await readTraceMetadata(f.file, { pool });
     const it = metaInt(meta, MEASURED_META_ATTRS.iterationNs);
-    out.push({ rank: f.rank, file: f.file, measuredIterationNs: it === null ? null : Number(it), measuredStep: metaStr(meta, MEASURED_META_ATTRS.step) });
+    out.push({
+      rank: f.rank, file: f.file, measuredIterationNs: it === null ? null : Number(it), measuredStep: metaStr(meta, MEASURED_META_ATTRS.step),
+      measuredStartUnixNs: metaInt(meta, MEASURED_META_ATTRS.startUnixNs),
+    });
   }
   return out;
 }
@@ -296,5 +299,21 @@ export function summarizeAsMeasured(ranks: AsMeasuredRank[], power: PowerConfig,
       'network energy not estimated (no network is modelled in an as-measured replay)',
     ],
   };
+  return out;
+}
+
+/**
+ * Where an imported run's ranks began their measured iteration, ns after the earliest rank (metadata
+ * measured_start_unix_ns), so that a modelled replay starts each rank as it ran; null unless every rank records it.
+ */
+export function measuredStartOffsets(ranks: { rank: number; measuredStartUnixNs: bigint | null }[]): number[] | null {
+  if (ranks.length === 0 || ranks.some((r) => r.measuredStartUnixNs === null)) return null;
+  const first = ranks.reduce((a, r) => (r.measuredStartUnixNs! < a ? r.measuredStartUnixNs! : a), ranks[0]!.measuredStartUnixNs!);
+  const out: number[] = [];
+  for (const r of ranks) {
+    const d = r.measuredStartUnixNs! - first;
+    if (d > BigInt(Number.MAX_SAFE_INTEGER)) throw new InputError(`rank ${r.rank}: its measured start is ${d} ns after the earliest rank's: not one run`);
+    out[r.rank] = Number(d);
+  }
   return out;
 }

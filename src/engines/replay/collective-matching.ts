@@ -9,6 +9,7 @@ import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
 import type { CommGroupConfig } from '../../formats/astra/index.js';
 import type { CollSpec } from './classify.js';
 import { CollectiveModel, type CollectivePlan, type CollectiveStall } from './collective.js';
+import { collectiveDiffers } from './collective-sequence.js';
 import { coordinates, type Cluster } from './network.js';
 
 /** The members of a collective and how it is planned. */
@@ -94,9 +95,9 @@ export class CollectiveMatcher {
     }
     if (inst.spec.coll !== spec.coll || inst.bytes !== bytes) {
       const f = inst.first;
-      throw new InputError(
-        `collective #${ordinal} of group "${group.key || 'all ranks'}" differs between ranks: rank ${f.rank} node ${this.describe(f).nodeId} is ${inst.spec.coll} of ${inst.bytes} B, ` +
-        `rank ${rank} node ${this.describe({ rank, slot }).nodeId} is ${spec.coll} of ${bytes} B`);
+      throw new InputError(collectiveDiffers(group.key, ordinal,
+        { rank: f.rank, nodeId: this.describe(f).nodeId, coll: inst.spec.coll, bytes: inst.bytes },
+        { rank, nodeId: this.describe({ rank, slot }).nodeId, coll: spec.coll, bytes }));
     }
     inst.issuedNs[index] = now;
     inst.slots[index] = slot;

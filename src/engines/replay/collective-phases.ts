@@ -33,6 +33,11 @@ export class PhaseTimer {
       case 'direct':
         if (program.rounds === 2) directAllReduce(phase, program, g, start, finish);
         else this.directOneRound(phase, program, g, start, finish);
+        return;
+      default: {
+        const unknown: never = program;
+        throw new Error(`no timing for collective algorithm ${(unknown as { impl: string }).impl}`);
+      }
     }
   }
 

@@ -253,35 +253,8 @@ export class PlanBuilder {
       const shared = one(0);
       return site.groups.map(() => shared);
     };
-    let program: StepProgram;
-    let linkNs: Float64Array[][];
-    // Messages each position sends: [to position, bytes].
-    let sends: (x: number) => [number, number][];
-    if (site.impl === 'ring') {
-      program = ringProgram(kind, p, inBytes, site.busNs, (b) => this.reductionNs(b));
-      const perGroup = links((x) => (x + p - step) % p, program.msgBytes);
-      linkNs = perGroup.map((a) => [a]);
-      const { steps, msgBytes } = program;
-      sends = (x) => [[(x + step) % p, steps * msgBytes]];
-    } else if (site.impl === 'direct') {
-      program = directProgram(kind, p, inBytes, site.busNs, !site.uniform, (b) => this.reductionNs(b));
-      const { msgBytes, rounds } = program;
-      const byOffset = Array.from({ length: p - 1 }, (_, k) => links((x) => (x + p - ((k + 1) * step) % p) % p, msgBytes));
-      linkNs = site.groups.map((_, g) => byOffset.map((perGroup) => perGroup[g]));
-      sends = (x) => Array.from({ length: p - 1 }, (_, k) => [(x + (k + 1) * step) % p, rounds * msgBytes] as [number, number]);
-    } else {
-      if ((p & (p - 1)) !== 0) {
-        throw new InputError(`${this.sys.file}: halvingDoubling needs a power-of-two number of NPUs in a dimension, found ${p}`);
-      }
-      if (kind === 'ALL_TO_ALL') {
-        throw new InputError(`${this.sys.file}: "all-to-all-implementation" halvingDoubling is not modelled; use ring or direct`);
-      }
-      const hd = halvingDoublingProgram(kind, p, inBytes, site.busNs, (b) => this.reductionNs(b));
-      program = hd;
-      const bySteps = Array.from({ length: hd.steps }, (_, k) => links((x) => x ^ hd.offsets[k], hd.sizes[k]));
-      linkNs = site.groups.map((_, g) => bySteps.map((perGroup) => perGroup[g]));
-      sends = (x) => Array.from({ length: hd.steps }, (_, k) => [x ^ hd.offsets[k], hd.sizes[k]] as [number, number]);
-    }
+    const red = (b: number) => this.reductionNs(b);
+    const { program, linkNs, sends } = ALGORITHMS[site.impl]({ kind, site, p, step, inBytes, links, red, file: this.sys.file });
     site.groups.forEach((members, g) => members.forEach((m, x) => {
       for (const [to, bytes] of sends(x)) sent[m][site.dimOf(g, x, to)] += bytes;
     }));
@@ -295,6 +268,67 @@ export class PlanBuilder {
   }
 }
 
+
+/** What a collective algorithm gets to lay out one phase: the group, its size, the ring direction, the links. */
+interface PhaseInput {
+  kind: CollectiveKind;
+  site: PhaseSite;
+  p: number;
+  /** Position offset of the next member: 1 clockwise, p − 1 anticlockwise. */
+  step: number;
+  inBytes: number;
+  /** Message ns into each position, per group, for messages from `fromOf(x)` of `bytes`. */
+  links: (fromOf: (x: number) => number, bytes: number) => Float64Array[];
+  /** ns of reducing `bytes` in local memory. */
+  red: (bytes: number) => number;
+  file: string;
+}
+
+/** One phase's step program, its link times ([group][step] → per position) and what each position sends. */
+interface PhaseLayout {
+  program: StepProgram;
+  linkNs: Float64Array[][];
+  /** Messages position x sends: [to position, bytes]. */
+  sends: (x: number) => [number, number][];
+}
+
+/**
+ * ASTRA-sim's native collective algorithms, one entry each; a name added to CollectiveImplName without an entry here
+ * (and a case in PhaseTimer.run) does not compile.
+ */
+const ALGORITHMS: Record<CollectiveImplName, (input: PhaseInput) => PhaseLayout> = {
+  ring({ kind, site, p, step, inBytes, links, red }) {
+    const program = ringProgram(kind, p, inBytes, site.busNs, red);
+    const perGroup = links((x) => (x + p - step) % p, program.msgBytes);
+    const { steps, msgBytes } = program;
+    return { program, linkNs: perGroup.map((a) => [a]), sends: (x) => [[(x + step) % p, steps * msgBytes]] };
+  },
+  direct({ kind, site, p, step, inBytes, links, red }) {
+    const program = directProgram(kind, p, inBytes, site.busNs, !site.uniform, red);
+    const { msgBytes, rounds } = program;
+    const byOffset = Array.from({ length: p - 1 }, (_, k) => links((x) => (x + p - ((k + 1) * step) % p) % p, msgBytes));
+    return {
+      program,
+      linkNs: site.groups.map((_, g) => byOffset.map((perGroup) => perGroup[g])),
+      sends: (x) => Array.from({ length: p - 1 }, (_, k) => [(x + (k + 1) * step) % p, rounds * msgBytes] as [number, number]),
+    };
+  },
+  halvingDoubling({ kind, site, p, inBytes, links, red, file }) {
+    if ((p & (p - 1)) !== 0) {
+      throw new InputError(`${file}: halvingDoubling needs a power-of-two number of NPUs in a dimension, found ${p}`);
+    }
+    if (kind === 'ALL_TO_ALL') {
+      throw new InputError(`${file}: "all-to-all-implementation" halvingDoubling is not modelled; use ring or direct`);
+    }
+    const program = halvingDoublingProgram(kind, p, inBytes, site.busNs, red);
+    const bySteps = Array.from({ length: program.steps }, (_, k) => links((x) => x ^ program.offsets[k], program.sizes[k]));
+    return {
+      program,
+      linkNs: site.groups.map((_, g) => bySteps.map((perGroup) => perGroup[g])),
+      sends: (x) => Array.from({ length: program.steps }, (_, k) => [x ^ program.offsets[k], program.sizes[k]] as [number, number]),
+    };
+  },
+};
 /**
  * The packet counters of ASTRA-sim's Ring/AllToAll/HalvingDoubling `insert_packet`: every stream start inserts
  * `perBlock` packets and every receive one more; packets come in blocks of `perBlock` unprocessed ("zero latency")

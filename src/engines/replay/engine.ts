@@ -1,6 +1,6 @@
 /**
  * Discrete-event replay of all ranks of a Chakra trace, with ASTRA-sim's analytical
- * congestion-unaware semantics (../shared/notes/astra-sim-semantics.md) and an energy breakdown.
+ * congestion-unaware semantics (docs/how-it-works.md, "Replay: conventions") and an energy breakdown.
  *
  * Workload layer: a node is ready when every data and ctrl parent has finished; each rank has one
  * GPU, one CPU and one comm slot (collectives, sends and remote-memory loads/stores share the comm
@@ -13,7 +13,7 @@
  * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
  * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
  * the window could have started earlier than the window let it load; the default window (65,536 nodes
- * per rank) holds every trace in ../shared whole.
+ * per rank) holds every trace the project is tested on whole.
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
@@ -24,6 +24,7 @@ import {
 import { NodeClassifier } from './classify.js';
 import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
+import { messageNeverSent } from './collective-sequence.js';
 import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
@@ -62,6 +63,11 @@ export interface ReplayOptions {
    */
   equalArrivalShortcut?: boolean;
   /**
+   * Per rank (by rank number), when it starts, ns: its nodes wait until then (an imported run's ranks at their
+   * measured starts, load.ts measuredStartOffsets). Each rank's finishNs is then counted from its start. Absent: all at 0.
+   */
+  rankStartNs?: number[];
+  /**
    * Ranks with the same trace and peers in the same places (rank-classes.ts) are simulated once per class, when the
    * whole trace fits the window and no slices are asked for (default true; exact, and said in the diagnostics);
    * false simulates every rank.
@@ -79,6 +85,8 @@ interface RankState {
   src: RankSource;
   /** Loads one node of this rank (the sink of src.readNodes). */
   loadNode: (n: ReplayNode) => void;
+  /** No node of the rank starts before this, ns (ReplayOptions.rankStartNs). */
+  startNs: number;
   exhausted: boolean;
   nodes: NodeTable;
   /** Children loaded before a parent: parent id → child slots. */
@@ -176,9 +184,13 @@ class Replay {
       const r = this.ranks[rank];
       return { file: r.file, nodeId: r.nodes.id(slot), name: this.classifier.names.name(r.nodes.nameId[slot]) };
     });
+    const starts = o.rankStartNs;
+    if (starts && (starts.length !== sources.length || starts.some((t) => !Number.isFinite(t) || t < 0))) {
+      throw new InputError(`rank start times: need one finite time ≥ 0 ns per rank (${sources.length}), got [${starts.join(', ')}]`);
+    }
     this.rows = new NodeRows(this.byName, this.classifier.names);
-    this.ranks = sources.map((src) => ({
-      rank: src.rank, file: src.file, src, loadNode: null!, exhausted: false,
+    this.ranks = sources.map((src, i) => ({
+      rank: src.rank, file: src.file, src, loadNode: null!, startNs: starts?.[i] ?? 0, exhausted: false,
       nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
       unfinished: 0, loadedNodes: 0,
       lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
@@ -191,7 +203,8 @@ class Replay {
   }
 
   async run(): Promise<ReplayResult> {
-    const classesWanted = this.o.identicalRanksOnce !== false && !this.o.onSlice;
+    const staggered = this.ranks.some((r) => r.startNs > 0);
+    const classesWanted = this.o.identicalRanksOnce !== false && !this.o.onSlice && !staggered;
     // Ranks with the same nodes share one table while they load (shared-tables.ts); each simulated rank gets its own back.
     const shared = classesWanted ? new SharedTables() : null;
     // The table a rank gave up for a shared one is the next rank's: no new room per rank.
@@ -211,6 +224,8 @@ class Replay {
     }
     if (classesWanted && this.ranks.every((r) => r.exhausted)) this.simulateClassesOnce(shared!);
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
+    // A rank that starts later is woken then (an event of no node: slot -1).
+    for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
     const dirty = new Set<RankState>(this.active);
     for (;;) {
       for (const r of dirty) this.issue(r);
@@ -239,7 +254,7 @@ class Replay {
           }
         } else {
           const r = this.ranks[events.a];
-          this.finish(r, events.b);
+          if (events.b >= 0) this.finish(r, events.b);
           dirty.add(r);
         }
       }
@@ -365,6 +380,7 @@ class Replay {
   // ---------------------------------------------------------------- issuing
 
   private issue(r: RankState): void {
+    if (this.now < r.startNs) return;
     const table = r.nodes;
     for (const resource of RESOURCES_IN_ISSUE_ORDER) {
       const heap = table.ready[resource];
@@ -521,7 +537,8 @@ class Replay {
     const key = table.key(s);
     if (this.o.onSlice) {
       this.o.onSlice({
-        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: this.classifier.names.name(table.nameId[s]), startNs, endNs: this.now,
+        // Counted from the rank's start, as its finishNs is (so the timeline's power integrates to the ledger's energy).
+        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: this.classifier.names.name(table.nameId[s]), startNs: startNs - r.startNs, endNs: this.now - r.startNs,
         kind: SLICE_KINDS[category], powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
@@ -571,7 +588,7 @@ class Replay {
     for (const [pair, byTag] of this.mail) {
       const src = Math.floor(pair / this.ranks.length);
       for (const [tag, box] of byTag) {
-        for (const w of box.recvs) reasons.push(`rank ${w.rank} node ${nodeId(w.rank, w.slot)} waits for a message ${src}>${w.rank}#${tag} that is never sent`);
+        for (const w of box.recvs) reasons.push(messageNeverSent(w.rank, nodeId(w.rank, w.slot), src, tag));
       }
       if (reasons.length >= 6) break;
     }
@@ -594,8 +611,9 @@ class Replay {
     const res = summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
       // A member of a class simulated once has its representative's times.
       const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
+      const started = this.ranks[rank].startNs;
       return {
-        rank, file, finishNs: r.finishNs, gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
+        rank, file, finishNs: Math.max(0, r.finishNs - started), ...(this.o.rankStartNs ? { startOffsetNs: started } : {}), gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
         remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs,
         commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, remoteMemOnlyNs: r.memOnlyNs, bytesSentPerDim: [...r.bytesSentPerDim],
         memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,

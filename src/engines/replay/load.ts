@@ -3,13 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Diagnostics } from '../../diagnostics.js';
 import {
-  loadCommGroupConfig, loadNetworkConfig, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
+  defaultSystem, loadCommGroupConfig, loadNetworkConfig, NO_NETWORK, oneNpuNetwork, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
   type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,
 } from '../../formats/astra/index.js';
+import { InputError } from '../../errors.js';
 import { BufferPool } from '../../formats/chakra/buffer-pool.js';
 import { openTrace, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
 import { CHUNK_BYTES } from '../../formats/chakra/source.js';
 import { TraceEventWriter } from '../../formats/trace-event/index.js';
+import { measuredIterations, measuredStartOffsets } from './as-measured.js';
 import { replay, type ReplayOptions } from './engine.js';
 import type { BandwidthUnit } from './network.js';
 import type { FrameMemo } from './frame-memo.js';
@@ -26,6 +28,11 @@ export interface ReplayFilesInput extends ClusterFiles {
   identicalRanksOnce?: boolean;
   /** The result's label; default "<trace> on <network>". */
   label?: string;
+  /**
+   * An imported run whose ranks record their measured start (measured_start_unix_ns): start each rank that long after
+   * the earliest, and count its finishNs from there (default true). false starts every rank at 0.
+   */
+  startAsMeasured?: boolean;
   /**
    * Writes a Chrome/Perfetto trace-event timeline here (µs; a track per rank × slot, estimated power counters),
    * atomically: `<file>.tmp`, renamed when the replay has finished, removed when it fails.
@@ -83,7 +90,9 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
 
 /** The cluster's configuration files: ASTRA-sim system, network, remote memory and comm groups, and power. */
 export interface ClusterFiles {
-  system: string;
+  /** system.json; may be left out only with network {@link NO_NETWORK} (ASTRA-sim's defaults, formats/astra/defaults.ts). */
+  system?: string;
+  /** network.yml, or {@link NO_NETWORK} ("none"): one NPU, no network. */
   network: string;
   memory?: string;
   commGroup?: string;
@@ -101,14 +110,25 @@ export interface ClusterConfigs {
 
 /** Reads and checks the cluster's configuration files (comm groups against the network's NPU count). */
 export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diagnostics): Promise<ClusterConfigs> {
-  const network = await loadNetworkConfig(files.network);
+  const none = files.network === NO_NETWORK;
+  const network = none ? oneNpuNetwork() : await loadNetworkConfig(files.network);
+  if (files.system === undefined && !none) throw new InputError('give --system (an ASTRA-sim system.json); only a one-rank replay with --network none has a default');
   return {
-    system: await loadSystemConfig(files.system, diagnostics),
+    system: files.system === undefined ? defaultSystem() : await loadSystemConfig(files.system, diagnostics),
     network,
     memory: files.memory ? await loadRemoteMemoryConfig(files.memory) : undefined,
     commGroups: files.commGroup ? await loadCommGroupConfig(files.commGroup, network.dims.reduce((a, d) => a * d.npus, 1)) : undefined,
     power: await resolvePower(files.power),
   };
+}
+
+/**
+ * The replay option that starts an imported run's ranks at their measured starts (ReplayOptions.rankStartNs), or
+ * nothing where the rank files do not all record one: what every replay of rank files takes by default.
+ */
+export async function measuredRankStarts(trace: string, ranks: number): Promise<Pick<ReplayOptions, 'rankStartNs'>> {
+  const starts = measuredStartOffsets(await measuredIterations(trace));
+  return starts && starts.length === ranks ? { rankStartNs: starts } : {};
 }
 
 export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult> {
@@ -118,12 +138,13 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
   const power = cluster.power;
   const opts: ReplayOptions = {
     ...cluster,
+    ...(input.startAsMeasured === false ? {} : await measuredRankStarts(input.trace, sources.length)),
     bandwidthUnit: input.bandwidthUnit,
     windowNodes: input.windowNodes,
     identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
-    label: input.label ?? `${input.trace} on ${input.network}`,
+    label: input.label ?? `${input.trace} on ${input.network === NO_NETWORK ? 'one NPU (--network none)' : input.network}`,
   };
   if (!input.timeline) return replay(sources, opts);
 

@@ -62,6 +62,7 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
   const netPj = dims.map((_, i) => p.network[i].energyPjPerBit);
   const ranks: RankResult[] = totals.map((r) => ({
     rank: r.rank, file: r.file, finishNs: r.finishNs,
+    ...(r.startOffsetNs !== undefined ? { startOffsetNs: r.startOffsetNs } : {}),
     ...rankTimeSplit(r, makespanNs),
     gpuComputeNs: r.gpuComputeNs, cpuComputeNs: r.cpuComputeNs, commNs: r.commNs, remoteMemNs: r.remoteMemNs, wallNs: r.wallNs,
     overlapNs: r.overlapNs, bytesSentPerDim: r.bytesSentPerDim, memoryBytes: r.memoryBytes,

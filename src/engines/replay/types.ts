@@ -111,8 +111,16 @@ export interface TimeBreakdownS {
 export interface RankActivity {
   rank: number;
   file: string;
-  /** When this rank's last node finished, ns from start. */
+  /**
+   * When this rank's last node finished, ns from its start: from 0, or for an imported run whose ranks record their
+   * measured start, from startOffsetNs (its finish less that offset: its modelled iteration).
+   */
   finishNs: number;
+  /**
+   * An imported run's rank started this long after the earliest rank (measured_start_unix_ns): the replay starts it
+   * then, as it ran. Absent where the replay starts every rank at 0.
+   */
+  startOffsetNs?: number;
   /** Time with a GPU compute node running. */
   gpuComputeNs: number;
   /** Time with a CPU node running. */

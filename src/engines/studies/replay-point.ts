@@ -7,7 +7,7 @@ import { Diagnostics } from '../../diagnostics.js';
 import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import { loadCalibration, type Calibration } from '../../model/calibration.js';
 import { calibratedTimeModel, generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
-import { rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
+import { measuredRankStarts, rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
 
 /** Generator options without a custom time model (functions cannot cross threads): the roofline of the GPU preset. */
 export type LlmTraceOptions = Omit<LlmGenerateOptions, 'timeModel'>;
@@ -23,15 +23,29 @@ export interface CalibratedKernels {
 
 export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions; calibrated?: CalibratedKernels };
 
+/** Calibrations a worker has loaded, by file; a sweep names one or two, so a small bound suffices. */
 const calibrations = new Map<string, Promise<Calibration>>();
+const MAX_CACHED_CALIBRATIONS = 8;
+
+/** The calibration in `file`, loaded once per worker; a failed load is not kept (the next point tries again). */
+function cachedCalibration(file: string): Promise<Calibration> {
+  let cal = calibrations.get(file);
+  if (cal) return cal;
+  if (calibrations.size >= MAX_CACHED_CALIBRATIONS) calibrations.delete(calibrations.keys().next().value!);
+  cal = loadCalibration(file);
+  calibrations.set(file, cal);
+  cal.catch(() => {
+    if (calibrations.get(file) === cal) calibrations.delete(file);
+  });
+  return cal;
+}
 
 /** Generator options with the calibrated time-and-energy model, when one is asked for. */
 export async function llmOptions(spec: Extract<TraceSpec, { kind: 'llm' }>): Promise<LlmGenerateOptions> {
   if (!spec.calibrated) return spec.options;
   const { calibrationFile, clockMHz } = spec.calibrated;
-  let cal = calibrations.get(calibrationFile);
-  if (!cal) calibrations.set(calibrationFile, (cal = loadCalibration(calibrationFile)));
-  return { ...spec.options, timeModel: calibratedTimeModel(await cal, clockMHz, spec.options.dtype ?? 'bf16', true) };
+  const cal = await cachedCalibration(calibrationFile);
+  return { ...spec.options, timeModel: calibratedTimeModel(cal, clockMHz, spec.options.dtype ?? 'bf16', true) };
 }
 
 export interface PointTask {
@@ -65,8 +79,10 @@ export function llmSources(options: LlmGenerateOptions): RankSource[] {
 export async function runPoint(task: PointTask): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
   const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(await llmOptions(task.trace));
+  // An imported run's ranks start at their measured starts, as in `replay` (load.ts measuredRankStarts).
+  const starts = task.trace.kind === 'files' ? await measuredRankStarts(task.trace.trace, sources.length) : {};
   return replay(sources, {
     system: task.system, network: task.network, power: task.power, memory: task.memory, commGroups: task.commGroups,
-    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics,
+    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics, ...starts,
   });
 }

@@ -13,6 +13,7 @@ import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
 import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
+import { CrossRankCheck } from '../replay/collective-sequence.js';
 import { probeRank, RankWorkspace } from './probe-rank.js';
 
 export type Severity = 'error' | 'warning';
@@ -83,6 +84,8 @@ interface NodeView {
   /** The attributes the checks are about (at least), in the node's order. */
   attrs(): { name: string; kind: AttrKind | null }[];
   intValue(name: string): bigint | undefined;
+  /** An attribute among those the checks are about, decoded. */
+  attr(name: string): Attribute | undefined;
 }
 
 /** Attributes whose value a consumer reads as a number / bool / string / bool list (the probe's slots). */
@@ -126,6 +129,9 @@ class ProbeView implements NodeView {
     const v = this.probe.varintAt(slot);
     return v >= 0 ? BigInt(v) : intOf(this.probe.attributeAt(slot));
   }
+  attr(name: string): Attribute | undefined {
+    return this.probe.attributeAt(SLOT.get(name)!);
+  }
 }
 
 class DecodedView implements NodeView {
@@ -147,6 +153,9 @@ class DecodedView implements NodeView {
   }
   intValue(name: string): bigint | undefined {
     return intOf(getAttr(this.node, name));
+  }
+  attr(name: string): Attribute | undefined {
+    return getAttr(this.node, name);
   }
 }
 
@@ -180,7 +189,7 @@ function checkValues(node: NodeView, c: Collector): void {
   if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
 }
 
-function checkNode(node: NodeView, c: Collector, ranks: number): void {
+function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cross?: CrossRankCheck): void {
   const id = node.id;
   checkAttrTypes(node, c);
   checkValues(node, c);
@@ -207,6 +216,11 @@ function checkNode(node: NodeView, c: Collector, ranks: number): void {
       }
     }
     const size = node.intValue('comm_size');
+    if (cross && t !== undefined && size !== undefined && !nodeValueProblem('comm_size', size)) {
+      const pg = node.attr('pg_name')?.value;
+      const involved = node.attr('involved_dim')?.value;
+      cross.collective(rank, id, t, size, typeof pg === 'string' ? pg : undefined, Array.isArray(involved) ? involved : undefined);
+    }
     if (size === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
     else if (size === 0n && t !== undefined && Number(t) === CollectiveCommType.ALL_GATHER) {
       c.add('error', 'collective-empty-all-gather', id, `node ${id} "${node.name}": ${EMPTY_ALL_GATHER}`);
@@ -219,6 +233,7 @@ function checkNode(node: NodeView, c: Collector, ranks: number): void {
       if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
     const peer = node.intValue(peerName);
+    if (cross && peer !== undefined && peer >= 0n && peer < BigInt(ranks)) cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), node.intValue('comm_tag') ?? 0n);
     if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
       c.add('error', 'p2p-peer-not-a-rank', id, `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`);
     }
@@ -231,8 +246,11 @@ function checkNode(node: NodeView, c: Collector, ranks: number): void {
   }
 }
 
-/** `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). */
-export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1): Promise<{ c: Collector; nodes: number }> {
+/**
+ * `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). With `cross`, the rank's
+ * communication is gathered there for the check across ranks.
+ */
+export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1, cross?: CrossRankCheck): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
   const probe = new NodeProbe(CHECKED_NAMES);
@@ -242,7 +260,7 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
   const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
     if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
     nodes++;
-    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks);
+    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks, rank, cross);
   }, workspace);
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
@@ -270,13 +288,26 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
     report.problems.push({ severity: 'error', code: 'rank-missing', file: target, rank: files.findIndex((f, i) => f.rank !== i), nodeId: null, message: gap });
   }
   const workspace = new RankWorkspace();
+  const cross = new CrossRankCheck(files.map((f) => f.rank));
   for (const f of files) {
-    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length);
+    const { c, nodes } = await validateRank(f.file, f.rank, maxPerCode, workspace, files.length, cross);
     report.nodes += nodes;
     report.errors += c.errors;
     report.warnings += c.warnings;
     for (const [k, v] of Object.entries(c.counts)) report.counts[k] = (report.counts[k] ?? 0) + v;
     report.problems.push(...c.problems);
+  }
+  // Across ranks, as replay matches communication (only where the rank files are numbered as replay needs).
+  if (!gap) {
+    const fileOf = new Map(files.map((f) => [f.rank, f.file]));
+    const listed = new Map<string, number>();
+    for (const { code, found: m } of cross.problems()) {
+      report.errors++;
+      report.counts[code] = (report.counts[code] ?? 0) + 1;
+      const n = listed.get(code) ?? 0;
+      listed.set(code, n + 1);
+      if (n < maxPerCode) report.problems.push({ severity: 'error', code, file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
+    }
   }
   return report;
 }

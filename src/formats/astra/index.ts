@@ -5,6 +5,7 @@ export {
   parsePowerConfig, loadPowerConfig,
 } from './parse.js';
 export { networkYamlText } from './network-yaml.js';
+export { NO_NETWORK, oneNpuNetwork, defaultSystem } from './defaults.js';
 export {
   parseAstraSimLog, loadAstraSimLog, ranksOfLog, fingerprintLine, FINGERPRINT_DIGITS, type AstraSimLog, type AstraRankLog, type AstraRankStats,
   type ExportFingerprint,

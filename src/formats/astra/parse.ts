@@ -42,6 +42,19 @@ export const CONFIG_LIMITS = {
   remoteMemBandwidthGBps: { min: 1e-6, max: 1e12, unit: 'GB/s' },
 } as const satisfies Record<string, NumRange>;
 
+/**
+ * The ranges of the power configuration's numbers (`--power` JSON), with their units: a GPU board draws at most a few
+ * kW, a link or DRAM access costs at most nJ per bit; far beyond either is a typing error, and would make energies
+ * of 1e300 J or Infinity.
+ */
+export const POWER_LIMITS = {
+  gpuPowerW: { min: 0, max: 10_000, unit: 'W' },
+  frequencyMHz: { min: 0, max: 100_000, unit: 'MHz' },
+  energyPjPerBit: { min: 0, max: 1_000_000, unit: 'pJ/bit' },
+  bandwidthGBps: { min: 0, max: 1e12, unit: 'GB/s' },
+  perRankPowerW: { min: 0, max: 100_000, unit: 'W' },
+} as const satisfies Record<string, NumRange>;
+
 // ---------------------------------------------------------------------------------------------
 // network.yml
 
@@ -253,7 +266,7 @@ export async function loadCommGroupConfig(file: string, rankCount?: number): Pro
 function componentPowers(file: string, v: unknown): Record<string, number> {
   const o = asObject(file, v, '"gpu.componentPowersW" ({component: W})');
   const out: Record<string, number> = {};
-  for (const k of Object.keys(o)) out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, { min: 0 }));
+  for (const k of Object.keys(o)) out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, POWER_LIMITS.gpuPowerW));
   return out;
 }
 
@@ -271,32 +284,32 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
   if (!Array.isArray(netList) || netList.length === 0) {
     throw new FormatError(file, 'key "network"', 'expected a list with one {name, energyPjPerBit} per network dimension');
   }
-  const memEnergy = num(file, mem, 'energyPjPerBit', { min: 0, def: 0 });
+  const memEnergy = prefixed(file, 'memory.', () => num(file, mem, 'energyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: 0 }));
   const name = o.name === undefined ? file : o.name;
   if (typeof name !== 'string') throw new FormatError(file, 'key "name"', `expected a string, found ${describe(name)}`);
   return {
     file,
     name,
     gpu: {
-      activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', { min: 0 })),
-      idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', { min: 0 })),
+      activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', POWER_LIMITS.gpuPowerW)),
+      idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', POWER_LIMITS.gpuPowerW)),
       ...(gpu.idleSource === undefined ? {} : { idleSource: gpu.idleSource as string }),
-      ...(gpu.commPowerW === undefined ? {} : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', { min: 0 })) }),
-      ...(gpu.frequencyMHz === undefined ? {} : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', { min: 0 })) }),
+      ...(gpu.commPowerW === undefined ? {} : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', POWER_LIMITS.gpuPowerW)) }),
+      ...(gpu.frequencyMHz === undefined ? {} : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', POWER_LIMITS.frequencyMHz)) }),
       ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(file, gpu.componentPowersW) }),
     },
-    memory: { energyPjPerBit: memEnergy, remoteEnergyPjPerBit: num(file, mem, 'remoteEnergyPjPerBit', { min: 0, def: memEnergy }) },
+    memory: { energyPjPerBit: memEnergy, remoteEnergyPjPerBit: prefixed(file, 'memory.', () => num(file, mem, 'remoteEnergyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: memEnergy })) },
     network: netList.map((d, i) => {
       const e = asObject(file, d, `"network"[${i}]`);
       refuseUnknown(file, e, ['name', 'energyPjPerBit', 'bandwidthGBps', 'note'], `in "network"[${i}]`);
       return {
         name: typeof e.name === 'string' ? e.name : `dim${i}`,
-        energyPjPerBit: prefixed(file, `network[${i}].`, () => num(file, e, 'energyPjPerBit', { min: 0 })),
-        ...(e.bandwidthGBps === undefined ? {} : { bandwidthGBps: num(file, e, 'bandwidthGBps', { min: 0 }) }),
+        energyPjPerBit: prefixed(file, `network[${i}].`, () => num(file, e, 'energyPjPerBit', POWER_LIMITS.energyPjPerBit)),
+        ...(e.bandwidthGBps === undefined ? {} : { bandwidthGBps: prefixed(file, `network[${i}].`, () => num(file, e, 'bandwidthGBps', POWER_LIMITS.bandwidthGBps)) }),
       };
     }),
-    networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { min: 0, def: 0 }),
-    hostPowerWPerRank: num(file, o, 'hostPowerWPerRank', { min: 0, def: 0 }),
+    networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
+    hostPowerWPerRank: num(file, o, 'hostPowerWPerRank', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
   };
 }
 

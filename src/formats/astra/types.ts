@@ -1,6 +1,6 @@
 /**
  * The ASTRA-sim 2.x input files tracewatt reads, as typed values. Keys keep ASTRA-sim's meaning
- * (see ../shared/notes/astra-sim-semantics.md); units are in the field names.
+ * (docs/how-it-works.md, "Replay: conventions"); units are in the field names.
  */
 
 export type TopologyKind = 'Ring' | 'Switch' | 'FullyConnected';

@@ -6,7 +6,8 @@
  * same way: a ChakraDecodeError naming file, byte offset and frame index, and what was expected.
  */
 import type { Diagnostics } from '../../diagnostics.js';
-import { ChakraDecodeError, InputError } from '../../errors.js';
+import { ChakraDecodeError } from '../../errors.js';
+import { fileReadError } from '../file-chunks.js';
 import { WireCursor, WireError } from './cursor.js';
 import { decodeMetadata, isMetadataFrame } from './decode.js';
 import type { ChunkBufferPool } from './source.js';
@@ -240,10 +241,7 @@ export class FrameScanner {
       return at('gzip stream cut short (unexpected end of compressed data): truncated file');
     }
     if (err?.code === 'Z_DATA_ERROR') return at(`corrupt gzip data (${err.message})`);
-    if (err?.code === 'EISDIR' || err?.code === 'ENOENT' || err?.code === 'EACCES' || err?.code === 'EIO') {
-      return new InputError(`${this.file}: cannot read (${err.code})`);
-    }
-    return e instanceof Error ? e : new Error(String(e));
+    return fileReadError(this.file, e);
   }
 
   /** Throws the error for a problem at buf[position] of the current frame. */
@@ -299,11 +297,20 @@ function bytesToComplete(rest: Buffer, from: number, next: Buffer): number {
   return -1;
 }
 
-/** What to say when the first frame of a file does not decode: a JSON trace (Kineto, PyTorch ET) is imported first. */
+/**
+ * What to say when the first frame of a file does not decode: a JSON trace is imported first — a Kineto trace alone
+ * (`*.pt.trace.json`, TensorBoard's plugin output) with `import kineto`, an execution trace with its Kineto trace with
+ * `import pytorch`.
+ */
 export function notChakraHint(file: string): string {
+  const both = '`tracewatt import kineto <trace>... --out <prefix>` for Kineto traces alone, `tracewatt import pytorch --dir <folder> --out <prefix>` ' +
+    'for execution traces with their Kineto traces; then give <prefix>';
   if (/\.json(\.gz)?$/i.test(file)) {
-    return ' — this looks like a JSON trace, not a Chakra .et file: a PyTorch / Kineto trace is converted first with ' +
-      '`tracewatt import pytorch --dir <folder> --out <prefix>` (or --et <file> --kineto <file>), then give <prefix>';
+    const kineto = /(pt\.trace|kineto|trace)\.json(\.gz)?$/i.test(file) && !/\bet\.json/i.test(file);
+    return kineto
+      ? ' — this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with `tracewatt import kineto ' +
+        `${file} --out <prefix>\` (or, with its execution trace, \`tracewatt import pytorch --dir <folder> --out <prefix>\`), then give <prefix>`
+      : ` — this looks like a JSON trace, not a Chakra .et file: convert it first with ${both}`;
   }
-  return ' — is this a Chakra .et file? (a PyTorch / Kineto trace: `tracewatt import pytorch` first)';
+  return ` — is this a Chakra .et file? (a PyTorch trace: ${both})`;
 }

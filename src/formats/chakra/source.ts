@@ -7,6 +7,7 @@ import { closeSync, createReadStream, openSync, readSync, statSync, type Stats }
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../../errors.js';
+import { fileReadError } from '../file-chunks.js';
 
 export const CHUNK_BYTES = 1 << 20;
 
@@ -98,7 +99,7 @@ function openProbe(file: string): { fd: number; size: number; gzip: boolean } {
     fd = openSync(file, 'r');
   } catch (e) {
     // Stat'ed but not opened (permissions).
-    throw new InputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw fileReadError(file, e);
   }
   try {
     const head = Buffer.alloc(2);

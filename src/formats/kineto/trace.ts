@@ -9,7 +9,9 @@
  * to the ns, so each event's time is kept as ns relative to the trace's first stamp (`baseUs`, an exact integer),
  * taken from the event's text when it has a fraction.
  */
-import { FormatError } from '../../errors.js';
+import { excerpt, FormatError } from '../../errors.js';
+import { shortNumber } from '../astra/json-fields.js';
+import { CONFIG_LIMITS } from '../astra/parse.js';
 import { parseElement, readJsonPieceBatches } from '../json-stream.js';
 import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
 
@@ -129,10 +131,20 @@ export interface ReadKinetoOptions {
 }
 
 const GPU_KIND: Record<string, GpuEventKind> = { kernel: 'kernel', gpu_memcpy: 'memcpy', gpu_memset: 'memset' };
+/**
+ * Categories older Kineto (PyTorch 1.8–1.9, libkineto's first ChromeTraceLogger) wrote, and the names it writes now:
+ * GPU kernels as "Kernel", copies as "Memcpy" / "Memset", CUDA runtime calls as "Runtime", host operators as
+ * "Operator". Read as their current names (counted in a note).
+ */
+export const LEGACY_CATEGORIES: Record<string, string> = { Kernel: 'kernel', Memcpy: 'gpu_memcpy', Memset: 'gpu_memset', Runtime: 'cuda_runtime', Operator: 'cpu_op' };
+/** The longest event duration read, µs (a week): longer is a broken file, and would not stay exact in ns. */
+export const MAX_EVENT_DURATION_US = 604_800_000_000;
+/** How far (µs) an event may start from the trace's first one: the same week. */
+export const MAX_EVENT_OFFSET_US = MAX_EVENT_DURATION_US;
 const STEP = /^ProfilerStep#(\d+)$/;
 const CAT_TEXT = /^\{\s*(?:"(?:ph|name|pid|tid|ts|dur|id)"\s*:\s*(?:"[^"\\]*"|[-\d.eE+]+)\s*,\s*)*"cat"\s*:\s*"([^"\\]*)"/;
-const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_profiler_range']);
-const HOST_CATS = new Set([...GPU_CATS, 'cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'cuda_sync']);
+const GPU_CATS = new Set(['kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_profiler_range', 'Kernel', 'Memcpy', 'Memset']);
+const HOST_CATS = new Set([...GPU_CATS, 'cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'cuda_sync', 'Runtime', 'Operator']);
 const TS_TEXT = /"ts"\s*:\s*(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?/;
 
 type Ev = { ph?: unknown; cat?: unknown; name?: unknown; pid?: unknown; tid?: unknown; ts?: unknown; dur?: unknown; args?: Record<string, unknown> };
@@ -144,6 +156,26 @@ function num(v: unknown): number | null {
 function intArg(args: Record<string, unknown> | undefined, key: string): number | null {
   const v = args?.[key];
   return typeof v === 'number' && Number.isSafeInteger(v) ? v : null;
+}
+
+/** args["External id"] (older Kineto writes "external id" on GPU events and runtime calls). */
+const externalIdOf = (args: Record<string, unknown> | undefined) => intArg(args, 'External id') ?? intArg(args, 'external id');
+
+/**
+ * distributedInfo: rank and world_size must be whole numbers below 2^53 (rank ≥ 0, world_size from 1 to the most ranks
+ * replay takes, CONFIG_LIMITS.npus) when present; anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the value, never read as rank 0.
+ */
+function distributedOf(file: string, v: Record<string, unknown>): NonNullable<KinetoTrace['distributed']> {
+  const whole = (key: string, min: number, max: number | null): number | null => {
+    const x = v[key];
+    if (x === undefined || x === null) return null;
+    if (typeof x === 'number' && Number.isSafeInteger(x) && x >= min && (max === null || x <= max)) return x;
+    const shown = typeof x === 'string' ? JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x) : typeof x === 'number' ? shortNumber(x) : Array.isArray(x) ? 'a list' : typeof x;
+    const why = typeof x === 'number' && Number.isInteger(x) && Math.abs(x) > Number.MAX_SAFE_INTEGER ? ' (at or beyond 2^53: not exact)' : '';
+    const range = max === null ? `from ${min} to 2^53 − 1` : `from ${min} to ${max} ranks (the most tracewatt replays)`;
+    throw new FormatError(file, `distributedInfo.${key}`, `expected a whole number ${range}, found ${shown}${why}`);
+  };
+  return { rank: whole('rank', 0, null), worldSize: whole('world_size', 1, CONFIG_LIMITS.npus.max), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
 }
 
 /** A decimal µs stamp's exact integer µs and fraction in ns, from its sign, digits, fraction and exponent. */
@@ -171,6 +203,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
   };
   let sawEvents = false;
   let duplicateCorrelations = 0;
+  const legacy = new Map<string, number>();
   const skip = (cat: string) => trace.skipped.set(cat, (trace.skipped.get(cat) ?? 0) + 1);
   for await (const batch of readJsonPieceBatches(file, new Set(['traceEvents']))) for (const piece of batch) {
     if (piece.kind === 'value') {
@@ -179,9 +212,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
           if (d && typeof d.id === 'number') trace.devices.push({ ...d, id: d.id, name: String(d.name ?? '') });
         }
       } else if (piece.key === 'distributedInfo' && piece.value && typeof piece.value === 'object') {
-        const v = piece.value as Record<string, unknown>;
-        const whole = (x: unknown) => (Number.isSafeInteger(x) && (x as number) >= 0 ? (x as number) : null);
-        trace.distributed = { rank: whole(v.rank), worldSize: whole(v.world_size), backend: typeof v.backend === 'string' ? v.backend : null, raw: v };
+        trace.distributed = distributedOf(file, piece.value as Record<string, unknown>);
       } else trace.meta[piece.key] = piece.value;
       continue;
     }
@@ -198,7 +229,12 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
     }
     const ev = parseElement(file, piece) as Ev;
     if (!ev || typeof ev !== 'object') continue;
-    const cat = typeof ev.cat === 'string' ? ev.cat : '';
+    let cat = typeof ev.cat === 'string' ? ev.cat : '';
+    const current = LEGACY_CATEGORIES[cat];
+    if (current !== undefined) {
+      legacy.set(cat, (legacy.get(cat) ?? 0) + 1);
+      cat = current;
+    }
     const kind = GPU_KIND[cat];
     const isHost = cat === 'cpu_op' || cat === 'user_annotation';
     const isLaunch = cat === 'cuda_runtime' || cat === 'cuda_driver';
@@ -223,16 +259,27 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
       }
     }
     const dur = num(ev.dur);
-    if (dur === null || dur < 0) throw new FormatError(file, `byte ${piece.offset}`, `event ${piece.index} ("${String(ev.name ?? '')}") has no non-negative "dur"`);
+    const label = `event ${piece.index} ("${excerpt(String(ev.name ?? ''))}")`;
+    if (dur === null || dur < 0) throw new FormatError(file, `byte ${piece.offset}`, `${label} has no non-negative "dur"`);
+    if (dur > MAX_EVENT_DURATION_US) throw new FormatError(file, `byte ${piece.offset}`, `${label}: dur ${shortNumber(dur)} µs is out of range (must be ≤ ${shortNumber(MAX_EVENT_DURATION_US)} µs, a week)`);
     if (Number.isNaN(trace.baseUs)) trace.baseUs = us;
+    if (Math.abs(us - trace.baseUs) > MAX_EVENT_OFFSET_US) {
+      throw new FormatError(file, `byte ${piece.offset}`, `${label}: ts ${us} µs is more than ${shortNumber(MAX_EVENT_OFFSET_US)} µs (a week) from the trace's first event (ts ${trace.baseUs} µs)`);
+    }
     const tsNs = (us - trace.baseUs) * 1000 + fracNs;
     const durNs = Math.round(dur * 1000);
     const name = typeof ev.name === 'string' ? ev.name : '';
     const args = ev.args && typeof ev.args === 'object' ? ev.args : undefined;
+    // A host event's process and thread: an integer, or a label string (Kineto writes both).
+    const thread = (key: 'pid' | 'tid'): number | string => {
+      const v = ev[key];
+      if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'string') return v;
+      throw new FormatError(file, `byte ${piece.offset}`, `${label}: "${key}" must be an integer below 2^53 or a string, found ${v === undefined ? 'nothing' : typeof v === 'number' ? shortNumber(v) : JSON.stringify(v)?.slice(0, 40) ?? typeof v}`);
+    };
     if (kind) {
       trace.gpu.push({
         kind, name, device: intArg(args, 'device'), stream: streamOf(args?.stream), correlation: exactId(args, 'correlation', piece.text),
-        externalId: intArg(args, 'External id'), tsNs, durNs, bytes: num(args?.bytes),
+        externalId: externalIdOf(args), tsNs, durNs, bytes: num(args?.bytes),
         comm: kind === 'kernel' && host ? commArgsOf(name, args) : null, index: piece.index,
       });
     } else if (isRange) {
@@ -243,7 +290,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
       trace.counterRanges.set(name, list);
     } else if (isHost) {
       const op: KinetoCpuOp = {
-        name, cat: cat as KinetoCpuOp['cat'], pid: ev.pid as number, tid: ev.tid as number, tsNs, durNs,
+        name, cat: cat as KinetoCpuOp['cat'], pid: thread('pid'), tid: thread('tid'), tsNs, durNs,
         externalId: intArg(args, 'External id'), recordFunctionId: intArg(args, 'Record function id'),
         comm: commArgsOf(name, args), index: piece.index,
       };
@@ -262,11 +309,15 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         skip(`${cat} without correlation`);
         continue;
       }
-      trace.runtime.push({ name, tid: ev.tid as number, tsNs, durNs, correlation, externalId: intArg(args, 'External id'), stream: streamOf(args?.stream), index: piece.index });
+      trace.runtime.push({ name, tid: thread('tid'), tsNs, durNs, correlation, externalId: externalIdOf(args), stream: streamOf(args?.stream), index: piece.index });
     }
   }
   if (!sawEvents) throw new FormatError(file, '', 'no "traceEvents" array: not a Kineto / PyTorch profiler trace');
   if (Number.isNaN(trace.baseUs)) trace.baseUs = 0;
+  if (legacy.size) {
+    const said = [...legacy].map(([old, n]) => `${n} "${old}" as ${LEGACY_CATEGORIES[old]}`).join(', ');
+    trace.notes.push(`older Kineto event categories read as their current names: ${said}`);
+  }
   dropDuplicates(trace);
   for (const call of trace.runtime) {
     if (trace.launches.has(call.correlation)) duplicateCorrelations++;

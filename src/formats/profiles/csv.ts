@@ -9,6 +9,7 @@
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
 import { FormatError, InputError } from '../../errors.js';
+import { fileReadError } from '../file-chunks.js';
 import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
 
 export interface CsvRow {
@@ -102,10 +103,8 @@ export async function* readCsvRows(file: string, opts: CsvReadOptions = {}): Asy
     }
   } catch (err) {
     const e = failure ?? err;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR' || code === 'EACCES') {
-      throw new InputError(`${file}: cannot read (${code})`);
-    }
+    const read = fileReadError(file, e);
+    if (read instanceof InputError) throw read;
     const lines = (e as { lines?: number }).lines;
     throw new FormatError(file, lines ? `row ${lines}` : '', `malformed CSV: ${(e as Error).message}`);
   } finally {

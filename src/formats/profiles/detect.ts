@@ -1,6 +1,6 @@
 /**
- * Sniffs a file's first lines to tell which reader (or power-series format) it needs. Order matters:
- * the most specific signatures come first. Returns null when nothing matches (use --format / --mapping).
+ * Sniffs a file's first lines to tell which reader (or power-series format) it needs: one sniffer per format, in
+ * SNIFFERS. Returns null when nothing matches (use --format / --mapping).
  */
 import { readHead } from '../file-chunks.js';
 import { looksLikeKineto } from '../kineto/trace.js';
@@ -11,7 +11,7 @@ import { looksLikeGpmtool } from './gpmtool.js';
 import { looksLikeNvDvfs } from './nv-dvfs.js';
 import { looksLikePerseus } from './perseus.js';
 import { looksLikeZeus, looksLikeZeusProfile } from './zeus.js';
-import type { PowerFormat, ProfileFormat } from './types.js';
+import { POWER_FORMATS, type PowerFormat, type ProfileFormat } from './types.js';
 
 export type DetectedFormat = { kind: 'profile'; format: ProfileFormat } | { kind: 'power'; format: PowerFormat } | { kind: 'pytorch-et' };
 
@@ -67,35 +67,66 @@ export function isNsysHeader(line: string): boolean {
   return f[0] === 'Name' && f.includes('Start') && f.includes('Duration') && f.includes('GPU');
 }
 
+/**
+ * How each format is told from its head: the JSON documents by their first keys, gpmTOOL by its first lines, the
+ * CSVs by a header line (the first such line that any format claims decides). One entry per profile and power
+ * format — a format added to PROFILE_FORMATS or POWER_FORMATS without an entry here does not compile; `null` marks
+ * a format that is never sniffed (it needs --format or --mapping). Order matters: entries are tried in the order
+ * written, most specific signature first.
+ */
+type Sniff =
+  | { json: (head: string) => boolean }
+  | { head: (lines: string[]) => boolean }
+  | { header: (line: string, fields: string[]) => boolean };
+
+const SNIFFERS: Record<ProfileFormat | PowerFormat, Sniff | null> = {
+  kineto: { json: looksLikeKineto },
+  gpmtool: { head: (lines) => looksLikeGpmtool(lines.slice(0, 4)) },
+  'ncu-csv': { header: (line) => isNcuHeader(line) && /"?Metric Name"?/.test(line) && /"?Metric Value"?/.test(line) },
+  'ncu-raw': { header: (line) => isNcuHeader(line) },
+  'nsys-kern-sum': { header: (line) => isNsysHeader(line) && /Total Time \(/.test(line) },
+  'nsys-gpu-trace': { header: (line) => isNsysHeader(line) },
+  'nv-dvfs-benchmark': { header: (_line, f) => looksLikeNvDvfs(f) },
+  perseus: { header: (_line, f) => looksLikePerseus(f) },
+  zeus: { header: (_line, f) => looksLikeZeus(f) },
+  'zeus-profile': { header: (_line, f) => looksLikeZeusProfile(f) },
+  accelwattch: { header: (_line, f) => looksLikeAccelWattch(f) },
+  'dcgmi-dmon': { header: (line) => /^#\s*Entity\b/.test(line.trim()) },
+  'nvidia-smi': { header: (_line, f) => f.some((x) => /^power\.draw(\.average|\.instant)?(\s*\[.*\])?$/.test(x)) },
+  'zeus-monitor': { header: (_line, f) => f.length === 2 && f[0] === 'Time' && f[1] === 'Power' },
+  'power-csv': {
+    header: (_line, f) => f.length >= 2 && f.some((x) => /^(time|timestamp|t)(\b|_)/i.test(x)) && f.some((x) => /^power/i.test(x)),
+  },
+  generic: null,
+};
+
+const POWER = new Set<string>(POWER_FORMATS);
+const SNIFF_ORDER = Object.entries(SNIFFERS).filter((e): e is [ProfileFormat | PowerFormat, Sniff] => e[1] !== null);
+
+function detected(format: ProfileFormat | PowerFormat): DetectedFormat {
+  return POWER.has(format) ? { kind: 'power', format: format as PowerFormat } : { kind: 'profile', format: format as ProfileFormat };
+}
+
+/** True when the format is told from its head (else it needs --format or --mapping). */
+export function isSniffed(format: ProfileFormat): boolean {
+  return SNIFFERS[format] !== null;
+}
+
 /** JSON documents: a Kineto trace or a PyTorch execution trace, told by their first keys. */
 export function detectJsonFormat(head: string): DetectedFormat | null {
-  if (looksLikeKineto(head)) return { kind: 'profile', format: 'kineto' };
+  for (const [format, sniff] of SNIFF_ORDER) if ('json' in sniff && sniff.json(head)) return detected(format);
   if (looksLikePytorchEt(head)) return { kind: 'pytorch-et' };
   return null;
 }
 
 export function detectFormatFromLines(lines: string[]): DetectedFormat | null {
-  if (looksLikeGpmtool(lines.slice(0, 4))) return { kind: 'profile', format: 'gpmtool' };
+  for (const [format, sniff] of SNIFF_ORDER) if ('head' in sniff && sniff.head(lines)) return detected(format);
   for (const line of lines) {
     if (!line.trim() || isProfLine(line)) continue;
-    if (isNcuHeader(line)) {
-      return { kind: 'profile', format: /"?Metric Name"?/.test(line) && /"?Metric Value"?/.test(line) ? 'ncu-csv' : 'ncu-raw' };
-    }
-    if (isNsysHeader(line)) {
-      return { kind: 'profile', format: /Total Time \(/.test(line) ? 'nsys-kern-sum' : 'nsys-gpu-trace' };
-    }
-    const f = splitHeader(line);
-    if (looksLikeNvDvfs(f)) return { kind: 'profile', format: 'nv-dvfs-benchmark' };
-    if (looksLikePerseus(f)) return { kind: 'profile', format: 'perseus' };
-    if (looksLikeZeus(f)) return { kind: 'profile', format: 'zeus' };
-    if (looksLikeZeusProfile(f)) return { kind: 'profile', format: 'zeus-profile' };
-    if (looksLikeAccelWattch(f)) return { kind: 'profile', format: 'accelwattch' };
-    if (/^#\s*Entity\b/.test(line.trim())) return { kind: 'power', format: 'dcgmi-dmon' };
-    if (f.some((x) => /^power\.draw(\.average|\.instant)?(\s*\[.*\])?$/.test(x))) return { kind: 'power', format: 'nvidia-smi' };
-    if (f.length === 2 && f[0] === 'Time' && f[1] === 'Power') return { kind: 'power', format: 'zeus-monitor' };
-    if (f.length >= 2 && f.some((x) => /^(time|timestamp|t)(\b|_)/i.test(x)) && f.some((x) => /^power/i.test(x))) return { kind: 'power', format: 'power-csv' };
-    // The first non-blank, non-preamble line decides only for known headers; keep looking past
-    // application output (ncu prints the program's stdout before its CSV).
+    const fields = splitHeader(line);
+    for (const [format, sniff] of SNIFF_ORDER) if ('header' in sniff && sniff.header(line, fields)) return detected(format);
+    // A line no format claims decides nothing; keep looking past application output (ncu prints the program's
+    // stdout before its CSV).
   }
   return null;
 }

@@ -9,7 +9,7 @@ import { readHead } from '../file-chunks.js';
 import { binaryOffset } from '../text-file.js';
 import { readAccelWattch } from './accelwattch.js';
 import { readDecided } from './decimal.js';
-import { detectFormat } from './detect.js';
+import { detectFormat, isSniffed } from './detect.js';
 import { readGeneric } from './generic.js';
 import { readGpmtool } from './gpmtool.js';
 import { readKineto } from './kineto.js';
@@ -35,35 +35,34 @@ export { parseNumberCell } from './csv.js';
 interface FormatEntry {
   read: ProfileReader;
   description: string;
-  detected: boolean;
 }
 
 const READERS: Record<ProfileFormat, FormatEntry> = {
-  'ncu-csv': { read: readNcuCsv, detected: true, description: 'Nsight Compute `ncu --csv` long format (old and new headers), one row per metric' },
-  'ncu-raw': { read: readNcuRaw, detected: true, description: 'Nsight Compute `--page raw --csv`, one row per kernel with a units row' },
+  'ncu-csv': { read: readNcuCsv, description: 'Nsight Compute `ncu --csv` long format (old and new headers), one row per metric' },
+  'ncu-raw': { read: readNcuRaw, description: 'Nsight Compute `--page raw --csv`, one row per kernel with a units row' },
   'nsys-gpu-trace': {
     read: readNsysGpuTrace,
-    detected: true,
+   
     description: 'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power) for per-kernel energy',
   },
-  'nsys-kern-sum': { read: readNsysKernSum, detected: true, description: 'Nsight Systems cuda_gpu_kern_sum CSV: mean duration per kernel name' },
-  'nv-dvfs-benchmark': { read: readNvDvfs, detected: true, description: 'NV-DVFS-Benchmark tables: DCGM ratios, core_frequency, time, average_power per kernel and clock' },
-  perseus: { read: readPerseus, detected: true, description: 'Perseus stage profiles: stage, instruction, frequency, time (s), energy (J); no counters' },
-  gpmtool: { read: readGpmtool, detected: true, description: 'gpmTOOL tables: power per (core, memory) clock pair with utilizations measured at default clocks' },
-  zeus: { read: readZeus, detected: true, description: 'Zeus power-limit sweeps: time per epoch and average power per power limit' },
-  'zeus-profile': { read: readZeusProfile, detected: true, description: 'Zeus power-limit optimizer profile windows: energy per GPU per window' },
-  accelwattch: { read: readAccelWattch, detected: true, description: 'AccelWattch measured mean power per validation kernel (one clock)' },
+  'nsys-kern-sum': { read: readNsysKernSum, description: 'Nsight Systems cuda_gpu_kern_sum CSV: mean duration per kernel name' },
+  'nv-dvfs-benchmark': { read: readNvDvfs, description: 'NV-DVFS-Benchmark tables: DCGM ratios, core_frequency, time, average_power per kernel and clock' },
+  perseus: { read: readPerseus, description: 'Perseus stage profiles: stage, instruction, frequency, time (s), energy (J); no counters' },
+  gpmtool: { read: readGpmtool, description: 'gpmTOOL tables: power per (core, memory) clock pair with utilizations measured at default clocks' },
+  zeus: { read: readZeus, description: 'Zeus power-limit sweeps: time per epoch and average power per power limit' },
+  'zeus-profile': { read: readZeusProfile, description: 'Zeus power-limit optimizer profile windows: energy per GPU per window' },
+  accelwattch: { read: readAccelWattch, description: 'AccelWattch measured mean power per validation kernel (one clock)' },
   kineto: {
     read: readKineto,
-    detected: true,
+   
     description: 'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power)',
   },
-  generic: { read: readGeneric, detected: false, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
+  generic: { read: readGeneric, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
 };
 
 /** The formats readProfile understands, with a one-line description (for --help and the README). */
 export function listProfileFormats(): { format: ProfileFormat; description: string; autoDetected: boolean }[] {
-  return PROFILE_FORMATS.map((format) => ({ format, description: READERS[format].description, autoDetected: READERS[format].detected }));
+  return PROFILE_FORMATS.map((format) => ({ format, description: READERS[format].description, autoDetected: isSniffed(format) }));
 }
 
 /**

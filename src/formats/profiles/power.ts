@@ -15,6 +15,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
+import { fileReadError } from '../file-chunks.js';
 import { Header, isMissingCell, parseNumberCell, readCsvRows, where } from './csv.js';
 import { detectFormat } from './detect.js';
 import type { PowerFormat, ReadProfileOptions } from './types.js';
@@ -259,9 +260,7 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
       pts.push({ t, p, line: lineNo });
     }
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') throw new InputError(`${file}: cannot read (${code})`);
-    throw e;
+    throw fileReadError(file, e);
   }
   if (!cols) throw new FormatError(file, '', "no '#Entity' header (dcgmi dmon table)");
   if (missing) diagnostics.add('power-missing', { file, message: `${missing} samples with POWER N/A skipped` });

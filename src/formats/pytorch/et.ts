@@ -46,6 +46,21 @@ export interface EtTrace {
   /** Other top-level keys as read (distributedInfo when present, …). */
   meta: Record<string, unknown>;
   notes: string[];
+  /**
+   * The file is a linked "ET+" (Chakra's chakra_trace_link output: the execution trace with the Kineto trace's GPU
+   * operators added as nodes, and durations on the host nodes): the GPU nodes it added, left out here, so that what
+   * is read is the execution trace it was made from. 0 for a plain execution trace.
+   */
+  linkedGpuNodes: number;
+  /** Whether the host nodes carry chakra_trace_link's keys (inclusive_dur, exclusive_dur, ts, inter_thread_dep). */
+  linked: boolean;
+}
+
+/** Keys chakra_trace_link adds to every node of an ET+ file. */
+const LINK_KEYS = ['inclusive_dur', 'exclusive_dur', 'inter_thread_dep'];
+/** True when the first 64 KB of an execution trace look like a linked ET+ (chakra_trace_link output). */
+export function looksLikeLinkedEt(head: string): boolean {
+  return /"(inclusive_dur|exclusive_dur|inter_thread_dep)"\s*:/.test(head);
 }
 
 /** Schemas whose layout tracewatt was written against. */
@@ -57,11 +72,15 @@ export const ET_THREAD_ROOT = /^\[pytorch\|profiler\|execution_(trace|graph)\|th
 
 const NAMED_ATTRS = new Set(['rf_id', 'fw_parent', 'seq_id', 'scope', 'tid', 'fw_tid', 'op_schema']);
 
-/** True when the first 64 KB of text look like a PyTorch execution trace. */
+/** True when the first 64 KB of text look like a PyTorch execution trace (with or without its schema key). */
 export function looksLikePytorchEt(head: string): boolean {
   const t = head.trimStart();
-  return t.startsWith('{') && /"schema"\s*:\s*"\d+\.\d+/.test(t) && /"nodes"\s*:/.test(t);
+  if (!t.startsWith('{') || !/"nodes"\s*:/.test(t)) return false;
+  // The schema key, or (a file without one) the root node the observer writes.
+  return /"schema"\s*:\s*"\d+\.\d+/.test(t) || ET_PROCESS_ROOT_TEXT.test(t);
 }
+
+const ET_PROCESS_ROOT_TEXT = /"\[pytorch\|profiler\|execution_(trace|graph)\|(process|thread)\]"/;
 
 type Raw = Record<string, unknown>;
 
@@ -126,7 +145,7 @@ function parseNode(file: string, raw: Raw, at: string): EtNode {
 
 /** Reads an execution trace. Bad JSON or a node without an integer id is a FormatError naming the byte offset. */
 export async function readExecutionTrace(file: string): Promise<EtTrace> {
-  const et: EtTrace = { file, schema: '', pid: null, time: null, startTs: null, finishTs: null, nodes: [], meta: {}, notes: [] };
+  const et: EtTrace = { file, schema: '', pid: null, time: null, startTs: null, finishTs: null, nodes: [], meta: {}, notes: [], linkedGpuNodes: 0, linked: false };
   let sawNodes = false;
   const ids = new Set<number>();
   for await (const batch of readJsonPieceBatches(file, new Set(['nodes']))) for (const piece of batch) {
@@ -147,15 +166,24 @@ export async function readExecutionTrace(file: string): Promise<EtTrace> {
     const raw = parseElement(file, piece);
     const at = `byte ${piece.offset}, node ${piece.index}`;
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatError(file, at, 'a node must be a JSON object');
+    const r = raw as Raw;
+    if (!et.linked && LINK_KEYS.some((k) => k in r)) et.linked = true;
+    // A GPU operator chakra_trace_link added (Kineto's cat and ph on a node): not part of the execution trace.
+    if (typeof r.cat === 'string' && typeof r.ph === 'string') {
+      et.linkedGpuNodes++;
+      continue;
+    }
     const node = parseNode(file, raw as Raw, at);
     if (ids.has(node.id)) throw new FormatError(file, at, `node id ${node.id} appears twice`);
     ids.add(node.id);
     et.nodes.push(node);
   }
   if (!sawNodes) throw new FormatError(file, '', 'no "nodes" array: not a PyTorch execution trace');
-  if (!et.schema) et.notes.push('no "schema" key: read by the node layout');
-  else if (!KNOWN_ET_SCHEMAS.includes(et.schema)) {
-    et.notes.push(`schema ${et.schema} is not one tracewatt was written against (${KNOWN_ET_SCHEMAS.join(', ')}); read by its node layout`);
+  const known = `the schemas tracewatt was written against: ${KNOWN_ET_SCHEMAS.join(', ')}`;
+  if (!et.schema) et.notes.push(`the execution trace has no "schema" key (${known}): read by its node layout`);
+  else if (!KNOWN_ET_SCHEMAS.includes(et.schema)) et.notes.push(`execution-trace schema ${et.schema} is not one of ${known}: read by its node layout`);
+  if (et.linked || et.linkedGpuNodes) {
+    et.notes.push(`the execution trace is a linked "ET+" (chakra_trace_link output): read as the execution trace it was made from, its ${et.linkedGpuNodes} GPU node(s) and the durations it added left out (the Kineto trace gives them)`);
   }
   return et;
 }

@@ -10,11 +10,11 @@ import { baseSpec, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG } from './rend
 const KNOB_COLOURS = { 'scale-out network DVFS': '#f58518', 'scale-up network DVFS': '#e45756', 'GPU SM clock': '#4c78a8' };
 const knobScale = { domain: Object.keys(KNOB_COLOURS), range: Object.values(KNOB_COLOURS) };
 
-/** A domain that holds every value and at least [−minSpan, +minSpan] (for plots with one relative axis per panel). */
+/** A domain that holds every value and at least [−minSpan, +minSpan], 8 % headroom each way (for plots with one relative axis per panel). */
 export function relativeDomain(values: readonly number[], minSpan = 1): [number, number] {
   const lo = Math.min(-minSpan, ...values);
   const hi = Math.max(minSpan, ...values);
-  const pad = 0.05 * (hi - lo);
+  const pad = 0.08 * (hi - lo);
   return [lo - pad, hi + pad];
 }
 

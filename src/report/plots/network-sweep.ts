@@ -14,7 +14,8 @@ export interface NetworkSweepOptions {
 }
 
 function panel(name: string, field: string, title: string, colour: string, xTitle: string, domain: [number, number]) {
-  const x = { field: 'scale', type: 'quantitative', title: xTitle, scale: { zero: false, nice: false } };
+  // 10 px inside each end, so the first and last points are not cut by the frame.
+  const x = { field: 'scale', type: 'quantitative', title: xTitle, scale: { zero: false, nice: false, padding: 10 } };
   const y = { field, type: 'quantitative', title, scale: { domain } };
   return {
     width: 520,

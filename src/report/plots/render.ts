@@ -13,7 +13,9 @@ export const PLOT_CONFIG = {
   background: 'white',
   padding: 8,
   axis: { labelFontSize: 11, titleFontSize: 12, grid: true, gridColor: '#e5e5e5' },
-  legend: { labelFontSize: 11, titleFontSize: 12 },
+  // Vega cuts a legend label wider than labelLimit (default 160 px by its width estimate, 8.8 px a character at
+  // 11 px) with "…": 300 px keeps names such as "compute + memory + host" whole.
+  legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 300 },
   header: { labelFontSize: 12, titleFontSize: 12 },
   text: { fontSize: 11 },
   title: { fontSize: 14, anchor: 'start' as const },

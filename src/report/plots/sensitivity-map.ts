@@ -6,12 +6,13 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { SensitivityMap } from '../../engines/studies/types.js';
 import { PLOT_CONFIG } from './render.js';
+import { signedFixed } from '../tables.js';
 
 export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
   const values = m.rows.map((r) => ({
     layout: r.layout, batch: r.globalBatchSequences, bandwidth: r.scaleOutBandwidthGBps,
     dE: r.energyChangePct, dT: r.timeChangePct, best: r.bestScale,
-    label: `${r.energyChangePct >= 0 ? '' : '−'}${Math.abs(r.energyChangePct).toFixed(2)}${r.realBatchPoint ? ' ★' : ''}`,
+    label: `${signedFixed(2, '')(r.energyChangePct)}${r.realBatchPoint ? ' ★' : ''}`,
     beyond: Math.abs(r.energyChangePct) > m.thresholdPct, real: r.realBatchPoint,
     network: r.networkEnergySharePct, hidden: r.hiddenCommunicationSharePct, idle: r.idleEnergySharePct,
   }));
