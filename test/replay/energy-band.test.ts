@@ -185,7 +185,7 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     const csv = gpuSweepRows(record);
     expect(csv.columns.map((c) => c.header).slice(-3)).toEqual(['total p10 (J, est.)', 'total p90 (J, est.)', 'banded (% of compute)']);
     const [r] = parseResults(JSON.parse(JSON.stringify(record)), 'gpu.json');
-    expect(await buildReport([r!])).toMatch(/<th class="num">total p10 \(J, estimated\)<\/th><th class="num">total p90 \(J, estimated\)<\/th>/);
+    expect(await buildReport([r!])).toMatch(/<th class="num">total p10 \(J, est\.\)<\/th><th class="num">total p90 \(J, est\.\)<\/th>/);
   });
 
   it('the HTML report of a replay shows p10 / p90 beside compute and total energy', async () => {
@@ -193,7 +193,7 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     const [r] = parseResults(JSON.parse(JSON.stringify(res)), 'replay.json');
     const html = await buildReport([r!]);
     expect(html).toMatch(/<caption>Energy, all ranks; 10–90 % band of compute/);
-    expect(html).toMatch(/<th class="num">p10 \(J, estimated\)<\/th><th class="num">p90 \(J, estimated\)<\/th>/);
+    expect(html).toMatch(/<th class="num">p10 \(J, est\.\)<\/th><th class="num">p90 \(J, est\.\)<\/th>/);
     const bad = JSON.parse(JSON.stringify(res));
     bad.energyBandJ.totalP90 = 'x';
     expect(() => parseResults(bad, 'replay.json')).toThrow(/energyBandJ\.totalP90/);
