@@ -29,7 +29,15 @@ const perRank = arg('nodes', 20000);
 const workers = arg('workers', os.availableParallelism());
 const repeat = arg('repeat', 1);
 const scale = arg('scale', 5);
-const profile = path.resolve(here, '..', '..', 'shared', 'profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv');
+const profile = path.resolve(
+  here,
+  '..',
+  '..',
+  'shared',
+  'profiles',
+  'nv-dvfs-benchmark',
+  'rtx8000-dvfs-real-profile.csv',
+);
 const calibration = path.resolve(here, '..', 'calibration', 'rtx8000.json');
 
 // Child mode: one annotateTrace call, timed, reported as one JSON line.
@@ -38,14 +46,30 @@ if (args[0] === '--measure') {
   const { annotateTrace } = await import('../dist/engines/annotate/index.js');
   const t1 = performance.now();
   const cpu0 = process.cpuUsage();
-  const res = await annotateTrace({ trace, out, calibration, profiles: [profile], frequenciesMHz: JSON.parse(freqs), workers });
+  const res = await annotateTrace({
+    trace,
+    out,
+    calibration,
+    profiles: [profile],
+    frequenciesMHz: JSON.parse(freqs),
+    workers,
+  });
   const s = (performance.now() - t1) / 1e3;
   const cpu = process.cpuUsage(cpu0);
   const t = res.total;
-  console.log(JSON.stringify({
-    s, cpuS: (cpu.user + cpu.system) / 1e6, nodes: t.nodes, annotated: t.gpuCompNodes - t.untouched, matchRate: t.matchRate, roofline: t.roofline, slowPath: t.slowPathNodes,
-    parallelism: res.parallelism, peakRss: process.resourceUsage().maxRSS * 1024,
-  }));
+  console.log(
+    JSON.stringify({
+      s,
+      cpuS: (cpu.user + cpu.system) / 1e6,
+      nodes: t.nodes,
+      annotated: t.gpuCompNodes - t.untouched,
+      matchRate: t.matchRate,
+      roofline: t.roofline,
+      slowPath: t.slowPathNodes,
+      parallelism: res.parallelism,
+      peakRss: process.resourceUsage().maxRSS * 1024,
+    }),
+  );
   process.exit(0);
 }
 
@@ -69,13 +93,19 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'tracewatt-bench-annotate-'));
 /** One run of a case in a fresh process; prints it and returns its figures. */
 function runOnce({ prefix, freqs, label }, run) {
   const out = path.join(dir, `out-${run}`);
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args], { encoding: 'utf8' });
+  const child = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), '--measure', prefix, path.join(out, 'bench'), JSON.stringify(freqs), ...args],
+    { encoding: 'utf8' },
+  );
   if (child.status !== 0) throw new Error(`measurement failed: ${child.stderr}`);
   const r = JSON.parse(child.stdout.trim().split('\n').pop());
   const { s, nodes, annotated } = r;
-  console.log(`  ${label}, ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
-    `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
-    `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `  ${label}, ${freqs.length} clock(s) [${freqs.join(', ')} MHz]: ${nodes} nodes in ${s.toFixed(2)} s → ${(nodes / s / 1e6).toFixed(2)} M nodes/s streamed, ` +
+      `${(annotated / s / 1e6).toFixed(2)} M annotated nodes/s (${annotated} annotated × ${freqs.length} outputs; match rate ${((r.matchRate ?? 0) * 100).toFixed(1)}%, ` +
+      `roofline ${r.roofline}, slow path ${r.slowPath}); ${r.parallelism.mode} ${r.parallelism.threads} thread(s); peak RSS ${(r.peakRss / 2 ** 20).toFixed(0)} MiB`,
+  );
   // Outputs go to disk (or away) before the next run, so that each run starts with the disk idle.
   if (repeat > 1) rmSync(out, { recursive: true, force: true });
   else settle(out);
@@ -93,9 +123,12 @@ function measure(cases) {
   for (let k = 0; k < repeat; k++) cases.forEach((c, i) => runs[i].push(runOnce(c, `${k}-${i}`)));
   if (repeat > 1) {
     cases.forEach(({ freqs, label }, i) => {
-      const stat = (f, digits = 2) => `min ${Math.min(...runs[i].map(f)).toFixed(digits)} median ${median(runs[i].map(f)).toFixed(digits)}`;
-      console.log(`  ${label}, ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotatedRate)}; ` +
-        `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`);
+      const stat = (f, digits = 2) =>
+        `min ${Math.min(...runs[i].map(f)).toFixed(digits)} median ${median(runs[i].map(f)).toFixed(digits)}`;
+      console.log(
+        `  ${label}, ${freqs.length} clock(s), ${repeat} runs: M nodes/s streamed ${stat((r) => r.streamed)}; M annotated nodes/s ${stat((r) => r.annotatedRate)}; ` +
+          `s ${stat((r) => r.s)}; peak RSS MiB ${stat((r) => r.peak / 2 ** 20, 0)}`,
+      );
     });
   }
   return runs;
@@ -107,7 +140,9 @@ try {
   const genS = (performance.now() - t0) / 1e3;
   const bigPrefix = scale > 1 ? await generate(dir, perRank * scale) : null;
   settle(dir);
-  console.log(`annotate benchmark: ${ranks} ranks × ${perRank} nodes (${ranks * perRank} nodes), generated in ${genS.toFixed(1)} s; node ${process.version}, ${os.availableParallelism()} CPUs, ${workers} worker(s)`);
+  console.log(
+    `annotate benchmark: ${ranks} ranks × ${perRank} nodes (${ranks * perRank} nodes), generated in ${genS.toFixed(1)} s; node ${process.version}, ${os.availableParallelism()} CPUs, ${workers} worker(s)`,
+  );
   const label = `${ranks} × ${perRank}`;
   // The large case right after the small one: the sustained rate compares runs taken back to back.
   const cases = [{ prefix, freqs: [1410], label }];
@@ -121,8 +156,10 @@ try {
     const rate = median(pairs.map(({ a, b, dt }) => (b.annotated - a.annotated) / dt));
     const streamed = median(pairs.map(({ a, b, dt }) => (b.nodes - a.nodes) / dt));
     const fixedS = median(pairs.map(({ a, b, dt }) => a.s - a.annotated / ((b.annotated - a.annotated) / dt)));
-    console.log(`  sustained, 1 clock (the ${ranks} × ${perRank * scale} trace less the ${ranks} × ${perRank} one run just before it; medians): ${(streamed / 1e6).toFixed(2)} M nodes/s streamed, ` +
-      `${(rate / 1e6).toFixed(2)} M annotated nodes/s; fixed cost per call (worker start, calibration, profile, plan, compiling) ${fixedS.toFixed(2)} s`);
+    console.log(
+      `  sustained, 1 clock (the ${ranks} × ${perRank * scale} trace less the ${ranks} × ${perRank} one run just before it; medians): ${(streamed / 1e6).toFixed(2)} M nodes/s streamed, ` +
+        `${(rate / 1e6).toFixed(2)} M annotated nodes/s; fixed cost per call (worker start, calibration, profile, plan, compiling) ${fixedS.toFixed(2)} s`,
+    );
   }
 } finally {
   if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });

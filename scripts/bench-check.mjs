@@ -64,13 +64,24 @@ async function measure(kind, target) {
     for await (const batch of (await openTrace(target)).batches()) void batch;
   } else if (kind === 'annotate') {
     // The whole call: the worker thread's start, the calibration, the plan, every rank.
-    await annotateTrace({ trace: target, out: path.join(out, 'a'), calibration: path.join(root, 'calibration', 'rtx8000.json'), profiles: [], frequenciesMHz: [1410], workers: 2 });
+    await annotateTrace({
+      trace: target,
+      out: path.join(out, 'a'),
+      calibration: path.join(root, 'calibration', 'rtx8000.json'),
+      profiles: [],
+      frequenciesMHz: [1410],
+      workers: 2,
+    });
   } else {
     // protobufjs, the whole file in memory, decodeDelimited frame after frame.
     const proto = new protobuf.Root().loadSync(path.join(root, 'proto', 'et_def.proto'), { keepCase: true });
     const Node = proto.lookupType('ChakraProtoMsg.Node');
     const Meta = proto.lookupType('ChakraProtoMsg.GlobalMetadata');
-    const files = target.endsWith('.et') ? [target] : readdirSync(path.dirname(target)).filter((f) => f.startsWith(`${path.basename(target)}.`)).map((f) => path.join(path.dirname(target), f));
+    const files = target.endsWith('.et')
+      ? [target]
+      : readdirSync(path.dirname(target))
+          .filter((f) => f.startsWith(`${path.basename(target)}.`))
+          .map((f) => path.join(path.dirname(target), f));
     for (const f of files) {
       const reader = protobuf.Reader.create(readFileSync(f));
       Meta.decodeDelimited(reader);
@@ -90,7 +101,12 @@ if (args[0] === '--measure') {
 function cpuOf(command, commandArgs) {
   let bestCpu = Infinity;
   for (let k = 0; k < repeat; k++) {
-    const r = JSON.parse(execFileSync(command, commandArgs, { encoding: 'utf8', maxBuffer: 1 << 20 }).trim().split('\n').pop());
+    const r = JSON.parse(
+      execFileSync(command, commandArgs, { encoding: 'utf8', maxBuffer: 1 << 20 })
+        .trim()
+        .split('\n')
+        .pop(),
+    );
     bestCpu = Math.min(bestCpu, r.cpuSeconds);
   }
   return bestCpu;
@@ -105,10 +121,17 @@ try {
   const small = await writeSmallRanks(path.join(dir, 'small'), 32, 20000);
   const protobufRepeated = node('protobufjs', repeated);
   const protobufSmall = node('protobufjs', small);
-  const check = (name, ours, baseline) => results.push({ name, ours, baseline, ratio: baseline / ours, floor: FLOORS[name] });
+  const check = (name, ours, baseline) =>
+    results.push({ name, ours, baseline, ratio: baseline / ours, floor: FLOORS[name] });
   const [bare, version] = measureStartup(10);
   const startupName = 'start-up: tracewatt --version / bare node -e 0, whole processes, wall';
-  results.push({ name: startupName, ours: version.wall.median, baseline: bare.wall.median, ratio: version.ratio.median, ceiling: CEILINGS[startupName] });
+  results.push({
+    name: startupName,
+    ours: version.wall.median,
+    baseline: bare.wall.median,
+    ratio: version.ratio.median,
+    ceiling: CEILINGS[startupName],
+  });
   check('inspect / protobufjs, PyTorch trace repeated', node('inspect', repeated), protobufRepeated);
   check('inspect / protobufjs, 32 ranks of small nodes', node('inspect', small), protobufSmall);
   check('full decode / protobufjs, PyTorch trace repeated', node('decode', repeated), protobufRepeated);
@@ -117,23 +140,43 @@ try {
   const py = findPython(dir);
   if (py.reason) console.log(`Python baseline skipped: ${py.reason}`);
   else {
-    check('inspect / Python, PyTorch trace repeated', node('inspect', repeated), cpuOf(py.python, [py.script, dir, repeated]));
-    const [ours, python] = timeInTurn([[process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', repeated], [py.python, py.script, dir, repeated]], { runs: repeat, warmup: 0 });
+    check(
+      'inspect / Python, PyTorch trace repeated',
+      node('inspect', repeated),
+      cpuOf(py.python, [py.script, dir, repeated]),
+    );
+    const [ours, python] = timeInTurn(
+      [
+        [process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', repeated],
+        [py.python, py.script, dir, repeated],
+      ],
+      { runs: repeat, warmup: 0 },
+    );
     const name = 'inspect / Python, whole processes by wall, PyTorch trace repeated';
-    results.push({ name, ours: spread(ours.wallS).median, baseline: spread(python.wallS).median, ratio: ratioSpread(python, ours).median, floor: FLOORS[name] });
+    results.push({
+      name,
+      ours: spread(ours.wallS).median,
+      baseline: spread(python.wallS).median,
+      ratio: ratioSpread(python, ours).median,
+      floor: FLOORS[name],
+    });
     console.log(`Python baseline: ${py.python}, protobuf ${JSON.parse(python.stdout).implementation} backend`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`bench check: CPU seconds, best of ${repeat} fresh processes (whole processes: median wall seconds, ratio the median of rounds in turn); ` +
-  `node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg()[0].toFixed(1)}`);
+console.log(
+  `bench check: CPU seconds, best of ${repeat} fresh processes (whole processes: median wall seconds, ratio the median of rounds in turn); ` +
+    `node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg()[0].toFixed(1)}`,
+);
 let failed = 0;
 for (const r of results) {
   const ok = r.ceiling === undefined ? r.ratio >= r.floor : r.ratio <= r.ceiling;
   if (!ok) failed++;
   const limit = r.ceiling === undefined ? `floor ${r.floor}x` : `ceiling ${r.ceiling}x`;
-  console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(66)} ${r.ours.toFixed(2).padStart(6)} s vs ${r.baseline.toFixed(2).padStart(6)} s: ${r.ratio.toFixed(1).padStart(5)}x (${limit})`);
+  console.log(
+    `  ${ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(66)} ${r.ours.toFixed(2).padStart(6)} s vs ${r.baseline.toFixed(2).padStart(6)} s: ${r.ratio.toFixed(1).padStart(5)}x (${limit})`,
+  );
 }
 if (failed) console.log(`${failed} ratio(s) past their limit: a hot path or the start-up got slower`);
 process.exitCode = failed ? 1 : 0;

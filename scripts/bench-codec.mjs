@@ -57,13 +57,14 @@ async function phaseEncode(file) {
   const flush = () => {
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (const b of batches) for (const n of b) {
-      encodeNodeFrame(sink, n);
-      if (sink.pos > 1 << 21) {
-        bytes += sink.pos;
-        sink.reset();
+    for (const b of batches)
+      for (const n of b) {
+        encodeNodeFrame(sink, n);
+        if (sink.pos > 1 << 21) {
+          bytes += sink.pos;
+          sink.reset();
+        }
       }
-    }
     seconds += (performance.now() - t0) / 1000;
     cpu += cpuSeconds(c0);
     batches.length = 0;
@@ -101,7 +102,12 @@ async function phaseBaseline(file) {
 
 if (phase) {
   const file = args[args.indexOf('--file') + 1];
-  const fn = { decode: phaseDecode, 'decode-all': (f) => phaseDecode(f, true), encode: phaseEncode, baseline: phaseBaseline }[phase];
+  const fn = {
+    decode: phaseDecode,
+    'decode-all': (f) => phaseDecode(f, true),
+    encode: phaseEncode,
+    baseline: phaseBaseline,
+  }[phase];
   console.log(JSON.stringify(await fn(file)));
 } else {
   const mb = Number(args.includes('--mb') ? args[args.indexOf('--mb') + 1] : 200);
@@ -109,17 +115,27 @@ if (phase) {
   const file = path.join(dir, 'bench.0.et');
   const gen = await writePytorchLike(file, mb * 1e6);
   const size = statSync(file).size;
-  const run = (p) => JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
+  const run = (p) =>
+    JSON.parse(
+      execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', file], {
+        encoding: 'utf8',
+        maxBuffer: 1 << 20,
+      }),
+    );
   const dec = run('decode');
   const all = run('decode-all');
   const enc = run('encode');
   const base = run('baseline');
   const mbps = (b, s) => (b / 1e6 / s).toFixed(1).padStart(7);
   const knps = (n, s) => (n / s / 1e3).toFixed(0).padStart(6);
-  console.log(`Chakra codec benchmark: ${(size / 1e6).toFixed(1)} MB, ${dec.nodes.toLocaleString('en-US')} nodes (${(size / dec.nodes).toFixed(0)} B/node), node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
+  console.log(
+    `Chakra codec benchmark: ${(size / 1e6).toFixed(1)} MB, ${dec.nodes.toLocaleString('en-US')} nodes (${(size / dec.nodes).toFixed(0)} B/node), node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`,
+  );
   console.log('  phase              wall MB/s  per-CPU-s MB/s  k nodes/s (CPU)  peak RSS MiB');
   const row = (name, bytes, r, note = '') =>
-    console.log(`  ${name.padEnd(18)} ${mbps(bytes, r.seconds)}    ${mbps(bytes, r.cpuSeconds)}        ${knps(r.nodes, r.cpuSeconds)}       ${r.peakRssMiB.toFixed(0).padStart(5)}  ${note}`);
+    console.log(
+      `  ${name.padEnd(18)} ${mbps(bytes, r.seconds)}    ${mbps(bytes, r.cpuSeconds)}        ${knps(r.nodes, r.cpuSeconds)}       ${r.peakRssMiB.toFixed(0).padStart(5)}  ${note}`,
+    );
   console.log(`  generate+write     ${mbps(size, gen.seconds)}  (includes building the nodes)`);
   row('stream decode', size, dec, 'streaming, 1 MiB chunks; attributes and IOInfo checked, built when read');
   row('  + read all', size, all, 'the same, reading every attribute and IOInfo string');

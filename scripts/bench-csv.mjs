@@ -25,7 +25,15 @@ if (process.argv[2] === '--child') {
   let out = 0;
   const code = await runCli(argv, { out: (t) => void (out += t.length), err: () => {}, isTTY: false });
   const u = process.resourceUsage();
-  console.log(JSON.stringify({ code, seconds: +((performance.now() - t0) / 1000).toFixed(2), cpuSeconds: +((u.userCPUTime + u.systemCPUTime) / 1e6).toFixed(2), peakRssMiB: Math.round(u.maxRSS / 1024), outputChars: out }));
+  console.log(
+    JSON.stringify({
+      code,
+      seconds: +((performance.now() - t0) / 1000).toFixed(2),
+      cpuSeconds: +((u.userCPUTime + u.systemCPUTime) / 1e6).toFixed(2),
+      peakRssMiB: Math.round(u.maxRSS / 1024),
+      outputChars: out,
+    }),
+  );
   process.exit(0);
 }
 
@@ -44,10 +52,14 @@ try {
   for (let k = 0; parts.length <= rowsWanted; k++)
     for (const r of rows) {
       if (parts.length > rowsWanted) break;
-      parts.push(k === 0 ? r : r.replace(/,(\d+\.\d+)$/, (_, t) => `,${(Number(t) * (1 + 1e-4 * (k % 100))).toFixed(6)}`));
+      parts.push(
+        k === 0 ? r : r.replace(/,(\d+\.\d+)$/, (_, t) => `,${(Number(t) * (1 + 1e-4 * (k % 100))).toFixed(6)}`),
+      );
     }
-  writeFileSync(big, parts.join('\n') + '\n');
-  console.log(`profile: ${rowsWanted} rows, ${(statSync(big).size / 1e6).toFixed(1)} MB (the real RTX 8000 microbenchmark table, ${rows.length} rows, repeated); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`);
+  writeFileSync(big, `${parts.join('\n')}\n`);
+  console.log(
+    `profile: ${rowsWanted} rows, ${(statSync(big).size / 1e6).toFixed(1)} MB (the real RTX 8000 microbenchmark table, ${rows.length} rows, repeated); load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs`,
+  );
   const runs = [
     ['baseline: --help', ['--help']],
     ['calibrate', ['calibrate', big, '--out', cal]],

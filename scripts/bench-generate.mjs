@@ -21,10 +21,19 @@ const value = (name) => {
 };
 
 const dist = path.resolve(process.env.TRACEWATT_DIST ?? new URL('../dist/', import.meta.url).pathname);
-const { writeLlmTraces, generateLlmTraces } = await import(pathToFileURL(path.join(dist, 'engines/generate/index.js')).href);
+const { writeLlmTraces, generateLlmTraces } = await import(
+  pathToFileURL(path.join(dist, 'engines/generate/index.js')).href
+);
 
 const options = {
-  model: 'gpt3-175b', dp: 8, tp: 8, pp: 16, microBatch: 1, globalBatch: 1536, seqLen: 2048, sequenceParallel: true,
+  model: 'gpt3-175b',
+  dp: 8,
+  tp: 8,
+  pp: 16,
+  microBatch: 1,
+  globalBatch: 1536,
+  seqLen: 2048,
+  sequenceParallel: true,
 };
 
 const outDir = value('out') ?? (await mkdtemp(path.join(os.tmpdir(), 'tracewatt-bench-gen-')));
@@ -41,10 +50,22 @@ if (value('ranks-only')) {
 }
 const seconds = (performance.now() - t0) / 1000;
 const maxRssMiB = process.resourceUsage().maxRSS / 1024;
-console.log(JSON.stringify({
-  benchmark: 'generate llm gpt3-175b, 1024 ranks (tp 8, pp 16, dp 8, 192 micro-batches, SP)',
-  ranks: result.ranks, nodes: result.nodes, bytes: result.bytes, seconds: Number(seconds.toFixed(2)),
-  nodesPerSecond: Math.round(result.nodes / seconds), mbPerSecond: Number((result.bytes / 1e6 / seconds).toFixed(1)),
-  maxRssMiB: Math.round(maxRssMiB), cpus: os.cpus().length, node: process.version,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      benchmark: 'generate llm gpt3-175b, 1024 ranks (tp 8, pp 16, dp 8, 192 micro-batches, SP)',
+      ranks: result.ranks,
+      nodes: result.nodes,
+      bytes: result.bytes,
+      seconds: Number(seconds.toFixed(2)),
+      nodesPerSecond: Math.round(result.nodes / seconds),
+      mbPerSecond: Number((result.bytes / 1e6 / seconds).toFixed(1)),
+      maxRssMiB: Math.round(maxRssMiB),
+      cpus: os.cpus().length,
+      node: process.version,
+    },
+    null,
+    2,
+  ),
+);
 if (!flag('keep') && !value('out')) await rm(outDir, { recursive: true, force: true });

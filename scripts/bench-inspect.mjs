@@ -38,7 +38,12 @@ async function measure(kind, target) {
   if (kind === 'inspect') nodes = (await inspectTrace(target)).total.nodeCount;
   else for await (const batch of (await openTrace(target)).batches()) nodes += batch.length;
   const cpu = process.cpuUsage(c0);
-  return { nodes, seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRssMiB: process.resourceUsage().maxRSS / 1024 };
+  return {
+    nodes,
+    seconds: (performance.now() - t0) / 1000,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
 }
 
 if (args[0] === '--measure') {
@@ -51,12 +56,23 @@ const runs = option('runs', 5);
 /** The best run by CPU time, with the medians of CPU and wall seconds beside (a loaded machine spreads runs widely). */
 function best(runs) {
   const median = (key) => runs.map((r) => r[key]).sort((a, b) => a - b)[runs.length >> 1];
-  return { ...runs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a)), medianCpuSeconds: median('cpuSeconds'), medianSeconds: median('seconds') };
+  return {
+    ...runs.reduce((a, b) => (b.cpuSeconds < a.cpuSeconds ? b : a)),
+    medianCpuSeconds: median('cpuSeconds'),
+    medianSeconds: median('seconds'),
+  };
 }
 function run(kind, target) {
   const runs = [];
   for (let k = 0; k < repeat; k++) {
-    runs.push(JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', kind, target], { encoding: 'utf8', maxBuffer: 1 << 20 })));
+    runs.push(
+      JSON.parse(
+        execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--measure', kind, target], {
+          encoding: 'utf8',
+          maxBuffer: 1 << 20,
+        }),
+      ),
+    );
   }
   return best(runs);
 }
@@ -67,13 +83,24 @@ function run(kind, target) {
  */
 function wholeProcess(py, dir, file, runs) {
   const pyRuns = [];
-  const [ours, python] = timeInTurn([[process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', file], [py.python, py.script, dir, file]], {
-    runs, warmup: 0, onRun: (i, stdout) => void (i === 1 && pyRuns.push(JSON.parse(stdout))),
-  });
+  const [ours, python] = timeInTurn(
+    [
+      [process.execPath, path.join(root, 'dist', 'cli', 'main.js'), 'inspect', file],
+      [py.python, py.script, dir, file],
+    ],
+    {
+      runs,
+      warmup: 0,
+      onRun: (i, stdout) => void (i === 1 && pyRuns.push(JSON.parse(stdout))),
+    },
+  );
   const cpu = !ours.cpuS.includes(null);
   return {
-    ours: { wall: spread(ours.wallS), cpu: cpu ? spread(ours.cpuS) : null }, python: { wall: spread(python.wallS), cpu: cpu ? spread(python.cpuS) : null },
-    wallRatio: ratioSpread(python, ours), cpuRatio: cpu ? ratioSpread(python, ours, 'cpuS') : null, pythonInProcess: best(pyRuns),
+    ours: { wall: spread(ours.wallS), cpu: cpu ? spread(ours.cpuS) : null },
+    python: { wall: spread(python.wallS), cpu: cpu ? spread(python.cpuS) : null },
+    wallRatio: ratioSpread(python, ours),
+    cpuRatio: cpu ? ratioSpread(python, ours, 'cpuS') : null,
+    pythonInProcess: best(pyRuns),
   };
 }
 const medians = (r) => `median ${r.medianCpuSeconds.toFixed(2)} CPU-s, ${r.medianSeconds.toFixed(2)} s wall`;
@@ -88,37 +115,58 @@ try {
   const small = await writeSmallRanks(path.join(dir, 'small'), 32, 20000);
   const smallBytes = Array.from({ length: 32 }, (_, r) => statSync(`${small}.${r}.et`).size).reduce((a, b) => a + b, 0);
   const py = findPython(dir);
-  console.log(`inspect benchmark: node ${process.version}, ${os.availableParallelism()} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; best of ${repeat} fresh processes (by CPU time)`);
+  console.log(
+    `inspect benchmark: node ${process.version}, ${os.availableParallelism()} CPUs, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; best of ${repeat} fresh processes (by CPU time)`,
+  );
   if (py.reason) console.log(`  Python baseline skipped: ${py.reason}`);
   const mbps = (bytes, s) => (bytes / 1e6 / s).toFixed(0);
-  for (const [label, file] of [['PyTorch trace repeated (ids repeat)', repeated], ['PyTorch-like, unique ids', unique]]) {
+  for (const [label, file] of [
+    ['PyTorch trace repeated (ids repeat)', repeated],
+    ['PyTorch-like, unique ids', unique],
+  ]) {
     const bytes = statSync(file).size;
     const ins = run('inspect', file);
-    console.log(`  ${label}, ${(bytes / 1e6).toFixed(0)} MB, ${ins.nodes.toLocaleString('en-US')} nodes: inspect ${ins.seconds.toFixed(2)} s wall, ${ins.cpuSeconds.toFixed(2)} CPU-s ` +
-      `(${mbps(bytes, ins.seconds)} MB/s wall, ${mbps(bytes, ins.cpuSeconds)} MB/s per CPU-s; ${medians(ins)}), peak RSS ${ins.peakRssMiB.toFixed(0)} MiB`);
+    console.log(
+      `  ${label}, ${(bytes / 1e6).toFixed(0)} MB, ${ins.nodes.toLocaleString('en-US')} nodes: inspect ${ins.seconds.toFixed(2)} s wall, ${ins.cpuSeconds.toFixed(2)} CPU-s ` +
+        `(${mbps(bytes, ins.seconds)} MB/s wall, ${mbps(bytes, ins.cpuSeconds)} MB/s per CPU-s; ${medians(ins)}), peak RSS ${ins.peakRssMiB.toFixed(0)} MiB`,
+    );
     if (py.reason) continue;
     const w = wholeProcess(py, dir, file, runs);
     const p = w.pythonInProcess;
     if (p.nodes !== ins.nodes) throw new Error(`Python read ${p.nodes} nodes, inspect ${ins.nodes}`);
-    console.log(`    in-process, Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s (${medians(p)}), peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
-      `inspect is ${(p.seconds / ins.seconds).toFixed(1)}x faster by wall time, ${(p.cpuSeconds / ins.cpuSeconds).toFixed(1)}x by CPU time ` +
-      `(medians: ${(p.medianSeconds / ins.medianSeconds).toFixed(1)}x, ${(p.medianCpuSeconds / ins.medianCpuSeconds).toFixed(1)}x)`);
-    console.log(`    whole process, start to exit, median (min–max) of ${runs} in turn: \`tracewatt inspect\` ${seconds(w.ours.wall)} wall${w.ours.cpu ? `, ${seconds(w.ours.cpu)} CPU` : ''}; ` +
-      `Python (protobuf ${p.implementation} backend) ${seconds(w.python.wall)} wall${w.python.cpu ? `, ${seconds(w.python.cpu)} CPU` : ''} → ` +
-      `tracewatt is ${times(w.wallRatio)} faster by wall time${w.cpuRatio ? `, ${times(w.cpuRatio)} by CPU time` : ''}`);
+    console.log(
+      `    in-process, Python (protobuf ${p.implementation} backend): ${p.seconds.toFixed(2)} s wall, ${p.cpuSeconds.toFixed(2)} CPU-s (${medians(p)}), peak RSS ${p.peakRssMiB.toFixed(0)} MiB → ` +
+        `inspect is ${(p.seconds / ins.seconds).toFixed(1)}x faster by wall time, ${(p.cpuSeconds / ins.cpuSeconds).toFixed(1)}x by CPU time ` +
+        `(medians: ${(p.medianSeconds / ins.medianSeconds).toFixed(1)}x, ${(p.medianCpuSeconds / ins.medianCpuSeconds).toFixed(1)}x)`,
+    );
+    console.log(
+      `    whole process, start to exit, median (min–max) of ${runs} in turn: \`tracewatt inspect\` ${seconds(w.ours.wall)} wall${w.ours.cpu ? `, ${seconds(w.ours.cpu)} CPU` : ''}; ` +
+        `Python (protobuf ${p.implementation} backend) ${seconds(w.python.wall)} wall${w.python.cpu ? `, ${seconds(w.python.cpu)} CPU` : ''} → ` +
+        `tracewatt is ${times(w.wallRatio)} faster by wall time${w.cpuRatio ? `, ${times(w.cpuRatio)} by CPU time` : ''}`,
+    );
   }
   const s = run('inspect', small);
-  console.log(`  32 ranks x 20,000 small nodes, ${(smallBytes / 1e6).toFixed(1)} MB: inspect ${s.seconds.toFixed(2)} s wall, ${s.cpuSeconds.toFixed(2)} CPU-s ` +
-    `(${mbps(smallBytes, s.seconds)} MB/s wall, ${mbps(smallBytes, s.cpuSeconds)} MB/s per CPU-s; ${medians(s)}), peak RSS ${s.peakRssMiB.toFixed(0)} MiB`);
+  console.log(
+    `  32 ranks x 20,000 small nodes, ${(smallBytes / 1e6).toFixed(1)} MB: inspect ${s.seconds.toFixed(2)} s wall, ${s.cpuSeconds.toFixed(2)} CPU-s ` +
+      `(${mbps(smallBytes, s.seconds)} MB/s wall, ${mbps(smallBytes, s.cpuSeconds)} MB/s per CPU-s; ${medians(s)}), peak RSS ${s.peakRssMiB.toFixed(0)} MiB`,
+  );
   if (args.includes('--gb')) {
     const gb = path.join(dir, 'gb.0.et');
     writeRepeated(gb, 1e9);
     rmSync(unique);
-    for (const [label, file] of [[`${mb} MB`, repeated], ['1 GB', gb]]) {
+    for (const [label, file] of [
+      [`${mb} MB`, repeated],
+      ['1 GB', gb],
+    ]) {
       const d = run('decode', file);
       const size = statSync(file).size;
-      console.log(`  full decode (every node built), ${label} (${(size / 1e6).toFixed(0)} MB, ${d.nodes.toLocaleString('en-US')} nodes): ${d.seconds.toFixed(2)} s, ` +
-        `${mbps(size, d.cpuSeconds)} MB/s per CPU-s, peak RSS ${d.peakRssMiB.toFixed(0)} MiB`);
+      console.log(
+        `  full decode (every node built), ${label} (${(size / 1e6).toFixed(0)} MB, ${d.nodes.toLocaleString('en-US')} nodes): ${d.seconds.toFixed(2)} s, ` +
+          `${mbps(size, d.cpuSeconds)} MB/s per CPU-s, peak RSS ${d.peakRssMiB.toFixed(0)} MiB`,
+      );
     }
   }
 } finally {

@@ -38,17 +38,32 @@ async function runPhase() {
   const s = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage();
   const mb = statSync(file).size / 1e6;
-  console.log(JSON.stringify({
-    phase, seconds: +s.toFixed(2), cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2), mbPerS: +(mb / s).toFixed(1), records: count,
-    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
-  }));
+  console.log(
+    JSON.stringify({
+      phase,
+      seconds: +s.toFixed(2),
+      cpuSeconds: +((cpu.user + cpu.system) / 1e6).toFixed(2),
+      mbPerS: +(mb / s).toFixed(1),
+      records: count,
+      peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    }),
+  );
 }
 
 if (phase && file) await runPhase();
 else {
   const mbWanted = Number(arg('--mb')) || 100;
   const dir = path.join(here, '..', 'traces', 'pytorch-real', 'dlrm');
-  const src = JSON.parse(gunzipSync(readFileSync(path.join(dir, readdirSync(dir).find((f) => f.startsWith('worker0_'))))).toString('utf8'));
+  const src = JSON.parse(
+    gunzipSync(
+      readFileSync(
+        path.join(
+          dir,
+          readdirSync(dir).find((f) => f.startsWith('worker0_')),
+        ),
+      ),
+    ).toString('utf8'),
+  );
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'tw-bench-kineto-'));
   const big = path.join(tmp, 'big.pt.trace.json');
   const events = src.traceEvents.filter((e) => !/^ProfilerStep#/.test(e.name ?? ''));
@@ -57,20 +72,38 @@ else {
   const shiftUs = 30000;
   const host = events.find((e) => e.cat === 'cpu_op');
   const t0 = events.filter((e) => e.ph === 'X').reduce((a, e) => Math.min(a, e.ts), Infinity);
-  const step = { ph: 'X', cat: 'user_annotation', name: 'ProfilerStep#1', pid: host.pid, tid: host.tid, ts: t0 - 20000, dur: copies * shiftUs + 40000, args: {} };
+  const step = {
+    ph: 'X',
+    cat: 'user_annotation',
+    name: 'ProfilerStep#1',
+    pid: host.pid,
+    tid: host.tid,
+    ts: t0 - 20000,
+    dur: copies * shiftUs + 40000,
+    args: {},
+  };
   const { traceEvents: _events, ...rest } = src;
   const parts = [`${JSON.stringify(rest).slice(0, -1)},"traceEvents":[`, JSON.stringify(step)];
   for (let i = 0; i < copies; i++) {
-    parts.push(',' + one.replace(/"ts":(\d+)/g, (_, t) => `"ts":${Number(t) + i * shiftUs}`)
-      .replace(/"(correlation|External id|id)":(\d+)/g, (_, k, c) => `"${k}":${Number(c) + i * 1000000}`));
+    parts.push(
+      `,${one
+        .replace(/"ts":(\d+)/g, (_, t) => `"ts":${Number(t) + i * shiftUs}`)
+        .replace(/"(correlation|External id|id)":(\d+)/g, (_, k, c) => `"${k}":${Number(c) + i * 1000000}`)}`,
+    );
   }
   parts.push(']}');
   writeFileSync(big, parts.join(''));
-  console.log(`Kineto trace: ${(statSync(big).size / 1e6).toFixed(1)} MB (${copies} copies of the real DLRM rank-0 trace, one ProfilerStep over all)`);
+  console.log(
+    `Kineto trace: ${(statSync(big).size / 1e6).toFixed(1)} MB (${copies} copies of the real DLRM rank-0 trace, one ProfilerStep over all)`,
+  );
   try {
     for (const p of (arg('--phases') ?? 'json-parse-baseline,profile,full,import').split(',')) {
-      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', big], { encoding: 'utf8' });
-      process.stdout.write(r.stdout || `${p} failed: ${(r.stderr ?? '').split('\n').find((l) => /Error/.test(l)) ?? r.status}\n`);
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--phase', p, '--file', big], {
+        encoding: 'utf8',
+      });
+      process.stdout.write(
+        r.stdout || `${p} failed: ${(r.stderr ?? '').split('\n').find((l) => /Error/.test(l)) ?? r.status}\n`,
+      );
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });

@@ -20,8 +20,31 @@ const dir = mkdtempSync(path.join(tmpdir(), 'tw-bench-scale-'));
 try {
   const prefix = path.join(dir, 'llama70b');
   const t0 = process.hrtime.bigint();
-  const gen = spawnSync(process.execPath, [main, 'generate', 'llm', '--model', 'llama2-70b', '--tp', '8', '--pp', '8', '--dp', String(dp),
-    '--micro-batch', '1', '--global-batch', String(8 * dp), '--seq', '4096', '--out', prefix], { encoding: 'utf8' });
+  const gen = spawnSync(
+    process.execPath,
+    [
+      main,
+      'generate',
+      'llm',
+      '--model',
+      'llama2-70b',
+      '--tp',
+      '8',
+      '--pp',
+      '8',
+      '--dp',
+      String(dp),
+      '--micro-batch',
+      '1',
+      '--global-batch',
+      String(8 * dp),
+      '--seq',
+      '4096',
+      '--out',
+      prefix,
+    ],
+    { encoding: 'utf8' },
+  );
   if (gen.status !== 0) throw new Error(gen.stderr);
   console.log(`generated ${8 * 8 * dp} ranks in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(1)} s`);
   reportModes(`LLaMA-2-70B, ${8 * 8 * dp} ranks`, prefix, modes);

@@ -20,24 +20,32 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const nodesPerRank = Number(process.argv[2] ?? 20000);
 const windowNodes = Number(process.argv[3] ?? 4096);
 const system = parseSystemConfig('bench-sys.json', JSON.stringify(BENCH_SYSTEM));
-const power = parsePowerConfig('bench-power.json', JSON.stringify({
-  gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 },
-  network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
-}));
+const power = parsePowerConfig(
+  'bench-power.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 80 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
+  }),
+);
 
 async function bench(label, networkYaml, ranks, perRank, seed) {
   const network = parseNetworkConfig('bench-net.yml', networkYaml);
   const sources = chainSources(chakra, ranks, perRank, seed);
   let peakRss = process.memoryUsage().rss;
-  const timer = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 20);
+  const timer = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 20);
   const t0 = process.hrtime.bigint();
   const res = await replay(sources, { system, network, power, windowNodes, identicalRanksOnce: false });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   clearInterval(timer);
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
-  console.log(`${label}: ${res.nodes} nodes, ${res.events} events in ${s.toFixed(2)} s → ${Math.round(res.events / s)} events/s, ` +
-    `${Math.round(res.nodes / s)} nodes/s; makespan ${res.makespanNs} ns, rank 0 ${res.ranks[0].finishNs} ns; ` +
-    `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (window ${windowNodes} nodes/rank)`);
+  console.log(
+    `${label}: ${res.nodes} nodes, ${res.events} events in ${s.toFixed(2)} s → ${Math.round(res.events / s)} events/s, ` +
+      `${Math.round(res.nodes / s)} nodes/s; makespan ${res.makespanNs} ns, rank 0 ${res.ranks[0].finishNs} ns; ` +
+      `peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB (window ${windowNodes} nodes/rank)`,
+  );
 }
 
 /** The 32-rank trace written as files, replayed in a child process (peak RSS: the issue-13 target is ≤ 250 MiB). */
@@ -45,7 +53,11 @@ function benchFiles(perRank) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tw-bench-replay-'));
   try {
     const prefix = path.join(dir, 'chain');
-    const write = spawnSync(process.execPath, [path.join(here, 'write-chain-trace.mjs'), prefix, '32', String(perRank)], { encoding: 'utf8' });
+    const write = spawnSync(
+      process.execPath,
+      [path.join(here, 'write-chain-trace.mjs'), prefix, '32', String(perRank)],
+      { encoding: 'utf8' },
+    );
     if (write.status !== 0) throw new Error(write.stderr);
     reportModes('32 ranks from files (default window)', prefix);
   } finally {

@@ -10,7 +10,18 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benches = process.argv.includes('--check')
   ? ['bench-check.mjs']
-  : ['bench-startup.mjs', 'bench-codec.mjs', 'bench-inspect.mjs', 'bench-annotate.mjs', 'bench-replay.mjs', 'bench-replay-scale.mjs', 'bench-generate.mjs', 'bench-kineto.mjs', 'bench-plan.mjs', 'bench-csv.mjs'];
+  : [
+      'bench-startup.mjs',
+      'bench-codec.mjs',
+      'bench-inspect.mjs',
+      'bench-annotate.mjs',
+      'bench-replay.mjs',
+      'bench-replay-scale.mjs',
+      'bench-generate.mjs',
+      'bench-kineto.mjs',
+      'bench-plan.mjs',
+      'bench-csv.mjs',
+    ];
 let failed = 0;
 for (const b of benches) {
   const file = path.join(here, b);

@@ -42,7 +42,8 @@ async function warmCodeCache() {
   const { entry, script } = runBundle(CLI_BUNDLE.file);
   for (const argv of [['--help'], ['--version'], ['inspect', '--help']]) {
     const code = await entry.runCli(argv, io);
-    if (code !== 0) throw new Error(`the bundle's \`tracewatt ${argv.join(' ')}\` exited ${code}: ${text.split('\n')[0]}`);
+    if (code !== 0)
+      throw new Error(`the bundle's \`tracewatt ${argv.join(' ')}\` exited ${code}: ${text.split('\n')[0]}`);
   }
   if (!text.includes('Usage: tracewatt')) throw new Error('the bundle printed no usage for --help');
   return script.createCachedData();
@@ -52,17 +53,27 @@ async function warmCodeCache() {
 await rm(cache, { force: true });
 try {
   const { rolldown } = await import('rolldown');
-  const bundle = await rolldown({ input: path.join(dir, 'run.js'), platform: 'node', logLevel: 'warn', plugins: [keepModuleBehaviour] });
+  const bundle = await rolldown({
+    input: path.join(dir, 'run.js'),
+    platform: 'node',
+    logLevel: 'warn',
+    plugins: [keepModuleBehaviour],
+  });
   const { output } = await bundle.write({ file: out, format: 'cjs', strict: true, codeSplitting: false });
   await bundle.close();
   const [chunk] = output;
-  if (chunk.dynamicImports.length) throw new Error(`dynamic imports left in the bundle: ${chunk.dynamicImports.join(', ')}`);
+  if (chunk.dynamicImports.length)
+    throw new Error(`dynamic imports left in the bundle: ${chunk.dynamicImports.join(', ')}`);
   const modules = chunk.moduleIds.filter((m) => !m.startsWith('\0')).map((m) => path.relative(dir, m));
-  await writeFile(manifest, JSON.stringify({ modules }, null, 1) + '\n');
+  await writeFile(manifest, `${JSON.stringify({ modules }, null, 1)}\n`);
   await writeFile(cache, await warmCodeCache());
   const kib = async (f) => ((await stat(f)).size / 1024).toFixed(0);
-  console.log(`bundled the CLI: ${path.relative(process.cwd(), out)} (${modules.length} modules, ${await kib(out)} KiB; code cache ${await kib(cache)} KiB)`);
+  console.log(
+    `bundled the CLI: ${path.relative(process.cwd(), out)} (${modules.length} modules, ${await kib(out)} KiB; code cache ${await kib(cache)} KiB)`,
+  );
 } catch (e) {
   for (const f of [out, manifest, cache]) await rm(f, { force: true });
-  console.warn(`CLI not bundled (${e.message.split('\n')[0]}): the tracewatt executable will load its modules one by one`);
+  console.warn(
+    `CLI not bundled (${e.message.split('\n')[0]}): the tracewatt executable will load its modules one by one`,
+  );
 }

@@ -20,10 +20,14 @@ try {
   await bundle.close();
   // Files only: the bundler's own virtual modules (ids starting with \0, e.g. its runtime) have no file to compare.
   const modules = output[0].moduleIds.filter((m) => !m.startsWith('\0')).map((m) => path.relative(dir, m));
-  await writeFile(manifest, JSON.stringify({ modules }, null, 1) + '\n');
-  console.log(`bundled the annotate worker: ${path.relative(process.cwd(), out)} (${modules.length} modules, ${((await stat(out)).size / 1024).toFixed(0)} KiB)`);
+  await writeFile(manifest, `${JSON.stringify({ modules }, null, 1)}\n`);
+  console.log(
+    `bundled the annotate worker: ${path.relative(process.cwd(), out)} (${modules.length} modules, ${((await stat(out)).size / 1024).toFixed(0)} KiB)`,
+  );
 } catch (e) {
   await rm(out, { force: true });
   await rm(manifest, { force: true });
-  console.warn(`annotate worker not bundled (${e.message.split('\n')[0]}): worker threads will load its modules one by one`);
+  console.warn(
+    `annotate worker not bundled (${e.message.split('\n')[0]}): worker threads will load its modules one by one`,
+  );
 }

@@ -19,7 +19,9 @@ const runs = Number(opt('runs', 16));
 const freqs = JSON.stringify(String(opt('frequencies', '1410')).split(',').map(Number));
 const builds = args.map((b) => path.resolve(b));
 if (!trace || builds.length < 1) {
-  console.error('usage: node scripts/compare-annotate.mjs --trace <prefix> [--runs N] [--frequencies F,...] <build> <build> ...');
+  console.error(
+    'usage: node scripts/compare-annotate.mjs --trace <prefix> [--runs N] [--frequencies F,...] <build> <build> ...',
+  );
   process.exit(2);
 }
 
@@ -29,7 +31,11 @@ try {
   for (let k = 0; k < runs; k++) {
     for (const b of k % 2 ? [...builds].reverse() : builds) {
       const out = path.join(dir, `out-${k}`);
-      const child = spawnSync(process.execPath, [path.join(b, 'scripts', 'bench-annotate.mjs'), '--measure', trace, path.join(out, 'bench'), freqs], { encoding: 'utf8' });
+      const child = spawnSync(
+        process.execPath,
+        [path.join(b, 'scripts', 'bench-annotate.mjs'), '--measure', trace, path.join(out, 'bench'), freqs],
+        { encoding: 'utf8' },
+      );
       if (child.status !== 0) throw new Error(`${b}: measurement failed: ${child.stderr}`);
       results.get(b).push(JSON.parse(child.stdout.trim().split('\n').pop()));
       rmSync(out, { recursive: true, force: true });
@@ -42,6 +48,8 @@ const median = (xs) => [...xs].sort((a, c) => a - c)[xs.length >> 1];
 for (const [b, rs] of results) {
   const s = median(rs.map((r) => r.s));
   const cpu = rs[0].cpuS === undefined ? 'n/a' : median(rs.map((r) => r.cpuS)).toFixed(3);
-  console.log(`${b}: ${runs} runs, median ${s.toFixed(3)} s (min ${Math.min(...rs.map((r) => r.s)).toFixed(3)}), ` +
-    `${(rs[0].annotated / s / 1e6).toFixed(2)} M annotated nodes/s at the median, median CPU ${cpu} s`);
+  console.log(
+    `${b}: ${runs} runs, median ${s.toFixed(3)} s (min ${Math.min(...rs.map((r) => r.s)).toFixed(3)}), ` +
+      `${(rs[0].annotated / s / 1e6).toFixed(2)} M annotated nodes/s at the median, median CPU ${cpu} s`,
+  );
 }

@@ -27,7 +27,10 @@ for (const doc of exampleDocuments(root)) {
   const out = text.replace(EXAMPLE_BLOCK, (all, kind, args, maxLines) => {
     if (only.length && !only.some((t) => args.includes(t))) return all;
     const r = spawnSync(process.execPath, [path.join(root, 'dist', 'cli', 'main.js'), ...splitArgs(args)], {
-      cwd: root, encoding: 'utf8', env: { ...process.env, COLUMNS: '120' }, maxBuffer: 1 << 26,
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, COLUMNS: '120' },
+      maxBuffer: 1 << 26,
     });
     const lines = cutLines(r.stdout + r.stderr, Number(maxLines ?? 40));
     const exit = r.status === 0 ? '' : `\n(exit code ${r.status})`;

@@ -7,7 +7,7 @@ import { COMMANDS } from '../dist/cli/commands/index.js';
 import { renderReference, replaceReference } from '../dist/cli/reference.js';
 
 if (process.argv.includes('--print')) {
-  process.stdout.write(renderReference(COMMANDS) + '\n');
+  process.stdout.write(`${renderReference(COMMANDS)}\n`);
 } else {
   const reference = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'reference.md');
   writeFileSync(reference, replaceReference(readFileSync(reference, 'utf8'), renderReference(COMMANDS)));

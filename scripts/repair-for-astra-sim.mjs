@@ -9,7 +9,8 @@ export function repairForAstraSim(chakra, nodes) {
   for (const n of nodes) {
     n.dataDeps = n.dataDeps.filter((d) => ids.has(d));
     n.ctrlDeps = n.ctrlDeps.filter((d) => ids.has(d));
-    const hostCollective = n.type === NodeType.COMM_COLL_NODE && attrInt(n, 'comm_type') === undefined && attrBool(n, 'is_cpu_op') === true;
+    const hostCollective =
+      n.type === NodeType.COMM_COLL_NODE && attrInt(n, 'comm_type') === undefined && attrBool(n, 'is_cpu_op') === true;
     if (hostCollective) n.type = NodeType.COMP_NODE;
   }
   return nodes;

@@ -18,14 +18,17 @@ export function replayInChild(prefix, mode) {
   try {
     const runner = path.join(dir, 'run.mjs');
     // The command table is loaded first, as the tracewatt command loads it, so the peak RSS is the command's.
-    writeFileSync(runner, `await import(${JSON.stringify(commands)});
+    writeFileSync(
+      runner,
+      `await import(${JSON.stringify(commands)});
 import { replayFiles } from ${JSON.stringify(replayIndex)};
 const res = await replayFiles({ trace: process.argv[2], system: process.argv[2] + '.system.json', network: process.argv[2] + '.network.yml', identicalRanksOnce: process.argv[3] === 'once' });
 const u = process.resourceUsage();
 console.log(JSON.stringify({ nodes: res.nodes, makespanNs: res.makespanNs, finishes: res.ranks.map((r) => r.finishNs).join(','),
   classes: res.diagnostics.find((d) => d.code === 'replay.identical-ranks-simulated-once')?.samples[0]?.message.split(';')[0] ?? null,
   cpuS: (u.userCPUTime + u.systemCPUTime) / 1e6, peakRssMiB: u.maxRSS / 1024 }));
-`);
+`,
+    );
     const t0 = process.hrtime.bigint();
     const r = spawnSync(process.execPath, [runner, prefix, mode], { encoding: 'utf8', maxBuffer: 1 << 28 });
     const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -42,8 +45,10 @@ export function reportModes(label, prefix, modes = ['once', 'every']) {
   for (const mode of modes) {
     const r = replayInChild(prefix, mode);
     first ??= r.finishes;
-    console.log(`${label}, ${mode === 'once' ? 'as tracewatt replay runs it' : 'every rank simulated'}: ${r.nodes} nodes in ${r.wallS.toFixed(2)} s wall, ` +
-      `${r.cpuS.toFixed(2)} CPU-s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB; makespan ${r.makespanNs} ns` +
-      `${r.classes ? ` (${r.classes})` : ''}${mode === 'every' ? `; per-rank finishes ${r.finishes === first ? 'equal' : 'DIFFER from'} the first run's` : ''}`);
+    console.log(
+      `${label}, ${mode === 'once' ? 'as tracewatt replay runs it' : 'every rank simulated'}: ${r.nodes} nodes in ${r.wallS.toFixed(2)} s wall, ` +
+        `${r.cpuS.toFixed(2)} CPU-s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB; makespan ${r.makespanNs} ns` +
+        `${r.classes ? ` (${r.classes})` : ''}${mode === 'every' ? `; per-rank finishes ${r.finishes === first ? 'equal' : 'DIFFER from'} the first run's` : ''}`,
+    );
   }
 }

@@ -13,10 +13,14 @@ const { replay } = await import(`${dist}/engines/replay/index.js`);
 const { parseNetworkConfig, parsePowerConfig, parseSystemConfig } = await import(`${dist}/formats/astra/index.js`);
 const { emptyNode, makeAttr, NodeType } = await import(`${dist}/formats/chakra/index.js`);
 
-const power = parsePowerConfig('p.json', JSON.stringify({
-  gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 },
-  network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
-}));
+const power = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 80 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
+  }),
+);
 const out = {};
 for (const c of equalArrivalMatrix()) {
   const network = parseNetworkConfig('n.yml', c.networkYaml);
@@ -24,7 +28,8 @@ for (const c of equalArrivalMatrix()) {
   const sources = Array.from({ length: c.ranks }, (_, rank) => {
     let done = false;
     return {
-      rank, file: `m.${rank}.et`,
+      rank,
+      file: `m.${rank}.et`,
       async nextBatch() {
         if (done) return null;
         done = true;

@@ -17,11 +17,13 @@ import { fitNetwork } from '../dist/engines/netfit/index.js';
 import { replayFiles, replayFilesAsMeasured, resolvePower } from '../dist/engines/replay/index.js';
 import { networkFitYaml } from '../dist/report/netfit-text.js';
 
-const { values: o } = parseArgs({ options: {
-  dir: { type: 'string', default: 'traces/pytorch-real/dlrm' },
-  system: { type: 'string', default: 'traces/configs/sys_ring_example.json' },
-  network: { type: 'string', default: 'traces/configs/Switch_8npus.yml' },
-} });
+const { values: o } = parseArgs({
+  options: {
+    dir: { type: 'string', default: 'traces/pytorch-real/dlrm' },
+    system: { type: 'string', default: 'traces/configs/sys_ring_example.json' },
+    network: { type: 'string', default: 'traces/configs/Switch_8npus.yml' },
+  },
+});
 const ms = (ns) => (ns / 1e6).toFixed(3);
 
 /** Per rank, the ProfilerStep's duration (ns) as the raw Kineto JSON writes it. */
@@ -50,17 +52,32 @@ try {
     const fit = await fitNetwork({ trace: prefix, system: o.system, network: o.network });
     const fitted = `${prefix}.fitted.yml`;
     await writeFile(fitted, networkFitYaml(fit));
-    const rows = [{ replay: 'measured (raw Kineto ProfilerStep)', ...Object.fromEntries(measured.map((m, r) => [`rank ${r}`, ms(m)])) }];
+    const rows = [
+      {
+        replay: 'measured (raw Kineto ProfilerStep)',
+        ...Object.fromEntries(measured.map((m, r) => [`rank ${r}`, ms(m)])),
+      },
+    ];
     const row = (name, ranks) => {
       const out = { replay: name };
-      for (const x of ranks) out[`rank ${x.rank}`] = `${ms(x.finishNs)} (${((100 * (x.finishNs - measured[x.rank])) / measured[x.rank]).toFixed(1)} %)`;
+      for (const x of ranks)
+        out[`rank ${x.rank}`] =
+          `${ms(x.finishNs)} (${((100 * (x.finishNs - measured[x.rank])) / measured[x.rank]).toFixed(1)} %)`;
       rows.push(out);
     };
     row('as measured', (await replayFilesAsMeasured({ trace: prefix, power })).ranks);
-    row(`modelled, ${path.basename(o.network)} (before the fit)`, (await replayFiles({ trace: prefix, system: o.system, network: o.network })).ranks);
+    row(
+      `modelled, ${path.basename(o.network)} (before the fit)`,
+      (await replayFiles({ trace: prefix, system: o.system, network: o.network })).ranks,
+    );
     row('modelled, fitted network', (await replayFiles({ trace: prefix, system: o.system, network: fitted })).ranks);
-    row('modelled, fitted, ranks started together', (await replayFiles({ trace: prefix, system: o.system, network: fitted, startAsMeasured: false })).ranks);
-    console.log(`\n${label} --dir ${o.dir}; fit: ${fit.dims.map((d) => `dimension ${d.dim} ${d.givenBandwidthGBps} → ${d.fittedBandwidthGBps} GB/s, ${d.givenLatencyNs} → ${d.fittedLatencyNs} ns`).join('; ')}`);
+    row(
+      'modelled, fitted, ranks started together',
+      (await replayFiles({ trace: prefix, system: o.system, network: fitted, startAsMeasured: false })).ranks,
+    );
+    console.log(
+      `\n${label} --dir ${o.dir}; fit: ${fit.dims.map((d) => `dimension ${d.dim} ${d.givenBandwidthGBps} → ${d.fittedBandwidthGBps} GB/s, ${d.givenLatencyNs} → ${d.fittedLatencyNs} ns`).join('; ')}`,
+    );
     console.table(rows);
   }
 } finally {

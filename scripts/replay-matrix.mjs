@@ -12,7 +12,10 @@ const COMM_TYPES = { ALL_REDUCE: 0, ALL_GATHER: 2, ALL_TO_ALL: 6, REDUCE_SCATTER
 export function equalArrivalMatrix() {
   const cases = [];
   for (const [net, networkYaml] of Object.entries(NETWORKS)) {
-    const dims = networkYaml.match(/npus_count: \[([^\]]*)\]/)[1].split(',').map(Number);
+    const dims = networkYaml
+      .match(/npus_count: \[([^\]]*)\]/)[1]
+      .split(',')
+      .map(Number);
     const ranks = dims.reduce((a, b) => a * b, 1);
     for (const impl of ['ring', 'direct', 'halvingDoubling']) {
       for (const optimization of ['localBWAware', 'baseline']) {
@@ -27,12 +30,22 @@ export function equalArrivalMatrix() {
                 const list = Array(dims.length).fill(impl);
                 cases.push({
                   name: `${net} ${impl} ${optimization} splits=${splits} active=${active} ${kind} ${bytes}`,
-                  networkYaml, ranks, commType, bytes,
+                  networkYaml,
+                  ranks,
+                  commType,
+                  bytes,
                   system: {
-                    'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': active,
-                    'preferred-dataset-splits': splits, 'all-reduce-implementation': list, 'all-gather-implementation': list,
-                    'reduce-scatter-implementation': list, 'all-to-all-implementation': Array(dims.length).fill(hd ? 'ring' : impl),
-                    'collective-optimization': optimization, 'local-mem-bw': hd ? 1e9 : 1600, 'peak-perf': 900,
+                    'scheduling-policy': 'LIFO',
+                    'endpoint-delay': 10,
+                    'active-chunks-per-dimension': active,
+                    'preferred-dataset-splits': splits,
+                    'all-reduce-implementation': list,
+                    'all-gather-implementation': list,
+                    'reduce-scatter-implementation': list,
+                    'all-to-all-implementation': Array(dims.length).fill(hd ? 'ring' : impl),
+                    'collective-optimization': optimization,
+                    'local-mem-bw': hd ? 1e9 : 1600,
+                    'peak-perf': 900,
                   },
                 });
               }

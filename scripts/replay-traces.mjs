@@ -29,7 +29,11 @@ export function chainBatches(chakra, rank, count, seed) {
     for (const end = Math.min(count, next + 1024); next < end; next++) {
       const id = BigInt(rank * count + next);
       const isColl = next % 2 === 1;
-      const n = emptyNode(id, isColl ? `allreduce${next}` : `comp${next}`, isColl ? NodeType.COMM_COLL_NODE : NodeType.COMP_NODE);
+      const n = emptyNode(
+        id,
+        isColl ? `allreduce${next}` : `comp${next}`,
+        isColl ? NodeType.COMM_COLL_NODE : NodeType.COMP_NODE,
+      );
       if (next > 0) n.dataDeps = [id - 1n];
       if (isColl) n.attrs = [makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
       else n.durationMicros = random ? BigInt(1 + Math.floor(random() * 2000)) : 10n;
@@ -48,11 +52,20 @@ export function chainSources(chakra, ranks, count, seed) {
 }
 
 /** The network and system of the 32-rank benchmark: Switch(8) × Ring(4), ASTRA-sim's "example" system (4 splits). */
-export const BENCH_NETWORK_32 = 'topology: [Switch, Ring]\nnpus_count: [8, 4]\nbandwidth: [50, 50]\nlatency: [500, 500]\n';
-export const BENCH_NETWORK_1024 = 'topology: [Switch, Ring, Ring]\nnpus_count: [8, 4, 32]\nbandwidth: [50, 50, 25]\nlatency: [500, 500, 1000]\n';
+export const BENCH_NETWORK_32 =
+  'topology: [Switch, Ring]\nnpus_count: [8, 4]\nbandwidth: [50, 50]\nlatency: [500, 500]\n';
+export const BENCH_NETWORK_1024 =
+  'topology: [Switch, Ring, Ring]\nnpus_count: [8, 4, 32]\nbandwidth: [50, 50, 25]\nlatency: [500, 500, 1000]\n';
 export const BENCH_SYSTEM = {
-  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-  'all-reduce-implementation': ['ring', 'ring', 'ring'], 'all-gather-implementation': ['ring', 'ring', 'ring'],
-  'reduce-scatter-implementation': ['ring', 'ring', 'ring'], 'all-to-all-implementation': ['ring', 'ring', 'ring'],
-  'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900,
+  'scheduling-policy': 'LIFO',
+  'endpoint-delay': 10,
+  'active-chunks-per-dimension': 1,
+  'preferred-dataset-splits': 4,
+  'all-reduce-implementation': ['ring', 'ring', 'ring'],
+  'all-gather-implementation': ['ring', 'ring', 'ring'],
+  'reduce-scatter-implementation': ['ring', 'ring', 'ring'],
+  'all-to-all-implementation': ['ring', 'ring', 'ring'],
+  'collective-optimization': 'localBWAware',
+  'local-mem-bw': 1600,
+  'peak-perf': 900,
 };

@@ -8,17 +8,32 @@ const IMPL_KEY = { AR: 'all-reduce', AG: 'all-gather', A2A: 'all-to-all', RS: 'r
 
 function system(overrides) {
   return {
-    'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-    'all-reduce-implementation': ['ring'], 'all-gather-implementation': ['ring'], 'reduce-scatter-implementation': ['ring'],
-    'all-to-all-implementation': ['ring'], 'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'boost-mode': 0,
-    'roofline-enabled': 0, 'peak-perf': 900, ...overrides,
+    'scheduling-policy': 'LIFO',
+    'endpoint-delay': 10,
+    'active-chunks-per-dimension': 1,
+    'preferred-dataset-splits': 4,
+    'all-reduce-implementation': ['ring'],
+    'all-gather-implementation': ['ring'],
+    'reduce-scatter-implementation': ['ring'],
+    'all-to-all-implementation': ['ring'],
+    'collective-optimization': 'localBWAware',
+    'local-mem-bw': 1600,
+    'boost-mode': 0,
+    'roofline-enabled': 0,
+    'peak-perf': 900,
+    ...overrides,
   };
 }
 const network = (topology, npus, bandwidth, latency) =>
   `topology: [ ${topology.join(', ')} ]\nnpus_count: [ ${npus.join(', ')} ]\nbandwidth: [ ${bandwidth.join(', ')} ]\nlatency: [ ${latency.join(', ')} ]\n`;
 /** Every implementation list set to `impl` on `dims` dimensions (halving-doubling has no all-to-all: ring there). */
-const implementations = (impl, dims) => Object.fromEntries(Object.values(IMPL_KEY).map((k) =>
-  [`${k}-implementation`, Array(dims).fill(k === 'all-to-all' && impl === 'halvingDoubling' ? 'ring' : impl)]));
+const implementations = (impl, dims) =>
+  Object.fromEntries(
+    Object.values(IMPL_KEY).map((k) => [
+      `${k}-implementation`,
+      Array(dims).fill(k === 'all-to-all' && impl === 'halvingDoubling' ? 'ring' : impl),
+    ]),
+  );
 const skewUs = (rank, a, m) => 5 + ((a * rank) % m);
 
 export function skewCases(chakra, generateLlmTraces) {
@@ -36,13 +51,16 @@ export function skewCases(chakra, generateLlmTraces) {
     return n;
   };
   const cases = [];
-  const add = (name, ranks, nodesOf, sys, net, commGroups) => cases.push({ name, ranks, nodesOf, system: sys, network: net, commGroups });
+  const add = (name, ranks, nodesOf, sys, net, commGroups) =>
+    cases.push({ name, ranks, nodesOf, system: sys, network: net, commGroups });
 
   // 1-D: one collective after a skewed compute (and the same with equal arrivals and an odd size), per
   // implementation × topology × collective; direct also with an endpoint delay long enough to reorder its rounds.
   const oneD = {
-    Ring8: network(['Ring'], [8], [50], [500]), Switch8: network(['Switch'], [8], [50], [500]),
-    FC4: network(['FullyConnected'], [4], [100], [700]), Ring4: network(['Ring'], [4], [50], [500]),
+    Ring8: network(['Ring'], [8], [50], [500]),
+    Switch8: network(['Switch'], [8], [50], [500]),
+    FC4: network(['FullyConnected'], [4], [100], [700]),
+    Ring4: network(['Ring'], [4], [50], [500]),
   };
   for (const [net, yml] of Object.entries(oneD)) {
     const n = Number(yml.match(/npus_count: \[ (\d+)/)[1]);
@@ -51,7 +69,13 @@ export function skewCases(chakra, generateLlmTraces) {
         if (impl === 'halvingDoubling' && k === 'A2A') continue;
         for (const ep of impl === 'direct' ? [10, 700] : [10]) {
           const sys = system({ 'endpoint-delay': ep, [`${IMPL_KEY[k]}-implementation`]: [impl] });
-          add(`m_${net}_${impl}_${k}_ep${ep}`, n, (r) => [comp(0, skewUs(r, 37, 61)), coll(1, type, 1 << 20, [0])], sys, yml);
+          add(
+            `m_${net}_${impl}_${k}_ep${ep}`,
+            n,
+            (r) => [comp(0, skewUs(r, 37, 61)), coll(1, type, 1 << 20, [0])],
+            sys,
+            yml,
+          );
           add(`m_${net}_${impl}_${k}_ep${ep}_eq`, n, () => [comp(0, 10), coll(1, type, 1000003, [0])], sys, yml);
         }
       }
@@ -61,66 +85,160 @@ export function skewCases(chakra, generateLlmTraces) {
   const s4r2 = network(['Switch', 'Ring'], [4, 2], [50, 25], [500, 1000]);
   const r2r2r2 = network(['Ring', 'Ring', 'Ring'], [2, 2, 2], [50, 40, 25], [500, 700, 1000]);
   const s2r4 = network(['Switch', 'Ring'], [2, 4], [50, 50], [500, 500]);
-  for (const [net, yml, dims] of [['S4R2', s4r2, 2], ['R2R2R2', r2r2r2, 3], ['S2R4', s2r4, 2]]) {
+  for (const [net, yml, dims] of [
+    ['S4R2', s4r2, 2],
+    ['R2R2R2', r2r2r2, 3],
+    ['S2R4', s2r4, 2],
+  ]) {
     for (const impl of ['ring', 'direct', 'halvingDoubling']) {
       for (const opt of ['localBWAware', 'baseline']) {
         for (const active of [1, 2]) {
           const sys = system({
-            ...implementations(impl, dims), 'collective-optimization': opt, 'active-chunks-per-dimension': active,
-            'preferred-dataset-splits': active === 2 ? 8 : 4, 'scheduling-policy': active === 2 ? 'FIFO' : 'LIFO',
+            ...implementations(impl, dims),
+            'collective-optimization': opt,
+            'active-chunks-per-dimension': active,
+            'preferred-dataset-splits': active === 2 ? 8 : 4,
+            'scheduling-policy': active === 2 ? 'FIFO' : 'LIFO',
           });
           for (const [k, type] of Object.entries(COMM)) {
             if (impl === 'halvingDoubling' && k === 'A2A') continue;
-            add(`d_${net}_${impl}_${opt}_a${active}_${k}`, 8,
-              (r) => [comp(0, skewUs(r, 13, 40)), coll(1, type, 1 << 20, [0]), comp(2, 1 + (r % 3), [1]), coll(3, type, 300000, [2])], sys, yml);
+            add(
+              `d_${net}_${impl}_${opt}_a${active}_${k}`,
+              8,
+              (r) => [
+                comp(0, skewUs(r, 13, 40)),
+                coll(1, type, 1 << 20, [0]),
+                comp(2, 1 + (r % 3), [1]),
+                coll(3, type, 300000, [2]),
+              ],
+              sys,
+              yml,
+            );
           }
         }
       }
     }
     // involved_dim groups (no pg_name): a dimension-0 all-reduce, an all-gather on the others, a reduce-scatter on all.
-    const masks = dims === 2 ? [[true, false], [false, true], [true, true]] : [[true, false, false], [false, true, true], [true, true, true]];
+    const masks =
+      dims === 2
+        ? [
+            [true, false],
+            [false, true],
+            [true, true],
+          ]
+        : [
+            [true, false, false],
+            [false, true, true],
+            [true, true, true],
+          ];
     const inv = (mask) => [makeAttr('involved_dim', 'bool_list', mask)];
-    add(`inv_${net}`, 8, (r) => [
-      comp(0, skewUs(r, 29, 50)), coll(1, COMM.AR, 1 << 20, [0], inv(masks[0])), comp(2, 1 + ((r * 5) % 7), [1]),
-      coll(3, COMM.AG, 200000, [2], inv(masks[1])), coll(4, COMM.RS, 1 << 20, [3], inv(masks[2])),
-    ], system(implementations('ring', dims)), yml);
+    add(
+      `inv_${net}`,
+      8,
+      (r) => [
+        comp(0, skewUs(r, 29, 50)),
+        coll(1, COMM.AR, 1 << 20, [0], inv(masks[0])),
+        comp(2, 1 + ((r * 5) % 7), [1]),
+        coll(3, COMM.AG, 200000, [2], inv(masks[1])),
+        coll(4, COMM.RS, 1 << 20, [3], inv(masks[2])),
+      ],
+      system(implementations('ring', dims)),
+      yml,
+    );
   }
   // Comm groups (pg_name): two disjoint groups, then a third spanning both, listed out of rank order.
   const groups = { 1: [0, 2, 4, 6], 2: [1, 3, 5, 7], 3: [3, 0, 6, 5] };
-  for (const [net, yml, dims] of [['Ring8', oneD.Ring8, 1], ['S4R2', s4r2, 2]]) {
+  for (const [net, yml, dims] of [
+    ['Ring8', oneD.Ring8, 1],
+    ['S4R2', s4r2, 2],
+  ]) {
     for (const impl of dims === 1 ? ['ring', 'direct', 'halvingDoubling'] : ['ring']) {
       const pg = (g) => [makeAttr('pg_name', 'string_val', String(g))];
-      add(`pg_${net}_${impl}`, 8, (r) => {
-        const out = [comp(0, skewUs(r, 41, 33))];
-        let id = 1;
-        let prev = 0;
-        for (const g of [r % 2 === 0 ? 1 : 2, ...(groups[3].includes(r) ? [3] : [])]) {
-          for (const type of [COMM.AR, COMM.AG]) {
-            out.push(coll(id, type, 524288, [prev], pg(g)));
-            prev = id++;
-            out.push(comp(id, 1 + ((r * 3) % 5), [prev]));
-            prev = id++;
+      add(
+        `pg_${net}_${impl}`,
+        8,
+        (r) => {
+          const out = [comp(0, skewUs(r, 41, 33))];
+          let id = 1;
+          let prev = 0;
+          for (const g of [r % 2 === 0 ? 1 : 2, ...(groups[3].includes(r) ? [3] : [])]) {
+            for (const type of [COMM.AR, COMM.AG]) {
+              out.push(coll(id, type, 524288, [prev], pg(g)));
+              prev = id++;
+              out.push(comp(id, 1 + ((r * 3) % 5), [prev]));
+              prev = id++;
+            }
           }
-        }
-        return out;
-      }, system(implementations(impl, dims)), yml, groups);
+          return out;
+        },
+        system(implementations(impl, dims)),
+        yml,
+        groups,
+      );
     }
   }
   // Generated LLM iterations with skew: every COMP node's duration + ((rank·37 + index·11) mod 9) µs; roofline off.
   const llms = [
-    ['llm_7b_tp2_pp2_dp2_1f1b', { model: 'llama2-7b', tp: 2, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 1024 }],
-    ['llm_7b_tp2_pp2_dp2_gpipe_sp_rc', { model: 'llama2-7b', tp: 2, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 1024, schedule: 'gpipe', sequenceParallel: true, recompute: 'full' }],
-    ['llm_13b_tp4_pp2_dp2_1f1b', { model: 'llama2-13b', tp: 4, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 2048 }],
-    ['llm_7b_tp2_pp2_dp8_1f1b_sp', { model: 'llama2-7b', tp: 2, pp: 2, dp: 8, microBatch: 1, globalBatch: 16, seqLen: 1024, sequenceParallel: true }],
-    ['llm_13b_tp4_pp4_dp2_gpipe_rc', { model: 'llama2-13b', tp: 4, pp: 4, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 2048, schedule: 'gpipe', recompute: 'full' }],
+    [
+      'llm_7b_tp2_pp2_dp2_1f1b',
+      { model: 'llama2-7b', tp: 2, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 1024 },
+    ],
+    [
+      'llm_7b_tp2_pp2_dp2_gpipe_sp_rc',
+      {
+        model: 'llama2-7b',
+        tp: 2,
+        pp: 2,
+        dp: 2,
+        microBatch: 1,
+        globalBatch: 8,
+        seqLen: 1024,
+        schedule: 'gpipe',
+        sequenceParallel: true,
+        recompute: 'full',
+      },
+    ],
+    [
+      'llm_13b_tp4_pp2_dp2_1f1b',
+      { model: 'llama2-13b', tp: 4, pp: 2, dp: 2, microBatch: 1, globalBatch: 8, seqLen: 2048 },
+    ],
+    [
+      'llm_7b_tp2_pp2_dp8_1f1b_sp',
+      { model: 'llama2-7b', tp: 2, pp: 2, dp: 8, microBatch: 1, globalBatch: 16, seqLen: 1024, sequenceParallel: true },
+    ],
+    [
+      'llm_13b_tp4_pp4_dp2_gpipe_rc',
+      {
+        model: 'llama2-13b',
+        tp: 4,
+        pp: 4,
+        dp: 2,
+        microBatch: 1,
+        globalBatch: 8,
+        seqLen: 2048,
+        schedule: 'gpipe',
+        recompute: 'full',
+      },
+    ],
   ];
   for (const [name, options] of llms) {
     const set = generateLlmTraces(options);
     const sys = JSON.parse(set.systemJson());
     sys['roofline-enabled'] = 0;
-    add(name, set.ranks, (r) => set.nodesOf(r).map((n, i) =>
-      (n.type === NodeType.COMP_NODE ? { ...n, durationMicros: n.durationMicros + BigInt((r * 37 + i * 11) % 9) } : n)),
-    sys, set.networkYaml());
+    add(
+      name,
+      set.ranks,
+      (r) =>
+        set
+          .nodesOf(r)
+          .map((n, i) =>
+            n.type === NodeType.COMP_NODE
+              ? { ...n, durationMicros: n.durationMicros + BigInt((r * 37 + i * 11) % 9) }
+              : n,
+          ),
+      sys,
+      set.networkYaml(),
+    );
   }
   return cases;
 }

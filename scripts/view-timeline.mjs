@@ -46,20 +46,43 @@ export function findSpeedscope() {
 export async function viewTimeline(timeline, png, { width = 1280, height = 800 } = {}) {
   const chromium = findChromium();
   const release = findSpeedscope();
-  if (!chromium) throw Object.assign(new Error('chromium not found (PATH or TRACEWATT_CHROMIUM)'), { code: 'NO_VIEWER' });
-  if (!release) throw Object.assign(new Error('speedscope not found (npm ci installs it as a devDependency, or set TRACEWATT_SPEEDSCOPE)'), { code: 'NO_VIEWER' });
+  if (!chromium)
+    throw Object.assign(new Error('chromium not found (PATH or TRACEWATT_CHROMIUM)'), { code: 'NO_VIEWER' });
+  if (!release)
+    throw Object.assign(
+      new Error('speedscope not found (npm ci installs it as a devDependency, or set TRACEWATT_SPEEDSCOPE)'),
+      { code: 'NO_VIEWER' },
+    );
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-speedscope-'));
   try {
     const base64 = (await readFile(timeline)).toString('base64');
     const script = path.join(dir, 'profile.js');
-    await writeFile(script, `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(timeline))}, ${JSON.stringify(base64)})\n`);
+    await writeFile(
+      script,
+      `speedscope.loadFileFromBase64(${JSON.stringify(path.basename(timeline))}, ${JSON.stringify(base64)})\n`,
+    );
     const url = `${pathToFileURL(path.join(release, 'index.html')).href}#localProfilePath=${script}`;
-    const chrome = (profile, ...args) => run(chromium, [...CHROMIUM_FLAGS, `--user-data-dir=${path.join(dir, profile)}`, `--window-size=${width},${height}`,
-      '--virtual-time-budget=15000', ...args, url], { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 });
+    const chrome = (profile, ...args) =>
+      run(
+        chromium,
+        [
+          ...CHROMIUM_FLAGS,
+          `--user-data-dir=${path.join(dir, profile)}`,
+          `--window-size=${width},${height}`,
+          '--virtual-time-budget=15000',
+          ...args,
+          url,
+        ],
+        { timeout: 120_000, maxBuffer: 256 * 1024 * 1024 },
+      );
     const { stdout } = await chrome('dom', '--dump-dom');
     await chrome('shot', `--screenshot=${path.resolve(png)}`);
     // The toolbar's title: "<profile name> (i/n)".
-    const text = stdout.replace(/<[^>]+>/g, '\n').split('\n').map((s) => s.trim()).filter(Boolean);
+    const text = stdout
+      .replace(/<[^>]+>/g, '\n')
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const i = text.findIndex((t) => /^\(\d+\/\d+\)$/.test(t));
     return { title: i > 0 ? `${text[i - 1]} ${text[i]}` : null, dom: stdout };
   } finally {

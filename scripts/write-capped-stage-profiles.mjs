@@ -16,19 +16,25 @@ const out = path.join(root, 'test', 'fixtures', 'perseus', 'capped');
 /** Per model: [stage, pass, knee clock (MHz), time rise at the highest clock (share)]. Stages not listed are unchanged. */
 export const CAPS = {
   'gpt3-175b': [
-    [0, 'forward', 1620, 0.012], [0, 'backward', 1650, 0.008],
+    [0, 'forward', 1620, 0.012],
+    [0, 'backward', 1650, 0.008],
     [1, 'backward', 1590, 0.015],
-    [2, 'forward', 1680, 0.006], [2, 'backward', 1620, 0.011],
-    [4, 'forward', 1605, 0.018], [4, 'backward', 1665, 0.009],
+    [2, 'forward', 1680, 0.006],
+    [2, 'backward', 1620, 0.011],
+    [4, 'forward', 1605, 0.018],
+    [4, 'backward', 1665, 0.009],
     [5, 'backward', 1635, 0.013],
-    [7, 'forward', 1650, 0.010], [7, 'backward', 1605, 0.016],
+    [7, 'forward', 1650, 0.01],
+    [7, 'backward', 1605, 0.016],
   ],
   bloom: [
     [0, 'backward', 1620, 0.011],
-    [1, 'backward', 1650, 0.007], [1, 'forward', 1500, 0.010],
+    [1, 'backward', 1650, 0.007],
+    [1, 'forward', 1500, 0.01],
     [3, 'backward', 1590, 0.016],
     [4, 'backward', 1680, 0.006],
-    [6, 'backward', 1635, 0.013], [6, 'forward', 1545, 0.008],
+    [6, 'backward', 1635, 0.013],
+    [6, 'forward', 1545, 0.008],
     [7, 'backward', 1605, 0.014],
   ],
 };
@@ -39,7 +45,14 @@ for (const [model, caps] of Object.entries(CAPS)) {
   const [header, ...lines] = readFileSync(src, 'utf8').trim().split('\n');
   const rows = lines.map((l) => {
     const [stage, instruction, frequency, time, energy] = l.split(',');
-    return { stage: Number(stage), instruction, frequency: Number(frequency), time: Number(time), energy: Number(energy), text: l };
+    return {
+      stage: Number(stage),
+      instruction,
+      frequency: Number(frequency),
+      time: Number(time),
+      energy: Number(energy),
+      text: l,
+    };
   });
   const top = Math.max(...rows.map((r) => r.frequency));
   for (const [stage, pass, knee, rise] of caps) {
@@ -52,6 +65,6 @@ for (const [model, caps] of Object.entries(CAPS)) {
     }
   }
   const file = path.join(out, `${model}+a40-capped_bf16.csv`);
-  writeFileSync(file, [header, ...rows.map((r) => r.text)].join('\n') + '\n');
+  writeFileSync(file, `${[header, ...rows.map((r) => r.text)].join('\n')}\n`);
   console.log(`wrote ${path.relative(root, file)} (${caps.length} stage passes capped)`);
 }

@@ -24,10 +24,19 @@ for (let rank = 0; rank < ranks; rank++) {
 writeFileSync(`${prefix}.network.yml`, BENCH_NETWORK_32);
 // One implementation per dimension: ASTRA-sim asserts on longer lists.
 const two = (list) => list.slice(0, 2);
-writeFileSync(`${prefix}.system.json`, JSON.stringify({
-  ...BENCH_SYSTEM, 'all-reduce-implementation': two(BENCH_SYSTEM['all-reduce-implementation']),
-  'all-gather-implementation': two(BENCH_SYSTEM['all-gather-implementation']),
-  'reduce-scatter-implementation': two(BENCH_SYSTEM['reduce-scatter-implementation']),
-  'all-to-all-implementation': two(BENCH_SYSTEM['all-to-all-implementation']), 'roofline-enabled': 0,
-}, null, 1));
+writeFileSync(
+  `${prefix}.system.json`,
+  JSON.stringify(
+    {
+      ...BENCH_SYSTEM,
+      'all-reduce-implementation': two(BENCH_SYSTEM['all-reduce-implementation']),
+      'all-gather-implementation': two(BENCH_SYSTEM['all-gather-implementation']),
+      'reduce-scatter-implementation': two(BENCH_SYSTEM['reduce-scatter-implementation']),
+      'all-to-all-implementation': two(BENCH_SYSTEM['all-to-all-implementation']),
+      'roofline-enabled': 0,
+    },
+    null,
+    1,
+  ),
+);
 console.log(`wrote ${prefix}.0.et … ${prefix}.${ranks - 1}.et, ${prefix}.network.yml, ${prefix}.system.json`);

@@ -14,12 +14,19 @@ for (const c of skewCases(chakra, generateLlmTraces)) {
   const dir = path.join(root, c.name);
   mkdirSync(dir, { recursive: true });
   // ASTRA-sim's feeder needs the global-metadata frame first.
-  for (let r = 0; r < c.ranks; r++) await chakra.writeTraceFile(path.join(dir, `t.${r}.et`), { version: '0.0.4', attrs: [] }, c.nodesOf(r));
+  for (let r = 0; r < c.ranks; r++)
+    await chakra.writeTraceFile(path.join(dir, `t.${r}.et`), { version: '0.0.4', attrs: [] }, c.nodesOf(r));
   writeFileSync(path.join(dir, 'system.json'), JSON.stringify(c.system, null, 1));
   writeFileSync(path.join(dir, 'network.yml'), c.network);
   writeFileSync(path.join(dir, 'mem.json'), JSON.stringify({ 'memory-type': 'NO_MEMORY_EXPANSION' }));
-  const entry = { name: c.name, ranks: c.ranks, workload: path.join(dir, 't'), system: path.join(dir, 'system.json'),
-    network: path.join(dir, 'network.yml'), memory: path.join(dir, 'mem.json') };
+  const entry = {
+    name: c.name,
+    ranks: c.ranks,
+    workload: path.join(dir, 't'),
+    system: path.join(dir, 'system.json'),
+    network: path.join(dir, 'network.yml'),
+    memory: path.join(dir, 'mem.json'),
+  };
   if (c.commGroups) {
     writeFileSync(path.join(dir, 'groups.json'), JSON.stringify(c.commGroups));
     entry.commGroup = path.join(dir, 'groups.json');

@@ -7,7 +7,15 @@ export { Diagnostics, type DiagnosticSummary, type DiagnosticSample } from './di
 
 // Formats: Chakra traces, profiler outputs, ASTRA-sim configs.
 export * as chakra from './formats/chakra/index.js';
-export { readProfile, readProfileInto, listProfileFormats, detectFormat, integratePower, type ReadProfileOptions, type ProfileFormat } from './formats/profiles/index.js';
+export {
+  readProfile,
+  readProfileInto,
+  listProfileFormats,
+  detectFormat,
+  integratePower,
+  type ReadProfileOptions,
+  type ProfileFormat,
+} from './formats/profiles/index.js';
 export type { KernelSample, ProfileTable } from './formats/profiles/kernel-sample.js';
 export * as astra from './formats/astra/index.js';
 
@@ -16,17 +24,42 @@ export { inspectTrace, type Inspection, type RankInspection } from './engines/tr
 export { validateTrace, type ValidationReport, type Problem } from './engines/trace/validate.js';
 export { convertTrace } from './engines/trace/convert.js';
 export {
-  fitCalibration, readCalibrateInput, accuracy, calibrationOnlyAccuracy, predictProfile, loadCalibration, saveCalibration, validateCalibration,
-  predictKernel, estimateFromRoofline, type Calibration, type AccuracyResult, type KernelPrediction,
-  predictKernelBand, fitCalibrationWithBands, fitUncertainty, type BandedPrediction, type PredictionBand,
+  fitCalibration,
+  readCalibrateInput,
+  accuracy,
+  calibrationOnlyAccuracy,
+  predictProfile,
+  loadCalibration,
+  saveCalibration,
+  validateCalibration,
+  predictKernel,
+  estimateFromRoofline,
+  type Calibration,
+  type AccuracyResult,
+  type KernelPrediction,
+  predictKernelBand,
+  fitCalibrationWithBands,
+  fitUncertainty,
+  type BandedPrediction,
+  type PredictionBand,
 } from './engines/calibrate/index.js';
 export { annotateTrace, stripAnnotation, ANNOTATION_ATTRS, type AnnotateOptions } from './engines/annotate/index.js';
 export { replay, replayFiles, type ReplayOptions } from './engines/replay/index.js';
 export { generateLlmTraces, writeLlmTraces } from './engines/generate/index.js';
 export { sweepNetwork, sweepGpu, runCaseStudy, parseSelector } from './engines/studies/index.js';
 export {
-  planPipeline, planTrace, measuredStageOptions, fittedStageOptions, quantizeOptions, pipelineGraph, graphFrontier, sweep as sweepRelaxation,
-  type PlanRecord, type PipelinePlanInput, type TracePlanInput, type StageOptions,
+  planPipeline,
+  planTrace,
+  measuredStageOptions,
+  fittedStageOptions,
+  quantizeOptions,
+  pipelineGraph,
+  graphFrontier,
+  sweep as sweepRelaxation,
+  type PlanRecord,
+  type PipelinePlanInput,
+  type TracePlanInput,
+  type StageOptions,
 } from './engines/plan/index.js';
 
 // Reports.

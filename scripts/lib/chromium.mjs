@@ -7,15 +7,23 @@ import path from 'node:path';
 
 /** No sandbox (containers), no GPU, no network traffic of its own; add --user-data-dir=<fresh folder>. */
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /** $TRACEWATT_CHROMIUM, else chromium or chromium-browser on the PATH; undefined when none is executable. */
 export function findChromium() {
   const candidates = process.env.TRACEWATT_CHROMIUM
     ? [process.env.TRACEWATT_CHROMIUM]
-    : (process.env.PATH ?? '').split(path.delimiter).flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => path.join(dir, n)));
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .flatMap((dir) => ['chromium', 'chromium-browser'].map((n) => path.join(dir, n)));
   for (const c of candidates) {
     try {
       accessSync(c, constants.X_OK);

@@ -10,12 +10,15 @@ import path from 'node:path';
 
 /** Paths (relative to the repository root) of the documents with example blocks, in the order they run. */
 export function exampleDocuments(root) {
-  const docs = readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort();
+  const docs = readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   return ['README.md', ...docs.map((f) => `docs/${f}`)];
 }
 
 /** One example block: kind (`example` or `shared-example`), ARGS, max-lines (or undefined), then the block's body. */
-export const EXAMPLE_BLOCK = /<!-- (example|shared-example): (.+?)(?: max-lines=(\d+))? -->\n([\s\S]*?)<!-- \/example -->/g;
+export const EXAMPLE_BLOCK =
+  /<!-- (example|shared-example): (.+?)(?: max-lines=(\d+))? -->\n([\s\S]*?)<!-- \/example -->/g;
 
 /** Output lines cut after `maxLines`, as a block shows them. */
 export function cutLines(text, maxLines) {

@@ -38,10 +38,17 @@ print(json.dumps({'nodes': nodes, 'seconds': time.perf_counter() - t0, 'cpuSecon
  */
 export function findPython(dir) {
   const candidates = [...new Set(['python3', '/usr/bin/python3'])];
-  const python = candidates.find((p) => spawnSync(p, ['-c', 'import google.protobuf'], { stdio: 'ignore' }).status === 0);
+  const python = candidates.find(
+    (p) => spawnSync(p, ['-c', 'import google.protobuf'], { stdio: 'ignore' }).status === 0,
+  );
   if (!python) return { reason: 'no python3 with google.protobuf (Debian: apt-get install python3-protobuf)' };
-  const protoc = spawnSync('protoc', ['--proto_path', path.join(root, 'proto'), '--python_out', dir, 'et_def.proto'], { encoding: 'utf8' });
-  if (protoc.status !== 0) return { reason: `protoc could not generate the Python module (${protoc.error?.message ?? protoc.stderr.trim()}; Debian: apt-get install protobuf-compiler)` };
+  const protoc = spawnSync('protoc', ['--proto_path', path.join(root, 'proto'), '--python_out', dir, 'et_def.proto'], {
+    encoding: 'utf8',
+  });
+  if (protoc.status !== 0)
+    return {
+      reason: `protoc could not generate the Python module (${protoc.error?.message ?? protoc.stderr.trim()}; Debian: apt-get install protobuf-compiler)`,
+    };
   const script = path.join(dir, 'read_et.py');
   writeFileSync(script, PYTHON_READER);
   return { python, script };

@@ -18,24 +18,61 @@ export function pytorchLikeNode(i) {
   const r = i % 20;
   if (r === 19) {
     return {
-      id, name: `nccl:all_reduce_${i}`, type: 7, ctrlDeps: [], dataDeps: [id - 1n], startTimeMicros: BigInt(i * 10), durationMicros: 120n,
-      inputs: null, outputs: null,
-      attrs: [attr('comm_type', 'int64_val', 0n), attr('comm_size', 'int64_val', BigInt(1 << 22)), attr('involved_dim', 'bool_list', [true, true]), attr('pg_name', 'string_val', '0'), attr('is_cpu_op', 'bool_val', false)],
+      id,
+      name: `nccl:all_reduce_${i}`,
+      type: 7,
+      ctrlDeps: [],
+      dataDeps: [id - 1n],
+      startTimeMicros: BigInt(i * 10),
+      durationMicros: 120n,
+      inputs: null,
+      outputs: null,
+      attrs: [
+        attr('comm_type', 'int64_val', 0n),
+        attr('comm_size', 'int64_val', BigInt(1 << 22)),
+        attr('involved_dim', 'bool_list', [true, true]),
+        attr('pg_name', 'string_val', '0'),
+        attr('is_cpu_op', 'bool_val', false),
+      ],
     };
   }
   const cpu = r >= 17;
   const deps = i > 4 ? [id - 1n, id - 2n, id - 4n] : [];
   return {
     id,
-    name: cpu ? `aten::linear_${i % 97}` : `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)`,
-    type: 4, ctrlDeps: i > 8 ? [id - 8n] : [], dataDeps: deps, startTimeMicros: BigInt(1_700_000_000_000 + i * 10), durationMicros: BigInt(5 + (i % 300)),
-    inputs: { values: `[[${i}, ${i + 1}, 0, 53120, 4, 'cuda:0'], [${i + 2}, ${i + 3}, 0, 4096, 4, 'cuda:0']]`, shapes: '[[4096, 13], [4096]]', types: "['Tensor(float)', 'Tensor(float)']" },
-    outputs: { values: `[[${i + 4}, ${i + 5}, 0, 53120, 4, 'cuda:0']]`, shapes: '[[4096, 13]]', types: "['Tensor(float)']" },
+    name: cpu
+      ? `aten::linear_${i % 97}`
+      : `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)`,
+    type: 4,
+    ctrlDeps: i > 8 ? [id - 8n] : [],
+    dataDeps: deps,
+    startTimeMicros: BigInt(1_700_000_000_000 + i * 10),
+    durationMicros: BigInt(5 + (i % 300)),
+    inputs: {
+      values: `[[${i}, ${i + 1}, 0, 53120, 4, 'cuda:0'], [${i + 2}, ${i + 3}, 0, 4096, 4, 'cuda:0']]`,
+      shapes: '[[4096, 13], [4096]]',
+      types: "['Tensor(float)', 'Tensor(float)']",
+    },
+    outputs: {
+      values: `[[${i + 4}, ${i + 5}, 0, 53120, 4, 'cuda:0']]`,
+      shapes: '[[4096, 13]]',
+      types: "['Tensor(float)']",
+    },
     attrs: [
-      attr('rf_id', 'int64_val', BigInt(i)), attr('fw_parent', 'int64_val', BigInt(i - 1)), attr('seq_id', 'int64_val', BigInt(i >> 2)),
-      attr('scope', 'int64_val', 0n), attr('tid', 'int64_val', 1n), attr('fw_tid', 'int64_val', 0n),
-      attr('op_schema', 'string_val', cpu ? 'aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor' : ''),
-      attr('is_cpu_op', 'bool_val', cpu), attr('num_ops', 'int64_val', BigInt(53120 * (1 + (i % 7)))), attr('tensor_size', 'uint64_val', BigInt(4 * 53120 * 3)),
+      attr('rf_id', 'int64_val', BigInt(i)),
+      attr('fw_parent', 'int64_val', BigInt(i - 1)),
+      attr('seq_id', 'int64_val', BigInt(i >> 2)),
+      attr('scope', 'int64_val', 0n),
+      attr('tid', 'int64_val', 1n),
+      attr('fw_tid', 'int64_val', 0n),
+      attr(
+        'op_schema',
+        'string_val',
+        cpu ? 'aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor' : '',
+      ),
+      attr('is_cpu_op', 'bool_val', cpu),
+      attr('num_ops', 'int64_val', BigInt(53120 * (1 + (i % 7)))),
+      attr('tensor_size', 'uint64_val', BigInt(4 * 53120 * 3)),
     ],
   };
 }
@@ -89,18 +126,34 @@ export function writeRepeated(file, targetBytes, source = PYTORCH_TRACE) {
  */
 export async function writeSmallRanks(prefix, ranks, perRank) {
   const { emptyNode, makeAttr, NodeType, TraceWriter } = await import(dist);
-  const kernels = ['BlackScholesGPU', 'matrixMulCUDA', 'vectorAdd', 'reduce2_float', 'histogram256Kernel', 'transposeCoalesced', 'calculate_temp', 'Fan2'];
+  const kernels = [
+    'BlackScholesGPU',
+    'matrixMulCUDA',
+    'vectorAdd',
+    'reduce2_float',
+    'histogram256Kernel',
+    'transposeCoalesced',
+    'calculate_temp',
+    'Fan2',
+  ];
   const spellings = kernels.flatMap((k) => [k, `void ${k}(float*, float const*, int)`, `_Z${k.length}${k}PfPKfi`]);
   spellings.push('BlackScholes/BlackScholesGPU/input000');
   for (let r = 0; r < ranks; r++) {
-    const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
+    const w = await TraceWriter.create(`${prefix}.${r}.et`, {
+      version: '',
+      attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')],
+    });
     for (let i = 0; i < perRank; i++) {
       const id = BigInt(r * perRank + i);
       const k = i % 20;
       let n;
       if (k === 19) {
         n = emptyNode(id, `allreduce_${i}`, NodeType.COMM_COLL_NODE);
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
+        n.attrs = [
+          makeAttr('is_cpu_op', 'bool_val', false),
+          makeAttr('comm_type', 'int64_val', 0),
+          makeAttr('comm_size', 'int64_val', 1 << 20),
+        ];
       } else if (k === 18) {
         n = emptyNode(id, `aten::add_(${i})`, NodeType.COMP_NODE);
         n.durationMicros = 5n;
@@ -108,7 +161,11 @@ export async function writeSmallRanks(prefix, ranks, perRank) {
       } else if (k >= 15) {
         n = emptyNode(id, `unprofiled_gemm_${k}`, NodeType.COMP_NODE);
         n.durationMicros = 40n;
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('num_ops', 'int64_val', 1_000_000 * (k + (i % 7))), makeAttr('tensor_size', 'uint64_val', 65536)];
+        n.attrs = [
+          makeAttr('is_cpu_op', 'bool_val', false),
+          makeAttr('num_ops', 'int64_val', 1_000_000 * (k + (i % 7))),
+          makeAttr('tensor_size', 'uint64_val', 65536),
+        ];
       } else {
         n = emptyNode(id, spellings[(i * 7 + r) % spellings.length], NodeType.COMP_NODE);
         n.durationMicros = 20n;

@@ -39,10 +39,19 @@ export function timeInTurn(commands, { runs = 10, warmup = 1, cwd, env, onRun } 
     for (const [i, [file, ...args]] of commands.entries()) {
       const cpu0 = childrenCpuSeconds();
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(file, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 26 });
+      const r = spawnSync(file, args, {
+        cwd,
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 1 << 26,
+      });
       const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       const cpu1 = childrenCpuSeconds();
-      if (r.status !== 0) throw new Error(`${[file, ...args].join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr ?? r.error?.message ?? '').trim().split('\n')[0]}`);
+      if (r.status !== 0)
+        throw new Error(
+          `${[file, ...args].join(' ')} exited ${r.status ?? r.signal}: ${(r.stderr ?? r.error?.message ?? '').trim().split('\n')[0]}`,
+        );
       results[i].stdout = r.stdout;
       if (round < warmup) continue;
       onRun?.(i, r.stdout);

@@ -48,8 +48,15 @@ export function runBundle(file: string, cache?: Buffer): { entry: CliEntry; scri
   const source = `(function (${WRAPPER.join(', ')}) {${readFileSync(file, 'utf8')}\n})`;
   const script = new Script(source, { filename: file, cachedData: cache });
   const module = { exports: {} as CliEntry };
-  (script.runInThisContext() as (...args: unknown[]) => void)
-    .call(module.exports, module.exports, createRequire(file), module, file, path.dirname(file), importModule);
+  (script.runInThisContext() as (...args: unknown[]) => void).call(
+    module.exports,
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    path.dirname(file),
+    importModule,
+  );
   return { entry: module.exports, script };
 }
 

@@ -27,7 +27,9 @@ export function int(opts: Opts, key: string, o: { min?: number } = {}): number |
   const min = o.min ?? 1;
   const v = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(v) || v < min) {
-    throw new InputError(`${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${excerpt(text)}"`);
+    throw new InputError(
+      `${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${excerpt(text)}"`,
+    );
   }
   return v;
 }
@@ -40,7 +42,11 @@ export function intOf(opts: Opts, key: string, o: { min?: number } = {}): number
 }
 
 /** A finite number; `positive` refuses 0 and below, `min` sets an inclusive lower bound. `unit` goes into the error. */
-export function num(opts: Opts, key: string, o: { unit?: string; positive?: boolean; min?: number } = {}): number | undefined {
+export function num(
+  opts: Opts,
+  key: string,
+  o: { unit?: string; positive?: boolean; min?: number } = {},
+): number | undefined {
   const text = given(opts, key);
   if (text === undefined) return undefined;
   const v = text === '' ? NaN : Number(text);
@@ -56,7 +62,8 @@ export function num(opts: Opts, key: string, o: { unit?: string; positive?: bool
 export function choice<T extends string>(opts: Opts, key: string, allowed: readonly T[]): T | undefined {
   const text = given(opts, key);
   if (text === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(text)) throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${excerpt(text)}"`);
+  if (!(allowed as readonly string[]).includes(text))
+    throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${excerpt(text)}"`);
   return text as T;
 }
 
@@ -65,7 +72,8 @@ export function numberList(opts: Opts, key: string, unit: string): number[] | un
   const text = given(opts, key);
   if (text === undefined) return undefined;
   const list = text.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-  if (!text || list.some((x) => !Number.isFinite(x) || x < 0)) throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${excerpt(text)}"`);
+  if (!text || list.some((x) => !Number.isFinite(x) || x < 0))
+    throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${excerpt(text)}"`);
   return list;
 }
 

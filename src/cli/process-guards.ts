@@ -25,7 +25,11 @@ export function installProcessGuards(): void {
   for (const [name, exitCode] of Object.entries(SIGNAL_EXIT_CODES)) {
     process.on(name, () => {
       const { committed } = discardPendingOutputs();
-      process.stderr.write(committed === 0 ? 'tracewatt: interrupted: nothing written\n' : `tracewatt: interrupted: only the ${committed} output(s) already complete were written\n`);
+      process.stderr.write(
+        committed === 0
+          ? 'tracewatt: interrupted: nothing written\n'
+          : `tracewatt: interrupted: only the ${committed} output(s) already complete were written\n`,
+      );
       process.exit(exitCode);
     });
   }

@@ -11,7 +11,6 @@ import { COMMANDS } from './commands/index.js';
 /** Exit codes: 0 ok, 1 the input has problems (e.g. validate found errors), 2 bad input or usage, 3 internal error. */
 export const EXIT = { OK: 0, PROBLEMS: 1, BAD_INPUT: 2, INTERNAL: 3 } as const;
 
-
 function optionFlags(o: OptionSpec): string {
   if (!o.value) return `--${o.name}`;
   return o.repeatable ? `--${o.name} <${o.value}...>` : `--${o.name} <${o.value}>`;
@@ -25,24 +24,34 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
   }
   // The common options (--json, --verbose) are added here, after the command's own, so every command has them once.
   const clash = spec.options.find((o) => COMMON_OPTIONS.some((c) => c.name === o.name));
-  if (clash) throw new Error(`command "${spec.name}" declares --${clash.name}, which every command gets from COMMON_OPTIONS`);
+  if (clash)
+    throw new Error(`command "${spec.name}" declares --${clash.name}, which every command gets from COMMON_OPTIONS`);
   for (const o of [...spec.options, ...COMMON_OPTIONS]) {
     const opt = new Option(optionFlags(o), o.required ? `(required) ${o.description}` : o.description);
     if (o.default !== undefined) opt.default(o.default);
     if (o.required) opt.makeOptionMandatory(true);
     cmd.addOption(opt);
   }
-  cmd.addHelpText('after', `\nExample (in the repository root):\n${exampleLines(spec).map((l) => `  $ ${l}\n`).join('')}`);
+  cmd.addHelpText(
+    'after',
+    `\nExample (in the repository root):\n${exampleLines(spec)
+      .map((l) => `  $ ${l}\n`)
+      .join('')}`,
+  );
   cmd.action(async (...received: unknown[]) => {
     const opts = (received[received.length - 2] ?? {}) as Record<string, unknown>;
-    const args = received.slice(0, spec.args.length).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
+    const args = received
+      .slice(0, spec.args.length)
+      .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
     result.code = await spec.run(args, opts, io);
   });
 }
 
 export function buildProgram(io: CommandIO, result: { code: number } = { code: 0 }): Command {
   const program = new Command('tracewatt')
-    .description('Energy of distributed ML training from Chakra traces and GPU profiles (modelled figures are estimates)')
+    .description(
+      'Energy of distributed ML training from Chakra traces and GPU profiles (modelled figures are estimates)',
+    )
     .version(tracewattVersion())
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -82,7 +91,9 @@ export async function runCli(argv: string[], io: CommandIO = processIO): Promise
     const err = e as Error & { code?: string; exitCode?: number };
     if (err.code?.startsWith('commander.')) {
       // commander has already printed its message (or the help / version text).
-      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : EXIT.BAD_INPUT;
+      return err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version'
+        ? 0
+        : EXIT.BAD_INPUT;
     }
     if (e instanceof TracewattError) {
       io.err(`tracewatt: error: ${err.message}\n`);

@@ -21,7 +21,9 @@ function nonFinitePath(value: unknown): { path: string; value: number } | null {
       stack.push([toJSON.call(v), at]);
       continue;
     }
-    const entries = Array.isArray(v) ? v.map((x, i) => [`[${i}]`, x] as const) : Object.entries(v).map(([k, x]) => [at ? `.${k}` : k, x] as const);
+    const entries = Array.isArray(v)
+      ? v.map((x, i) => [`[${i}]`, x] as const)
+      : Object.entries(v).map(([k, x]) => [at ? `.${k}` : k, x] as const);
     for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${at}${entries[i]![0]}`]);
   }
   return null;
@@ -45,7 +47,10 @@ export function toJson(value: unknown, indent = 2): string {
   );
   if (nonFinite) {
     const bad = nonFinitePath(value);
-    throw new TracewattError('NON_FINITE', `the result's ${bad?.path ?? 'figures'} would be ${bad?.value ?? 'not a number'}, not a finite number (an input is out of range)`);
+    throw new TracewattError(
+      'NON_FINITE',
+      `the result's ${bad?.path ?? 'figures'} would be ${bad?.value ?? 'not a number'}, not a finite number (an input is out of range)`,
+    );
   }
   return found ? text.replace(MARKED, '$1') : text;
 }

@@ -20,7 +20,10 @@ export async function fileDigest(file: string): Promise<string> {
 }
 
 /** SHA-256 (hex) of the rank files' digests in rank order ("<rank>:<digest>\n" each). */
-export async function rankFilesDigest(files: readonly RankFile[], digestOf: (f: RankFile) => Promise<string> = (f) => fileDigest(f.file)): Promise<string> {
+export async function rankFilesDigest(
+  files: readonly RankFile[],
+  digestOf: (f: RankFile) => Promise<string> = (f) => fileDigest(f.file),
+): Promise<string> {
   const whole = createHash('sha256');
   for (const r of files) whole.update(`${r.rank}:${await digestOf(r)}\n`);
   return whole.digest('hex');

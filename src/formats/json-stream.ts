@@ -27,7 +27,7 @@ function describeByte(c: number): string {
 }
 
 /** States of the top-level scanner. */
-const enum At {
+enum At {
   Open, // before '{'
   Key, // expecting a key or '}'
   Colon,
@@ -244,7 +244,10 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
     }
   }
   if (collecting || state !== At.End) {
-    fail(base, state === At.Open ? 'empty file (expected a JSON object)' : 'the JSON document ends early (file cut short?)');
+    fail(
+      base,
+      state === At.Open ? 'empty file (expected a JSON object)' : 'the JSON document ends early (file cut short?)',
+    );
   }
 
   function startCollect(at: number, isKey: boolean): void {
@@ -279,6 +282,10 @@ export function parseElement(file: string, piece: Extract<JsonPiece, { kind: 'el
   try {
     return JSON.parse(piece.text);
   } catch (e) {
-    throw new FormatError(file, `byte ${piece.offset}`, `element ${piece.index} of "${piece.key}" is not valid JSON (${(e as Error).message})`);
+    throw new FormatError(
+      file,
+      `byte ${piece.offset}`,
+      `element ${piece.index} of "${piece.key}" is not valid JSON (${(e as Error).message})`,
+    );
   }
 }

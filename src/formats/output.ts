@@ -16,7 +16,21 @@
  * temporary one. Temporary folders made with {@link withTempDir} are removed on every exit path. The CLI calls
  * {@link discardPendingOutputs} when interrupted, so a signal leaves nothing half-written either.
  */
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -146,12 +160,17 @@ function takeLock(lock: string, what: string): void {
         continue; // removed meanwhile: try again
       }
       const pid = /^\d+$/.test(text) ? Number(text) : null;
-      const stale = pid === null
-        ? Date.now() - (statOrNull(lock)?.mtimeMs ?? 0) > EMPTY_LOCK_GRACE_MS
-        : pid !== process.pid && !alive(pid);
+      const stale =
+        pid === null
+          ? Date.now() - (statOrNull(lock)?.mtimeMs ?? 0) > EMPTY_LOCK_GRACE_MS
+          : pid !== process.pid && !alive(pid);
       if (!stale) {
-        const holder = pid === null ? 'another run' : pid === process.pid ? 'this process' : `another tracewatt run (pid ${pid})`;
-        throw new InputError(`${what}: ${holder} is writing these outputs; wait for it to finish, or choose another output (lock ${lock})`, 'OUTPUT_LOCKED');
+        const holder =
+          pid === null ? 'another run' : pid === process.pid ? 'this process' : `another tracewatt run (pid ${pid})`;
+        throw new InputError(
+          `${what}: ${holder} is writing these outputs; wait for it to finish, or choose another output (lock ${lock})`,
+          'OUTPUT_LOCKED',
+        );
       }
       unlinkQuietly(lock);
       continue;
@@ -375,7 +394,8 @@ export class OutputSet {
       return outputErrorUnder(this.target, e);
     }
     // Write errors without a path (a stream's ENOSPC from a worker, say) are the outputs' too.
-    if (!(e instanceof TracewattError) && typeof err?.code === 'string' && err.path === undefined) return outputError(this.target, e);
+    if (!(e instanceof TracewattError) && typeof err?.code === 'string' && err.path === undefined)
+      return outputError(this.target, e);
     if (e instanceof Error) {
       for (const [file, tmp] of this.temps) if (e.message.includes(tmp)) e.message = e.message.split(tmp).join(file);
     }

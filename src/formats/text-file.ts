@@ -47,7 +47,12 @@ export async function readTextFile(file: string): Promise<string> {
     throw fileReadError(file, e);
   }
   const bad = binaryOffset(bytes);
-  if (bad >= 0) throw new FormatError(file, '', `binary data (byte ${bad} is 0x${bytes[bad]!.toString(16).padStart(2, '0')}), not a text file`);
+  if (bad >= 0)
+    throw new FormatError(
+      file,
+      '',
+      `binary data (byte ${bad} is 0x${bytes[bad]!.toString(16).padStart(2, '0')}), not a text file`,
+    );
   return withoutBom(bytes.toString('utf8'));
 }
 
@@ -72,11 +77,12 @@ export function tooDeepAt(text: string, max = MAX_NESTING, yaml = false): number
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22 /* " */ || (yaml && c === 0x27 /* ' */)) {
+    if (c === 0x22 /* " */ || (yaml && c === 0x27) /* ' */) {
       for (i++; i < text.length; i++) {
         const d = text.charCodeAt(i);
         if (d === c) {
-          if (c === 0x27 && text.charCodeAt(i + 1) === 0x27) i++; // '' inside a YAML '…' string
+          if (c === 0x27 && text.charCodeAt(i + 1) === 0x27)
+            i++; // '' inside a YAML '…' string
           else break;
         } else if (d === 0x5c /* \ */ && c === 0x22) i++;
       }
@@ -93,7 +99,11 @@ export function tooDeepAt(text: string, max = MAX_NESTING, yaml = false): number
 
 /** The error for text nested past {@link MAX_NESTING} at `offset`. */
 export function tooDeepError(file: string, text: string, offset: number): FormatError {
-  return new FormatError(file, offset >= 0 ? lineColumn(text, offset) : '', `nested more than ${MAX_NESTING} levels deep (the limit for tracewatt's text inputs)`);
+  return new FormatError(
+    file,
+    offset >= 0 ? lineColumn(text, offset) : '',
+    `nested more than ${MAX_NESTING} levels deep (the limit for tracewatt's text inputs)`,
+  );
 }
 
 /** JSON.parse with one-line errors naming the file and line:column; nesting deeper than {@link MAX_NESTING} is refused. */

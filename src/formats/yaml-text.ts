@@ -21,9 +21,17 @@ function syntaxError(file: string, e: Yaml.YAMLParseError): FormatError {
   const at = e.linePos?.[0];
   const problem = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
   if (/Maximum call stack/i.test(problem)) {
-    return new FormatError(file, at ? `line ${at.line}:${at.col}` : '', `nested more than ${MAX_NESTING} levels deep (the limit for tracewatt's text inputs)`);
+    return new FormatError(
+      file,
+      at ? `line ${at.line}:${at.col}` : '',
+      `nested more than ${MAX_NESTING} levels deep (the limit for tracewatt's text inputs)`,
+    );
   }
-  return new FormatError(file, at ? `line ${at.line}:${at.col}` : '', `not valid YAML: ${problem}${e.code === 'TAB_AS_INDENT' ? ' (indent with spaces)' : ''}`);
+  return new FormatError(
+    file,
+    at ? `line ${at.line}:${at.col}` : '',
+    `not valid YAML: ${problem}${e.code === 'TAB_AS_INDENT' ? ' (indent with spaces)' : ''}`,
+  );
 }
 
 /** Depth of a parsed value, walked without recursion; stops once past `max`. */
@@ -54,16 +62,28 @@ export function parseYamlText(file: string, text: string): unknown {
     if (tag) {
       const at = tag.linePos?.[0];
       const name = (/tag:?\s*(\S+)/i.exec(tag.message)?.[1] ?? '').replace(/^tag:yaml\.org,2002:/, '!!');
-      throw new FormatError(file, at ? `line ${at.line}:${at.col}` : '', `YAML tag ${name} is not one tracewatt reads (plain YAML: maps, lists, strings and numbers)`);
+      throw new FormatError(
+        file,
+        at ? `line ${at.line}:${at.col}` : '',
+        `YAML tag ${name} is not one tracewatt reads (plain YAML: maps, lists, strings and numbers)`,
+      );
     }
     value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_NODES });
   } catch (e) {
     if (e instanceof lib.YAMLParseError) throw syntaxError(file, e);
     if (e instanceof ReferenceError && /excessive alias/i.test(e.message)) {
-      throw new FormatError(file, '', `YAML aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (the limit on alias expansion: anchors nested in anchors grow exponentially)`);
+      throw new FormatError(
+        file,
+        '',
+        `YAML aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (the limit on alias expansion: anchors nested in anchors grow exponentially)`,
+      );
     }
     if (e instanceof ReferenceError && /unresolved alias/i.test(e.message)) {
-      throw new FormatError(file, '', `not valid YAML: an alias names an anchor not set before it (${e.message.replace(/^.*: /, '*')})`);
+      throw new FormatError(
+        file,
+        '',
+        `not valid YAML: an alias names an anchor not set before it (${e.message.replace(/^.*: /, '*')})`,
+      );
     }
     if (e instanceof RangeError) throw tooDeepError(file, t, -1);
     throw e;

@@ -119,15 +119,23 @@ function isObj(v: Json): v is Record<string, Json> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function num(file: string, obj: Record<string, Json>, key: string, path: string, opts: { nullable?: boolean; min?: number } = {}): void {
+function num(
+  file: string,
+  obj: Record<string, Json>,
+  key: string,
+  path: string,
+  opts: { nullable?: boolean; min?: number } = {},
+): void {
   const v = obj[key];
   if (v === null && opts.nullable) return;
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${shown(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${shown(v)}`);
   if (opts.min !== undefined && v < opts.min) fail(file, `${path}.${key}`, `must be ≥ ${opts.min}, got ${v}`);
 }
 
 function numArray(file: string, v: Json, path: string): void {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x))) fail(file, path, 'expected an array of finite numbers');
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
+    fail(file, path, 'expected an array of finite numbers');
 }
 
 function obj(file: string, v: Json, path: string): Record<string, Json> {
@@ -138,19 +146,27 @@ function obj(file: string, v: Json, path: string): Record<string, Json> {
 /** Checks a parsed calibration document; throws FormatError naming the field. */
 export function validateCalibration(doc: Json, file = '<calibration>'): Calibration {
   const root = obj(file, doc, '(root)');
-  if (root.schema !== CALIBRATION_SCHEMA) fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${shown(root.schema)}`);
+  if (root.schema !== CALIBRATION_SCHEMA)
+    fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${shown(root.schema)}`);
   if (root.version !== CALIBRATION_VERSION)
-    fail(file, 'version', `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${shown(root.version)}; re-run tracewatt calibrate`);
+    fail(
+      file,
+      'version',
+      `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${shown(root.version)}; re-run tracewatt calibrate`,
+    );
   const device = obj(file, root.device, 'device');
   if (typeof device.name !== 'string' || !device.name) fail(file, 'device.name', 'expected a non-empty string');
-  if (device.kind !== 'fitted' && device.kind !== 'datasheet') fail(file, 'device.kind', 'expected "fitted" or "datasheet"');
+  if (device.kind !== 'fitted' && device.kind !== 'datasheet')
+    fail(file, 'device.kind', 'expected "fitted" or "datasheet"');
   const clocks = obj(file, root.clocks, 'clocks');
   numArray(file, clocks.smClocksMHz, 'clocks.smClocksMHz');
   numArray(file, clocks.memClocksMHz, 'clocks.memClocksMHz');
-  if (!Array.isArray(root.components) || root.components.some((c) => typeof c !== 'string')) fail(file, 'components', 'expected an array of strings');
+  if (!Array.isArray(root.components) || root.components.some((c) => typeof c !== 'string'))
+    fail(file, 'components', 'expected an array of strings');
   if (typeof root.counterFree !== 'boolean') fail(file, 'counterFree', 'expected true or false');
   const power = obj(file, root.power, 'power');
-  if (!Array.isArray(power.perClock) || power.perClock.length === 0) fail(file, 'power.perClock', 'expected a non-empty array');
+  if (!Array.isArray(power.perClock) || power.perClock.length === 0)
+    fail(file, 'power.perClock', 'expected a non-empty array');
   power.perClock.forEach((pc, i) => {
     const path = `power.perClock[${i}]`;
     const o = obj(file, pc, path);
@@ -186,24 +202,33 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   const cap = obj(file, root.powerCap, 'powerCap');
   if (typeof cap.detected !== 'boolean') fail(file, 'powerCap.detected', 'expected true or false');
   num(file, cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
-  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source'])) fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${shown(cap.source)}`);
-  if ((cap.source === 'none') !== (cap.powerW === null)) fail(file, 'powerCap.powerW', `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`);
+  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source']))
+    fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${shown(cap.source)}`);
+  if ((cap.source === 'none') !== (cap.powerW === null))
+    fail(
+      file,
+      'powerCap.powerW',
+      `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`,
+    );
   if (root.datasheet !== null) {
     const ds = obj(file, root.datasheet, 'datasheet');
-    for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS']) num(file, ds, k, 'datasheet', { min: 0 });
+    for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS'])
+      num(file, ds, k, 'datasheet', { min: 0 });
     if (ds.minSmClockMHz !== undefined) num(file, ds, 'minSmClockMHz', 'datasheet', { min: 1 });
     const pf = obj(file, ds.peakFlopsPerS, 'datasheet.peakFlopsPerS');
     num(file, pf, 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
   }
   if (root.idle !== undefined) validateIdle(file, obj(file, root.idle, 'idle'));
   if (!Array.isArray(root.sanity)) fail(file, 'sanity', 'expected an array');
-  if (root.uncertainty !== undefined && root.uncertainty !== null) validateUncertainty(file, obj(file, root.uncertainty, 'uncertainty'));
+  if (root.uncertainty !== undefined && root.uncertainty !== null)
+    validateUncertainty(file, obj(file, root.uncertainty, 'uncertainty'));
   const prov = obj(file, root.provenance, 'provenance');
   if (!Array.isArray(prov.inputs)) fail(file, 'provenance.inputs', 'expected an array');
   prov.inputs.forEach((inp, i) => {
     const o = obj(file, inp, `provenance.inputs[${i}]`);
     if (typeof o.file !== 'string') fail(file, `provenance.inputs[${i}].file`, 'expected a string');
-    if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256)) fail(file, `provenance.inputs[${i}].sha256`, 'expected 64 hex digits');
+    if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256))
+      fail(file, `provenance.inputs[${i}].sha256`, 'expected 64 hex digits');
   });
   if (typeof prov.createdAt !== 'string') fail(file, 'provenance.createdAt', 'expected an ISO date string');
   return doc as Calibration;
@@ -212,9 +237,12 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
 function validateIdle(file: string, idle: Record<string, Json>): void {
   num(file, idle, 'powerW', 'idle', { min: 0 });
   num(file, idle, 'smClockMHz', 'idle', { min: 1 });
-  if (!(IDLE_BASES as readonly unknown[]).includes(idle.basis)) fail(file, 'idle.basis', `expected one of ${IDLE_BASES.join(', ')}, got ${shown(idle.basis)}`);
-  if (typeof idle.source !== 'string' || !idle.source.trim()) fail(file, 'idle.source', 'expected a sentence saying where the idle figure comes from');
-  if (!Array.isArray(idle.perClock) || idle.perClock.length === 0) fail(file, 'idle.perClock', 'expected a non-empty array');
+  if (!(IDLE_BASES as readonly unknown[]).includes(idle.basis))
+    fail(file, 'idle.basis', `expected one of ${IDLE_BASES.join(', ')}, got ${shown(idle.basis)}`);
+  if (typeof idle.source !== 'string' || !idle.source.trim())
+    fail(file, 'idle.source', 'expected a sentence saying where the idle figure comes from');
+  if (!Array.isArray(idle.perClock) || idle.perClock.length === 0)
+    fail(file, 'idle.perClock', 'expected a non-empty array');
   idle.perClock.forEach((p, i) => {
     const path = `idle.perClock[${i}]`;
     const o = obj(file, p, path);
@@ -226,10 +254,15 @@ function validateIdle(file: string, idle: Record<string, Json>): void {
 }
 
 function validateUncertainty(file: string, u: Record<string, Json>): void {
-  if (u.method !== 'leave-one-benchmark-out') fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${shown(u.method)}`);
+  if (u.method !== 'leave-one-benchmark-out')
+    fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${shown(u.method)}`);
   for (const k of ['groups', 'folds', 'kernels']) num(file, u, k, 'uncertainty', { min: 0 });
   if (u.twoClockDistance !== undefined && u.twoClockDistance !== 'product' && u.twoClockDistance !== 'harmonic')
-    fail(file, 'uncertainty.twoClockDistance', `expected "product" or "harmonic", got ${JSON.stringify(u.twoClockDistance)}`);
+    fail(
+      file,
+      'uncertainty.twoClockDistance',
+      `expected "product" or "harmonic", got ${JSON.stringify(u.twoClockDistance)}`,
+    );
   if (u.roofExponentRange !== undefined && u.roofExponentRange !== null) {
     const r = obj(file, u.roofExponentRange, 'uncertainty.roofExponentRange');
     for (const k of ['p10', 'p90']) num(file, r, k, 'uncertainty.roofExponentRange', { min: 1 });
@@ -239,22 +272,27 @@ function validateUncertainty(file: string, u: Record<string, Json>): void {
   if (u.counterSpace !== null) {
     const cs = obj(file, u.counterSpace, 'uncertainty.counterSpace');
     const comps = cs.components;
-    if (!Array.isArray(comps) || comps.some((c) => typeof c !== 'string')) fail(file, 'uncertainty.counterSpace.components', 'expected an array of strings');
+    if (!Array.isArray(comps) || comps.some((c) => typeof c !== 'string'))
+      fail(file, 'uncertainty.counterSpace.components', 'expected an array of strings');
     numArray(file, cs.scale, 'uncertainty.counterSpace.scale');
-    if ((cs.scale as number[]).length !== comps.length || (cs.scale as number[]).some((x) => !(x > 0))) fail(file, 'uncertainty.counterSpace.scale', 'expected one positive number per component');
+    if ((cs.scale as number[]).length !== comps.length || (cs.scale as number[]).some((x) => !(x > 0)))
+      fail(file, 'uncertainty.counterSpace.scale', 'expected one positive number per component');
     if (!Array.isArray(cs.points)) fail(file, 'uncertainty.counterSpace.points', 'expected an array');
     cs.points.forEach((p, i) => {
       numArray(file, p, `uncertainty.counterSpace.points[${i}]`);
-      if ((p as number[]).length !== comps.length) fail(file, `uncertainty.counterSpace.points[${i}]`, `expected ${comps.length} numbers (one per component)`);
+      if ((p as number[]).length !== comps.length)
+        fail(file, `uncertainty.counterSpace.points[${i}]`, `expected ${comps.length} numbers (one per component)`);
     });
     num(file, cs, 'neighbours', 'uncertainty.counterSpace', { min: 1 });
   }
   const modes = obj(file, u.modes, 'uncertainty.modes');
   for (const [mode, table] of Object.entries(modes)) {
-    if (!(BAND_MODES as readonly string[]).includes(mode)) fail(file, `uncertainty.modes.${mode}`, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
+    if (!(BAND_MODES as readonly string[]).includes(mode))
+      fail(file, `uncertainty.modes.${mode}`, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
     validateBandTable(file, table, `uncertainty.modes.${mode}`);
   }
-  if (u.memoryCeiling !== undefined && u.memoryCeiling !== null) validateBandTable(file, u.memoryCeiling, 'uncertainty.memoryCeiling');
+  if (u.memoryCeiling !== undefined && u.memoryCeiling !== null)
+    validateBandTable(file, u.memoryCeiling, 'uncertainty.memoryCeiling');
   if (u.powerMisfitMax !== undefined) num(file, u, 'powerMisfitMax', 'uncertainty', { min: 0 });
 }
 
@@ -265,9 +303,12 @@ function validateBandTable(file: string, table: Json, at: string): void {
     const b = obj(file, t[q], path);
     for (const k of ['distance', 'q10', 'q90']) numArray(file, b[k], `${path}.${k}`);
     const n = (b.distance as number[]).length;
-    if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n) fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
-    if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!))) fail(file, `${path}.distance`, 'expected ascending distances');
-    if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0)) fail(file, path, 'expected q10 ≤ 0 ≤ q90');
+    if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n)
+      fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
+    if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!)))
+      fail(file, `${path}.distance`, 'expected ascending distances');
+    if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0))
+      fail(file, path, 'expected q10 ≤ 0 ≤ q90');
     num(file, b, 'widening', path, { min: 0 });
     num(file, b, 'maxCounterDistance', path, { min: 0 });
     num(file, b, 'n', path, { min: 0 });
@@ -280,12 +321,7 @@ export async function loadCalibration(file: string): Promise<Calibration> {
 
 /** Writes the calibration by the output discipline: complete under its name, or not at all (error naming the file). */
 export async function saveCalibration(file: string, cal: Calibration): Promise<void> {
-  await writeFileAtomic(file, JSON.stringify(cal, null, 2) + '\n');
-}
-
-/** The power model at exactly this clock (±0.5 MHz), if one was fitted. */
-export function clockModelAt(cal: Calibration, smClockMHz: number): ClockPowerModel | undefined {
-  return cal.power.perClock.find((p) => Math.abs(p.smClockMHz - smClockMHz) < 0.5);
+  await writeFileAtomic(file, `${JSON.stringify(cal, null, 2)}\n`);
 }
 
 /**
@@ -316,8 +352,13 @@ export function clockRange(cal: Calibration): ClockRange {
   return {
     minMHz: fromTable ? tableMin : calibratedMin,
     maxMHz: max.mhz,
-    minSource: fromTable ? 'the lowest clock of its clock table, datasheet minSmClockMHz' : 'the lowest calibrated clock',
-    maxSource: max.source === 'datasheet' ? 'datasheet maxSmClockMHz' : 'the highest calibrated clock; the calibration has no datasheet',
+    minSource: fromTable
+      ? 'the lowest clock of its clock table, datasheet minSmClockMHz'
+      : 'the lowest calibrated clock',
+    maxSource:
+      max.source === 'datasheet'
+        ? 'datasheet maxSmClockMHz'
+        : 'the highest calibrated clock; the calibration has no datasheet',
   };
 }
 
@@ -332,7 +373,8 @@ export function describeClockRange(r: ClockRange): string {
  * The one check of every path that predicts at a clock (predict, annotate, sweep gpu, generate, roofline).
  */
 export function checkTargetClock(cal: Calibration, targetClockMHz: number): void {
-  if (!(targetClockMHz > 0) || !Number.isFinite(targetClockMHz)) throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
+  if (!(targetClockMHz > 0) || !Number.isFinite(targetClockMHz))
+    throw new InputError(`target clock must be a positive number of MHz, got ${targetClockMHz}`);
   const r = clockRange(cal);
   if (targetClockMHz > r.maxMHz + 0.5 || targetClockMHz < r.minMHz - 0.5)
     throw new InputError(

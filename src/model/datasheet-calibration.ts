@@ -16,13 +16,17 @@ import { voltageAt } from './vf-model.js';
  */
 export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Calibration {
   const d = DATASHEETS.find((x) => x.match.test(deviceName));
-  if (!d) throw new InputError(`no datasheet facts for "${deviceName}" (known: ${DATASHEETS.map((x) => x.name).join(', ')})`);
+  if (!d)
+    throw new InputError(`no datasheet facts for "${deviceName}" (known: ${DATASHEETS.map((x) => x.name).join(', ')})`);
   const kneeMHz = Math.round(0.6 * d.facts.maxSmClockMHz);
   const slopePerGHz = 0.5;
   const vAt = (mhz: number) => voltageAt({ kneeMHz, slopePerGHz }, mhz);
   const vMax = vAt(d.facts.maxSmClockMHz);
   const idleBlock: IdleFacts = idle ?? {
-    powerW: d.idle.powerW, smClockMHz: d.idle.smClockMHz, basis: 'published', source: d.idle.source,
+    powerW: d.idle.powerW,
+    smClockMHz: d.idle.smClockMHz,
+    basis: 'published',
+    source: d.idle.source,
     perClock: [{ smClockMHz: d.idle.smClockMHz, memClockMHz: null, powerW: d.idle.powerW, samples: 1 }],
   };
   const f = { ...d.facts, idlePowerW: Number(((idleBlock.powerW * vMax) / vAt(idleBlock.smClockMHz)).toPrecision(6)) };
@@ -31,7 +35,11 @@ export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Cali
   return {
     schema: CALIBRATION_SCHEMA,
     version: CALIBRATION_VERSION,
-    device: { name: d.name, kind: 'datasheet', note: 'DATASHEET DEFAULTS, not fitted: active/idle power, peak FLOP/s and memory bandwidth from the datasheet; component split and V–f shape are assumptions. Every prediction is a rough estimate.' },
+    device: {
+      name: d.name,
+      kind: 'datasheet',
+      note: 'DATASHEET DEFAULTS, not fitted: active/idle power, peak FLOP/s and memory bandwidth from the datasheet; component split and V–f shape are assumptions. Every prediction is a rough estimate.',
+    },
     clocks: { smClocksMHz: [f.maxSmClockMHz], memClocksMHz: [] },
     components: ['sm_active', 'tensor_active', 'dram_active', 'fp32_active', 'fp64_active'],
     counterFree: false,
@@ -41,7 +49,13 @@ export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Cali
           smClockMHz: f.maxSmClockMHz,
           memClockMHz: null,
           interceptW: f.idlePowerW,
-          coefficientsW: { sm_active: 0.35 * span, tensor_active: 0.45 * span, dram_active: 0.2 * span, fp32_active: 0.2 * span, fp64_active: 0.3 * span },
+          coefficientsW: {
+            sm_active: 0.35 * span,
+            tensor_active: 0.45 * span,
+            dram_active: 0.2 * span,
+            fp32_active: 0.2 * span,
+            fp64_active: 0.3 * span,
+          },
           dropped: [],
           ridgeLambda: 0,
           fit: { n: 0, r2: 0, mapePct: 0, rmseW: 0, outliersRemoved: 0 },
@@ -49,12 +63,34 @@ export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Cali
         },
       ],
     },
-    time: { memoryCeiling: [{ smClockMHz: f.maxSmClockMHz, memClockMHz: null, dramActiveMax: 0.9 }], share: { w0: -5, w1: 7, feature: 'dram_active/ceiling' }, launchOverheadNs: 3000, fit: [] },
-    vf: { kneeMHz, slopePerGHz, constW: 0.5 * f.idlePowerW, staticW: 0.5 * f.idlePowerW / vMax, dynamicWPerGHz: 0, fit: { rmseW: 0, n: 0 } },
-    powerCap: { detected: false, powerW: f.tdpW, source: 'datasheet', evidence: `board power limit ${f.tdpW} W (datasheet TDP); dynamic shape at the maximum clock V²f = ${dynAtMax.toFixed(3)}` },
+    time: {
+      memoryCeiling: [{ smClockMHz: f.maxSmClockMHz, memClockMHz: null, dramActiveMax: 0.9 }],
+      share: { w0: -5, w1: 7, feature: 'dram_active/ceiling' },
+      launchOverheadNs: 3000,
+      fit: [],
+    },
+    vf: {
+      kneeMHz,
+      slopePerGHz,
+      constW: 0.5 * f.idlePowerW,
+      staticW: (0.5 * f.idlePowerW) / vMax,
+      dynamicWPerGHz: 0,
+      fit: { rmseW: 0, n: 0 },
+    },
+    powerCap: {
+      detected: false,
+      powerW: f.tdpW,
+      source: 'datasheet',
+      evidence: `board power limit ${f.tdpW} W (datasheet TDP); dynamic shape at the maximum clock V²f = ${dynAtMax.toFixed(3)}`,
+    },
     datasheet: { ...f },
     idle: idleBlock,
     sanity: [],
-    provenance: { inputs: [], command: `datasheet defaults for ${d.name}`, createdAt: new Date().toISOString(), tool: 'tracewatt' },
+    provenance: {
+      inputs: [],
+      command: `datasheet defaults for ${d.name}`,
+      createdAt: new Date().toISOString(),
+      tool: 'tracewatt',
+    },
   };
 }

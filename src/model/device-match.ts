@@ -7,7 +7,24 @@
 /** Diagnostic code of a device mismatch (counted, printed as a warning by every command). */
 export const DEVICE_MISMATCH = 'device-mismatch';
 
-const NOISE = new Set(['nvidia', 'tesla', 'geforce', 'quadro', 'gtx', 'graphics', 'gpu', 'hbm', 'hbm2', 'hbm2e', 'hbm3', 'hbm3e', 'gddr5', 'gddr5x', 'gddr6', 'gddr6x']);
+const NOISE = new Set([
+  'nvidia',
+  'tesla',
+  'geforce',
+  'quadro',
+  'gtx',
+  'graphics',
+  'gpu',
+  'hbm',
+  'hbm2',
+  'hbm2e',
+  'hbm3',
+  'hbm3e',
+  'gddr5',
+  'gddr5x',
+  'gddr6',
+  'gddr6x',
+]);
 const FORM = /^(sxm\d*|pcie?|nvl)$/;
 
 export interface DeviceKey {
@@ -23,7 +40,12 @@ const SERIES = new Set(['rtx', 'gtx', 'titan']);
 const SUFFIX = new Set(['ti', 'super']);
 
 export function deviceKey(name: string): DeviceKey {
-  const words = name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim().split(' ').filter(Boolean);
+  const words = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
   let form: string | null = null;
   const rest: string[] = [];
   for (const w of words) {
@@ -34,7 +56,11 @@ export function deviceKey(name: string): DeviceKey {
   // ("A100-PG509-200") are not the model.
   const i = rest.findIndex((w, k) => MODEL.test(w) || (rest[k - 1] === 'titan' && /^(x|v|xp)$/.test(w)));
   if (i < 0) return { model: '', form };
-  const model = [...(i > 0 && SERIES.has(rest[i - 1]!) ? [rest[i - 1]!] : []), rest[i]!, ...(SUFFIX.has(rest[i + 1] ?? '') ? [rest[i + 1]!] : [])];
+  const model = [
+    ...(i > 0 && SERIES.has(rest[i - 1]!) ? [rest[i - 1]!] : []),
+    rest[i]!,
+    ...(SUFFIX.has(rest[i + 1] ?? '') ? [rest[i + 1]!] : []),
+  ];
   return { model: model.join(' '), form };
 }
 
@@ -47,7 +73,8 @@ export function deviceDifference(a: string, b: string): string | null {
   const kb = deviceKey(b);
   if (!ka.model || !kb.model) return null;
   if (ka.model !== kb.model) return 'another GPU model';
-  if (ka.form && kb.form && ka.form !== kb.form) return `the same chip on another board, ${ka.form.toUpperCase()} vs ${kb.form.toUpperCase()}: power cap and clocks differ`;
+  if (ka.form && kb.form && ka.form !== kb.form)
+    return `the same chip on another board, ${ka.form.toUpperCase()} vs ${kb.form.toUpperCase()}: power cap and clocks differ`;
   return null;
 }
 
@@ -56,7 +83,9 @@ export function deviceDifference(a: string, b: string): string | null {
  * input names none).
  */
 export function deviceMismatchWarning(
-  calibrationDevice: string, input: { what: string; device: string | null }, consequence = "the calibration's power model, clock range, power cap and idle power are another GPU's",
+  calibrationDevice: string,
+  input: { what: string; device: string | null },
+  consequence = "the calibration's power model, clock range, power cap and idle power are another GPU's",
 ): string | null {
   if (!input.device) return null;
   const why = deviceDifference(calibrationDevice, input.device);

@@ -23,7 +23,9 @@ export function idleFacts(cal: Calibration): IdleFacts | null {
   const ds = cal.datasheet;
   if (!ds) return null;
   return {
-    powerW: ds.idlePowerW, smClockMHz: ds.maxSmClockMHz, basis: 'published',
+    powerW: ds.idlePowerW,
+    smClockMHz: ds.maxSmClockMHz,
+    basis: 'published',
     perClock: [{ smClockMHz: ds.maxSmClockMHz, memClockMHz: null, powerW: ds.idlePowerW, samples: 1 }],
     source: `the datasheet block's idle figure (${ds.idlePowerW} W; the calibration predates idle blocks: re-run tracewatt calibrate for a sourced one): ${ds.source}`,
   };
@@ -50,9 +52,16 @@ export function idlePowerAt(cal: Calibration, smClockMHz: number): IdleAt | null
   const pts = pointsOf(cal, idle);
   const v = (f: number) => (cal.vf ? voltageAt(cal.vf, f) : 1);
   const exact = pts.find((p) => Math.abs(p.smClockMHz - smClockMHz) < 0.5);
-  if (exact) return { powerW: exact.powerW, source: idle.source, how: `${idle.basis === 'measured' ? 'measured' : 'the published figure'} at ${exact.smClockMHz} MHz` };
+  if (exact)
+    return {
+      powerW: exact.powerW,
+      source: idle.source,
+      how: `${idle.basis === 'measured' ? 'measured' : 'the published figure'} at ${exact.smClockMHz} MHz`,
+    };
   const scaled = (p: IdlePoint) => p.powerW / v(p.smClockMHz);
-  const shape = cal.vf ? '∝ V (static power, the calibration\'s V–f model)' : 'with V taken as 1 (the calibration has no V–f model)';
+  const shape = cal.vf
+    ? "∝ V (static power, the calibration's V–f model)"
+    : 'with V taken as 1 (the calibration has no V–f model)';
   let reduced: number;
   let how: string;
   const first = pts[0]!;

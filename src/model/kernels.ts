@@ -37,7 +37,10 @@ export function describeLocations(locs: readonly SampleLocation[], shown = 3): s
     else byFile.set(l.file, [l.row]);
   }
   return [...byFile.entries()]
-    .map(([file, rows]) => `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}${rows.length > shown ? `, … (${rows.length} rows)` : ''}`)
+    .map(
+      ([file, rows]) =>
+        `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}${rows.length > shown ? `, … (${rows.length} rows)` : ''}`,
+    )
     .join('; ');
 }
 
@@ -100,7 +103,11 @@ export class KernelGrouper {
     const loc = (): SampleLocation => ({ file: s.source.file, row: s.source.row });
     if (!finitePos(s.smClockMHz)) {
       if (this.options.keepUnclocked) this.unclocked.push(s);
-      else this.diagnostics?.add('TIME_NO_CLOCK', { message: `${s.kernelName}: no SM clock, sample skipped`, file: formatLocation(loc()) });
+      else
+        this.diagnostics?.add('TIME_NO_CLOCK', {
+          message: `${s.kernelName}: no SM clock, sample skipped`,
+          file: formatLocation(loc()),
+        });
       return;
     }
     const key = kernelKey(s);
@@ -109,22 +116,52 @@ export class KernelGrouper {
     const f = s.smClockMHz;
     let e = byClock.get(f);
     if (!e) {
-      const point: ClockPoint = { smClockMHz: f, memClockMHz: s.memClockMHz, durationNs: null, powerW: null, utilization: {}, count: 0, sources: [] };
-      e = { point, kernelName: s.kernelName, invocation: s.invocation, format: s.source.format, powerLimitW: null, d: 0, nd: 0, p: 0, np: 0, u: new Map() };
+      const point: ClockPoint = {
+        smClockMHz: f,
+        memClockMHz: s.memClockMHz,
+        durationNs: null,
+        powerW: null,
+        utilization: {},
+        count: 0,
+        sources: [],
+      };
+      e = {
+        point,
+        kernelName: s.kernelName,
+        invocation: s.invocation,
+        format: s.source.format,
+        powerLimitW: null,
+        d: 0,
+        nd: 0,
+        p: 0,
+        np: 0,
+        u: new Map(),
+      };
       byClock.set(f, e);
     }
     e.point.count++;
     if (e.point.sources.length < (this.options.keepSources ?? Infinity)) e.point.sources.push(loc());
     if (s.powerLimitW) e.powerLimitW = Math.min(e.powerLimitW ?? Infinity, s.powerLimitW);
     if (finitePos(s.durationNs)) (e.d += s.durationNs), e.nd++;
-    else if (s.durationNs !== null) this.diagnostics?.add('BAD_DURATION', { message: `${s.kernelName}: duration ${s.durationNs} ignored`, file: formatLocation(loc()) });
+    else if (s.durationNs !== null)
+      this.diagnostics?.add('BAD_DURATION', {
+        message: `${s.kernelName}: duration ${s.durationNs} ignored`,
+        file: formatLocation(loc()),
+      });
     const p = samplePowerW(s);
     if (p !== null) (e.p += p), e.np++;
-    else if (s.powerW !== null && s.powerW !== undefined) this.diagnostics?.add('BAD_POWER', { message: `${s.kernelName}: power ${s.powerW} ignored`, file: formatLocation(loc()) });
+    else if (s.powerW !== null && s.powerW !== undefined)
+      this.diagnostics?.add('BAD_POWER', {
+        message: `${s.kernelName}: power ${s.powerW} ignored`,
+        file: formatLocation(loc()),
+      });
     for (const c in s.utilization) {
       const v = s.utilization[c];
       if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > 1.05) {
-        this.diagnostics?.add('COUNTER_GLITCH', { message: `${s.kernelName}: ${c} = ${v} outside 0–1, ignored`, file: formatLocation(loc()) });
+        this.diagnostics?.add('COUNTER_GLITCH', {
+          message: `${s.kernelName}: ${c} = ${v} outside 0–1, ignored`,
+          file: formatLocation(loc()),
+        });
         continue;
       }
       const acc = e.u.get(c) ?? [0, 0];
@@ -146,7 +183,11 @@ export class KernelGrouper {
     const out: KernelSeries[] = [];
     for (const [key, byClock] of this.byKey) {
       const sums = [...byClock.values()];
-      out.push({ key, kernelName: sums[sums.length - 1]!.kernelName, points: sums.map(KernelGrouper.pointOf).sort((a, b) => a.smClockMHz - b.smClockMHz) });
+      out.push({
+        key,
+        kernelName: sums[sums.length - 1]!.kernelName,
+        points: sums.map(KernelGrouper.pointOf).sort((a, b) => a.smClockMHz - b.smClockMHz),
+      });
     }
     return out;
   }
@@ -162,8 +203,16 @@ export class KernelGrouper {
         const pt = KernelGrouper.pointOf(e);
         const first = pt.sources[0]!;
         out.push({
-          kernelName: e.kernelName, invocation: e.invocation, smClockMHz: pt.smClockMHz, memClockMHz: pt.memClockMHz, durationNs: pt.durationNs,
-          utilization: pt.utilization, powerW: pt.powerW, energyJ: null, powerLimitW: e.powerLimitW, source: { file: first.file, row: first.row, format: e.format },
+          kernelName: e.kernelName,
+          invocation: e.invocation,
+          smClockMHz: pt.smClockMHz,
+          memClockMHz: pt.memClockMHz,
+          durationNs: pt.durationNs,
+          utilization: pt.utilization,
+          powerW: pt.powerW,
+          energyJ: null,
+          powerLimitW: e.powerLimitW,
+          source: { file: first.file, row: first.row, format: e.format },
         });
       }
     return [...out, ...this.unclocked];
@@ -201,14 +250,20 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
     if (pts.length === 0) continue;
     const top = pts[pts.length - 1]!;
     if ((top.utilization.sm_active ?? 1) < 0.1)
-      diagnostics.add('MOSTLY_IDLE', { message: `${s.key}: SM active ${(100 * top.utilization.sm_active!).toFixed(1)}% at ${top.smClockMHz} MHz`, file: formatLocation(top.sources[0]!) });
+      diagnostics.add('MOSTLY_IDLE', {
+        message: `${s.key}: SM active ${(100 * top.utilization.sm_active!).toFixed(1)}% at ${top.smClockMHz} MHz`,
+        file: formatLocation(top.sources[0]!),
+      });
     const withPower = s.points.filter((p) => p.powerW !== null);
     for (let i = 1; i < withPower.length; i++) {
       const a = withPower[i - 1]!;
       const b = withPower[i]!;
       const noSlower = a.durationNs === null || b.durationNs === null || b.durationNs <= a.durationNs * 1.02;
       if (b.powerW! < 0.9 * a.powerW! && noSlower) {
-        diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', { message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`, file: formatLocation(b.sources[0]!) });
+        diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', {
+          message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`,
+          file: formatLocation(b.sources[0]!),
+        });
         bad.add(`power:${s.key}@${b.smClockMHz}`);
       }
     }
@@ -216,18 +271,28 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
       const ratio = p.durationNs! / top.durationNs!;
       const clockRatio = top.smClockMHz / p.smClockMHz;
       if (ratio > 1.1 * clockRatio) {
-        diagnostics.add('SLOWER_THAN_CLOCK_RATIO', { message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`, file: formatLocation(p.sources[0]!) });
+        diagnostics.add('SLOWER_THAN_CLOCK_RATIO', {
+          message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`,
+          file: formatLocation(p.sources[0]!),
+        });
         bad.add(`${s.key}@${p.smClockMHz}`);
       }
       if (ratio < 0.9) {
-        diagnostics.add('FASTER_AT_LOWER_CLOCK', { message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`, file: formatLocation(p.sources[0]!) });
+        diagnostics.add('FASTER_AT_LOWER_CLOCK', {
+          message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`,
+          file: formatLocation(p.sources[0]!),
+        });
         bad.add(`${s.key}@${p.smClockMHz}`);
       }
       const pipe = PIPES.find((c) => (top.utilization[c] ?? 0) >= 0.05 && (p.utilization[c] ?? 0) > 0);
       if (pipe) {
-        const implied = (top.utilization[pipe]! * top.durationNs! * top.smClockMHz) / (p.utilization[pipe]! * p.durationNs!);
+        const implied =
+          (top.utilization[pipe]! * top.durationNs! * top.smClockMHz) / (p.utilization[pipe]! * p.durationNs!);
         if (Math.abs(implied / p.smClockMHz - 1) > 0.15) {
-          diagnostics.add('CLOCK_CONTRADICTED', { message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`, file: formatLocation(p.sources[0]!) });
+          diagnostics.add('CLOCK_CONTRADICTED', {
+            message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`,
+            file: formatLocation(p.sources[0]!),
+          });
           bad.add(`${s.key}@${p.smClockMHz}`);
         }
       }

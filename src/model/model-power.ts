@@ -17,7 +17,10 @@ export function modelsAtMainMemClock(cal: Calibration): ClockPowerModel[] {
 }
 
 /** P0 (all utilizations zero) and W per unit utilization of each component at SM clock f. */
-export function componentPowersAt(cal: Calibration, smClockMHz: number): { interceptW: number; coefficientsW: Record<string, number> } {
+export function componentPowersAt(
+  cal: Calibration,
+  smClockMHz: number,
+): { interceptW: number; coefficientsW: Record<string, number> } {
   const c = coefficientsAt(modelsAtMainMemClock(cal), cal.vf, smClockMHz);
   return { interceptW: c.interceptW, coefficientsW: { ...c.coefficientsW } };
 }

@@ -72,7 +72,10 @@ export function fitRoofExponent(kernels: ClockTime[][]): RoofExponentFit | null 
     for (const lo of inRange) for (const t of inRange) if (t !== lo) cases.push({ pair: [hi, lo], target: t });
   }
   if (cases.length === 0) return null;
-  const errors = (p: number) => cases.map((c) => Math.abs(multiClockDurationNs(fitMultiClock(c.pair, p), c.target.smClockMHz) / c.target.durationNs - 1));
+  const errors = (p: number) =>
+    cases.map((c) =>
+      Math.abs(multiClockDurationNs(fitMultiClock(c.pair, p), c.target.smClockMHz) / c.target.durationNs - 1),
+    );
   const mean = (xs: number[]) => xs.reduce((s, v) => s + v, 0) / xs.length;
   // Robust loss (as fitTimeShare): errors beyond 15% count a tenth, so a few erratic kernels do not pick p.
   const robust = (xs: number[]) => mean(xs.map((e) => (e < 0.15 ? e : 0.15 + 0.1 * (e - 0.15))));
@@ -81,7 +84,12 @@ export function fitRoofExponent(kernels: ClockTime[][]): RoofExponentFit | null 
     const l = robust(errors(p));
     if (l < best.loss) best = { exponent: p, loss: l };
   }
-  return { exponent: best.exponent, mapePct: 100 * mean(errors(best.exponent)), additiveMapePct: 100 * mean(errors(1)), n: cases.length };
+  return {
+    exponent: best.exponent,
+    mapePct: 100 * mean(errors(best.exponent)),
+    additiveMapePct: 100 * mean(errors(1)),
+    n: cases.length,
+  };
 }
 
 /** Exponents of single kernels, and how many kernels they came from. */
@@ -111,7 +119,9 @@ export function kernelRoofExponents(kernels: ClockTime[][], minSpreadPct = 0.5):
       let s = 0;
       let n = 0;
       for (const lo of inRange)
-        for (const t of inRange) if (t !== lo) (s += Math.abs(multiClockDurationNs(fitMultiClock([hi, lo], p), t.smClockMHz) / t.durationNs - 1)), n++;
+        for (const t of inRange)
+          if (t !== lo)
+            (s += Math.abs(multiClockDurationNs(fitMultiClock([hi, lo], p), t.smClockMHz) / t.durationNs - 1)), n++;
       return (100 * s) / n;
     };
     const errs = EXPONENTS.map(err);

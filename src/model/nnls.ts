@@ -60,7 +60,11 @@ export function nnls(x: number[][], y: number[], options: NnlsOptions = {}): num
     if (best < 0) break;
     passive.add(best);
     for (let inner = 0; inner < 3 * p + 10; inner++) {
-      const z = restrictedSolve(xtx, xty, [...passive].sort((a, c) => a - c));
+      const z = restrictedSolve(
+        xtx,
+        xty,
+        [...passive].sort((a, c) => a - c),
+      );
       const negative = [...passive].filter((i) => !free.has(i) && z[i]! <= 0);
       if (negative.length === 0) {
         b = z;
@@ -69,7 +73,7 @@ export function nnls(x: number[][], y: number[], options: NnlsOptions = {}): num
       let alpha = 1;
       for (const i of negative) alpha = Math.min(alpha, b[i]! / (b[i]! - z[i]!));
       b = b.map((v, i) => v + alpha * (z[i]! - v));
-      for (const i of [...passive]) if (!free.has(i) && b[i]! <= 1e-12) (passive.delete(i), (b[i] = 0));
+      for (const i of [...passive]) if (!free.has(i) && b[i]! <= 1e-12) passive.delete(i), (b[i] = 0);
     }
   }
   return b.map((v, i) => (free.has(i) ? v : Math.max(0, v)));

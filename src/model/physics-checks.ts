@@ -52,7 +52,10 @@ export interface BestEnergyPerFlop {
  * (bytes 0, launch overhead negligible) over the device's clock range, its lowest J/FLOP. Null without datasheet
  * facts (no peak FLOP/s).
  */
-export function bestEnergyPerFlop(cal: Calibration, precision: NonNullable<RooflineWork['precision']>): BestEnergyPerFlop | null {
+export function bestEnergyPerFlop(
+  cal: Calibration,
+  precision: NonNullable<RooflineWork['precision']>,
+): BestEnergyPerFlop | null {
   if (!cal.datasheet) return null;
   const r = clockRange(cal);
   const clocks = new Set<number>(cal.clocks.smClocksMHz.filter((f) => f >= r.minMHz && f <= r.maxMHz));
@@ -73,9 +76,17 @@ export function energyPerFlopFlag(energyJ: number, flops: number, best: BestEner
 }
 
 /** The message of a flagged node, naming it, the figure and the bound. */
-export function describeFlag(flag: number, node: string, at: { powerW: number; energyJ: number; flops: number }, b: ClockBounds, best: BestEnergyPerFlop | null): string {
+export function describeFlag(
+  flag: number,
+  node: string,
+  at: { powerW: number; energyJ: number; flops: number },
+  b: ClockBounds,
+  best: BestEnergyPerFlop | null,
+): string {
   const w = (x: number) => `${Number(x.toPrecision(4))} W`;
-  if (flag === ABOVE_CAP) return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is above the calibration's power cap ${w(b.capW ?? 0)} (a measurement above the cap, scaled)`;
-  if (flag === BELOW_IDLE) return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is below the device's idle power there, ${w(b.idleW ?? 0)}`;
+  if (flag === ABOVE_CAP)
+    return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is above the calibration's power cap ${w(b.capW ?? 0)} (a measurement above the cap, scaled)`;
+  if (flag === BELOW_IDLE)
+    return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is below the device's idle power there, ${w(b.idleW ?? 0)}`;
   return `${node}: ${Number(((at.energyJ / at.flops) * 1e12).toPrecision(4))} pJ/FLOP at ${b.smClockMHz} MHz is below the device's best, ${Number(((best?.joulesPerFlop ?? 0) * 1e12).toPrecision(4))} pJ/FLOP (${best?.precision} at ${best?.atClockMHz.toFixed(0)} MHz): its num_ops or duration is off`;
 }

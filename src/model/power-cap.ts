@@ -69,8 +69,19 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
       evidence: `${labels.length} of ${swept} kernels keep power flat (±${FLAT * 100}%) near ${level.toFixed(1)} W while time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
     };
   }
-  if (profileLimitW) return { detected: false, powerW: profileLimitW, source: 'profile', evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen` };
-  return { detected: false, powerW: null, source: 'none', evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${Math.max(0, ...readings).toFixed(1)} W)` };
+  if (profileLimitW)
+    return {
+      detected: false,
+      powerW: profileLimitW,
+      source: 'profile',
+      evidence: `power limit ${profileLimitW} W reported by the profile; no capped kernels seen`,
+    };
+  return {
+    detected: false,
+    powerW: null,
+    source: 'none',
+    evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${Math.max(0, ...readings).toFixed(1)} W)`,
+  };
 }
 
 /** The cap a prediction uses after checking the calibration's cap against measured powers. */
@@ -93,7 +104,8 @@ export function capInForce(cap: PowerCap, measured: { powerW: number; where: str
   if (cap.powerW === null) return { powerW: null, overridden: false, note: null };
   let top: { powerW: number; where: string } | null = null;
   for (const m of measured) if (Number.isFinite(m.powerW) && (top === null || m.powerW > top.powerW)) top = m;
-  if (top === null || top.powerW <= cap.powerW * (1 + FLAT)) return { powerW: cap.powerW, overridden: false, note: null };
+  if (top === null || top.powerW <= cap.powerW * (1 + FLAT))
+    return { powerW: cap.powerW, overridden: false, note: null };
   return {
     powerW: null,
     overridden: true,

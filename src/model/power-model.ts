@@ -43,7 +43,10 @@ export interface ClockPowerModel {
   outliers: string[];
 }
 
-export function evaluatePower(model: Pick<ClockPowerModel, 'interceptW' | 'coefficientsW'>, u: Record<string, number>): number {
+export function evaluatePower(
+  model: Pick<ClockPowerModel, 'interceptW' | 'coefficientsW'>,
+  u: Record<string, number>,
+): number {
   let p = model.interceptW;
   for (const [c, beta] of Object.entries(model.coefficientsW)) p += beta * (u[c] ?? 0);
   return p;
@@ -74,7 +77,10 @@ export function corr(a: number[], b: number[]): number {
 }
 
 /** Which components can be fitted on these points, and why the others cannot. */
-export function selectComponents(points: PowerPoint[], components: string[]): { kept: string[]; dropped: DroppedComponent[] } {
+export function selectComponents(
+  points: PowerPoint[],
+  components: string[],
+): { kept: string[]; dropped: DroppedComponent[] } {
   const dropped: DroppedComponent[] = [];
   const kept: string[] = [];
   for (const c of components) {
@@ -88,7 +94,15 @@ export function selectComponents(points: PowerPoint[], components: string[]): { 
       dropped.push({ component: c, reason: 'constant' });
       continue;
     }
-    const dup = kept.find((k) => Math.abs(corr(vals, points.map((p) => p.utilization[k] ?? 0))) > 0.995);
+    const dup = kept.find(
+      (k) =>
+        Math.abs(
+          corr(
+            vals,
+            points.map((p) => p.utilization[k] ?? 0),
+          ),
+        ) > 0.995,
+    );
     if (dup) {
       dropped.push({ component: c, reason: 'collinear', with: dup });
       continue;
@@ -119,7 +133,9 @@ export function fitClockPower(
   let { kept, dropped } = selectComponents(points, components);
   if (points.length < kept.length + 2) {
     // Too few rows: keep the most variable components only; the rest are reported as dropped.
-    const byVar = [...kept].sort((a, b) => std(points.map((p) => p.utilization[b] ?? 0)) - std(points.map((p) => p.utilization[a] ?? 0)));
+    const byVar = [...kept].sort(
+      (a, b) => std(points.map((p) => p.utilization[b] ?? 0)) - std(points.map((p) => p.utilization[a] ?? 0)),
+    );
     const room = Math.max(0, points.length - 2);
     for (const c of byVar.slice(room)) dropped.push({ component: c, reason: 'too-few-rows' });
     kept = byVar.slice(0, room);
@@ -128,7 +144,9 @@ export function fitClockPower(
   let sol = solveOnce(used, kept);
   const outliers: string[] = [];
   if (points.length >= 8) {
-    const resid = used.map((p) => p.powerW - (sol.intercept + sol.betas.reduce((s, b, k) => s + b * (p.utilization[kept[k]!] ?? 0), 0)));
+    const resid = used.map(
+      (p) => p.powerW - (sol.intercept + sol.betas.reduce((s, b, k) => s + b * (p.utilization[kept[k]!] ?? 0), 0)),
+    );
     const med = [...resid].sort((a, b) => a - b)[Math.floor(resid.length / 2)]!;
     const mad = [...resid.map((r) => Math.abs(r - med))].sort((a, b) => a - b)[Math.floor(resid.length / 2)]! * 1.4826;
     const keep = used.filter((_, i) => Math.abs(resid[i]! - med) <= 6 * Math.max(mad, 0.5));

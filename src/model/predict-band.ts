@@ -5,10 +5,26 @@
  */
 import type { KernelSample } from '../formats/profiles/kernel-sample.js';
 import type { Calibration } from './calibration.js';
-import { modelPower, predictKernel, toProfile, type KernelPrediction, type KernelProfile, type PredictOptions } from './predict.js';
+import {
+  modelPower,
+  predictKernel,
+  toProfile,
+  type KernelPrediction,
+  type KernelProfile,
+  type PredictOptions,
+} from './predict.js';
 import type { ClockTime } from './multi-clock-time.js';
 import { memoryCeilingAt, scaleUtilization } from './time-model.js';
-import { bandAround, clockGeometry, counterDistance, exponentEnvelope, type Band, type BandMode, type BandTable, type UncertaintyModel } from './uncertainty.js';
+import {
+  bandAround,
+  clockGeometry,
+  counterDistance,
+  exponentEnvelope,
+  type Band,
+  type BandMode,
+  type BandTable,
+  type UncertaintyModel,
+} from './uncertainty.js';
 
 /** Where a prediction's band comes from: how far it reaches beyond what the calibration's residuals covered. */
 export interface BandRegime {
@@ -79,13 +95,24 @@ function tableFor(model: UncertaintyModel, mode: BandMode): { mode: BandMode; ta
 
 const exact = (v: number): Band => ({ p10: v, p50: v, p90: v });
 
-function timeBand(cal: Calibration, t: BandTable, distance: number, counterDist: number, pred: KernelPrediction, refs: ClockTime[] | undefined): Band {
+function timeBand(
+  cal: Calibration,
+  t: BandTable,
+  distance: number,
+  counterDist: number,
+  pred: KernelPrediction,
+  refs: ClockTime[] | undefined,
+): Band {
   const range = cal.uncertainty?.roofExponentRange;
   const distinct = refs ? new Set(refs.map((r) => r.smClockMHz)).size : 0;
   if (!range || !refs || distinct < 2) return bandAround(t.time, distance, counterDist, pred.durationNs);
   const env = exponentEnvelope(refs, pred.effectiveClockMHz, cal.time.roofExponent?.exponent ?? 1, range);
   const p50 = pred.durationNs;
-  return { p10: bandAround(t.time, distance, counterDist, p50 * env.lo).p10, p50, p90: bandAround(t.time, distance, counterDist, p50 * env.hi).p90 };
+  return {
+    p10: bandAround(t.time, distance, counterDist, p50 * env.lo).p10,
+    p50,
+    p90: bandAround(t.time, distance, counterDist, p50 * env.hi).p90,
+  };
 }
 
 /** The kernel (profiled once, at `refMHz` with DRAM activity `dramActive`) needs more memory throughput than the calibration reaches at `targetMHz`, a lower clock. */
@@ -143,14 +170,36 @@ function counterClass(model: UncertaintyModel, t: BandTable, d: number): BandReg
  * (or, without one, a band that reaches the clock-bound time). With the highest profiled measurement (`top`), a
  * kernel whose profiled power the power model cannot explain has its power and energy bands reach the model's figure.
  */
-export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: number[], utilization: Record<string, number>, refs?: ClockTime[], top?: KernelProfile): PredictionBand | null {
+export function bandFor(
+  cal: Calibration,
+  pred: KernelPrediction,
+  profiledMHz: number[],
+  utilization: Record<string, number>,
+  refs?: ClockTime[],
+  top?: KernelProfile,
+): PredictionBand | null {
   const model = cal.uncertainty;
   if (!model) return null;
   const geo = clockGeometry(profiledMHz, pred.smClockMHz, model.twoClockDistance ?? 'harmonic');
   const dist = counterDistance(model.counterSpace, utilization);
   if (geo.mode === 'profiled') {
-    const regime: BandRegime = { clock: 'profiled', extrapolated: false, counter: 'near', memoryCeiling: false, powerUnexplained: false };
-    return { mode: 'profiled', table: null, clockDistance: 0, counterDistance: dist, regime, durationNs: exact(pred.durationNs), powerW: exact(pred.powerW), energyJ: exact(pred.energyJ) };
+    const regime: BandRegime = {
+      clock: 'profiled',
+      extrapolated: false,
+      counter: 'near',
+      memoryCeiling: false,
+      powerUnexplained: false,
+    };
+    return {
+      mode: 'profiled',
+      table: null,
+      clockDistance: 0,
+      counterDistance: dist,
+      regime,
+      durationNs: exact(pred.durationNs),
+      powerW: exact(pred.powerW),
+      energyJ: exact(pred.energyJ),
+    };
   }
   const found = tableFor(model, geo.mode);
   if (!found) return null;
@@ -159,7 +208,8 @@ export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: n
   let powerW = bandAround(t.power, geo.distance, dist, pred.powerW);
   let energyJ = bandAround(t.energy, geo.distance, dist, pred.energyJ);
   const ref = refs?.length === 1 ? refs[0]! : null;
-  const memoryCeiling = ref !== null && beyondMemoryCeiling(cal, ref.smClockMHz, utilization.dram_active ?? 0, pred.effectiveClockMHz);
+  const memoryCeiling =
+    ref !== null && beyondMemoryCeiling(cal, ref.smClockMHz, utilization.dram_active ?? 0, pred.effectiveClockMHz);
   const ceilingTable = memoryCeiling ? model.memoryCeiling : null;
   if (ceilingTable) {
     // The kernels that crossed the ceiling have their own residuals (model/uncertainty.ts memoryCeiling); crossing
@@ -174,7 +224,8 @@ export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: n
     powerW = reach(powerW, cb.powerW);
     energyJ = reach(energyJ, cb.energyJ);
   }
-  const powerUnexplained = top !== undefined && model.powerMisfitMax !== undefined && powerMisfit(cal, top) > model.powerMisfitMax;
+  const powerUnexplained =
+    top !== undefined && model.powerMisfitMax !== undefined && powerMisfit(cal, top) > model.powerMisfitMax;
   if (powerUnexplained) {
     const capW = cal.powerCap.powerW ?? Infinity;
     const modelW = Math.min(capW, modelPower(cal, pred.effectiveClockMHz, pred.utilization));
@@ -188,7 +239,16 @@ export function bandFor(cal: Calibration, pred: KernelPrediction, profiledMHz: n
     memoryCeiling,
     powerUnexplained,
   };
-  return { mode: geo.mode, table: found.mode, clockDistance: geo.distance, counterDistance: dist, regime, durationNs, powerW, energyJ };
+  return {
+    mode: geo.mode,
+    table: found.mode,
+    clockDistance: geo.distance,
+    counterDistance: dist,
+    regime,
+    durationNs,
+    powerW,
+    energyJ,
+  };
 }
 
 /** A short name for a band's regime, e.g. `one-clock-down · 10–40 % · counters near · memory ceiling`. */
@@ -219,5 +279,15 @@ export function predictKernelBand(
   if (pred.basis !== 'profile') return { ...pred, band: null };
   // The counter space holds each calibration kernel at its highest clock: compare at the highest profiled clock.
   const top = refs.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
-  return { ...pred, band: bandFor(cal, pred, refs.map((r) => r.smClockMHz), top.utilization, refs, top) };
+  return {
+    ...pred,
+    band: bandFor(
+      cal,
+      pred,
+      refs.map((r) => r.smClockMHz),
+      top.utilization,
+      refs,
+      top,
+    ),
+  };
 }

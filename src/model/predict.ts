@@ -63,7 +63,9 @@ export interface PredictOptions {
 export function toProfile(s: KernelSample | KernelProfile): KernelProfile {
   if ('source' in s) {
     if (s.smClockMHz === null || s.durationNs === null || !(s.durationNs > 0))
-      throw new InputError(`${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive duration to be predicted`);
+      throw new InputError(
+        `${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive duration to be predicted`,
+      );
     const u: Record<string, number> = {};
     for (const [k, v] of Object.entries(s.utilization)) if (typeof v === 'number' && Number.isFinite(v)) u[k] = v;
     return { smClockMHz: s.smClockMHz, durationNs: s.durationNs, powerW: samplePowerW(s), utilization: u };
@@ -78,8 +80,17 @@ export function isDurationOnly(p: KernelProfile): boolean {
 
 function durationAt(cal: Calibration, refs: KernelProfile[], f: number): number {
   const nearest = refs.reduce((a, b) => (Math.abs(b.smClockMHz - f) < Math.abs(a.smClockMHz - f) ? b : a));
-  if (new Set(refs.map((r) => r.smClockMHz)).size >= 2) return multiClockDurationNs(fitMultiClock(refs, cal.time.roofExponent?.exponent ?? 1), f);
-  return predictDurationFromOne(cal.time, { durationNs: nearest.durationNs, smClockMHz: nearest.smClockMHz, dramActive: nearest.utilization.dram_active ?? 0 }, f);
+  if (new Set(refs.map((r) => r.smClockMHz)).size >= 2)
+    return multiClockDurationNs(fitMultiClock(refs, cal.time.roofExponent?.exponent ?? 1), f);
+  return predictDurationFromOne(
+    cal.time,
+    {
+      durationNs: nearest.durationNs,
+      smClockMHz: nearest.smClockMHz,
+      dramActive: nearest.utilization.dram_active ?? 0,
+    },
+    f,
+  );
 }
 
 function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: PowerScaling) {
@@ -122,7 +133,18 @@ function uncapped(cal: Calibration, refs: KernelProfile[], f: number, scaling: P
 function fromDuration(cal: Calibration, refs: KernelProfile[], f: number): KernelPrediction {
   const durationNs = durationAt(cal, refs, f);
   const powerW = assumedKernelPowerW(cal, f).powerW;
-  return { smClockMHz: f, effectiveClockMHz: f, durationNs, powerW, energyJ: (powerW * durationNs) / 1e9, energyMemoryJ: null, utilization: {}, capped: false, basis: 'duration', estimate: true };
+  return {
+    smClockMHz: f,
+    effectiveClockMHz: f,
+    durationNs,
+    powerW,
+    energyJ: (powerW * durationNs) / 1e9,
+    energyMemoryJ: null,
+    utilization: {},
+    capped: false,
+    basis: 'duration',
+    estimate: true,
+  };
 }
 
 /**
@@ -155,7 +177,12 @@ export function predictKernel(
     }
     fEff = lo;
     const atEff = uncapped(cal, refs, fEff, scaling);
-    r = { ...atEff, powerW: cap, memoryW: atEff.memoryW === null ? null : atEff.powerW > 0 ? Math.min(cap, (atEff.memoryW * cap) / atEff.powerW) : 0 };
+    r = {
+      ...atEff,
+      powerW: cap,
+      memoryW:
+        atEff.memoryW === null ? null : atEff.powerW > 0 ? Math.min(cap, (atEff.memoryW * cap) / atEff.powerW) : 0,
+    };
   }
   return {
     smClockMHz: targetClockMHz,
@@ -186,8 +213,12 @@ export interface RooflineWork {
  */
 export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clockMHz: number): KernelPrediction {
   const ds = cal.datasheet;
-  if (!ds) throw new InputError(`calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline estimates need them`);
-  if (!(work.flops >= 0) || !(work.bytes >= 0)) throw new InputError('roofline work needs non-negative flops and bytes');
+  if (!ds)
+    throw new InputError(
+      `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline estimates need them`,
+    );
+  if (!(work.flops >= 0) || !(work.bytes >= 0))
+    throw new InputError('roofline work needs non-negative flops and bytes');
   checkTargetClock(cal, clockMHz);
   const precision = work.precision ?? 'fp32';
   const peak = (ds.peakFlopsPerS[precision] ?? ds.peakFlopsPerS.fp32) * (clockMHz / ds.maxSmClockMHz);
@@ -209,10 +240,23 @@ export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clock
   const powerW = cal.powerCap.powerW !== null ? Math.min(modelled, cal.powerCap.powerW) : modelled;
   const energyJ = (powerW * durationNs) / 1e9;
   let energyMemoryJ: number | null;
-  if (work.memoryPjPerBit !== undefined) energyMemoryJ = Math.min(energyJ, work.bytes * 8 * work.memoryPjPerBit * 1e-12);
+  if (work.memoryPjPerBit !== undefined)
+    energyMemoryJ = Math.min(energyJ, work.bytes * 8 * work.memoryPjPerBit * 1e-12);
   else {
     const dram = dramPowerW(cal, clockMHz, utilization);
-    energyMemoryJ = dram === null ? null : Math.min(energyJ, ((modelled > 0 ? (dram * powerW) / modelled : 0) * durationNs) / 1e9);
+    energyMemoryJ =
+      dram === null ? null : Math.min(energyJ, ((modelled > 0 ? (dram * powerW) / modelled : 0) * durationNs) / 1e9);
   }
-  return { smClockMHz: clockMHz, effectiveClockMHz: clockMHz, durationNs, powerW, energyJ, energyMemoryJ, utilization, capped: false, basis: 'roofline', estimate: true };
+  return {
+    smClockMHz: clockMHz,
+    effectiveClockMHz: clockMHz,
+    durationNs,
+    powerW,
+    energyJ,
+    energyMemoryJ,
+    utilization,
+    capped: false,
+    basis: 'roofline',
+    estimate: true,
+  };
 }

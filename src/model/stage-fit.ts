@@ -82,7 +82,10 @@ function uncappedPower(fit: StageFit, fMHz: number): number {
   return powerBasis(fMHz, fit.powerCoefficients.length).reduce((s, b, i) => s + b * fit.powerCoefficients[i]!, 0);
 }
 
-export function predictStage(fit: StageFit, smClockMHz: number): { durationNs: number; powerW: number; energyJ: number; effectiveClockMHz: number } {
+export function predictStage(
+  fit: StageFit,
+  smClockMHz: number,
+): { durationNs: number; powerW: number; energyJ: number; effectiveClockMHz: number } {
   const fEff = fit.capClockMHz !== null ? Math.min(smClockMHz, fit.capClockMHz) : smClockMHz;
   const durationNs = multiClockDurationNs(fit.time, fEff);
   let powerW = uncappedPower(fit, fEff);
@@ -91,7 +94,10 @@ export function predictStage(fit: StageFit, smClockMHz: number): { durationNs: n
 }
 
 /** Clock with the lowest energy among `clocksMHz` (ties: the faster clock). */
-export function energyOptimalClock(energyAt: (f: number) => number, clocksMHz: number[]): { smClockMHz: number; energyJ: number } {
+export function energyOptimalClock(
+  energyAt: (f: number) => number,
+  clocksMHz: number[],
+): { smClockMHz: number; energyJ: number } {
   let best = { smClockMHz: clocksMHz[0]!, energyJ: energyAt(clocksMHz[0]!) };
   for (const f of clocksMHz) {
     const e = energyAt(f);

@@ -73,7 +73,11 @@ export function clockIndependentShare(model: TimeModel, dramActive: number, refC
 }
 
 /** Predicted duration at `targetMHz` of a kernel that took `refNs` at `refMHz` with DRAM activity `dramActive`. */
-export function predictDurationFromOne(model: TimeModel, ref: { durationNs: number; smClockMHz: number; dramActive: number }, targetMHz: number): number {
+export function predictDurationFromOne(
+  model: TimeModel,
+  ref: { durationNs: number; smClockMHz: number; dramActive: number },
+  targetMHz: number,
+): number {
   const L = Math.min(model.launchOverheadNs, 0.5 * ref.durationNs);
   const body = ref.durationNs - L;
   const a = clockIndependentShare(model, ref.dramActive, ref.smClockMHz);
@@ -111,7 +115,9 @@ export interface TimeFitKernel {
 }
 
 /** 98th percentile of DRAM activity per clock. */
-export function fitMemoryCeiling(samples: { smClockMHz: number; memClockMHz: number | null; dramActive: number }[]): MemoryCeilingPoint[] {
+export function fitMemoryCeiling(
+  samples: { smClockMHz: number; memClockMHz: number | null; dramActive: number }[],
+): MemoryCeilingPoint[] {
   const by = new Map<number, { mem: number | null; v: number[] }>();
   for (const s of samples) {
     const e = by.get(s.smClockMHz) ?? { mem: s.memClockMHz, v: [] };
@@ -131,15 +137,25 @@ export function fitMemoryCeiling(samples: { smClockMHz: number; memClockMHz: num
  * Fits (w0, w1) of the share by a coarse-to-fine grid search minimising a robust (Huber-like) mean relative
  * time error over all calibration kernels, each predicted from its highest clock.
  */
-export function fitTimeShare(kernels: TimeFitKernel[], ceiling: MemoryCeilingPoint[], launchOverheadNs: number): TimeModel {
-  const base: TimeModel = { memoryCeiling: ceiling, share: { w0: -4, w1: 6, feature: 'dram_active/ceiling' }, launchOverheadNs, fit: [] };
+export function fitTimeShare(
+  kernels: TimeFitKernel[],
+  ceiling: MemoryCeilingPoint[],
+  launchOverheadNs: number,
+): TimeModel {
+  const base: TimeModel = {
+    memoryCeiling: ceiling,
+    share: { w0: -4, w1: 6, feature: 'dram_active/ceiling' },
+    launchOverheadNs,
+    fit: [],
+  };
   const cases: { ref: { durationNs: number; smClockMHz: number; dramActive: number }; f: number; t: number }[] = [];
   for (const k of kernels) {
     const clocks = [...k.byClock.keys()].sort((a, b) => a - b);
     if (clocks.length < 2) continue;
     const fr = clocks[clocks.length - 1]!;
     const r = k.byClock.get(fr)!;
-    for (const f of clocks.slice(0, -1)) cases.push({ ref: { ...r, smClockMHz: fr }, f, t: k.byClock.get(f)!.durationNs });
+    for (const f of clocks.slice(0, -1))
+      cases.push({ ref: { ...r, smClockMHz: fr }, f, t: k.byClock.get(f)!.durationNs });
   }
   if (cases.length === 0) return base;
   const loss = (w0: number, w1: number) => {
@@ -156,21 +172,23 @@ export function fitTimeShare(kernels: TimeFitKernel[], ceiling: MemoryCeilingPoi
   let step1 = 1;
   let c0 = 0;
   let c1 = 0;
-  for (let w0 = -12; w0 <= 4; w0 += step0) for (let w1 = 0; w1 <= 16; w1 += step1) {
-    const l = loss(w0, w1);
-    if (l < best.l) best = { w0, w1, l };
-  }
+  for (let w0 = -12; w0 <= 4; w0 += step0)
+    for (let w1 = 0; w1 <= 16; w1 += step1) {
+      const l = loss(w0, w1);
+      if (l < best.l) best = { w0, w1, l };
+    }
   for (let round = 0; round < 4; round++) {
     step0 /= 4;
     step1 /= 4;
     c0 = best.w0;
     c1 = best.w1;
-    for (let i = -4; i <= 4; i++) for (let j = -4; j <= 4; j++) {
-      const w0 = c0 + i * step0;
-      const w1 = Math.max(0, c1 + j * step1);
-      const l = loss(w0, w1);
-      if (l < best.l) best = { w0, w1, l };
-    }
+    for (let i = -4; i <= 4; i++)
+      for (let j = -4; j <= 4; j++) {
+        const w0 = c0 + i * step0;
+        const w1 = Math.max(0, c1 + j * step1);
+        const l = loss(w0, w1);
+        if (l < best.l) best = { w0, w1, l };
+      }
   }
   const model: TimeModel = { ...base, share: { w0: best.w0, w1: best.w1, feature: 'dram_active/ceiling' } };
   const byF = new Map<number, number[]>();

@@ -149,7 +149,12 @@ export function exponentRange(exponents: number[]): ExponentRange | null {
  * The time at `targetMHz` of a kernel profiled at `refs` (two or more clocks) over the exponent range, as ratios
  * to its time with the calibration's exponent: lo ≤ 1 ≤ hi.
  */
-export function exponentEnvelope(refs: ClockTime[], targetMHz: number, exponent: number, range: ExponentRange): { lo: number; hi: number } {
+export function exponentEnvelope(
+  refs: ClockTime[],
+  targetMHz: number,
+  exponent: number,
+  range: ExponentRange,
+): { lo: number; hi: number } {
   const at = (p: number) => multiClockDurationNs(fitMultiClock(refs, p), targetMHz);
   const mid = at(exponent);
   if (!(mid > 0)) return { lo: 1, hi: 1 };
@@ -177,7 +182,11 @@ export interface ClockGeometry {
 }
 
 /** Where a target clock lies relative to the profiled clocks. */
-export function clockGeometry(profiledMHz: number[], targetMHz: number, metric: TwoClockMetric = 'product'): ClockGeometry {
+export function clockGeometry(
+  profiledMHz: number[],
+  targetMHz: number,
+  metric: TwoClockMetric = 'product',
+): ClockGeometry {
   const refs = [...new Set(profiledMHz)].sort((a, b) => a - b);
   if (refs.some((r) => Math.abs(r - targetMHz) < 0.5)) return { mode: 'profiled', distance: 0 };
   const nearest = Math.min(...refs.map((r) => Math.abs(Math.log(targetMHz / r))));
@@ -193,12 +202,17 @@ export function clockGeometry(profiledMHz: number[], targetMHz: number, metric: 
     return { mode, distance: (a * b) / (a + b) };
   }
   // The two profiled clocks that bracket the target (inside), or the two nearest to it (outside).
-  const pair = inside ? [below[below.length - 1]!, above[0]!] : [...refs].sort((x, y) => Math.abs(Math.log(targetMHz / x)) - Math.abs(Math.log(targetMHz / y))).slice(0, 2);
+  const pair = inside
+    ? [below[below.length - 1]!, above[0]!]
+    : [...refs].sort((x, y) => Math.abs(Math.log(targetMHz / x)) - Math.abs(Math.log(targetMHz / y))).slice(0, 2);
   return { mode, distance: Math.abs(Math.log(targetMHz / pair[0]!)) * Math.abs(Math.log(targetMHz / pair[1]!)) };
 }
 
 /** The vector of a kernel's utilizations in the counter space's units. */
-export function counterVector(space: Pick<CounterSpace, 'components' | 'scale'>, utilization: Record<string, number>): number[] {
+export function counterVector(
+  space: Pick<CounterSpace, 'components' | 'scale'>,
+  utilization: Record<string, number>,
+): number[] {
   return space.components.map((c, i) => (utilization[c] ?? 0) / space.scale[i]!);
 }
 
@@ -315,7 +329,9 @@ function fitWidening(cs: ResidualCase[], binOf: number[][]): number {
 }
 
 const usableCases = (cases: ResidualCase[]) =>
-  cases.filter((c) => Number.isFinite(c.residual) && Number.isFinite(c.distance) && c.distance > 0).sort((a, b) => a.distance - b.distance);
+  cases
+    .filter((c) => Number.isFinite(c.residual) && Number.isFinite(c.distance) && c.distance > 0)
+    .sort((a, b) => a.distance - b.distance);
 
 /**
  * Fits one quantity's band from residual cases: distance bins of about equal counts (up to 12, at least
@@ -354,13 +370,25 @@ export function fitQuantityBand(cases: ResidualCase[], options: QuantityBandOpti
   // The floor: a clock next to a profiled one is off by at least the nearest bin's scatter (clock-to-clock jitter of
   // the measurement does not shrink with the distance), so the band is held flat from x = 0 to the first bin.
   if (distance.length > 1) (q10[0] = q10[1]!), (q90[0] = q90[1]!);
-  return { distance, q10, q90, widening, inflation, maxDistance: cs[cs.length - 1]!.distance, maxCounterDistance: dMax, n: cs.length };
+  return {
+    distance,
+    q10,
+    q90,
+    widening,
+    inflation,
+    maxDistance: cs[cs.length - 1]!.distance,
+    maxCounterDistance: dMax,
+    n: cs.length,
+  };
 }
 
 /** How far a residual r reaches towards its side of a band at (x, d): |r| / h on that side (h on the q90 side for r ≥ 0). */
 function reachOf(table: QuantityBand, c: ResidualCase): number {
   const k = 1 + table.widening * Math.min(c.counterDistance, table.maxCounterDistance);
-  const side = (c.residual >= 0 ? interpolate(table.distance, table.q90, c.distance) : -interpolate(table.distance, table.q10, c.distance)) * k;
+  const side =
+    (c.residual >= 0
+      ? interpolate(table.distance, table.q90, c.distance)
+      : -interpolate(table.distance, table.q10, c.distance)) * k;
   return side > 0 ? Math.abs(c.residual) / side : c.residual === 0 ? 0 : Infinity;
 }
 
@@ -372,16 +400,28 @@ function reachOf(table: QuantityBand, c: ResidualCase): number {
  * folds. The widening w is held at its value on all folds (a fold-by-fold w would add the noise of fitting it on
  * fewer benchmarks, which the band fitted on all of them does not have).
  */
-export function heldOutInflation(cases: ResidualCase[], options: Pick<QuantityBandOptions, 'minPerBin' | 'symmetric'> = {}): number {
+export function heldOutInflation(
+  cases: ResidualCase[],
+  options: Pick<QuantityBandOptions, 'minPerBin' | 'symmetric'> = {},
+): number {
   const cs = usableCases(cases);
   const folds = [...new Set(cs.map((c) => c.fold).filter((f): f is number => f !== undefined))];
   const all = fitQuantityBand(cs, options);
   if (folds.length < 3 || !all) return 1;
   const ratios: number[] = [];
   for (const fold of folds) {
-    const band = fitQuantityBand(cs.filter((c) => c.fold !== fold), { ...options, widening: all.widening });
+    const band = fitQuantityBand(
+      cs.filter((c) => c.fold !== fold),
+      { ...options, widening: all.widening },
+    );
     if (band) for (const c of cs) if (c.fold === fold) ratios.push(reachOf(band, c));
   }
   if (ratios.length === 0) return 1;
-  return Math.max(1, quantile(ratios.sort((a, b) => a - b), BAND_COVERAGE));
+  return Math.max(
+    1,
+    quantile(
+      ratios.sort((a, b) => a - b),
+      BAND_COVERAGE,
+    ),
+  );
 }

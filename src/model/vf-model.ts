@@ -24,7 +24,7 @@ export interface VfModel {
 }
 
 export function voltageAt(vf: Pick<VfModel, 'kneeMHz' | 'slopePerGHz'>, smClockMHz: number): number {
-  return 1 + vf.slopePerGHz * Math.max(0, smClockMHz - vf.kneeMHz) / 1000;
+  return 1 + (vf.slopePerGHz * Math.max(0, smClockMHz - vf.kneeMHz)) / 1000;
 }
 
 export function vfPower(vf: VfModel, smClockMHz: number): number {
@@ -53,16 +53,28 @@ export function fitVf(points: { smClockMHz: number; powerW: number }[]): VfModel
       });
       const y = points.map((p) => p.powerW);
       const b = nnls(x, y);
-      const rmse = Math.sqrt(x.reduce((s, row, i) => s + (row[0]! * b[0]! + row[1]! * b[1]! + row[2]! * b[2]! - y[i]!) ** 2, 0) / y.length);
+      const rmse = Math.sqrt(
+        x.reduce((s, row, i) => s + (row[0]! * b[0]! + row[1]! * b[1]! + row[2]! * b[2]! - y[i]!) ** 2, 0) / y.length,
+      );
       if (!best || rmse < best.fit.rmseW - 1e-9)
-        best = { kneeMHz: knee, slopePerGHz: slope, constW: b[0]!, staticW: b[1]!, dynamicWPerGHz: b[2]!, fit: { rmseW: rmse, n: points.length } };
+        best = {
+          kneeMHz: knee,
+          slopePerGHz: slope,
+          constW: b[0]!,
+          staticW: b[1]!,
+          dynamicWPerGHz: b[2]!,
+          fit: { rmseW: rmse, n: points.length },
+        };
     }
   }
   return best;
 }
 
 /** Modelled power of a fixed utilization mix at each fitted clock: the curve the V–f model is fitted on. */
-export function referenceCurve(perClock: ClockPowerModel[], meanUtilization: Record<string, number>): { smClockMHz: number; powerW: number }[] {
+export function referenceCurve(
+  perClock: ClockPowerModel[],
+  meanUtilization: Record<string, number>,
+): { smClockMHz: number; powerW: number }[] {
   return perClock.map((m) => ({ smClockMHz: m.smClockMHz, powerW: evaluatePower(m, meanUtilization) }));
 }
 
@@ -70,7 +82,11 @@ export function referenceCurve(perClock: ClockPowerModel[], meanUtilization: Rec
  * Power-model coefficients at any clock: the fitted ones at a profiled clock, V–f-shaped interpolation between
  * (or beyond) them otherwise. Without a V–f model the interpolation is linear and clamped.
  */
-export function coefficientsAt(perClock: ClockPowerModel[], vf: VfModel | null, smClockMHz: number): Pick<ClockPowerModel, 'interceptW' | 'coefficientsW'> & { interpolated: boolean } {
+export function coefficientsAt(
+  perClock: ClockPowerModel[],
+  vf: VfModel | null,
+  smClockMHz: number,
+): Pick<ClockPowerModel, 'interceptW' | 'coefficientsW'> & { interpolated: boolean } {
   const sorted = [...perClock].sort((a, b) => a.smClockMHz - b.smClockMHz);
   const exact = sorted.find((m) => Math.abs(m.smClockMHz - smClockMHz) < 0.5);
   if (exact) return { interceptW: exact.interceptW, coefficientsW: exact.coefficientsW, interpolated: false };

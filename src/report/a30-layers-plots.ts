@@ -23,7 +23,9 @@ function relativePoints(r: LayerClockStudyRecord) {
     const row = r.rows.find((x) => x.model === l.model && x.seqLen === l.seqLen)!;
     const fastest = l.sweep.points.find((p) => p.clockMHz === row.fastestClockMHz)!;
     return l.sweep.points.map((p) => ({
-      layer: l.layer, seq: `S = ${l.seqLen}`, clockMHz: p.clockMHz,
+      layer: l.layer,
+      seq: `S = ${l.seqLen}`,
+      clockMHz: p.clockMHz,
       energyPct: (100 * p.energyJ.total) / fastest.energyJ.total,
       penaltyPct: (100 * (p.timeS - fastest.timeS)) / fastest.timeS,
       savingPct: (100 * (fastest.energyJ.total - p.energyJ.total)) / fastest.energyJ.total,
@@ -39,7 +41,12 @@ const layerOrder = (r: LayerClockStudyRecord) => [...new Set(r.rows.map((x) => x
 export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
   const values = relativePoints(r);
   const x = { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)', scale: { zero: false, nice: false } };
-  const y = { field: 'energyPct', type: 'quantitative', title: 'energy (% of the fastest point, estimated)', scale: { zero: false } };
+  const y = {
+    field: 'energyPct',
+    type: 'quantitative',
+    title: 'energy (% of the fastest point, estimated)',
+    scale: { zero: false },
+  };
   const color = { field: 'seq', type: 'nominal', title: 'sequence', scale: seqScale(r) };
   return {
     title: 'Energy of one layer pass against SM clock (estimated): the U, lowest-energy clock ringed',
@@ -51,10 +58,25 @@ export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
       width: 430,
       height: 220,
       layer: [
-        { mark: { type: 'line', strokeWidth: 2 }, encoding: { x, y, color, order: { field: 'clockMHz', type: 'quantitative' },
-          tooltip: [{ field: 'seq', type: 'nominal' }, { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
-            { field: 'energyPct', type: 'quantitative', title: 'energy (% of fastest)', format: '.2f' }] } },
-        { transform: [{ filter: 'datum.lowest' }], mark: { type: 'point', size: 110, strokeWidth: 2, filled: false }, encoding: { x, y, color } },
+        {
+          mark: { type: 'line', strokeWidth: 2 },
+          encoding: {
+            x,
+            y,
+            color,
+            order: { field: 'clockMHz', type: 'quantitative' },
+            tooltip: [
+              { field: 'seq', type: 'nominal' },
+              { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
+              { field: 'energyPct', type: 'quantitative', title: 'energy (% of fastest)', format: '.2f' },
+            ],
+          },
+        },
+        {
+          transform: [{ filter: 'datum.lowest' }],
+          mark: { type: 'point', size: 110, strokeWidth: 2, filled: false },
+          encoding: { x, y, color },
+        },
       ],
     },
   } as TopLevelSpec;
@@ -68,31 +90,73 @@ export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
 export function layerParetoSpec(r: LayerClockStudyRecord): TopLevelSpec {
   const points = relativePoints(r).filter((p) => p.penaltyPct <= FRONT_MAX_PENALTY_PCT);
   const published = r.rows.map((x) => ({
-    layer: x.layer, seq: `S = ${x.seqLen}`, penaltyPct: x.publishedRuntimePenaltyPct, savingPct: x.publishedEnergySavingPct,
+    layer: x.layer,
+    seq: `S = ${x.seqLen}`,
+    penaltyPct: x.publishedRuntimePenaltyPct,
+    savingPct: x.publishedEnergySavingPct,
     energyPct: 100 - x.publishedEnergySavingPct,
   }));
-  const x = { field: 'penaltyPct', type: 'quantitative', title: 'runtime penalty vs fastest (%, estimated)', scale: { domain: [0, FRONT_MAX_PENALTY_PCT], nice: false } };
-  const y = { field: 'energyPct', type: 'quantitative', title: 'energy (% of the fastest point, estimated)', scale: { zero: false } };
+  const x = {
+    field: 'penaltyPct',
+    type: 'quantitative',
+    title: 'runtime penalty vs fastest (%, estimated)',
+    scale: { domain: [0, FRONT_MAX_PENALTY_PCT], nice: false },
+  };
+  const y = {
+    field: 'energyPct',
+    type: 'quantitative',
+    title: 'energy (% of the fastest point, estimated)',
+    scale: { zero: false },
+  };
   const color = { field: 'seq', type: 'nominal', title: 'sequence', scale: seqScale(r) };
-  const tooltip = [{ field: 'seq', type: 'nominal' }, { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
-    { field: 'penaltyPct', type: 'quantitative', title: 'runtime penalty (%)', format: '.1f' }, { field: 'savingPct', type: 'quantitative', title: 'energy saving (%)', format: '.1f' }];
+  const tooltip = [
+    { field: 'seq', type: 'nominal' },
+    { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
+    { field: 'penaltyPct', type: 'quantitative', title: 'runtime penalty (%)', format: '.1f' },
+    { field: 'savingPct', type: 'quantitative', title: 'energy saving (%)', format: '.1f' },
+  ];
   return {
-    title: 'Time–energy Pareto fronts per layer against the fastest clock (estimated); ◆ = published lowest-energy point',
+    title:
+      'Time–energy Pareto fronts per layer against the fastest clock (estimated); ◆ = published lowest-energy point',
     config: PLOT_CONFIG,
-    data: { values: [...points.map((p) => ({ ...p, kind: 'model' })), ...published.map((p) => ({ ...p, kind: 'published' }))] },
+    data: {
+      values: [...points.map((p) => ({ ...p, kind: 'model' })), ...published.map((p) => ({ ...p, kind: 'published' }))],
+    },
     facet: { field: 'layer', type: 'nominal', title: null, sort: layerOrder(r) },
     columns: 2,
     spec: {
       width: 430,
       height: 230,
       layer: [
-        { transform: [{ filter: "datum.kind === 'model' && datum.status === 'dominated'" }], mark: { type: 'point', filled: true, size: 14, color: DOMINATED_GREY }, encoding: { x, y, tooltip } },
-        { transform: [{ filter: "datum.kind === 'model' && datum.status === 'Pareto front'" }], mark: { type: 'line', point: { size: 14, filled: true } },
-          encoding: { x, y, color, order: { field: 'penaltyPct', type: 'quantitative' }, tooltip } },
-        { transform: [{ filter: "datum.kind === 'model' && datum.lowest" }], mark: { type: 'point', size: 110, strokeWidth: 2, filled: false }, encoding: { x, y, color: color } },
-        { transform: [{ filter: "datum.kind === 'published'" }], mark: { type: 'point', shape: 'diamond', size: 130, filled: true, stroke: '#222', strokeWidth: 1 },
-          encoding: { x, y, color: color,
-            tooltip: [{ field: 'seq', type: 'nominal' }, { field: 'penaltyPct', type: 'quantitative', title: 'published penalty (%)' }, { field: 'savingPct', type: 'quantitative', title: 'published saving (%)' }] } },
+        {
+          transform: [{ filter: "datum.kind === 'model' && datum.status === 'dominated'" }],
+          mark: { type: 'point', filled: true, size: 14, color: DOMINATED_GREY },
+          encoding: { x, y, tooltip },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'model' && datum.status === 'Pareto front'" }],
+          mark: { type: 'line', point: { size: 14, filled: true } },
+          encoding: { x, y, color, order: { field: 'penaltyPct', type: 'quantitative' }, tooltip },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'model' && datum.lowest" }],
+          mark: { type: 'point', size: 110, strokeWidth: 2, filled: false },
+          encoding: { x, y, color: color },
+        },
+        {
+          transform: [{ filter: "datum.kind === 'published'" }],
+          mark: { type: 'point', shape: 'diamond', size: 130, filled: true, stroke: '#222', strokeWidth: 1 },
+          encoding: {
+            x,
+            y,
+            color: color,
+            tooltip: [
+              { field: 'seq', type: 'nominal' },
+              { field: 'penaltyPct', type: 'quantitative', title: 'published penalty (%)' },
+              { field: 'savingPct', type: 'quantitative', title: 'published saving (%)' },
+            ],
+          },
+        },
       ],
     },
   } as TopLevelSpec;

@@ -24,8 +24,16 @@ export function layerStudyRows(r: LayerClockStudyRecord): RowSet {
     { header: 'lowest energy (MHz)', key: 'lowestEnergyClockMHz' },
   ];
   const rows: Cell[][] = r.rows.map((x) => [
-    x.layer, x.seqLen, x.energySavingPct, x.runtimePenaltyPct, x.publishedEnergySavingPct, x.publishedRuntimePenaltyPct,
-    x.energySavingDiffPts, x.runtimePenaltyDiffPts, x.fastestClockMHz, x.lowestEnergyClockMHz,
+    x.layer,
+    x.seqLen,
+    x.energySavingPct,
+    x.runtimePenaltyPct,
+    x.publishedEnergySavingPct,
+    x.publishedRuntimePenaltyPct,
+    x.energySavingDiffPts,
+    x.runtimePenaltyDiffPts,
+    x.fastestClockMHz,
+    x.lowestEnergyClockMHz,
   ]);
   return { columns, rows };
 }
@@ -34,7 +42,8 @@ export function layerStudyRows(r: LayerClockStudyRecord): RowSet {
  * "5.3 / 1.6" cells (energy saving / runtime penalty, %) of the published layout: a row per layer and source, a column
  * per sequence length.
  */
-export const GRID_CAPTION = 'Energy saving / runtime penalty (%) of the lowest-energy Pareto point against the fastest: published, tracewatt (estimated), difference (tracewatt − published, points)';
+export const GRID_CAPTION =
+  'Energy saving / runtime penalty (%) of the lowest-energy Pareto point against the fastest: published, tracewatt (estimated), difference (tracewatt − published, points)';
 
 export function layerStudyGrid(r: LayerClockStudyRecord): RowSet {
   const seqs = [...new Set(r.rows.map((x) => x.seqLen))];
@@ -42,7 +51,8 @@ export function layerStudyGrid(r: LayerClockStudyRecord): RowSet {
   const pair = (a: number, b: number) => `${a.toFixed(1)} / ${b.toFixed(1)}`;
   const diff = (a: number, b: number) => `${signed(1)(a)} / ${signed(1)(b)}`;
   const columns: Column[] = [
-    { header: 'layer', align: 'left' }, { header: 'source', align: 'left' },
+    { header: 'layer', align: 'left' },
+    { header: 'source', align: 'left' },
     ...seqs.map((s): Column => ({ header: `S = ${s} (%)`, align: 'right' })),
   ];
   const rows: Cell[][] = layers.flatMap((layer) => {
@@ -60,9 +70,11 @@ export function layerStudyGrid(r: LayerClockStudyRecord): RowSet {
 export function madSentence(r: LayerClockStudyRecord): string {
   const m = r.meanAbsDifference;
   const meets = (x: number) => (x <= m.targetPts ? 'within' : 'outside');
-  return `Mean absolute difference over the ${r.rows.length} cells: energy saving ${m.energySavingPts.toFixed(1)} points ` +
+  return (
+    `Mean absolute difference over the ${r.rows.length} cells: energy saving ${m.energySavingPts.toFixed(1)} points ` +
     `(${meets(m.energySavingPts)} the ${m.targetPts}-point target), runtime penalty ${m.runtimePenaltyPts.toFixed(1)} points ` +
-    `(${meets(m.runtimePenaltyPts)} it).`;
+    `(${meets(m.runtimePenaltyPts)} it).`
+  );
 }
 
 /** The whole study as text, every line within 100 columns. */

@@ -63,7 +63,9 @@ function htmlTable(columns: readonly Column[], rows: readonly (readonly Cell[])[
   const { text, align } = formatRows(columns, rows);
   const cls = (i: number) => (align[i] === 'right' ? ' class="num"' : '');
   const head = columns.map((c, i) => `<th${cls(i)}>${escapeHtml(c.header)}</th>`).join('');
-  const body = text.map((r) => `<tr>${r.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`).join('\n');
+  const body = text
+    .map((r) => `<tr>${r.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`)
+    .join('\n');
   // Wide tables scroll inside their own box instead of running off the card.
   return `<div class="table-scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
 }
@@ -86,17 +88,27 @@ const sig = significant(3);
 const J = 'J, est.';
 const S = 's, est.';
 
-function breakdownRows(e: EnergyBreakdownJ, band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>): Cell[][] {
+function breakdownRows(
+  e: EnergyBreakdownJ,
+  band?: Pick<EnergyBandJ, 'computeP10' | 'computeP90' | 'totalP10' | 'totalP90'>,
+): Cell[][] {
   const parts = [...ENERGY_PARTS, 'total'] as const;
   const bounds = (k: (typeof parts)[number]): Cell[] =>
-    !band ? [] : k === 'compute' ? [band.computeP10, band.computeP90] : k === 'total' ? [band.totalP10, band.totalP90] : [null, null];
+    !band
+      ? []
+      : k === 'compute'
+        ? [band.computeP10, band.computeP90]
+        : k === 'total'
+          ? [band.totalP10, band.totalP90]
+          : [null, null];
   return parts.map((k) => [k, e[k], e.total > 0 ? pct(e[k] / e.total) : null, ...bounds(k)]);
 }
 
 /** One bar per rank, or per group of consecutive ranks (mean per rank) when there are many ranks. */
 function rankBars(ranks: ReplayRecord['ranks']): { bars: BreakdownBar[]; title: string } {
   const sorted = [...ranks].sort((a, b) => a.rank - b.rank);
-  if (sorted.length <= MAX_RANK_BARS) return { bars: sorted.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), title: 'rank' };
+  if (sorted.length <= MAX_RANK_BARS)
+    return { bars: sorted.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), title: 'rank' };
   const size = Math.ceil(sorted.length / MAX_RANK_BARS);
   const bars: BreakdownBar[] = [];
   for (let i = 0; i < sorted.length; i += size) {
@@ -105,7 +117,12 @@ function rankBars(ranks: ReplayRecord['ranks']): { bars: BreakdownBar[]; title: 
     bars.push({
       label: `${group[0]!.rank}–${group[group.length - 1]!.rank}`,
       energyJ: breakdown({
-        compute: mean('compute'), memory: mean('memory'), communication: mean('communication'), network: mean('network'), idle: mean('idle'), host: mean('host'),
+        compute: mean('compute'),
+        memory: mean('memory'),
+        communication: mean('communication'),
+        network: mean('network'),
+        idle: mean('idle'),
+        host: mean('host'),
       }),
     });
   }
@@ -133,21 +150,42 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     renderSvg(energyBreakdownSpec(bars, { title: 'Energy per rank by component', categoryTitle: title })),
     r.byName && r.byName.length > 0 ? renderSvg(byNameSpec(r.byName)) : Promise.resolve(null),
   ]);
-  const dimRows = r.bytesSentPerDim.map((bytes, d) => [d, r.dimensionNames?.[d] ?? '', bytes / 1e9, r.networkEnergyPerDimJ?.[d] ?? null]);
+  const dimRows = r.bytesSentPerDim.map((bytes, d) => [
+    d,
+    r.dimensionNames?.[d] ?? '',
+    bytes / 1e9,
+    r.networkEnergyPerDimJ?.[d] ?? null,
+  ]);
   const rankRows = [...r.ranks]
     .sort((a, b) => a.rank - b.rank)
-    .map((k) => [k.rank, k.finishNs / 1e9, k.exposedCommNs / 1e9, k.waitNs / 1e9, ...ENERGY_PARTS.map((p) => k.energyJ[p]), k.energyJ.total]);
+    .map((k) => [
+      k.rank,
+      k.finishNs / 1e9,
+      k.exposedCommNs / 1e9,
+      k.waitNs / 1e9,
+      ...ENERGY_PARTS.map((p) => k.energyJ[p]),
+      k.energyJ.total,
+    ]);
   return [
     `<p>Makespan ${sig(r.makespanNs / 1e9)} s, total energy ${sig(r.energyJ.total)} J (estimated); ` +
       `${sig(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
     '<div class="tables">',
     htmlTable(
       [
-        { header: 'component' }, { header: `energy (${J})`, format: sig }, { header: 'share of total (%)', format: sig },
-        ...(r.energyBandJ ? [{ header: `p10 (${J})`, format: sig }, { header: `p90 (${J})`, format: sig }] : []),
+        { header: 'component' },
+        { header: `energy (${J})`, format: sig },
+        { header: 'share of total (%)', format: sig },
+        ...(r.energyBandJ
+          ? [
+              { header: `p10 (${J})`, format: sig },
+              { header: `p90 (${J})`, format: sig },
+            ]
+          : []),
       ],
       breakdownRows(r.energyJ, r.energyBandJ),
-      r.energyBandJ ? 'Energy, all ranks; 10–90 % band of compute from the nodes\' bands (nodes of one name err together, names independently)' : 'Energy, all ranks',
+      r.energyBandJ
+        ? "Energy, all ranks; 10–90 % band of compute from the nodes' bands (nodes of one name err together, names independently)"
+        : 'Energy, all ranks',
     ),
     definitionList('Energy parts', energyDefinitions(r.settings?.ledger)),
     htmlTable(
@@ -162,12 +200,25 @@ async function replaySection(r: ReplayRecord): Promise<string> {
     ),
     definitionList('Time', TIME_DEFINITIONS),
     htmlTable(
-      [{ header: 'dimension' }, { header: 'name' }, { header: 'data sent (GB)', format: sig }, { header: `network energy (${J})`, format: sig }],
+      [
+        { header: 'dimension' },
+        { header: 'name' },
+        { header: 'data sent (GB)', format: sig },
+        { header: `network energy (${J})`, format: sig },
+      ],
       dimRows,
       'Traffic per network dimension',
     ),
     '</div>',
-    ...(byName ? [figure('energy-by-name', byName, 'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).')] : []),
+    ...(byName
+      ? [
+          figure(
+            'energy-by-name',
+            byName,
+            'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).',
+          ),
+        ]
+      : []),
     figure('energy-per-rank', plot, 'Energy per rank, stacked by component (estimated).'),
     `<details><summary>Per-rank table (${r.ranks.length} rank${r.ranks.length === 1 ? '' : 's'})</summary>`,
     htmlTable(
@@ -195,14 +246,28 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
   const eOpt = pointAt(points, r.energyOptimalMHz);
   const tOpt = pointAt(points, r.timeOptimalMHz);
   const note = (p: GpuClockPoint) =>
-    p.clockMHz === r.energyOptimalMHz ? `energy-optimal ${p.clockMHz} MHz` : p.clockMHz === r.timeOptimalMHz ? `time-optimal ${p.clockMHz} MHz` : '';
+    p.clockMHz === r.energyOptimalMHz
+      ? `energy-optimal ${p.clockMHz} MHz`
+      : p.clockMHz === r.timeOptimalMHz
+        ? `time-optimal ${p.clockMHz} MHz`
+        : '';
   const [uCurve, front] = await Promise.all([
     renderSvg(
-      energyVsClockSpec(points, { title: 'Energy vs SM clock', energyOptimalMHz: r.energyOptimalMHz, timeOptimalMHz: r.timeOptimalMHz }),
+      energyVsClockSpec(points, {
+        title: 'Energy vs SM clock',
+        energyOptimalMHz: r.energyOptimalMHz,
+        timeOptimalMHz: r.timeOptimalMHz,
+      }),
     ),
     renderSvg(
       paretoSpec(
-        points.map((p) => ({ label: `${p.clockMHz} MHz`, timeS: p.timeS, energyJ: p.energyJ.total, pareto: p.pareto, note: note(p) })),
+        points.map((p) => ({
+          label: `${p.clockMHz} MHz`,
+          timeS: p.timeS,
+          energyJ: p.energyJ.total,
+          pareto: p.pareto,
+          note: note(p),
+        })),
         { title: 'Time–energy Pareto front', labelTitle: 'SM clock' },
       ),
     ),
@@ -231,7 +296,11 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
   }
   parts.push(
     '<div class="row">',
-    figure('energy-vs-clock', uCurve, 'Total and per-component energy against SM clock (estimated); dashed lines mark the optimal clocks.'),
+    figure(
+      'energy-vs-clock',
+      uCurve,
+      'Total and per-component energy against SM clock (estimated); dashed lines mark the optimal clocks.',
+    ),
     figure('pareto-front', front, 'Each clock as a time–energy point (estimated); grey points are dominated.'),
     '</div>',
     `<details><summary>All ${points.length} clocks</summary>`,
@@ -242,10 +311,19 @@ async function gpuSweepSection(r: GpuClockSweepResult): Promise<string> {
         ...ENERGY_PARTS.map((p): Column => ({ header: `${p} (${J})`, format: sig })),
         { header: `total (${J})`, format: sig },
         { header: 'Pareto', align: 'left' },
-        ...(banded ? [{ header: `total p10 (${J})`, format: sig }, { header: `total p90 (${J})`, format: sig }] : []),
+        ...(banded
+          ? [
+              { header: `total p10 (${J})`, format: sig },
+              { header: `total p90 (${J})`, format: sig },
+            ]
+          : []),
       ],
       points.map((p) => [
-        p.clockMHz, p.timeS, ...ENERGY_PARTS.map((k) => p.energyJ[k]), p.energyJ.total, p.pareto,
+        p.clockMHz,
+        p.timeS,
+        ...ENERGY_PARTS.map((k) => p.energyJ[k]),
+        p.energyJ.total,
+        p.pareto,
         ...(banded ? [p.energyBandJ?.totalP10 ?? null, p.energyBandJ?.totalP90 ?? null] : []),
       ]),
     ),
@@ -259,8 +337,18 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
   const points = [...r.points].sort((a, b) => a.scale - b.scale);
   const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
   const [sweep, bars] = await Promise.all([
-    renderSvg(networkSweepSpec(points, { title: `Network dimension ${r.dimension}: energy and makespan change vs frequency scale`, dimension: r.dimension })),
-    renderSvg(networkSweepChangeSpec(points, { title: 'What changes: energy per component against nominal', dimension: r.dimension })),
+    renderSvg(
+      networkSweepSpec(points, {
+        title: `Network dimension ${r.dimension}: energy and makespan change vs frequency scale`,
+        dimension: r.dimension,
+      }),
+    ),
+    renderSvg(
+      networkSweepChangeSpec(points, {
+        title: 'What changes: energy per component against nominal',
+        dimension: r.dimension,
+      }),
+    ),
   ]);
   const columns: Column[] = [
     { header: 'scale (× nominal)', format: sig },
@@ -294,8 +382,16 @@ async function networkSweepSection(r: NetworkSweepResult): Promise<string> {
   return [
     `<p>${points.length} frequency scales of dimension ${r.dimension}; ${dominated} dominated (never worth taking: another scale is at least as fast and as cheap).</p>`,
     '<div class="row">',
-    figure('network-sweep', sweep, 'Total energy and makespan against the frequency scale of the swept dimension, as change against nominal (estimated); grey points are dominated.'),
-    figure('network-sweep-breakdown', bars, 'Change of each energy component against nominal, per frequency scale (estimated).'),
+    figure(
+      'network-sweep',
+      sweep,
+      'Total energy and makespan against the frequency scale of the swept dimension, as change against nominal (estimated); grey points are dominated.',
+    ),
+    figure(
+      'network-sweep-breakdown',
+      bars,
+      'Change of each energy component against nominal, per frequency scale (estimated).',
+    ),
     '</div>',
     htmlTable(columns, rows, 'Sweep points; marginal efficiency against the neighbouring higher scale'),
     definitionList('Energy parts', energyDefinitions()),
@@ -318,12 +414,24 @@ async function accuracySection(r: AccuracyTable): Promise<string> {
         { header: 'power MAPE (%)', format: sig },
         { header: 'energy MAPE (%)', format: sig },
         { header: 'n (kernels)' },
-        ...(covered ? [{ header: 'time in 10–90 % band (%)', format: sig }, { header: 'energy in 10–90 % band (%)', format: sig }] : []),
+        ...(covered
+          ? [
+              { header: 'time in 10–90 % band (%)', format: sig },
+              { header: 'energy in 10–90 % band (%)', format: sig },
+            ]
+          : []),
       ],
-      rows.map((x) => [x.frequencyMHz, x.timeErrorPct, x.powerErrorPct, x.energyErrorPct, x.n, ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : [])]),
+      rows.map((x) => [
+        x.frequencyMHz,
+        x.timeErrorPct,
+        x.powerErrorPct,
+        x.energyErrorPct,
+        x.n,
+        ...(covered ? [x.timeCoveragePct ?? null, x.energyCoveragePct ?? null] : []),
+      ]),
     ),
     ...(r.advice ? [`<p>Advice: ${escapeHtml(describeAdvice(r.advice))}.</p>`] : []),
-    figure('accuracy', plot, 'Mean absolute percentage error of the model\'s time, power and energy per SM clock.'),
+    figure('accuracy', plot, "Mean absolute percentage error of the model's time, power and energy per SM clock."),
   ].join('\n');
 }
 
@@ -333,7 +441,8 @@ const sharePct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
 /** The one-line takeaways above the case study's plots, from its numbers. */
 function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
   const ls = r.layouts;
-  const each = (f: (l: CaseStudySummary['layouts'][number]) => string) => ls.map((l) => `${f(l)} (${l.name})`).join(', ');
+  const each = (f: (l: CaseStudySummary['layouts'][number]) => string) =>
+    ls.map((l) => `${f(l)} (${l.name})`).join(', ');
   const knob = (l: CaseStudySummary['layouts'][number], id: string) => l.knobs.find((k) => k.id === id)!;
   const all = ls.flatMap((l) => l.knobs.map((k) => ({ l, k })));
   const top = all.reduce((a, b) => (b.k.best.energyChangePct < a.k.best.energyChangePct ? b : a));
@@ -346,12 +455,17 @@ function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
     return tot > 0 ? l.ranks.reduce((a, x) => a + x.waitS, 0) / tot : 0;
   };
   return {
-    shares: `GPU power while only communication runs is ${each((l) => sharePct(l.nominal.shares.communicationEnergy))} of the energy, idle ` +
+    shares:
+      `GPU power while only communication runs is ${each((l) => sharePct(l.nominal.shares.communicationEnergy))} of the energy, idle ` +
       `${each((l) => sharePct(l.nominal.shares.idleEnergy))}; the scale-out links only ${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
     marginal: `Largest saving: ${top.k.name} in ${top.l.name}, ${signedPct(top.k.best.energyChangePct)} energy at ${signedPct(top.k.best.timeChangePct)} time; scale-out DVFS changes energy by at most ${soMax.toFixed(2)} %.`,
-    front: `Lowest-energy SM clock: ${each((l) => { const k = knob(l, 'gpu-clock'); return `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)} time`; })}.`,
+    front: `Lowest-energy SM clock: ${each((l) => {
+      const k = knob(l, 'gpu-clock');
+      return `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)} time`;
+    })}.`,
     network: `Halving the scale-out links' frequency (s = ${slowest(ls[0]!).setting}) costs ${each((l) => `${signedPct(slowest(l).timeChangePct)} time, ${signedPct(slowest(l).energyChangePct)} energy`)}.`,
-    ranks: `Exposed communication (no GPU compute running) is ${each((l) => sharePct(l.nominal.shares.exposedCommunication))} of communication time, ` +
+    ranks:
+      `Exposed communication (no GPU compute running) is ${each((l) => sharePct(l.nominal.shares.exposedCommunication))} of communication time, ` +
       `the rest hidden behind compute; waiting (pipeline bubbles, stragglers) is ${each((l) => sharePct(waitShare(l)))} of rank time.`,
   };
 }
@@ -363,14 +477,19 @@ function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
 export function caseStudyHeadline(r: CaseStudySummary): string {
   const all = r.layouts.flatMap((l) => l.knobs.map((k) => ({ l, k })));
   const top = all.reduce((a, b) => (b.k.best.energyChangePct < a.k.best.energyChangePct ? b : a));
-  const setting = (k: CaseStudySummary['layouts'][number]['knobs'][number]) => (k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`);
-  const others = [...new Set(all.map((x) => x.k.id))].filter((id) => id !== top.k.id).map((id) => {
-    const ks = all.filter((x) => x.k.id === id);
-    const most = Math.max(...ks.flatMap((x) => x.k.points.map((p) => Math.abs(p.energyChangePct))));
-    return `${ks[0]!.k.name} by at most ${sig(most)} %`;
-  });
-  return `${top.k.name} is the knob that matters: at ${setting(top.k)} it changes energy by ${signedPct(top.k.best.energyChangePct, 1)} ` +
-    `for ${signedPct(top.k.best.timeChangePct, 1)} time (${top.l.name}); ${others.join(', ')} (estimated).`;
+  const setting = (k: CaseStudySummary['layouts'][number]['knobs'][number]) =>
+    k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`;
+  const others = [...new Set(all.map((x) => x.k.id))]
+    .filter((id) => id !== top.k.id)
+    .map((id) => {
+      const ks = all.filter((x) => x.k.id === id);
+      const most = Math.max(...ks.flatMap((x) => x.k.points.map((p) => Math.abs(p.energyChangePct))));
+      return `${ks[0]!.k.name} by at most ${sig(most)} %`;
+    });
+  return (
+    `${top.k.name} is the knob that matters: at ${setting(top.k)} it changes energy by ${signedPct(top.k.best.energyChangePct, 1)} ` +
+    `for ${signedPct(top.k.best.timeChangePct, 1)} time (${top.l.name}); ${others.join(', ')} (estimated).`
+  );
 }
 
 /** Key numbers per layout under the first figure: iteration time and energy, each knob's lowest-energy setting. */
@@ -378,12 +497,19 @@ function caseStudyKeyNumbers(r: CaseStudySummary): string {
   const knobs = r.layouts[0]!.knobs;
   return htmlTable(
     [
-      { header: 'layout' }, { header: 'iteration (s)', format: sig }, { header: 'energy (MJ)', format: sig },
+      { header: 'layout' },
+      { header: 'iteration (s)', format: sig },
+      { header: 'energy (MJ)', format: sig },
       ...knobs.map((k): Column => ({ header: `${k.name}: best ΔE / ΔT`, align: 'left' })),
     ],
     r.layouts.map((l) => [
-      l.name, l.nominal.makespanS, l.nominal.energyJ.total / 1e6,
-      ...l.knobs.map((k) => `${signedPct(k.best.energyChangePct, 2)} / ${signedPct(k.best.timeChangePct, 2)} (${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`})`),
+      l.name,
+      l.nominal.makespanS,
+      l.nominal.energyJ.total / 1e6,
+      ...l.knobs.map(
+        (k) =>
+          `${signedPct(k.best.energyChangePct, 2)} / ${signedPct(k.best.timeChangePct, 2)} (${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`})`,
+      ),
     ]),
     'Key numbers at the nominal point (estimated); best = the lowest-energy setting swept',
   );
@@ -391,25 +517,54 @@ function caseStudyKeyNumbers(r: CaseStudySummary): string {
 
 async function caseStudySection(r: CaseStudySummary): Promise<string> {
   const [overview, shares, front, network, ranks] = await Promise.all([
-    renderSvg(knobOverviewSpec(r.layouts)), renderSvg(layoutSharesSpec(r.layouts)), renderSvg(clockFrontSpec(r.layouts)),
-    renderSvg(networkKnobsSpec(r.layouts)), renderSvg(rankTimeSpec(r.layouts)),
+    renderSvg(knobOverviewSpec(r.layouts)),
+    renderSvg(layoutSharesSpec(r.layouts)),
+    renderSvg(clockFrontSpec(r.layouts)),
+    renderSvg(networkKnobsSpec(r.layouts)),
+    renderSvg(rankTimeSpec(r.layouts)),
   ]);
   const t = caseStudyTakeaways(r);
   const gpu = r.system.find((line) => line.startsWith('GPU:')) ?? '';
-  const source = /datasheet/i.test(gpu) ? 'kernel times and energies from the datasheet calibration, not fitted to a measurement' : 'kernel times and energies from the GPU calibration named under Method';
+  const source = /datasheet/i.test(gpu)
+    ? 'kernel times and energies from the datasheet calibration, not fitted to a measurement'
+    : 'kernel times and energies from the GPU calibration named under Method';
   const parts = [
     `<p class="headline">${escapeHtml(caseStudyHeadline(r))}</p>`,
-    figure('case-knobs', overview, 'Every setting of the three knobs against nominal, all on one scale; bars: the 10–90 % energy band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.'),
+    figure(
+      'case-knobs',
+      overview,
+      'Every setting of the three knobs against nominal, all on one scale; bars: the 10–90 % energy band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.',
+    ),
     caseStudyKeyNumbers(r),
     `<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`,
     ...r.layouts.map((l) => {
       const [head, ...rest] = l.finding.split('. ');
       return `<p class="finding layout"><strong>${escapeHtml(head!)}.</strong> ${escapeHtml(rest.join('. '))}</p>`;
     }),
-    figure('case-shares', shares, 'Energy of one iteration by component, % of its total, at the nominal point (estimated); slices under 1 % are named beside the bar.', t.shares),
-    figure('case-clock-front', front, `Iteration time and energy at each SM clock (${source}); grey points are dominated; labelled: the ends of the sweep and the lowest-energy clock.`, t.front),
-    figure('case-network', network, 'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.', t.network),
-    figure('case-ranks', ranks, `Per-rank time at nominal as shares of the rank's time (from the replay of ${r.layouts.map((l) => l.extrapolation.replayedMicroBatches[1]).join(' / ')} micro-batches; the page's times are for the full iteration): GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting.`, t.ranks),
+    figure(
+      'case-shares',
+      shares,
+      'Energy of one iteration by component, % of its total, at the nominal point (estimated); slices under 1 % are named beside the bar.',
+      t.shares,
+    ),
+    figure(
+      'case-clock-front',
+      front,
+      `Iteration time and energy at each SM clock (${source}); grey points are dominated; labelled: the ends of the sweep and the lowest-energy clock.`,
+      t.front,
+    ),
+    figure(
+      'case-network',
+      network,
+      'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.',
+      t.network,
+    ),
+    figure(
+      'case-ranks',
+      ranks,
+      `Per-rank time at nominal as shares of the rank's time (from the replay of ${r.layouts.map((l) => l.extrapolation.replayedMicroBatches[1]).join(' / ')} micro-batches; the page's times are for the full iteration): GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting.`,
+      t.ranks,
+    ),
     await sensitivityMapSection(r.sensitivity, { table: htmlTable, figure, escape: escapeHtml }),
     '<details class="method"><summary>Method, definitions and all numbers</summary>',
     `<ul class="system">${r.system.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>`,
@@ -431,24 +586,51 @@ async function caseStudySection(r: CaseStudySummary): Promise<string> {
       r.layouts.map((l) => {
         const s = l.nominal.shares;
         const x = l.extrapolation;
-        return [l.name, l.microBatches, l.nominal.makespanS, l.nominal.energyJ.total / 1e6, pct(s.networkEnergy), pct(s.scaleOutEnergy),
-          pct(s.hiddenCommunication), pct(s.exposedCommunication), pct(s.communicationEnergy), pct(s.idleEnergy), `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`];
+        return [
+          l.name,
+          l.microBatches,
+          l.nominal.makespanS,
+          l.nominal.energyJ.total / 1e6,
+          pct(s.networkEnergy),
+          pct(s.scaleOutEnergy),
+          pct(s.hiddenCommunication),
+          pct(s.exposedCommunication),
+          pct(s.communicationEnergy),
+          pct(s.idleEnergy),
+          `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`,
+        ];
       }),
       'Nominal point per layout (estimated): energy shares of the total; hidden and exposed communication as shares of communication time',
     ),
     htmlTable(
       [
-        { header: 'layout' }, { header: 'knob' }, { header: 'setting' },
-        { header: 'ΔT (%)', format: sig }, { header: 'ΔE (%)', format: sig },
-        { header: 'ΔE 10 % (%)', format: sig }, { header: 'ΔE 90 % (%)', format: sig },
-        { header: 'saved per 1 % slower (%)', format: sig }, { header: 'ΔE/ΔT (W)', format: sig }, { header: 'note', align: 'left' },
+        { header: 'layout' },
+        { header: 'knob' },
+        { header: 'setting' },
+        { header: 'ΔT (%)', format: sig },
+        { header: 'ΔE (%)', format: sig },
+        { header: 'ΔE 10 % (%)', format: sig },
+        { header: 'ΔE 90 % (%)', format: sig },
+        { header: 'saved per 1 % slower (%)', format: sig },
+        { header: 'ΔE/ΔT (W)', format: sig },
+        { header: 'note', align: 'left' },
       ],
-      r.layouts.flatMap((l) => l.knobs.flatMap((k) => k.points.map((p) => [
-        l.name, k.name, k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`, p.timeChangePct, p.energyChangePct,
-        p.energyChangeBandPct[0], p.energyChangeBandPct[1], p.energySavedPctPerSlowdownPct,
-        p.deltaEnergyPerDeltaTimeW,
-        knobNote(k, p.setting),
-      ]))),
+      r.layouts.flatMap((l) =>
+        l.knobs.flatMap((k) =>
+          k.points.map((p) => [
+            l.name,
+            k.name,
+            k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`,
+            p.timeChangePct,
+            p.energyChangePct,
+            p.energyChangeBandPct[0],
+            p.energyChangeBandPct[1],
+            p.energySavedPctPerSlowdownPct,
+            p.deltaEnergyPerDeltaTimeW,
+            knobNote(k, p.setting),
+          ]),
+        ),
+      ),
       `Every knob setting against nominal (estimated); ${SWEEP_EDGE_DEFINITION}`,
     ),
     `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
@@ -464,10 +646,27 @@ async function planSection(r: PlanSummary): Promise<string> {
     { name: 'EnvPipe-style', timeS: r.envPipe.timeS, energyJ: r.envPipe.energyJ },
     { name: 'no slowdown (intrinsic)', timeS: r.intrinsic.timeS, energyJ: r.intrinsic.energyJ },
     { name: 'lowest energy', timeS: r.minEnergy.timeS, energyJ: r.minEnergy.energyJ },
-    ...(r.extrinsic ? [{ name: "straggler's deadline", timeS: r.extrinsic.plannedTimeS, energyJ: r.extrinsic.plannedEnergyJ - (r.extrinsic.deadlineS - r.extrinsic.plannedTimeS) * r.blockingPowerW * r.stages }] : []),
+    ...(r.extrinsic
+      ? [
+          {
+            name: "straggler's deadline",
+            timeS: r.extrinsic.plannedTimeS,
+            energyJ:
+              r.extrinsic.plannedEnergyJ -
+              (r.extrinsic.deadlineS - r.extrinsic.plannedTimeS) * r.blockingPowerW * r.stages,
+          },
+        ]
+      : []),
   ];
   const [front, extrinsic] = await Promise.all([
-    renderSvg(frontierSpec({ title: 'Iteration time–energy frontier', frontier: r.frontier, splitFrontier: r.splitFrontier, markers })),
+    renderSvg(
+      frontierSpec({
+        title: 'Iteration time–energy frontier',
+        frontier: r.frontier,
+        splitFrontier: r.splitFrontier,
+        markers,
+      }),
+    ),
     renderSvg(extrinsicSpec(r.extrinsicCurve, 'Energy saved when another pipeline straggles')),
   ]);
   const head = planHeadlineRows(r);
@@ -475,11 +674,7 @@ async function planSection(r: PlanSummary): Promise<string> {
     `<p>${escapeHtml(r.schedule)} pipeline, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
       `${r.source.mode === 'fit' ? `options modelled from ${escapeHtml(r.source.fitClocksMHz?.join(', ') ?? '')} MHz` : `options at ${r.source.clocksMHz.length} clocks`}. ` +
       `Intrinsic energy bloat removed without slowdown: ${sig(r.intrinsic.savingPct)} % (${sig(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
-    htmlTable(
-      head.columns,
-      head.rows,
-      'Plans against the all-max-clock iteration',
-    ),
+    htmlTable(head.columns, head.rows, 'Plans against the all-max-clock iteration'),
   ];
   if (r.extrinsic) {
     const e = r.extrinsic;
@@ -490,8 +685,16 @@ async function planSection(r: PlanSummary): Promise<string> {
   }
   parts.push(
     '<div class="row">',
-    figure('plan-frontier', front, 'Iteration time–energy frontier (estimated): one clock per computation (solid), two clocks per computation (dashed; also the lower bound of one-clock plans), and named plans.'),
-    figure('plan-extrinsic', extrinsic, 'Energy saved per non-straggler pipeline against the straggler slowdown (estimated; Perseus Figure 8).'),
+    figure(
+      'plan-frontier',
+      front,
+      'Iteration time–energy frontier (estimated): one clock per computation (solid), two clocks per computation (dashed; also the lower bound of one-clock plans), and named plans.',
+    ),
+    figure(
+      'plan-extrinsic',
+      extrinsic,
+      'Energy saved per non-straggler pipeline against the straggler slowdown (estimated; Perseus Figure 8).',
+    ),
     '</div>',
   );
   return parts.join('\n');
@@ -584,20 +787,38 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
   const version = options.version ?? tracewattVersion();
   const parts: HtmlParts = { table: htmlTable, figure, escape: escapeHtml };
   const groups = measuredGroups(results);
-  const [bodies, groupBodies] = await Promise.all([Promise.all(results.map(sectionBody)), Promise.all(groups.map((g) => measuredSection(g, parts)))]);
+  const [bodies, groupBodies] = await Promise.all([
+    Promise.all(results.map(sectionBody)),
+    Promise.all(groups.map((g) => measuredSection(g, parts))),
+  ]);
   const page: PageSection[] = [];
   results.forEach((r, i) => {
     groups.forEach((g, j) => {
-      if (g.indexes[0] === i) page.push({ id: `measured-${j + 1}`, kind: 'measured', kindTitle: 'Measured beside modelled', label: measuredGroupLabel(g), body: groupBodies[j]! });
+      if (g.indexes[0] === i)
+        page.push({
+          id: `measured-${j + 1}`,
+          kind: 'measured',
+          kindTitle: 'Measured beside modelled',
+          label: measuredGroupLabel(g),
+          body: groupBodies[j]!,
+        });
     });
-    page.push({ id: `result-${i + 1}`, kind: r.kind, kindTitle: KIND_TITLES[r.kind], label: r.label, body: bodies[i]! });
+    page.push({
+      id: `result-${i + 1}`,
+      kind: r.kind,
+      kindTitle: KIND_TITLES[r.kind],
+      label: r.label,
+      body: bodies[i]!,
+    });
   });
   const sections = page.map(
     (s) =>
       `<section class="result" id="${s.id}" data-kind="${s.kind}">\n` +
       `<h2>${escapeHtml(s.label)} <span class="kind">· ${s.kindTitle}</span></h2>\n${s.body}\n</section>`,
   );
-  const toc = page.map((s) => `<li><a href="#${s.id}">${escapeHtml(s.label)}</a> <span class="kind">${s.kindTitle}</span></li>`);
+  const toc = page.map(
+    (s) => `<li><a href="#${s.id}">${escapeHtml(s.label)}</a> <span class="kind">${s.kindTitle}</span></li>`,
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -62,26 +62,32 @@ const MEASURED = 'measured';
 const AS_MEASURED = 'as-measured replay';
 const sig = significant(4);
 /** Errors with their sign, 3 significant digits from 1 up and 2 decimals below (+157, +57.3, −0.41, 0.00). */
-const signedPct = (v: Cell) => (typeof v === 'number' && Number.isFinite(v) ? signedFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.max(Math.abs(v), 1)))))(v) : '');
-const errPct = (x: number | null | undefined, ref: number | null | undefined) => (typeof x === 'number' && typeof ref === 'number' && ref > 0 ? ((x - ref) / ref) * 100 : null);
+const signedPct = (v: Cell) =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? signedFixed(Math.max(0, 2 - Math.floor(Math.log10(Math.max(Math.abs(v), 1)))))(v)
+    : '';
+const errPct = (x: number | null | undefined, ref: number | null | undefined) =>
+  typeof x === 'number' && typeof ref === 'number' && ref > 0 ? ((x - ref) / ref) * 100 : null;
 
 /** The figures of one group, per rank: times (ms) and energies (J); null where a series has no value. */
 export function measuredRows(g: MeasuredGroup) {
   const modelled = g.modelled.map((r) => new Map(r.ranks.map((k) => [k.rank, k])));
   const logged = new Map((g.asMeasured?.powerLog?.ranks ?? []).map((k) => [k.rank, k.energyJ]));
   const first = g.asMeasured ?? g.modelled[0]!;
-  return [...first.ranks].sort((a, b) => a.rank - b.rank).map((k) => {
-    const asm = g.asMeasured?.ranks.find((x) => x.rank === k.rank);
-    return {
-      rank: k.rank,
-      measuredNs: k.measuredIterationNs ?? null,
-      asMeasuredNs: asm?.finishNs ?? null,
-      modelledNs: modelled.map((m) => m.get(k.rank)?.finishNs ?? null),
-      loggedJ: logged.get(k.rank) ?? null,
-      asMeasuredJ: asm?.energyJ.total ?? null,
-      modelledJ: modelled.map((m) => m.get(k.rank)?.energyJ.total ?? null),
-    };
-  });
+  return [...first.ranks]
+    .sort((a, b) => a.rank - b.rank)
+    .map((k) => {
+      const asm = g.asMeasured?.ranks.find((x) => x.rank === k.rank);
+      return {
+        rank: k.rank,
+        measuredNs: k.measuredIterationNs ?? null,
+        asMeasuredNs: asm?.finishNs ?? null,
+        modelledNs: modelled.map((m) => m.get(k.rank)?.finishNs ?? null),
+        loggedJ: logged.get(k.rank) ?? null,
+        asMeasuredJ: asm?.energyJ.total ?? null,
+        modelledJ: modelled.map((m) => m.get(k.rank)?.energyJ.total ?? null),
+      };
+    });
 }
 
 /** One sentence: the worst rank's time error of each replay, and the energies summed over the ranks against the log. */
@@ -95,15 +101,22 @@ export function measuredHeadline(g: MeasuredGroup): string {
   const measured = rows.filter((r) => r.measuredNs !== null);
   const span = measured.map((r) => r.measuredNs! / 1e6);
   const off = [
-    ...(g.asMeasured ? [`as-measured ${signedPct(worst(rows.map((r) => errPct(r.asMeasuredNs, r.measuredNs))))} %`] : []),
-    ...names.map((n, i) => `${onName(n)} ${signedPct(worst(rows.map((r) => errPct(r.modelledNs[i], r.measuredNs))))} %`),
+    ...(g.asMeasured
+      ? [`as-measured ${signedPct(worst(rows.map((r) => errPct(r.asMeasuredNs, r.measuredNs))))} %`]
+      : []),
+    ...names.map(
+      (n, i) => `${onName(n)} ${signedPct(worst(rows.map((r) => errPct(r.modelledNs[i], r.measuredNs))))} %`,
+    ),
   ];
-  let text = `Measured iteration ${measured.length === 1 ? `${sig(span[0]!)} ms` : `${sig(Math.min(...span))}–${sig(Math.max(...span))} ms over ${measured.length} ranks`}; ` +
+  let text =
+    `Measured iteration ${measured.length === 1 ? `${sig(span[0]!)} ms` : `${sig(Math.min(...span))}–${sig(Math.max(...span))} ms over ${measured.length} ranks`}; ` +
     `replay ${measured.length === 1 ? 'error' : 'error of the worst rank'}: ${off.join(', ')}.`;
   const logJ = rows.reduce((a, r) => a + (r.loggedJ ?? 0), 0);
   if (g.asMeasured?.powerLog && logJ > 0) {
     const est = [
-      ...(g.asMeasured ? [`${sig(rows.reduce((a, r) => a + (r.asMeasuredJ ?? 0), 0))} J on the as-measured timeline`] : []),
+      ...(g.asMeasured
+        ? [`${sig(rows.reduce((a, r) => a + (r.asMeasuredJ ?? 0), 0))} J on the as-measured timeline`]
+        : []),
       ...names.map((n, i) => `${sig(rows.reduce((a, r) => a + (r.modelledJ[i] ?? 0), 0))} J ${onName(n)}`),
     ];
     text += ` Energy: the power log measured ${sig(logJ)} J over the iteration${rows.length > 1 ? 's' : ''}; estimated: ${est.join(', ')}.`;
@@ -135,42 +148,78 @@ export async function measuredSection(g: MeasuredGroup, h: HtmlParts): Promise<s
   const svg = await renderSvg(measuredBesideSpec({ series, timeMs, energyJ }));
   const ms = (ns: number | null) => (ns === null ? null : ns / 1e6);
   const timeColumns: Column[] = [
-    { header: 'rank' }, { header: 'measured (ms)', format: sig },
-    ...(g.asMeasured ? [{ header: 'as-measured replay (ms)', format: sig }, { header: 'error (%)', format: signedPct }] : []),
-    ...names.flatMap((n): Column[] => [{ header: `${n} (ms, est.)`, format: sig }, { header: 'error (%)', format: signedPct }]),
+    { header: 'rank' },
+    { header: 'measured (ms)', format: sig },
+    ...(g.asMeasured
+      ? [
+          { header: 'as-measured replay (ms)', format: sig },
+          { header: 'error (%)', format: signedPct },
+        ]
+      : []),
+    ...names.flatMap((n): Column[] => [
+      { header: `${n} (ms, est.)`, format: sig },
+      { header: 'error (%)', format: signedPct },
+    ]),
   ];
   const timeRows: Cell[][] = rows.map((r) => [
-    r.rank, ms(r.measuredNs),
+    r.rank,
+    ms(r.measuredNs),
     ...(g.asMeasured ? [ms(r.asMeasuredNs), errPct(r.asMeasuredNs, r.measuredNs)] : []),
     ...r.modelledNs.flatMap((ns) => [ms(ns), errPct(ns, r.measuredNs)]),
   ]);
   const energyColumns: Column[] = [
-    { header: 'rank' }, ...(logged ? [{ header: 'power log (J, measured)', format: sig }] : []),
-    ...(g.asMeasured ? [{ header: 'as-measured replay (J, est.)', format: sig }, ...(logged ? [{ header: 'error (%)', format: signedPct }] : [])] : []),
-    ...names.flatMap((n): Column[] => [{ header: `${n} (J, est.)`, format: sig }, ...(logged ? [{ header: 'error (%)', format: signedPct }] : [])]),
+    { header: 'rank' },
+    ...(logged ? [{ header: 'power log (J, measured)', format: sig }] : []),
+    ...(g.asMeasured
+      ? [
+          { header: 'as-measured replay (J, est.)', format: sig },
+          ...(logged ? [{ header: 'error (%)', format: signedPct }] : []),
+        ]
+      : []),
+    ...names.flatMap((n): Column[] => [
+      { header: `${n} (J, est.)`, format: sig },
+      ...(logged ? [{ header: 'error (%)', format: signedPct }] : []),
+    ]),
   ];
   const energyRows: Cell[][] = rows.map((r) => [
-    r.rank, ...(logged ? [r.loggedJ] : []),
+    r.rank,
+    ...(logged ? [r.loggedJ] : []),
     ...(g.asMeasured ? [r.asMeasuredJ, ...(logged ? [errPct(r.asMeasuredJ, r.loggedJ)] : [])] : []),
     ...r.modelledJ.flatMap((j) => [j, ...(logged ? [errPct(j, r.loggedJ)] : [])]),
   ]);
   const sources = [
-    ...(g.asMeasured ? [`as-measured replay: "${g.asMeasured.label}" (every node at its measured duration and delay)`] : []),
+    ...(g.asMeasured
+      ? [`as-measured replay: "${g.asMeasured.label}" (every node at its measured duration and delay)`]
+      : []),
     ...g.modelled.map((r, i) => `${names[i]}: "${r.label}" (durations and collectives modelled)`),
   ];
   const defs = [
     'measured iteration: the ProfilerStep (or window) the import recorded, from its start to the later of its end and the end of the last GPU op starting in it',
     'error: (replay − measured) / measured; energy error: (estimate − power log) / power log',
-    ...(logged ? [`power log energy: ${g.asMeasured!.powerLog!.file}${g.asMeasured!.powerLog!.gpu ? ` (GPU ${g.asMeasured!.powerLog!.gpu})` : ''} integrated over each rank's measured iteration; ${g.asMeasured!.powerLog!.notes.join('; ')}`] : []),
+    ...(logged
+      ? [
+          `power log energy: ${g.asMeasured!.powerLog!.file}${g.asMeasured!.powerLog!.gpu ? ` (GPU ${g.asMeasured!.powerLog!.gpu})` : ''} integrated over each rank's measured iteration; ${g.asMeasured!.powerLog!.notes.join('; ')}`,
+        ]
+      : []),
     'estimates: the energy ledger on the replayed timeline (as-measured: no network modelled; modelled: up to the makespan)',
     ...sources,
   ];
   return [
     `<p class="headline">${h.escape(measuredHeadline(g))}</p>`,
-    h.figure('measured-beside-modelled', svg, `Per rank: the measured iteration${logged ? ' and the power log\'s energy over it' : ''} (black) beside the replays (estimated).`),
+    h.figure(
+      'measured-beside-modelled',
+      svg,
+      `Per rank: the measured iteration${logged ? " and the power log's energy over it" : ''} (black) beside the replays (estimated).`,
+    ),
     '<div class="tables">',
     h.table(timeColumns, timeRows, 'Iteration time per rank'),
-    h.table(energyColumns, energyRows, logged ? 'Energy of the iteration per rank' : 'Energy of the iteration per rank (no power log joined: estimates only)'),
+    h.table(
+      energyColumns,
+      energyRows,
+      logged
+        ? 'Energy of the iteration per rank'
+        : 'Energy of the iteration per rank (no power log joined: estimates only)',
+    ),
     '</div>',
     `<ul class="notes">${defs.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul>`,
   ].join('\n');

@@ -13,12 +13,23 @@ const us = significant(4);
 export function networkFitDimensionRows(r: NetworkFitResult): RowSet {
   const bw = r.bandwidthUnit === 'astra-sim' ? 'GB/s as ASTRA-sim reads it' : 'GB/s';
   const columns: Column[] = [
-    { header: 'dim', align: 'left' }, { header: 'topology' }, { header: 'NPUs' },
-    { header: `given bandwidth (${bw})`, key: 'givenBandwidthGBps' }, { header: `fitted bandwidth (${bw})`, key: 'fittedBandwidthGBps' },
-    { header: 'given latency (ns)' }, { header: 'fitted latency (ns)' }, { header: 'fitted', align: 'left' },
+    { header: 'dim', align: 'left' },
+    { header: 'topology' },
+    { header: 'NPUs' },
+    { header: `given bandwidth (${bw})`, key: 'givenBandwidthGBps' },
+    { header: `fitted bandwidth (${bw})`, key: 'fittedBandwidthGBps' },
+    { header: 'given latency (ns)' },
+    { header: 'fitted latency (ns)' },
+    { header: 'fitted', align: 'left' },
   ];
   const rows: Cell[][] = r.dims.map((d) => [
-    d.dim, d.topology, d.npus, d.givenBandwidthGBps, d.fittedBandwidthGBps, d.givenLatencyNs, d.fittedLatencyNs,
+    d.dim,
+    d.topology,
+    d.npus,
+    d.givenBandwidthGBps,
+    d.fittedBandwidthGBps,
+    d.givenLatencyNs,
+    d.fittedLatencyNs,
     d.fitted.length ? d.fitted.join(', ') : 'kept',
   ]);
   return { columns, rows };
@@ -26,15 +37,26 @@ export function networkFitDimensionRows(r: NetworkFitResult): RowSet {
 
 export function networkFitKindRows(r: NetworkFitResult): RowSet {
   const columns: Column[] = [
-    { header: 'collective', align: 'left' }, { header: 'count' }, { header: 'sizes (bytes)', key: 'sizesBytes', align: 'right' },
+    { header: 'collective', align: 'left' },
+    { header: 'count' },
+    { header: 'sizes (bytes)', key: 'sizesBytes', align: 'right' },
     { header: 'measured mean (µs)', key: 'measuredMeanUs', format: us },
     { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct },
-    { header: 'fitted: modelled mean (µs)', key: 'fittedModelledMeanUs', format: us }, { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct },
-    { header: 'fitted: mean |error| (%)', key: 'fittedMeanAbsErrorPct', format: pct }, { header: 'fitted: max |error| (%)', key: 'fittedMaxAbsErrorPct', format: pct },
+    { header: 'fitted: modelled mean (µs)', key: 'fittedModelledMeanUs', format: us },
+    { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct },
+    { header: 'fitted: mean |error| (%)', key: 'fittedMeanAbsErrorPct', format: pct },
+    { header: 'fitted: max |error| (%)', key: 'fittedMaxAbsErrorPct', format: pct },
   ];
   const rows: Cell[][] = r.byKind.map((k) => [
-    k.kind, k.instances, k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`, k.measuredMeanUs, k.given.meanErrorPct,
-    k.fitted.modelledMeanUs, k.fitted.meanErrorPct, k.fitted.meanAbsErrorPct, k.fitted.maxAbsErrorPct,
+    k.kind,
+    k.instances,
+    k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`,
+    k.measuredMeanUs,
+    k.given.meanErrorPct,
+    k.fitted.modelledMeanUs,
+    k.fitted.meanErrorPct,
+    k.fitted.meanAbsErrorPct,
+    k.fitted.maxAbsErrorPct,
   ]);
   return { columns, rows };
 }
@@ -53,11 +75,19 @@ export function networkFitText(r: NetworkFitResult, options: TableOptions = {}):
   const d = networkFitDimensionRows(r);
   const k = networkFitKindRows(r);
   return [
-    wrapText(`${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), fitted to ${r.network} with ${r.system} ` +
-      `(least squares on the relative error, ${r.iterations} Gauss–Newton step${r.iterations === 1 ? '' : 's'})`, options.width),
+    wrapText(
+      `${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), fitted to ${r.network} with ${r.system} ` +
+        `(least squares on the relative error, ${r.iterations} Gauss–Newton step${r.iterations === 1 ? '' : 's'})`,
+      options.width,
+    ),
     '',
     formatTable(d.columns, d.rows, options),
-    formatTable(k.columns, k.rows, options) + legend(r).map((l) => wrapText(l, options.width, '')).join('\n') + '\n',
+    `${
+      formatTable(k.columns, k.rows, options) +
+      legend(r)
+        .map((l) => wrapText(l, options.width, ''))
+        .join('\n')
+    }\n`,
     ...r.notes.map((n) => `${wrapText(`note: ${n}`, options.width)}\n`),
   ].join('\n');
 }
@@ -67,12 +97,18 @@ export function networkFitYaml(r: NetworkFitResult): string {
   const wide = { width: Infinity };
   const k = networkFitKindRows(r);
   const dims = r.dims.map((d) => ({
-    topology: d.topology as 'Switch', npus: d.npus, bandwidthGBps: d.fittedBandwidthGBps, latencyNs: d.fittedLatencyNs,
+    topology: d.topology as 'Switch',
+    npus: d.npus,
+    bandwidthGBps: d.fittedBandwidthGBps,
+    latencyNs: d.fittedLatencyNs,
   }));
   return networkYamlText(dims, [
     `tracewatt fit network: ${r.network} fitted to the ${r.instances.length} measured collectives of ${r.trace} (${r.ranks} ranks) under ${r.system}`,
-    ...r.dims.map((d) => `dimension ${d.dim}: bandwidth ${d.givenBandwidthGBps} -> ${d.fittedBandwidthGBps} GB/s${r.bandwidthUnit === 'astra-sim' ? ' (read as GiB/s, as ASTRA-sim does)' : ' (plain GB/s)'}, ` +
-      `latency ${d.givenLatencyNs} -> ${d.fittedLatencyNs} ns${d.fitted.length < 2 ? ` (${['latency', 'bandwidth'].filter((w) => !d.fitted.includes(w as 'latency')).join(' and ')} kept)` : ''}`),
+    ...r.dims.map(
+      (d) =>
+        `dimension ${d.dim}: bandwidth ${d.givenBandwidthGBps} -> ${d.fittedBandwidthGBps} GB/s${r.bandwidthUnit === 'astra-sim' ? ' (read as GiB/s, as ASTRA-sim does)' : ' (plain GB/s)'}, ` +
+        `latency ${d.givenLatencyNs} -> ${d.fittedLatencyNs} ns${d.fitted.length < 2 ? ` (${['latency', 'bandwidth'].filter((w) => !d.fitted.includes(w as 'latency')).join(' and ')} kept)` : ''}`,
+    ),
     'error of the modelled collective times per type:',
     formatTable(k.columns, k.rows, wide).trimEnd(),
     ...legend(r).map((l) => wrapText(l, 98, '')),

@@ -22,8 +22,14 @@ export function planFrontierRows(r: PlanRecord): RowSet {
     { header: 'time vs all max clock (%)', format: fixed(2) },
   ];
   const rows: Cell[][] = r.frontier.map((p) => [
-    p.timeS, p.energyJ, p.deadlineS, p.computeEnergyJ, p.blockingEnergyJ, p.splitEnergyJ,
-    100 * (1 - p.energyJ / r.baseline.energyJ), 100 * (p.timeS / r.baseline.timeS - 1),
+    p.timeS,
+    p.energyJ,
+    p.deadlineS,
+    p.computeEnergyJ,
+    p.blockingEnergyJ,
+    p.splitEnergyJ,
+    100 * (1 - p.energyJ / r.baseline.energyJ),
+    100 * (p.timeS / r.baseline.timeS - 1),
   ]);
   return { columns, rows };
 }
@@ -32,8 +38,12 @@ export function planFrontierRows(r: PlanRecord): RowSet {
 export function planComputationRows(plan: NamedPlan): RowSet {
   return {
     columns: [
-      { header: 'stage' }, { header: 'instruction', align: 'left' }, { header: 'micro-batch' }, { header: 'SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) }, { header: `energy (${J})`, format: significant(6) },
+      { header: 'stage' },
+      { header: 'instruction', align: 'left' },
+      { header: 'micro-batch' },
+      { header: 'SM clock (MHz)' },
+      { header: `time (${S})`, format: significant(6) },
+      { header: `energy (${J})`, format: significant(6) },
     ],
     rows: plan.computations.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.timeS, c.energyJ]),
   };
@@ -43,11 +53,25 @@ export function planComputationRows(plan: NamedPlan): RowSet {
 export function splitPlanRows(plan: readonly SplitComputation[]): RowSet {
   return {
     columns: [
-      { header: 'stage' }, { header: 'instruction', align: 'left' }, { header: 'micro-batch' }, { header: 'first SM clock (MHz)' },
-      { header: 'share of work at the first clock' }, { header: 'second SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) }, { header: `energy (${J})`, format: significant(6) },
+      { header: 'stage' },
+      { header: 'instruction', align: 'left' },
+      { header: 'micro-batch' },
+      { header: 'first SM clock (MHz)' },
+      { header: 'share of work at the first clock' },
+      { header: 'second SM clock (MHz)' },
+      { header: `time (${S})`, format: significant(6) },
+      { header: `energy (${J})`, format: significant(6) },
     ],
-    rows: plan.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.shareAtFirst, c.secondClockMHz, c.timeS, c.energyJ]),
+    rows: plan.map((c) => [
+      c.stage,
+      c.instruction,
+      c.microBatch,
+      c.clockMHz,
+      c.shareAtFirst,
+      c.secondClockMHz,
+      c.timeS,
+      c.energyJ,
+    ]),
   };
 }
 
@@ -69,18 +93,28 @@ function savingCells(name: string, s: Saving): Cell[] {
 }
 
 /** The named plans against the all-max-clock baseline. */
-export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 'minEnergy' | 'envPipe'> & Partial<Pick<PlanRecord, 'fastest'>>): RowSet {
+export function planHeadlineRows(
+  r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 'minEnergy' | 'envPipe'> & Partial<Pick<PlanRecord, 'fastest'>>,
+): RowSet {
   const b = r.baseline;
   // Only where the options allow an iteration faster than all-max clocks (records before this field have none).
   const fastest = r.fastest && r.fastest.timeS < b.timeS * (1 - 1e-6) ? r.fastest : null;
   return {
     columns: [
-      { header: 'plan', align: 'left' }, { header: `iteration time (${S})`, format: fixed(4) }, { header: `iteration energy (${J})`, format: significant(6) },
-      { header: 'energy saved (%)', format: fixed(2) }, { header: 'time change (%)', format: fixed(2) },
+      { header: 'plan', align: 'left' },
+      { header: `iteration time (${S})`, format: fixed(4) },
+      { header: `iteration energy (${J})`, format: significant(6) },
+      { header: 'energy saved (%)', format: fixed(2) },
+      { header: 'time change (%)', format: fixed(2) },
     ],
     rows: [
       ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
-      ...(fastest ? [savingCells('fastest, one clock per computation', fastest), savingCells('fastest, two clocks per computation', fastest.split)] : []),
+      ...(fastest
+        ? [
+            savingCells('fastest, one clock per computation', fastest),
+            savingCells('fastest, two clocks per computation', fastest.split),
+          ]
+        : []),
       savingCells('no slowdown, one clock per computation', r.intrinsic),
       savingCells('no slowdown, two clocks per computation', r.intrinsic.split),
       savingCells('lowest energy, one clock per computation', r.minEnergy),
@@ -94,9 +128,12 @@ export function planHeadlineRows(r: Pick<PlanRecord, 'baseline' | 'intrinsic' | 
 export function planText(r: PlanRecord, options: TableOptions = {}): string {
   const head = planHeadlineRows(r);
   const lines = [
-    wrapText(`${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
-      `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
-      `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`, options.width),
+    wrapText(
+      `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
+        `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
+        `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
+      options.width,
+    ),
     '',
     formatTable(head.columns, head.rows, options).trimEnd(),
   ];
@@ -129,8 +166,16 @@ export function planText(r: PlanRecord, options: TableOptions = {}): string {
   const f = planFrontierRows(r);
   const step = Math.max(1, Math.ceil(f.rows.length / 10));
   const sample = f.rows.filter((_, i) => i % step === 0 || i === f.rows.length - 1);
-  lines.push('', `frontier (${r.frontier.length} plans, one clock per computation; every ${step}th shown, all with --csv):`, formatTable(f.columns.slice(0, 2).concat(f.columns.slice(5)), sample.map((row) => row.slice(0, 2).concat(row.slice(5))), options).trimEnd());
+  lines.push(
+    '',
+    `frontier (${r.frontier.length} plans, one clock per computation; every ${step}th shown, all with --csv):`,
+    formatTable(
+      f.columns.slice(0, 2).concat(f.columns.slice(5)),
+      sample.map((row) => row.slice(0, 2).concat(row.slice(5))),
+      options,
+    ).trimEnd(),
+  );
   lines.push('', `solver: ${r.solver.steps} min-cut steps, ${r.solver.plansRealized} plans realized`);
   for (const n of r.notes) lines.push(`note: ${n}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -26,7 +26,8 @@ export interface Column {
 
 /** A number with `digits` decimals; empty for null/undefined. */
 export function fixed(digits: number): (value: Cell) => string {
-  return (value) => (typeof value === 'number' ? (Number.isFinite(value) ? value.toFixed(digits) : String(value)) : formatCell(value));
+  return (value) =>
+    typeof value === 'number' ? (Number.isFinite(value) ? value.toFixed(digits) : String(value)) : formatCell(value);
 }
 
 /**
@@ -46,25 +47,37 @@ export function signedFixed(digits: number, plus = '+'): (value: Cell) => string
  * "nominal", "lowest energy", and where the lowest-energy setting is the highest or lowest setting swept, "top edge"
  * ("bottom edge"): the optimum may lie beyond the range swept ({@link SWEEP_EDGE_DEFINITION}).
  */
-export function sweepNote(o: { nominal?: boolean; lowestEnergy?: boolean; atEdge?: 'top' | 'bottom' | null; realBatch?: boolean }): string {
+export function sweepNote(o: {
+  nominal?: boolean;
+  lowestEnergy?: boolean;
+  atEdge?: 'top' | 'bottom' | null;
+  realBatch?: boolean;
+}): string {
   return [
-    o.realBatch ? 'real batch' : '', o.nominal ? 'nominal' : '', o.lowestEnergy ? 'lowest energy' : '',
+    o.realBatch ? 'real batch' : '',
+    o.nominal ? 'nominal' : '',
+    o.lowestEnergy ? 'lowest energy' : '',
     o.atEdge ? `${o.atEdge} edge` : '',
-  ].filter(Boolean).join(', ');
+  ]
+    .filter(Boolean)
+    .join(', ');
 }
 
 /** What "top edge" / "bottom edge" in a {@link sweepNote} means, printed where the notes are. */
-export const SWEEP_EDGE_DEFINITION = 'top (bottom) edge: the lowest-energy setting is the highest (lowest) one swept, so the optimum may lie beyond the range';
+export const SWEEP_EDGE_DEFINITION =
+  'top (bottom) edge: the lowest-energy setting is the highest (lowest) one swept, so the optimum may lie beyond the range';
 
 /** Integers with thousands separators ("12,345,678"), bigint-safe; other cells as {@link formatCell}. */
 export function grouped(value: Cell): string {
-  if ((typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint') return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  if ((typeof value === 'number' && Number.isInteger(value)) || typeof value === 'bigint')
+    return value.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return formatCell(value);
 }
 
 /** Significant digits ("1.2346", "612.35"): for figures such as energies that range from mJ to MJ. */
 export function significant(digits: number): (value: Cell) => string {
-  return (value) => (typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toPrecision(digits))) : formatCell(value));
+  return (value) =>
+    typeof value === 'number' && Number.isFinite(value) ? String(Number(value.toPrecision(digits))) : formatCell(value);
 }
 
 /** Default display: integers as they are, other numbers to 4 significant digits, null/undefined empty. */
@@ -117,7 +130,8 @@ function words(text: string): string[] {
   const out: string[] = [];
   for (const w of text.split(/\s+/).filter(Boolean)) {
     const prev = out[out.length - 1];
-    if (prev !== undefined && (w.startsWith('%') || (/\d$/.test(prev) && UNIT.test(w)))) out[out.length - 1] = `${prev} ${w}`;
+    if (prev !== undefined && (w.startsWith('%') || (/\d$/.test(prev) && UNIT.test(w))))
+      out[out.length - 1] = `${prev} ${w}`;
     else out.push(w);
   }
   return out;
@@ -185,9 +199,14 @@ function headerLayouts(header: string, cellWidth: number): { width: number; line
 function renderBlock(headers: string[][], text: string[][], align: ('left' | 'right')[], widths: number[]): string[] {
   const height = Math.max(...headers.map((h) => h.length));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (align[i] === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(GAP).trimEnd();
+    cells
+      .map((cell, i) => (align[i] === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join(GAP)
+      .trimEnd();
   // Wrapped headers sit on the rule, like a one-line header does.
-  const headerLines = Array.from({ length: height }, (_, k) => line(headers.map((h) => h[k - (height - h.length)] ?? '')));
+  const headerLines = Array.from({ length: height }, (_, k) =>
+    line(headers.map((h) => h[k - (height - h.length)] ?? '')),
+  );
   return [...headerLines, widths.map((w) => '-'.repeat(w)).join(GAP), ...text.map(line)];
 }
 
@@ -196,7 +215,11 @@ function renderBlock(headers: string[][], text: string[][], align: ('left' | 'ri
  * `options.width` (default {@link TABLE_WIDTH}), headers wrap and then the columns are split into blocks, each
  * starting with the first column again, separated by a blank line.
  */
-export function formatTable(columns: readonly Column[], rows: readonly (readonly Cell[])[], options: TableOptions = {}): string {
+export function formatTable(
+  columns: readonly Column[],
+  rows: readonly (readonly Cell[])[],
+  options: TableOptions = {},
+): string {
   const maxWidth = options.width ?? TABLE_WIDTH;
   const formatted = formatRows(columns, rows);
   const { align } = formatted;
@@ -210,7 +233,11 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
   while (total(widths()) > maxWidth) {
     let widest = -1;
     for (let i = 0; i < columns.length; i++) {
-      if (step[i]! + 1 < layouts[i]!.length && (widest < 0 || layouts[i]![step[i]!]!.width > layouts[widest]![step[widest]!]!.width)) widest = i;
+      if (
+        step[i]! + 1 < layouts[i]!.length &&
+        (widest < 0 || layouts[i]![step[i]!]!.width > layouts[widest]![step[widest]!]!.width)
+      )
+        widest = i;
     }
     if (widest < 0) break;
     step[widest]!++;
@@ -228,16 +255,35 @@ export function formatTable(columns: readonly Column[], rows: readonly (readonly
     block.push(i);
   }
   blocks.push(block);
-  const out = blocks.map((b) => renderBlock(b.map((j) => headers[j]!), text.map((r) => b.map((j) => r[j]!)), b.map((j) => align[j]!), b.map((j) => finalWidths[j]!)));
-  return out.map((lines) => lines.join('\n')).join('\n\n') + '\n';
+  const out = blocks.map((b) =>
+    renderBlock(
+      b.map((j) => headers[j]!),
+      text.map((r) => b.map((j) => r[j]!)),
+      b.map((j) => align[j]!),
+      b.map((j) => finalWidths[j]!),
+    ),
+  );
+  return `${out.map((lines) => lines.join('\n')).join('\n\n')}\n`;
 }
 
-const UNIT_WORDS: Record<string, string> = { '%': 'Pct', 'µs': 'Us', 'GB/s': 'GBps', '%/%': 'PctPerPct', 'T′/T': '' };
+const UNIT_WORDS: Record<string, string> = { '%': 'Pct', µs: 'Us', 'GB/s': 'GBps', '%/%': 'PctPerPct', 'T′/T': '' };
 
 /** camelCase of words: "SM clock" → "smClock", "ΔE vs next scale" → "deltaEVsNextScale". */
 function camelWords(text: string): string {
-  const words = text.replace(/Δ/g, 'delta ').replace(/[′']/g, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
-  return words.map((w, i) => (i === 0 ? (w === w.toUpperCase() ? w.toLowerCase() : w[0]!.toLowerCase() + w.slice(1)) : w[0]!.toUpperCase() + w.slice(1))).join('');
+  const words = text
+    .replace(/Δ/g, 'delta ')
+    .replace(/[′']/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return words
+    .map((w, i) =>
+      i === 0
+        ? w === w.toUpperCase()
+          ? w.toLowerCase()
+          : w[0]!.toLowerCase() + w.slice(1)
+        : w[0]!.toUpperCase() + w.slice(1),
+    )
+    .join('');
 }
 
 /**
@@ -248,7 +294,17 @@ export function csvKey(header: string): string {
   const m = /^(.*?)\s*\(([^)]*)\)\s*(.*)$/.exec(header);
   if (!m) return camelWords(header);
   const unit = m[2]!.split(',')[0]!.trim();
-  const suffix = unit in UNIT_WORDS ? UNIT_WORDS[unit]! : unit.replace(/%/g, 'Pct').replace(/\//g, ' per ').split(/\s+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('').replace(/[^A-Za-z0-9]/g, '');
+  const suffix =
+    unit in UNIT_WORDS
+      ? UNIT_WORDS[unit]!
+      : unit
+          .replace(/%/g, 'Pct')
+          .replace(/\//g, ' per ')
+          .split(/\s+/)
+          .filter(Boolean)
+          .map((w) => w[0]!.toUpperCase() + w.slice(1))
+          .join('')
+          .replace(/[^A-Za-z0-9]/g, '');
   return camelWords(`${m[1]} ${m[3]}`) + suffix;
 }
 
@@ -269,6 +325,9 @@ function csvField(value: Cell): string {
  * with "\n".
  */
 export function toCsv(columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
-  const lines = [columns.map((c) => csvField(c.key ?? csvKey(c.header))), ...rows.map((row) => columns.map((_, i) => csvField(row[i])))];
-  return lines.map((cells) => cells.join(',')).join('\n') + '\n';
+  const lines = [
+    columns.map((c) => csvField(c.key ?? csvKey(c.header))),
+    ...rows.map((row) => columns.map((_, i) => csvField(row[i]))),
+  ];
+  return `${lines.map((cells) => cells.join(',')).join('\n')}\n`;
 }

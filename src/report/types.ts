@@ -28,7 +28,9 @@ export type { GpuClockPoint, MarginalEfficiency, NetworkSweepPoint } from '../en
  * The fields of a replay rank the report reads; an imported trace's ranks also carry the measured iteration
  * (`replay --json` and `replay --as-measured --json`, ns; null where the import recorded none).
  */
-export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'> & { measuredIterationNs?: number | null };
+export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCommNs' | 'waitNs' | 'energyJ'> & {
+  measuredIterationNs?: number | null;
+};
 
 /**
  * The fields of the replay engine's result (`tracewatt replay --json`) the report reads; the per-dimension network
@@ -36,9 +38,19 @@ export type ReplayRankRecord = Pick<RankResult, 'rank' | 'finishNs' | 'exposedCo
  */
 export type ReplayRecord = Pick<
   EngineReplayResult,
-  'kind' | 'schemaVersion' | 'label' | 'makespanNs' | 'energyJ' | 'timeS' | 'exposedCommNs' | 'overlapShare' | 'bytesSentPerDim'
+  | 'kind'
+  | 'schemaVersion'
+  | 'label'
+  | 'makespanNs'
+  | 'energyJ'
+  | 'timeS'
+  | 'exposedCommNs'
+  | 'overlapShare'
+  | 'bytesSentPerDim'
 > &
-  Partial<Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings' | 'byName'>> & {
+  Partial<
+    Pick<EngineReplayResult, 'networkEnergyPerDimJ' | 'dimensionNames' | 'energyBandJ' | 'settings' | 'byName'>
+  > & {
     ranks: ReplayRankRecord[];
     /** 'as-measured' for `replay --as-measured` (every node at its measured duration); absent for a modelled replay. */
     mode?: AsMeasuredResult['mode'];
@@ -56,26 +68,59 @@ export type NetworkSweepResult = Omit<NetworkSweepRecord, 'vfCurve' | 'estimate'
 export type CaseStudySummary = CaseStudyRecord;
 
 /** Model error at one SM clock against measurements (signed: positive = the model overestimates): the fields the report reads. */
-export type AccuracyRow = Pick<EngineAccuracyRow, 'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'> &
+export type AccuracyRow = Pick<
+  EngineAccuracyRow,
+  'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'
+> &
   Partial<Pick<EngineAccuracyRow, 'timeCoveragePct' | 'energyCoveragePct'>>;
 
 /** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads (band coverage and advice when present). */
-export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> & Partial<Pick<AccuracyResult, 'advice'>> & {
-  frequencies: AccuracyRow[];
-};
+export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> &
+  Partial<Pick<AccuracyResult, 'advice'>> & {
+    frequencies: AccuracyRow[];
+  };
 
 /** `tracewatt plan --json`: the fields the report reads (the plans per computation are left to the CSV files). */
 export type PlanSummary = Pick<
   PlanRecord,
-  'kind' | 'schemaVersion' | 'label' | 'schedule' | 'stages' | 'microBatches' | 'blockingPowerW' | 'baseline' | 'frontier' | 'splitFrontier' |
-  'intrinsic' | 'minEnergy' | 'envPipe' | 'extrinsic' | 'extrinsicCurve' | 'source'
+  | 'kind'
+  | 'schemaVersion'
+  | 'label'
+  | 'schedule'
+  | 'stages'
+  | 'microBatches'
+  | 'blockingPowerW'
+  | 'baseline'
+  | 'frontier'
+  | 'splitFrontier'
+  | 'intrinsic'
+  | 'minEnergy'
+  | 'envPipe'
+  | 'extrinsic'
+  | 'extrinsicCurve'
+  | 'source'
 >;
 
 /** `tracewatt case-study a30-layers`: the layer-level SM-clock study against its published table. */
 export type LayerStudySummary = LayerClockStudyRecord;
 
-export type ReportResult = ReplayRecord | GpuClockSweepResult | NetworkSweepResult | AccuracyTable | CaseStudySummary | PlanSummary | LayerStudySummary;
+export type ReportResult =
+  | ReplayRecord
+  | GpuClockSweepResult
+  | NetworkSweepResult
+  | AccuracyTable
+  | CaseStudySummary
+  | PlanSummary
+  | LayerStudySummary;
 
 export type ResultKind = ReportResult['kind'];
 
-export const RESULT_KINDS: readonly ResultKind[] = ['replay', 'gpu-clock-sweep', 'network-sweep', 'accuracy', 'case-study', 'plan', 'layer-clock-study'];
+export const RESULT_KINDS: readonly ResultKind[] = [
+  'replay',
+  'gpu-clock-sweep',
+  'network-sweep',
+  'accuracy',
+  'case-study',
+  'plan',
+  'layer-clock-study',
+];

@@ -26,25 +26,33 @@ class Checker {
   }
 
   object(value: unknown, path: string): Obj {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(path, `expected an object, got ${describe(value)}`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      this.fail(path, `expected an object, got ${describe(value)}`);
     return value as Obj;
   }
 
   array(obj: Obj, key: string, path: string, minLength = 0): unknown[] {
     const value = obj[key];
     if (!Array.isArray(value)) this.fail(join(path, key), `expected an array, got ${describe(value)}`);
-    if (value.length < minLength) this.fail(join(path, key), `expected at least ${minLength} entr${minLength === 1 ? 'y' : 'ies'}, got none`);
+    if (value.length < minLength)
+      this.fail(join(path, key), `expected at least ${minLength} entr${minLength === 1 ? 'y' : 'ies'}, got none`);
     return value;
   }
 
-  number(obj: Obj, key: string, path: string, opts: { nullable?: boolean; optional?: boolean; min?: number } = {}): void {
+  number(
+    obj: Obj,
+    key: string,
+    path: string,
+    opts: { nullable?: boolean; optional?: boolean; min?: number } = {},
+  ): void {
     const value = obj[key];
     if (value === undefined && opts.optional) return;
     if (value === null && opts.nullable) return;
     if (typeof value !== 'number' || !Number.isFinite(value)) {
       this.fail(join(path, key), `expected a finite number${opts.nullable ? ' or null' : ''}, got ${describe(value)}`);
     }
-    if (opts.min !== undefined && value < opts.min) this.fail(join(path, key), `expected a number ≥ ${opts.min}, got ${value}`);
+    if (opts.min !== undefined && value < opts.min)
+      this.fail(join(path, key), `expected a number ≥ ${opts.min}, got ${value}`);
   }
 
   string(obj: Obj, key: string, path: string): void {
@@ -59,7 +67,11 @@ class Checker {
   items(obj: Obj, key: string, path: string, type: 'number' | 'string'): void {
     this.array(obj, key, path).forEach((item, i) => {
       const ok = type === 'number' ? typeof item === 'number' && Number.isFinite(item) : typeof item === 'string';
-      if (!ok) this.fail(`${join(path, key)}[${i}]`, `expected ${type === 'number' ? 'a finite number' : 'a string'}, got ${describe(item)}`);
+      if (!ok)
+        this.fail(
+          `${join(path, key)}[${i}]`,
+          `expected ${type === 'number' ? 'a finite number' : 'a string'}, got ${describe(item)}`,
+        );
     });
   }
 
@@ -73,8 +85,11 @@ class Checker {
     const e = this.object(obj[key], p);
     for (const part of ['communication', 'host']) {
       if (e[part] === undefined) {
-        this.fail(join(p, part), 'missing: a record written before the energy ledger (its idle held communication time and network static ' +
-          'power, its memory was added to node energies): re-run the command that wrote it');
+        this.fail(
+          join(p, part),
+          'missing: a record written before the energy ledger (its idle held communication time and network static ' +
+            'power, its memory was added to node energies): re-run the command that wrote it',
+        );
       }
     }
     this.numbers(e, ['compute', 'memory', 'communication', 'network', 'idle', 'host', 'total'], p);
@@ -83,7 +98,11 @@ class Checker {
   /** An energy band (energyBandJ), when present: the bounds the report shows. */
   band(obj: Obj, key: string, path: string): void {
     if (obj[key] === undefined) return;
-    this.numbers(this.object(obj[key], join(path, key)), ['computeP10', 'computeP90', 'totalP10', 'totalP90'], join(path, key));
+    this.numbers(
+      this.object(obj[key], join(path, key)),
+      ['computeP10', 'computeP90', 'totalP10', 'totalP90'],
+      join(path, key),
+    );
   }
 
   each(obj: Obj, key: string, path: string, minLength: number, fn: (item: Obj, itemPath: string) => void): void {
@@ -104,7 +123,10 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
     c.fail(join(p, 'kind'), `expected one of ${RESULT_KINDS.join(', ')}, got ${describe(kind)}`);
   }
   if (r.schemaVersion !== RESULT_SCHEMA_VERSION) {
-    c.fail(join(p, 'schemaVersion'), `expected ${RESULT_SCHEMA_VERSION} (this tracewatt reads result schema ${RESULT_SCHEMA_VERSION}), got ${describe(r.schemaVersion)}`);
+    c.fail(
+      join(p, 'schemaVersion'),
+      `expected ${RESULT_SCHEMA_VERSION} (this tracewatt reads result schema ${RESULT_SCHEMA_VERSION}), got ${describe(r.schemaVersion)}`,
+    );
   }
   c.string(r, 'label', p);
   const result = r as unknown as ReportResult;
@@ -125,7 +147,8 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         c.number(rank, 'measuredIterationNs', rp, { nullable: true, optional: true, min: 0 });
         c.breakdown(rank, 'energyJ', rp);
       });
-      if (r.mode !== undefined && r.mode !== 'as-measured') c.fail(join(p, 'mode'), `expected "as-measured" or no mode, got ${describe(r.mode)}`);
+      if (r.mode !== undefined && r.mode !== 'as-measured')
+        c.fail(join(p, 'mode'), `expected "as-measured" or no mode, got ${describe(r.mode)}`);
       if (r.powerLog !== undefined) {
         const lp = join(p, 'powerLog');
         const log = c.object(r.powerLog, lp);
@@ -183,7 +206,18 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         const n = c.object(l.nominal, np);
         c.numbers(n, ['makespanS'], np);
         const sp = join(np, 'shares');
-        c.numbers(c.object(n.shares, sp), ['networkEnergy', 'scaleOutEnergy', 'hiddenCommunication', 'exposedCommunication', 'communicationEnergy', 'idleEnergy'], sp);
+        c.numbers(
+          c.object(n.shares, sp),
+          [
+            'networkEnergy',
+            'scaleOutEnergy',
+            'hiddenCommunication',
+            'exposedCommunication',
+            'communicationEnergy',
+            'idleEnergy',
+          ],
+          sp,
+        );
         c.each(l, 'knobs', lp, 1, (k, kp) => {
           c.string(k, 'name', kp);
           c.number(k, 'nominalSetting', kp);
@@ -193,7 +227,9 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
             c.number(pt, 'deltaEnergyPerDeltaTimeW', pp, { nullable: true });
           });
         });
-        c.each(l, 'ranks', lp, 0, (rk, rp) => c.numbers(rk, ['rank', 'computeS', 'exposedCommS', 'hostS', 'waitS', 'communicationS'], rp));
+        c.each(l, 'ranks', lp, 0, (rk, rp) =>
+          c.numbers(rk, ['rank', 'computeS', 'exposedCommS', 'hostS', 'waitS', 'communicationS'], rp),
+        );
         c.string(l, 'finding', lp);
       });
       c.string(r, 'finding', p);
@@ -202,8 +238,24 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         const m = c.object(r.sensitivity, mp);
         c.each(m, 'rows', mp, 1, (row, rp) => {
           c.string(row, 'layout', rp);
-          c.numbers(row, ['globalBatchSequences', 'microBatchesPerPipeline', 'scaleOutBandwidthGBps', 'nominalMakespanS', 'nominalEnergyJ', 'bestScale',
-            'energyChangePct', 'timeChangePct', 'networkEnergySharePct', 'scaleOutEnergySharePct', 'hiddenCommunicationSharePct', 'idleEnergySharePct'], rp);
+          c.numbers(
+            row,
+            [
+              'globalBatchSequences',
+              'microBatchesPerPipeline',
+              'scaleOutBandwidthGBps',
+              'nominalMakespanS',
+              'nominalEnergyJ',
+              'bestScale',
+              'energyChangePct',
+              'timeChangePct',
+              'networkEnergySharePct',
+              'scaleOutEnergySharePct',
+              'hiddenCommunicationSharePct',
+              'idleEnergySharePct',
+            ],
+            rp,
+          );
           c.number(row, 'deltaEnergyPerDeltaTimeW', rp, { nullable: true });
           c.number(row, 'energySavedPctPerSlowdownPct', rp, { nullable: true });
         });
@@ -215,12 +267,31 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
       for (const key of ['system', 'definitions', 'limits']) c.items(r, key, p, 'string');
       c.each(r, 'rows', p, 1, (row, rp) => {
         c.string(row, 'layer', rp);
-        c.numbers(row, ['seqLen', 'energySavingPct', 'runtimePenaltyPct', 'publishedEnergySavingPct', 'publishedRuntimePenaltyPct',
-          'energySavingDiffPts', 'runtimePenaltyDiffPts', 'fastestClockMHz', 'lowestEnergyClockMHz', 'fastestTimeUs', 'fastestPowerW', 'maxKernelPowerW', 'bottomWidthPct'], rp);
+        c.numbers(
+          row,
+          [
+            'seqLen',
+            'energySavingPct',
+            'runtimePenaltyPct',
+            'publishedEnergySavingPct',
+            'publishedRuntimePenaltyPct',
+            'energySavingDiffPts',
+            'runtimePenaltyDiffPts',
+            'fastestClockMHz',
+            'lowestEnergyClockMHz',
+            'fastestTimeUs',
+            'fastestPowerW',
+            'maxKernelPowerW',
+            'bottomWidthPct',
+          ],
+          rp,
+        );
       });
       const mp = join(p, 'meanAbsDifference');
       c.numbers(c.object(r.meanAbsDifference, mp), ['energySavingPts', 'runtimePenaltyPts', 'targetPts'], mp);
-      c.each(r, 'observations', p, 1, (o, op) => ['published', 'verdict', 'sentence'].forEach((k) => c.string(o, k, op)));
+      c.each(r, 'observations', p, 1, (o, op) =>
+        ['published', 'verdict', 'sentence'].forEach((k) => c.string(o, k, op)),
+      );
       // Each layer's sweep is a GPU clock sweep record, checked as one.
       c.each(r, 'layers', p, 1, (l, lp) => checkResult(c, c.object(l.sweep, join(lp, 'sweep')), join(lp, 'sweep')));
       break;
@@ -240,10 +311,16 @@ function checkResult(c: Checker, r: Obj, p: string): ReportResult {
         const s = c.object(r[key], sp);
         c.numbers(s, ['timeS', 'energyJ', 'savingPct', 'timeChangePct'], sp);
       }
-      c.each(r, 'extrinsicCurve', p, 0, (row, rp) => c.numbers(row, ['slowdownFactor', 'savingPct', 'extrinsicSavingPct', 'splitSavingPct'], rp));
+      c.each(r, 'extrinsicCurve', p, 0, (row, rp) =>
+        c.numbers(row, ['slowdownFactor', 'savingPct', 'extrinsicSavingPct', 'splitSavingPct'], rp),
+      );
       if (r.extrinsic !== undefined) {
         const ep = join(p, 'extrinsic');
-        c.numbers(c.object(r.extrinsic, ep), ['deadlineS', 'slowdownFactor', 'plannedTimeS', 'plannedEnergyJ', 'savingPct', 'extrinsicSavingPct'], ep);
+        c.numbers(
+          c.object(r.extrinsic, ep),
+          ['deadlineS', 'slowdownFactor', 'plannedTimeS', 'plannedEnergyJ', 'savingPct', 'extrinsicSavingPct'],
+          ep,
+        );
       }
       break;
     }

@@ -6,7 +6,9 @@ let cached: string | undefined;
 export function tracewattVersion(): string {
   if (cached === undefined) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+        version?: unknown;
+      };
       cached = typeof pkg.version === 'string' ? pkg.version : 'unknown';
     } catch {
       cached = 'unknown';

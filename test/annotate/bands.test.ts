@@ -10,14 +10,28 @@ import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { ANNOTATION_ATTRS, annotateTrace, buildPlan, stripAnnotation } from '../../src/engines/annotate/index.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
-import { attrNumber, attrString, emptyNode, encodeTrace, makeAttr, NodeType, readTraceFile, writeTraceFile } from '../../src/formats/chakra/index.js';
+import {
+  attrNumber,
+  attrString,
+  emptyNode,
+  encodeTrace,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  writeTraceFile,
+} from '../../src/formats/chakra/index.js';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { kernelKey } from '../../src/model/kernels.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
-const BAND_ATTRS = [ANNOTATION_ATTRS.energyJP10, ANNOTATION_ATTRS.energyJP90, ANNOTATION_ATTRS.durationNsP10, ANNOTATION_ATTRS.durationNsP90];
+const BAND_ATTRS = [
+  ANNOTATION_ATTRS.energyJP10,
+  ANNOTATION_ATTRS.energyJP90,
+  ANNOTATION_ATTRS.durationNsP10,
+  ANNOTATION_ATTRS.durationNsP90,
+];
 
 describeShared('annotate --bands', () => {
   let cal: Calibration;
@@ -40,12 +54,22 @@ describeShared('annotate --bands', () => {
       node.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
       return node;
     });
-    await writeTraceFile(`${prefix}.0.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] }, nodes);
+    await writeTraceFile(
+      `${prefix}.0.et`,
+      { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] },
+      nodes,
+    );
   });
 
   it('writes the band predictKernelBand gives, around the point value, only when asked', async () => {
     expect(cal.uncertainty).toBeTruthy();
-    const opts = { trace: prefix, calibration: cal, profiles: [profile], frequenciesMHz: [870], referenceClockMHz: 1710 };
+    const opts = {
+      trace: prefix,
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [870],
+      referenceClockMHz: 1710,
+    };
     const banded = await annotateTrace({ ...opts, out: path.join(dir, 'b'), bands: true });
     const plain = await annotateTrace({ ...opts, out: path.join(dir, 'p') });
     const b = await readTraceFile(banded.ranks[0]!.perFrequency[0]!.file);
@@ -76,6 +100,15 @@ describeShared('annotate --bands', () => {
   it('a plan without bands encodes the attributes it encoded before (no band, same order)', () => {
     const plan = buildPlan(cal, [profile], { frequenciesMHz: [870], referenceClockMHz: 1710 });
     const names0 = plan.entries[0]!.perFreq[0]!.attrs.map((a) => a.name);
-    expect(names0).toEqual(['energy_j', 'energy_memory_j', 'power_w', ...cal.components.map((c) => `util_${c}`), 'frequency_mhz', ...(names0.includes('frequency_effective_mhz') ? ['frequency_effective_mhz'] : []), 'frequency_ref_mhz', 'estimated_from']);
+    expect(names0).toEqual([
+      'energy_j',
+      'energy_memory_j',
+      'power_w',
+      ...cal.components.map((c) => `util_${c}`),
+      'frequency_mhz',
+      ...(names0.includes('frequency_effective_mhz') ? ['frequency_effective_mhz'] : []),
+      'frequency_ref_mhz',
+      'estimated_from',
+    ]);
   });
 });

@@ -22,8 +22,25 @@ describeShared('tracewatt annotate', () => {
 
   it('--json reports per-rank counts and energies, and one output set per clock', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
-    const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequencies', '705,1410', '--out', path.join(dir, 'c'),
-      '--memory-pj-per-bit', '7', '--network-pj-per-bit', '3,30', '--idle-power', '55', '--json');
+    const r = await cli(
+      'annotate',
+      trace,
+      '--calibration',
+      cal,
+      '--profile',
+      profile,
+      '--frequencies',
+      '705,1410',
+      '--out',
+      path.join(dir, 'c'),
+      '--memory-pj-per-bit',
+      '7',
+      '--network-pj-per-bit',
+      '3,30',
+      '--idle-power',
+      '55',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.ranks).toHaveLength(4);
@@ -36,18 +53,46 @@ describeShared('tracewatt annotate', () => {
       expect(o.computeEnergyJ).toBeGreaterThan(0);
     }
     // Lower clock, longer roofline time: the annotated durations sum grows.
-    const ns = (i: number) => j.ranks.reduce((s: number, x: { perFrequency: { annotatedDurationNs: number }[] }) => s + x.perFrequency[i].annotatedDurationNs, 0);
+    const ns = (i: number) =>
+      j.ranks.reduce(
+        (s: number, x: { perFrequency: { annotatedDurationNs: number }[] }) =>
+          s + x.perFrequency[i].annotatedDurationNs,
+        0,
+      );
     expect(ns(0)).toBeGreaterThan(ns(1));
   });
 
   it('prints a summary table with the match rate and the files written', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
-    const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequency', '1110', '--out', path.join(dir, 'c'));
+    const r = await cli(
+      'annotate',
+      trace,
+      '--calibration',
+      cal,
+      '--profile',
+      profile,
+      '--frequency',
+      '1110',
+      '--out',
+      path.join(dir, 'c'),
+    );
     expect(r.code).toBe(0);
     // The default table fits 100 columns, so its headers wrap ("match" over "rate (%)"); --wide keeps them on one line.
     expect(r.out).toMatch(/match[\s\S]*rate/);
     expect(r.out).toContain(`${path.join(dir, 'c')}.power.json`);
-    const wide = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequency', '1110', '--out', path.join(dir, 'c'), '--wide');
+    const wide = await cli(
+      'annotate',
+      trace,
+      '--calibration',
+      cal,
+      '--profile',
+      profile,
+      '--frequency',
+      '1110',
+      '--out',
+      path.join(dir, 'c'),
+      '--wide',
+    );
     expect(wide.out).toMatch(/match rate \(%\)/);
   });
 
@@ -66,7 +111,18 @@ describeShared('tracewatt annotate', () => {
     const file = path.join(dir, 'a-file');
     await writeFile(file, 'not a folder');
     for (const out of [path.join(file, 'y'), path.join(file, 'sub', 'y')]) {
-      const r = await cli('annotate', trace, '--calibration', cal, '--profile', profile, '--frequency', '1410', '--out', out);
+      const r = await cli(
+        'annotate',
+        trace,
+        '--calibration',
+        cal,
+        '--profile',
+        profile,
+        '--frequency',
+        '1410',
+        '--out',
+        out,
+      );
       expect(r.code, out).toBe(2);
       expect(r.err.trim().split('\n')).toHaveLength(1);
       expect(r.err).toContain(file);

@@ -10,15 +10,40 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import { annotateRankFile, annotateTrace, buildPlan, loadPowerBase, memoryPjPerBitOf, stripAnnotation, type AnnotateOptions, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import {
+  annotateRankFile,
+  annotateTrace,
+  buildPlan,
+  loadPowerBase,
+  memoryPjPerBitOf,
+  stripAnnotation,
+  type AnnotateOptions,
+  type AnnotateResult,
+} from '../../src/engines/annotate/index.js';
 import { ThreadCache } from '../../src/engines/annotate/thread-cache.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
-import { ByteSink, emptyNode, encodeMetadataFrame, encodeTrace, makeAttr, NodeType, readTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
+import {
+  ByteSink,
+  emptyNode,
+  encodeMetadataFrame,
+  encodeTrace,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  type ChakraNode,
+} from '../../src/formats/chakra/index.js';
 import { encodeNode } from '../../src/formats/chakra/encode.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
-const KERNELS = ['BlackScholesGPU', 'matrixMulCUDA', 'vectorAdd', 'reduce2_float', 'histogram256Kernel', 'transposeCoalesced'];
+const KERNELS = [
+  'BlackScholesGPU',
+  'matrixMulCUDA',
+  'vectorAdd',
+  'reduce2_float',
+  'histogram256Kernel',
+  'transposeCoalesced',
+];
 /** Original durations: absent, and one, two and three varint bytes long. */
 const DURATIONS = [0n, 5n, 300n, 70_000n];
 
@@ -39,7 +64,11 @@ function rankBytes(rank: number, nodes: number): Buffer {
       n.attrs = [makeAttr('is_cpu_op', 'bool_val', true)];
     } else if (k >= 6) {
       n = emptyNode(id, `unprofiled_${k}`, NodeType.COMP_NODE);
-      n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('num_ops', 'int64_val', 1_000_000 * (1 + (i % 5))), makeAttr('tensor_size', 'uint64_val', 4096 * k)];
+      n.attrs = [
+        makeAttr('is_cpu_op', 'bool_val', false),
+        makeAttr('num_ops', 'int64_val', 1_000_000 * (1 + (i % 5))),
+        makeAttr('tensor_size', 'uint64_val', 4096 * k),
+      ];
     } else {
       n = emptyNode(id, KERNELS[(i + rank) % KERNELS.length], NodeType.COMP_NODE);
       n.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
@@ -74,7 +103,13 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
     dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-paths-'));
     prefix = path.join(dir, 'big');
     for (const r of [0, 1]) writeFileSync(`${prefix}.${r}.et`, rankBytes(r, 24_000));
-    opts = { trace: prefix, out: path.join(dir, 'fast', 'big'), calibration: cal, profiles: [profile], frequenciesMHz: FREQS };
+    opts = {
+      trace: prefix,
+      out: path.join(dir, 'fast', 'big'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: FREQS,
+    };
     fast = await annotateTrace(opts);
   });
   // Some 60 MB of traces and outputs: not left behind.
@@ -92,7 +127,8 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
     const slow = await annotateTrace({ ...opts, out: path.join(dir, 'slow', 'big'), fastPath: false });
     expect(slow.total.slowPathNodes).toBe(fast.total.gpuCompNodes - fast.total.untouched);
     for (const [r, rank] of fast.ranks.entries()) {
-      for (const [i, pf] of rank.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(slow.ranks[r].perFrequency[i].file))).toBe(0);
+      for (const [i, pf] of rank.perFrequency.entries())
+        expect(Buffer.compare(readFileSync(pf.file), readFileSync(slow.ranks[r].perFrequency[i].file))).toBe(0);
     }
     expect(slow.outputs.map((o) => o.computeEnergyJ)).toEqual(fast.outputs.map((o) => o.computeEnergyJ));
   });
@@ -107,7 +143,8 @@ describeShared('annotate: ranks larger than a chunk, output larger than a buffer
     // One buffer per output, the input window's and the reader's two, all handed back at their size (a grown one
     // would be dropped).
     expect(cache.buffers.available).toBe(FREQS.length + 3);
-    for (const [i, f] of outFiles.entries()) expect(Buffer.compare(readFileSync(f), readFileSync(fast.ranks[0].perFrequency[i].file))).toBe(0);
+    for (const [i, f] of outFiles.entries())
+      expect(Buffer.compare(readFileSync(f), readFileSync(fast.ranks[0].perFrequency[i].file))).toBe(0);
   });
 
   it('keeps the pooled sizes on a real trace whose frames are mostly copied unchanged', async () => {
@@ -150,7 +187,10 @@ describeShared('annotate: a first frame longer than a read chunk', () => {
     });
     const first = emptyNode(0n, 'vectorAdd', NodeType.COMP_NODE);
     first.attrs = [makeAttr('note', 'string_val', big)];
-    writeFileSync(path.join(d, 'm.0.et'), encodeTrace({ version: '', attrs: [makeAttr('note', 'string_val', big)] }, rest));
+    writeFileSync(
+      path.join(d, 'm.0.et'),
+      encodeTrace({ version: '', attrs: [makeAttr('note', 'string_val', big)] }, rest),
+    );
     writeFileSync(path.join(d, 'n.0.et'), encodeTrace(null, [first, ...rest]));
     for (const t of ['m', 'n']) {
       const base = { trace: path.join(d, t), calibration: c, profiles: [p], frequenciesMHz: [1410] };
@@ -158,7 +198,12 @@ describeShared('annotate: a first frame longer than a read chunk', () => {
       const slowRes = await annotateTrace({ ...base, out: path.join(d, 'slow', t), fastPath: false });
       expect(fastRes.total.gpuCompNodes).toBe(t === 'm' ? 2000 : 2001);
       expect(fastRes.total.matched.exact).toBe(fastRes.total.gpuCompNodes);
-      expect(Buffer.compare(readFileSync(fastRes.ranks[0].perFrequency[0].file), readFileSync(slowRes.ranks[0].perFrequency[0].file))).toBe(0);
+      expect(
+        Buffer.compare(
+          readFileSync(fastRes.ranks[0].perFrequency[0].file),
+          readFileSync(slowRes.ranks[0].perFrequency[0].file),
+        ),
+      ).toBe(0);
       const out = await readTraceFile(fastRes.ranks[0].perFrequency[0].file);
       for (const n of out.nodes) stripAnnotation(n, c.components);
       expect(Buffer.compare(encodeTrace(out.metadata, out.nodes), readFileSync(path.join(d, `${t}.0.et`)))).toBe(0);
@@ -173,12 +218,22 @@ describeShared('annotate: unmatched names', () => {
     // 30 names: counts 3 (names a..e), 2 (f..x, straddling the 20th place), 1 (the rest), in scrambled order.
     const names = [...'abcdefghijklmnopqrstuvwxyz0123'].map((c) => `kernel_${c}`);
     const count = (i: number) => (i < 5 ? 3 : i < 24 ? 2 : 1);
-    for (const [i, name] of names.entries()) for (let k = 0; k < count(i); k++) nodes.push(emptyNode(0n, name, NodeType.COMP_NODE));
+    for (const [i, name] of names.entries())
+      for (let k = 0; k < count(i); k++) nodes.push(emptyNode(0n, name, NodeType.COMP_NODE));
     nodes.reverse().forEach((n, i) => (n.id = BigInt(i)));
     writeFileSync(path.join(d, 'n.0.et'), encodeTrace(null, nodes));
     const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
-    const res = await annotateTrace({ trace: path.join(d, 'n'), out: path.join(d, 'o'), calibration: c, profiles: [], frequenciesMHz: [1410] });
-    const expected = names.map((name, i) => ({ name, count: count(i) })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 20);
+    const res = await annotateTrace({
+      trace: path.join(d, 'n'),
+      out: path.join(d, 'o'),
+      calibration: c,
+      profiles: [],
+      frequenciesMHz: [1410],
+    });
+    const expected = names
+      .map((name, i) => ({ name, count: count(i) }))
+      .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))
+      .slice(0, 20);
     expect(res.ranks[0].unmatchedNames).toEqual(expected);
     expect(res.total.unmatchedNames).toEqual(expected);
   });
@@ -197,9 +252,19 @@ describeShared('annotate: an output that fails', () => {
     const fds = () => readdirSync('/proc/self/fd').length;
     const run = () => {
       symlinkSync('/dev/full', path.join(d, 'o.870MHz.0.et.tmp'));
-      return annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'o'), calibration: c, profiles: [p], frequenciesMHz: [870, 1410], workers: 1 });
+      return annotateTrace({
+        trace: path.join(d, 'g'),
+        out: path.join(d, 'o'),
+        calibration: c,
+        profiles: [p],
+        frequenciesMHz: [870, 1410],
+        workers: 1,
+      });
     };
-    await expect(run()).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/cannot write \(ENOSPC\)$/) });
+    await expect(run()).rejects.toMatchObject({
+      code: 'INPUT',
+      message: expect.stringMatching(/cannot write \(ENOSPC\)$/),
+    });
     const before = fds();
     for (let k = 0; k < 3; k++) await expect(run()).rejects.toMatchObject({ code: 'INPUT' });
     expect(fds()).toBe(before);
@@ -223,17 +288,26 @@ describeShared('annotate: the compiled worker path', () => {
     const d = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-workers-'));
     ctx.onTestFinished(() => rm(d, { recursive: true, force: true }));
     for (const r of [0, 1, 2]) writeFileSync(path.join(d, `g.${r}.et`), rankBytes(r, 3000));
-    const traces = [path.join(d, 'g'), shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel')];
+    const traces = [
+      path.join(d, 'g'),
+      shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
+    ];
     for (const [t, trace] of traces.entries()) {
       const base = { trace, calibration: c, profiles: [p], frequenciesMHz: [870, 1410] };
       const threads = await built.annotateTrace({ ...base, out: path.join(d, `w${t}`, 'o'), workers: 3 });
       const here = await annotateTrace({ ...base, out: path.join(d, `i${t}`, 'o'), workers: 1 });
       expect(threads.parallelism).toEqual({ mode: 'workers', threads: 3 });
       expect(here.parallelism.mode).toBe('in-process');
-      const strip = (x: AnnotateResult) => ({ ...x, outputs: x.outputs.map((o) => o.computeEnergyJ), ranks: x.ranks.map((r) => ({ ...r, perFrequency: r.perFrequency.map((f) => f.computeEnergyJ) })), parallelism: null });
+      const strip = (x: AnnotateResult) => ({
+        ...x,
+        outputs: x.outputs.map((o) => o.computeEnergyJ),
+        ranks: x.ranks.map((r) => ({ ...r, perFrequency: r.perFrequency.map((f) => f.computeEnergyJ) })),
+        parallelism: null,
+      });
       expect(strip(threads)).toEqual(strip(here));
       for (const [r, rank] of here.ranks.entries()) {
-        for (const [i, pf] of rank.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(threads.ranks[r].perFrequency[i].file))).toBe(0);
+        for (const [i, pf] of rank.perFrequency.entries())
+          expect(Buffer.compare(readFileSync(pf.file), readFileSync(threads.ranks[r].perFrequency[i].file))).toBe(0);
       }
     }
   });
@@ -246,8 +320,18 @@ describeShared('annotate: the compiled worker path', () => {
     for (const r of [0, 1, 2, 3]) writeFileSync(path.join(d, `g.${r}.et`), rankBytes(r, 50));
     writeFileSync(path.join(d, 'a-file'), 'not a folder');
     const c = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
-    const run = built.annotateTrace({ trace: path.join(d, 'g'), out: path.join(d, 'a-file', 'sub', 'o'), calibration: c, profiles: [], frequenciesMHz: [1410], workers: 2 });
-    await expect(run).rejects.toMatchObject({ code: 'INPUT', message: expect.stringMatching(/a-file.*: cannot (write|create its folder) \(ENOTDIR\)$/) });
+    const run = built.annotateTrace({
+      trace: path.join(d, 'g'),
+      out: path.join(d, 'a-file', 'sub', 'o'),
+      calibration: c,
+      profiles: [],
+      frequenciesMHz: [1410],
+      workers: 2,
+    });
+    await expect(run).rejects.toMatchObject({
+      code: 'INPUT',
+      message: expect.stringMatching(/a-file.*: cannot (write|create its folder) \(ENOTDIR\)$/),
+    });
   });
 
   it('loads worker.js instead of the bundle once a bundled module is newer (a tsc run since the bundle)', async (ctx) => {

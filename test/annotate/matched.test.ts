@@ -8,11 +8,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import type { KernelSample, ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import { ANNOTATION_ATTRS, annotateTrace, componentPowersAt, durationMicrosOf, stripAnnotation, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import {
+  ANNOTATION_ATTRS,
+  annotateTrace,
+  componentPowersAt,
+  durationMicrosOf,
+  stripAnnotation,
+  UTIL_PREFIX,
+  type AnnotateResult,
+} from '../../src/engines/annotate/index.js';
 import { loadCalibration, predictKernel, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';
 import {
-  attrInt, attrNumber, attrString, emptyNode, encodeTrace, makeAttr, NodeType, readTraceFile, writeTraceFile, type ChakraNode,
+  attrInt,
+  attrNumber,
+  attrString,
+  emptyNode,
+  encodeTrace,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  writeTraceFile,
+  type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { kernelKey } from '../../src/model/kernels.js';
@@ -44,7 +61,13 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
       const keys: (string | null)[] = [];
       const levels: (string | null)[] = [];
       let id = BigInt(rank * 1000);
-      const add = (name: string, type: number, key: string | null, level: string | null, attrs: ChakraNode['attrs'] = [makeAttr('is_cpu_op', 'bool_val', false)]) => {
+      const add = (
+        name: string,
+        type: number,
+        key: string | null,
+        level: string | null,
+        attrs: ChakraNode['attrs'] = [makeAttr('is_cpu_op', 'bool_val', false)],
+      ) => {
         const n = emptyNode(id, name, type);
         if (nodes.length) n.dataDeps = [id - 1n];
         n.durationMicros = BigInt(5 + nodes.length * 3);
@@ -54,21 +77,49 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
         levels.push(level);
         id++;
       };
-      add('BlackScholes/BlackScholesGPU/input000', NodeType.COMP_NODE, keyOf('BlackScholes', 'BlackScholesGPU'), 'exact');
+      add(
+        'BlackScholes/BlackScholesGPU/input000',
+        NodeType.COMP_NODE,
+        keyOf('BlackScholes', 'BlackScholesGPU'),
+        'exact',
+      );
       add('matrixMulCUDA', NodeType.COMP_NODE, keyOf('matrixMul', 'matrixMulCUDA'), 'exact');
-      add('void vectorAdd(float const*, float const*, float*, int)', NodeType.COMP_NODE, keyOf('vectorAdd', 'vectorAdd'), 'normalized');
-      add('_Z8bisectKernelPfS_i'.replace('8bisect', '12bisect'), NodeType.COMP_NODE, keyOf('eigenvalues', 'bisectKernel'), 'normalized');
+      add(
+        'void vectorAdd(float const*, float const*, float*, int)',
+        NodeType.COMP_NODE,
+        keyOf('vectorAdd', 'vectorAdd'),
+        'normalized',
+      );
+      add(
+        '_Z8bisectKernelPfS_i'.replace('8bisect', '12bisect'),
+        NodeType.COMP_NODE,
+        keyOf('eigenvalues', 'bisectKernel'),
+        'normalized',
+      );
       add('cudaSamples::reduce2_float', NodeType.COMP_NODE, keyOf('reduction', 'reduce2_float'), 'base');
       // Two profiled kernels share this name: invocation order picks the first, then the second.
       add('convolutionRowsKernel', NodeType.COMP_NODE, keyOf('convolutionSeparable', 'convolutionRowsKernel'), 'exact');
       add('convolutionRowsKernel', NodeType.COMP_NODE, keyOf('convolutionTexture', 'convolutionRowsKernel'), 'exact');
       add('aten::matmul', NodeType.COMP_NODE, null, null, [makeAttr('is_cpu_op', 'bool_val', true)]);
-      add('allreduce', NodeType.COMM_COLL_NODE, null, null, [makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)]);
+      add('allreduce', NodeType.COMM_COLL_NODE, null, null, [
+        makeAttr('comm_type', 'int64_val', 0),
+        makeAttr('comm_size', 'int64_val', 1 << 20),
+      ]);
       add('not_profiled_no_work', NodeType.COMP_NODE, null, null);
-      await writeTraceFile(`${prefix}.${rank}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] }, nodes);
+      await writeTraceFile(
+        `${prefix}.${rank}.et`,
+        { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] },
+        nodes,
+      );
       expected.push({ nodes, keys, levels });
     }
-    res = await annotateTrace({ trace: prefix, out: path.join(dir, 'out', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: FREQS });
+    res = await annotateTrace({
+      trace: prefix,
+      out: path.join(dir, 'out', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: FREQS,
+    });
   });
 
   it('matches each spelling at the expected level and counts the rest', () => {
@@ -104,7 +155,15 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
               expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeUndefined();
               return;
             }
-            const d = predictDurationFromOne(cal.time, { durationNs: Number(e.nodes[i].durationMicros) * 1000, smClockMHz: Math.max(...cal.clocks.smClocksMHz), dramActive: 0 }, f);
+            const d = predictDurationFromOne(
+              cal.time,
+              {
+                durationNs: Number(e.nodes[i].durationMicros) * 1000,
+                smClockMHz: Math.max(...cal.clocks.smClocksMHz),
+                dramActive: 0,
+              },
+              f,
+            );
             const energyJ = (assumedKernelPowerW(cal, f).powerW * d) / 1e9;
             expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeCloseTo(energyJ, 12);
             expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
@@ -115,7 +174,8 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
           const p = predictKernel(cal, samplesOf(key), f);
           expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeCloseTo(p.energyJ, 12);
           expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeCloseTo(p.powerW, 9);
-          for (const c of cal.components) expect(attrNumber(n, UTIL_PREFIX + c)).toBeCloseTo(Math.min(1, Math.max(0, p.utilization[c] ?? 0)), 12);
+          for (const c of cal.components)
+            expect(attrNumber(n, UTIL_PREFIX + c)).toBeCloseTo(Math.min(1, Math.max(0, p.utilization[c] ?? 0)), 12);
           expect(n.durationMicros).toBe(BigInt(durationMicrosOf(p.durationNs)));
           expect(attrInt(n, ANNOTATION_ATTRS.durationRefMicros)).toBe(e.nodes[i].durationMicros);
           expect(attrNumber(n, ANNOTATION_ATTRS.frequencyMHz)).toBe(f);
@@ -146,7 +206,12 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
   it('starts invocation order and counts over with each rank when one thread annotates them all', async () => {
     // Two identical ranks; a name with two profiled kernels appears three times, so a count carried over from rank
     // 0 would give rank 1 the kernels in the other order.
-    const nodes = ['convolutionRowsKernel', 'convolutionRowsKernel', 'not_profiled_no_work', 'convolutionRowsKernel'].map((name, i) => {
+    const nodes = [
+      'convolutionRowsKernel',
+      'convolutionRowsKernel',
+      'not_profiled_no_work',
+      'convolutionRowsKernel',
+    ].map((name, i) => {
       const n = emptyNode(BigInt(i), name, NodeType.COMP_NODE);
       n.durationMicros = 7n;
       n.attrs = [makeAttr('is_cpu_op', 'bool_val', false)];
@@ -154,7 +219,14 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
     });
     const twin = path.join(dir, 'twin');
     for (const rank of [0, 1]) await writeTraceFile(`${twin}.${rank}.et`, { version: '', attrs: [] }, nodes);
-    const one = await annotateTrace({ trace: twin, out: path.join(dir, 'twin-out', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410], workers: 1 });
+    const one = await annotateTrace({
+      trace: twin,
+      out: path.join(dir, 'twin-out', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1410],
+      workers: 1,
+    });
     expect(one.parallelism.mode).toBe('in-process');
     const [r0, r1] = one.ranks;
     expect(r0.byInvocation).toBe(3);
@@ -168,7 +240,12 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
 
   it('lists in each rank only the unmatched names that rank used', async () => {
     // Rank 3 looks no name up (its one node is a collective).
-    const rankNames = [['unprofiled_b', 'unprofiled_a', 'unprofiled_b'], ['unprofiled_a'], ['unprofiled_c', 'unprofiled_b'], []];
+    const rankNames = [
+      ['unprofiled_b', 'unprofiled_a', 'unprofiled_b'],
+      ['unprofiled_a'],
+      ['unprofiled_c', 'unprofiled_b'],
+      [],
+    ];
     const base = path.join(dir, 'names');
     for (const [rank, names] of rankNames.entries()) {
       const nodes = names.map((name, i) => {
@@ -179,29 +256,70 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
       if (!nodes.length) nodes.push(emptyNode(0n, 'allreduce', NodeType.COMM_COLL_NODE));
       await writeTraceFile(`${base}.${rank}.et`, { version: '', attrs: [] }, nodes);
     }
-    const one = await annotateTrace({ trace: base, out: path.join(dir, 'names-out', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410], workers: 1 });
+    const one = await annotateTrace({
+      trace: base,
+      out: path.join(dir, 'names-out', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1410],
+      workers: 1,
+    });
     expect(one.ranks.map((r) => r.unmatchedNames)).toEqual([
-      [{ name: 'unprofiled_b', count: 2 }, { name: 'unprofiled_a', count: 1 }],
+      [
+        { name: 'unprofiled_b', count: 2 },
+        { name: 'unprofiled_a', count: 1 },
+      ],
       [{ name: 'unprofiled_a', count: 1 }],
-      [{ name: 'unprofiled_b', count: 1 }, { name: 'unprofiled_c', count: 1 }],
+      [
+        { name: 'unprofiled_b', count: 1 },
+        { name: 'unprofiled_c', count: 1 },
+      ],
       [],
     ]);
   });
 
   it('writes the same bytes through the fast path and through the full decoder and encoder', async () => {
-    const slow = await annotateTrace({ trace: prefix, out: path.join(dir, 'slow', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: FREQS, fastPath: false });
+    const slow = await annotateTrace({
+      trace: prefix,
+      out: path.join(dir, 'slow', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: FREQS,
+      fastPath: false,
+    });
     expect(slow.total.slowPathNodes).toBe(res.total.gpuCompNodes - res.total.untouched);
     expect(res.total.slowPathNodes).toBe(0);
     for (const [rank, r] of res.ranks.entries()) {
-      for (const [fi, pf] of r.perFrequency.entries()) expect(Buffer.compare(readFileSync(pf.file), readFileSync(slow.ranks[rank].perFrequency[fi].file))).toBe(0);
+      for (const [fi, pf] of r.perFrequency.entries())
+        expect(Buffer.compare(readFileSync(pf.file), readFileSync(slow.ranks[rank].perFrequency[fi].file))).toBe(0);
     }
   });
 
   it('re-annotating an annotated trace equals annotating the original', async () => {
-    const again = await annotateTrace({ trace: `${res.outputs[0].prefix}`, out: path.join(dir, 'again', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410] });
-    expect(again.diagnostics.find((d) => d.code === 'already-annotated')?.count).toBe(again.total.gpuCompNodes - again.total.untouched);
-    const direct = await annotateTrace({ trace: prefix, out: path.join(dir, 'direct', 'gen'), calibration: cal, profiles: [profile], frequenciesMHz: [1410] });
-    for (const rank of [0, 1]) expect(Buffer.compare(readFileSync(again.ranks[rank].perFrequency[0].file), readFileSync(direct.ranks[rank].perFrequency[0].file))).toBe(0);
+    const again = await annotateTrace({
+      trace: `${res.outputs[0].prefix}`,
+      out: path.join(dir, 'again', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1410],
+    });
+    expect(again.diagnostics.find((d) => d.code === 'already-annotated')?.count).toBe(
+      again.total.gpuCompNodes - again.total.untouched,
+    );
+    const direct = await annotateTrace({
+      trace: prefix,
+      out: path.join(dir, 'direct', 'gen'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1410],
+    });
+    for (const rank of [0, 1])
+      expect(
+        Buffer.compare(
+          readFileSync(again.ranks[rank].perFrequency[0].file),
+          readFileSync(direct.ranks[rank].perFrequency[0].file),
+        ),
+      ).toBe(0);
   });
 
   it('writes a power configuration the replay reads, with the calibrated idle power and the mean annotated power', () => {
@@ -233,7 +351,13 @@ describeShared('annotate: profile aggregated by op', () => {
     const n = emptyNode(1n, 'aten::mm(0)', NodeType.COMP_NODE);
     n.durationMicros = 100n;
     await writeTraceFile(path.join(dir, 'op.0.et'), null, [n]);
-    const res = await annotateTrace({ trace: path.join(dir, 'op'), out: path.join(dir, 'out', 'op'), calibration: cal, profiles: [profile], frequenciesMHz: [1110] });
+    const res = await annotateTrace({
+      trace: path.join(dir, 'op'),
+      out: path.join(dir, 'out', 'op'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1110],
+    });
     expect(res.total.matched.op).toBe(1);
     const out = await readTraceFile(res.ranks[0].perFrequency[0].file);
     expect(out.metadata).toBeNull();

@@ -10,11 +10,26 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { ANNOTATION_ATTRS, annotateTrace, COMM_ACTIVE_SHARE, UTIL_PREFIX, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import {
+  ANNOTATION_ATTRS,
+  annotateTrace,
+  COMM_ACTIVE_SHARE,
+  UTIL_PREFIX,
+  type AnnotateResult,
+} from '../../src/engines/annotate/index.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';
-import { attrNumber, attrString, emptyNode, makeAttr, NodeType, readTraceFile, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
+import {
+  attrNumber,
+  attrString,
+  emptyNode,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  writeTraceFile,
+  type ChakraNode,
+} from '../../src/formats/chakra/index.js';
 import { idlePowerAt } from '../../src/model/idle-power.js';
 import { componentPowersAt, modelPower } from '../../src/model/model-power.js';
 import { PHYSICS_CODES } from '../../src/model/physics-checks.js';
@@ -23,7 +38,8 @@ import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
 const F = 1710;
 const PJ = 7;
-const HEADER = 'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
+const HEADER =
+  'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
 /** Made-up kernels at 1710 MHz: 300 W (above the 260 W cap), 20 W (below idle), and a 1 µs kernel. */
 const SYNTH = [
   '0.5,0,0.5,0,0.9,0.5,0,input000,300,synth,1710,hot,6500,0.01',
@@ -43,7 +59,7 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
     cal = await loadCalibration(path.join(repoRoot, 'calibration', 'rtx8000.json'));
     dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-physics-'));
     synthProfile = path.join(dir, 'rtx8000-synthetic.csv');
-    await writeFile(synthProfile, [HEADER, ...SYNTH].join('\n') + '\n');
+    await writeFile(synthProfile, `${[HEADER, ...SYNTH].join('\n')}\n`);
     const list: ChakraNode[] = [];
     const add = (name: string, attrs: ChakraNode['attrs'] = []) => {
       const n = emptyNode(BigInt(list.length), name, NodeType.COMP_NODE);
@@ -54,16 +70,32 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
     };
     add('BlackScholes/BlackScholesGPU/input000');
     add('matrixMulCUDA');
-    add('roof_compute', [makeAttr('num_ops', 'int64_val', 2_000_000_000), makeAttr('tensor_size', 'uint64_val', 50_000_000)]);
-    add('roof_memory', [makeAttr('num_ops', 'int64_val', 1_000_000), makeAttr('tensor_size', 'uint64_val', 4_000_000_000)]);
+    add('roof_compute', [
+      makeAttr('num_ops', 'int64_val', 2_000_000_000),
+      makeAttr('tensor_size', 'uint64_val', 50_000_000),
+    ]);
+    add('roof_memory', [
+      makeAttr('num_ops', 'int64_val', 1_000_000),
+      makeAttr('tensor_size', 'uint64_val', 4_000_000_000),
+    ]);
     add('not_profiled');
     add('synth/hot/input000');
     add('synth/cold/input000');
     add('synth/tiny/input000', [makeAttr('num_ops', 'int64_val', 1e15)]);
-    await writeTraceFile(path.join(dir, 't.0.et'), { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] }, list);
+    await writeTraceFile(
+      path.join(dir, 't.0.et'),
+      { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] },
+      list,
+    );
     res = await annotateTrace({
-      trace: path.join(dir, 't'), out: path.join(dir, 'a'), calibration: cal, profiles: [realProfile, synthProfile], frequenciesMHz: [F],
-      referenceClockMHz: F, power: { memoryPjPerBit: PJ }, workers: 1,
+      trace: path.join(dir, 't'),
+      out: path.join(dir, 'a'),
+      calibration: cal,
+      profiles: [realProfile, synthProfile],
+      frequenciesMHz: [F],
+      referenceClockMHz: F,
+      power: { memoryPjPerBit: PJ },
+      workers: 1,
     });
     nodes = (await readTraceFile(res.ranks[0]!.perFrequency[0]!.file)).nodes;
   });
@@ -86,7 +118,10 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
       const n = node(name);
       expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('roofline');
       const bytes = Number(n.attrs.find((a) => a.name === 'tensor_size')!.value);
-      expect(num(n, ANNOTATION_ATTRS.energyMemoryJ), name).toBeCloseTo(Math.min(num(n, ANNOTATION_ATTRS.energyJ), bytes * 8 * PJ * 1e-12), 15);
+      expect(num(n, ANNOTATION_ATTRS.energyMemoryJ), name).toBeCloseTo(
+        Math.min(num(n, ANNOTATION_ATTRS.energyJ), bytes * 8 * PJ * 1e-12),
+        15,
+      );
     }
     const d = node('not_profiled');
     expect(attrString(d, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
@@ -99,7 +134,7 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
     expect(o.computeEnergyJ).toBeCloseTo(sum(ANNOTATION_ATTRS.energyJ), 12);
   });
 
-  it('power.json: idle from the calibration\'s idle figure at the clock (with its source), communication power stated', () => {
+  it("power.json: idle from the calibration's idle figure at the clock (with its source), communication power stated", () => {
     const o = res.outputs[0]!;
     const doc = JSON.parse(readFileSync(o.powerFile, 'utf8'));
     const p = parsePowerConfig(o.powerFile, JSON.stringify(doc));
@@ -108,7 +143,10 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
     expect(p.gpu.idlePowerW).not.toBeCloseTo(componentPowersAt(cal, F).interceptW, 0);
     expect(p.gpu.idleSource).toContain(idle.how);
     expect(p.gpu.idleSource).toContain('Quadro RTX 8000 in P0');
-    expect(p.gpu.commPowerW).toBeCloseTo(p.gpu.idlePowerW + COMM_ACTIVE_SHARE * (p.gpu.activePowerW - p.gpu.idlePowerW), 3);
+    expect(p.gpu.commPowerW).toBeCloseTo(
+      p.gpu.idlePowerW + COMM_ACTIVE_SHARE * (p.gpu.activePowerW - p.gpu.idlePowerW),
+      3,
+    );
     expect(doc.assumptions.join('\n')).toMatch(/gpu\.commPowerW: .* idle \+ 0\.3 × \(active − idle\)/);
     expect(o.commPowerW).toBe(p.gpu.commPowerW);
   });
@@ -116,25 +154,52 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
   it('a modelled node above the cap, below idle or below the best energy per FLOP is counted and warned, by code', () => {
     expect(res.total.physics).toEqual({ aboveCap: 1, belowIdle: 1, belowBestEnergyPerFlop: 1 });
     const d = (code: string) => res.diagnostics.find((x) => x.code === code)!;
-    expect(d(PHYSICS_CODES.aboveCap).samples[0]!.message).toMatch(/synth\/hot\/input000: modelled power 300 W at 1710 MHz is above the calibration's power cap 260 W/);
-    expect(d(PHYSICS_CODES.belowIdle).samples[0]!.message).toMatch(/synth\/cold\/input000: modelled power 20 W at 1710 MHz is below the device's idle power there/);
-    expect(d(PHYSICS_CODES.belowBestEnergyPerFlop).samples[0]!.message).toMatch(/synth\/tiny\/input000: .* pJ\/FLOP at 1710 MHz is below the device's best/);
+    expect(d(PHYSICS_CODES.aboveCap).samples[0]!.message).toMatch(
+      /synth\/hot\/input000: modelled power 300 W at 1710 MHz is above the calibration's power cap 260 W/,
+    );
+    expect(d(PHYSICS_CODES.belowIdle).samples[0]!.message).toMatch(
+      /synth\/cold\/input000: modelled power 20 W at 1710 MHz is below the device's idle power there/,
+    );
+    expect(d(PHYSICS_CODES.belowBestEnergyPerFlop).samples[0]!.message).toMatch(
+      /synth\/tiny\/input000: .* pJ\/FLOP at 1710 MHz is below the device's best/,
+    );
   });
 
   it('the CLI: a clock outside the range is refused with it; a profile of another device is warned of unless --device-mismatch ok', async () => {
     const trace = path.join(dir, 't');
-    const base = ['annotate', trace, '--calibration', path.join(repoRoot, 'calibration', 'rtx8000.json'), '--out', path.join(dir, 'c')];
+    const base = [
+      'annotate',
+      trace,
+      '--calibration',
+      path.join(repoRoot, 'calibration', 'rtx8000.json'),
+      '--out',
+      path.join(dir, 'c'),
+    ];
     for (const f of ['50', '99999']) {
       const r = await cli([...base, '--frequency', f]);
       expect(r.code, f).toBe(2);
-      expect(r.err).toMatch(new RegExp(`target clock ${f} MHz is outside the SM clock range of Quadro RTX 8000, 705–1770 MHz`));
+      expect(r.err).toMatch(
+        new RegExp(`target clock ${f} MHz is outside the SM clock range of Quadro RTX 8000, 705–1770 MHz`),
+      );
     }
     const v100Named = path.join(dir, 'v100-profile.csv');
-    await writeFile(v100Named, [HEADER, ...SYNTH].join('\n') + '\n');
+    await writeFile(v100Named, `${[HEADER, ...SYNTH].join('\n')}\n`);
     const warned = await cli([...base, '--profile', v100Named, '--frequency', '1710', '--workers', '1']);
     expect(warned.code).toBe(0);
-    expect(warned.err).toMatch(/warning: device-mismatch ×1: DEVICE MISMATCH: profile .*v100-profile\.csv was recorded on "Tesla V100-PCIE", the calibration is for "Quadro RTX 8000" \(another GPU model\)/);
-    const quiet = await cli([...base, '--profile', v100Named, '--frequency', '1710', '--workers', '1', '--device-mismatch', 'ok']);
+    expect(warned.err).toMatch(
+      /warning: device-mismatch ×1: DEVICE MISMATCH: profile .*v100-profile\.csv was recorded on "Tesla V100-PCIE", the calibration is for "Quadro RTX 8000" \(another GPU model\)/,
+    );
+    const quiet = await cli([
+      ...base,
+      '--profile',
+      v100Named,
+      '--frequency',
+      '1710',
+      '--workers',
+      '1',
+      '--device-mismatch',
+      'ok',
+    ]);
     expect(quiet.err).not.toMatch(/device-mismatch/);
     // The physics warnings reach the CLI's stderr, with their counts.
     expect(quiet.err).toMatch(/warning: node-power-above-cap ×1: synth\/hot/);
@@ -142,8 +207,17 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
 
   it('sweep gpu refuses the same clocks, with the same message', async () => {
     const r = await cli([
-      'sweep', 'gpu', path.join(dir, 't'), '--calibration', path.join(repoRoot, 'calibration', 'h100-datasheet.json'), '--frequencies', '50,1980',
-      '--system', path.join(repoRoot, 'traces', 'configs', 'sys_roofline.json'), '--network', path.join(repoRoot, 'traces', 'configs', 'Ring_4npus.yml'),
+      'sweep',
+      'gpu',
+      path.join(dir, 't'),
+      '--calibration',
+      path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
+      '--frequencies',
+      '50,1980',
+      '--system',
+      path.join(repoRoot, 'traces', 'configs', 'sys_roofline.json'),
+      '--network',
+      path.join(repoRoot, 'traces', 'configs', 'Ring_4npus.yml'),
     ]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/target clock 50 MHz is outside the SM clock range of NVIDIA H100 SXM5, 210–1980 MHz/);

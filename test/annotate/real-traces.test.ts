@@ -11,7 +11,12 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import { ANNOTATION_ATTRS, annotateTrace, durationMicrosOf, stripAnnotation } from '../../src/engines/annotate/index.js';
+import {
+  ANNOTATION_ATTRS,
+  annotateTrace,
+  durationMicrosOf,
+  stripAnnotation,
+} from '../../src/engines/annotate/index.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { assumedKernelPowerW } from '../../src/model/active-power.js';
 import { predictDurationFromOne } from '../../src/model/time-model.js';
@@ -20,7 +25,15 @@ import { replayFiles } from '../../src/engines/replay/index.js';
 import { validateTrace } from '../../src/engines/trace/validate.js';
 import { ChakraDecodeError } from '../../src/errors.js';
 import {
-  attrBool, attrInt, attrNumber, attrString, encodeTrace, NodeType, readTraceFile, resolveRankFiles, type ChakraNode,
+  attrBool,
+  attrInt,
+  attrNumber,
+  attrString,
+  encodeTrace,
+  NodeType,
+  readTraceFile,
+  resolveRankFiles,
+  type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
@@ -31,12 +44,21 @@ let cal: Calibration;
 let profile: ProfileTable;
 
 const gpuComp = (n: ChakraNode) => n.type === NodeType.COMP_NODE && !attrBool(n, 'is_cpu_op');
-const work = (n: ChakraNode) => ({ flops: Number(attrInt(n, 'num_ops') ?? 0n), bytes: Number(attrInt(n, 'tensor_size') ?? 0n) });
+const work = (n: ChakraNode) => ({
+  flops: Number(attrInt(n, 'num_ops') ?? 0n),
+  bytes: Number(attrInt(n, 'tensor_size') ?? 0n),
+});
 
 /** Annotates at one clock and checks counts, roofline figures, byte preservation and validation against the input. */
 async function annotateAndCheck(prefix: string, f: number) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-real-'));
-  const res = await annotateTrace({ trace: prefix, out: path.join(dir, 'a'), calibration: cal, profiles: [profile], frequenciesMHz: [f] });
+  const res = await annotateTrace({
+    trace: prefix,
+    out: path.join(dir, 'a'),
+    calibration: cal,
+    profiles: [profile],
+    frequenciesMHz: [f],
+  });
   const files = await resolveRankFiles(prefix);
   expect(res.ranks.map((r) => r.rank)).toEqual(files.map((x) => x.rank));
   for (const [i, { file }] of files.entries()) {
@@ -58,7 +80,10 @@ async function annotateAndCheck(prefix: string, f: number) {
     expect(r.matchRate).toBe(gpu.length ? 0 : null);
     const byName = new Map<string, number>();
     for (const n of gpu) byName.set(n.name, (byName.get(n.name) ?? 0) + 1);
-    const top = [...byName].map(([name, count]) => ({ name, count })).sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 20);
+    const top = [...byName]
+      .map(([name, count]) => ({ name, count }))
+      .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))
+      .slice(0, 20);
     expect(r.unmatchedNames).toEqual(top);
 
     const out = await readTraceFile(r.perFrequency[0].file);
@@ -76,7 +101,11 @@ async function annotateAndCheck(prefix: string, f: number) {
         energy += p.energyJ;
       } else if (gpuComp(before) && before.durationMicros > 0n) {
         const ref = Math.max(...cal.clocks.smClocksMHz);
-        const d = predictDurationFromOne(cal.time, { durationNs: Number(before.durationMicros) * 1000, smClockMHz: ref, dramActive: 0 }, f);
+        const d = predictDurationFromOne(
+          cal.time,
+          { durationNs: Number(before.durationMicros) * 1000, smClockMHz: ref, dramActive: 0 },
+          f,
+        );
         const p = assumedKernelPowerW(cal, f).powerW;
         expect(e).toBeCloseTo((p * d) / 1e9, 12);
         expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBe(p);
@@ -125,9 +154,12 @@ describeShared('annotate: real traces shipped in traces/', () => {
 
   it('every ASTRA-sim example trace', async () => {
     for (const p of [
-      ['all_reduce', '8npus_1MB', 'all_reduce'], ['all_gather', '4npus_1MB', 'all_gather'], ['reduce_scatter', '16npus_1MB', 'reduce_scatter'],
+      ['all_reduce', '8npus_1MB', 'all_reduce'],
+      ['all_gather', '4npus_1MB', 'all_gather'],
+      ['reduce_scatter', '16npus_1MB', 'reduce_scatter'],
       ['all_to_all', '8npus_1MB', 'all_to_all'],
-    ]) await annotateAndCheck(shipped('astra-sim', ...p), 1110);
+    ])
+      await annotateAndCheck(shipped('astra-sim', ...p), 1110);
   });
 
   it('a gzip-compressed rank file gives the same annotation as the plain file', async () => {
@@ -138,14 +170,22 @@ describeShared('annotate: real traces shipped in traces/', () => {
     const opts = { calibration: cal, profiles: [profile], frequenciesMHz: [1410], workers: 1 };
     const z = await annotateTrace({ ...opts, trace: path.join(dir, 'z'), out: path.join(dir, 'out', 'z') });
     const p = await annotateTrace({ ...opts, trace: path.join(dir, 'p'), out: path.join(dir, 'out', 'p') });
-    expect(Buffer.compare(readFileSync(z.ranks[0].perFrequency[0].file), readFileSync(p.ranks[0].perFrequency[0].file))).toBe(0);
+    expect(
+      Buffer.compare(readFileSync(z.ranks[0].perFrequency[0].file), readFileSync(p.ranks[0].perFrequency[0].file)),
+    ).toBe(0);
   });
 
   it('a truncated trace fails with the byte offset', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-trunc-'));
     const bytes = readFileSync(shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.0.et'));
     await writeFile(path.join(dir, 't.0.et'), bytes.subarray(0, bytes.length - 3));
-    const err = await annotateTrace({ trace: path.join(dir, 't'), out: path.join(dir, 'o'), calibration: cal, profiles: [profile], frequenciesMHz: [1410] }).catch((e) => e);
+    const err = await annotateTrace({
+      trace: path.join(dir, 't'),
+      out: path.join(dir, 'o'),
+      calibration: cal,
+      profiles: [profile],
+      frequenciesMHz: [1410],
+    }).catch((e) => e);
     expect(err).toBeInstanceOf(ChakraDecodeError);
     expect(String(err.message)).toMatch(/truncated/);
   });
@@ -159,8 +199,10 @@ describeShared('annotate: real traces in ../shared', () => {
     expect(res.total.roofline).toBe(res.total.gpuCompNodes);
     expect(res.total.roofline).toBeGreaterThan(0);
     const replayed = await replayFiles({
-      trace: res.outputs[0].prefix, system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
-      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'), power: res.outputs[0].powerFile,
+      trace: res.outputs[0].prefix,
+      system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
+      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'),
+      power: res.outputs[0].powerFile,
     });
     // The nodes' energy_j is compute + memory (its DRAM part carved out of it, never added on top).
     expect(replayed.energyJ.compute + replayed.energyJ.memory).toBeCloseTo(res.outputs[0].computeEnergyJ, 12);
@@ -168,19 +210,40 @@ describeShared('annotate: real traces in ../shared', () => {
   });
 
   it('the micro-2024 tutorial and shared ASTRA-sim traces annotate and still replay', async () => {
-    const res = await annotateAndCheck(shared('traces', 'astra-sim', 'examples', 'system', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce'), 1410);
+    const res = await annotateAndCheck(
+      shared(
+        'traces',
+        'astra-sim',
+        'examples',
+        'system',
+        'custom_collectives',
+        'custom_ring_allreduce_8npus_1MB',
+        'custom_allreduce',
+      ),
+      1410,
+    );
     expect(res.ranks).toHaveLength(8);
-    const mlp = await annotateAndCheck(shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'), 870);
+    const mlp = await annotateAndCheck(
+      shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
+      870,
+    );
     expect(mlp.ranks).toHaveLength(32);
     expect(mlp.total.gpuCompNodes).toBeGreaterThan(0);
-    const ar = await annotateAndCheck(shared('astra-sim-reference', 'traces', 'all_reduce_4npus_1MB', 'all_reduce'), 1410);
+    const ar = await annotateAndCheck(
+      shared('astra-sim-reference', 'traces', 'all_reduce_4npus_1MB', 'all_reduce'),
+      1410,
+    );
     const replayed = await replayFiles({
-      trace: ar.outputs[0].prefix, system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
-      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'), power: ar.outputs[0].powerFile,
+      trace: ar.outputs[0].prefix,
+      system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
+      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'),
+      power: ar.outputs[0].powerFile,
     });
     const original = await replayFiles({
-      trace: shared('astra-sim-reference', 'traces', 'all_reduce_4npus_1MB', 'all_reduce'), system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
-      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'), power: ar.outputs[0].powerFile,
+      trace: shared('astra-sim-reference', 'traces', 'all_reduce_4npus_1MB', 'all_reduce'),
+      system: shared('astra-sim-reference', 'configs', 'sys_ring_pure.json'),
+      network: shared('astra-sim-reference', 'configs', 'Ring_4npus.yml'),
+      power: ar.outputs[0].powerFile,
     });
     expect(replayed.makespanNs).toBe(original.makespanNs);
   });
@@ -192,6 +255,14 @@ describe('annotate: options', () => {
     await copyFile(shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.0.et'), path.join(dir, 'x.0.et'));
     const cal2 = await loadCalibration(calPath);
     const prof: ProfileTable = { format: 'none', device: null, samples: [], notes: [] };
-    await expect(annotateTrace({ trace: path.join(dir, 'x'), out: path.join(dir, 'x'), calibration: cal2, profiles: [prof], frequenciesMHz: [1410] })).rejects.toThrow(/overwrite/);
+    await expect(
+      annotateTrace({
+        trace: path.join(dir, 'x'),
+        out: path.join(dir, 'x'),
+        calibration: cal2,
+        profiles: [prof],
+        frequenciesMHz: [1410],
+      }),
+    ).rejects.toThrow(/overwrite/);
   });
 });

@@ -14,13 +14,27 @@ import { InputError } from '../../src/errors.js';
 import { describeShared, hasShared, repoRoot, shared } from '../helpers/shared.js';
 import { cli } from '../helpers/cli.js';
 
-interface Case { name: string; workload: string; system: string; network: string; memory?: string }
-interface RefCase extends Case { expected: { rank: number; finish_ns: number; exposed_comm_ns: number } }
-interface SkewCase extends Case { expected: { ranks: Record<string, { finish_ns: number; exposed_comm_ns: number }> } }
+interface Case {
+  name: string;
+  workload: string;
+  system: string;
+  network: string;
+  memory?: string;
+}
+interface RefCase extends Case {
+  expected: { rank: number; finish_ns: number; exposed_comm_ns: number };
+}
+interface SkewCase extends Case {
+  expected: { ranks: Record<string, { finish_ns: number; exposed_comm_ns: number }> };
+}
 
 const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-const refCases: RefCase[] = hasShared ? (JSON.parse(readFileSync(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases : [];
-const skewCases: SkewCase[] = hasShared ? (JSON.parse(readFileSync(ref('skew', 'cases.json'), 'utf8')) as { cases: SkewCase[] }).cases : [];
+const refCases: RefCase[] = hasShared
+  ? (JSON.parse(readFileSync(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases
+  : [];
+const skewCases: SkewCase[] = hasShared
+  ? (JSON.parse(readFileSync(ref('skew', 'cases.json'), 'utf8')) as { cases: SkewCase[] }).cases
+  : [];
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'congestion-unaware');
 
 /** The fixture holding ASTRA-sim's output for a reference case: <workload>__<system>__<network>.txt. */
@@ -30,31 +44,38 @@ export function fixtureName(c: Case): string {
 }
 
 const files = (dir: string, c: Case) => ({
-  trace: path.join(dir, c.workload), system: path.join(dir, c.system), network: path.join(dir, c.network),
+  trace: path.join(dir, c.workload),
+  system: path.join(dir, c.system),
+  network: path.join(dir, c.network),
   memory: c.memory ? path.join(dir, c.memory) : undefined,
 });
 /** The result without its label (which names the timing source). */
 // byName is the replay's alone: the ASTRA-sim log gives per-rank times, not each node's (issue 28, open).
 const unlabelled = (r: ReplayResult) => ({ ...r, label: '', byName: undefined });
 
-describeShared('energy from ASTRA-sim\'s log = replay, on the 34 reference cases (congestion-unaware, recorded stdout)', () => {
-  it('has the 34 cases', () => expect(refCases).toHaveLength(34));
-  for (const c of refCases) {
-    it(c.name, async () => {
-      const input = files(ref(), c);
-      const log = path.join(fixtures, fixtureName(c));
-      const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
-      const replayed = await replayFiles(input);
-      // The recorded run is the case's: its rank-0 figures are the ones cases.json lists.
-      expect({ finish: fromLog.ranks[c.expected.rank].finishNs, exposed: fromLog.ranks[c.expected.rank].astraExposedNs })
-        .toEqual({ finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns });
-      expect(unlabelled(fromLog)).toEqual(unlabelled(replayed));
-      expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
-    });
-  }
-});
+describeShared(
+  "energy from ASTRA-sim's log = replay, on the 34 reference cases (congestion-unaware, recorded stdout)",
+  () => {
+    it('has the 34 cases', () => expect(refCases).toHaveLength(34));
+    for (const c of refCases) {
+      it(c.name, async () => {
+        const input = files(ref(), c);
+        const log = path.join(fixtures, fixtureName(c));
+        const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
+        const replayed = await replayFiles(input);
+        // The recorded run is the case's: its rank-0 figures are the ones cases.json lists.
+        expect({
+          finish: fromLog.ranks[c.expected.rank].finishNs,
+          exposed: fromLog.ranks[c.expected.rank].astraExposedNs,
+        }).toEqual({ finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns });
+        expect(unlabelled(fromLog)).toEqual(unlabelled(replayed));
+        expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
+      });
+    }
+  },
+);
 
-describeShared('energy from ASTRA-sim\'s log on the 12 skew cases (recorded stdout in ../shared)', () => {
+describeShared("energy from ASTRA-sim's log on the 12 skew cases (recorded stdout in ../shared)", () => {
   for (const c of skewCases) {
     const input = () => files(ref('skew'), c);
     const log = () => ref('skew', 'stdout', `${c.name}.txt`);
@@ -68,19 +89,39 @@ describeShared('energy from ASTRA-sim\'s log on the 12 skew cases (recorded stdo
       for (const r of fromLog.ranks) {
         const want = c.expected.ranks[String(r.rank)];
         const rp = replayed.ranks[r.rank];
-        expect({ finish: r.finishNs, exposed: r.astraExposedNs }).toEqual({ finish: want.finish_ns, exposed: want.exposed_comm_ns });
+        expect({ finish: r.finishNs, exposed: r.astraExposedNs }).toEqual({
+          finish: want.finish_ns,
+          exposed: want.exposed_comm_ns,
+        });
         // What does not depend on when nodes run is the replay's.
-        expect({ gpu: r.gpuComputeNs, compute: r.energyJ.compute, memory: r.energyJ.memory, network: r.energyJ.network, bytes: r.bytesSentPerDim, nodes: r.nodes })
-          .toEqual({ gpu: rp.gpuComputeNs, compute: rp.energyJ.compute, memory: rp.energyJ.memory, network: rp.energyJ.network, bytes: rp.bytesSentPerDim, nodes: rp.nodes });
+        expect({
+          gpu: r.gpuComputeNs,
+          compute: r.energyJ.compute,
+          memory: r.energyJ.memory,
+          network: r.energyJ.network,
+          bytes: r.bytesSentPerDim,
+          nodes: r.nodes,
+        }).toEqual({
+          gpu: rp.gpuComputeNs,
+          compute: rp.energyJ.compute,
+          memory: rp.energyJ.memory,
+          network: rp.energyJ.network,
+          bytes: rp.bytesSentPerDim,
+          nodes: rp.nodes,
+        });
         // The ledger on ASTRA-sim's times: communication with no GPU compute = its Comm time − its overlap.
         const commOnlyNs = r.commNs - r.overlapNs;
         expect(r.exposedCommNs).toBe(commOnlyNs);
-        const commW = power.gpu.commPowerW ?? power.gpu.idlePowerW + 0.3 * (power.gpu.activePowerW - power.gpu.idlePowerW);
+        const commW =
+          power.gpu.commPowerW ?? power.gpu.idlePowerW + 0.3 * (power.gpu.activePowerW - power.gpu.idlePowerW);
         const idle = power.gpu.idlePowerW * (makespanNs - r.gpuComputeNs - commOnlyNs) * 1e-9;
         expect(r.energyJ.idle).toBeCloseTo(idle, 15);
         expect(r.energyJ.communication).toBeCloseTo(commW * commOnlyNs * 1e-9, 15);
         expect(r.energyJ.network).toBeCloseTo(rp.nodeNetworkJ + power.networkIdlePowerWPerRank * makespanNs * 1e-9, 15);
-        expect(r.energyJ.total).toBeCloseTo(r.energyJ.compute + r.energyJ.memory + r.energyJ.communication + r.energyJ.network + idle + r.energyJ.host, 14);
+        expect(r.energyJ.total).toBeCloseTo(
+          r.energyJ.compute + r.energyJ.memory + r.energyJ.communication + r.energyJ.network + idle + r.energyJ.host,
+          14,
+        );
       }
       expect(fromLog.energyJ.idle).toBe(fromLog.ranks.reduce((a, r) => a + r.energyJ.idle, 0));
       expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
@@ -105,7 +146,9 @@ describeShared('energy command', () => {
     const log = ref('skew', 'stdout', `${c().name}.txt`);
     const text = await cli(['energy', ...args(), '--astra-sim-log', log]);
     expect(text.code).toBe(0);
-    expect(text.out).toMatch(/times from ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/);
+    expect(text.out).toMatch(
+      /times from ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/,
+    );
     const replayText = await cli(['replay', ...args()]);
     // The tables after the headline (a paragraph wrapped to 100 columns, then a blank line).
     const tableOf = (s: string) => s.slice(s.indexOf('\n\n'));
@@ -118,16 +161,20 @@ describeShared('energy command', () => {
   it('a log of another run is refused, naming the log', async () => {
     const other = ref('skew', 'stdout', 'a01_skew2_ring2_pure.txt');
     await expect(energyFromAstraSimLog({ ...files(ref('skew'), c()), astraSimLog: other })).rejects.toThrow(InputError);
-    await expect(energyFromAstraSimLog({ ...files(ref('skew'), c()), astraSimLog: other })).rejects.toThrow(/a01_skew2_ring2_pure\.txt: no "sys\[i\] finished" line for rank 2, 3 of the trace's 4/);
+    await expect(energyFromAstraSimLog({ ...files(ref('skew'), c()), astraSimLog: other })).rejects.toThrow(
+      /a01_skew2_ring2_pure\.txt: no "sys\[i\] finished" line for rank 2, 3 of the trace's 4/,
+    );
   });
 });
 
 describe('energy from a log without statistics (older ASTRA-sim)', () => {
-  it('takes finish and exposed communication from the log and says which times are the replay\'s', async () => {
+  it("takes finish and exposed communication from the log and says which times are the replay's", async () => {
     const trace = path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce');
     const cfg = path.join(repoRoot, 'traces', 'configs');
     const input = { trace, system: path.join(cfg, 'Ring_4chunks.json'), network: path.join(cfg, 'Ring_4npus.yml') };
-    const log = [0, 1, 2, 3].map((r) => `sys[${r}] finished, 50000 cycles, exposed communication 50000 cycles.`).join('\n');
+    const log = [0, 1, 2, 3]
+      .map((r) => `sys[${r}] finished, 50000 cycles, exposed communication 50000 cycles.`)
+      .join('\n');
     const { parseAstraSimLog } = await import('../../src/formats/astra/index.js');
     const res = await energyFromAstraSimLog({ ...input, astraSimLog: parseAstraSimLog('old.log', log) });
     const replayed = await replayFiles(input);

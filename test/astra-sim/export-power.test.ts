@@ -16,14 +16,22 @@ import { shipped } from '../helpers/traces.js';
 
 const system = shipped('configs', 'sys_ring_example.json');
 const network = shipped('configs', 'Switch_8npus.yml');
-const log = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'congestion-unaware', 'all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt');
+const log = path.join(
+  repoRoot,
+  'test',
+  'fixtures',
+  'astra-sim',
+  'congestion-unaware',
+  'all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt',
+);
 let dir: string;
 let trace: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tw-export-power-'));
   // The shipped all_reduce example with a power.json beside it, as annotate leaves one (here the V100 preset's).
   trace = path.join(dir, 'ar');
-  for (let r = 0; r < 8; r++) await copyFile(`${shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce')}.${r}.et`, `${trace}.${r}.et`);
+  for (let r = 0; r < 8; r++)
+    await copyFile(`${shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce')}.${r}.et`, `${trace}.${r}.et`);
   await copyFile(presetPath('v100-cluster'), `${trace}.power.json`);
 });
 afterAll(async () => {
@@ -39,7 +47,14 @@ describe('export astra-sim: the power config', () => {
     expect(r.notes).toEqual([]);
     expect(await readFile(r.files.runScript, 'utf8')).toContain('--memory memory.json --power power.json');
     // What the printed command computes: the V100 preset's energies, not the default (H100) preset's.
-    const exported = await energyFromAstraSimLog({ astraSimLog: log, trace: r.workload, system: r.files.system, network: r.files.network, memory: r.files.memory, power: r.files.power });
+    const exported = await energyFromAstraSimLog({
+      astraSimLog: log,
+      trace: r.workload,
+      system: r.files.system,
+      network: r.files.network,
+      memory: r.files.memory,
+      power: r.files.power,
+    });
     const v100 = await energyFromAstraSimLog({ astraSimLog: log, trace, system, network, power: 'v100-cluster' });
     const h100 = await energyFromAstraSimLog({ astraSimLog: log, trace, system, network });
     expect(exported.energyJ).toEqual(v100.energyJ);
@@ -52,9 +67,21 @@ describe('export astra-sim: the power config', () => {
   });
 
   it('without one, the CLI says which preset the energy command will use', async () => {
-    const res = await cli(['export', 'astra-sim', shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--system', system, '--network', network, '--out', path.join(dir, 'none')]);
+    const res = await cli([
+      'export',
+      'astra-sim',
+      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      '--system',
+      system,
+      '--network',
+      network,
+      '--out',
+      path.join(dir, 'none'),
+    ]);
     expect(res.code).toBe(0);
-    expect(res.out).toMatch(/note: no power config given and none beside the trace \(.*all_reduce\.power\.json\): the energy command uses the h100-cluster preset/);
+    expect(res.out).toMatch(
+      /note: no power config given and none beside the trace \(.*all_reduce\.power\.json\): the energy command uses the h100-cluster preset/,
+    );
     expect(res.out).not.toMatch(/tracewatt energy [^\n]*--power/);
   });
 });

@@ -33,7 +33,13 @@ afterAll(async () => {
 async function roundTrip(trace: string, log: string, opts: { system?: string; network?: string; power: string }) {
   const r = await exportAstraSim({ trace, out: path.join(dir, path.basename(log, '.txt')), ...opts });
   expect(r.repairs).toEqual([]);
-  const input = { trace: r.workload, system: r.files.system, network: r.files.network, memory: r.files.memory, power: r.files.power };
+  const input = {
+    trace: r.workload,
+    system: r.files.system,
+    network: r.files.network,
+    memory: r.files.memory,
+    power: r.files.power,
+  };
   const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: path.join(fixtures, log) });
   const replayed = await replayFiles(input);
   return { fromLog, replayed };
@@ -44,10 +50,29 @@ describe('generate llm → export astra-sim → ASTRA-sim → energy --astra-sim
   // sends/receives on dimension 2, the data-parallel all-reduce on dimension 1; roofline-enabled system.
   it('LLaMA-2 7B on 8 ranks (3-D network, roofline): equals replay, every rank', async () => {
     const prefix = path.join(dir, 'llama');
-    const gen = await cli(['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--pp', '2', '--dp', '2', '--global-batch', '4',
-      '--seq', '1024', '--sequence-parallel', '--out', prefix]);
+    const gen = await cli([
+      'generate',
+      'llm',
+      '--model',
+      'llama2-7b',
+      '--tp',
+      '2',
+      '--pp',
+      '2',
+      '--dp',
+      '2',
+      '--global-batch',
+      '4',
+      '--seq',
+      '1024',
+      '--sequence-parallel',
+      '--out',
+      prefix,
+    ]);
     expect(gen.code).toBe(0);
-    const { fromLog, replayed } = await roundTrip(prefix, 'llama2-7b_tp2_pp2_dp2_sp.unaware.txt', { power: 'h100-cluster' });
+    const { fromLog, replayed } = await roundTrip(prefix, 'llama2-7b_tp2_pp2_dp2_sp.unaware.txt', {
+      power: 'h100-cluster',
+    });
     expect(fromLog.ranks.map((x) => x.finishNs)).toEqual(replayed.ranks.map((x) => x.finishNs));
     expect(unlabelled(fromLog)).toEqual(unlabelled(replayed));
   }, 60_000);
@@ -76,31 +101,102 @@ describe('generate llm → annotate at 810 MHz → export astra-sim: the system 
   it('writes roofline-enabled 0 (said in the notes), and the exported folder replays as the annotated trace does', async () => {
     const prefix = path.join(dir, 'l');
     const annotated = path.join(dir, 'l810');
-    expect((await cli(['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--pp', '2', '--global-batch', '4', '--seq', '1024', '--out', prefix])).code).toBe(0);
-    expect((await cli(['annotate', prefix, '--calibration', path.join(repoRoot, 'calibration', 'h100-datasheet.json'), '--frequency', '810', '--out', annotated])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'generate',
+          'llm',
+          '--model',
+          'llama2-7b',
+          '--tp',
+          '2',
+          '--pp',
+          '2',
+          '--global-batch',
+          '4',
+          '--seq',
+          '1024',
+          '--out',
+          prefix,
+        ])
+      ).code,
+    ).toBe(0);
+    expect(
+      (
+        await cli([
+          'annotate',
+          prefix,
+          '--calibration',
+          path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
+          '--frequency',
+          '810',
+          '--out',
+          annotated,
+        ])
+      ).code,
+    ).toBe(0);
     const given = JSON.parse(await readFile(`${prefix}.system.json`, 'utf8')) as Record<string, unknown>;
     expect(given['roofline-enabled']).toBe(1);
-    const r = await exportAstraSim({ trace: annotated, out: path.join(dir, 'l810-astra-sim'), system: `${prefix}.system.json`, network: `${prefix}.network.yml` });
+    const r = await exportAstraSim({
+      trace: annotated,
+      out: path.join(dir, 'l810-astra-sim'),
+      system: `${prefix}.system.json`,
+      network: `${prefix}.network.yml`,
+    });
     expect(r.repairs).toEqual([]);
     expect(r.unchangedRanks).toBe(4);
     // The system file: the given one with roofline off and nothing else changed.
     const written = JSON.parse(await readFile(r.files.system, 'utf8')) as Record<string, unknown>;
     expect(written).toEqual({ ...given, 'roofline-enabled': 0 });
-    expect(r.notes.join('\n')).toMatch(/GPU compute node\(s\) carry annotated durations \(frequency_mhz \/ energy_j\): system\.json is .* with roofline-enabled 0/);
+    expect(r.notes.join('\n')).toMatch(
+      /GPU compute node\(s\) carry annotated durations \(frequency_mhz \/ energy_j\): system\.json is .* with roofline-enabled 0/,
+    );
     // With roofline off, ASTRA-sim and replay both take duration_micros (the reference cases' "roofline disabled" case
     // checks replay against ASTRA-sim there): the exported folder replays at the annotated times, as the annotated
     // trace does under the roofline-enabled system file it was generated with.
-    const exported = await replayFiles({ trace: r.workload, system: r.files.system, network: r.files.network, memory: r.files.memory, power: `${annotated}.power.json` });
-    const direct = await replayFiles({ trace: annotated, system: `${prefix}.system.json`, network: `${prefix}.network.yml`, power: `${annotated}.power.json` });
+    const exported = await replayFiles({
+      trace: r.workload,
+      system: r.files.system,
+      network: r.files.network,
+      memory: r.files.memory,
+      power: `${annotated}.power.json`,
+    });
+    const direct = await replayFiles({
+      trace: annotated,
+      system: `${prefix}.system.json`,
+      network: `${prefix}.network.yml`,
+      power: `${annotated}.power.json`,
+    });
     expect(exported.durationSources).toEqual(direct.durationSources);
     expect(exported.durationSources.annotated).toBeGreaterThan(0);
-    expect(exported.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs])).toEqual(direct.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs]));
+    expect(exported.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs])).toEqual(
+      direct.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs]),
+    );
     expect(exported.energyJ).toEqual(direct.energyJ);
   }, 120_000);
 
   it('an unannotated trace keeps its system file byte for byte', async () => {
     const prefix = path.join(dir, 'plain');
-    expect((await cli(['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--pp', '2', '--global-batch', '4', '--seq', '1024', '--out', prefix])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'generate',
+          'llm',
+          '--model',
+          'llama2-7b',
+          '--tp',
+          '2',
+          '--pp',
+          '2',
+          '--global-batch',
+          '4',
+          '--seq',
+          '1024',
+          '--out',
+          prefix,
+        ])
+      ).code,
+    ).toBe(0);
     const r = await exportAstraSim({ trace: prefix, out: path.join(dir, 'plain-astra-sim'), power: 'h100-cluster' });
     expect(await readFile(r.files.system, 'utf8')).toBe(await readFile(`${prefix}.system.json`, 'utf8'));
     expect(r.notes.join('\n')).not.toMatch(/roofline-enabled 0/);

@@ -55,13 +55,17 @@ describeShared('RTX 8000: real kernels predicted from microbenchmark calibration
 
 describeShared('Perseus A40 stages, counter-free, 3 fitted clocks', () => {
   const fitClocksMHz = [855, 1155, 1455];
-  const mean = (rows: AccuracyRow[], k: 'timeErrorPct' | 'energyErrorPct') => rows.reduce((s, x) => s + x[k] * x.n, 0) / rows.reduce((s, x) => s + x.n, 0);
+  const mean = (rows: AccuracyRow[], k: 'timeErrorPct' | 'energyErrorPct') =>
+    rows.reduce((s, x) => s + x[k] * x.n, 0) / rows.reduce((s, x) => s + x.n, 0);
   // Each dataset is judged with a calibration fitted on the *other* one, so its cap level (the only calibration
   // fact the stage fit uses) is not taken from the clocks being predicted.
   async function crossCalibrated(evaluated: string, calibratedOn: string) {
     const table = await readProfile(shared(`profiles/perseus-sosp24/${evaluated}+a40_bf16.csv`));
     const calFile = shared(`profiles/perseus-sosp24/${calibratedOn}+a40_bf16.csv`);
-    const cal = fitCalibration([{ file: calFile, table: await readProfile(calFile), sha256: await sha256File(calFile) }], { device: 'NVIDIA A40' }).calibration;
+    const cal = fitCalibration(
+      [{ file: calFile, table: await readProfile(calFile), sha256: await sha256File(calFile) }],
+      { device: 'NVIDIA A40' },
+    ).calibration;
     return { cal, r: accuracy(cal, table, { fitClocksMHz }) };
   }
 

@@ -11,7 +11,11 @@ import { beforeAll, expect, it } from 'vitest';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { readCalibrateInput, type CalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { collectResiduals, type ResidualSet } from '../../src/engines/calibrate/uncertainty.js';
-import { transferAccuracy, transferFromResiduals, type TransferAccuracy } from '../../src/engines/calibrate/accuracy-transfer.js';
+import {
+  transferAccuracy,
+  transferFromResiduals,
+  type TransferAccuracy,
+} from '../../src/engines/calibrate/accuracy-transfer.js';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
@@ -29,7 +33,16 @@ interface CoverageRow {
 
 function rows(from: string, to: string, r: TransferAccuracy): CoverageRow[] {
   const sets = [r.leftOutBenchmarks, ...(r.heldOut ? [{ ...r.heldOut, label: 'real kernels' }] : [])];
-  return sets.flatMap((s) => s.frequencies.map((x) => ({ from, to, judged: s.label, clockMHz: x.frequencyMHz, timePct: Math.round(x.timeCoveragePct!), energyPct: Math.round(x.energyCoveragePct!) })));
+  return sets.flatMap((s) =>
+    s.frequencies.map((x) => ({
+      from,
+      to,
+      judged: s.label,
+      clockMHz: x.frequencyMHz,
+      timePct: Math.round(x.timeCoveragePct!),
+      energyPct: Math.round(x.energyCoveragePct!),
+    })),
+  );
 }
 
 /** The GPUs' highest clocks: the target holds at every clock ≥ half of it. */
@@ -82,8 +95,14 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
 
   /** Coverage (%) of the left-out benchmarks' predictions at the target clocks whose regime names `part`. */
   const regimeCoverage = (from: string, to: string, part: string) => {
-    const ks = results.find((x) => x.from === from && x.to === to)!.r.leftOutBenchmarks.kernelRegimes.filter((k) => k.regime.includes(part) && k.frequencyMHz >= TOP[to]! / 2);
-    return { n: ks.length, timePct: (100 * ks.filter((k) => k.timeInBand).length) / ks.length, energyPct: (100 * ks.filter((k) => k.energyInBand).length) / ks.length };
+    const ks = results
+      .find((x) => x.from === from && x.to === to)!
+      .r.leftOutBenchmarks.kernelRegimes.filter((k) => k.regime.includes(part) && k.frequencyMHz >= TOP[to]! / 2);
+    return {
+      n: ks.length,
+      timePct: (100 * ks.filter((k) => k.timeInBand).length) / ks.length,
+      energyPct: (100 * ks.filter((k) => k.energyInBand).length) / ks.length,
+    };
   };
 
   it('kernels that cross the memory ceiling are judged by a band learned from those that did (V100), not one that holds them all', () => {
@@ -91,7 +110,8 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
     for (const from of ['RTX 8000', 'V100']) {
       const c = regimeCoverage(from, 'V100', 'memory ceiling');
       expect(c.n).toBeGreaterThan(100);
-      for (const v of [c.timePct, c.energyPct]) expect(v, `${from} → V100`).toBeGreaterThanOrEqual(70), expect(v, `${from} → V100`).toBeLessThanOrEqual(90);
+      for (const v of [c.timePct, c.energyPct])
+        expect(v, `${from} → V100`).toBeGreaterThanOrEqual(70), expect(v, `${from} → V100`).toBeLessThanOrEqual(90);
     }
   });
 
@@ -111,17 +131,30 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
     const doc = await readFile(path.join(repoRoot, 'docs', 'accuracy.md'), 'utf8');
     const printed = doc
       .split('\n')
-      .map((l) => /^\| (RTX 8000|V100) \| (RTX 8000|V100) \| ([a-z -]+) \| (\d+) \| [\d.]+ \| (\d+) \| (\d+) \|/.exec(l))
+      .map((l) =>
+        /^\| (RTX 8000|V100) \| (RTX 8000|V100) \| ([a-z -]+) \| (\d+) \| [\d.]+ \| (\d+) \| (\d+) \|/.exec(l),
+      )
       .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ from: m[1]!, to: m[2]!, judged: m[3]!, clockMHz: Number(m[4]), timePct: Number(m[5]), energyPct: Number(m[6]) }));
+      .map((m) => ({
+        from: m[1]!,
+        to: m[2]!,
+        judged: m[3]!,
+        clockMHz: Number(m[4]),
+        timePct: Number(m[5]),
+        energyPct: Number(m[6]),
+      }));
     expect(printed).toEqual(table.filter(inTarget));
   });
 
   it('a profile without kernel times (gpmTOOL Titan X) cannot judge time or energy bands, and says so', () => {
     // Checked through the library entry: the Titan X set has power and utilizations at 64 clock pairs, no times.
-    return readCalibrateInput(shared('profiles/guerreiro-gpmtool/titanx_real_allFsPower_HPCAandCF.csv')).then((titan) => {
-      expect(() => transferAccuracy([rtx], [titan], null)).toThrow(/titanx_real_allFsPower_HPCAandCF\.csv: fewer than two benchmarks with kernels timed.*cannot judge time or energy bands/);
-      expect(() => transferAccuracy([titan], [rtx], null)).toThrow(/--bands-from: .*titanx/);
-    });
+    return readCalibrateInput(shared('profiles/guerreiro-gpmtool/titanx_real_allFsPower_HPCAandCF.csv')).then(
+      (titan) => {
+        expect(() => transferAccuracy([rtx], [titan], null)).toThrow(
+          /titanx_real_allFsPower_HPCAandCF\.csv: fewer than two benchmarks with kernels timed.*cannot judge time or energy bands/,
+        );
+        expect(() => transferAccuracy([titan], [rtx], null)).toThrow(/--bands-from: .*titanx/);
+      },
+    );
   });
 });

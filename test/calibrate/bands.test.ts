@@ -23,7 +23,8 @@ async function cli(...argv: string[]) {
 }
 
 const shipped = (name: string) => loadCalibration(path.join(repoRoot, 'calibration', `${name}.json`));
-const meanBy = (r: AccuracyResult, k: 'timeErrorPct' | 'energyErrorPct') => r.frequencies.reduce((s, x) => s + x[k] * x.n, 0) / r.frequencies.reduce((s, x) => s + x.n, 0);
+const meanBy = (r: AccuracyResult, k: 'timeErrorPct' | 'energyErrorPct') =>
+  r.frequencies.reduce((s, x) => s + x[k] * x.n, 0) / r.frequencies.reduce((s, x) => s + x.n, 0);
 
 describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenchmarks only', () => {
   let cal: Calibration;
@@ -32,9 +33,12 @@ describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenc
   const folds: [number, number][] = [];
   const realFile = shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv');
   beforeAll(async () => {
-    cal = fitCalibrationWithBands([await readCalibrateInput(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-microbenchmark-profile.csv'))], {
-      onFold: (done, total) => void folds.push([done, total]),
-    }).calibration;
+    cal = fitCalibrationWithBands(
+      [await readCalibrateInput(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-microbenchmark-profile.csv'))],
+      {
+        onFold: (done, total) => void folds.push([done, total]),
+      },
+    ).calibration;
     real = await readProfile(realFile);
   }, 240_000);
 
@@ -77,7 +81,8 @@ describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenc
     const r = accuracy(cal, real, { referenceClocksMHz: [1710] });
     const a = r.advice!;
     expect(a.kernels).toHaveLength(5);
-    for (let i = 1; i < a.kernels.length; i++) expect(a.kernels[i]!.widthJ).toBeLessThanOrEqual(a.kernels[i - 1]!.widthJ);
+    for (let i = 1; i < a.kernels.length; i++)
+      expect(a.kernels[i]!.widthJ).toBeLessThanOrEqual(a.kernels[i - 1]!.widthJ);
     expect(cal.clocks.smClocksMHz).toContain(a.secondClockMHz);
     expect(a.secondClockMHz).toBeGreaterThanOrEqual(855);
     expect(a.halfWidthAfterPct).toBeLessThan(a.halfWidthPct / 2);
@@ -89,14 +94,55 @@ describeShared('10–90 % bands: RTX 8000 real kernels, bands from the microbenc
     const t = await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710');
     expect(t.code).toBe(0);
     expect(t.out).toMatch(/^in band: share of kernels/m);
-    const csvHeader = (await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--csv')).out.split('\n')[0];
-    expect(csvHeader).toBe('smClockMHz,timeMapePct,powerMapePct,energyMapePct,totalTimeAbsErrorPct,totalEnergyAbsErrorPct,kernels,timeInBandPct,energyInBandPct');
-    expect(t.out).toMatch(/^advice: profile these 5 kernels at \d+ MHz too to cut the total's widest energy band \(10–90 %\) from ±[\d.]+% \(at 705 MHz\) to ±[\d.]+%/m);
-    const j = JSON.parse((await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--json')).out);
-    for (const row of j.frequencies) expect(row).toMatchObject({ timeCoveragePct: expect.any(Number), energyCoveragePct: expect.any(Number) });
-    const p = JSON.parse((await cli('predict', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--frequencies', '870,1710', '--json')).out);
-    for (const row of p.rows) expect(row.energyJP10).toBeLessThanOrEqual(row.energyJ), expect(row.energyJP90).toBeGreaterThanOrEqual(row.energyJ);
-    expect(p.rows.filter((x: { frequencyMHz: number }) => x.frequencyMHz === 1710).every((x: { bandMode: string }) => x.bandMode === 'profiled')).toBe(true);
+    const csvHeader = (
+      await cli('accuracy', '--calibration', calFile, '--profile', realFile, '--reference-frequency', '1710', '--csv')
+    ).out.split('\n')[0];
+    expect(csvHeader).toBe(
+      'smClockMHz,timeMapePct,powerMapePct,energyMapePct,totalTimeAbsErrorPct,totalEnergyAbsErrorPct,kernels,timeInBandPct,energyInBandPct',
+    );
+    expect(t.out).toMatch(
+      /^advice: profile these 5 kernels at \d+ MHz too to cut the total's widest energy band \(10–90 %\) from ±[\d.]+% \(at 705 MHz\) to ±[\d.]+%/m,
+    );
+    const j = JSON.parse(
+      (
+        await cli(
+          'accuracy',
+          '--calibration',
+          calFile,
+          '--profile',
+          realFile,
+          '--reference-frequency',
+          '1710',
+          '--json',
+        )
+      ).out,
+    );
+    for (const row of j.frequencies)
+      expect(row).toMatchObject({ timeCoveragePct: expect.any(Number), energyCoveragePct: expect.any(Number) });
+    const p = JSON.parse(
+      (
+        await cli(
+          'predict',
+          '--calibration',
+          calFile,
+          '--profile',
+          realFile,
+          '--reference-frequency',
+          '1710',
+          '--frequencies',
+          '870,1710',
+          '--json',
+        )
+      ).out,
+    );
+    for (const row of p.rows)
+      expect(row.energyJP10).toBeLessThanOrEqual(row.energyJ),
+        expect(row.energyJP90).toBeGreaterThanOrEqual(row.energyJ);
+    expect(
+      p.rows
+        .filter((x: { frequencyMHz: number }) => x.frequencyMHz === 1710)
+        .every((x: { bandMode: string }) => x.bandMode === 'profiled'),
+    ).toBe(true);
     expect(p.totals).toHaveLength(2);
     expect(p.totals[0].energyJ.p10).toBeLessThan(p.totals[0].energyJ.p50);
     expect(p.advice.kernels).toHaveLength(5);
@@ -130,21 +176,34 @@ describeShared('counter-free fits (Perseus A40 stages): the cap in force, and no
     // The GPT-3 stages drawing 1.6× their power (up to 475 W, as an A100 near its top clocks): above the A40's
     // detected 293 W and the A100 datasheet's 400 W, below the H100's 700 W.
     const table = await profile('gpt3-175b');
-    const hot: ProfileTable = { ...table, samples: table.samples.map((s) => ({ ...s, powerW: s.powerW === null ? null : s.powerW * 1.6, energyJ: s.energyJ === null ? null : s.energyJ * 1.6 })) };
-    const results = await Promise.all(['a40', 'a100-datasheet', 'h100-datasheet'].map(async (n) => accuracy(await shipped(n), hot, { fitClocksMHz })));
-    expect(results[0]!.notes.join()).toMatch(/above the calibration's power cap 293\.1 W \(source: detected\).*the measurement wins/);
+    const hot: ProfileTable = {
+      ...table,
+      samples: table.samples.map((s) => ({
+        ...s,
+        powerW: s.powerW === null ? null : s.powerW * 1.6,
+        energyJ: s.energyJ === null ? null : s.energyJ * 1.6,
+      })),
+    };
+    const results = await Promise.all(
+      ['a40', 'a100-datasheet', 'h100-datasheet'].map(async (n) => accuracy(await shipped(n), hot, { fitClocksMHz })),
+    );
+    expect(results[0]!.notes.join()).toMatch(
+      /above the calibration's power cap 293\.1 W \(source: detected\).*the measurement wins/,
+    );
     expect(results[1]!.notes.join()).toMatch(/above the calibration's power cap 400\.0 W \(source: datasheet\)/);
     expect(results[2]!.notes).toEqual([]);
     expect(results[1]!.frequencies).toEqual(results[0]!.frequencies);
     expect(results[2]!.frequencies).toEqual(results[0]!.frequencies);
   });
 
-  it('the stage fit never reads the calibration\'s V–f shape', async () => {
+  it("the stage fit never reads the calibration's V–f shape", async () => {
     const a40 = await shipped('a40');
     const h100 = await shipped('h100-datasheet');
     const table = await profile('bloom');
     const swapped = { ...a40, vf: h100.vf };
-    expect(accuracy(swapped, table, { fitClocksMHz }).frequencies).toEqual(accuracy(a40, table, { fitClocksMHz }).frequencies);
+    expect(accuracy(swapped, table, { fitClocksMHz }).frequencies).toEqual(
+      accuracy(a40, table, { fitClocksMHz }).frequencies,
+    );
   });
 
   it('RTX 8000 real kernels as counter-free sweeps: the same predictions with the A40, A100 and H100 calibrations', async () => {
@@ -152,7 +211,11 @@ describeShared('counter-free fits (Perseus A40 stages): the cap in force, and no
     // point within 2% of it is taken as capped (energy 3.22 % instead of 3.14 %).
     const table = await readProfile(shared('profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv'));
     const fit = [705, 1110, 1710];
-    const rs = await Promise.all(['a40', 'a100-datasheet', 'h100-datasheet'].map(async (n) => accuracy(await shipped(n), table, { fitClocksMHz: fit })));
+    const rs = await Promise.all(
+      ['a40', 'a100-datasheet', 'h100-datasheet'].map(async (n) =>
+        accuracy(await shipped(n), table, { fitClocksMHz: fit }),
+      ),
+    );
     for (const r of rs.slice(1)) expect(r.frequencies).toEqual(rs[0]!.frequencies);
     // Reached: 1.11 % time, 3.14 % energy (worst clock 4.78 %).
     expect(meanBy(rs[0]!, 'timeErrorPct')).toBeLessThanOrEqual(1.5);

@@ -21,7 +21,8 @@ async function cli(...argv: string[]) {
   return { code, out, err };
 }
 
-const HEADER = 'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
+const HEADER =
+  'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
 
 interface SynthKernel {
   name: string;
@@ -70,15 +71,15 @@ let kernelProfileFile: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-cal-'));
   calibFile = path.join(dir, 'synth-calibration-profile.csv');
-  await writeFile(calibFile, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS))].join('\n') + '\n');
+  await writeFile(calibFile, `${[HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS))].join('\n')}\n`);
   profileFile = path.join(dir, 'synth-kernels.csv');
   const apps: SynthKernel[] = [
     { name: 'appA', dram: 0.2, fp32: 0.6, sm: 0.9, occ: 0.8, share: 0.1, t0Ms: 2 },
     { name: 'appB', dram: 0.6, fp32: 0.2, sm: 0.7, occ: 0.5, share: 0.5, t0Ms: 3 },
   ];
-  await writeFile(profileFile, [HEADER, ...apps.flatMap((k) => rowsFor(k, CLOCKS))].join('\n') + '\n');
+  await writeFile(profileFile, `${[HEADER, ...apps.flatMap((k) => rowsFor(k, CLOCKS))].join('\n')}\n`);
   kernelProfileFile = path.join(dir, 'synth-kernels-1500-only.csv');
-  await writeFile(kernelProfileFile, [HEADER, ...apps.flatMap((k) => rowsFor(k, [1500]))].join('\n') + '\n');
+  await writeFile(kernelProfileFile, `${[HEADER, ...apps.flatMap((k) => rowsFor(k, [1500]))].join('\n')}\n`);
 });
 
 describe('tracewatt calibrate', () => {
@@ -119,36 +120,78 @@ describe('tracewatt predict', () => {
   });
 
   it('--json: every kernel at every requested clock; the reference clock keeps the measured time and power', async () => {
-    const r = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '1500', '--frequencies', '900,1200,1500', '--json');
+    const r = await cli(
+      'predict',
+      '--calibration',
+      cal,
+      '--profile',
+      kernelProfileFile,
+      '--reference-frequency',
+      '1500',
+      '--frequencies',
+      '900,1200,1500',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.kind).toBe('prediction');
     expect(j.rows).toHaveLength(6);
     const table = await readProfile(kernelProfileFile);
     for (const s of table.samples) {
-      const at = j.rows.find((x: { kernel: string; frequencyMHz: number }) => x.kernel === s.kernelName && x.frequencyMHz === 1500);
+      const at = j.rows.find(
+        (x: { kernel: string; frequencyMHz: number }) => x.kernel === s.kernelName && x.frequencyMHz === 1500,
+      );
       expect(at.durationNs).toBeCloseTo(s.durationNs!, 0);
       expect(at.powerW).toBeCloseTo(s.powerW!, 6);
       expect(at.energyJ).toBeCloseTo((s.powerW! * s.durationNs!) / 1e9, 9);
-      const low = j.rows.find((x: { kernel: string; frequencyMHz: number }) => x.kernel === s.kernelName && x.frequencyMHz === 900);
+      const low = j.rows.find(
+        (x: { kernel: string; frequencyMHz: number }) => x.kernel === s.kernelName && x.frequencyMHz === 900,
+      );
       expect(low.durationNs).toBeGreaterThan(at.durationNs);
       expect(low.powerW).toBeLessThan(at.powerW);
     }
   });
 
   it('--csv prints a header and one line per kernel × clock; the default targets are the calibrated clocks', async () => {
-    const r = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '1500', '--csv');
+    const r = await cli(
+      'predict',
+      '--calibration',
+      cal,
+      '--profile',
+      kernelProfileFile,
+      '--reference-frequency',
+      '1500',
+      '--csv',
+    );
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
-    expect(lines[0]).toBe('kernel,smClockMHz,effectiveSmClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode,basis');
+    expect(lines[0]).toBe(
+      'kernel,smClockMHz,effectiveSmClockMHz,durationNs,powerW,energyJ,capped,durationNsP10,durationNsP90,powerWP10,powerWP90,energyJP10,energyJP90,bandMode,basis',
+    );
     expect(lines).toHaveLength(1 + 2 * CLOCKS.length);
   });
 
   it('names the problem when no kernel was measured at the reference clock, and rejects a malformed clock list', async () => {
-    const r = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '1000');
+    const r = await cli(
+      'predict',
+      '--calibration',
+      cal,
+      '--profile',
+      kernelProfileFile,
+      '--reference-frequency',
+      '1000',
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/reference clock\(s\) 1000 MHz/);
-    const bad = await cli('predict', '--calibration', cal, '--profile', kernelProfileFile, '--reference-frequency', '15oo');
+    const bad = await cli(
+      'predict',
+      '--calibration',
+      cal,
+      '--profile',
+      kernelProfileFile,
+      '--reference-frequency',
+      '15oo',
+    );
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--reference-frequency: expected MHz values/);
   });
@@ -162,20 +205,47 @@ describe('tracewatt accuracy', () => {
   });
 
   it('--reference-frequency --json: per-clock rows with the issue keys, other clocks as ground truth', async () => {
-    const r = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500', '--json');
+    const r = await cli(
+      'accuracy',
+      '--calibration',
+      cal,
+      '--profile',
+      profileFile,
+      '--reference-frequency',
+      '1500',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.mode).toBe('reference');
     expect(j.frequencies.map((x: { frequencyMHz: number }) => x.frequencyMHz)).toEqual([900, 1200]);
     for (const row of j.frequencies) {
-      for (const k of ['frequencyMHz', 'timeErrorPct', 'powerErrorPct', 'energyErrorPct', 'totalTimeErrorPct', 'totalEnergyErrorPct', 'n']) expect(row).toHaveProperty(k);
+      for (const k of [
+        'frequencyMHz',
+        'timeErrorPct',
+        'powerErrorPct',
+        'energyErrorPct',
+        'totalTimeErrorPct',
+        'totalEnergyErrorPct',
+        'n',
+      ])
+        expect(row).toHaveProperty(k);
       expect(row.n).toBe(2);
     }
     expect(j.alternativeScaling.scaling).toBe('offset');
   });
 
   it('two reference clocks: t = A + B/f is exact on synthetic two-part kernels', async () => {
-    const r = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500,900', '--json');
+    const r = await cli(
+      'accuracy',
+      '--calibration',
+      cal,
+      '--profile',
+      profileFile,
+      '--reference-frequency',
+      '1500,900',
+      '--json',
+    );
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.frequencies).toHaveLength(1);
@@ -184,7 +254,16 @@ describe('tracewatt accuracy', () => {
   });
 
   it('prints the AstraWattch table', async () => {
-    const r = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500', '--wide');
+    const r = await cli(
+      'accuracy',
+      '--calibration',
+      cal,
+      '--profile',
+      profileFile,
+      '--reference-frequency',
+      '1500',
+      '--wide',
+    );
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/SM clock \(MHz\)\s+time MAPE \(%\)\s+power MAPE \(%\)\s+energy MAPE \(%\)/);
     expect(r.out).toMatch(/with offset scaling/);
@@ -209,10 +288,30 @@ describe('tracewatt accuracy', () => {
     const r = await cli('accuracy', '--profile', profileFile, '--reference-frequency', '1500');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--calibration is required/);
-    const both = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500', '--fit-frequencies', '900,1200');
+    const both = await cli(
+      'accuracy',
+      '--calibration',
+      cal,
+      '--profile',
+      profileFile,
+      '--reference-frequency',
+      '1500',
+      '--fit-frequencies',
+      '900,1200',
+    );
     expect(both.code).toBe(2);
     expect(both.err).toMatch(/either --reference-frequency or --fit-frequencies/);
-    const sc = await cli('accuracy', '--calibration', cal, '--profile', profileFile, '--reference-frequency', '1500', '--scaling', 'linear');
+    const sc = await cli(
+      'accuracy',
+      '--calibration',
+      cal,
+      '--profile',
+      profileFile,
+      '--reference-frequency',
+      '1500',
+      '--scaling',
+      'linear',
+    );
     expect(sc.code).toBe(2);
     expect(sc.err).toMatch(/--scaling: expected ratio or offset, got "linear"/);
   });
@@ -231,28 +330,33 @@ describe('calibrationOnlyAccuracy (engine)', () => {
 
   it('maxKernels thins the leave-one-kernel-out set evenly', async () => {
     const table = await readProfile(calibFile);
-    const r = calibrationOnlyAccuracy([{ file: calibFile, table, sha256: await sha256File(calibFile) }], { maxKernels: 4 });
+    const r = calibrationOnlyAccuracy([{ file: calibFile, table, sha256: await sha256File(calibFile) }], {
+      maxKernels: 4,
+    });
     for (const x of r.frequencies) expect(x.n).toBe(4);
   });
 });
 
 describe('bad input', () => {
-  it.runIf(existsSync('/dev/full'))('a full disk (ENOSPC): one line naming the file, exit 2, the previous calibration untouched', async () => {
-    const out = path.join(dir, 'cal-full.json');
-    expect((await cli('calibrate', calibFile, '--out', out)).code).toBe(0);
-    const before = await readFile(out, 'utf8');
-    const inode = statSync(out).ino;
-    // The temporary file leads to /dev/full: every write to it fails with ENOSPC. (Before: exit 3, a 0-byte file.)
-    symlinkSync('/dev/full', `${out}.tmp`);
-    const r = await cli('calibrate', calibFile, '--out', out, '--device', 'Other GPU');
-    expect(r.code).toBe(2);
-    // The profile's notes, then the one error line.
-    expect(r.err.endsWith(`tracewatt: error: ${out}: cannot write (ENOSPC)\n`), r.err).toBe(true);
-    expect(r.err.split('\n').filter((l) => l.startsWith('tracewatt:'))).toHaveLength(1);
-    expect(await readFile(out, 'utf8')).toBe(before);
-    expect(statSync(out).ino).toBe(inode);
-    expect(existsSync(`${out}.tmp`) || existsSync(`${out}.lock`)).toBe(false);
-  });
+  it.runIf(existsSync('/dev/full'))(
+    'a full disk (ENOSPC): one line naming the file, exit 2, the previous calibration untouched',
+    async () => {
+      const out = path.join(dir, 'cal-full.json');
+      expect((await cli('calibrate', calibFile, '--out', out)).code).toBe(0);
+      const before = await readFile(out, 'utf8');
+      const inode = statSync(out).ino;
+      // The temporary file leads to /dev/full: every write to it fails with ENOSPC. (Before: exit 3, a 0-byte file.)
+      symlinkSync('/dev/full', `${out}.tmp`);
+      const r = await cli('calibrate', calibFile, '--out', out, '--device', 'Other GPU');
+      expect(r.code).toBe(2);
+      // The profile's notes, then the one error line.
+      expect(r.err.endsWith(`tracewatt: error: ${out}: cannot write (ENOSPC)\n`), r.err).toBe(true);
+      expect(r.err.split('\n').filter((l) => l.startsWith('tracewatt:'))).toHaveLength(1);
+      expect(await readFile(out, 'utf8')).toBe(before);
+      expect(statSync(out).ino).toBe(inode);
+      expect(existsSync(`${out}.tmp`) || existsSync(`${out}.lock`)).toBe(false);
+    },
+  );
 
   it('a calibration file of another schema version: refused, naming the file and the field', async () => {
     const good = path.join(dir, 'cal-version.json');
@@ -267,11 +371,21 @@ describe('bad input', () => {
       const r = await cli(...argv);
       expect(r.code).toBe(2);
       expect(r.err).toContain(old);
-      expect(r.err).toMatch(/field version: this tracewatt reads calibration schema version 1, the file has 0; re-run tracewatt calibrate/);
+      expect(r.err).toMatch(
+        /field version: this tracewatt reads calibration schema version 1, the file has 0; re-run tracewatt calibrate/,
+      );
     }
     const wrongKind = path.join(dir, 'not-a-calibration.json');
     await writeFile(wrongKind, JSON.stringify({ ...doc, schema: 'something-else' }));
-    const r = await cli('predict', '--calibration', wrongKind, '--profile', kernelProfileFile, '--reference-frequency', '1500');
+    const r = await cli(
+      'predict',
+      '--calibration',
+      wrongKind,
+      '--profile',
+      kernelProfileFile,
+      '--reference-frequency',
+      '1500',
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/not-a-calibration\.json: field schema: expected "tracewatt-calibration"/);
   });
@@ -279,7 +393,10 @@ describe('bad input', () => {
   it('a clock with fewer rows than coefficients: components dropped (named), the file rows named, the fit still made', async () => {
     // 600 MHz holds only 3 kernels: 3 rows for up to 5 coefficients (intercept + 4 varying counters).
     const file = path.join(dir, 'few-rows.csv');
-    await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...KERNELS.slice(0, 3).flatMap((k) => rowsFor(k, [600]))].join('\n') + '\n');
+    await writeFile(
+      file,
+      `${[HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...KERNELS.slice(0, 3).flatMap((k) => rowsFor(k, [600]))].join('\n')}\n`,
+    );
     const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     const m600 = calibration.power.perClock.find((m) => m.smClockMHz === 600)!;
     expect(m600.fit.n).toBe(3);
@@ -288,7 +405,10 @@ describe('bad input', () => {
     expect(Object.keys(m600.coefficientsW).length).toBeLessThanOrEqual(1);
     const finding = diagnostics.summary().find((d) => d.code === 'COMPONENT_TOO_FEW_ROWS')!;
     expect(finding.count).toBe(tooFew.length);
-    const msg = /^600 MHz: 3 rows for (\d) coefficients \(intercept \+ (\d) components; a fit needs one row more than it has coefficients\): field (\w+) dropped/.exec(finding.samples[0]!.message);
+    const msg =
+      /^600 MHz: 3 rows for (\d) coefficients \(intercept \+ (\d) components; a fit needs one row more than it has coefficients\): field (\w+) dropped/.exec(
+        finding.samples[0]!.message,
+      );
     expect(msg).not.toBeNull();
     expect(Number(msg![1])).toBeGreaterThanOrEqual(3);
     expect(tooFew).toContain(msg![3]);
@@ -303,7 +423,10 @@ describe('bad input', () => {
 
   it('a clock with a single row: no model there, said so with the row', async () => {
     const file = path.join(dir, 'one-row.csv');
-    await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...rowsFor(KERNELS[0]!, [600])].join('\n') + '\n');
+    await writeFile(
+      file,
+      `${[HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...rowsFor(KERNELS[0]!, [600])].join('\n')}\n`,
+    );
     const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     expect(calibration.clocks.smClocksMHz).toEqual(CLOCKS);
     const d = diagnostics.summary().find((x) => x.code === 'CLOCK_TOO_FEW_ROWS')!;
@@ -313,7 +436,10 @@ describe('bad input', () => {
 
   it('collinear counters: the duplicate is dropped at every clock and named with its partner', async () => {
     const file = path.join(dir, 'collinear.csv');
-    await writeFile(file, [HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS, { occ: (x) => x.sm * 0.8 }))].join('\n') + '\n');
+    await writeFile(
+      file,
+      `${[HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS, { occ: (x) => x.sm * 0.8 }))].join('\n')}\n`,
+    );
     const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
     for (const m of calibration.power.perClock) {
       expect(m.dropped).toContainEqual({ component: 'sm_occupancy', reason: 'collinear', with: 'sm_active' });
@@ -322,14 +448,24 @@ describe('bad input', () => {
     }
     const d = diagnostics.summary().find((x) => x.code === 'COMPONENT_COLLINEAR')!;
     expect(d.count).toBe(CLOCKS.length);
-    expect(d.samples[0]!.message).toMatch(/^900 MHz: field sm_occupancy dropped: collinear with sm_active \(\|correlation\| > 0\.995 over 16 rows\)/);
+    expect(d.samples[0]!.message).toMatch(
+      /^900 MHz: field sm_occupancy dropped: collinear with sm_active \(\|correlation\| > 0\.995 over 16 rows\)/,
+    );
     expect(d.samples[0]!.file).toMatch(/collinear\.csv: rows \d+, \d+, \d+, … \(16 rows\)$/);
   });
 });
 
 describe('accuracy --fit-frequencies on a shipped Perseus sweep', () => {
   it('prints the optimal-clock deviation and the excess energy it costs, as in --json', async () => {
-    const args = ['accuracy', '--calibration', 'calibration/a40.json', '--profile', 'calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv', '--fit-frequencies', '855,1155,1455'];
+    const args = [
+      'accuracy',
+      '--calibration',
+      'calibration/a40.json',
+      '--profile',
+      'calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv',
+      '--fit-frequencies',
+      '855,1155,1455',
+    ];
     const j = JSON.parse((await cli(...args, '--json')).out);
     const opt = j.energyOptimal;
     expect(opt.kernels.length).toBeGreaterThan(0);
@@ -338,6 +474,8 @@ describe('accuracy --fit-frequencies on a shipped Perseus sweep', () => {
     const text = await cli(...args);
     expect(text.code).toBe(0);
     expect(text.out).toContain(`mean deviation ${opt.meanDeviationMHz.toFixed(1)} MHz`);
-    expect(text.out).toContain(`${opt.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${opt.maxExcessEnergyPct.toFixed(2)}%)`);
+    expect(text.out).toContain(
+      `${opt.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${opt.maxExcessEnergyPct.toFixed(2)}%)`,
+    );
   });
 });

@@ -11,7 +11,12 @@ import path from 'node:path';
 
 describe('non-negative least squares', () => {
   it('clamps a coefficient that ordinary least squares would make negative', () => {
-    const x = [[1, 0], [1, 1], [1, 2], [1, 3]];
+    const x = [
+      [1, 0],
+      [1, 1],
+      [1, 2],
+      [1, 3],
+    ];
     const y = [5, 4, 3, 2];
     const b = nnls(x, y);
     expect(b[1]).toBe(0);
@@ -25,14 +30,20 @@ describe('per-clock power fit', () => {
     return { utilization: u, powerW: 50 + 80 * u.sm_active + 40 * u.dram_active + 30 * u.fp32_active, label: `k${i}` };
   });
   it('recovers the coefficients and reports the constant component', () => {
-    const m = fitClockPower(pts, ['sm_active', 'dram_active', 'fp32_active', 'tensor_active'], { smClockMHz: 1000, memClockMHz: null });
+    const m = fitClockPower(pts, ['sm_active', 'dram_active', 'fp32_active', 'tensor_active'], {
+      smClockMHz: 1000,
+      memClockMHz: null,
+    });
     expect(m.interceptW).toBeCloseTo(50, 3);
     expect(m.coefficientsW.sm_active).toBeCloseTo(80, 3);
     expect(m.dropped).toContainEqual({ component: 'tensor_active', reason: 'constant' });
     expect(m.fit.r2).toBeGreaterThan(0.999);
   });
   it('drops a duplicated (collinear) counter and says so', () => {
-    const dup = pts.map((p) => ({ ...p, utilization: { ...p.utilization, sm_occupancy: p.utilization.sm_active * 0.5 } }));
+    const dup = pts.map((p) => ({
+      ...p,
+      utilization: { ...p.utilization, sm_occupancy: p.utilization.sm_active * 0.5 },
+    }));
     const m = fitClockPower(dup, ['sm_active', 'sm_occupancy', 'dram_active'], { smClockMHz: 1000, memClockMHz: null });
     expect(m.dropped).toContainEqual({ component: 'sm_occupancy', reason: 'collinear', with: 'sm_active' });
   });
@@ -59,7 +70,15 @@ describe('calibration schema', () => {
     expect(() => validateCalibration(bad, 'x.json')).toThrow(/time\.roofExponent\.exponent: must be ≥ 1/);
   });
   it('loads every shipped calibration file', async () => {
-    for (const f of ['rtx8000.json', 'v100.json', 'a40.json', 'titanx.json', 'h100-datasheet.json', 'a100-datasheet.json', 'a30-datasheet.json']) {
+    for (const f of [
+      'rtx8000.json',
+      'v100.json',
+      'a40.json',
+      'titanx.json',
+      'h100-datasheet.json',
+      'a100-datasheet.json',
+      'a30-datasheet.json',
+    ]) {
       const cal = await loadCalibration(path.join(repoRoot, 'calibration', f));
       expect(cal.power.perClock.length).toBeGreaterThan(0);
     }
@@ -69,7 +88,12 @@ describe('calibration schema', () => {
 describe('prediction API', () => {
   const cal = datasheetCalibration('A100');
   it('keeps measured power at the reference clock and returns estimates elsewhere', () => {
-    const prof = { smClockMHz: 1410, durationNs: 1e6, powerW: 250, utilization: { sm_active: 0.9, tensor_active: 0.5, dram_active: 0.3 } };
+    const prof = {
+      smClockMHz: 1410,
+      durationNs: 1e6,
+      powerW: 250,
+      utilization: { sm_active: 0.9, tensor_active: 0.5, dram_active: 0.3 },
+    };
     const same = predictKernel(cal, prof, 1410);
     expect(same.powerW).toBeCloseTo(250, 6);
     expect(same.durationNs).toBeCloseTo(1e6, 0);
@@ -101,7 +125,11 @@ describe('prediction API', () => {
     expect(r.powerW).toBeLessThanOrEqual(cal.datasheet!.tdpW);
   });
   it('stops at the power cap instead of extrapolating through it', () => {
-    const pts = [900, 1200, 1500].map((f) => ({ smClockMHz: f, durationNs: 1e5 + 1e8 / f, powerW: Math.min(300, 60 + 1e-4 * f * f) }));
+    const pts = [900, 1200, 1500].map((f) => ({
+      smClockMHz: f,
+      durationNs: 1e5 + 1e8 / f,
+      powerW: Math.min(300, 60 + 1e-4 * f * f),
+    }));
     const fit = fitStage(pts, 300);
     const hi = predictStage(fit, 1800);
     expect(hi.powerW).toBeLessThanOrEqual(300);

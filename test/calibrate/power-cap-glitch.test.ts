@@ -17,7 +17,9 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'tw-cap-glitch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function capOf(file: string) {
-  return fitCalibration([{ file, table: await readProfile(file), sha256: await sha256File(file) }], { device: 'NVIDIA A40' }).calibration.powerCap;
+  return fitCalibration([{ file, table: await readProfile(file), sha256: await sha256File(file) }], {
+    device: 'NVIDIA A40',
+  }).calibration.powerCap;
 }
 
 describe('highPowerW', () => {

@@ -19,8 +19,12 @@ import { tmpFile } from '../profiles/helpers.js';
 function repeated(file: string, times: number): string {
   const [head, ...rows] = readFileSync(file, 'utf8').trimEnd().split('\n');
   const out = [head];
-  for (let k = 0; k < times; k++) for (const r of rows) out.push(k === 0 ? r : r.replace(/,(\d+\.\d+)$/, (_, t: string) => `,${(Number(t) * (1 + 0.01 * k)).toFixed(6)}`));
-  return out.join('\n') + '\n';
+  for (let k = 0; k < times; k++)
+    for (const r of rows)
+      out.push(
+        k === 0 ? r : r.replace(/,(\d+\.\d+)$/, (_, t: string) => `,${(Number(t) * (1 + 0.01 * k)).toFixed(6)}`),
+      );
+  return `${out.join('\n')}\n`;
 }
 
 describeShared('merged profile reads give the models what every row gives them', () => {
@@ -41,9 +45,16 @@ describeShared('merged profile reads give the models what every row gives them',
     expect(all.samples).toHaveLength(1000);
     expect(merged.rows).toBe(1000);
     expect(merged.samples).toHaveLength(200);
-    expect(merged.notes).toContain('1000 rows read as 200 samples: repeats of a kernel at one SM clock averaged, as the models do');
+    expect(merged.notes).toContain(
+      '1000 rows read as 200 samples: repeats of a kernel at one SM clock averaged, as the models do',
+    );
     // The same points to the last bit; a merged point stands for its rows with its first one.
-    expect(groupKernels(merged.samples)).toEqual(groupKernels(all.samples).map((s) => ({ ...s, points: s.points.map((p) => ({ ...p, count: 1, sources: p.sources.slice(0, 1) })) })));
+    expect(groupKernels(merged.samples)).toEqual(
+      groupKernels(all.samples).map((s) => ({
+        ...s,
+        points: s.points.map((p) => ({ ...p, count: 1, sources: p.sources.slice(0, 1) })),
+      })),
+    );
   });
 
   it('calibrate, predict and accuracy: identical results', async () => {
@@ -53,11 +64,17 @@ describeShared('merged profile reads give the models what every row gives them',
     const b = fitCalibration([{ file: microX3, sha256, table: mergedMicro }]).calibration;
     expect(b.provenance.inputs[0]!.rows).toBe(a.provenance.inputs[0]!.rows);
     // The sanity examples list rows: every row of a point, or its first one.
-    const strip = (c: typeof a) => ({ ...c, provenance: { ...c.provenance, createdAt: '' }, sanity: c.sanity.map((f) => ({ code: f.code, count: f.count })) });
+    const strip = (c: typeof a) => ({
+      ...c,
+      provenance: { ...c.provenance, createdAt: '' },
+      sanity: c.sanity.map((f) => ({ code: f.code, count: f.count })),
+    });
     expect(strip(b)).toEqual(strip(a));
     const opts = { referenceClocksMHz: [1710], targetClocksMHz: 'all' as const };
     expect(predictProfile(a, merged, opts)).toEqual(predictProfile(a, all, opts));
-    expect(accuracy(a, merged, { referenceClocksMHz: [1710], label: 'x' })).toEqual(accuracy(a, all, { referenceClocksMHz: [1710], label: 'x' }));
+    expect(accuracy(a, merged, { referenceClocksMHz: [1710], label: 'x' })).toEqual(
+      accuracy(a, all, { referenceClocksMHz: [1710], label: 'x' }),
+    );
   });
 });
 
@@ -65,7 +82,18 @@ it('describeLocations is linear: 200,000 rows of one file in one pass', () => {
   const locs = Array.from({ length: 200_000 }, (_, i) => ({ file: 'a.csv', row: i + 2 }));
   expect(describeLocations(locs)).toBe('a.csv: rows 2, 3, 4, … (200000 rows)');
   const g = new KernelGrouper(undefined, { keepSources: 1 });
-  for (const l of locs) g.add({ kernelName: 'k', invocation: null, smClockMHz: 1000, memClockMHz: null, durationNs: 1, powerW: 1, energyJ: null, utilization: {}, source: { ...l, format: 'x' } });
+  for (const l of locs)
+    g.add({
+      kernelName: 'k',
+      invocation: null,
+      smClockMHz: 1000,
+      memClockMHz: null,
+      durationNs: 1,
+      powerW: 1,
+      energyJ: null,
+      utilization: {},
+      source: { ...l, format: 'x' },
+    });
   expect(g.series()[0]!.points[0]!.sources).toHaveLength(1);
   expect(g.series()[0]!.points[0]!.count).toBe(200_000);
 });

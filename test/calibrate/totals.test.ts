@@ -17,13 +17,34 @@ beforeAll(async () => {
 
 /** Two kernels profiled once at 1710 MHz (counters as DCGM gives them). */
 const table: ProfileTable = {
-  format: 'test', device: 'Quadro RTX 8000', notes: [],
+  format: 'test',
+  device: 'Quadro RTX 8000',
+  notes: [],
   samples: [
-    newSample('bench/a/input000', { file: 't.csv', row: 1, format: 'test' }, { smClockMHz: 1710, durationNs: 2e6, powerW: 180, utilization: { sm_active: 0.9, dram_active: 0.2, fp32_active: 0.6 } }),
-    newSample('bench/b/input000', { file: 't.csv', row: 2, format: 'test' }, { smClockMHz: 1710, durationNs: 5e6, powerW: 120, utilization: { sm_active: 0.5, dram_active: 0.8, fp32_active: 0.1 } }),
+    newSample(
+      'bench/a/input000',
+      { file: 't.csv', row: 1, format: 'test' },
+      {
+        smClockMHz: 1710,
+        durationNs: 2e6,
+        powerW: 180,
+        utilization: { sm_active: 0.9, dram_active: 0.2, fp32_active: 0.6 },
+      },
+    ),
+    newSample(
+      'bench/b/input000',
+      { file: 't.csv', row: 2, format: 'test' },
+      {
+        smClockMHz: 1710,
+        durationNs: 5e6,
+        powerW: 120,
+        utilization: { sm_active: 0.5, dram_active: 0.8, fp32_active: 0.1 },
+      },
+    ),
   ],
 };
-const predictAt = (c: Calibration) => predictProfile(c, table, { referenceClocksMHz: [1710], targetClocksMHz: [870, 1710] });
+const predictAt = (c: Calibration) =>
+  predictProfile(c, table, { referenceClocksMHz: [1710], targetClocksMHz: [870, 1710] });
 
 describe('predict: the total energy band', () => {
   it('with a band model: every kernel in the band', () => {
@@ -41,13 +62,19 @@ describe('predict: the total energy band', () => {
 
   it('a kernel without a band is counted in p50 and named as missing from the band', () => {
     // A band model with tables for two-clock predictions only: one-clock predictions get no band.
-    const twoClockOnly = { ...cal, uncertainty: { ...cal.uncertainty!, modes: { 'two-clock-inside': cal.uncertainty!.modes['two-clock-inside'] } } };
+    const twoClockOnly = {
+      ...cal,
+      uncertainty: { ...cal.uncertainty!, modes: { 'two-clock-inside': cal.uncertainty!.modes['two-clock-inside'] } },
+    };
     const r = predictAt(twoClockOnly);
     const at870 = r.rows.filter((x) => x.frequencyMHz === 870);
     expect(at870.every((x) => x.energyJP10 === null)).toBe(true);
     const total = r.totals[0]!;
     expect(total.kernelsWithoutBand).toBe(2);
-    expect(total.energyJ.p50).toBeCloseTo(at870.reduce((s, x) => s + x.energyJ, 0), 12);
+    expect(total.energyJ.p50).toBeCloseTo(
+      at870.reduce((s, x) => s + x.energyJ, 0),
+      12,
+    );
     expect(r.totals[1]!.kernelsWithoutBand).toBe(0); // 1710 MHz: the measurement itself
     expect(r.advice).toBeNull();
   });

@@ -23,7 +23,11 @@ describe('attribute access', () => {
 
   it('accepts any integer member for integer attributes and bool or int for flags', () => {
     const n = emptyNode(1n, 'x', 7);
-    n.attrs.push(makeAttr('comm_size', 'uint64_val', 4096n), makeAttr('is_cpu_op', 'int32_val', 1), makeAttr('comm_src', 'sint32_val', -2));
+    n.attrs.push(
+      makeAttr('comm_size', 'uint64_val', 4096n),
+      makeAttr('is_cpu_op', 'int32_val', 1),
+      makeAttr('comm_src', 'sint32_val', -2),
+    );
     n.attrs.push(makeAttr('involved_dim', 'bool_list', [true, false]), makeAttr('pg_name', 'string_val', '3'));
     expect(attrInt(n, 'comm_size')).toBe(4096n);
     expect(attrNumber(n, 'comm_size')).toBe(4096);
@@ -60,8 +64,14 @@ describe('multi-rank paths', () => {
   it('refuses ambiguous directories and missing prefixes with a clear error', async () => {
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'tw-paths-'));
     await mkdir(path.join(tmp, 'mixed'));
-    await copyFile(shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.0.et'), path.join(tmp, 'mixed', 'a.0.et'));
-    await copyFile(shipped('astra-sim', 'all_gather', '4npus_1MB', 'all_gather.0.et'), path.join(tmp, 'mixed', 'b.0.et'));
+    await copyFile(
+      shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.0.et'),
+      path.join(tmp, 'mixed', 'a.0.et'),
+    );
+    await copyFile(
+      shipped('astra-sim', 'all_gather', '4npus_1MB', 'all_gather.0.et'),
+      path.join(tmp, 'mixed', 'b.0.et'),
+    );
     await expect(resolveRankFiles(path.join(tmp, 'mixed'))).rejects.toThrow(/several prefixes/);
     await expect(resolveRankFiles(path.join(tmp, 'nothing'))).rejects.toBeInstanceOf(InputError);
   });

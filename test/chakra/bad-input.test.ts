@@ -28,7 +28,10 @@ async function writeTmp(name: string, bytes: Uint8Array | string): Promise<strin
 }
 
 async function decodeError(file: string): Promise<ChakraDecodeError> {
-  const e = await readTraceFile(file).then(() => null, (x: unknown) => x);
+  const e = await readTraceFile(file).then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(ChakraDecodeError);
   const err = e as ChakraDecodeError;
   expect(err.location.file).toBe(file);
@@ -98,7 +101,10 @@ describe('bad input', () => {
     // id 1, name "n", type 4 (written as proto2 did), then field 11 (the old attribute list).
     const node = Buffer.from([0x08, 0x01, 0x12, 0x01, 0x6e, 0x18, 0x04, 0x5a, 0x02, 0x0a, 0x00]);
     const md = Buffer.from([0x0a, 0x05, ...Buffer.from('0.0.3')]);
-    const file = await writeTmp('proto2.et', Buffer.concat([Buffer.from([md.length]), md, Buffer.from([node.length]), node]));
+    const file = await writeTmp(
+      'proto2.et',
+      Buffer.concat([Buffer.from([md.length]), md, Buffer.from([node.length]), node]),
+    );
     const err = await decodeError(file);
     expect(err.message).toMatch(/proto2-era/);
     expect(err.location.frameIndex).toBe(1);
@@ -119,7 +125,12 @@ describe('bad input', () => {
 });
 
 describe('mutated real traces', () => {
-  const bases = [RESNET, FEEDER, SMALL, shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et')];
+  const bases = [
+    RESNET,
+    FEEDER,
+    SMALL,
+    shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et'),
+  ];
   const TIME_BOUND_MS = 5_000;
 
   function outcome(buf: Buffer, label: string): 'ok' | 'error' {
@@ -177,18 +188,22 @@ describe('mutated real traces', () => {
 
 describe('resources', () => {
   const fdCount = () => readdirSync('/proc/self/fd').length;
-  it.runIf(existsSync('/proc/self/fd'))('closes the file after a decode error and when a consumer stops early', async () => {
-    const before = fdCount();
-    for (let i = 0; i < 50; i++) await openTrace(path.join(tmp, '..', path.basename(tmp), 'x')).catch(() => undefined);
-    const notATrace = await writeTmp('text.et', 'not a trace at all, just some text\n');
-    for (let i = 0; i < 50; i++) await openTrace(notATrace).catch(() => undefined);
-    for (let i = 0; i < 50; i++) {
-      const r = await openTrace(FEEDER);
-      for await (const batch of r.batches()) if (batch.length) break;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fdCount()).toBeLessThanOrEqual(before + 2);
-  });
+  it.runIf(existsSync('/proc/self/fd'))(
+    'closes the file after a decode error and when a consumer stops early',
+    async () => {
+      const before = fdCount();
+      for (let i = 0; i < 50; i++)
+        await openTrace(path.join(tmp, '..', path.basename(tmp), 'x')).catch(() => undefined);
+      const notATrace = await writeTmp('text.et', 'not a trace at all, just some text\n');
+      for (let i = 0; i < 50; i++) await openTrace(notATrace).catch(() => undefined);
+      for (let i = 0; i < 50; i++) {
+        const r = await openTrace(FEEDER);
+        for await (const batch of r.batches()) if (batch.length) break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      expect(fdCount()).toBeLessThanOrEqual(before + 2);
+    },
+  );
 });
 
 describe('mutated real traces through the streaming reader', () => {
@@ -221,10 +236,11 @@ describe('mutated real traces through the streaming reader', () => {
       try {
         const r = await openTraceSource('m', chunks(), { knownSize: input.length });
         let n = 0;
-        for await (const b of r.batches()) for (const node of b) {
-          JSON.parse(nodeToJson(node));
-          n++;
-        }
+        for await (const b of r.batches())
+          for (const node of b) {
+            JSON.parse(nodeToJson(node));
+            n++;
+          }
         got = `ok ${n}`;
       } catch (e) {
         expect(e).toBeInstanceOf(ChakraDecodeError);
@@ -238,7 +254,8 @@ describe('mutated real traces through the streaming reader', () => {
 });
 
 describe('JSON traces with out-of-range integers', () => {
-  const doc = (attr: object) => JSON.stringify({ metadata: null, nodes: [{ id: '7', type: 'COMP_NODE', attr: [{ name: 'x', ...attr }] }] });
+  const doc = (attr: object) =>
+    JSON.stringify({ metadata: null, nodes: [{ id: '7', type: 'COMP_NODE', attr: [{ name: 'x', ...attr }] }] });
   it.each([
     [{ int64Val: '18446744073709551617' }, /int64 range/],
     [{ uint64Val: '-5' }, /uint64 range/],
@@ -258,7 +275,9 @@ describe('odd but usable encodings are counted', () => {
     const attr = Buffer.from([0x0a, 0x01, 0x62, 0xd8, 0x01, 0x02]);
     const node = Buffer.from([0x08, 0x85, 0x00, 0x52, attr.length, ...attr]);
     const d = new Diagnostics();
-    const { nodes } = decodeTraceBuffer(Buffer.concat([Buffer.from([node.length]), node]), 'odd.et', { diagnostics: d });
+    const { nodes } = decodeTraceBuffer(Buffer.concat([Buffer.from([node.length]), node]), 'odd.et', {
+      diagnostics: d,
+    });
     expect(nodes[0].id).toBe(5n);
     expect(nodes[0].attrs[0].value).toBe(true);
     expect(d.count('non-canonical-varint')).toBe(1);

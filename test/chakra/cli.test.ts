@@ -68,7 +68,9 @@ describe('tracewatt validate', () => {
     expect(j.counts['dangling-dependency']).toBe(1277);
     expect(j.counts['comm-marked-cpu']).toBeGreaterThan(0);
     expect(j.counts['collective-missing-comm-type']).toBeGreaterThan(0);
-    expect(j.problems.every((p: { file: string; message: string }) => p.file.endsWith('.et') && p.message.length > 0)).toBe(true);
+    expect(
+      j.problems.every((p: { file: string; message: string }) => p.file.endsWith('.et') && p.message.length > 0),
+    ).toBe(true);
     expect(j.problems.some((p: { nodeId: number | null }) => p.nodeId === 216)).toBe(true);
   });
 });
@@ -92,7 +94,11 @@ describe('tracewatt convert and errors', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/nodes \(et → et\)/);
-    expect(readFileSync(gz).subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))).toBe(true);
+    expect(
+      readFileSync(gz)
+        .subarray(0, 2)
+        .equals(Buffer.from([0x1f, 0x8b])),
+    ).toBe(true);
     expect(gunzipSync(readFileSync(gz)).equals(readFileSync(src))).toBe(true);
     expect((await cli('convert', gz, path.join(dir, 'b.et'))).code).toBe(0);
     expect(readFileSync(path.join(dir, 'b.et')).equals(readFileSync(src))).toBe(true);
@@ -125,7 +131,11 @@ describe('tracewatt convert and errors', () => {
     }
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--help']);
     expect(stdout).toMatch(/inspect/);
-    const failed = await promisify(execFile)(process.execPath, [bin, 'validate', shipped('chakra-tests', 'feeder_tests_chakra.0.et')]).catch((e) => e);
+    const failed = await promisify(execFile)(process.execPath, [
+      bin,
+      'validate',
+      shipped('chakra-tests', 'feeder_tests_chakra.0.et'),
+    ]).catch((e) => e);
     expect(failed.code).toBe(1);
   });
 });
@@ -138,7 +148,11 @@ describe('duplicate ids are all counted', () => {
     made.push(dir);
     const file = path.join(dir, 'dup.0.et');
     // 30 nodes, ids 0..9 each three times: 20 repeats.
-    await writeTraceFile(file, { version: '0.0.4', attrs: [] }, [...Array(30).keys()].map((i) => emptyNode(BigInt(i % 10), `n${i}`, NodeType.COMP_NODE)));
+    await writeTraceFile(
+      file,
+      { version: '0.0.4', attrs: [] },
+      [...Array(30).keys()].map((i) => emptyNode(BigInt(i % 10), `n${i}`, NodeType.COMP_NODE)),
+    );
     const ins = JSON.parse((await cli('inspect', file, '--json')).out);
     expect(ins.total.duplicateIds).toBe(20);
     const val = await cli('validate', file, '--json', '--max-per-code', '3');

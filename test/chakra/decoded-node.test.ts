@@ -110,7 +110,12 @@ describe('decoded nodes with attributes kept as bytes', () => {
     };
     // An unknown field (99, varint 5) between the first and the other attribute entries.
     const rest = n.attrs.slice(1).map((_, i) => entry(i + 1));
-    const odd = Buffer.concat([encoded({ ...plainCopy(n), attrs: [] }), entry(0), Buffer.from([0x98, 0x06, 0x05]), ...rest]);
+    const odd = Buffer.concat([
+      encoded({ ...plainCopy(n), attrs: [] }),
+      entry(0),
+      Buffer.from([0x98, 0x06, 0x05]),
+      ...rest,
+    ]);
     const d = decodeNode(odd, 0, odd.length) as DecodedNode;
     expect(d.unmodifiedAttrBytes()).toBeNull();
     expect(d.attrs).toEqual(n.attrs);

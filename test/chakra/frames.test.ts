@@ -45,7 +45,11 @@ function reassemble(chunks: Buffer[], pool: BufferPool): { offset: number; bytes
   const frames = new FrameScanner('<chunks>', { pool });
   const seen: { offset: number; bytes: Buffer }[] = [];
   const drain = () => {
-    while (frames.next()) seen.push({ offset: frames.offset + frames.frameStart, bytes: Buffer.from(frames.buf.subarray(frames.frameStart, frames.end)) });
+    while (frames.next())
+      seen.push({
+        offset: frames.offset + frames.frameStart,
+        bytes: Buffer.from(frames.buf.subarray(frames.frameStart, frames.end)),
+      });
   };
   for (const c of chunks) {
     frames.append(c);
@@ -58,8 +62,16 @@ function reassemble(chunks: Buffer[], pool: BufferPool): { offset: number; bytes
 }
 
 /** Chunkings that cut frames at every kind of place (inside length prefixes, inside frames, on boundaries), with pools smaller than frames. */
-const COARSE: [number[], number][] = [[[1 << 20], (1 << 20) + (1 << 16)], [[65536, 13], 1024], [[4093, 7, 1], 4096]];
-const FINE: [number[], number][] = [[[7, 1, 300, 4096], 256], [[3], 16], [[1, 2], 8]];
+const COARSE: [number[], number][] = [
+  [[1 << 20], (1 << 20) + (1 << 16)],
+  [[65536, 13], 1024],
+  [[4093, 7, 1], 4096],
+];
+const FINE: [number[], number][] = [
+  [[7, 1, 300, 4096], 256],
+  [[3], 16],
+  [[1, 2], 8],
+];
 
 function checkChunkings(file: string, chunkings: [number[], number][]) {
   const bytes = readFileSync(file);
@@ -116,6 +128,17 @@ describeShared('frame scanner on ../shared traces', () => {
   it('hands out every frame of the shared PyTorch and ASTRA-sim traces', () => {
     checkChunkings(shared('traces', 'chakra-tests', 'feeder_tests_chakra.0.et'), COARSE);
     checkChunkings(shared('astra-sim-reference', 'traces', 'comp_roof4', 'c.0.et'), [...COARSE, ...FINE]);
-    checkChunkings(shared('traces', 'astra-sim', 'examples', 'system', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et'), [...COARSE, ...FINE]);
+    checkChunkings(
+      shared(
+        'traces',
+        'astra-sim',
+        'examples',
+        'system',
+        'custom_collectives',
+        'custom_ring_allreduce_8npus_1MB',
+        'custom_allreduce.0.et',
+      ),
+      [...COARSE, ...FINE],
+    );
   });
 });

@@ -17,7 +17,8 @@ function agrees(ids: number[], misses: number[]): void {
     if (got !== (ref.get(id) ?? n)) wrong.push(`getOrAdd ${id}: ${got}`);
     if (!ref.has(id)) ref.set(id, n);
   });
-  for (const id of [...ids, ...misses]) if (index.get(id) !== (ref.get(id) ?? -1)) wrong.push(`get ${id}: ${index.get(id)}`);
+  for (const id of [...ids, ...misses])
+    if (index.get(id) !== (ref.get(id) ?? -1)) wrong.push(`get ${id}: ${index.get(id)}`);
   expect(wrong.slice(0, 5)).toEqual([]);
   expect(index.size).toBe(ref.size);
   index.clear();
@@ -30,12 +31,22 @@ describe('IdIndex (chakra)', () => {
   const randomIds = (n: number, below: number) => Array.from({ length: n }, () => Math.floor(rand() * below));
   it('agrees with a Map on dense, strided and sparse ids', () => {
     const misses = randomIds(20_000, 3e7);
-    agrees(Array.from({ length: 150_000 }, (_, i) => i), misses);
-    agrees(Array.from({ length: 60_000 }, (_, i) => 500_000 + 3 * i), misses);
+    agrees(
+      Array.from({ length: 150_000 }, (_, i) => i),
+      misses,
+    );
+    agrees(
+      Array.from({ length: 60_000 }, (_, i) => 500_000 + 3 * i),
+      misses,
+    );
     agrees(randomIds(40_000, Number.MAX_SAFE_INTEGER), misses);
   });
   it('agrees with a Map when hashed ids later fall in the direct table, and ids repeat', () => {
-    const ids = [...randomIds(30_000, 20_000_000), ...randomIds(30_000, 400_000), ...Array.from({ length: 100_000 }, (_, i) => i)];
+    const ids = [
+      ...randomIds(30_000, 20_000_000),
+      ...randomIds(30_000, 400_000),
+      ...Array.from({ length: 100_000 }, (_, i) => i),
+    ];
     agrees([...ids, ...ids.slice(0, 5_000)], randomIds(20_000, 3e7));
   });
 });

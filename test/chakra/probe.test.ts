@@ -27,10 +27,20 @@ function snapshot(probe: NodeProbe, buf: Buffer, start: number, end: number): un
   }
   const p = probe;
   return {
-    type: p.type, id: p.id, start: p.startTimeMicros, duration: p.durationMicros, durationAt: [p.durationTag, p.durationEnd],
-    name: [p.nameStart, p.nameEnd], ctrl: p.ctrlDeps.toBigints(), data: p.dataDeps.toBigints(),
-    io: [p.inputsStart, p.inputsEnd, p.outputsStart, p.outputsEnd], attrs: [p.attrStart, p.attrEnd, p.attrsAsBytes],
-    canonical: p.canonical, explicit: p.explicitDefaults, unpacked: p.unpacked, unknown: p.unknown.slice(0, p.unknownLength),
+    type: p.type,
+    id: p.id,
+    start: p.startTimeMicros,
+    duration: p.durationMicros,
+    durationAt: [p.durationTag, p.durationEnd],
+    name: [p.nameStart, p.nameEnd],
+    ctrl: p.ctrlDeps.toBigints(),
+    data: p.dataDeps.toBigints(),
+    io: [p.inputsStart, p.inputsEnd, p.outputsStart, p.outputsEnd],
+    attrs: [p.attrStart, p.attrEnd, p.attrsAsBytes],
+    canonical: p.canonical,
+    explicit: p.explicitDefaults,
+    unpacked: p.unpacked,
+    unknown: p.unknown.slice(0, p.unknownLength),
     maxSlot: p.maxSlotFound,
     slots: NAMES.map((_, slot) => (p.has(slot) ? [p.memberOf(slot), p.attributeRange(slot), p.varintAt(slot)] : null)),
     insertion: p.canonical ? Array.from({ length: 12 }, (_, f) => p.insertionPoint(f)) : null,
@@ -53,7 +63,8 @@ function compareFiles(files: string[], flips: number): number {
   // Without the dependencies: the same notes but for them, and the same verdicts.
   const noDeps = new NodeProbe(names, { keepDeps: false });
   const noDepsGeneral = new NodeProbe(names, { keepDeps: false, canonicalPath: false });
-  const withoutDeps = (x: unknown) => (typeof x === 'object' && x !== null && 'ctrl' in x ? { ...x, ctrl: [], data: [] } : x);
+  const withoutDeps = (x: unknown) =>
+    typeof x === 'object' && x !== null && 'ctrl' in x ? { ...x, ctrl: [], data: [] } : x;
   let compared = 0;
   const random = rng(1234);
   for (const file of files) {
@@ -66,7 +77,13 @@ function compareFiles(files: string[], flips: number): number {
       expect(snapshot(noDepsGeneral, original, s, e), `${file} frame ${k} without deps`).toEqual(withoutDeps(expected));
       // The values are the decoded node's.
       const node = decodeNode(original, s, e);
-      expect([fast.id, fast.type, fast.name, fast.durationMicros, fast.dataDeps.toBigints()]).toEqual([node.id, node.type, node.name, node.durationMicros, node.dataDeps]);
+      expect([fast.id, fast.type, fast.name, fast.durationMicros, fast.dataDeps.toBigints()]).toEqual([
+        node.id,
+        node.type,
+        node.name,
+        node.durationMicros,
+        node.dataDeps,
+      ]);
       for (const [slot, name] of NAMES.entries()) expect(fast.attributeAt(slot)).toEqual(getAttr(node, name));
       compared++;
       // Seeded byte flips inside the frame: the same notes or the same error.
@@ -76,7 +93,9 @@ function compareFiles(files: string[], flips: number): number {
         bad[at] = [0x00, 0x80, 0xff, bad[at] ^ 0x80, bad[at] + 1][Math.floor(random() * 5)] & 0xff;
         const verdict = snapshot(general, bad, 0, bad.length);
         expect(snapshot(fast, bad, 0, bad.length), `${file} frame ${k} byte ${at}`).toEqual(verdict);
-        expect(snapshot(noDeps, bad, 0, bad.length), `${file} frame ${k} byte ${at} without deps`).toEqual(withoutDeps(verdict));
+        expect(snapshot(noDeps, bad, 0, bad.length), `${file} frame ${k} byte ${at} without deps`).toEqual(
+          withoutDeps(verdict),
+        );
         compared++;
       }
     }

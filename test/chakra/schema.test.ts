@@ -67,7 +67,12 @@ function theirs(o: Record<string, unknown>) {
   const kind = (o.value as string | undefined) ?? null;
   let value = kind ? o[kind] : null;
   if (typeof value === 'number' && Number.isNaN(value)) value = 'NaN';
-  if (kind?.endsWith('_list')) value = { values: ((value as { values?: unknown[] }).values ?? []).map((x) => (typeof x === 'number' && Number.isNaN(x) ? 'NaN' : x)) };
+  if (kind?.endsWith('_list'))
+    value = {
+      values: ((value as { values?: unknown[] }).values ?? []).map((x) =>
+        typeof x === 'number' && Number.isNaN(x) ? 'NaN' : x,
+      ),
+    };
   return { name: (o.name as string) ?? '', kind, value };
 }
 

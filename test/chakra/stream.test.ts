@@ -82,7 +82,18 @@ describe('streaming', () => {
     const big = 2n ** 64n - 3n;
     const file = path.join(dir, 'big.0.et');
     const w = await TraceWriter.create(file, { version: '0.0.4', attrs: [] });
-    await w.write({ id: big, name: 'x', type: 4, ctrlDeps: [big - 1n], dataDeps: [2n ** 53n + 1n], startTimeMicros: 0n, durationMicros: 2n ** 60n, inputs: null, outputs: null, attrs: [{ name: 'num_ops', docString: '', kind: 'int64_val', value: -(2n ** 62n) }] });
+    await w.write({
+      id: big,
+      name: 'x',
+      type: 4,
+      ctrlDeps: [big - 1n],
+      dataDeps: [2n ** 53n + 1n],
+      startTimeMicros: 0n,
+      durationMicros: 2n ** 60n,
+      inputs: null,
+      outputs: null,
+      attrs: [{ name: 'num_ops', docString: '', kind: 'int64_val', value: -(2n ** 62n) }],
+    });
     await w.close();
     const { nodes } = await readTraceFile(file);
     expect(nodes[0].id).toBe(big);
@@ -142,16 +153,28 @@ describe('openTraceBytes with reused buffers', () => {
     // Read after close(): refused, not an empty file.
     const closed = await openTraceBytes(file, { reuseBuffers: true });
     closed.close();
-    await expect((async () => {
-      for await (const _ of closed.chunks) void _;
-    })()).rejects.toThrow(/read after close/);
+    await expect(
+      (async () => {
+        for await (const _ of closed.chunks) void _;
+      })(),
+    ).rejects.toThrow(/read after close/);
     // Closed before any chunk was asked for: the file is released too.
     const early = await openTraceBytes(file, { reuseBuffers: true });
     early.close();
     await new Promise((r) => setTimeout(r, 50));
     expect(fds()).toBeLessThanOrEqual(before);
     // With a pool: two buffers taken for the file, given back by close() (not before: the last chunks are valid till then).
-    const pool = { free: [] as Buffer[], taken: 0, take() { this.taken++; return this.free.pop() ?? Buffer.allocUnsafe(1 << 20); }, give(b: Buffer) { this.free.push(b); } };
+    const pool = {
+      free: [] as Buffer[],
+      taken: 0,
+      take() {
+        this.taken++;
+        return this.free.pop() ?? Buffer.allocUnsafe(1 << 20);
+      },
+      give(b: Buffer) {
+        this.free.push(b);
+      },
+    };
     for (let pass = 0; pass < 2; pass++) {
       const pooled = await openTraceBytes(file, { reuseBuffers: pool });
       const got: Buffer[] = [];
@@ -167,9 +190,11 @@ describe('openTraceBytes with reused buffers', () => {
     const fdsBefore = fds();
     for (let k = 0; k < 3; k++) {
       const small = await openTraceBytes(file, { reuseBuffers: { take: () => Buffer.alloc(10), give: () => {} } });
-      await expect((async () => {
-        for await (const _ of small.chunks) void _;
-      })()).rejects.toThrow(/chunk buffers must hold/);
+      await expect(
+        (async () => {
+          for await (const _ of small.chunks) void _;
+        })(),
+      ).rejects.toThrow(/chunk buffers must hold/);
       small.close();
     }
     await new Promise((r) => setTimeout(r, 50));

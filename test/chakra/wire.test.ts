@@ -13,11 +13,21 @@ describe('wire primitives', () => {
     let checked = 0;
     for (const offset of [0, 1, 2, 3, 5]) {
       const buf = backing.subarray(offset, offset + 200);
-      for (const [s, e] of [[0, 200], [1, 33], [3, 70], [7, 39], [0, 31], [10, 10], [198, 200]]) {
+      for (const [s, e] of [
+        [0, 200],
+        [1, 33],
+        [3, 70],
+        [7, 39],
+        [0, 31],
+        [10, 10],
+        [198, 200],
+      ]) {
         for (let high = s - 1; high <= e; high++) {
           buf.fill(0x41);
           if (high >= 0 && high < buf.length) buf[high] = 0x80 + (high % 128);
-          expect(new WireCursor(buf).isAscii(s, e), `offset ${offset} [${s}, ${e}) high ${high}`).toBe(asciiByLoop(buf, s, e));
+          expect(new WireCursor(buf).isAscii(s, e), `offset ${offset} [${s}, ${e}) high ${high}`).toBe(
+            asciiByLoop(buf, s, e),
+          );
           checked++;
         }
       }

@@ -41,15 +41,28 @@ describe('bundleIsCurrent', () => {
 describe.skipIf(!built)('the built executable: bundle and modules', () => {
   /** Runs argv through dist/cli/main.js (the bundle) or through run.js and its modules (what main.js falls back to). */
   const run = (argv: string[], via: 'bundle' | 'modules') => {
-    const args = via === 'bundle'
-      ? [path.join(cliDir, 'main.js'), ...argv]
-      : ['--input-type=module', '-e', 'const { main } = await import(process.argv[1]); process.exitCode = await main(process.argv.slice(2));', path.join(cliDir, 'run.js'), ...argv];
-    const r = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8', env: { ...process.env, COLUMNS: '120' } });
+    const args =
+      via === 'bundle'
+        ? [path.join(cliDir, 'main.js'), ...argv]
+        : [
+            '--input-type=module',
+            '-e',
+            'const { main } = await import(process.argv[1]); process.exitCode = await main(process.argv.slice(2));',
+            path.join(cliDir, 'run.js'),
+            ...argv,
+          ];
+    const r = spawnSync(process.execPath, args, {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: { ...process.env, COLUMNS: '120' },
+    });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
 
   it('npm run build made a current bundle, its module list and its code cache', async () => {
-    const { CLI_BUNDLE, loadCliBundle } = (await import(path.join(cliDir, 'bundle.js'))) as typeof import('../../src/cli/bundle.js');
+    const { CLI_BUNDLE, loadCliBundle } = (await import(
+      path.join(cliDir, 'bundle.js')
+    )) as typeof import('../../src/cli/bundle.js');
     expect(existsSync(CLI_BUNDLE.cache)).toBe(true);
     expect(bundleIsCurrent(CLI_BUNDLE.file)).toBe(true);
     expect(typeof loadCliBundle()?.main).toBe('function');
@@ -63,7 +76,20 @@ describe.skipIf(!built)('the built executable: bundle and modules', () => {
     [['--help']],
     [['inspect', trace, '--json']],
     [['replay', trace, ...network, '--power', 'h100-cluster', '--json']],
-    [['predict', '--calibration', 'calibration/a40.json', '--profile', profile, '--reference-frequency', '1740', '--frequencies', '1200,1500', '--json']],
+    [
+      [
+        'predict',
+        '--calibration',
+        'calibration/a40.json',
+        '--profile',
+        profile,
+        '--reference-frequency',
+        '1740',
+        '--frequencies',
+        '1200,1500',
+        '--json',
+      ],
+    ],
     [['inspect', 'no/such/trace']],
   ])('tracewatt %j prints the same either way', (argv) => {
     const bundled = run(argv, 'bundle');

@@ -30,7 +30,10 @@ const put = (name: string, data: string | Buffer) => {
 };
 
 async function message(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(Error);
   return (e as Error).message;
 }
@@ -51,7 +54,9 @@ describe('YAML and JSON syntax: one line with file and line:column', () => {
   });
   it('malformed system.json and calibration JSON', async () => {
     const s = put('sys.json', system.replace('"endpoint-delay": 10,', '"endpoint-delay": 10'));
-    expect(await message(loadSystemConfig(s))).toBe(`${s}: line 4:3: not valid JSON: Expected ',' or '}' after property value`);
+    expect(await message(loadSystemConfig(s))).toBe(
+      `${s}: line 4:3: not valid JSON: Expected ',' or '}' after property value`,
+    );
     const c = put('cal.json', calibration.slice(0, 200));
     const m = await message(loadCalibration(c));
     expect(m).toMatch(new RegExp(`^${c.replace(/[.]/g, '\\.')}: line \\d+:\\d+: not valid JSON: `));
@@ -59,15 +64,26 @@ describe('YAML and JSON syntax: one line with file and line:column', () => {
   });
   it('the CLI prints it on one line, exit 2', async () => {
     const f = put('tabs2.yml', network.replace('topology: [ Ring ]', 'topology:\n\t- Ring'));
-    const r = await cli('replay', path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--system', path.join(configs, 'sys_ring_example.json'), '--network', f);
+    const r = await cli(
+      'replay',
+      path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      '--system',
+      path.join(configs, 'sys_ring_example.json'),
+      '--network',
+      f,
+    );
     expect(r.code).toBe(2);
-    expect(r.err.trimEnd().split('\n')).toEqual([`tracewatt: error: ${f}: line 2:1: not valid YAML: Tabs are not allowed as indentation (indent with spaces)`]);
+    expect(r.err.trimEnd().split('\n')).toEqual([
+      `tracewatt: error: ${f}: line 2:1: not valid YAML: Tabs are not allowed as indentation (indent with spaces)`,
+    ]);
   });
 });
 
 describe('binary input is named, never dumped', () => {
   it('a binary network.yml, system.json, calibration and mapping', async () => {
-    const bytes = readFileSync(path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce.0.et'));
+    const bytes = readFileSync(
+      path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce.0.et'),
+    );
     for (const [name, load] of [
       ['net.yml', loadNetworkConfig],
       ['sys.json', loadSystemConfig],
@@ -76,19 +92,34 @@ describe('binary input is named, never dumped', () => {
     ] as const) {
       const f = put(`binary-${name}`, bytes);
       const m = await message((load as (f: string) => Promise<unknown>)(f));
-      expect(m).toMatch(new RegExp(`^${f.replace(/[.]/g, '\\.')}: binary data \\(byte \\d+ is 0x[0-9a-f]{2}\\), not a text file$`));
+      expect(m).toMatch(
+        new RegExp(`^${f.replace(/[.]/g, '\\.')}: binary data \\(byte \\d+ is 0x[0-9a-f]{2}\\), not a text file$`),
+      );
     }
   });
 });
 
 describe('a profile that is no text at all says so', () => {
   it('a binary or empty profile is named as such, not as a header that was not recognised', async () => {
-    const elf = put('binary-profile.csv', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00]));
+    const elf = put(
+      'binary-profile.csv',
+      Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00]),
+    );
     const r = await cli('calibrate', elf, '--out', path.join(dir, 'never.json'));
     expect(r.err).toBe(`tracewatt: error: ${elf}: binary data (byte 7 is 0x00), not a profile (CSV or JSON text)\n`);
     expect(r.code).toBe(2);
     const empty = put('empty-profile.csv', '');
-    const e = await cli('predict', '--calibration', path.join(repoRoot, 'calibration', 'rtx8000.json'), '--profile', empty, '--reference-frequency', '1710', '--frequencies', '1110');
+    const e = await cli(
+      'predict',
+      '--calibration',
+      path.join(repoRoot, 'calibration', 'rtx8000.json'),
+      '--profile',
+      empty,
+      '--reference-frequency',
+      '1710',
+      '--frequencies',
+      '1110',
+    );
     expect(e.err).toBe(`tracewatt: error: ${empty}: empty file, not a profile\n`);
     expect(e.code).toBe(2);
   });
@@ -99,7 +130,9 @@ describe('a UTF-8 byte-order mark is accepted everywhere', () => {
     const bom = '\ufeff';
     expect((await loadSystemConfig(put('bom-sys.json', bom + system))).localMemBandwidthGBps).toBe(1600);
     expect((await loadNetworkConfig(put('bom-net.yml', bom + network))).dims).toHaveLength(1);
-    expect((await loadCalibration(put('bom-cal.json', bom + calibration))).device.name).toBe(JSON.parse(calibration).device.name);
+    expect((await loadCalibration(put('bom-cal.json', bom + calibration))).device.name).toBe(
+      JSON.parse(calibration).device.name,
+    );
     const power = readFileSync(path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json'), 'utf8');
     expect((await loadPowerConfig(put('bom-power.json', bom + power))).name).toBe(JSON.parse(power).name);
   });
@@ -108,9 +141,13 @@ describe('a UTF-8 byte-order mark is accepted everywhere', () => {
 describe('missing keys and absurd values', () => {
   it('a missing topology is named', async () => {
     const f = put('notopo.yml', network.replace('topology: [ Ring ]\n', ''));
-    expect(await message(loadNetworkConfig(f))).toBe(`${f}: key "topology": is required but missing (expected a list of Ring | Switch | FullyConnected, one per dimension)`);
+    expect(await message(loadNetworkConfig(f))).toBe(
+      `${f}: key "topology": is required but missing (expected a list of Ring | Switch | FullyConnected, one per dimension)`,
+    );
     const g = put('nolat.yml', network.replace(/latency.*\n/, ''));
-    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`);
+    expect(await message(loadNetworkConfig(g))).toBe(
+      `${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`,
+    );
   });
   it('every missing key is named in one message, not one key per run', async () => {
     const f = put('topology-only.yml', 'topology: [ Ring ]\n');
@@ -121,7 +158,10 @@ describe('missing keys and absurd values', () => {
     expect(await message(loadNetworkConfig(g))).toBe(
       `${g}: keys "topology", "npus_count", "bandwidth": are required but missing ("topology": a list of Ring | Switch | FullyConnected, one per dimension; "npus_count": a list of numbers, one per dimension; "bandwidth": a list of numbers, one per dimension)`,
     );
-    const h = put('no-splits-no-bw.json', JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }));
+    const h = put(
+      'no-splits-no-bw.json',
+      JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }),
+    );
     expect(await message(loadSystemConfig(h))).toBe(
       `${h}: keys "preferred-dataset-splits", "local-mem-bw": are required but missing ("preferred-dataset-splits": an integer ≥ 1; "local-mem-bw": a number > 0 GB/s)`,
     );
@@ -136,7 +176,9 @@ describe('missing keys and absurd values', () => {
     expect(e).toBeInstanceOf(FormatError);
     expect((e as Error).message).toBe(`${f}: key "local-mem-bw": must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
     const g = put('zero-net.yml', network.replace('[ 50.0 ]', '[ 0 ]'));
-    expect(await message(loadNetworkConfig(g))).toBe(`${g}: key "bandwidth"[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
+    expect(await message(loadNetworkConfig(g))).toBe(
+      `${g}: key "bandwidth"[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`,
+    );
     const h = put('neg-lat.yml', network.replace('[ 500.0 ]', '[ -1 ]'));
     expect(await message(loadNetworkConfig(h))).toBe(`${h}: key "latency"[0]: must be ≥ 0 ns and ≤ 1e12 ns, found -1`);
   });
@@ -148,6 +190,10 @@ describe('calibrate with no power model to fit names the file and the columns ne
     const r = await cli('calibrate', f, '--out', path.join(dir, 'never.json'));
     expect(r.code).toBe(2);
     const line = r.err.trimEnd().split('\n').pop()!;
-    expect(line).toMatch(new RegExp(`^tracewatt: error: ${f.replace(/[.+]/g, '\\$&')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with an SM clock and a power reading \\(a power column, or energy and duration columns\\); found 0 kernel-clock points, 0 with power \\(read as accelwattch\\)$`));
+    expect(line).toMatch(
+      new RegExp(
+        `^tracewatt: error: ${f.replace(/[.+]/g, '\\$&')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with an SM clock and a power reading \\(a power column, or energy and duration columns\\); found 0 kernel-clock points, 0 with power \\(read as accelwattch\\)$`,
+      ),
+    );
   });
 });

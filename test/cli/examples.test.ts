@@ -30,7 +30,11 @@ async function helpExamples(name: string): Promise<string[]> {
   expect(r.code).toBe(0);
   const at = r.out.indexOf('\nExample');
   expect(at, `${name} --help shows an example`).toBeGreaterThan(0);
-  return r.out.slice(at).split('\n').filter((l) => l.startsWith('  $ ')).map((l) => l.slice(4));
+  return r.out
+    .slice(at)
+    .split('\n')
+    .filter((l) => l.startsWith('  $ '))
+    .map((l) => l.slice(4));
 }
 
 /** A folder with these entries of the repository linked in (default: the shipped inputs), as a fresh clone has them. */
@@ -51,11 +55,19 @@ function sandbox(entries: string[] = SHIPPED): string {
 function docExamples(): { doc: string; args: string; exit: number; shown: string; maxLines: number }[] {
   return exampleDocuments(repoRoot).flatMap((doc: string) => {
     const text = readFileSync(path.join(repoRoot, doc), 'utf8');
-    return [...text.matchAll(EXAMPLE_BLOCK)].filter((m) => m[1] === 'example').map((m) => {
-      const body = m[4]!.replace(/^```console\n\$ [^\n]*\n/, '').replace(/\n```\n$/, '');
-      const exit = /\n\(exit code (\d+)\)$/.exec(body);
-      return { doc, args: m[2]!, exit: Number(exit?.[1] ?? 0), shown: exit ? body.slice(0, exit.index) : body, maxLines: Number(m[3] ?? 40) };
-    });
+    return [...text.matchAll(EXAMPLE_BLOCK)]
+      .filter((m) => m[1] === 'example')
+      .map((m) => {
+        const body = m[4]!.replace(/^```console\n\$ [^\n]*\n/, '').replace(/\n```\n$/, '');
+        const exit = /\n\(exit code (\d+)\)$/.exec(body);
+        return {
+          doc,
+          args: m[2]!,
+          exit: Number(exit?.[1] ?? 0),
+          shown: exit ? body.slice(0, exit.index) : body,
+          maxLines: Number(m[3] ?? 40),
+        };
+      });
   });
 }
 
@@ -74,7 +86,12 @@ function machineIndependent(text: string): string {
 /** Runs the lines in `cwd` with sh, `npx tracewatt` being the built CLI; stops at the first failing line. */
 function runLines(lines: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
   const script = ['set -e', 'npx() { "$@"; }', 'tracewatt() { node "$TRACEWATT_MAIN" "$@"; }', ...lines].join('\n');
-  const r = spawnSync('sh', ['-c', script], { cwd, encoding: 'utf8', env: { ...process.env, TRACEWATT_MAIN: main }, timeout: 280_000 });
+  const r = spawnSync('sh', ['-c', script], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, TRACEWATT_MAIN: main },
+    timeout: 280_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -85,7 +102,9 @@ function tableRules(text: string): string[] {
 
 /** Path-like words of a command line (they contain a slash), quotes removed. */
 function paths(line: string): string[] {
-  return (line.match(/"[^"]*"|\S+/g) ?? []).map((w) => w.replace(/^"|"$/g, '')).filter((w) => w.includes('/') && !/^\d+\/\d+$/.test(w));
+  return (line.match(/"[^"]*"|\S+/g) ?? [])
+    .map((w) => w.replace(/^"|"$/g, ''))
+    .filter((w) => w.includes('/') && !/^\d+\/\d+$/.test(w));
 }
 
 describe('examples in --help and the command reference', () => {
@@ -102,7 +121,9 @@ describe('examples in --help and the command reference', () => {
           const shipped = [...SHIPPED, 'out'].some((dir) => p.startsWith(`${dir}/`));
           expect(shipped, `${c.name}: ${p} is not under ${[...SHIPPED, 'out'].join(', ')}`).toBe(true);
           if (!p.startsWith('out/') && !/[<>*]/.test(p)) {
-            const exists = existsSync(path.join(repoRoot, p)) || readdirSync(path.join(repoRoot, path.dirname(p))).some((f) => f.startsWith(`${path.basename(p)}.`));
+            const exists =
+              existsSync(path.join(repoRoot, p)) ||
+              readdirSync(path.join(repoRoot, path.dirname(p))).some((f) => f.startsWith(`${path.basename(p)}.`));
             expect(exists, `${c.name}: ${p} does not exist`).toBe(true);
           }
         }
@@ -112,43 +133,57 @@ describe('examples in --help and the command reference', () => {
 
   const built = existsSync(main);
   if (!built) console.warn('dist/ not built (npm ci runs the prepare build): the examples are not run');
-  it.runIf(built).each(COMMANDS.map((c) => c.name))('%s: its example runs as written and exits 0; its tables fit 100 columns and --csv prints them', async (name) => {
-    const lines = await helpExamples(name);
-    const dir = sandbox();
-    if (lines.length > 1) {
-      const setup = runLines(lines.slice(0, -1), dir);
-      expect(setup.status, `${name}\n${setup.stderr}`).toBe(0);
-    }
-    const r = runLines(lines.slice(-1), dir);
-    expect(r.stderr, name).not.toMatch(/internal error/);
-    expect(r.status, `${name}\n${r.stderr}`).toBe(0);
-    expect(r.stdout.length, name).toBeGreaterThan(0);
-    // One rule for tables: a command that prints one fits it to 100 columns by default and takes --csv.
-    const rules = tableRules(r.stdout);
-    const csvOption = COMMANDS.find((c) => c.name === name)!.options.some((o) => o.name === 'csv');
-    if (rules.length) expect(csvOption, `${name} prints a table but has no --csv`).toBe(true);
-    for (const rule of rules) expect([...rule].length, `${name}: a table ${[...rule].length} columns wide`).toBeLessThanOrEqual(100);
-    if (csvOption) {
-      const c = runLines([`${lines.at(-1)} --csv`], dir);
-      expect(c.status, `${name} --csv\n${c.stderr}`).toBe(0);
-      expect(tableRules(c.stdout), `${name} --csv prints a text table`).toEqual([]);
-      const records = parse(c.stdout, { relax_column_count: false }) as string[][];
-      // A header at least (validate finding no problem prints only its header).
-      expect(records.length, `${name} --csv`).toBeGreaterThanOrEqual(1);
-      expect(records[0]!.every((h) => /^[a-z][A-Za-z0-9]*$/.test(h)), `${name} --csv header ${records[0]!.join(',')}`).toBe(true);
-      // Numbers without float noise (12 significant digits at most: no 15.999999999999998).
-      for (const cell of records.slice(1).flat()) if (/^-?\d+\.\d+$/.test(cell)) expect(cell.replace(/^-?0\.0*|[-.]/g, '').length, `${name} --csv: ${cell}`).toBeLessThanOrEqual(12);
-    }
-    // Nothing written beside the shipped inputs but out/.
-    expect(readdirSync(dir).sort(), name).toEqual(['calibration', 'out', 'test', 'traces'].filter((f) => f !== 'out' || existsSync(path.join(dir, 'out'))));
-  }, 300_000);
+  it.runIf(built).each(COMMANDS.map((c) => c.name))(
+    '%s: its example runs as written and exits 0; its tables fit 100 columns and --csv prints them',
+    async (name) => {
+      const lines = await helpExamples(name);
+      const dir = sandbox();
+      if (lines.length > 1) {
+        const setup = runLines(lines.slice(0, -1), dir);
+        expect(setup.status, `${name}\n${setup.stderr}`).toBe(0);
+      }
+      const r = runLines(lines.slice(-1), dir);
+      expect(r.stderr, name).not.toMatch(/internal error/);
+      expect(r.status, `${name}\n${r.stderr}`).toBe(0);
+      expect(r.stdout.length, name).toBeGreaterThan(0);
+      // One rule for tables: a command that prints one fits it to 100 columns by default and takes --csv.
+      const rules = tableRules(r.stdout);
+      const csvOption = COMMANDS.find((c) => c.name === name)!.options.some((o) => o.name === 'csv');
+      if (rules.length) expect(csvOption, `${name} prints a table but has no --csv`).toBe(true);
+      for (const rule of rules)
+        expect([...rule].length, `${name}: a table ${[...rule].length} columns wide`).toBeLessThanOrEqual(100);
+      if (csvOption) {
+        const c = runLines([`${lines.at(-1)} --csv`], dir);
+        expect(c.status, `${name} --csv\n${c.stderr}`).toBe(0);
+        expect(tableRules(c.stdout), `${name} --csv prints a text table`).toEqual([]);
+        const records = parse(c.stdout, { relax_column_count: false }) as string[][];
+        // A header at least (validate finding no problem prints only its header).
+        expect(records.length, `${name} --csv`).toBeGreaterThanOrEqual(1);
+        expect(
+          records[0]!.every((h) => /^[a-z][A-Za-z0-9]*$/.test(h)),
+          `${name} --csv header ${records[0]!.join(',')}`,
+        ).toBe(true);
+        // Numbers without float noise (12 significant digits at most: no 15.999999999999998).
+        for (const cell of records.slice(1).flat())
+          if (/^-?\d+\.\d+$/.test(cell))
+            expect(cell.replace(/^-?0\.0*|[-.]/g, '').length, `${name} --csv: ${cell}`).toBeLessThanOrEqual(12);
+      }
+      // Nothing written beside the shipped inputs but out/.
+      expect(readdirSync(dir).sort(), name).toEqual(
+        ['calibration', 'out', 'test', 'traces'].filter((f) => f !== 'out' || existsSync(path.join(dir, 'out'))),
+      );
+    },
+    300_000,
+  );
 });
 
 describe('examples in the README and docs/', () => {
   const examples = docExamples();
   const built = existsSync(main);
   // Everything a clone has (git's top-level entries), but not ../shared, node_modules or earlier outputs.
-  const entries = readdirSync(repoRoot).filter((f) => !['node_modules', 'dist', 'out', 'case-study', '.git'].includes(f) && !f.startsWith('.tmp'));
+  const entries = readdirSync(repoRoot).filter(
+    (f) => !['node_modules', 'dist', 'out', 'case-study', '.git'].includes(f) && !f.startsWith('.tmp'),
+  );
   let dir = '';
   it('run from README.md and every docs page', () => {
     expect(examples.filter((e) => e.doc === 'README.md').length).toBeGreaterThan(0);
@@ -156,26 +191,37 @@ describe('examples in the README and docs/', () => {
   });
   it('name only files a clone has', () => {
     for (const e of examples) {
-      for (const p of paths(e.args)) expect(p.startsWith('../') || path.isAbsolute(p), `${e.doc} example "tracewatt ${e.args}" reads ${p}, outside the repository`).toBe(false);
+      for (const p of paths(e.args))
+        expect(
+          p.startsWith('../') || path.isAbsolute(p),
+          `${e.doc} example "tracewatt ${e.args}" reads ${p}, outside the repository`,
+        ).toBe(false);
     }
   });
-  it.runIf(built).each(examples.map((e, i) => [i + 1, e.doc, e.args, e.exit, i] as const))('%i: %s: tracewatt %s (exit %i) prints what the block shows', (_i, doc, args, exit, i) => {
-    if (!dir) dir = sandbox(entries);
-    const r = runLines([`set +e; tracewatt ${args}; echo "exit=$?" >&2`], dir);
-    const status = Number(/exit=(\d+)\n$/.exec(r.stderr)?.[1]);
-    expect(r.stderr, args).not.toMatch(/internal error/);
-    expect(status, `tracewatt ${args}\n${r.stderr}`).toBe(exit);
-    const { shown, maxLines } = examples[i]!;
-    const printed = shownOutput(r.stdout, r.stderr.replace(/exit=\d+\n$/, ''), maxLines);
-    expect(machineIndependent(printed), `${doc} example "tracewatt ${args}" printed otherwise: refresh it with node scripts/readme-examples.mjs`)
-      .toBe(machineIndependent(shown));
-  }, 300_000);
+  it.runIf(built).each(examples.map((e, i) => [i + 1, e.doc, e.args, e.exit, i] as const))(
+    '%i: %s: tracewatt %s (exit %i) prints what the block shows',
+    (_i, doc, args, exit, i) => {
+      if (!dir) dir = sandbox(entries);
+      const r = runLines([`set +e; tracewatt ${args}; echo "exit=$?" >&2`], dir);
+      const status = Number(/exit=(\d+)\n$/.exec(r.stderr)?.[1]);
+      expect(r.stderr, args).not.toMatch(/internal error/);
+      expect(status, `tracewatt ${args}\n${r.stderr}`).toBe(exit);
+      const { shown, maxLines } = examples[i]!;
+      const printed = shownOutput(r.stdout, r.stderr.replace(/exit=\d+\n$/, ''), maxLines);
+      expect(
+        machineIndependent(printed),
+        `${doc} example "tracewatt ${args}" printed otherwise: refresh it with node scripts/readme-examples.mjs`,
+      ).toBe(machineIndependent(shown));
+    },
+    300_000,
+  );
 });
 
 describe('comparing README output', () => {
   it('masks only the thread count and times in seconds', () => {
-    expect(machineIndependent('2 threads (this one and 1 worker); 46 replays in 14.7 s; 8 ranks in 3 stages'))
-      .toBe('N threads (this one and N-1 workers); 46 replays in T s; 8 ranks in 3 stages');
+    expect(machineIndependent('2 threads (this one and 1 worker); 46 replays in 14.7 s; 8 ranks in 3 stages')).toBe(
+      'N threads (this one and N-1 workers); 46 replays in T s; 8 ranks in 3 stages',
+    );
     expect(shownOutput('a\nb\nc\n', 'd\n', 2)).toBe('a\nb\n… (2 more lines)');
     expect(shownOutput('a\n', '', 2)).toBe('a');
   });

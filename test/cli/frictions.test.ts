@@ -32,10 +32,20 @@ describe('own-data frictions', () => {
     expect(j.ranks).toHaveLength(1);
     expect(j.ranks[0].measuredIterationNs).toBeGreaterThan(60e6);
     expect(j.bytesSentPerDim).toEqual([0]);
-    const eight = await cli(['replay', shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--network', 'none']);
+    const eight = await cli([
+      'replay',
+      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      '--network',
+      'none',
+    ]);
     expect(eight.code).toBe(2);
     expect(eight.err).toMatch(/8 rank file\(s\) but none \(one NPU\) describes 1 NPUs/);
-    const noSystem = await cli(['replay', shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--network', shipped('configs', 'Switch_8npus.yml')]);
+    const noSystem = await cli([
+      'replay',
+      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      '--network',
+      shipped('configs', 'Switch_8npus.yml'),
+    ]);
     expect(noSystem.code).toBe(2);
     expect(noSystem.err).toMatch(/--network none for a one-rank trace/);
     const help = await cli(['replay', '--help']);
@@ -43,20 +53,38 @@ describe('own-data frictions', () => {
   });
 
   it('import names the ET ops it could not link (the count and the most frequent names)', () => {
-    expect(importText).toMatch(/note: 1 ET op has no Kineto op \(kept without a measured duration\): ## process_group:init ## ×1/);
+    expect(importText).toMatch(
+      /note: 1 ET op has no Kineto op \(kept without a measured duration\): ## process_group:init ## ×1/,
+    );
   });
 
   it('a Kineto trace given to inspect or annotate points at import kineto', async () => {
     const kineto = shipped('pytorch-real', 'h200-gpt', 'rank0.pt.trace.json.gz');
-    for (const argv of [['inspect', kineto], ['annotate', kineto, '--calibration', shipped('..', 'calibration', 'h100-datasheet.json'), '--out', path.join(dir, 'x')]]) {
+    for (const argv of [
+      ['inspect', kineto],
+      [
+        'annotate',
+        kineto,
+        '--calibration',
+        shipped('..', 'calibration', 'h100-datasheet.json'),
+        '--out',
+        path.join(dir, 'x'),
+      ],
+    ]) {
       const r = await cli(argv);
       expect(r.code).toBe(2);
-      expect(r.err).toContain(`this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with \`tracewatt import kineto ${kineto} --out <prefix>\``);
+      expect(r.err).toContain(
+        `this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with \`tracewatt import kineto ${kineto} --out <prefix>\``,
+      );
     }
   });
 
   it('--help marks required options', async () => {
-    for (const [cmd, opt] of [['annotate', 'calibration'], ['predict', 'profile'], ['import pytorch', 'out']] as const) {
+    for (const [cmd, opt] of [
+      ['annotate', 'calibration'],
+      ['predict', 'profile'],
+      ['import pytorch', 'out'],
+    ] as const) {
       const help = await cli([...cmd.split(' '), '--help']);
       expect(help.out.replace(/\s+/g, ' ')).toMatch(new RegExp(`--${opt} <[a-z]+> \\(required\\)`));
     }

@@ -33,7 +33,8 @@ function snapshot(d: string): Record<string, string> {
     for (const name of existsSync(at) ? readdirSync(at) : []) {
       const p = path.join(at, name);
       if (lstatSync(p).isDirectory()) walk(p);
-      else out[path.relative(d, p)] = `${lstatSync(p).size} ${createHash('sha1').update(readFileSync(p)).digest('hex')}`;
+      else
+        out[path.relative(d, p)] = `${lstatSync(p).size} ${createHash('sha1').update(readFileSync(p)).digest('hex')}`;
     }
   };
   walk(d);
@@ -81,7 +82,16 @@ function runCli(argv: string[], watch: string, interrupt: { afterMs: number; sig
  * (interrupted) or the new ones (finished, or the signal came once they were committed), and never a temporary
  * file, lock or backup. Returns how many tries the signal cut short.
  */
-async function interruptedTries(o: { out: string; watch: string; first: string[]; second: string[]; tries: number; maxDelayMs: number; seed: number; signals: NodeJS.Signals[] }): Promise<number> {
+async function interruptedTries(o: {
+  out: string;
+  watch: string;
+  first: string[];
+  second: string[];
+  tries: number;
+  maxDelayMs: number;
+  seed: number;
+  signals: NodeJS.Signals[];
+}): Promise<number> {
   expect((await runCli(o.first, o.watch, null)).code).toBe(0);
   const before = snapshot(o.out);
   expect((await runCli(o.second, o.watch, null)).code).toBe(0);
@@ -93,7 +103,10 @@ async function interruptedTries(o: { out: string; watch: string; first: string[]
     const signal = o.signals[k % o.signals.length]!;
     const r = await runCli(o.second, o.watch, { afterMs: Math.floor(random() * o.maxDelayMs), signal });
     const now = snapshot(o.out);
-    expect(Object.keys(now).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f)), `try ${k}`).toEqual([]);
+    expect(
+      Object.keys(now).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f)),
+      `try ${k}`,
+    ).toEqual([]);
     if (r.code === (signal === 'SIGINT' ? 130 : 143)) {
       interrupted++;
       expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
@@ -115,26 +128,56 @@ async function interruptedTries(o: { out: string; watch: string; first: string[]
 describe.runIf(existsSync(bin))('export astra-sim interrupted at random moments (built CLI, child processes)', () => {
   it('leaves the previous export whole, or the new one whole, and no temporary file or lock', async () => {
     const out = path.join(dir, 'export');
-    const args = (trace: string) => ['export', 'astra-sim', trace, '--system', shipped('configs', 'sys_ring_example.json'),
-      '--network', shipped('configs', 'Switch_8npus.yml'), '--out', out];
+    const args = (trace: string) => [
+      'export',
+      'astra-sim',
+      trace,
+      '--system',
+      shipped('configs', 'sys_ring_example.json'),
+      '--network',
+      shipped('configs', 'Switch_8npus.yml'),
+      '--out',
+      out,
+    ];
     const first = shipped('astra-sim', 'all_gather', '8npus_1MB', 'all_gather');
     const second = shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
-    const interrupted = await interruptedTries({ out, watch: path.join(out, 'workload'), first: args(first), second: args(second), tries: 8, maxDelayMs: 40, seed: 26, signals: ['SIGINT'] });
+    const interrupted = await interruptedTries({
+      out,
+      watch: path.join(out, 'workload'),
+      first: args(first),
+      second: args(second),
+      tries: 8,
+      maxDelayMs: 40,
+      seed: 26,
+      signals: ['SIGINT'],
+    });
     expect(interrupted).toBeGreaterThan(0);
   }, 120_000);
 });
 
-describe.runIf(existsSync(bin))('import pytorch --dir interrupted at random moments (built CLI, child processes)', () => {
-  // Reproduced first: SIGINT/SIGTERM near the end of `import pytorch --dir` left `<prefix>.N.et.tmp` (3 of 20 tries)
-  // while printing "nothing written". Its rank files go through the one OutputSet (TraceWriter.create with the set).
-  it('leaves the previous import whole, or the new one whole, and no <prefix>.N.et.tmp, lock or backup', async () => {
-    const out = path.join(dir, 'import');
-    const prefix = path.join(out, 'run');
-    const args = (run: string) => ['import', 'pytorch', '--dir', shipped('pytorch-real', run), '--out', prefix];
-    // Two imports under the same prefix: a 1-rank run, then the 2-rank gloo run (which replaces run.0.et, adds run.1.et).
-    const first = args('h200-gpt-nostep');
-    const second = args('h200-gpt-gloo');
-    const interrupted = await interruptedTries({ out, watch: out, first, second, tries: 6, maxDelayMs: 2500, seed: 2603, signals: ['SIGINT', 'SIGTERM'] });
-    expect(interrupted).toBeGreaterThan(0);
-  }, 240_000);
-});
+describe.runIf(existsSync(bin))(
+  'import pytorch --dir interrupted at random moments (built CLI, child processes)',
+  () => {
+    // Reproduced first: SIGINT/SIGTERM near the end of `import pytorch --dir` left `<prefix>.N.et.tmp` (3 of 20 tries)
+    // while printing "nothing written". Its rank files go through the one OutputSet (TraceWriter.create with the set).
+    it('leaves the previous import whole, or the new one whole, and no <prefix>.N.et.tmp, lock or backup', async () => {
+      const out = path.join(dir, 'import');
+      const prefix = path.join(out, 'run');
+      const args = (run: string) => ['import', 'pytorch', '--dir', shipped('pytorch-real', run), '--out', prefix];
+      // Two imports under the same prefix: a 1-rank run, then the 2-rank gloo run (which replaces run.0.et, adds run.1.et).
+      const first = args('h200-gpt-nostep');
+      const second = args('h200-gpt-gloo');
+      const interrupted = await interruptedTries({
+        out,
+        watch: out,
+        first,
+        second,
+        tries: 6,
+        maxDelayMs: 2500,
+        seed: 2603,
+        signals: ['SIGINT', 'SIGTERM'],
+      });
+      expect(interrupted).toBeGreaterThan(0);
+    }, 240_000);
+  },
+);

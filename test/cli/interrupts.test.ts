@@ -15,7 +15,8 @@ import { repoRoot } from '../helpers/shared.js';
 
 const bin = path.join(repoRoot, 'dist', 'cli', 'main.js');
 const built = existsSync(bin);
-if (!built) console.warn('dist/ not built (npm run build): the process tests of interrupts, locks and EPIPE are skipped');
+if (!built)
+  console.warn('dist/ not built (npm run build): the process tests of interrupts, locks and EPIPE are skipped');
 const calibration = path.join(repoRoot, 'calibration', 'rtx8000.json');
 
 interface Run {
@@ -29,7 +30,9 @@ function start(args: string[], env: NodeJS.ProcessEnv = process.env): Run {
   let err = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (err += d));
-  const done = new Promise<Awaited<Run['done']>>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out, err })));
+  const done = new Promise<Awaited<Run['done']>>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, out, err })),
+  );
   return { child, done };
 }
 
@@ -60,7 +63,22 @@ function snapshot(dir: string): Record<string, string> {
 
 const pending = (dir: string) => listing(dir).some((f) => f.endsWith('.tmp'));
 const generate = (prefix: string, globalBatch: number) => [
-  'generate', 'llm', '--model', 'llama2-70b', '--dp', '2', '--tp', '8', '--pp', '4', '--global-batch', String(globalBatch), '--seq', '4096', '--out', prefix,
+  'generate',
+  'llm',
+  '--model',
+  'llama2-70b',
+  '--dp',
+  '2',
+  '--tp',
+  '8',
+  '--pp',
+  '4',
+  '--global-batch',
+  String(globalBatch),
+  '--seq',
+  '4096',
+  '--out',
+  prefix,
 ];
 
 describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child processes)', () => {
@@ -98,7 +116,16 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
 
   it('annotate at several clocks: Ctrl-C mid-write leaves no file and no folder', async () => {
     const out = path.join(dir, 'annotated');
-    const run = start(['annotate', trace, '--calibration', calibration, '--frequencies', '705,1110,1410', '--out', path.join(out, 'x')]);
+    const run = start([
+      'annotate',
+      trace,
+      '--calibration',
+      calibration,
+      '--frequencies',
+      '705,1110,1410',
+      '--out',
+      path.join(out, 'x'),
+    ]);
     await waitFor(run, 'writing rank files', () => pending(out));
     run.child.kill('SIGINT');
     const r = await run.done;
@@ -109,7 +136,16 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
 
   it('replay --timeline: SIGTERM mid-write leaves neither the timeline nor its temporary file', async () => {
     const timeline = path.join(dir, 'timeline.json');
-    const run = start(['replay', trace, '--system', `${trace}.system.json`, '--network', `${trace}.network.yml`, '--timeline', timeline]);
+    const run = start([
+      'replay',
+      trace,
+      '--system',
+      `${trace}.system.json`,
+      '--network',
+      `${trace}.network.yml`,
+      '--timeline',
+      timeline,
+    ]);
     await waitFor(run, 'writing the timeline', () => existsSync(`${timeline}.tmp`));
     run.child.kill('SIGTERM');
     const r = await run.done;
@@ -121,10 +157,26 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
 
   it('sweep gpu: Ctrl-C removes its temporary folder from the OS temp directory', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'tw-sweep-tmp-'));
-    const run = start([
-      'sweep', 'gpu', trace, '--calibration', calibration, '--frequencies', '705,1110,1410', '--system', `${trace}.system.json`, '--network', `${trace}.network.yml`,
-    ], { ...process.env, TMPDIR: tmp });
-    const work = () => listing(tmp).filter((f) => f.startsWith('tracewatt-sweep-gpu-')).map((f) => path.join(tmp, f));
+    const run = start(
+      [
+        'sweep',
+        'gpu',
+        trace,
+        '--calibration',
+        calibration,
+        '--frequencies',
+        '705,1110,1410',
+        '--system',
+        `${trace}.system.json`,
+        '--network',
+        `${trace}.network.yml`,
+      ],
+      { ...process.env, TMPDIR: tmp },
+    );
+    const work = () =>
+      listing(tmp)
+        .filter((f) => f.startsWith('tracewatt-sweep-gpu-'))
+        .map((f) => path.join(tmp, f));
     await waitFor(run, 'annotating into its temporary folder', () => work().some((d) => pending(d)));
     run.child.kill('SIGINT');
     const r = await run.done;
@@ -139,7 +191,18 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
     // Rank 6's output goes to /dev/full (ENOSPC): written by a worker thread or this one, whichever takes it.
     symlinkSync('/dev/full', path.join(out, 'x.6.et.tmp'));
     const allReduce = path.join(repoRoot, 'traces', 'astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
-    const r = await start(['annotate', allReduce, '--calibration', calibration, '--frequency', '1410', '--workers', '4', '--out', path.join(out, 'x')]).done;
+    const r = await start([
+      'annotate',
+      allReduce,
+      '--calibration',
+      calibration,
+      '--frequency',
+      '1410',
+      '--workers',
+      '4',
+      '--out',
+      path.join(out, 'x'),
+    ]).done;
     expect(r.err).toBe(`tracewatt: error: ${path.join(out, 'x.6.et')}: cannot write (ENOSPC)\n`);
     expect(r.code).toBe(2);
     expect(listing(out)).toEqual([]);

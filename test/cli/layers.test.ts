@@ -6,7 +6,9 @@ import { repoRoot } from '../helpers/shared.js';
 
 describe('layers', () => {
   it('every import in src/ points down: errors/diagnostics → formats → core → model → engines → report → cli', async () => {
-    const r = await promisify(execFile)(process.execPath, [path.join(repoRoot, 'scripts', 'check-layers.mjs')]).catch((e) => e);
+    const r = await promisify(execFile)(process.execPath, [path.join(repoRoot, 'scripts', 'check-layers.mjs')]).catch(
+      (e) => e,
+    );
     expect(r.stdout).toMatch(/layers ok/);
   });
 });

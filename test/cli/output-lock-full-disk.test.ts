@@ -14,7 +14,12 @@ const full = vi.hoisted(() => ({ on: false }));
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const writeSync = ((...args: Parameters<typeof fs.writeSync>) => {
-    if (full.on) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    if (full.on)
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
     return (fs.writeSync as (...a: unknown[]) => number)(...args);
   }) as typeof fs.writeSync;
   return { ...fs, default: { ...fs, writeSync }, writeSync };

@@ -28,7 +28,15 @@ const cluster = ['--system', system, '--network', network];
 
 /** Parses simple CSV (no quoted commas inside numbers) into header and rows. */
 function csv(text: string): { header: string[]; rows: string[][] } {
-  const lines = text.trimEnd().split('\n').map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.filter((c) => c !== '').map((c) => c.replace(/,$/, '')));
+  const lines = text
+    .trimEnd()
+    .split('\n')
+    .map((l) =>
+      l
+        .match(/("([^"]|"")*"|[^,]*)(,|$)/g)!
+        .filter((c) => c !== '')
+        .map((c) => c.replace(/,$/, '')),
+    );
   return { header: lines[0], rows: lines.slice(1) };
 }
 
@@ -89,7 +97,17 @@ describe('--csv', () => {
     expect(r.code).toBe(0);
     const { header, rows } = csv(r.out);
     expect(header.slice(0, 11)).toEqual([
-      'rank', 'finishNs', 'gpuComputeNs', 'exposedCommNs', 'hostExposedNs', 'remoteMemExposedNs', 'waitNs', 'commNs', 'overlapNs', 'astraExposedNs', 'sentDim0Bytes',
+      'rank',
+      'finishNs',
+      'gpuComputeNs',
+      'exposedCommNs',
+      'hostExposedNs',
+      'remoteMemExposedNs',
+      'waitNs',
+      'commNs',
+      'overlapNs',
+      'astraExposedNs',
+      'sentDim0Bytes',
     ]);
     expect(header).toContain('totalEnergyJ');
     expect(rows.map((x) => x[0])).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', 'total']);
@@ -113,13 +131,28 @@ describe('--csv', () => {
 
 describe('option values', () => {
   it.each([
-    [['validate', trace, '--max-per-code', 'abc'], /^tracewatt: error: --max-per-code: expected a whole number ≥ 0, got "abc"\n$/],
-    [['replay', trace, ...cluster, '--window', '0'], /^tracewatt: error: --window: expected a whole number ≥ 1, got "0"\n$/],
+    [
+      ['validate', trace, '--max-per-code', 'abc'],
+      /^tracewatt: error: --max-per-code: expected a whole number ≥ 0, got "abc"\n$/,
+    ],
+    [
+      ['replay', trace, ...cluster, '--window', '0'],
+      /^tracewatt: error: --window: expected a whole number ≥ 1, got "0"\n$/,
+    ],
     [['replay', trace, ...cluster, '--window', '1.5'], /--window: expected a whole number/],
     [['sweep', 'network', trace, ...cluster, '--dimension', 'x'], /--dimension: expected a whole number ≥ 0, got "x"/],
-    [['sweep', 'network', trace, ...cluster, '--dimension', '0', '--threads', '0'], /--threads: expected a whole number ≥ 1, got "0"/],
-    [['sweep', 'network', trace, ...cluster, '--dimension', '0', '--scale', '1:0.5:0.1'], /--scale "1:0.5:0.1": stop 0.5 is below start 1/],
-    [['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '4', '--seq', '1k', '--out', 'x'], /--seq: expected a whole number ≥ 1, got "1k"/],
+    [
+      ['sweep', 'network', trace, ...cluster, '--dimension', '0', '--threads', '0'],
+      /--threads: expected a whole number ≥ 1, got "0"/,
+    ],
+    [
+      ['sweep', 'network', trace, ...cluster, '--dimension', '0', '--scale', '1:0.5:0.1'],
+      /--scale "1:0.5:0.1": stop 0.5 is below start 1/,
+    ],
+    [
+      ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '4', '--seq', '1k', '--out', 'x'],
+      /--seq: expected a whole number ≥ 1, got "1k"/,
+    ],
     [['case-study', 'llama2-70b', '--global-batch', 'many'], /--global-batch: expected a whole number ≥ 1, got "many"/],
   ])('%j is one line and exit code 2', async (argv, message) => {
     const r = await cli(...argv);
@@ -157,7 +190,13 @@ describe('unwritable output paths', () => {
     const dir = await tmp();
     const tl = path.join(dir, 'sub', 't.json');
     // The 4-rank trace on an 8-NPU network is refused after the timeline file was opened.
-    const r = await cli('replay', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce'), ...cluster, '--timeline', tl);
+    const r = await cli(
+      'replay',
+      shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce'),
+      ...cluster,
+      '--timeline',
+      tl,
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/4 rank file\(s\) but .* describes 8 NPUs/);
     expect(existsSync(tl)).toBe(false);
@@ -169,7 +208,12 @@ describe('unwritable output paths', () => {
     const tl = path.join(dir, 'tl.json');
     const r = await cli('replay', trace, ...cluster, '--timeline', tl, '--json');
     expect(r.code).toBe(0);
-    const events = JSON.parse(await readFile(tl, 'utf8')).traceEvents as { ph: string; pid: number; ts: number; dur?: number }[];
+    const events = JSON.parse(await readFile(tl, 'utf8')).traceEvents as {
+      ph: string;
+      pid: number;
+      ts: number;
+      dur?: number;
+    }[];
     const slices = events.filter((e) => e.ph === 'X');
     expect(new Set(slices.map((e) => e.pid))).toEqual(new Set([0, 1, 2, 3, 4, 5, 6, 7]));
     expect(Math.max(...slices.map((e) => e.ts + e.dur!))).toBeCloseTo(JSON.parse(r.out).makespanNs / 1000, 6);

@@ -28,10 +28,14 @@ describe('README', () => {
 
   it('names every command, and every command has a run example in README.md or docs/', () => {
     const blocks = exampleDocuments(repoRoot).flatMap((doc: string) =>
-      [...readFileSync(path.join(repoRoot, doc), 'utf8').matchAll(EXAMPLE_BLOCK)].map((m) => m[2]!));
+      [...readFileSync(path.join(repoRoot, doc), 'utf8').matchAll(EXAMPLE_BLOCK)].map((m) => m[2]!),
+    );
     for (const c of COMMANDS) {
       expect(readme).toContain(`tracewatt ${c.name}`);
-      expect(blocks.some((args: string) => args.startsWith(`${c.name} `)), `no example block runs tracewatt ${c.name}`).toBe(true);
+      expect(
+        blocks.some((args: string) => args.startsWith(`${c.name} `)),
+        `no example block runs tracewatt ${c.name}`,
+      ).toBe(true);
     }
   });
 
@@ -46,14 +50,25 @@ describe('README', () => {
     for (const doc of exampleDocuments(repoRoot)) {
       const text = readFileSync(path.join(repoRoot, doc), 'utf8').replace(EXAMPLE_BLOCK, '');
       for (const line of text.split('\n').filter((l) => l.startsWith('$ npx tracewatt '))) {
-        expect(line.includes('../shared/'), `${doc}: "${line}" is not in an example block, so no test runs it`).toBe(true);
+        expect(line.includes('../shared/'), `${doc}: "${line}" is not in an example block, so no test runs it`).toBe(
+          true,
+        );
       }
     }
   });
   it('links only files and headings that exist (README.md and docs/)', () => {
     // GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
-    const slug = (h: string) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
-    const anchors = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => slug(l.replace(/^#+ /, '').replace(/`/g, '')));
+    const slug = (h: string) =>
+      h
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N} _-]/gu, '')
+        .replace(/ /g, '-');
+    const anchors = (file: string) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => /^#{1,6} /.test(l))
+        .map((l) => slug(l.replace(/^#+ /, '').replace(/`/g, '')));
     for (const doc of exampleDocuments(repoRoot)) {
       const text = readFileSync(path.join(repoRoot, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
       for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
@@ -62,7 +77,8 @@ describe('README', () => {
         const [file, anchor] = link.split('#');
         const target = file ? path.join(repoRoot, path.dirname(doc), file) : path.join(repoRoot, doc);
         expect(existsSync(target), `${doc}: link ${link}: no such file`).toBe(true);
-        if (anchor && target.endsWith('.md')) expect(anchors(target), `${doc}: link ${link}: no such heading`).toContain(anchor);
+        if (anchor && target.endsWith('.md'))
+          expect(anchors(target), `${doc}: link ${link}: no such heading`).toContain(anchor);
       }
     }
   });

@@ -21,7 +21,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  CollectiveCommType, emptyNode, makeAttr, NodeType, readTraceFile, setAttr, writeTraceFile, type AttrKind, type ChakraNode,
+  CollectiveCommType,
+  emptyNode,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  setAttr,
+  writeTraceFile,
+  type AttrKind,
+  type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { cli } from '../helpers/cli.js';
 import { badNulls } from '../helpers/json-nulls.js';
@@ -33,13 +41,29 @@ import { shipped } from '../helpers/traces.js';
 const TRACE = shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce');
 const SYSTEM = shipped('configs', 'sys_ring_pure.json');
 const NETWORK = shipped('configs', 'Ring_4npus.yml');
-const LOG = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'congestion-unaware', 'all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt');
+const LOG = path.join(
+  repoRoot,
+  'test',
+  'fixtures',
+  'astra-sim',
+  'congestion-unaware',
+  'all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt',
+);
 const POWER = path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json');
 const CALIBRATION = path.join(repoRoot, 'calibration', 'a40.json');
 const PROFILE = path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
 
 /** Keys whose value is null by definition (a marginal against no neighbour, a node-less problem, an idle power of no named source …). */
-const NULL_OK = new Set(['idleSource', 'marginal', 'energyPerTimeW', 'energySavedPctPerSlowdownPct', 'nodeId', 'referenceClockMHz', 'profileFormat', 'memClockMHz']);
+const NULL_OK = new Set([
+  'idleSource',
+  'marginal',
+  'energyPerTimeW',
+  'energySavedPctPerSlowdownPct',
+  'nodeId',
+  'referenceClockMHz',
+  'profileFormat',
+  'memClockMHz',
+]);
 
 let dir: string;
 let caseNo = 0;
@@ -84,7 +108,10 @@ async function run(label: string, argv: string[]): Promise<Outcome> {
   expect([0, 1, 2], `${what}: exit ${r.code}\n${r.err}`).toContain(r.code);
   let verdict = r.code === 0 ? 'ok' : 'problems';
   if (r.code === 2) {
-    const lines = r.err.trimEnd().split('\n').filter((l) => l.startsWith('tracewatt: '));
+    const lines = r.err
+      .trimEnd()
+      .split('\n')
+      .filter((l) => l.startsWith('tracewatt: '));
     expect(lines, `${what}: ${r.err}`).toHaveLength(1);
     const line = lines[0]!;
     expect(line, what).toMatch(/^tracewatt: error: /);
@@ -112,11 +139,22 @@ const LATE = /not a finite number \(an input is out of range\)/;
 // ---------------------------------------------------------------------------------------------------------------
 // Configs read by replay, sweep network, export astra-sim and energy (from ASTRA-sim's log of the base case).
 
-interface ClusterFiles { system: string; network: string; memory?: string; commGroup?: string; power?: string }
+interface ClusterFiles {
+  system: string;
+  network: string;
+  memory?: string;
+  commGroup?: string;
+  power?: string;
+}
 
 function clusterArgs(f: ClusterFiles): string[] {
   return [
-    '--system', f.system, '--network', f.network, ...(f.memory ? ['--memory', f.memory] : []), ...(f.commGroup ? ['--comm-group', f.commGroup] : []),
+    '--system',
+    f.system,
+    '--network',
+    f.network,
+    ...(f.memory ? ['--memory', f.memory] : []),
+    ...(f.commGroup ? ['--comm-group', f.commGroup] : []),
   ];
 }
 
@@ -124,15 +162,42 @@ function clusterArgs(f: ClusterFiles): string[] {
  * The base trace on a cluster through every command that reads the configs; asserts one verdict and what an accepted
  * export leaves; returns the replay's verdict.
  */
-async function clusterCase(surface: string, label: string, files: ClusterFiles, o: { sweep?: boolean; vfCurve?: string } = {}): Promise<string> {
+async function clusterCase(
+  surface: string,
+  label: string,
+  files: ClusterFiles,
+  o: { sweep?: boolean; vfCurve?: string } = {},
+): Promise<string> {
   const d = caseDir();
   const power = files.power ? ['--power', files.power] : [];
   const replay = await run(label, ['replay', TRACE, ...clusterArgs(files), ...power, '--json']);
-  const sweepRun = o.sweep === false ? null : await run(label, [
-    'sweep', 'network', TRACE, ...clusterArgs(files), ...power, '--dimension', '0', '--scale', '0.9,1', ...(o.vfCurve ? ['--vf-curve', o.vfCurve] : []), '--json',
-  ]);
+  const sweepRun =
+    o.sweep === false
+      ? null
+      : await run(label, [
+          'sweep',
+          'network',
+          TRACE,
+          ...clusterArgs(files),
+          ...power,
+          '--dimension',
+          '0',
+          '--scale',
+          '0.9,1',
+          ...(o.vfCurve ? ['--vf-curve', o.vfCurve] : []),
+          '--json',
+        ]);
   const out = path.join(d, 'export');
-  const exported = await run(label, ['export', 'astra-sim', TRACE, ...clusterArgs(files), ...power, '--out', out, '--json']);
+  const exported = await run(label, [
+    'export',
+    'astra-sim',
+    TRACE,
+    ...clusterArgs(files),
+    ...power,
+    '--out',
+    out,
+    '--json',
+  ]);
   const energy = await run(label, ['energy', '--astra-sim-log', LOG, TRACE, ...clusterArgs(files), ...power, '--json']);
   expect(leftovers(out), label).toEqual([]);
   if (exported.code !== 0) expect(existsSync(out), `${label}: a refused export left ${out}`).toBe(false);
@@ -149,36 +214,87 @@ async function clusterCase(surface: string, label: string, files: ClusterFiles, 
   if (replay.verdict !== 'ok') expect(energy.verdict, `${label}: energy vs replay`).toBe(replay.verdict);
   else if (energy.verdict !== 'ok') {
     expect(energy.verdict, `${label}: energy refused what replay runs`).toMatch(/the log is of another (run|export)/);
-    count(surface, 'accepted; the base case\'s ASTRA-sim log refused as not of this run (timing changed)');
+    count(surface, "accepted; the base case's ASTRA-sim log refused as not of this run (timing changed)");
   }
   const verdicts = [replay, sweepRun, exported, energy].filter((x): x is Outcome => x !== null);
   const late = verdicts.filter((x) => LATE.test(x.verdict));
-  if (late.length > 0) count(surface, 'refused only when writing the output (a figure not finite: not range-checked at read)');
+  if (late.length > 0)
+    count(surface, 'refused only when writing the output (a figure not finite: not range-checked at read)');
   else if (replay.verdict === 'ok') count(surface, 'accepted');
   else count(surface, 'clean rejects');
   return replay.verdict;
 }
 
 const SYSTEM_KEYS: [string, unknown][] = [
-  ['track-local-mem', 1], ['local-mem-trace-filename', 'mem/trace'], ['trace-enabled', 1], ['boost-mode', 1], ['L', 5], ['o', 2], ['g', 1], ['G', 3],
-  ['model-shared-bus', 0], ['model-shared-bus', 1], ['local-reduction-delay', 3], ['replay-only', 1], ['roofline-enabled', 1],
-  ['all-reduce-implementation-custom', ['x']], ['per-node-custom-implementation', 'x.yml'], ['scheduling-policy', 'EXPLICIT'],
-  ['intra-dimension-scheduling', 'SCF'], ['inter-dimension-scheduling', 'baseline'], ['collective-optimization', 'baseline'],
-  ['preferred-dataset-splits', 4096], ['preferred-dataset-splits', 4097], ['preferred-dataset-splits', 1e308], ['active-chunks-per-dimension', 65_537],
-  ['endpoint-delay', 1e13], ['local-mem-bw', 1e-300], ['peak-perf', 1e300], ['all-reduce-implementation', ['oneRing']],
-  ['all-reduce-implementation', ['direct', 'ring']], ['all-reduce-implementation', ['halvingDoubling']],
+  ['track-local-mem', 1],
+  ['local-mem-trace-filename', 'mem/trace'],
+  ['trace-enabled', 1],
+  ['boost-mode', 1],
+  ['L', 5],
+  ['o', 2],
+  ['g', 1],
+  ['G', 3],
+  ['model-shared-bus', 0],
+  ['model-shared-bus', 1],
+  ['local-reduction-delay', 3],
+  ['replay-only', 1],
+  ['roofline-enabled', 1],
+  ['all-reduce-implementation-custom', ['x']],
+  ['per-node-custom-implementation', 'x.yml'],
+  ['scheduling-policy', 'EXPLICIT'],
+  ['intra-dimension-scheduling', 'SCF'],
+  ['inter-dimension-scheduling', 'baseline'],
+  ['collective-optimization', 'baseline'],
+  ['preferred-dataset-splits', 4096],
+  ['preferred-dataset-splits', 4097],
+  ['preferred-dataset-splits', 1e308],
+  ['active-chunks-per-dimension', 65_537],
+  ['endpoint-delay', 1e13],
+  ['local-mem-bw', 1e-300],
+  ['peak-perf', 1e300],
+  ['all-reduce-implementation', ['oneRing']],
+  ['all-reduce-implementation', ['direct', 'ring']],
+  ['all-reduce-implementation', ['halvingDoubling']],
 ];
 
 /** A network.yml from values (numbers and strings as YAML flow lists). */
 function yamlOf(v: Record<string, unknown>): string {
-  return Object.entries(v).map(([k, x]) => `${k}: ${Array.isArray(x) ? `[ ${x.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join(', ')} ]` : JSON.stringify(x)}`).join('\n') + '\n';
+  return `${Object.entries(v)
+    .map(
+      ([k, x]) =>
+        `${k}: ${Array.isArray(x) ? `[ ${x.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join(', ')} ]` : JSON.stringify(x)}`,
+    )
+    .join('\n')}\n`;
 }
 
 /** Seeded YAML-level mutations of network.yml: values, lengths, styles, anchors and aliases, tags, syntax. */
 function networkMutation(random: () => number): Mutation {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const base = { topology: ['Ring'], npus_count: [4], bandwidth: [50], latency: [500] } as Record<string, unknown[]>;
-  const yamlValues = ['0', '-1', '1e-300', '1e300', '1e12', '1e13', '.nan', '.inf', '-.inf', '"50"', 'null', '~', '[]', '{}', '0x32', '5e1', 'true', '9007199254740993', '1e-6', '1e-7', 'Ring', '50.0'];
+  const yamlValues = [
+    '0',
+    '-1',
+    '1e-300',
+    '1e300',
+    '1e12',
+    '1e13',
+    '.nan',
+    '.inf',
+    '-.inf',
+    '"50"',
+    'null',
+    '~',
+    '[]',
+    '{}',
+    '0x32',
+    '5e1',
+    'true',
+    '9007199254740993',
+    '1e-6',
+    '1e-7',
+    'Ring',
+    '50.0',
+  ];
   const r = random();
   if (r < 0.3) {
     const key = pick(Object.keys(base));
@@ -196,7 +312,10 @@ function networkMutation(random: () => number): Mutation {
   }
   if (r < 0.55) {
     return pick([
-      { label: 'block style', text: 'topology:\n  - Ring\nnpus_count:\n  - 4\nbandwidth:\n  - 50\nlatency:\n  - 500\n' },
+      {
+        label: 'block style',
+        text: 'topology:\n  - Ring\nnpus_count:\n  - 4\nbandwidth:\n  - 50\nlatency:\n  - 500\n',
+      },
       { label: 'a flow map', text: '{ topology: [ Ring ], npus_count: [ 4 ], bandwidth: [ 50 ], latency: [ 500 ] }\n' },
       { label: 'comments and a document start', text: `---\n# network\n${yamlOf(base)}# end\n...\n` },
       { label: 'two documents', text: `${yamlOf(base)}---\n${yamlOf(base)}` },
@@ -204,7 +323,10 @@ function networkMutation(random: () => number): Mutation {
       { label: 'quoted keys', text: yamlOf(base).replace(/^(\w+):/gm, '"$1":') },
       { label: 'a duplicate key', text: `${yamlOf(base)}latency: [ 1 ]\n` },
       { label: 'a tab indent', text: 'topology:\n\t- Ring\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' },
-      { label: 'a merge key', text: `base: &b { latency: [ 500 ] }\n<<: *b\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n` },
+      {
+        label: 'a merge key',
+        text: `base: &b { latency: [ 500 ] }\n<<: *b\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\n`,
+      },
       { label: 'empty', text: '' },
       { label: 'comments only', text: '# nothing\n' },
       { label: 'a byte-order mark', text: `\ufeff${yamlOf(base)}` },
@@ -215,23 +337,62 @@ function networkMutation(random: () => number): Mutation {
     const anchors = ['a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]'];
     for (let i = 1; i < k; i++) anchors.push(`a${i}: &a${i} [${new Array(10).fill(`*a${i - 1}`).join(', ')}]`);
     return pick([
-      { label: 'anchors on every list, aliases to them', text: 'topology: &t [ Ring ]\nnpus_count: &n [ 4 ]\nbandwidth: &b [ 50 ]\nlatency: &l [ 500 ]\n' },
-      { label: 'an aliased scalar', text: 'topology: [ &r Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ &b 50 ]\nlatency: [ 500 ]\n' },
-      { label: 'bandwidth aliased from latency', text: 'topology: [ Ring ]\nnpus_count: [ 4 ]\nlatency: &l [ 500 ]\nbandwidth: *l\n' },
+      {
+        label: 'anchors on every list, aliases to them',
+        text: 'topology: &t [ Ring ]\nnpus_count: &n [ 4 ]\nbandwidth: &b [ 50 ]\nlatency: &l [ 500 ]\n',
+      },
+      {
+        label: 'an aliased scalar',
+        text: 'topology: [ &r Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ &b 50 ]\nlatency: [ 500 ]\n',
+      },
+      {
+        label: 'bandwidth aliased from latency',
+        text: 'topology: [ Ring ]\nnpus_count: [ 4 ]\nlatency: &l [ 500 ]\nbandwidth: *l\n',
+      },
       { label: `an alias bomb of ${k} levels`, text: `${anchors.join('\n')}\n${yamlOf(base)}` },
-      { label: `an alias bomb of ${k} levels in bandwidth`, text: `${anchors.join('\n').replace(/^a0: /, 'x: ')}\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *a${k - 1}\nlatency: [ 500 ]\n`.replace('x: &a0', 'x0: &a0') },
-      { label: 'an alias to an anchor set later', text: 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *b\nlatency: &b [ 500 ]\n' },
-      { label: 'an anchor used inside itself', text: 'topology: &t [ Ring, *t ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n' },
+      {
+        label: `an alias bomb of ${k} levels in bandwidth`,
+        text: `${anchors.join('\n').replace(/^a0: /, 'x: ')}\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *a${k - 1}\nlatency: [ 500 ]\n`.replace(
+          'x: &a0',
+          'x0: &a0',
+        ),
+      },
+      {
+        label: 'an alias to an anchor set later',
+        text: 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *b\nlatency: &b [ 500 ]\n',
+      },
+      {
+        label: 'an anchor used inside itself',
+        text: 'topology: &t [ Ring, *t ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n',
+      },
     ]);
   }
   if (r < 0.85) {
-    const tag = pick(['!!str 50', '!!int 50', '!!float 50', '!!float 5.0e1', '!custom 50', '!!binary aGVsbG8=', '!!null ~', '!!bool true', '!gbps 50', '!!timestamp 2001-12-14', '!<tag:yaml.org,2002:int> 50']);
-    return { label: `bandwidth: [ ${tag} ]`, text: `topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ ${tag} ]\nlatency: [ 500 ]\n` };
+    const tag = pick([
+      '!!str 50',
+      '!!int 50',
+      '!!float 50',
+      '!!float 5.0e1',
+      '!custom 50',
+      '!!binary aGVsbG8=',
+      '!!null ~',
+      '!!bool true',
+      '!gbps 50',
+      '!!timestamp 2001-12-14',
+      '!<tag:yaml.org,2002:int> 50',
+    ]);
+    return {
+      label: `bandwidth: [ ${tag} ]`,
+      text: `topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ ${tag} ]\nlatency: [ 500 ]\n`,
+    };
   }
   const text = yamlOf(base);
   if (r < 0.93) {
     const depth = pick([65, 800, 5000]);
-    return { label: `latency nested ${depth} deep`, text: text.replace('latency: [ 500 ]', `latency: ${'['.repeat(depth)}500${']'.repeat(depth)}`) };
+    return {
+      label: `latency nested ${depth} deep`,
+      text: text.replace('latency: [ 500 ]', `latency: ${'['.repeat(depth)}500${']'.repeat(depth)}`),
+    };
   }
   const at = 1 + Math.floor(random() * (text.length - 1));
   return { label: `cut at character ${at}`, text: text.slice(0, at) };
@@ -242,10 +403,25 @@ function networkMutation(random: () => number): Mutation {
 
 type NodeEdit = { label: string; apply: (nodes: ChakraNode[], rank: number) => ChakraNode[] };
 
-const BIG = [0n, 1n, -1n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 63n - 1n, 2n ** 64n - 1n, 1024n, -(2n ** 63n)];
+const BIG = [
+  0n,
+  1n,
+  -1n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 63n - 1n,
+  2n ** 64n - 1n,
+  1024n,
+  -(2n ** 63n),
+];
 const KINDS: [AttrKind, (v: bigint) => unknown][] = [
-  ['int64_val', (v) => BigInt.asIntN(64, v)], ['uint64_val', (v) => BigInt.asUintN(64, v)], ['int32_val', (v) => Number(BigInt.asIntN(32, v))],
-  ['string_val', (v) => String(v)], ['double_val', (v) => Number(v) + 0.5], ['bool_val', (v) => v !== 0n],
+  ['int64_val', (v) => BigInt.asIntN(64, v)],
+  ['uint64_val', (v) => BigInt.asUintN(64, v)],
+  ['int32_val', (v) => Number(BigInt.asIntN(32, v))],
+  ['string_val', (v) => String(v)],
+  ['double_val', (v) => Number(v) + 0.5],
+  ['bool_val', (v) => v !== 0n],
 ];
 
 function traceEdits(random: () => number): NodeEdit[] {
@@ -257,7 +433,8 @@ function traceEdits(random: () => number): NodeEdit[] {
     return { label: `${name} = ${kind} ${String(conv(v))}`, a: makeAttr(name, kind, conv(v) as never) };
   };
   const extra = (type: number, attrs: ChakraNode['attrs'], label: string): NodeEdit => ({
-    label, apply: (nodes) => {
+    label,
+    apply: (nodes) => {
       const x = emptyNode(300n, 'x', type);
       x.durationMicros = 3n;
       x.attrs = attrs;
@@ -271,56 +448,111 @@ function traceEdits(random: () => number): NodeEdit[] {
     const { label, a } = attr(name);
     out.push({ label: `collective ${label}`, apply: (nodes) => (setAttr(coll(nodes), a), nodes) });
   } else if (r < 0.5) {
-    const names = pick([['num_ops', 'tensor_size'], ['tensor_size'], ['num_ops'], ['is_cpu_op'], ['tensor_size', 'is_cpu_op']]);
+    const names = pick([
+      ['num_ops', 'tensor_size'],
+      ['tensor_size'],
+      ['num_ops'],
+      ['is_cpu_op'],
+      ['tensor_size', 'is_cpu_op'],
+    ]);
     const made = names.map((n) => attr(n));
-    out.push(extra(pick([NodeType.COMP_NODE, NodeType.COMP_NODE, NodeType.MEM_LOAD_NODE]), made.map((m) => m.a), `extra compute node ${made.map((m) => m.label).join(', ')}`));
+    out.push(
+      extra(
+        pick([NodeType.COMP_NODE, NodeType.COMP_NODE, NodeType.MEM_LOAD_NODE]),
+        made.map((m) => m.a),
+        `extra compute node ${made.map((m) => m.label).join(', ')}`,
+      ),
+    );
   } else if (r < 0.6) {
     const t = pick([0, 1, 8, 9, 12, 99, -1, 2 ** 31 - 1, NodeType.COMM_COLL_NODE]);
     out.push(extra(t, [makeAttr('comm_type', 'int64_val', 0n)], `extra node of type ${t}`));
   } else if (r < 0.7) {
     const v = pick<[AttrKind, unknown]>([
-      ['bool_list', []], ['bool_list', [true]], ['bool_list', [false]], ['bool_list', [true, true]], ['int32_list', [1]], ['int64_list', [0, 1]],
-      ['string_val', '1'], ['bool_val', true], ['string_list', ['1']], ['double_list', [1]],
+      ['bool_list', []],
+      ['bool_list', [true]],
+      ['bool_list', [false]],
+      ['bool_list', [true, true]],
+      ['int32_list', [1]],
+      ['int64_list', [0, 1]],
+      ['string_val', '1'],
+      ['bool_val', true],
+      ['string_list', ['1']],
+      ['double_list', [1]],
     ]);
-    out.push({ label: `collective involved_dim ${v[0]} ${JSON.stringify(v[1])}`, apply: (nodes) => (setAttr(coll(nodes), makeAttr('involved_dim', v[0], v[1] as never)), nodes) });
+    out.push({
+      label: `collective involved_dim ${v[0]} ${JSON.stringify(v[1])}`,
+      apply: (nodes) => (setAttr(coll(nodes), makeAttr('involved_dim', v[0], v[1] as never)), nodes),
+    });
   } else if (r < 0.76) {
-    const v = pick<[AttrKind, unknown]>([['string_val', ''], ['string_val', '0'], ['string_val', '7'], ['int64_val', 7n], ['bool_val', true]]);
-    out.push({ label: `collective pg_name ${v[0]} ${String(v[1])}`, apply: (nodes) => (setAttr(coll(nodes), makeAttr('pg_name', v[0], v[1] as never)), nodes) });
+    const v = pick<[AttrKind, unknown]>([
+      ['string_val', ''],
+      ['string_val', '0'],
+      ['string_val', '7'],
+      ['int64_val', 7n],
+      ['bool_val', true],
+    ]);
+    out.push({
+      label: `collective pg_name ${v[0]} ${String(v[1])}`,
+      apply: (nodes) => (setAttr(coll(nodes), makeAttr('pg_name', v[0], v[1] as never)), nodes),
+    });
   } else if (r < 0.82) {
     const us = pick([0n, 1n, 9_007_199_254_740n, 9_007_199_254_741n, 2n ** 63n]);
-    out.push({ label: `duration_micros ${us} on every node`, apply: (nodes) => nodes.map((x) => Object.assign(x, { durationMicros: us })) });
+    out.push({
+      label: `duration_micros ${us} on every node`,
+      apply: (nodes) => nodes.map((x) => Object.assign(x, { durationMicros: us })),
+    });
   } else if (r < 0.9) {
     const peer = pick([0, 1, 3, 4, -1, 2 ** 31 - 1]);
-    const tag = pick<[AttrKind, unknown] | null>([null, ['int32_val', 0], ['int32_val', -1], ['string_val', 'x'], ['int64_val', 2n ** 60n]]);
+    const tag = pick<[AttrKind, unknown] | null>([
+      null,
+      ['int32_val', 0],
+      ['int32_val', -1],
+      ['string_val', 'x'],
+      ['int64_val', 2n ** 60n],
+    ]);
     out.push({
       label: `a send/receive pair, peer ${peer}${tag ? `, tag ${tag[0]} ${String(tag[1])}` : ''}`,
       apply: (nodes, rank) => {
         const send = rank % 2 === 0;
         const x = emptyNode(200n, 'p2p', send ? NodeType.COMM_SEND_NODE : NodeType.COMM_RECV_NODE);
-        x.attrs = [makeAttr(send ? 'comm_dst' : 'comm_src', 'int32_val', peer === 1 ? rank ^ 1 : peer), makeAttr('comm_size', 'int64_val', 4096n)];
+        x.attrs = [
+          makeAttr(send ? 'comm_dst' : 'comm_src', 'int32_val', peer === 1 ? rank ^ 1 : peer),
+          makeAttr('comm_size', 'int64_val', 4096n),
+        ];
         if (tag) x.attrs.push(makeAttr('comm_tag', tag[0], tag[1] as never));
         return [...nodes, x];
       },
     });
   } else {
-    out.push(pick<NodeEdit>([
-      { label: 'a dangling dependency', apply: (nodes) => (coll(nodes).dataDeps = [777n], nodes) },
-      { label: 'a self dependency', apply: (nodes) => (coll(nodes).ctrlDeps = [coll(nodes).id], nodes) },
-      { label: 'a duplicate id', apply: (nodes) => [...nodes, emptyNode(coll(nodes).id, 'again', NodeType.COMP_NODE)] },
-      { label: 'a 2-cycle', apply: (nodes) => {
-        const [a, b] = [emptyNode(400n, 'a', NodeType.COMP_NODE), emptyNode(401n, 'b', NodeType.COMP_NODE)];
-        a.dataDeps = [401n];
-        b.ctrlDeps = [400n];
-        return [...nodes, a, b];
-      } },
-      { label: 'a BROADCAST without comm_size', apply: (nodes) => {
-        const x = emptyNode(500n, 'bcast', NodeType.COMM_COLL_NODE);
-        x.durationMicros = 2n;
-        x.attrs = [makeAttr('comm_type', 'int64_val', BigInt(CollectiveCommType.BROADCAST))];
-        return [...nodes, x];
-      } },
-      { label: 'no nodes', apply: () => [] },
-    ]));
+    out.push(
+      pick<NodeEdit>([
+        { label: 'a dangling dependency', apply: (nodes) => ((coll(nodes).dataDeps = [777n]), nodes) },
+        { label: 'a self dependency', apply: (nodes) => ((coll(nodes).ctrlDeps = [coll(nodes).id]), nodes) },
+        {
+          label: 'a duplicate id',
+          apply: (nodes) => [...nodes, emptyNode(coll(nodes).id, 'again', NodeType.COMP_NODE)],
+        },
+        {
+          label: 'a 2-cycle',
+          apply: (nodes) => {
+            const [a, b] = [emptyNode(400n, 'a', NodeType.COMP_NODE), emptyNode(401n, 'b', NodeType.COMP_NODE)];
+            a.dataDeps = [401n];
+            b.ctrlDeps = [400n];
+            return [...nodes, a, b];
+          },
+        },
+        {
+          label: 'a BROADCAST without comm_size',
+          apply: (nodes) => {
+            const x = emptyNode(500n, 'bcast', NodeType.COMM_COLL_NODE);
+            x.durationMicros = 2n;
+            x.attrs = [makeAttr('comm_type', 'int64_val', BigInt(CollectiveCommType.BROADCAST))];
+            return [...nodes, x];
+          },
+        },
+        { label: 'no nodes', apply: () => [] },
+      ]),
+    );
   }
   if (random() < 0.25) {
     const { label, a } = attr('comm_size');
@@ -334,9 +566,14 @@ function traceEdits(random: () => number): NodeEdit[] {
  * itself): on the configs (a network's dimensions, a memory model, comm groups, the NPU count) or on the ranks
  * together (a send no rank receives, collectives that differ between ranks).
  */
-const CONFIG_DEPENDENT = /involved_dim has \d+ entr|needs a remote memory model|pg_name "[^"]*" is not defined|roofline-enabled|rank file\(s\) but|deadlocks|replay stalled/;
+const CONFIG_DEPENDENT =
+  /involved_dim has \d+ entr|needs a remote memory model|pg_name "[^"]*" is not defined|roofline-enabled|rank file\(s\) but|deadlocks|replay stalled/;
 
-async function traceCase(label: string, edits: NodeEdit[], o: { dropRank?: number; noMetadata?: boolean }): Promise<void> {
+async function traceCase(
+  label: string,
+  edits: NodeEdit[],
+  o: { dropRank?: number; noMetadata?: boolean },
+): Promise<void> {
   const surface = 'traces (export → validate, replay)';
   const d = caseDir();
   const prefix = path.join(d, 'in', 'ar');
@@ -350,9 +587,21 @@ async function traceCase(label: string, edits: NodeEdit[], o: { dropRank?: numbe
   const validate = await run(label, ['validate', prefix, '--json']);
   const replay = await run(label, ['replay', prefix, '--system', SYSTEM, '--network', NETWORK, '--json']);
   const out = path.join(d, 'out');
-  const exported = await run(label, ['export', 'astra-sim', prefix, '--system', SYSTEM, '--network', NETWORK, '--out', out, '--json']);
+  const exported = await run(label, [
+    'export',
+    'astra-sim',
+    prefix,
+    '--system',
+    SYSTEM,
+    '--network',
+    NETWORK,
+    '--out',
+    out,
+    '--json',
+  ]);
   expect(leftovers(out), label).toEqual([]);
-  const errors = validate.code === 0 ? 0 : validate.code === 1 ? (JSON.parse(validate.out) as { errors: number }).errors : -1;
+  const errors =
+    validate.code === 0 ? 0 : validate.code === 1 ? (JSON.parse(validate.out) as { errors: number }).errors : -1;
   // Replay refuses ⇒ validate errs (or refuses the file outright), unless the refusal depends on the configs.
   if (replay.verdict !== 'ok' && !CONFIG_DEPENDENT.test(replay.verdict)) {
     expect(errors, `${label}: replay refused (${replay.verdict}) but validate found no error`).not.toBe(0);
@@ -360,7 +609,8 @@ async function traceCase(label: string, edits: NodeEdit[], o: { dropRank?: numbe
   // Validate finds no error ⇒ replay and export run it (save what depends on the configs or on the ranks together).
   if (errors === 0 && !CONFIG_DEPENDENT.test(replay.verdict)) {
     expect(replay.verdict, `${label}: valid, but replay refused`).toBe('ok');
-    if (!CONFIG_DEPENDENT.test(exported.verdict)) expect(exported.verdict, `${label}: valid, but export refused`).toBe('ok');
+    if (!CONFIG_DEPENDENT.test(exported.verdict))
+      expect(exported.verdict, `${label}: valid, but export refused`).toBe('ok');
   }
   if (exported.code === 0) {
     const workload = path.join(out, 'workload', 'ar');
@@ -370,19 +620,27 @@ async function traceCase(label: string, edits: NodeEdit[], o: { dropRank?: numbe
     const again = await run(label, ['replay', workload, '--system', SYSTEM, '--network', NETWORK, '--json']);
     expect(again.verdict, label).toBe(replay.verdict);
     if (replay.code === 0) {
-      const finish = (o2: Outcome) => (JSON.parse(o2.out) as { ranks: { finishNs: number }[] }).ranks.map((x) => x.finishNs);
+      const finish = (o2: Outcome) =>
+        (JSON.parse(o2.out) as { ranks: { finishNs: number }[] }).ranks.map((x) => x.finishNs);
       expect(finish(again), label).toEqual(finish(replay));
     }
   } else {
     expect(existsSync(out), `${label}: a refused export left its folder`).toBe(false);
   }
-  if (replay.verdict === 'ok' && exported.verdict === 'ok') count(surface, errors === 0 ? 'accepted' : 'accepted by replay; ASTRA-sim problems validate reports, export repairs');
+  if (replay.verdict === 'ok' && exported.verdict === 'ok')
+    count(
+      surface,
+      errors === 0 ? 'accepted' : 'accepted by replay; ASTRA-sim problems validate reports, export repairs',
+    );
   else if (replay.verdict !== 'ok' && exported.verdict !== 'ok') count(surface, 'clean rejects');
   else {
     if (process.env.SURFACES_DEBUG) console.log('DEBUG', label, replay.verdict, exported.verdict);
-    count(surface, replay.verdict === 'ok'
-      ? 'replayed; validate and export refuse (a value replay does not range-check yet: the classify.ts change for the lead)'
-      : 'replay refuses for a reason across ranks or configs; validate and export, which read one rank at a time, do not');
+    count(
+      surface,
+      replay.verdict === 'ok'
+        ? 'replayed; validate and export refuse (a value replay does not range-check yet: the classify.ts change for the lead)'
+        : 'replay refuses for a reason across ranks or configs; validate and export, which read one rank at a time, do not',
+    );
   }
 }
 
@@ -396,10 +654,23 @@ describe('one verdict on every surface (seeded mutations)', () => {
       const m = mutateJson(base, random, SYSTEM_KEYS);
       const d = caseDir();
       const label = `system ${k}: ${m.label}`;
-      const verdict = await clusterCase('system.json', label, { system: write(d, 'system.json', m.text), network: NETWORK });
+      const verdict = await clusterCase('system.json', label, {
+        system: write(d, 'system.json', m.text),
+        network: NETWORK,
+      });
       // A number tracewatt reads and range-checks, set out of range, is refused at read time naming key and limit.
-      if (typeof m.value === 'number' && m.path?.length === 1 && ['preferred-dataset-splits', 'endpoint-delay', 'active-chunks-per-dimension', 'local-mem-bw', 'peak-perf'].includes(String(m.path[0]))
-        && (m.value > 1e12 || m.value < 0 || (m.value > 0 && m.value < 1e-6))) {
+      if (
+        typeof m.value === 'number' &&
+        m.path?.length === 1 &&
+        [
+          'preferred-dataset-splits',
+          'endpoint-delay',
+          'active-chunks-per-dimension',
+          'local-mem-bw',
+          'peak-perf',
+        ].includes(String(m.path[0])) &&
+        (m.value > 1e12 || m.value < 0 || (m.value > 0 && m.value < 1e-6))
+      ) {
         expect(verdict, label).toMatch(/key "[a-z-]+": (must be [≥>] .* and ≤ |expected an integer)/);
       }
     }
@@ -411,24 +682,55 @@ describe('one verdict on every surface (seeded mutations)', () => {
       const m = networkMutation(random);
       const d = caseDir();
       const label = `network ${k}: ${m.label}`;
-      const verdict = await clusterCase('network.yml', label, { system: SYSTEM, network: write(d, 'network.yml', m.text) });
-      if (/1e-300|1e300|1e13|1e-7|\.inf|9007199254740993/.test(m.label) && /bandwidth|latency|npus_count/.test(m.label)) expect(verdict, label).not.toBe('ok');
-      if (/alias bomb of ([5-9]|1\d) levels/.test(m.label)) expect(verdict, label).toMatch(/YAML aliases expand to more than 100 nodes/);
+      const verdict = await clusterCase('network.yml', label, {
+        system: SYSTEM,
+        network: write(d, 'network.yml', m.text),
+      });
+      if (/1e-300|1e300|1e13|1e-7|\.inf|9007199254740993/.test(m.label) && /bandwidth|latency|npus_count/.test(m.label))
+        expect(verdict, label).not.toBe('ok');
+      if (/alias bomb of ([5-9]|1\d) levels/.test(m.label))
+        expect(verdict, label).toMatch(/YAML aliases expand to more than 100 nodes/);
     }
   }, 600_000);
 
   it('remote memory and comm-group JSON: replay, sweep network, export (→ validate) and energy', async () => {
     const random = rng(2603);
-    const memory = { 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 1000, 'remote-mem-bw': 50, 'num-nodes': 1, 'num-npus-per-node': 4 };
+    const memory = {
+      'memory-type': 'PER_NPU_MEMORY_EXPANSION',
+      'remote-mem-latency': 1000,
+      'remote-mem-bw': 50,
+      'num-nodes': 1,
+      'num-npus-per-node': 4,
+    };
     const groups = { 1: [0, 1, 2, 3], 2: [0, 2] };
     for (let k = 0; k < 110; k++) {
       const d = caseDir();
       if (k % 2 === 0) {
-        const m = mutateJson(memory, random, [['memory-type', 'MEMORY_POOL'], ['memory-type', 'NO_MEMORY_EXPANSION'], ['remote-mem-bw', 1e-300], ['remote-mem-latency', 1e300]]);
-        await clusterCase('remote memory JSON', `memory ${k}: ${m.label}`, { system: SYSTEM, network: NETWORK, memory: write(d, 'memory.json', m.text) });
+        const m = mutateJson(memory, random, [
+          ['memory-type', 'MEMORY_POOL'],
+          ['memory-type', 'NO_MEMORY_EXPANSION'],
+          ['remote-mem-bw', 1e-300],
+          ['remote-mem-latency', 1e300],
+        ]);
+        await clusterCase('remote memory JSON', `memory ${k}: ${m.label}`, {
+          system: SYSTEM,
+          network: NETWORK,
+          memory: write(d, 'memory.json', m.text),
+        });
       } else {
-        const m = mutateJson(groups, random, [['0', [0, 1]], ['3', [3, 3]], ['4', [0, 4]], ['5', [-1]], ['6', [1.5]], ['7', []]]);
-        await clusterCase('comm-group JSON', `comm group ${k}: ${m.label}`, { system: SYSTEM, network: NETWORK, commGroup: write(d, 'comm-group.json', m.text) });
+        const m = mutateJson(groups, random, [
+          ['0', [0, 1]],
+          ['3', [3, 3]],
+          ['4', [0, 4]],
+          ['5', [-1]],
+          ['6', [1.5]],
+          ['7', []],
+        ]);
+        await clusterCase('comm-group JSON', `comm group ${k}: ${m.label}`, {
+          system: SYSTEM,
+          network: NETWORK,
+          commGroup: write(d, 'comm-group.json', m.text),
+        });
       }
     }
   }, 600_000);
@@ -436,19 +738,48 @@ describe('one verdict on every surface (seeded mutations)', () => {
   it('power.json and the V–f curve: replay, sweep network, export and energy', async () => {
     const random = rng(2604);
     const power = JSON.parse(readFileSync(POWER, 'utf8')) as unknown;
-    const curve = { name: 'test curve', points: [{ scale: 0.25, voltage: 0.7 }, { scale: 1, voltage: 1 }, { scale: 1.25, voltage: 1.125 }] };
+    const curve = {
+      name: 'test curve',
+      points: [
+        { scale: 0.25, voltage: 0.7 },
+        { scale: 1, voltage: 1 },
+        { scale: 1.25, voltage: 1.125 },
+      ],
+    };
     for (let k = 0; k < 120; k++) {
       const d = caseDir();
       if (k % 2 === 0) {
         const m = mutateJson(power, random);
-        const verdict = await clusterCase('power.json', `power ${k}: ${m.label}`, { system: SYSTEM, network: NETWORK, power: write(d, 'power.json', m.text) });
+        const verdict = await clusterCase('power.json', `power ${k}: ${m.label}`, {
+          system: SYSTEM,
+          network: NETWORK,
+          power: write(d, 'power.json', m.text),
+        });
         // Every number of the power config has an upper limit with its unit (POWER_LIMITS: 1e4 W per GPU, 1e6 pJ/bit, 1e12 GB/s, …).
-        const read = ['gpu', 'memory', 'network', 'networkIdlePowerWPerRank', 'hostPowerWPerRank'].includes(String(m.path?.[0]));
-        if (verdict === 'ok' && read && typeof m.value === 'number') expect(Math.abs(m.value), `${m.label}: accepted beyond every power-config limit`).toBeLessThanOrEqual(1e12);
+        const read = ['gpu', 'memory', 'network', 'networkIdlePowerWPerRank', 'hostPowerWPerRank'].includes(
+          String(m.path?.[0]),
+        );
+        if (verdict === 'ok' && read && typeof m.value === 'number')
+          expect(Math.abs(m.value), `${m.label}: accepted beyond every power-config limit`).toBeLessThanOrEqual(1e12);
       } else {
         const m = mutateJson(curve, random);
         const label = `V–f curve ${k}: ${m.label}`;
-        const r = await run(label, ['sweep', 'network', TRACE, '--system', SYSTEM, '--network', NETWORK, '--dimension', '0', '--scale', '0.9,1', '--vf-curve', write(d, 'vf.json', m.text), '--json']);
+        const r = await run(label, [
+          'sweep',
+          'network',
+          TRACE,
+          '--system',
+          SYSTEM,
+          '--network',
+          NETWORK,
+          '--dimension',
+          '0',
+          '--scale',
+          '0.9,1',
+          '--vf-curve',
+          write(d, 'vf.json', m.text),
+          '--json',
+        ]);
         expect(r.verdict, `${label}: not range-checked at read`).not.toMatch(LATE);
         count('V–f curve JSON', r.verdict === 'ok' ? 'accepted' : 'clean rejects');
       }
@@ -457,28 +788,90 @@ describe('one verdict on every surface (seeded mutations)', () => {
 
   it('model JSON (generate llm → validate) and calibration JSON (predict)', async () => {
     const random = rng(2605);
-    const model = { name: 'tiny', hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 4, vocab_size: 1000, hidden_act: 'silu' };
+    const model = {
+      name: 'tiny',
+      hidden_size: 64,
+      intermediate_size: 128,
+      num_hidden_layers: 2,
+      num_attention_heads: 4,
+      num_key_value_heads: 4,
+      vocab_size: 1000,
+      hidden_act: 'silu',
+    };
     const calibration = JSON.parse(readFileSync(CALIBRATION, 'utf8')) as unknown;
     for (let k = 0; k < 130; k++) {
       const d = caseDir();
       if (k % 2 === 0) {
-        const m = mutateJson(model, random, [['num_hidden_layers', 16_385], ['hidden_size', 1_048_577], ['tie_word_embeddings', 'yes'], ['head_dim', 0]]);
+        const m = mutateJson(model, random, [
+          ['num_hidden_layers', 16_385],
+          ['hidden_size', 1_048_577],
+          ['tie_word_embeddings', 'yes'],
+          ['head_dim', 0],
+        ]);
         // A legal but huge layer count would only make a slow test: keep the layers small when they are legal.
-        const text = /num_hidden_layers = (\d{2,}|1e)/.test(m.label) && typeof m.value === 'number' && m.value > 8 && m.value <= 16_384 ? m.text.replace(/"num_hidden_layers": \d+/, '"num_hidden_layers": 3') : m.text;
+        const text =
+          /num_hidden_layers = (\d{2,}|1e)/.test(m.label) &&
+          typeof m.value === 'number' &&
+          m.value > 8 &&
+          m.value <= 16_384
+            ? m.text.replace(/"num_hidden_layers": \d+/, '"num_hidden_layers": 3')
+            : m.text;
         const label = `model ${k}: ${m.label}`;
         const out = path.join(d, 'gen', 't');
-        const r = await run(label, ['generate', 'llm', '--model', write(d, 'model.json', text), '--tp', '2', '--dp', '2', '--global-batch', '2', '--seq', '64', '--out', out, '--json']);
+        const r = await run(label, [
+          'generate',
+          'llm',
+          '--model',
+          write(d, 'model.json', text),
+          '--tp',
+          '2',
+          '--dp',
+          '2',
+          '--global-batch',
+          '2',
+          '--seq',
+          '64',
+          '--out',
+          out,
+          '--json',
+        ]);
         expect(leftovers(path.dirname(out)), label).toEqual([]);
-        if (r.code === 0) expect((await run(label, ['validate', out])).verdict, `${label}: the generated trace does not validate`).toBe('ok');
+        if (r.code === 0)
+          expect((await run(label, ['validate', out])).verdict, `${label}: the generated trace does not validate`).toBe(
+            'ok',
+          );
         else expect(existsSync(path.dirname(out)), `${label}: a refused generate left its folder`).toBe(false);
         count('model JSON', r.code === 0 ? 'accepted' : 'clean rejects');
       } else {
         const m = mutateJson(calibration, random);
         const label = `calibration ${k}: ${m.label}`;
-        const r = await run(label, ['predict', '--calibration', write(d, 'cal.json', m.text), '--profile', PROFILE, '--reference-frequency', '1740', '--frequencies', '1200', '--json']);
-        count('calibration JSON', LATE.test(r.verdict) ? 'refused only when writing the output (a figure not finite: not range-checked at read)' : r.code === 0 ? 'accepted' : 'clean rejects');
+        const r = await run(label, [
+          'predict',
+          '--calibration',
+          write(d, 'cal.json', m.text),
+          '--profile',
+          PROFILE,
+          '--reference-frequency',
+          '1740',
+          '--frequencies',
+          '1200',
+          '--json',
+        ]);
+        count(
+          'calibration JSON',
+          LATE.test(r.verdict)
+            ? 'refused only when writing the output (a figure not finite: not range-checked at read)'
+            : r.code === 0
+              ? 'accepted'
+              : 'clean rejects',
+        );
         // The calibration's ranges are helper B's (src/model/calibration.ts): counted, for the lead, not asserted here.
-        if (r.code === 0 && typeof m.value === 'number' && (Math.abs(m.value) >= 1e9 || (m.value !== 0 && Math.abs(m.value) < 1e-6))) count('calibration JSON', '(of the accepted) an absurd number taken as given');
+        if (
+          r.code === 0 &&
+          typeof m.value === 'number' &&
+          (Math.abs(m.value) >= 1e9 || (m.value !== 0 && Math.abs(m.value) < 1e-6))
+        )
+          count('calibration JSON', '(of the accepted) an absurd number taken as given');
       }
     }
   }, 600_000);
@@ -488,9 +881,18 @@ describe('one verdict on every surface (seeded mutations)', () => {
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
     const text = readFileSync(LOG, 'utf8');
     const lines = text.split('\n');
-    const finished = lines.map((l, i) => [l, i] as const).filter(([l]) => /sys\[\d+\] finished/.test(l)).map(([, i]) => i);
-    const replayed = (JSON.parse((await cli(['replay', TRACE, '--system', SYSTEM, '--network', NETWORK, '--json'])).out) as { ranks: { finishNs: number }[] }).ranks.map((x) => x.finishNs);
-    const others = readdirSync(path.dirname(LOG)).filter((f) => f.includes('4npus')).map((f) => path.join(path.dirname(LOG), f));
+    const finished = lines
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => /sys\[\d+\] finished/.test(l))
+      .map(([, i]) => i);
+    const replayed = (
+      JSON.parse((await cli(['replay', TRACE, '--system', SYSTEM, '--network', NETWORK, '--json'])).out) as {
+        ranks: { finishNs: number }[];
+      }
+    ).ranks.map((x) => x.finishNs);
+    const others = readdirSync(path.dirname(LOG))
+      .filter((f) => f.includes('4npus'))
+      .map((f) => path.join(path.dirname(LOG), f));
     for (let k = 0; k < 110; k++) {
       const d = caseDir();
       const at = pick(finished);
@@ -498,7 +900,19 @@ describe('one verdict on every surface (seeded mutations)', () => {
       const r = random();
       let label: string;
       if (r < 0.35) {
-        const v = pick(['0', '1', '32298', '32299', '32300', '40000', '9007199254740993', '9'.repeat(300), '-5', '1e5', '']);
+        const v = pick([
+          '0',
+          '1',
+          '32298',
+          '32299',
+          '32300',
+          '40000',
+          '9007199254740993',
+          '9'.repeat(300),
+          '-5',
+          '1e5',
+          '',
+        ]);
         ls[at] = ls[at]!.replace(/finished, \d+ cycles/, `finished, ${v} cycles`);
         label = `line ${at + 1}: finish ${v.length > 20 ? `${v.length} digits` : v}`;
       } else if (r < 0.5) {
@@ -529,11 +943,25 @@ describe('one verdict on every surface (seeded mutations)', () => {
         label = `the log of ${path.basename(other)}`;
       } else {
         const cut = Math.floor(random() * text.length);
-        ls.splice(0, ls.length, ...pick([text.slice(0, cut), '', '\u0000\u0001binary', text.replace(/\n/g, '\r\n')]).split('\n'));
+        ls.splice(
+          0,
+          ls.length,
+          ...pick([text.slice(0, cut), '', '\u0000\u0001binary', text.replace(/\n/g, '\r\n')]).split('\n'),
+        );
         label = pick(['cut short, or empty, binary or CRLF']);
       }
       label = `log ${k}: ${label}`;
-      const o = await run(label, ['energy', '--astra-sim-log', write(d, 'astra-sim.log', ls.join('\n')), TRACE, '--system', SYSTEM, '--network', NETWORK, '--json']);
+      const o = await run(label, [
+        'energy',
+        '--astra-sim-log',
+        write(d, 'astra-sim.log', ls.join('\n')),
+        TRACE,
+        '--system',
+        SYSTEM,
+        '--network',
+        NETWORK,
+        '--json',
+      ]);
       if (o.code === 0) {
         const ranks = (JSON.parse(o.out) as { ranks: { finishNs: number }[] }).ranks;
         // Taken only when every rank finishes no earlier than this trace can.
@@ -546,16 +974,29 @@ describe('one verdict on every surface (seeded mutations)', () => {
   it('sweep partials (merge)', async () => {
     const random = rng(2607);
     const argv = [
-      'sweep', 'network', shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--system', shipped('configs', 'sys_ring_example.json'),
-      '--network', shipped('configs', 'Switch_8npus.yml'), '--power', 'h100-cluster', '--dimension', '0', '--scale', '0.5:1.0:0.1',
+      'sweep',
+      'network',
+      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      '--system',
+      shipped('configs', 'sys_ring_example.json'),
+      '--network',
+      shipped('configs', 'Switch_8npus.yml'),
+      '--power',
+      'h100-cluster',
+      '--dimension',
+      '0',
+      '--scale',
+      '0.5:1.0:0.1',
     ];
     const d0 = caseDir();
     const parts = [1, 2].map((i) => path.join(d0, `part-${i}.json`));
-    for (const [i, f] of parts.entries()) expect((await cli([...argv, '--shard', `${i + 1}/2`, '--out', f])).code).toBe(0);
+    for (const [i, f] of parts.entries())
+      expect((await cli([...argv, '--shard', `${i + 1}/2`, '--out', f])).code).toBe(0);
     const whole = (await cli([...argv, '--json'])).out;
     const base = JSON.parse(readFileSync(parts[0]!, 'utf8')) as unknown;
     /** Figures merge checks against each other: a change to one is refused (or, if in range and consistent, undetectable). */
-    const checked = /\.(scale|bandwidthGBps|energyPerBitPJ|voltageRatio|energyJ\.\w+|networkByDimensionJ\[\d+\]|index|totalPoints|shard\.\w+|kind|sweep|schemaVersion)$/;
+    const checked =
+      /\.(scale|bandwidthGBps|energyPerBitPJ|voltageRatio|energyJ\.\w+|networkByDimensionJ\[\d+\]|index|totalPoints|shard\.\w+|kind|sweep|schemaVersion)$/;
     for (let k = 0; k < 130; k++) {
       const d = caseDir();
       const m = mutateJson(base, random);
@@ -569,15 +1010,20 @@ describe('one verdict on every surface (seeded mutations)', () => {
         if (!same && checked.test(p)) {
           const before = getAt(base, m.path!);
           // An in-range value that its neighbours cannot contradict (a makespan, say): taken as given.
-          expect(typeof m.value === 'number' && typeof before === 'number', `${label}: merged a changed figure`).toBe(true);
+          expect(typeof m.value === 'number' && typeof before === 'number', `${label}: merged a changed figure`).toBe(
+            true,
+          );
         }
         if (!same && process.env.SURFACES_DEBUG) console.log('DEBUG', label);
-        count('sweep partials', same ? 'accepted (unchanged record)' : 'accepted (a carried field or an in-range figure changed)');
+        count(
+          'sweep partials',
+          same ? 'accepted (unchanged record)' : 'accepted (a carried field or an in-range figure changed)',
+        );
       } else count('sweep partials', 'clean rejects');
     }
   }, 600_000);
 
-  it('traces: export astra-sim → validate round trip, and validate\'s verdict against replay\'s', async () => {
+  it("traces: export astra-sim → validate round trip, and validate's verdict against replay's", async () => {
     const random = rng(2608);
     for (let k = 0; k < 220; k++) {
       const edits = traceEdits(random);
@@ -589,7 +1035,10 @@ describe('one verdict on every surface (seeded mutations)', () => {
   }, 600_000);
 
   it('covers at least 1,000 cases in all', () => {
-    const cases = [...tally.values()].flatMap((t) => Object.entries(t)).filter(([k]) => !k.startsWith('(of')).reduce((a, [, b]) => a + b, 0);
+    const cases = [...tally.values()]
+      .flatMap((t) => Object.entries(t))
+      .filter(([k]) => !k.startsWith('(of'))
+      .reduce((a, [, b]) => a + b, 0);
     expect(cases).toBeGreaterThanOrEqual(1000);
   });
 
@@ -598,9 +1047,15 @@ describe('one verdict on every surface (seeded mutations)', () => {
     const lines: string[] = [];
     for (const [surface, t] of tally) {
       // "(of the accepted) …" counts a kind among cases already counted.
-      const n = Object.entries(t).filter(([k]) => !k.startsWith('(of')).reduce((a, [, b]) => a + b, 0);
+      const n = Object.entries(t)
+        .filter(([k]) => !k.startsWith('(of'))
+        .reduce((a, [, b]) => a + b, 0);
       cases += n;
-      lines.push(`  ${surface}: ${n} cases — ${Object.entries(t).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      lines.push(
+        `  ${surface}: ${n} cases — ${Object.entries(t)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ')}`,
+      );
     }
     console.log(`[surfaces verdict] ${cases} cases\n${lines.join('\n')}`);
   });

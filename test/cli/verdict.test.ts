@@ -39,7 +39,10 @@ async function verdictOf(run: () => Promise<unknown>): Promise<Verdict> {
   } catch (e) {
     // A typed error (the built code in dist/ has TracewattError classes of its own: matched by shape); anything
     // else is a bug, not a verdict.
-    if (e instanceof TracewattError || (e instanceof Error && typeof (e as TracewattError).code === 'string' && e.name.endsWith('Error'))) {
+    if (
+      e instanceof TracewattError ||
+      (e instanceof Error && typeof (e as TracewattError).code === 'string' && e.name.endsWith('Error'))
+    ) {
       return `${(e as TracewattError).code}: ${e.message}`;
     }
     throw e;
@@ -54,17 +57,31 @@ interface Case {
 }
 
 /** Node frames of a trace with what the probe saw: type, attribute entries (start, end). */
-function nodeFrames(buf: Buffer): { frameStart: number; start: number; end: number; type: number; attrs: [number, number][] }[] {
+function nodeFrames(
+  buf: Buffer,
+): { frameStart: number; start: number; end: number; type: number; attrs: [number, number][] }[] {
   const frames = new FrameScanner('<base>', { knownSize: buf.length });
   frames.append(buf);
   frames.finish();
-  const names = new AttributeNames(['is_cpu_op', 'num_ops', 'tensor_size', 'comm_type', 'comm_size', 'comm_src', 'pg_name', 'rf_id', 'op_schema']);
+  const names = new AttributeNames([
+    'is_cpu_op',
+    'num_ops',
+    'tensor_size',
+    'comm_type',
+    'comm_size',
+    'comm_src',
+    'pg_name',
+    'rf_id',
+    'op_schema',
+  ]);
   const probe = new NodeProbe(names);
   const out = [];
   while (frames.next()) {
     if (frames.isMetadata) continue;
     probe.read(frames.cursor, frames.start, frames.end);
-    const attrs = names.names.map((_, slot) => (probe.has(slot) ? probe.attributeRange(slot) : null)).filter((a): a is [number, number] => a !== null);
+    const attrs = names.names
+      .map((_, slot) => (probe.has(slot) ? probe.attributeRange(slot) : null))
+      .filter((a): a is [number, number] => a !== null);
     out.push({ frameStart: frames.frameStart, start: frames.start, end: frames.end, type: probe.type, attrs });
   }
   return out;
@@ -93,10 +110,15 @@ function mutations(base: Buffer, seed: number): { label: string; bytes: Buffer; 
   const f = pick(frames.slice(1));
   if (f) {
     // A length prefix of 6 bytes, and a frame length past the end of the file.
-    edit(`6-byte length prefix at byte ${f.frameStart}`, (b) => b.fill(0xff, f.frameStart, Math.min(b.length, f.frameStart + 6)));
+    edit(`6-byte length prefix at byte ${f.frameStart}`, (b) =>
+      b.fill(0xff, f.frameStart, Math.min(b.length, f.frameStart + 6)),
+    );
     edit(`frame length at byte ${f.frameStart} past the end`, (b) => (b[f.frameStart] = 0xff));
   }
-  for (const [kind, types] of [['compute', [NodeType.COMP_NODE]], ['communication', [NodeType.COMM_COLL_NODE, NodeType.COMM_SEND_NODE, NodeType.COMM_RECV_NODE]]] as const) {
+  for (const [kind, types] of [
+    ['compute', [NodeType.COMP_NODE]],
+    ['communication', [NodeType.COMM_COLL_NODE, NodeType.COMM_SEND_NODE, NodeType.COMM_RECV_NODE]],
+  ] as const) {
     const node = pick(frames.filter((x) => (types as readonly number[]).includes(x.type) && x.attrs.length > 0));
     const attr = node ? pick(node.attrs) : undefined;
     if (!attr) continue;
@@ -107,7 +129,11 @@ function mutations(base: Buffer, seed: number): { label: string; bytes: Buffer; 
   }
   const gz = gzipSync(base);
   out.push({ label: 'gzip', bytes: gz, gzip: true });
-  out.push({ label: 'gzip cut short', bytes: gz.subarray(0, Math.floor(gz.length * (0.3 + 0.5 * random()))), gzip: true });
+  out.push({
+    label: 'gzip cut short',
+    bytes: gz.subarray(0, Math.floor(gz.length * (0.3 + 0.5 * random()))),
+    gzip: true,
+  });
   const badCrc = Buffer.from(gz);
   badCrc[badCrc.length - 8] ^= 0xff;
   out.push({ label: 'gzip with a bad CRC', bytes: badCrc, gzip: true });
@@ -140,7 +166,10 @@ function writeCases(name: string, baseFile: string, seed: number): Case[] {
 const annotateLeftovers: string[] = [];
 
 /** Every read path's verdict on one case; convert's output checked for leftovers when it rejects. */
-async function verdicts(c: Case, built: typeof import('../../src/engines/annotate/index.js') | null): Promise<Record<string, Verdict>> {
+async function verdicts(
+  c: Case,
+  built: typeof import('../../src/engines/annotate/index.js') | null,
+): Promise<Record<string, Verdict>> {
   const out = path.join(path.dirname(c.prefix), 'out');
   const json = path.join(out, 'c.json');
   const v: Record<string, Verdict> = {
@@ -148,27 +177,50 @@ async function verdicts(c: Case, built: typeof import('../../src/engines/annotat
     validate: await verdictOf(() => validateTrace(c.file)),
     convert: await verdictOf(() => convertTrace(c.file, json)),
     'replay loader': await verdictOf(async () => {
-      for (const source of await rankSourcesFromFiles(c.file, undefined, { fullDecoder: true })) while (await source.nextBatch());
+      for (const source of await rankSourcesFromFiles(c.file, undefined, { fullDecoder: true }))
+        while (await source.nextBatch());
     }),
     'replay reader': await verdictOf(async () => {
       for (const source of await rankSourcesFromFiles(c.file)) while (await source.readNodes!(() => {}));
     }),
-    'annotate in-process': await verdictOf(() => annotateTrace({ trace: c.file, out: path.join(out, 'a'), calibration, profiles: [], frequenciesMHz: [1410], workers: 1 })),
+    'annotate in-process': await verdictOf(() =>
+      annotateTrace({
+        trace: c.file,
+        out: path.join(out, 'a'),
+        calibration,
+        profiles: [],
+        frequenciesMHz: [1410],
+        workers: 1,
+      }),
+    ),
   };
   if (built) {
     // Two ranks, two threads: rank 1 (the case) goes to the worker thread, rank 0 (clean) stays in this one.
     v['annotate in a worker'] = await verdictOf(async () => {
-      const r = await built.annotateTrace({ trace: c.prefix, out: path.join(out, 'w'), calibration, profiles: [], frequenciesMHz: [1410], workers: 2 });
+      const r = await built.annotateTrace({
+        trace: c.prefix,
+        out: path.join(out, 'w'),
+        calibration,
+        profiles: [],
+        frequenciesMHz: [1410],
+        workers: 2,
+      });
       expect(r.parallelism.mode).toBe('workers');
     });
   }
   // A run that fails removes the folder it made, so `out` is there only when some run succeeded.
   const left = existsSync(out) ? readdirSync(out) : [];
-  if (v.convert !== 'ok') expect(left.filter((f) => f.startsWith('c.json')), `${c.label}: convert left a file`).toEqual([]);
-  if (v.inspect !== 'ok') for (const f of left.filter((n) => /^[aw]\./.test(n))) annotateLeftovers.push(`${c.label}: ${f}`);
+  if (v.convert !== 'ok')
+    expect(
+      left.filter((f) => f.startsWith('c.json')),
+      `${c.label}: convert left a file`,
+    ).toEqual([]);
+  if (v.inspect !== 'ok')
+    for (const f of left.filter((n) => /^[aw]\./.test(n))) annotateLeftovers.push(`${c.label}: ${f}`);
   // Every command that writes rejected the file: not even the output folder it made is left.
   const writers = Object.entries(v).filter(([k]) => k === 'convert' || k.startsWith('annotate'));
-  if (writers.every(([, verdict]) => verdict !== 'ok')) expect(existsSync(out), `${c.label}: a failed run left ${out}`).toBe(false);
+  if (writers.every(([, verdict]) => verdict !== 'ok'))
+    expect(existsSync(out), `${c.label}: a failed run left ${out}`).toBe(false);
   return v;
 }
 
@@ -193,7 +245,11 @@ describe('one verdict on every read path', () => {
     const cases = [
       ...writeCases('resnet', shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel.1.et'), 1),
       ...writeCases('allreduce', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.1.et'), 2),
-      ...writeCases('custom', shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et'), 3),
+      ...writeCases(
+        'custom',
+        shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et'),
+        3,
+      ),
       ...writeCases('pytorch', shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 4),
     ];
     const { accepted, rejected } = await checkCases(cases);
@@ -204,7 +260,19 @@ describe('one verdict on every read path', () => {
   (hasShared ? it : it.skip)('../shared traces and their mutations', async () => {
     const cases = [
       ...writeCases('dlrm', shared('traces', 'pytorch-real', 'et', 'dlrm.3.et'), 5),
-      ...writeCases('mlp', shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel.7.et'), 6),
+      ...writeCases(
+        'mlp',
+        shared(
+          'traces',
+          'tutorials-micro2024',
+          'micro2024',
+          'astra-sim-demo',
+          'demo2',
+          'workload',
+          'MLP_ModelParallel.7.et',
+        ),
+        6,
+      ),
       ...writeCases('roofline', shared('astra-sim-reference', 'traces', 'comp_roof4', 'c.2.et'), 7),
     ];
     const { rejected } = await checkCases(cases);

@@ -16,8 +16,12 @@ describe('generate with a calibrated time model', async () => {
   const at = (mhz: number) => generateLlmTraces({ ...opts, timeModel: calibratedTimeModel(cal, mhz, 'bf16') });
 
   it('each COMP duration is the calibration estimate at the clock (whole µs), and lower clocks are never faster', () => {
-    const fast = at(1980).nodesOf(0).filter((n) => n.type === NodeType.COMP_NODE);
-    const slow = at(990).nodesOf(0).filter((n) => n.type === NodeType.COMP_NODE);
+    const fast = at(1980)
+      .nodesOf(0)
+      .filter((n) => n.type === NodeType.COMP_NODE);
+    const slow = at(990)
+      .nodesOf(0)
+      .filter((n) => n.type === NodeType.COMP_NODE);
     expect(slow.length).toBe(fast.length);
     let longer = 0;
     for (let i = 0; i < fast.length; i++) {
@@ -32,12 +36,12 @@ describe('generate with a calibrated time model', async () => {
     expect(longer).toBeGreaterThan(0);
   });
 
-  it('the system.json written beside it replays the durations instead of ASTRA-sim\'s fixed-peak roofline', () => {
+  it("the system.json written beside it replays the durations instead of ASTRA-sim's fixed-peak roofline", () => {
     const set = at(1410);
     expect(systemConfig(set.plan)['roofline-enabled']).toBeFalsy();
   });
 
-  it('a clock outside the device\'s range is refused up front', () => {
+  it("a clock outside the device's range is refused up front", () => {
     expect(() => calibratedTimeModel(cal, 99_999, 'bf16')).toThrow(/MHz/);
   });
 });
@@ -51,10 +55,25 @@ describe('generate llm --calibration --frequency (CLI)', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-gencal-'));
     const io = { out: () => undefined, err: () => undefined, isTTY: false };
     const base = ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '512'];
-    expect(await runCli([...base, '--calibration', 'calibration/h100-datasheet.json', '--frequency', '990', '--out', path.join(dir, 'slow')], io)).toBe(0);
+    expect(
+      await runCli(
+        [
+          ...base,
+          '--calibration',
+          'calibration/h100-datasheet.json',
+          '--frequency',
+          '990',
+          '--out',
+          path.join(dir, 'slow'),
+        ],
+        io,
+      ),
+    ).toBe(0);
     expect(await runCli([...base, '--out', path.join(dir, 'preset')], io)).toBe(0);
     const slow = (await readTraceFile(path.join(dir, 'slow.0.et'))).nodes.filter((n) => n.type === NodeType.COMP_NODE);
-    const preset = (await readTraceFile(path.join(dir, 'preset.0.et'))).nodes.filter((n) => n.type === NodeType.COMP_NODE);
+    const preset = (await readTraceFile(path.join(dir, 'preset.0.et'))).nodes.filter(
+      (n) => n.type === NodeType.COMP_NODE,
+    );
     const total = (ns: typeof slow) => ns.reduce((s, n) => s + n.durationMicros, 0n);
     expect(total(slow)).toBeGreaterThan(total(preset));
     expect(await runCli([...base, '--frequency', '990', '--out', path.join(dir, 'x')], io)).toBe(2);

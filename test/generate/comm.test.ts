@@ -7,10 +7,19 @@ import type { ChakraNode } from '../../src/formats/chakra/types.js';
 import { attrBoolList, num } from './helpers.js';
 
 const BF16 = 2;
-const colls = (nodes: ChakraNode[], pattern: RegExp) => nodes.filter((n) => n.type === NodeType.COMM_COLL_NODE && pattern.test(n.name));
+const colls = (nodes: ChakraNode[], pattern: RegExp) =>
+  nodes.filter((n) => n.type === NodeType.COMM_COLL_NODE && pattern.test(n.name));
 
 describe('tensor-parallel collectives (LLaMA-2 70B, tp 8, pp 4)', () => {
-  const o: LlmGenerateOptions = { model: 'llama2-70b', dp: 1, tp: 8, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 4096 };
+  const o: LlmGenerateOptions = {
+    model: 'llama2-70b',
+    dp: 1,
+    tp: 8,
+    pp: 4,
+    microBatch: 1,
+    globalBatch: 8,
+    seqLen: 4096,
+  };
   const m = MODEL_PRESETS['llama2-70b'];
   const layersPerStage = m.numLayers / 4;
 
@@ -67,7 +76,16 @@ function p2pOf(set: LlmTraceSet) {
 describe('pipeline point-to-point messages', () => {
   for (const schedule of ['1f1b', 'gpipe'] as const) {
     it(`${schedule}: every send has exactly one matching receive; activations are b·s·h·2 bytes between neighbouring stages`, () => {
-      const set = generateLlmTraces({ model: 'llama2-7b', dp: 2, tp: 2, pp: 4, microBatch: 2, globalBatch: 16, seqLen: 512, schedule });
+      const set = generateLlmTraces({
+        model: 'llama2-7b',
+        dp: 2,
+        tp: 2,
+        pp: 4,
+        microBatch: 2,
+        globalBatch: 16,
+        seqLen: 512,
+        schedule,
+      });
       const { sends, recvs } = p2pOf(set);
       expect(new Set(sends).size).toBe(sends.length);
       expect(recvs).toEqual(sends);
@@ -83,10 +101,19 @@ describe('pipeline point-to-point messages', () => {
   }
 
   it('tied embeddings on separate stages exchange the embedding gradient (GPT-3, pp 2)', () => {
-    const set = generateLlmTraces({ model: 'gpt3-175b', dp: 1, tp: 8, pp: 2, microBatch: 1, globalBatch: 2, seqLen: 2048, sequenceParallel: true });
+    const set = generateLlmTraces({
+      model: 'gpt3-175b',
+      dp: 1,
+      tp: 8,
+      pp: 2,
+      microBatch: 1,
+      globalBatch: 2,
+      seqLen: 2048,
+      sequenceParallel: true,
+    });
     const { sends, recvs } = p2pOf(set);
     expect(recvs).toEqual(sends);
-    const sync = sends.filter((s) => s.endsWith(`size ${(Math.ceil(50257 / 8) * 12288 * 4)}`));
+    const sync = sends.filter((s) => s.endsWith(`size ${Math.ceil(50257 / 8) * 12288 * 4}`));
     expect(sync.length).toBe(2 * 8); // both directions, every tensor-parallel rank, fp32 gradients
     // Activations with sequence parallelism travel as s/tp sequence shards.
     expect(sends.filter((s) => s.endsWith(`size ${(2048 / 8) * 12288 * BF16}`)).length).toBe(2 * 2 * 8);
@@ -94,7 +121,15 @@ describe('pipeline point-to-point messages', () => {
 });
 
 describe('data-parallel gradient all-reduce', () => {
-  const o: LlmGenerateOptions = { model: 'llama2-13b', dp: 4, tp: 2, pp: 2, microBatch: 1, globalBatch: 16, seqLen: 1024 };
+  const o: LlmGenerateOptions = {
+    model: 'llama2-13b',
+    dp: 4,
+    tp: 2,
+    pp: 2,
+    microBatch: 1,
+    globalBatch: 16,
+    seqLen: 1024,
+  };
 
   it('reduces every parameter once in fp32 over one replica (dimension dp only)', () => {
     const set = generateLlmTraces(o);

@@ -19,7 +19,7 @@ function analyticIterationFlops(m: LlmModelConfig, o: LlmGenerateOptions): numbe
   const tokens = o.globalBatch * o.seqLen;
   // Causal attention: QKᵀ and PV over s²/2 pairs, 2 FLOPs per multiply-add, per layer and sequence;
   // backward does 2.5× the forward (FlashAttention recomputes QKᵀ).
-  const attentionForward = 2 * 2 * qWidth * (o.seqLen * o.seqLen) / 2 * m.numLayers * o.globalBatch;
+  const attentionForward = ((2 * 2 * qWidth * (o.seqLen * o.seqLen)) / 2) * m.numLayers * o.globalBatch;
   let total = 6 * N * tokens + attentionForward * (1 + 2.5);
   if (o.recompute === 'full') total += 2 * m.numLayers * layerWeights * tokens + attentionForward;
   return total;
@@ -39,7 +39,10 @@ const CASES: [string, Omit<LlmGenerateOptions, 'model'>][] = [
   ['llama2-7b', { dp: 2, tp: 2, pp: 2, microBatch: 2, globalBatch: 16, seqLen: 4096, schedule: 'gpipe' }],
   ['llama2-13b', { dp: 1, tp: 4, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 4096, recompute: 'full' }],
   ['llama2-70b', { dp: 1, tp: 8, pp: 4, microBatch: 1, globalBatch: 32, seqLen: 4096 }],
-  ['megatron-1t', { dp: 1, tp: 8, pp: 8, microBatch: 1, globalBatch: 8, seqLen: 2048, sequenceParallel: true, recompute: 'full' }],
+  [
+    'megatron-1t',
+    { dp: 1, tp: 8, pp: 8, microBatch: 1, globalBatch: 8, seqLen: 2048, sequenceParallel: true, recompute: 'full' },
+  ],
   ['qwen-72b', { dp: 2, tp: 8, pp: 2, microBatch: 1, globalBatch: 4, seqLen: 2048 }],
   ['mistral-large-2411', { dp: 1, tp: 8, pp: 8, microBatch: 1, globalBatch: 8, seqLen: 4096, sequenceParallel: true }],
 ];

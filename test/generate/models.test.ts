@@ -9,9 +9,18 @@ const PUBLISHED: Record<string, { params: number; source: string; tolerance?: nu
   'gpt3-1.3b': { params: 1.3e9, source: 'Brown et al. 2020, Table 2.1', tolerance: 0.05 / 1.3 },
   'gpt3-13b': { params: 13.0e9, source: 'Brown et al. 2020, Table 2.1' },
   'gpt3-175b': { params: 175.0e9, source: 'Brown et al. 2020, Table 2.1' },
-  'llama2-7b': { params: 6_738_415_616, source: 'parameter count shown for meta-llama/Llama-2-7b-hf on Hugging Face (6.74B)' },
-  'llama2-13b': { params: 13_015_864_320, source: 'parameter count shown for meta-llama/Llama-2-13b-hf on Hugging Face (13.0B)' },
-  'llama2-70b': { params: 68_976_648_192, source: 'parameter count shown for meta-llama/Llama-2-70b-hf on Hugging Face (69.0B)' },
+  'llama2-7b': {
+    params: 6_738_415_616,
+    source: 'parameter count shown for meta-llama/Llama-2-7b-hf on Hugging Face (6.74B)',
+  },
+  'llama2-13b': {
+    params: 13_015_864_320,
+    source: 'parameter count shown for meta-llama/Llama-2-13b-hf on Hugging Face (13.0B)',
+  },
+  'llama2-70b': {
+    params: 68_976_648_192,
+    source: 'parameter count shown for meta-llama/Llama-2-70b-hf on Hugging Face (69.0B)',
+  },
   'megatron-1t': { params: 1008.0e9, source: 'Narayanan et al. 2021, Table 1' },
   'qwen-72b': { params: 72e9, source: 'Qwen/Qwen-72B model card ("72B")' },
   'mistral-large-2411': { params: 123e9, source: 'mistralai/Mistral-Large-Instruct-2411 model card ("123B")' },
@@ -43,8 +52,15 @@ describe('model presets', () => {
 describe('custom model JSON', () => {
   it('reads a Hugging Face config.json', () => {
     const m = parseModelJson({
-      model_type: 'llama', hidden_size: 4096, intermediate_size: 11008, num_hidden_layers: 32,
-      num_attention_heads: 32, num_key_value_heads: 32, vocab_size: 32000, hidden_act: 'silu', tie_word_embeddings: false,
+      model_type: 'llama',
+      hidden_size: 4096,
+      intermediate_size: 11008,
+      num_hidden_layers: 32,
+      num_attention_heads: 32,
+      num_key_value_heads: 32,
+      vocab_size: 32000,
+      hidden_act: 'silu',
+      tie_word_embeddings: false,
     });
     // Same architecture as the LLaMA-2 7B preset, so the same parameter count.
     expect(countParameters(m).total).toBe(countParameters(MODEL_PRESETS['llama2-7b']).total);
@@ -52,18 +68,28 @@ describe('custom model JSON', () => {
   });
 
   it("reads tracewatt's own field names, defaulting KV heads and head width", () => {
-    const m = parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, ffnHiddenSize: 4096, vocabSize: 1000, activation: 'gelu' });
+    const m = parseModelJson({
+      hiddenSize: 1024,
+      numLayers: 4,
+      numHeads: 16,
+      ffnHiddenSize: 4096,
+      vocabSize: 1000,
+      activation: 'gelu',
+    });
     expect(m.numKvHeads).toBe(16);
     expect(m.headDim).toBe(64);
     expect(m.norm).toBe('layernorm');
   });
 
   it('names the field that is wrong', () => {
-    expect(() => parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, vocabSize: 1000 }, 'm.json'))
-      .toThrow(/m\.json: field "ffnHiddenSize": missing/);
-    expect(() => parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, ffnHiddenSize: 1.5, vocabSize: 1000 }, 'm.json'))
-      .toThrow(FormatError);
-    expect(() => parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, numKvHeads: 5, ffnHiddenSize: 64, vocabSize: 10 }))
-      .toThrow(/not a multiple of 5/);
+    expect(() => parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, vocabSize: 1000 }, 'm.json')).toThrow(
+      /m\.json: field "ffnHiddenSize": missing/,
+    );
+    expect(() =>
+      parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, ffnHiddenSize: 1.5, vocabSize: 1000 }, 'm.json'),
+    ).toThrow(FormatError);
+    expect(() =>
+      parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, numKvHeads: 5, ffnHiddenSize: 64, vocabSize: 10 }),
+    ).toThrow(/not a multiple of 5/);
   });
 });

@@ -15,7 +15,7 @@ import { num } from './helpers.js';
 function longestPath(o: LlmGenerateOptions) {
   const set = generateLlmTraces(o);
   const ranks = Array.from({ length: set.ranks }, (_, r) => set.nodesOf(r));
-  const finish = ranks.map((nodes) => new Map<bigint, number>());
+  const finish = ranks.map((_nodes) => new Map<bigint, number>());
   const sendFinish = new Map<string, number>();
   const pos = ranks.map(() => 0);
   let progressed = true;
@@ -35,7 +35,8 @@ function longestPath(o: LlmGenerateOptions) {
         }
         const end = start + (n.type === NodeType.COMP_NODE ? Number(n.durationMicros) : 0);
         finish[r].set(n.id, end);
-        if (n.type === NodeType.COMM_SEND_NODE) sendFinish.set(`${r}->${num(n, 'comm_dst')}#${num(n, 'comm_tag')}`, end);
+        if (n.type === NodeType.COMM_SEND_NODE)
+          sendFinish.set(`${r}->${num(n, 'comm_dst')}#${num(n, 'comm_tag')}`, end);
         pos[r]++;
         progressed = true;
       }
@@ -50,9 +51,23 @@ const uniform = parseModelJson({ hiddenSize: 4096, numLayers: 16, numHeads: 32, 
 
 describe('pipeline bubble from the dependency graph (free communication)', () => {
   for (const schedule of ['1f1b', 'gpipe'] as const) {
-    for (const [p, m] of [[4, 8], [4, 16], [8, 8], [2, 3]]) {
+    for (const [p, m] of [
+      [4, 8],
+      [4, 16],
+      [8, 8],
+      [2, 3],
+    ]) {
       it(`${schedule}, p = ${p}, m = ${m}: idle fraction (p − 1)/(m + p − 1) within 1%`, () => {
-        const { ranks, finish } = longestPath({ model: uniform, dp: 1, tp: 1, pp: p, microBatch: 1, globalBatch: m, seqLen: 2048, schedule });
+        const { ranks, finish } = longestPath({
+          model: uniform,
+          dp: 1,
+          tp: 1,
+          pp: p,
+          microBatch: 1,
+          globalBatch: m,
+          seqLen: 2048,
+          schedule,
+        });
         // The pipelined part ends when the last backward ends; the optimizer step is not pipelined.
         let makespan = 0;
         let busy = 0;

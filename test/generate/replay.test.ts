@@ -20,10 +20,25 @@ afterAll(async () => {
 });
 
 const CASES: [string, LlmGenerateOptions][] = [
-  ['llama2-7b dp 2 tp 2 pp 2, 1F1B', { model: 'llama2-7b', dp: 2, tp: 2, pp: 2, microBatch: 1, globalBatch: 8, seqLen: 512 }],
-  ['gpt3-175b tp 4 pp 3, GPipe, SP, tied embeddings, recompute', {
-    model: 'gpt3-175b', dp: 1, tp: 4, pp: 3, microBatch: 1, globalBatch: 3, seqLen: 256, schedule: 'gpipe', sequenceParallel: true, recompute: 'full',
-  }],
+  [
+    'llama2-7b dp 2 tp 2 pp 2, 1F1B',
+    { model: 'llama2-7b', dp: 2, tp: 2, pp: 2, microBatch: 1, globalBatch: 8, seqLen: 512 },
+  ],
+  [
+    'gpt3-175b tp 4 pp 3, GPipe, SP, tied embeddings, recompute',
+    {
+      model: 'gpt3-175b',
+      dp: 1,
+      tp: 4,
+      pp: 3,
+      microBatch: 1,
+      globalBatch: 3,
+      seqLen: 256,
+      schedule: 'gpipe',
+      sequenceParallel: true,
+      recompute: 'full',
+    },
+  ],
 ];
 
 describe.each(CASES)('generated traces with ASTRA-sim semantics: %s', (name, o) => {
@@ -54,14 +69,33 @@ describe('pipeline bubble through the replay engine (near-free communication)', 
 
   for (const schedule of ['1f1b', 'gpipe'] as const) {
     it(`${schedule}, p = 4, m = 8: idle fraction of stage 0 = (p − 1)/(m + p − 1) within 1%`, async () => {
-      const o: LlmGenerateOptions = { model, dp: 1, tp: 1, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 2048, schedule };
+      const o: LlmGenerateOptions = {
+        model,
+        dp: 1,
+        tp: 1,
+        pp: 4,
+        microBatch: 1,
+        globalBatch: 8,
+        seqLen: 2048,
+        schedule,
+      };
       const prefix = path.join(dir, `bubble-${schedule}`, 't');
       const w = await writeLlmTraces({ ...o, outPrefix: prefix });
       const network = `${prefix}.free.yml`;
-      await writeFile(network, 'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1000000000.0 ]\nlatency: [ 0.0 ]\n');
+      await writeFile(
+        network,
+        'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 1000000000.0 ]\nlatency: [ 0.0 ]\n',
+      );
       // Replay the written durations (roofline off) so the optimizer step can be taken off exactly.
       const system = `${prefix}.replay-durations.json`;
-      await writeFile(system, JSON.stringify({ ...JSON.parse(await readFile(w.systemFile, 'utf8')), 'roofline-enabled': 0, 'endpoint-delay': 1 }));
+      await writeFile(
+        system,
+        JSON.stringify({
+          ...JSON.parse(await readFile(w.systemFile, 'utf8')),
+          'roofline-enabled': 0,
+          'endpoint-delay': 1,
+        }),
+      );
       const r = await replayFiles({ trace: prefix, system, network });
       const set = generateLlmTraces(o);
       const optimizerNs = (rank: number) => Number(set.nodesOf(rank).at(-1)!.durationMicros) * 1000;

@@ -16,7 +16,12 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   const open = (async (...args: Parameters<typeof fsp.open>) => {
     const fh = await fsp.open(...args);
     if (!stub.short) return fh;
-    const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+    const enospc = () =>
+      Object.assign(new Error('ENOSPC: no space left on device, write'), {
+        code: 'ENOSPC',
+        errno: -28,
+        syscall: 'write',
+      });
     let wrote = false;
     return new Proxy(fh, {
       get(target, prop) {
@@ -51,7 +56,12 @@ afterEach(() => {
   stub.full = false;
 });
 
-const contents = (dir: string) => Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(path.join(dir, f)).toString('base64')]));
+const contents = (dir: string) =>
+  Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(path.join(dir, f)).toString('base64')]),
+  );
 
 describe('generate on short writes', () => {
   it('writes the rest after a short write: the same files as without', async () => {
@@ -68,7 +78,9 @@ describe('generate on short writes', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-short-full-'));
     stub.short = true;
     stub.full = true;
-    const e = await writeLlmTraces({ ...options, outPrefix: path.join(dir, 'g'), concurrency: 1 }).catch((x: unknown) => x);
+    const e = await writeLlmTraces({ ...options, outPrefix: path.join(dir, 'g'), concurrency: 1 }).catch(
+      (x: unknown) => x,
+    );
     expect((e as Error).message).toBe(`${path.join(dir, 'g.0.et')}: cannot write (ENOSPC)`);
     expect(readdirSync(dir)).toEqual([]);
   });

@@ -7,8 +7,24 @@ import type { ChakraNode } from '../../src/formats/chakra/types.js';
 import { attrBool, attrBoolList, num } from './helpers.js';
 
 const CONFIGS: [string, LlmGenerateOptions][] = [
-  ['1f1b, tied embeddings, SP', { model: 'gpt3-175b', dp: 2, tp: 4, pp: 3, microBatch: 1, globalBatch: 8, seqLen: 1024, sequenceParallel: true }],
-  ['gpipe, GQA, full recompute', { model: 'llama2-70b', dp: 2, tp: 8, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 1024, schedule: 'gpipe', recompute: 'full' }],
+  [
+    '1f1b, tied embeddings, SP',
+    { model: 'gpt3-175b', dp: 2, tp: 4, pp: 3, microBatch: 1, globalBatch: 8, seqLen: 1024, sequenceParallel: true },
+  ],
+  [
+    'gpipe, GQA, full recompute',
+    {
+      model: 'llama2-70b',
+      dp: 2,
+      tp: 8,
+      pp: 4,
+      microBatch: 1,
+      globalBatch: 8,
+      seqLen: 1024,
+      schedule: 'gpipe',
+      recompute: 'full',
+    },
+  ],
   ['single GPU', { model: 'llama2-7b', dp: 1, tp: 1, pp: 1, microBatch: 1, globalBatch: 2, seqLen: 512 }],
 ];
 
@@ -22,8 +38,10 @@ describe.each(CONFIGS)('graph invariants: %s', (_label, o) => {
       const ids = new Set<bigint>();
       for (const n of set.nodesOf(r)) {
         if (ids.has(n.id)) problems.push(`rank ${r}: duplicate id ${n.id}`);
-        for (const d of n.dataDeps) if (!ids.has(d)) problems.push(`rank ${r}: ${n.name} depends on later or absent ${d}`);
-        for (const d of n.ctrlDeps) if (!ids.has(d)) problems.push(`rank ${r}: ${n.name} depends on later or absent ${d}`);
+        for (const d of n.dataDeps)
+          if (!ids.has(d)) problems.push(`rank ${r}: ${n.name} depends on later or absent ${d}`);
+        for (const d of n.ctrlDeps)
+          if (!ids.has(d)) problems.push(`rank ${r}: ${n.name} depends on later or absent ${d}`);
         ids.add(n.id);
       }
     }
@@ -67,7 +85,12 @@ describe('pipeline schedules', () => {
     return max;
   };
 
-  it.each([[4, 8], [4, 2], [8, 32], [1, 3]])('p = %i, m = %i: each micro-batch runs forward then backward once', (p, m) => {
+  it.each([
+    [4, 8],
+    [4, 2],
+    [8, 32],
+    [1, 3],
+  ])('p = %i, m = %i: each micro-batch runs forward then backward once', (p, m) => {
     for (const schedule of ['1f1b', 'gpipe'] as const) {
       for (let s = 0; s < p; s++) {
         const steps = stageSchedule(schedule, p, s, m);
@@ -85,7 +108,15 @@ describe('pipeline schedules', () => {
   });
 
   it('the generated trace follows the schedule: stage 0 of 4 runs 3 warm-up forwards before its first backward', () => {
-    const set = generateLlmTraces({ model: 'llama2-7b', dp: 1, tp: 1, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 256 });
+    const set = generateLlmTraces({
+      model: 'llama2-7b',
+      dp: 1,
+      tp: 1,
+      pp: 4,
+      microBatch: 1,
+      globalBatch: 8,
+      seqLen: 256,
+    });
     const order: string[] = [];
     for (const n of set.nodesOf(0)) {
       const mm = /^mb(\d+)\.(embedding\.fwd|embedding\.bwd)$/.exec(n.name);
@@ -97,7 +128,15 @@ describe('pipeline schedules', () => {
   });
 
   it('a backward pass depends on its own forward pass and on the gradient received from the next stage', () => {
-    const set = generateLlmTraces({ model: 'llama2-7b', dp: 1, tp: 1, pp: 2, microBatch: 1, globalBatch: 4, seqLen: 256 });
+    const set = generateLlmTraces({
+      model: 'llama2-7b',
+      dp: 1,
+      tp: 1,
+      pp: 2,
+      microBatch: 1,
+      globalBatch: 4,
+      seqLen: 256,
+    });
     const nodes = set.nodesOf(0);
     const byId = new Map(nodes.map((n) => [n.id, n]));
     const firstBwd = nodes.find((n) => /^mb2\.L\d+\.mlp_down\.dgrad$/.test(n.name))!;
@@ -110,22 +149,50 @@ describe('pipeline schedules', () => {
 describe('roofline durations', () => {
   it('each COMP duration is max(FLOPs / peak, bytes / bandwidth) of the GPU preset, in whole µs', () => {
     const gpu = GPU_PRESETS.a100;
-    const set = generateLlmTraces({ model: 'llama2-13b', dp: 1, tp: 4, pp: 1, microBatch: 1, globalBatch: 2, seqLen: 2048, gpu });
+    const set = generateLlmTraces({
+      model: 'llama2-13b',
+      dp: 1,
+      tp: 4,
+      pp: 1,
+      microBatch: 1,
+      globalBatch: 2,
+      seqLen: 2048,
+      gpu,
+    });
     const comps = set.nodesOf(0).filter((n: ChakraNode) => n.type === NodeType.COMP_NODE);
     for (const n of comps) {
-      const us = Math.max(num(n, 'num_ops') / (312e12), num(n, 'tensor_size') / (2039e9)) * 1e6;
+      const us = Math.max(num(n, 'num_ops') / 312e12, num(n, 'tensor_size') / 2039e9) * 1e6;
       expect(Math.abs(Number(n.durationMicros) - us)).toBeLessThanOrEqual(0.5 + 1e-9);
     }
   });
 
   it('rejects a dtype the GPU cannot run', () => {
-    expect(() => generateLlmTraces({ model: 'llama2-7b', dp: 1, tp: 1, pp: 1, microBatch: 1, globalBatch: 1, seqLen: 128, gpu: GPU_PRESETS.v100, dtype: 'bf16' }))
-      .toThrow(/no bf16/);
+    expect(() =>
+      generateLlmTraces({
+        model: 'llama2-7b',
+        dp: 1,
+        tp: 1,
+        pp: 1,
+        microBatch: 1,
+        globalBatch: 1,
+        seqLen: 128,
+        gpu: GPU_PRESETS.v100,
+        dtype: 'bf16',
+      }),
+    ).toThrow(/no bf16/);
   });
 });
 
 describe('option validation', () => {
-  const base: LlmGenerateOptions = { model: 'llama2-70b', dp: 1, tp: 8, pp: 4, microBatch: 1, globalBatch: 32, seqLen: 4096 };
+  const base: LlmGenerateOptions = {
+    model: 'llama2-70b',
+    dp: 1,
+    tp: 8,
+    pp: 4,
+    microBatch: 1,
+    globalBatch: 32,
+    seqLen: 4096,
+  };
   it.each([
     [{ microBatch: 4, globalBatch: 30 }, /not a multiple of --micro-batch × --dp/],
     [{ tp: 3 }, /do not split over --tp 3/],

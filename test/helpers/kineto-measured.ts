@@ -13,7 +13,7 @@ function exactNs(text: string): { ts: bigint[]; dur: bigint[] } {
   const dur: bigint[] = [];
   const toNs = (s: string) => {
     const [w, f = ''] = s.split('.');
-    return BigInt(w!) * 1000n + BigInt((f + '000').slice(0, 3));
+    return BigInt(w!) * 1000n + BigInt(`${f}000`.slice(0, 3));
   };
   // One event per object: its own "ts" and "dur" are the first in it (args hold none in PyTorch's traces).
   const events = text.slice(text.indexOf('"traceEvents"')).split(/\}\s*,\s*\{\s*"/);
@@ -36,7 +36,8 @@ export function rawMeasuredIteration(file: string, step?: string): RawIteration 
   const text = (buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf).toString('utf8');
   const events = (JSON.parse(text) as { traceEvents: { ph?: string; cat?: string; name?: string }[] }).traceEvents;
   const { ts, dur } = exactNs(text);
-  if (ts.length !== events.length) throw new Error(`${file}: could not split the events (${ts.length} vs ${events.length})`);
+  if (ts.length !== events.length)
+    throw new Error(`${file}: could not split the events (${ts.length} vs ${events.length})`);
   let best = -1;
   events.forEach((e, i) => {
     if (e.ph !== 'X' || e.cat !== 'user_annotation' || !/^ProfilerStep#\d+$/.test(e.name ?? '')) return;
@@ -47,7 +48,14 @@ export function rawMeasuredIteration(file: string, step?: string): RawIteration 
   const end = start + dur[best]!;
   let last = end;
   events.forEach((e, i) => {
-    if (e.ph === 'X' && (e.cat === 'kernel' || e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset') && ts[i]! >= start && ts[i]! < end && ts[i]! + dur[i]! > last) last = ts[i]! + dur[i]!;
+    if (
+      e.ph === 'X' &&
+      (e.cat === 'kernel' || e.cat === 'gpu_memcpy' || e.cat === 'gpu_memset') &&
+      ts[i]! >= start &&
+      ts[i]! < end &&
+      ts[i]! + dur[i]! > last
+    )
+      last = ts[i]! + dur[i]!;
   });
   return { step: events[best]!.name!, ns: Number(last - start) };
 }

@@ -18,8 +18,31 @@ export interface Mutation {
 
 /** Values put in place of a field: edges of ranges, absurd magnitudes, wrong types. */
 export const VALUE_POOL: unknown[] = [
-  0, -1, 1, 0.5, 1.5, 2, 1e-300, 1e300, -1e300, 1e9, 2 ** 53 + 2, -(2 ** 53), 4097, 1e-7,
-  '1', 'x', '', true, false, null, [], {}, [1], ['ring', 'ring'], { a: 1 },
+  0,
+  -1,
+  1,
+  0.5,
+  1.5,
+  2,
+  1e-300,
+  1e300,
+  -1e300,
+  1e9,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  4097,
+  1e-7,
+  '1',
+  'x',
+  '',
+  true,
+  false,
+  null,
+  [],
+  {},
+  [1],
+  ['ring', 'ring'],
+  { a: 1 },
 ];
 
 /** Every path to a leaf or a container in `v` (the root excluded), arrays cut to their first `perArray` entries. */
@@ -50,7 +73,11 @@ const brief = (v: unknown) => {
 };
 
 /** One seeded mutation of a JSON document (`extraKeys`: keys worth adding at the top, e.g. a parser's known keys). */
-export function mutateJson(base: unknown, random: () => number, extraKeys: readonly [string, unknown][] = []): Mutation {
+export function mutateJson(
+  base: unknown,
+  random: () => number,
+  extraKeys: readonly [string, unknown][] = [],
+): Mutation {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const root = structuredClone(base);
   const all = paths(root);
@@ -85,7 +112,11 @@ export function mutateJson(base: unknown, random: () => number, extraKeys: reado
     const [parent, key] = parentAndKey(root, p);
     const depth = pick([65, 1000, 100_000]);
     parent[key] = '@@deep@@';
-    return { label: `${show(p)} nested ${depth} deep`, text: JSON.stringify(root, null, 2).replace('"@@deep@@"', `${'['.repeat(depth)}${']'.repeat(depth)}`), path: p };
+    return {
+      label: `${show(p)} nested ${depth} deep`,
+      text: JSON.stringify(root, null, 2).replace('"@@deep@@"', `${'['.repeat(depth)}${']'.repeat(depth)}`),
+      path: p,
+    };
   }
   if (r < 0.95) {
     const at = 1 + Math.floor(random() * (text.length - 1));

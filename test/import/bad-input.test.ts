@@ -38,7 +38,8 @@ const put = async (name: string, content: string | Buffer) => {
   return f;
 };
 
-const kinetoEvent = (ts: string) => `{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ${ts}, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}}]}`;
+const kinetoEvent = (ts: string) =>
+  `{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ${ts}, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}}]}`;
 
 describe('streamed JSON readers: bad input', () => {
   it('a folder given as a trace is an InputError naming it (not an internal EISDIR)', async () => {
@@ -61,10 +62,14 @@ describe('streamed JSON readers: bad input', () => {
   it('an empty event / node list is told from a file that has none', async () => {
     const noEvents = await readKinetoTrace(await put('empty-events.json', '{"schemaVersion": 1, "traceEvents": []}'));
     expect(noEvents.gpu).toEqual([]);
-    await expect(readKinetoTrace(await put('no-events.json', '{"schemaVersion": 1}'))).rejects.toThrow(/no "traceEvents" array/);
+    await expect(readKinetoTrace(await put('no-events.json', '{"schemaVersion": 1}'))).rejects.toThrow(
+      /no "traceEvents" array/,
+    );
     const noNodes = await readExecutionTrace(await put('empty-nodes.json', '{"schema": "1.0.1", "nodes": []}'));
     expect(noNodes.nodes).toEqual([]);
-    await expect(readExecutionTrace(await put('no-nodes.json', '{"schema": "1.0.1"}'))).rejects.toThrow(/no "nodes" array/);
+    await expect(readExecutionTrace(await put('no-nodes.json', '{"schema": "1.0.1"}'))).rejects.toThrow(
+      /no "nodes" array/,
+    );
   });
 
   it('a stamp in exponent form or negative is read exactly; a "ts" the text does not hold is refused', async () => {
@@ -75,11 +80,14 @@ describe('streamed JSON readers: bad input', () => {
     const negative = await readKinetoTrace(await put('neg.json', kinetoEvent('-5.25')));
     expect(negative.baseUs * 1000 + negative.gpu[0]!.tsNs).toBe(-5250);
     // A nested "ts" before the event's own would be taken by a text search: the parsed value tells it apart.
-    const nested = await put('nested.json', '{"traceEvents": [{"ph": "X", "cat": "kernel", "args": {"ts": 3}, "name": "k", "ts": 1694128201545123.5, "dur": 2}]}');
+    const nested = await put(
+      'nested.json',
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "args": {"ts": 3}, "name": "k", "ts": 1694128201545123.5, "dur": 2}]}',
+    );
     await expect(readKinetoTrace(nested)).rejects.toThrow(/cannot read "ts" exactly/);
   });
 
-  it('readHead: a gzip file\'s first bytes decompressed, and whether it goes on', async () => {
+  it("readHead: a gzip file's first bytes decompressed, and whether it goes on", async () => {
     const whole = gunzipSync(await readFile(addKineto));
     const head = await readHead(addKineto, 100);
     expect(head.bytes).toEqual(whole.subarray(0, 100));
@@ -96,15 +104,34 @@ describe('import pytorch: numbers that are not whole where Chakra needs integers
     const et = JSON.parse(gunzipSync(await readFile(addEt)).toString('utf8'));
     et.pid = 563677.5;
     delete kineto.distributedInfo.rank;
-    const r = await importPytorch({ pairs: [{ et: await put('odd-et.json', JSON.stringify(et)), kineto: await put('odd-kineto.json', JSON.stringify(kineto)) }], out: path.join(dir, 'odd') });
+    const r = await importPytorch({
+      pairs: [
+        {
+          et: await put('odd-et.json', JSON.stringify(et)),
+          kineto: await put('odd-kineto.json', JSON.stringify(kineto)),
+        },
+      ],
+      out: path.join(dir, 'odd'),
+    });
     expect(r.ranks[0]!.rank).toBe(0);
     expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no distributedInfo\.rank: written as rank 0/);
   });
 
   it('a collective whose tensor has a fractional element count has no comm_size (typed as compute, said)', () => {
     const node = (numel: number): EtNode => ({
-      id: 1, name: 'nccl:all_reduce', parent: null, rfId: null, fwParent: null, seqId: null, scope: null, tid: null, fwTid: null, opSchema: '',
-      inputs: { values: [[1, 2, 0, numel, 4, 'cuda:0']], shapes: [[numel]], types: ['Tensor(float)'] }, outputs: { values: [], shapes: [], types: [] }, attrs: {},
+      id: 1,
+      name: 'nccl:all_reduce',
+      parent: null,
+      rfId: null,
+      fwParent: null,
+      seqId: null,
+      scope: null,
+      tid: null,
+      fwTid: null,
+      opSchema: '',
+      inputs: { values: [[1, 2, 0, numel, 4, 'cuda:0']], shapes: [[numel]], types: ['Tensor(float)'] },
+      outputs: { values: [], shapes: [], types: [] },
+      attrs: {},
     });
     expect(commInfo('ncclKernel_AllReduce_RING_LL_Sum_float', node(1024), () => null).commSizeBytes).toBe(4096);
     expect(commInfo('ncclKernel_AllReduce_RING_LL_Sum_float', node(1.5), () => null).commSizeBytes).toBeNull();
@@ -138,10 +165,17 @@ describe('Kineto + power log: a long trace', () => {
   it('places 200,000 kernels on the power log by wall clock (no call-stack overflow)', () => {
     const baseUs = 1_694_128_201_545_000;
     const kernels: TraceKernel[] = Array.from({ length: 200_000 }, (_, i) => ({
-      sample: newSample('k', { file: 't.json', row: i + 1, format: 'kineto' }, { durationNs: 1000 }), startNs: i * 2000,
+      sample: newSample('k', { file: 't.json', row: i + 1, format: 'kineto' }, { durationNs: 1000 }),
+      startNs: i * 2000,
     }));
     const series: PowerSeries = {
-      timeNs: [0, 1e9], powerW: [100, 100], originEpochMs: baseUs / 1000 - 100, gpu: null, device: null, source: { file: 'p.csv', format: 'nvidia-smi' }, notes: [],
+      timeNs: [0, 1e9],
+      powerW: [100, 100],
+      originEpochMs: baseUs / 1000 - 100,
+      gpu: null,
+      device: null,
+      source: { file: 'p.csv', format: 'nvidia-smi' },
+      notes: [],
     };
     const trace = { baseUs } as KinetoTrace;
     expect(alignPower(trace, series, kernels)?.offsetNs).toBe(100e6);

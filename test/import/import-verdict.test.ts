@@ -32,8 +32,11 @@ import { shipped } from '../helpers/traces.js';
 const ADD_ET = shipped('pytorch-real', 'simple_add', 'et.json.gz');
 const ADD_KINETO = shipped('pytorch-real', 'simple_add', 'kineto.json.gz');
 const GLOO = shipped('pytorch-real', 'h200-gpt-gloo');
-const HTA = ['critical_path--cuda_event_sync__event_sync_trace', 'critical_path--cuda_event_sync_multi_stream__event_sync_trace', 'amd_trace--mi250_minitoy_train_ROCm6_2_kineto']
-  .map((f) => path.join(repoRoot, 'test', 'fixtures', 'kineto-hta', `${f}.json.gz`));
+const HTA = [
+  'critical_path--cuda_event_sync__event_sync_trace',
+  'critical_path--cuda_event_sync_multi_stream__event_sync_trace',
+  'amd_trace--mi250_minitoy_train_ROCm6_2_kineto',
+].map((f) => path.join(repoRoot, 'test', 'fixtures', 'kineto-hta', `${f}.json.gz`));
 
 let dir: string;
 let caseNo = 0;
@@ -56,12 +59,33 @@ function count(surface: string, what: string): void {
 }
 
 /** Nulls in a JSON output where a number belongs (keys whose null means "none" aside). */
-const NULL_OK = new Set(['iteration', 'measured', 'device', 'worldSize', 'commGroupsFile', 'iterationNs', 'startUnixNs', 'label', 'backend', 'comm', 'pgName', 'step', 'window']);
+const NULL_OK = new Set([
+  'iteration',
+  'measured',
+  'device',
+  'worldSize',
+  'commGroupsFile',
+  'iterationNs',
+  'startUnixNs',
+  'label',
+  'backend',
+  'comm',
+  'pgName',
+  'step',
+  'window',
+]);
 
-const leftovers = (d: string) => (existsSync(d) ? (readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f)) : []);
+const leftovers = (d: string) =>
+  existsSync(d)
+    ? (readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f))
+    : [];
 
 /** Runs one import; checks the invariants every run keeps; returns 'ok' or the error line, and the ranks' node count. */
-async function runImport(label: string, argv: string[], out: string): Promise<{ verdict: string; nodes: number | null }> {
+async function runImport(
+  label: string,
+  argv: string[],
+  out: string,
+): Promise<{ verdict: string; nodes: number | null }> {
   if (process.env.TW_TRACE_CASES) appendFileSync(process.env.TW_TRACE_CASES, `${label} ${argv.join(' ')}\n`);
   const r = await cli([...argv, '--out', path.join(out, 'x'), '--json']);
   const what = `${label}: ${argv.slice(0, 2).join(' ')}`;
@@ -79,7 +103,11 @@ async function runImport(label: string, argv: string[], out: string): Promise<{ 
   }
   expect(badNulls(JSON.parse(r.out), NULL_OK), `${what}: null where a number belongs`).toEqual([]);
   // Every rank file validates (a --partial import's files one by one: the missing ranks are said, not there).
-  const targets = argv.includes('--partial') ? readdirSync(out).filter((f) => /^x\.\d+\.et$/.test(f)).map((f) => path.join(out, f)) : [path.join(out, 'x')];
+  const targets = argv.includes('--partial')
+    ? readdirSync(out)
+        .filter((f) => /^x\.\d+\.et$/.test(f))
+        .map((f) => path.join(out, f))
+    : [path.join(out, 'x')];
   let nodes = 0;
   for (const t of targets) {
     const v = await cli(['validate', t, '--json']);
@@ -90,7 +118,11 @@ async function runImport(label: string, argv: string[], out: string): Promise<{ 
 }
 
 /** A case's folder with the mutated file written as `name`, and the reader's verdict on it ('ok' or the CLI's line). */
-async function mutatedFile(m: Mutation, name: string, read: (file: string) => Promise<unknown>): Promise<{ d: string; file: string; reader: string }> {
+async function mutatedFile(
+  m: Mutation,
+  name: string,
+  read: (file: string) => Promise<unknown>,
+): Promise<{ d: string; file: string; reader: string }> {
   const d = caseDir();
   const file = path.join(d, name);
   writeFileSync(file, m.text);
@@ -105,8 +137,31 @@ async function mutatedFile(m: Mutation, name: string, read: (file: string) => Pr
 // ---------------------------------------------------------------------------------------------------------------
 // Kineto JSON mutations.
 
-const READ_CATS = new Set(['kernel', 'cpu_op', 'user_annotation', 'cuda_runtime', 'cuda_driver', 'gpu_memcpy', 'gpu_memset', 'cuda_sync']);
-const EVENT_FIELDS = ['ts', 'dur', 'name', 'cat', 'ph', 'pid', 'tid', 'args.correlation', 'args.External id', 'args.device', 'args.stream', 'args.bytes', 'args'];
+const READ_CATS = new Set([
+  'kernel',
+  'cpu_op',
+  'user_annotation',
+  'cuda_runtime',
+  'cuda_driver',
+  'gpu_memcpy',
+  'gpu_memset',
+  'cuda_sync',
+]);
+const EVENT_FIELDS = [
+  'ts',
+  'dur',
+  'name',
+  'cat',
+  'ph',
+  'pid',
+  'tid',
+  'args.correlation',
+  'args.External id',
+  'args.device',
+  'args.stream',
+  'args.bytes',
+  'args',
+];
 const EXTRA_VALUES: unknown[] = [1e300, -5, 2 ** 53 + 2, 604_800_000_001, '0x0', 'ProfilerStep#1', 'Kernel', 'X', 'i'];
 
 type Ev = Record<string, unknown> & { args?: Record<string, unknown> };
@@ -117,7 +172,10 @@ interface Kmut extends Mutation {
 
 function kinetoMutation(base: Record<string, unknown>, random: () => number): Kmut {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const j = structuredClone(base) as { traceEvents: Ev[]; distributedInfo?: Record<string, unknown> } & Record<string, unknown>;
+  const j = structuredClone(base) as { traceEvents: Ev[]; distributedInfo?: Record<string, unknown> } & Record<
+    string,
+    unknown
+  >;
   const events = j.traceEvents;
   const read = events.map((e, i) => [e, i] as const).filter(([e]) => e.ph === 'X' && READ_CATS.has(String(e.cat)));
   const text = () => JSON.stringify(j);
@@ -142,7 +200,11 @@ function kinetoMutation(base: Record<string, unknown>, random: () => number): Km
     const value = structuredClone(pick([...VALUE_POOL, 'zero', 2 ** 53 + 2]));
     if (key === '(whole)') j.distributedInfo = value as Record<string, unknown>;
     else j.distributedInfo = { ...(j.distributedInfo ?? {}), [key]: value };
-    return { label: `distributedInfo${key === '(whole)' ? '' : `.${key}`} = ${JSON.stringify(value)}`, text: text(), value };
+    return {
+      label: `distributedInfo${key === '(whole)' ? '' : `.${key}`} = ${JSON.stringify(value)}`,
+      text: text(),
+      value,
+    };
   }
   if (r < 0.68) {
     const m = mutateJson({ ...j, traceEvents: events.slice(0, 3) }, random);
@@ -154,7 +216,11 @@ function kinetoMutation(base: Record<string, unknown>, random: () => number): Km
         return null;
       }
     })();
-    if (doc && Array.isArray(doc.traceEvents)) return { label: `top level: ${m.label}`, text: JSON.stringify({ ...doc, traceEvents: [...doc.traceEvents, ...events.slice(3)] }) };
+    if (doc && Array.isArray(doc.traceEvents))
+      return {
+        label: `top level: ${m.label}`,
+        text: JSON.stringify({ ...doc, traceEvents: [...doc.traceEvents, ...events.slice(3)] }),
+      };
     return { label: `top level: ${m.label}`, text: doc ? JSON.stringify(doc) : m.text };
   }
   if (r < 0.84) {
@@ -168,10 +234,23 @@ function kinetoMutation(base: Record<string, unknown>, random: () => number): Km
       }
     } else if (kind === 'one event twice' && read.length) events.push(structuredClone(pick(read)[0]));
     else if (kind === 'old categories') {
-      const old: Record<string, string> = { kernel: 'Kernel', gpu_memcpy: 'Memcpy', gpu_memset: 'Memset', cuda_runtime: 'Runtime', cpu_op: 'Operator' };
+      const old: Record<string, string> = {
+        kernel: 'Kernel',
+        gpu_memcpy: 'Memcpy',
+        gpu_memset: 'Memset',
+        cuda_runtime: 'Runtime',
+        cpu_op: 'Operator',
+      };
       for (const e of events) if (old[String(e.cat)]) e.cat = old[String(e.cat)];
     } else if (kind === 'big ids') {
-      return { label: 'correlation ids above 2^53', same: true, text: text().replace(/"correlation":(\d+)/g, (_, c) => `"correlation":${(2n ** 53n + 7n + BigInt(c)).toString()}`) };
+      return {
+        label: 'correlation ids above 2^53',
+        same: true,
+        text: text().replace(
+          /"correlation":(\d+)/g,
+          (_, c) => `"correlation":${(2n ** 53n + 7n + BigInt(c)).toString()}`,
+        ),
+      };
     }
     return { label: `events ${kind}`, text: text(), same: kind !== 'one event twice' };
   }
@@ -220,7 +299,17 @@ function etMutation(base: Record<string, unknown>, random: () => number): Mutati
     if (kind === 'a node twice') j.nodes.push(structuredClone(pick(j.nodes)));
     else if (kind === 'a node removed') j.nodes.splice(Math.floor(random() * j.nodes.length), 1);
     else if (kind === 'nodes reversed') j.nodes.reverse();
-    else j.nodes.push({ id: 10_000, name: 'kernel', cat: 'kernel', ph: 'X', ts: 1, inclusive_dur: 2, exclusive_dur: 2, parent: 2 });
+    else
+      j.nodes.push({
+        id: 10_000,
+        name: 'kernel',
+        cat: 'kernel',
+        ph: 'X',
+        ts: 1,
+        inclusive_dur: 2,
+        exclusive_dur: 2,
+        parent: 2,
+      });
     return { label: kind, text: text() };
   }
   if (r < 0.85) {
@@ -231,7 +320,11 @@ function etMutation(base: Record<string, unknown>, random: () => number): Mutati
     } catch {
       // not JSON any more: taken as it is
     }
-    if (doc && Array.isArray(doc.nodes)) return { label: `top level: ${m.label}`, text: JSON.stringify({ ...doc, nodes: [...doc.nodes, ...j.nodes.slice(3)] }) };
+    if (doc && Array.isArray(doc.nodes))
+      return {
+        label: `top level: ${m.label}`,
+        text: JSON.stringify({ ...doc, nodes: [...doc.nodes, ...j.nodes.slice(3)] }),
+      };
     return { label: `top level: ${m.label}`, text: doc ? JSON.stringify(doc) : m.text };
   }
   const t = text();
@@ -243,7 +336,8 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
   const base: Record<string, number> = {};
   beforeAll(async () => {
     for (const [name, argv] of [
-      ['pytorch', ['import', 'pytorch', '--et', ADD_ET, '--kineto', ADD_KINETO]], ['kineto', ['import', 'kineto', ADD_KINETO]],
+      ['pytorch', ['import', 'pytorch', '--et', ADD_ET, '--kineto', ADD_KINETO]],
+      ['kineto', ['import', 'kineto', ADD_KINETO]],
       ...HTA.map((f) => [f, ['import', 'kineto', f]] as const),
     ] as const) {
       const r = await runImport(`base ${name}`, [...argv], caseDir());
@@ -272,12 +366,17 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
         expect(kt, `${label}: import kineto`).toEqual({ verdict: 'ok', nodes: base.kineto });
       }
       if (pt.verdict === 'ok' && kt.verdict === 'ok') count('Kineto JSON (pair)', 'accepted (both imports)');
-      else if (pt.verdict !== 'ok' && kt.verdict !== 'ok') count('Kineto JSON (pair)', 'clean rejects (both imports, each for what it needs of the trace)');
-      else count('Kineto JSON (pair)', `read by both; refused by ${pt.verdict !== 'ok' ? 'import pytorch (linking to the ET)' : 'import kineto (what it needs alone)'} only`);
+      else if (pt.verdict !== 'ok' && kt.verdict !== 'ok')
+        count('Kineto JSON (pair)', 'clean rejects (both imports, each for what it needs of the trace)');
+      else
+        count(
+          'Kineto JSON (pair)',
+          `read by both; refused by ${pt.verdict !== 'ok' ? 'import pytorch (linking to the ET)' : 'import kineto (what it needs alone)'} only`,
+        );
     }
   }, 600_000);
 
-  it('Kineto JSON of HTA\'s real traces: import kineto', async () => {
+  it("Kineto JSON of HTA's real traces: import kineto", async () => {
     const random = rng(2662);
     for (const [n, f] of HTA.entries()) {
       const j = loadJson(f);
@@ -288,7 +387,14 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
         const kt = await runImport(label, ['import', 'kineto', file], path.join(d, 'kt'));
         if (reader !== 'ok') expect(kt.verdict, `${label}: import kineto vs the Kineto reader`).toBe(reader);
         if (m.same) expect(kt, label).toEqual({ verdict: 'ok', nodes: base[f] });
-        count('Kineto JSON (HTA)', kt.verdict === 'ok' ? 'accepted' : reader !== 'ok' ? 'clean rejects (by the reader)' : 'clean rejects (by import kineto)');
+        count(
+          'Kineto JSON (HTA)',
+          kt.verdict === 'ok'
+            ? 'accepted'
+            : reader !== 'ok'
+              ? 'clean rejects (by the reader)'
+              : 'clean rejects (by import kineto)',
+        );
       }
       expect(n).toBeLessThan(HTA.length);
     }
@@ -301,9 +407,20 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
       const m = etMutation(j, random);
       const label = `ET ${k}: ${m.label}`;
       const { d, file, reader } = await mutatedFile(m, 'et.json', (f) => readExecutionTrace(f));
-      const pt = await runImport(label, ['import', 'pytorch', '--et', file, '--kineto', ADD_KINETO], path.join(d, 'pt'));
+      const pt = await runImport(
+        label,
+        ['import', 'pytorch', '--et', file, '--kineto', ADD_KINETO],
+        path.join(d, 'pt'),
+      );
       if (reader !== 'ok') expect(pt.verdict, `${label}: import pytorch vs the ET reader`).toBe(reader);
-      count('ET JSON (pair)', pt.verdict === 'ok' ? 'accepted' : reader !== 'ok' ? 'clean rejects (by the reader)' : 'clean rejects (by import pytorch)');
+      count(
+        'ET JSON (pair)',
+        pt.verdict === 'ok'
+          ? 'accepted'
+          : reader !== 'ok'
+            ? 'clean rejects (by the reader)'
+            : 'clean rejects (by import pytorch)',
+      );
     }
   }, 600_000);
 
@@ -318,24 +435,59 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
       const d = caseDir();
       const folder = path.join(d, 'in');
       mkdirSync(folder);
-      for (const f of files) if (!(['missing', 'partial'].includes(kind) && f === victim)) copyFileSync(path.join(GLOO, f), path.join(folder, f));
-      if (kind === 'corrupt') writeFileSync(path.join(folder, victim), Buffer.from(Array.from({ length: 64 }, () => Math.floor(random() * 256))));
-      if (kind === 'cut') writeFileSync(path.join(folder, victim), gz(victim).subarray(0, 1 + Math.floor(random() * (gz(victim).length - 1))));
-      if (kind === 'foreign') writeFileSync(path.join(folder, pick(random, ['notes.json', 'config.json.gz', 'power.csv'])), '{"a": 1}');
-      if (kind === 'duplicated rank') copyFileSync(path.join(GLOO, victim), path.join(folder, `copy-9.${victim.replace(/^rank\d\./, '')}`));
-      if (kind === 'ET+ alone') writeFileSync(path.join(folder, 'linked-5.json'), JSON.stringify({ ...loadJson(ADD_ET), pid: 5 }).replace('"nodes":[', '"nodes":[{"id":99999,"name":"k","cat":"kernel","ph":"X","inclusive_dur":1},'));
+      for (const f of files)
+        if (!(['missing', 'partial'].includes(kind) && f === victim))
+          copyFileSync(path.join(GLOO, f), path.join(folder, f));
+      if (kind === 'corrupt')
+        writeFileSync(
+          path.join(folder, victim),
+          Buffer.from(Array.from({ length: 64 }, () => Math.floor(random() * 256))),
+        );
+      if (kind === 'cut')
+        writeFileSync(
+          path.join(folder, victim),
+          gz(victim).subarray(0, 1 + Math.floor(random() * (gz(victim).length - 1))),
+        );
+      if (kind === 'foreign')
+        writeFileSync(path.join(folder, pick(random, ['notes.json', 'config.json.gz', 'power.csv'])), '{"a": 1}');
+      if (kind === 'duplicated rank')
+        copyFileSync(path.join(GLOO, victim), path.join(folder, `copy-9.${victim.replace(/^rank\d\./, '')}`));
+      if (kind === 'ET+ alone')
+        writeFileSync(
+          path.join(folder, 'linked-5.json'),
+          JSON.stringify({ ...loadJson(ADD_ET), pid: 5 }).replace(
+            '"nodes":[',
+            '"nodes":[{"id":99999,"name":"k","cat":"kernel","ph":"X","inclusive_dur":1},',
+          ),
+        );
       const label = `dir ${k}: ${kind} ${victim}`;
-      const r = await runImport(label, ['import', 'pytorch', '--dir', folder, ...(kind === 'partial' ? ['--partial'] : [])], path.join(d, 'out'));
+      const r = await runImport(
+        label,
+        ['import', 'pytorch', '--dir', folder, ...(kind === 'partial' ? ['--partial'] : [])],
+        path.join(d, 'out'),
+      );
       if (kind === 'foreign') expect(r.verdict, label).toBe('ok');
       else if (kind === 'partial') {
         // Without the victim's partner nothing pairs one way or the other: an ET alone is an error, a Kineto trace alone is said.
         if (victim.includes('.et.')) expect(r.verdict, label).toBe('ok');
         else expect(r.verdict, label).toMatch(/no Kineto trace/);
-      } else if (kind !== 'cut' || r.verdict !== 'ok') expect(r.verdict, `${label}: a rank dropped without a word`).not.toBe('ok');
+      } else if (kind !== 'cut' || r.verdict !== 'ok')
+        expect(r.verdict, `${label}: a rank dropped without a word`).not.toBe('ok');
       // A refusal names a file of the folder it is about: the one changed, its partner, or the one added.
-      const partner = victim.includes('.et.') ? victim.replace('.et.', '.pt.trace.') : victim.replace('.pt.trace.', '.et.');
-      if (r.verdict !== 'ok') expect([victim, partner, 'copy-9', 'linked-5'].some((f) => r.verdict.includes(f)), `${label}: ${r.verdict}`).toBe(true);
-      count('--dir folders', r.verdict === 'ok' ? `accepted (${kind === 'foreign' ? 'the foreign file named in a note' : 'partial: the missing rank said'})` : 'clean rejects (naming the file)');
+      const partner = victim.includes('.et.')
+        ? victim.replace('.et.', '.pt.trace.')
+        : victim.replace('.pt.trace.', '.et.');
+      if (r.verdict !== 'ok')
+        expect(
+          [victim, partner, 'copy-9', 'linked-5'].some((f) => r.verdict.includes(f)),
+          `${label}: ${r.verdict}`,
+        ).toBe(true);
+      count(
+        '--dir folders',
+        r.verdict === 'ok'
+          ? `accepted (${kind === 'foreign' ? 'the foreign file named in a note' : 'partial: the missing rank said'})`
+          : 'clean rejects (naming the file)',
+      );
     }
   }, 600_000);
 
@@ -350,7 +502,11 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
     for (const [surface, t] of tally) {
       const n = Object.values(t).reduce((a, b) => a + b, 0);
       cases += n;
-      lines.push(`  ${surface}: ${n} cases — ${Object.entries(t).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      lines.push(
+        `  ${surface}: ${n} cases — ${Object.entries(t)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ')}`,
+      );
     }
     console.log(`[import verdict] ${cases} cases\n${lines.join('\n')}`);
   });

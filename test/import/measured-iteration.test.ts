@@ -30,10 +30,20 @@ afterAll(async () => {
   console.log(`per-rank measured iteration vs as-measured replay:\n${table.join('\n')}`);
 });
 
-const kinetoOf = async (folder: string) => (await readdir(folder)).filter((f) => /pt\.trace\.json\.gz$/.test(f)).sort().map((f) => path.join(folder, f));
+const kinetoOf = async (folder: string) =>
+  (await readdir(folder))
+    .filter((f) => /pt\.trace\.json\.gz$/.test(f))
+    .sort()
+    .map((f) => path.join(folder, f));
 
 /** Replays `prefix` as measured and checks every rank against its raw trace; returns the errors (%). */
-async function check(label: string, prefix: string, rawOf: Map<number, string>, worst: number, mean: number): Promise<number[]> {
+async function check(
+  label: string,
+  prefix: string,
+  rawOf: Map<number, string>,
+  worst: number,
+  mean: number,
+): Promise<number[]> {
   const { ranks } = await replayAsMeasured({ trace: prefix, power: await resolvePower('h100-cluster') });
   const errors: number[] = [];
   for (const r of ranks) {
@@ -42,7 +52,9 @@ async function check(label: string, prefix: string, rawOf: Map<number, string>, 
     expect(r.measuredStep).toBe(raw.step);
     const err = ((r.finishNs - raw.ns) / raw.ns) * 100;
     errors.push(Math.abs(err));
-    table.push(`${label.padEnd(34)} rank ${String(r.rank).padStart(2)}  ${raw.step.padEnd(17)} measured ${String(raw.ns).padStart(10)} ns  replayed ${String(r.finishNs).padStart(10)} ns  ${err.toFixed(4)} %`);
+    table.push(
+      `${label.padEnd(34)} rank ${String(r.rank).padStart(2)}  ${raw.step.padEnd(17)} measured ${String(raw.ns).padStart(10)} ns  replayed ${String(r.finishNs).padStart(10)} ns  ${err.toFixed(4)} %`,
+    );
   }
   expect(Math.max(...errors)).toBeLessThanOrEqual(worst);
   expect(errors.reduce((a, b) => a + b, 0) / errors.length).toBeLessThanOrEqual(mean);
@@ -65,13 +77,23 @@ describe('replay --as-measured against the measured iteration, import kineto (ev
       const files = await kinetoOf(shipped('pytorch-real', run));
       const r = await importKineto({ traces: files, out: path.join(dir, `k-${run}`) });
       expect(r.ranks).toHaveLength(files.length);
-      await check(`import kineto ${run}`, path.join(dir, `k-${run}`), new Map(r.ranks.map((x) => [x.rank, x.kineto])), 5, 3);
+      await check(
+        `import kineto ${run}`,
+        path.join(dir, `k-${run}`),
+        new Map(r.ranks.map((x) => [x.rank, x.kineto])),
+        5,
+        3,
+      );
     });
   }
   const single = [
-    'amd_trace--mi250_minitoy_train_ROCm6_2_kineto', 'cpu_only--rank-34.Jul_15_10_52_41.1074.pt.trace.1aff90f8',
-    'critical_path--cuda_event_sync__event_sync_trace', 'distributed_info_unavailable--distributed_info_not_found',
-    'rank_non_gpu--rank_non_gpu', 'trace_filter--sampled_rank-0', 'trace_filter--sampled_rank-1',
+    'amd_trace--mi250_minitoy_train_ROCm6_2_kineto',
+    'cpu_only--rank-34.Jul_15_10_52_41.1074.pt.trace.1aff90f8',
+    'critical_path--cuda_event_sync__event_sync_trace',
+    'distributed_info_unavailable--distributed_info_not_found',
+    'rank_non_gpu--rank_non_gpu',
+    'trace_filter--sampled_rank-0',
+    'trace_filter--sampled_rank-1',
   ];
   for (const f of single) {
     it(`HTA ${f}`, async () => {

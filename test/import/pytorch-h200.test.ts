@@ -71,15 +71,23 @@ describe('import pytorch: PyTorch 2.11 on an H200 (held-out layout)', () => {
   });
 
   it('collectives with no NCCL kernel (gloo; NCCL over one rank) are kept as host ops and named in a warning', () => {
-    const msg = (r: ImportResult['ranks'][number]) => r.diagnostics.find((d) => d.code === 'collective-without-gpu-kernel')!.samples[0]!.message;
+    const msg = (r: ImportResult['ranks'][number]) =>
+      r.diagnostics.find((d) => d.code === 'collective-without-gpu-kernel')!.samples[0]!.message;
     expect(msg(one.ranks[0]!)).toMatch(/nccl:all_reduce ×8/);
     for (const r of two.ranks) expect(msg(r)).toMatch(/gloo:all_reduce ×5/);
     for (const r of [...one.ranks, ...two.ranks]) expect(r.convert.collectives).toEqual({});
   });
 
-  it('annotate with each rank\'s Kineto trace: 100 % matched, every GPU node > 0 J, busy time within 1 %', async () => {
+  it("annotate with each rank's Kineto trace: 100 % matched, every GPU node > 0 J, busy time within 1 %", async () => {
     const profiles = [path.join(gloo, 'rank0.pt.trace.json.gz'), path.join(gloo, 'rank1.pt.trace.json.gz')];
-    const res = await annotateTrace({ trace: path.join(dir, 'gloo'), out: path.join(dir, 'gloo-1980'), calibration: h100, profiles, frequenciesMHz: [1980], referenceClockMHz: 1980 });
+    const res = await annotateTrace({
+      trace: path.join(dir, 'gloo'),
+      out: path.join(dir, 'gloo-1980'),
+      calibration: h100,
+      profiles,
+      frequenciesMHz: [1980],
+      referenceClockMHz: 1980,
+    });
     for (const r of res.ranks) {
       expect(r.matchRate).toBe(1);
       expect(r.unmatched + r.untouched).toBe(0);
@@ -87,14 +95,20 @@ describe('import pytorch: PyTorch 2.11 on an H200 (held-out layout)', () => {
       expect(Math.abs(r.perFrequency[0]!.annotatedDurationNs / kineto - 1)).toBeLessThanOrEqual(0.01);
       const out = await readTraceFile(r.perFrequency[0]!.file);
       for (const n of out.nodes) {
-        if (n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false) expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
+        if (n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false)
+          expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
       }
     }
   });
 
   it('the nvidia-smi log is placed on the trace by its baseTimeNanoseconds, so kernels get the power logged during the step', async () => {
-    const table = await readProfile(path.join(nccl, 'rank0.pt.trace.json.gz'), { referenceClockMHz: 1980, power: path.join(nccl, 'nvidia-smi.csv') });
-    expect(table.notes.join('\n')).toMatch(/trace placed on the power log by wall-clock stamps \(trace start 2026-11-27T09:31:30\.\d+Z/);
+    const table = await readProfile(path.join(nccl, 'rank0.pt.trace.json.gz'), {
+      referenceClockMHz: 1980,
+      power: path.join(nccl, 'nvidia-smi.csv'),
+    });
+    expect(table.notes.join('\n')).toMatch(
+      /trace placed on the power log by wall-clock stamps \(trace start 2026-11-27T09:31:30\.\d+Z/,
+    );
     const withPower = table.samples.filter((s) => s.powerW !== null);
     expect(withPower.length).toBeGreaterThan(0);
     // The log reads 78–125 W before the run and 127–199 W while it trains; the profiled step falls in the latter.

@@ -5,7 +5,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idleRows, loadCalibration, measuredIdle, readIdleMeasurement, validateCalibration } from '../../src/engines/calibrate/index.js';
+import {
+  idleRows,
+  loadCalibration,
+  measuredIdle,
+  readIdleMeasurement,
+  validateCalibration,
+} from '../../src/engines/calibrate/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { FormatError } from '../../src/errors.js';
 import { idlePowerAt } from '../../src/model/idle-power.js';
@@ -54,11 +60,15 @@ describeShared('idle figures against the measurements', () => {
     expect(cal.power.perClock.at(-1)!.interceptW).toBeGreaterThan(at1380);
   });
 
-  it('Titan X: the idle rows of gpmTOOL, clock by clock, at the calibration\'s memory clock', async () => {
+  it("Titan X: the idle rows of gpmTOOL, clock by clock, at the calibration's memory clock", async () => {
     const cal = await loadCalibration(calFile('titanx'));
     const file = shared('profiles', 'guerreiro-gpmtool', 'titanx_micro_peak_idle_HPCAandCF.csv');
     // The file itself: rows "power,core,mem,<8 utilizations>" with every utilization 0 are the idle rows.
-    const rows = readFileSync(file, 'utf8').trim().split('\n').slice(4).map((l) => l.split(',').map(Number));
+    const rows = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(4)
+      .map((l) => l.split(',').map(Number));
     const idle = rows.filter((r) => r.slice(3).every((u) => u === 0) && r[2] === 4005);
     expect(idle).toHaveLength(16);
     for (const [p, core] of idle) expect(idlePowerAt(cal, core!)!.powerW, `${core} MHz`).toBe(p);
@@ -67,12 +77,16 @@ describeShared('idle figures against the measurements', () => {
   });
 });
 
-describe('idle from the project\'s H200 nvidia-smi log', () => {
+describe("idle from the project's H200 nvidia-smi log", () => {
   it('the median of the 0 % utilization samples per SM clock, as the log says them', async () => {
     const m = await readIdleMeasurement(h200Log);
     expect(m.device).toBe('NVIDIA H200');
     // The log's own lines: "ts, 0, NVIDIA H200, 118.23 W, 1980 MHz, 3201 MHz, 0 %".
-    const lines = readFileSync(h200Log, 'utf8').trim().split('\n').slice(1).map((l) => l.split(', '));
+    const lines = readFileSync(h200Log, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(', '));
     const idle = lines.filter((f) => f[6] === '0 %');
     for (const clock of [345, 1980]) {
       const w = idle.filter((f) => f[4] === `${clock} MHz`).map((f) => parseFloat(f[3]!));
@@ -98,7 +112,9 @@ describe('idle from the project\'s H200 nvidia-smi log', () => {
   });
 
   it('a log with no idle sample, or a power log without clocks, is refused naming the file', async () => {
-    await expect(readIdleMeasurement(shared('profiler-formats', 'other_energy', 'ml-energy__zeus__zeus_monitor_sample.csv'))).rejects.toThrow(/zeus_monitor_sample\.csv: .*no utilization or clock columns/);
+    await expect(
+      readIdleMeasurement(shared('profiler-formats', 'other_energy', 'ml-energy__zeus__zeus_monitor_sample.csv')),
+    ).rejects.toThrow(/zeus_monitor_sample\.csv: .*no utilization or clock columns/);
   });
 });
 
@@ -114,7 +130,9 @@ describe('idle block validation', () => {
     ] as const) {
       const bad = { ...doc, idle: { ...doc.idle, ...patch } };
       expect(() => validateCalibration(bad, 'x.json'), field).toThrow(FormatError);
-      expect(() => validateCalibration(bad, 'x.json'), field).toThrow(new RegExp(`field ${field.replace(/[[\].]/g, '\\$&')}`));
+      expect(() => validateCalibration(bad, 'x.json'), field).toThrow(
+        new RegExp(`field ${field.replace(/[[\].]/g, '\\$&')}`),
+      );
     }
     // Files written before idle blocks load, and the datasheet's figure stands in, said so.
     const { idle: _, ...old } = doc;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fitMultiClock, fitRoofExponent, multiClockDurationNs } from '../../src/model/multi-clock-time.js';
 
-const roofline = (memNs: number, clockNsMHz: number, p: number) => (f: number) => (memNs ** p + (clockNsMHz / f) ** p) ** (1 / p);
+const roofline = (memNs: number, clockNsMHz: number, p: number) => (f: number) =>
+  (memNs ** p + (clockNsMHz / f) ** p) ** (1 / p);
 
 describe('smooth roofline from two or more clocks', () => {
   it('passes through both profiled clocks for any exponent', () => {
@@ -15,7 +16,10 @@ describe('smooth roofline from two or more clocks', () => {
     }
   });
   it('is the additive form A + B/f at exponent 1', () => {
-    const fit = fitMultiClock([900, 1200, 1500].map((f) => ({ smClockMHz: f, durationNs: 2e5 + 3e8 / f })), 1);
+    const fit = fitMultiClock(
+      [900, 1200, 1500].map((f) => ({ smClockMHz: f, durationNs: 2e5 + 3e8 / f })),
+      1,
+    );
     expect(fit.memTermNsP).toBeCloseTo(2e5, 0);
     expect(fit.clockTermNsMHzP).toBeCloseTo(3e8, -2);
   });
@@ -28,7 +32,13 @@ describe('smooth roofline from two or more clocks', () => {
     expect(multiClockDurationNs(additive, 1200) / t(1200)).toBeGreaterThan(1.005);
   });
   it('keeps both terms non-negative (a kernel faster at a lower clock keeps a constant time)', () => {
-    const fit = fitMultiClock([{ smClockMHz: 1700, durationNs: 1e6 }, { smClockMHz: 900, durationNs: 0.9e6 }], 3);
+    const fit = fitMultiClock(
+      [
+        { smClockMHz: 1700, durationNs: 1e6 },
+        { smClockMHz: 900, durationNs: 0.9e6 },
+      ],
+      3,
+    );
     expect(fit.clockTermNsMHzP).toBe(0);
     // The constant is the mean in t^p: ((1e6³ + 0.9e6³) / 2)^(1/3).
     expect(multiClockDurationNs(fit, 1200)).toBeCloseTo(((1e18 + 0.729e18) / 2) ** (1 / 3), -1);
@@ -49,6 +59,13 @@ describe('roofline exponent fitted on calibration kernels', () => {
     expect(fit.additiveMapePct).toBeGreaterThan(fit.mapePct);
   });
   it('returns null when no kernel has three clocks', () => {
-    expect(fitRoofExponent([[{ smClockMHz: 900, durationNs: 1 }, { smClockMHz: 1800, durationNs: 0.5 }]])).toBeNull();
+    expect(
+      fitRoofExponent([
+        [
+          { smClockMHz: 900, durationNs: 1 },
+          { smClockMHz: 1800, durationNs: 0.5 },
+        ],
+      ]),
+    ).toBeNull();
   });
 });

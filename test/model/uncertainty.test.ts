@@ -5,7 +5,18 @@ import { datasheetCalibration } from '../../src/model/datasheet-calibration.js';
 import { capInForce } from '../../src/model/power-cap.js';
 import { modelPower } from '../../src/model/model-power.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';
-import { bandAround, buildCounterSpace, clockGeometry, counterDistance, exponentEnvelope, exponentRange, fitQuantityBand, heldOutInflation, residualOutside, type ResidualCase } from '../../src/model/uncertainty.js';
+import {
+  bandAround,
+  buildCounterSpace,
+  clockGeometry,
+  counterDistance,
+  exponentEnvelope,
+  exponentRange,
+  fitQuantityBand,
+  heldOutInflation,
+  residualOutside,
+  type ResidualCase,
+} from '../../src/model/uncertainty.js';
 import { describeRegime } from '../../src/model/predict-band.js';
 import { fitMultiClock, kernelRoofExponents, multiClockDurationNs } from '../../src/model/multi-clock-time.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -16,7 +27,8 @@ import { newSample } from '../../src/formats/profiles/kernel-sample.js';
 /** A deterministic spread of standard values in (−1, 1) with known quantiles (uniform: q10 ≈ −0.8, q90 ≈ 0.8). */
 const uniform = (n: number) => Array.from({ length: n }, (_, i) => -1 + (2 * (i + 0.5)) / n);
 /** Within 1% (relative) of the expected value. */
-const near = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(0.01 * Math.abs(expected) + 1e-12);
+const near = (actual: number, expected: number) =>
+  expect(Math.abs(actual - expected)).toBeLessThanOrEqual(0.01 * Math.abs(expected) + 1e-12);
 
 describe('clock geometry', () => {
   it('names the way a clock is predicted and its distance from the profiled clock(s)', () => {
@@ -47,12 +59,14 @@ describe('clock geometry', () => {
 describe('exponent envelope of two-clock times', () => {
   const hi = { smClockMHz: 1710, durationNs: 1.0e6 };
   const lo = { smClockMHz: 870, durationNs: 1.5e6 };
-  it('spans the kernel\'s curves over the exponent range, around the calibration\'s exponent', () => {
+  it("spans the kernel's curves over the exponent range, around the calibration's exponent", () => {
     const range = { p10: 2, p90: 8, kernels: 20 };
     const env = exponentEnvelope([hi, lo], 1215, 3.25, range);
     expect(env.lo).toBeLessThan(1);
     expect(env.hi).toBeGreaterThan(1);
-    const t = (p: number) => multiClockDurationNs(fitMultiClock([hi, lo], p), 1215) / multiClockDurationNs(fitMultiClock([hi, lo], 3.25), 1215);
+    const t = (p: number) =>
+      multiClockDurationNs(fitMultiClock([hi, lo], p), 1215) /
+      multiClockDurationNs(fitMultiClock([hi, lo], 3.25), 1215);
     expect([env.lo, env.hi].sort()).toEqual([t(2), t(8)].sort());
     // A purely clock-bound kernel (t ∝ 1/f) is the same curve at every exponent: no envelope.
     const pure = exponentEnvelope([hi, { smClockMHz: 855, durationNs: 2.0e6 }], 1215, 3.25, range);
@@ -69,7 +83,8 @@ describe('exponent envelope of two-clock times', () => {
   it('learns the 10–90 % range from kernels whose error depends on the exponent, and needs ten of them', () => {
     const clocks = [855, 1005, 1155, 1305, 1455, 1605, 1710];
     // Kernels on t = (M^p + (C/f)^p)^(1/p) with p = 2 … 6, and pure clock-bound ones (any p fits them).
-    const kernel = (p: number) => clocks.map((f) => ({ smClockMHz: f, durationNs: ((1e6) ** p + ((1.2e9) / f) ** p) ** (1 / p) }));
+    const kernel = (p: number) =>
+      clocks.map((f) => ({ smClockMHz: f, durationNs: (1e6 ** p + (1.2e9 / f) ** p) ** (1 / p) }));
     const pure = clocks.map((f) => ({ smClockMHz: f, durationNs: 1.2e9 / f }));
     const found = kernelRoofExponents([...[2, 3, 4, 5, 6].flatMap((p) => [kernel(p), kernel(p)]), pure, pure]);
     expect(found.kernels).toBe(12);
@@ -82,7 +97,9 @@ describe('exponent envelope of two-clock times', () => {
 describe('band fitted from residuals', () => {
   // Residuals r = x·z with z uniform in (−1, 1) at four clock distances: q10(x) = −0.8x, q90(x) = 0.8x.
   const xs = [0.1, 0.2, 0.4, 0.8];
-  const cases: ResidualCase[] = xs.flatMap((x) => uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * z })));
+  const cases: ResidualCase[] = xs.flatMap((x) =>
+    uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * z })),
+  );
 
   it('recovers the quantiles per distance, held flat below the nearest bin (a floor), proportional beyond the last', () => {
     const band = fitQuantityBand(cases)!;
@@ -104,7 +121,11 @@ describe('band fitted from residuals', () => {
 
   it('widens with the distance in counter space, as far as the cases reach and no farther', () => {
     // |r| grows as 1 + 2·d: the fitted widening is 2, and z = r / (1 + 2d) has the uniform quantiles again.
-    const wide: ResidualCase[] = xs.flatMap((x) => [0, 0.5, 1].flatMap((d) => uniform(100).map((z) => ({ distance: x, counterDistance: d, residual: x * z * (1 + 2 * d) }))));
+    const wide: ResidualCase[] = xs.flatMap((x) =>
+      [0, 0.5, 1].flatMap((d) =>
+        uniform(100).map((z) => ({ distance: x, counterDistance: d, residual: x * z * (1 + 2 * d) })),
+      ),
+    );
     const band = fitQuantityBand(wide)!;
     expect(band.widening).toBeCloseTo(2, 6);
     expect(band.maxCounterDistance).toBe(1);
@@ -117,7 +138,10 @@ describe('band fitted from residuals', () => {
 
   it('never trusts a farther clock more, and needs enough cases', () => {
     // The middle distance has a narrow spread: the table keeps the wider band of the nearer clock.
-    const bumpy = [...cases.filter((c) => c.distance !== 0.4), ...uniform(200).map((z) => ({ distance: 0.4, counterDistance: 0, residual: 0.01 * z }))];
+    const bumpy = [
+      ...cases.filter((c) => c.distance !== 0.4),
+      ...uniform(200).map((z) => ({ distance: 0.4, counterDistance: 0, residual: 0.01 * z })),
+    ];
     const band = fitQuantityBand(bumpy)!;
     for (let i = 1; i < band.q90.length; i++) {
       expect(band.q90[i]).toBeGreaterThanOrEqual(band.q90[i - 1]!);
@@ -128,7 +152,9 @@ describe('band fitted from residuals', () => {
 
   it('is symmetric by default: a bias the calibration kernels share does not make one side narrower', () => {
     // r = x·(z + 0.5): the kernels run faster than predicted; |r|/x has its 80 % quantile at 1.1.
-    const biased: ResidualCase[] = xs.flatMap((x) => uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * (z + 0.5) })));
+    const biased: ResidualCase[] = xs.flatMap((x) =>
+      uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * (z + 0.5) })),
+    );
     const sym = fitQuantityBand(biased)!;
     sym.q90.forEach((h, i) => expect(sym.q10[i]).toBe(-h));
     near(sym.q90[sym.q90.length - 1]!, 1.1 * 0.8);
@@ -140,7 +166,10 @@ describe('band fitted from residuals', () => {
   });
 
   it('inflates by what a left-out fold needs: 1 when the folds agree, more when some are wider than the rest', () => {
-    const fold = (f: number, scale: number) => xs.flatMap((x) => uniform(60).map((z) => ({ distance: x, counterDistance: 0, residual: scale * x * z, fold: f })));
+    const fold = (f: number, scale: number) =>
+      xs.flatMap((x) =>
+        uniform(60).map((z) => ({ distance: x, counterDistance: 0, residual: scale * x * z, fold: f })),
+      );
     expect(heldOutInflation([0, 1, 2, 3].flatMap((f) => fold(f, 1)))).toBeCloseTo(1, 9);
     // Two of four folds three times as wide: each, left out, reaches past the band of the other three, by more
     // than the narrow folds fall short of theirs (the 80 % quantile of the pooled ratios |r| / h).
@@ -149,14 +178,27 @@ describe('band fitted from residuals', () => {
     expect(k).toBeLessThan(3);
     // Two folds cannot be left out in turn against the rest: no inflation.
     expect(heldOutInflation([0, 1].flatMap((f) => fold(f, 1 + f)))).toBe(1);
-    const inflated = fitQuantityBand([0, 1, 2, 3].flatMap((f) => fold(f, 1)), { inflation: 1.5 })!;
-    expect(inflated.q90[inflated.q90.length - 1]! / fitQuantityBand([0, 1, 2, 3].flatMap((f) => fold(f, 1)))!.q90.at(-1)!).toBeCloseTo(1.5, 9);
+    const inflated = fitQuantityBand(
+      [0, 1, 2, 3].flatMap((f) => fold(f, 1)),
+      { inflation: 1.5 },
+    )!;
+    expect(
+      inflated.q90[inflated.q90.length - 1]! / fitQuantityBand([0, 1, 2, 3].flatMap((f) => fold(f, 1)))!.q90.at(-1)!,
+    ).toBeCloseTo(1.5, 9);
   });
 });
 
 describe('counter distance', () => {
   it('is the mean distance to the nearest calibration kernels in standard units; 0 without counters', () => {
-    const space = buildCounterSpace([{ a: 0, b: 0 }, { a: 1, b: 0 }, { a: 0, b: 1 }, { a: 1, b: 1 }], 1)!;
+    const space = buildCounterSpace(
+      [
+        { a: 0, b: 0 },
+        { a: 1, b: 0 },
+        { a: 0, b: 1 },
+        { a: 1, b: 1 },
+      ],
+      1,
+    )!;
     expect(space.scale).toEqual([0.5, 0.5]);
     expect(counterDistance(space, { a: 0, b: 0 })).toBe(0);
     expect(counterDistance(space, { a: 0.5, b: 0 })).toBeCloseTo(1, 6);
@@ -169,10 +211,15 @@ describe('a measured power above the calibration cap', () => {
   const cap = { detected: false, powerW: 400, source: 'datasheet' as const, evidence: '' };
   it('sets the cap aside, and says so; a measurement within the ±2% band keeps it', () => {
     expect(capInForce(cap, [{ powerW: 405, where: 'a' }])).toEqual({ powerW: 400, overridden: false, note: null });
-    const r = capInForce(cap, [{ powerW: 300, where: 'a' }, { powerW: 475, where: 'stage3/forward at 1410 MHz' }]);
+    const r = capInForce(cap, [
+      { powerW: 300, where: 'a' },
+      { powerW: 475, where: 'stage3/forward at 1410 MHz' },
+    ]);
     expect(r.powerW).toBeNull();
     expect(r.overridden).toBe(true);
-    expect(r.note).toMatch(/475\.0 W \(stage3\/forward at 1410 MHz\) is above the calibration's power cap 400\.0 W \(source: datasheet\)/);
+    expect(r.note).toMatch(
+      /475\.0 W \(stage3\/forward at 1410 MHz\) is above the calibration's power cap 400\.0 W \(source: datasheet\)/,
+    );
     expect(capInForce({ ...cap, powerW: null, source: 'none' }, [{ powerW: 900, where: 'a' }]).powerW).toBeNull();
   });
 });
@@ -181,10 +228,21 @@ describe('predict with a measured power above the calibration cap', () => {
   it('does not cap any kernel at the refuted cap, and says why', () => {
     const cal = datasheetCalibration('A100');
     const sample = (name: string, powerW: number) =>
-      newSample(name, { file: 'p.csv', row: 1, format: 'test' }, { smClockMHz: 1410, durationNs: 2e6, powerW, utilization: { sm_active: 1, tensor_active: 0.9, dram_active: 0.5 } });
+      newSample(
+        name,
+        { file: 'p.csv', row: 1, format: 'test' },
+        {
+          smClockMHz: 1410,
+          durationNs: 2e6,
+          powerW,
+          utilization: { sm_active: 1, tensor_active: 0.9, dram_active: 0.5 },
+        },
+      );
     const table = { format: 'test', device: null, notes: [], samples: [sample('hot', 475), sample('warm', 390)] };
     const r = predictProfile(cal, table, { referenceClocksMHz: [1410], targetClocksMHz: [1410] });
-    expect(r.notes.join()).toMatch(/measured 475\.0 W \(hot at 1410 MHz\) is above the calibration's power cap 400\.0 W/);
+    expect(r.notes.join()).toMatch(
+      /measured 475\.0 W \(hot at 1410 MHz\) is above the calibration's power cap 400\.0 W/,
+    );
     expect(r.rows.find((x) => x.kernel === 'hot')!.powerW).toBeCloseTo(475, 6);
     expect(r.rows.every((x) => !x.capped)).toBe(true);
     expect(r.advice).toBeNull();
@@ -197,7 +255,11 @@ describe('calibration files and bands', () => {
     const cal = datasheetCalibration('H100');
     expect(cal.uncertainty).toBeUndefined();
     expect(() => validateCalibration(cal, 'x.json')).not.toThrow();
-    const p = predictKernelBand(cal, { smClockMHz: 1980, durationNs: 1e6, powerW: 500, utilization: { sm_active: 0.9 } }, 1200);
+    const p = predictKernelBand(
+      cal,
+      { smClockMHz: 1980, durationNs: 1e6, powerW: 500, utilization: { sm_active: 0.9 } },
+      1200,
+    );
     expect(p.band).toBeNull();
     expect(p.durationNs).toBeGreaterThan(1e6);
   });
@@ -206,21 +268,29 @@ describe('calibration files and bands', () => {
     const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
     const bad = structuredClone(cal) as any;
     bad.uncertainty.modes['one-clock-down'].energy.q10[2] = 0.5;
-    expect(() => validateCalibration(bad, 'x.json')).toThrow(/x\.json: field uncertainty\.modes\.one-clock-down\.energy: expected q10 ≤ 0 ≤ q90/);
+    expect(() => validateCalibration(bad, 'x.json')).toThrow(
+      /x\.json: field uncertainty\.modes\.one-clock-down\.energy: expected q10 ≤ 0 ≤ q90/,
+    );
     const bad2 = structuredClone(cal) as any;
     bad2.uncertainty.modes['three-clock'] = bad2.uncertainty.modes['one-clock-down'];
     expect(() => validateCalibration(bad2, 'x.json')).toThrow(/uncertainty\.modes\.three-clock: unknown mode/);
     const bad3 = structuredClone(cal) as any;
     bad3.uncertainty.twoClockDistance = 'euclid';
-    expect(() => validateCalibration(bad3, 'x.json')).toThrow(/x\.json: field uncertainty\.twoClockDistance: expected "product" or "harmonic"/);
+    expect(() => validateCalibration(bad3, 'x.json')).toThrow(
+      /x\.json: field uncertainty\.twoClockDistance: expected "product" or "harmonic"/,
+    );
     const bad4 = structuredClone(cal) as any;
     bad4.uncertainty.roofExponentRange = { p10: 4, p90: 2, kernels: 30 };
-    expect(() => validateCalibration(bad4, 'x.json')).toThrow(/field uncertainty\.roofExponentRange\.p90: expected p90 ≥ p10/);
+    expect(() => validateCalibration(bad4, 'x.json')).toThrow(
+      /field uncertainty\.roofExponentRange\.p90: expected p90 ≥ p10/,
+    );
     const bad5 = structuredClone(cal) as any;
     bad5.uncertainty.memoryCeiling = structuredClone(cal.uncertainty!.modes['one-clock-down']);
     expect(() => validateCalibration(bad5, 'x.json')).not.toThrow();
     bad5.uncertainty.memoryCeiling.time.q90[1] = -0.1;
-    expect(() => validateCalibration(bad5, 'x.json')).toThrow(/x\.json: field uncertainty\.memoryCeiling\.time: expected q10 ≤ 0 ≤ q90/);
+    expect(() => validateCalibration(bad5, 'x.json')).toThrow(
+      /x\.json: field uncertainty\.memoryCeiling\.time: expected q10 ≤ 0 ≤ q90/,
+    );
     const bad6 = structuredClone(cal) as any;
     bad6.uncertainty.powerMisfitMax = -1;
     expect(() => validateCalibration(bad6, 'x.json')).toThrow(/uncertainty.*powerMisfitMax/);
@@ -241,7 +311,7 @@ describe('calibration files and bands', () => {
     expect(predictKernelBand(cal, profiles, 1215).band!.clockDistance).toBeCloseTo(a * b, 12);
   });
 
-  it('two profiled clocks: the time band starts from the kernel\'s exponent envelope, and a clock-bound kernel has none', async () => {
+  it("two profiled clocks: the time band starts from the kernel's exponent envelope, and a clock-bound kernel has none", async () => {
     const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
     const range = cal.uncertainty!.roofExponentRange!;
     expect(range.p10).toBeLessThan(range.p90);
@@ -278,10 +348,15 @@ describe('calibration files and bands', () => {
     expect(b.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
     expect(heavy.durationNs).toBeLessThan(1.0e6 * (1380 / 705) * 0.9);
     const fromTable = bandAround(ceiling.time, b.clockDistance, b.counterDistance, heavy.durationNs);
-    const fromMode = bandAround(cal.uncertainty!.modes['one-clock-down']!.time, b.clockDistance, b.counterDistance, heavy.durationNs);
+    const fromMode = bandAround(
+      cal.uncertainty!.modes['one-clock-down']!.time,
+      b.clockDistance,
+      b.counterDistance,
+      heavy.durationNs,
+    );
     expect(b.durationNs.p90).toBeCloseTo(Math.max(fromTable.p90, fromMode.p90), 6);
     expect(b.durationNs.p10).toBeCloseTo(Math.min(fromTable.p10, fromMode.p10), 6);
-    expect(describeRegime(b)).toBe('one-clock-down · >40 % · counters ' + b.regime.counter + ' · memory ceiling');
+    expect(describeRegime(b)).toBe(`one-clock-down · >40 % · counters ${b.regime.counter} · memory ceiling`);
     // Without the table (files written before it, or fewer than five benchmarks crossed): the clock-bound reach.
     const old = { ...cal, uncertainty: { ...cal.uncertainty!, memoryCeiling: undefined } };
     expect(predictKernelBand(old, profile, 705).band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
@@ -291,7 +366,10 @@ describe('calibration files and bands', () => {
     expect(light.regime.memoryCeiling).toBe(false);
     expect(light.durationNs.p90 / light.durationNs.p50).toBeLessThan(1380 / 705);
     // Two profiled clocks: the kernel's own curve, no reach.
-    expect(predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime.memoryCeiling).toBe(false);
+    expect(
+      predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime
+        .memoryCeiling,
+    ).toBe(false);
   });
 
   it("a kernel whose profiled power the power model cannot explain: its power and energy bands reach the model's figure", async () => {
@@ -317,17 +395,25 @@ describe('calibration files and bands', () => {
 
   it('gives p10 ≤ p50 ≤ p90 away from the profiled clock and the measurement itself at it', async () => {
     const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
-    const profile = { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: { dram_active: 0.4, fp32_active: 0.3, sm_active: 0.9, sm_occupancy: 0.5 } };
+    const profile = {
+      smClockMHz: 1710,
+      durationNs: 1.0e6,
+      powerW: 200,
+      utilization: { dram_active: 0.4, fp32_active: 0.3, sm_active: 0.9, sm_occupancy: 0.5 },
+    };
     const at = predictKernelBand(cal, profile, 1710);
     expect(at.band!.mode).toBe('profiled');
     expect(at.band!.energyJ).toEqual({ p10: at.energyJ, p50: at.energyJ, p90: at.energyJ });
     const near = predictKernelBand(cal, profile, 1605).band!;
     const far = predictKernelBand(cal, profile, 870).band!;
-    for (const b of [near, far]) for (const q of [b.durationNs, b.powerW, b.energyJ]) expect(q.p10).toBeLessThanOrEqual(q.p50), expect(q.p50).toBeLessThanOrEqual(q.p90);
+    for (const b of [near, far])
+      for (const q of [b.durationNs, b.powerW, b.energyJ])
+        expect(q.p10).toBeLessThanOrEqual(q.p50), expect(q.p50).toBeLessThanOrEqual(q.p90);
     expect(far.energyJ.p90 / far.energyJ.p10).toBeGreaterThan(near.energyJ.p90 / near.energyJ.p10);
     expect(far.mode).toBe('one-clock-down');
     // A second profiled clock narrows the band between the two.
-    const two = predictKernelBand(cal, [profile, { ...profile, smClockMHz: 870, durationNs: 1.6e6, powerW: 120 }], 1215).band!;
+    const two = predictKernelBand(cal, [profile, { ...profile, smClockMHz: 870, durationNs: 1.6e6, powerW: 120 }], 1215)
+      .band!;
     const one = predictKernelBand(cal, profile, 1215).band!;
     expect(two.mode).toBe('two-clock-inside');
     expect(two.energyJ.p90 / two.energyJ.p10).toBeLessThan(one.energyJ.p90 / one.energyJ.p10);

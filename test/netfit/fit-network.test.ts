@@ -9,43 +9,82 @@ import os from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fitLinks, fitNetwork, readMeasuredCollectives } from '../../src/engines/netfit/index.js';
+import { fitLinks, type fitNetwork, readMeasuredCollectives } from '../../src/engines/netfit/index.js';
 import { replay, replayFiles, type RankSource } from '../../src/engines/replay/index.js';
-import { loadNetworkConfig, parseNetworkConfig, parsePowerConfig, parseSystemConfig, type NetworkConfig } from '../../src/formats/astra/index.js';
+import {
+  loadNetworkConfig,
+  parseNetworkConfig,
+  parsePowerConfig,
+  parseSystemConfig,
+  type NetworkConfig,
+} from '../../src/formats/astra/index.js';
 import { emptyNode, makeAttr, NodeType, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
 import { cli } from '../helpers/cli.js';
 
-const systemJson = (dims: number) => JSON.stringify({
-  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-  'all-reduce-implementation': Array(dims).fill('ring'), 'all-gather-implementation': Array(dims).fill('ring'),
-  'reduce-scatter-implementation': Array(dims).fill('ring'), 'all-to-all-implementation': Array(dims).fill('direct'),
-  'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900,
-});
-const power = parsePowerConfig('p.json', JSON.stringify({ gpu: { activePowerW: 300, idlePowerW: 60 }, memory: { energyPjPerBit: 5 }, network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 2 }] }));
+const systemJson = (dims: number) =>
+  JSON.stringify({
+    'scheduling-policy': 'LIFO',
+    'endpoint-delay': 10,
+    'active-chunks-per-dimension': 1,
+    'preferred-dataset-splits': 4,
+    'all-reduce-implementation': Array(dims).fill('ring'),
+    'all-gather-implementation': Array(dims).fill('ring'),
+    'reduce-scatter-implementation': Array(dims).fill('ring'),
+    'all-to-all-implementation': Array(dims).fill('direct'),
+    'collective-optimization': 'localBWAware',
+    'local-mem-bw': 1600,
+    'peak-perf': 900,
+  });
+const power = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 300, idlePowerW: 60 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 2 }],
+  }),
+);
 const netYaml = (dims: [string, number, number, number][]) =>
   `topology: [${dims.map((d) => d[0]).join(', ')}]\nnpus_count: [${dims.map((d) => d[1]).join(', ')}]\n` +
   `bandwidth: [${dims.map((d) => d[2]).join(', ')}]\nlatency: [${dims.map((d) => d[3]).join(', ')}]\n`;
 
 /** The true links: a 4-NPU switch (NVLink-like) and a 2-NPU ring between the two halves. */
-const TRUE: [string, number, number, number][] = [['Switch', 4, 120, 700], ['Ring', 2, 12.5, 4000]];
+const TRUE: [string, number, number, number][] = [
+  ['Switch', 4, 120, 700],
+  ['Ring', 2, 12.5, 4000],
+];
 /** Where the fit starts: the defaults of a generic file. */
-const START: [string, number, number, number][] = [['Switch', 4, 50, 500], ['Ring', 2, 50, 500]];
+const START: [string, number, number, number][] = [
+  ['Switch', 4, 50, 500],
+  ['Ring', 2, 50, 500],
+];
 
 const ALL_REDUCE = 0;
 const ALL_GATHER = 2;
 const ALL_TO_ALL = 6;
-interface Coll { type: number; bytes: number; involved?: boolean[] }
+interface Coll {
+  type: number;
+  bytes: number;
+  involved?: boolean[];
+}
 /** Collectives of all 8 ranks: on both dimensions, on the switch only, and on the ring only, in several sizes. */
 const COLLECTIVES: Coll[] = [
-  { type: ALL_REDUCE, bytes: 1 << 16 }, { type: ALL_REDUCE, bytes: 1 << 22 }, { type: ALL_REDUCE, bytes: 3 << 24 },
-  { type: ALL_TO_ALL, bytes: 1 << 14, involved: [true, false] }, { type: ALL_TO_ALL, bytes: 1 << 21, involved: [true, false] },
-  { type: ALL_GATHER, bytes: 1 << 15, involved: [false, true] }, { type: ALL_GATHER, bytes: 1 << 20, involved: [false, true] },
+  { type: ALL_REDUCE, bytes: 1 << 16 },
+  { type: ALL_REDUCE, bytes: 1 << 22 },
+  { type: ALL_REDUCE, bytes: 3 << 24 },
+  { type: ALL_TO_ALL, bytes: 1 << 14, involved: [true, false] },
+  { type: ALL_TO_ALL, bytes: 1 << 21, involved: [true, false] },
+  { type: ALL_GATHER, bytes: 1 << 15, involved: [false, true] },
+  { type: ALL_GATHER, bytes: 1 << 20, involved: [false, true] },
   { type: ALL_REDUCE, bytes: 1 << 23, involved: [true, false] },
 ];
 
 function collNode(id: number, c: Coll, durationMicros: bigint, startMicros: bigint): ChakraNode {
   const n = emptyNode(BigInt(id), `ncclKernel_${c.type}`, NodeType.COMM_COLL_NODE);
-  n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', BigInt(c.type)), makeAttr('comm_size', 'int64_val', BigInt(c.bytes))];
+  n.attrs = [
+    makeAttr('is_cpu_op', 'bool_val', false),
+    makeAttr('comm_type', 'int64_val', BigInt(c.type)),
+    makeAttr('comm_size', 'int64_val', BigInt(c.bytes)),
+  ];
   if (c.involved) n.attrs.push(makeAttr('involved_dim', 'bool_list', c.involved));
   if (id > 0) n.dataDeps = [BigInt(id - 1)];
   n.durationMicros = durationMicros;
@@ -57,11 +96,15 @@ function collNode(id: number, c: Coll, durationMicros: bigint, startMicros: bigi
 async function replayedNs(c: Coll, network: NetworkConfig): Promise<number> {
   const sources: RankSource[] = Array.from({ length: 8 }, (_, rank) => {
     let done = false;
-    return { rank, file: `one.${rank}.et`, async nextBatch() {
-      if (done) return null;
-      done = true;
-      return [collNode(0, c, 0n, 0n)];
-    } };
+    return {
+      rank,
+      file: `one.${rank}.et`,
+      async nextBatch() {
+        if (done) return null;
+        done = true;
+        return [collNode(0, c, 0n, 0n)];
+      },
+    };
   });
   const r = await replay(sources, { system: parseSystemConfig('sys.json', systemJson(2)), network, power });
   return r.makespanNs;
@@ -73,7 +116,12 @@ beforeAll(async () => {
 });
 
 /** Writes an "imported run": per rank the collectives in order, each with its duration (µs) and a start. */
-async function writeRun(name: string, colls: Coll[], durationsMicros: bigint[], change?: (rank: number, nodes: ChakraNode[]) => ChakraNode[]): Promise<string> {
+async function writeRun(
+  name: string,
+  colls: Coll[],
+  durationsMicros: bigint[],
+  change?: (rank: number, nodes: ChakraNode[]) => ChakraNode[],
+): Promise<string> {
   const prefix = path.join(dir, name);
   for (let rank = 0; rank < 8; rank++) {
     let t = 1_700_000_000_000_000n;
@@ -90,16 +138,22 @@ async function writeRun(name: string, colls: Coll[], durationsMicros: bigint[], 
 async function files(name: string, dims: [string, number, number, number][]) {
   const sys = path.join(dir, `${name}.sys.json`);
   const net = path.join(dir, `${name}.network.yml`);
-  await import('node:fs/promises').then((fs) => Promise.all([fs.writeFile(sys, systemJson(dims.length)), fs.writeFile(net, netYaml(dims))]));
+  await import('node:fs/promises').then((fs) =>
+    Promise.all([fs.writeFile(sys, systemJson(dims.length)), fs.writeFile(net, netYaml(dims))]),
+  );
   return { sys, net };
 }
 
 describe('fit network: durations made by the replay are fitted back to the links that made them', () => {
-  it('exact model times (ns): both dimensions\' bandwidth and latency within 0.5 %', async () => {
+  it("exact model times (ns): both dimensions' bandwidth and latency within 0.5 %", async () => {
     const { sys, net } = await files('exact', START);
     const trueNet = parseNetworkConfig('true.yml', netYaml(TRUE));
     const truth = await Promise.all(COLLECTIVES.map((c) => replayedNs(c, trueNet)));
-    const prefix = await writeRun('exact', COLLECTIVES, truth.map(() => 1n));
+    const prefix = await writeRun(
+      'exact',
+      COLLECTIVES,
+      truth.map(() => 1n),
+    );
     const system = parseSystemConfig(sys, systemJson(2));
     const network = await loadNetworkConfig(net);
     const run = await readMeasuredCollectives({ trace: prefix, system, network });
@@ -123,10 +177,15 @@ describe('fit network: durations made by the replay are fitted back to the links
     const truth = await Promise.all(COLLECTIVES.map((c) => replayedNs(c, trueNet)));
     // Members wait for late peers except ranks 0, 1, 6 and 7 (one in every group): the fit must take the shortest.
     const onTime = [0, 1, 6, 7];
-    const prefix = await writeRun('cli', COLLECTIVES, truth.map((ns) => BigInt(Math.round(ns / 1000))), (rank, nodes) => {
-      if (!onTime.includes(rank)) for (const n of nodes) n.durationMicros += BigInt(37 * (rank + 1));
-      return nodes;
-    });
+    const prefix = await writeRun(
+      'cli',
+      COLLECTIVES,
+      truth.map((ns) => BigInt(Math.round(ns / 1000))),
+      (rank, nodes) => {
+        if (!onTime.includes(rank)) for (const n of nodes) n.durationMicros += BigInt(37 * (rank + 1));
+        return nodes;
+      },
+    );
     const out = path.join(dir, 'fitted.yml');
     const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out, '--json']);
     expect(r.err).toBe('');
@@ -164,7 +223,17 @@ describe('fit network: bad input', () => {
       n.durationMicros = 5n;
       await writeTraceFile(`${prefix}.${rank}.et`, null, [n]);
     }
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml')]);
+    const r = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/no collective with comm_type and comm_size in any of its 8 rank file\(s\).*nothing to fit/);
     expect(r.err.trim().split('\n')).toHaveLength(1);
@@ -176,7 +245,17 @@ describe('fit network: bad input', () => {
       if (rank === 3) nodes[1].attrs = nodes[1].attrs.filter((a) => a.name !== 'comm_size');
       return nodes;
     });
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml')]);
+    const r = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+    ]);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/nosize\.3\.et: node 1 \("ncclKernel_0"\) is a collective without comm_size/);
   });
@@ -186,12 +265,32 @@ describe('fit network: bad input', () => {
     const onlySwitch = COLLECTIVES.filter((c) => c.involved?.[0] && !c.involved[1]);
     const trueNet = parseNetworkConfig('true.yml', netYaml(TRUE));
     const truth = await Promise.all(onlySwitch.map((c) => replayedNs(c, trueNet)));
-    const prefix = await writeRun('onedim', onlySwitch, truth.map((ns) => BigInt(Math.round(ns / 1000))));
+    const prefix = await writeRun(
+      'onedim',
+      onlySwitch,
+      truth.map((ns) => BigInt(Math.round(ns / 1000))),
+    );
     const out = path.join(dir, 'onedim.yml');
     const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out]);
     expect(r.code).not.toBe(0);
-    expect(r.err).toMatch(/no measured collective crosses dimension 1 \(Ring, 2 NPUs\): its latency and bandwidth cannot be fitted; keep them from .* with --keep-latency 1 --keep-bandwidth 1/);
-    const kept = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out, '--keep-latency', '1', '--keep-bandwidth', '1']);
+    expect(r.err).toMatch(
+      /no measured collective crosses dimension 1 \(Ring, 2 NPUs\): its latency and bandwidth cannot be fitted; keep them from .* with --keep-latency 1 --keep-bandwidth 1/,
+    );
+    const kept = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      out,
+      '--keep-latency',
+      '1',
+      '--keep-bandwidth',
+      '1',
+    ]);
     expect(kept.err).toBe('');
     expect(kept.code).toBe(0);
     const written = await loadNetworkConfig(out);
@@ -202,24 +301,85 @@ describe('fit network: bad input', () => {
     const { sys, net } = await files('onesize', [['Switch', 8, 50, 500]]);
     const one = { type: ALL_REDUCE, bytes: 1 << 20 };
     const prefix = await writeRun('onesize', [one, one, one], [80n, 81n, 79n]);
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml')]);
+    const r = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+    ]);
     expect(r.code).not.toBe(0);
-    expect(r.err).toMatch(/cannot tell apart the latency of dimension 0 \(Switch, 8 NPUs\) and bandwidth of dimension 0 .*--keep-latency 0 or --keep-bandwidth 0/);
-    const kept = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml'), '--keep-latency', '0', '--json']);
+    expect(r.err).toMatch(
+      /cannot tell apart the latency of dimension 0 \(Switch, 8 NPUs\) and bandwidth of dimension 0 .*--keep-latency 0 or --keep-bandwidth 0/,
+    );
+    const kept = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+      '--keep-latency',
+      '0',
+      '--json',
+    ]);
     expect(kept.code).toBe(0);
     expect(JSON.parse(kept.out).dims[0]).toMatchObject({ fittedLatencyNs: 500, fitted: ['bandwidth'] });
   });
 
   it('a rank with fewer collectives, a network of another size, a dimension that does not exist', async () => {
     const { sys, net } = await files('short', START);
-    const prefix = await writeRun('short', COLLECTIVES.slice(0, 3), [100n, 200n, 300n], (rank, nodes) => (rank === 6 ? nodes.slice(0, 2) : nodes));
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml')]);
-    expect(r.err).toMatch(/collective #2 of all ranks \(ALL_REDUCE of 50331648 B, .*short\.0\.et node 2\) has no counterpart in .*short\.6\.et/);
+    const prefix = await writeRun('short', COLLECTIVES.slice(0, 3), [100n, 200n, 300n], (rank, nodes) =>
+      rank === 6 ? nodes.slice(0, 2) : nodes,
+    );
+    const r = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+    ]);
+    expect(r.err).toMatch(
+      /collective #2 of all ranks \(ALL_REDUCE of 50331648 B, .*short\.0\.et node 2\) has no counterpart in .*short\.6\.et/,
+    );
     const four = await files('four', [['Switch', 4, 50, 500]]);
-    const r4 = await cli(['fit', 'network', prefix, '--system', four.sys, '--network', four.net, '--out', path.join(dir, 'x.yml')]);
+    const r4 = await cli([
+      'fit',
+      'network',
+      prefix,
+      '--system',
+      four.sys,
+      '--network',
+      four.net,
+      '--out',
+      path.join(dir, 'x.yml'),
+    ]);
     expect(r4.err).toMatch(/8 rank file\(s\) but .*four\.network\.yml describes 4 NPUs/);
     const ok = await writeRun('ok', COLLECTIVES.slice(0, 3), [100n, 200n, 300n]);
-    const bad = await cli(['fit', 'network', ok, '--system', sys, '--network', net, '--out', path.join(dir, 'x.yml'), '--keep-latency', '2']);
+    const bad = await cli([
+      'fit',
+      'network',
+      ok,
+      '--system',
+      sys,
+      '--network',
+      net,
+      '--out',
+      path.join(dir, 'x.yml'),
+      '--keep-latency',
+      '2',
+    ]);
     expect(bad.err).toMatch(/--keep-latency: dimension 2 is not in .* \(dimensions 0\.\.1\)/);
   });
 });
@@ -243,7 +403,10 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
 
   it('fits the measured NCCL kernels far closer than the shipped Switch network', () => {
     // 5 all-to-alls and 3 all-reduces, matched over the 8 ranks; each one's time is its last member's kernel.
-    expect(fit.byKind.map((k) => [k.kind, k.instances])).toEqual([['ALL_TO_ALL', 5], ['ALL_REDUCE', 3]]);
+    expect(fit.byKind.map((k) => [k.kind, k.instances])).toEqual([
+      ['ALL_TO_ALL', 5],
+      ['ALL_REDUCE', 3],
+    ]);
     expect(fit.instances.map((i) => i.measuredNs)).toEqual([10000, 8000, 7000, 7000, 86000, 10000, 20000, 69000]);
     expect(fit.rmsErrorPct.given).toBeGreaterThan(1000);
     expect(fit.rmsErrorPct.fitted).toBeLessThan(35);
@@ -259,7 +422,8 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     const out: { durNs: number; startUs: number }[] = [];
     for (const f of (await readdir(dlrmDir)).filter((n) => n.startsWith('worker'))) {
       const json = JSON.parse(gunzipSync(await readFile(path.join(dlrmDir, f))).toString('utf8')) as {
-        distributedInfo: { rank: number }; traceEvents: { ph?: string; name?: string; ts?: number; dur?: number }[];
+        distributedInfo: { rank: number };
+        traceEvents: { ph?: string; name?: string; ts?: number; dur?: number }[];
       };
       const steps = json.traceEvents.filter((e) => e.ph === 'X' && /^ProfilerStep#/.test(e.name ?? ''));
       expect(steps).toHaveLength(1);
@@ -271,7 +435,8 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
   it('the network is not where the modelled replay loses: given, fitted and infinitely fast networks finish every rank within 1 %', async () => {
     const fast = path.join(dir, 'dlrm-fast.yml');
     await writeFile(fast, 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [1000000000]\nlatency: [0]\n');
-    const finish = async (network: string) => (await replayFiles({ trace: prefix, system, network })).ranks.map((x) => x.finishNs);
+    const finish = async (network: string) =>
+      (await replayFiles({ trace: prefix, system, network })).ranks.map((x) => x.finishNs);
     const [onGiven, onFitted, onFast] = [await finish(given), await finish(fitted), await finish(fast)];
     onFitted.forEach((f, rank) => {
       expect(Math.abs(f / onGiven[rank] - 1)).toBeLessThan(0.01);
@@ -285,7 +450,9 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
   // 7.5 ms apart) and counts its iteration from there.
   it('the modelled replay lands within 5 % of the measured iteration on every rank, on the shipped and on the fitted network', async () => {
     const measured = await measuredSteps();
-    expect(measured.map((m) => m.durNs)).toEqual([14455000, 19901000, 13017000, 19313000, 17979000, 17797000, 13091000, 12509000]);
+    expect(measured.map((m) => m.durNs)).toEqual([
+      14455000, 19901000, 13017000, 19313000, 17979000, 17797000, 13091000, 12509000,
+    ]);
     const first = Math.min(...measured.map((m) => m.startUs));
     for (const network of [given, fitted]) {
       const res = await replayFiles({ trace: prefix, system, network });
@@ -297,11 +464,26 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     // Started together (the library option), the late ranks wait in their first collective for the early ones.
     const together = await replayFiles({ trace: prefix, system, network: fitted, startAsMeasured: false });
     expect(together.ranks.every((x) => x.startOffsetNs === undefined)).toBe(true);
-    expect(Math.max(...together.ranks.map((x) => Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)))).toBeGreaterThan(0.2);
+    expect(Math.max(...together.ranks.map((x) => Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)))).toBeGreaterThan(
+      0.2,
+    );
   });
 
-  it('a what-if sweep starts the ranks as replay does: its point at the given network is replay\'s makespan', async () => {
-    const r = await cli(['sweep', 'network', prefix, '--system', system, '--network', given, '--dimension', '0', '--scale', '1:1:1', '--json']);
+  it("a what-if sweep starts the ranks as replay does: its point at the given network is replay's makespan", async () => {
+    const r = await cli([
+      'sweep',
+      'network',
+      prefix,
+      '--system',
+      system,
+      '--network',
+      given,
+      '--dimension',
+      '0',
+      '--scale',
+      '1:1:1',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const point = (JSON.parse(r.out) as { points: { makespanNs: number }[] }).points[0]!;
     expect(point.makespanNs).toBe((await replayFiles({ trace: prefix, system, network: given })).makespanNs);
@@ -311,7 +493,9 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     const r = await cli(['replay', prefix, '--system', system, '--network', fitted]);
     expect(r.code).toBe(0);
     const section = r.out.slice(r.out.indexOf('measured beside modelled'));
-    expect(section).toMatch(/start offset \(ns\)\s+measured iteration \(ns\)\s+modelled iteration \(ns\)\s+modelled − measured \(%\)/);
+    expect(section).toMatch(
+      /start offset \(ns\)\s+measured iteration \(ns\)\s+modelled iteration \(ns\)\s+modelled − measured \(%\)/,
+    );
     expect(section).toMatch(/\n1\s+0\s+19901000\s+\d+\s+-?\d\.\d\d\n/);
     expect(section.replace(/\s+/g, ' ')).toContain('its modelled iteration is its finish less that offset');
     // --start-together: every rank from 0, as ASTRA-sim runs it; no offsets, the finish beside the measurement.

@@ -9,11 +9,21 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PlanRecord, StageOptions } from '../../src/engines/plan/index.js';
 import { repoRoot } from '../helpers/shared.js';
-import { againstPerseus, extrinsicAgainstPerseus, fastestScheduleS, interpolate, planStages, readFrontier, stageOptions, type Model } from './perseus.js';
+import {
+  againstPerseus,
+  extrinsicAgainstPerseus,
+  fastestScheduleS,
+  interpolate,
+  planStages,
+  readFrontier,
+  stageOptions,
+  type Model,
+} from './perseus.js';
 
 const dir = path.join(repoRoot, 'test', 'fixtures', 'perseus', 'capped');
 const profile = (model: Model) => path.join(dir, `${model}+a40-capped_bf16.csv`);
-const frontier = (model: Model, quantum: '' | '_1ms') => readFrontier(path.join(dir, `${model}-capped_bf16_mb12${quantum}.csv`));
+const frontier = (model: Model, quantum: '' | '_1ms') =>
+  readFrontier(path.join(dir, `${model}-capped_bf16_mb12${quantum}.csv`));
 
 for (const model of ['gpt3-175b', 'bloom'] as const) {
   describe(`${model}, capped stages, 12 micro-batches`, () => {
@@ -34,7 +44,9 @@ for (const model of ['gpt3-175b', 'bloom'] as const) {
       expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
       expect(d.fastestRatio).toBeLessThan(1.0005);
       expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-      for (const p of perseus) if (p.timeS >= r.frontier[0]!.timeS) expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
+      for (const p of perseus)
+        if (p.timeS >= r.frontier[0]!.timeS)
+          expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
     });
     it("is within 0.5 % of Perseus' own plans evaluated on the measurements, or below, at the real time of every one of them", () => {
       // Perseus' frontier energies are its fitted models'; its plans (every 10th, 0.1 ms run) on the measured options.
@@ -43,11 +55,18 @@ for (const model of ['gpt3-175b', 'bloom'] as const) {
       expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
     });
     it("saves at least what Perseus' frontier saves less 0.5 points when a straggler sets the iteration time (slowdowns 1.00–1.50)", () => {
-      for (const c of extrinsicAgainstPerseus(r, frontier(model, ''))) expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
+      for (const c of extrinsicAgainstPerseus(r, frontier(model, '')))
+        expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
     });
-    for (const [quantum, quantumS] of [['', 0.0001], ['_1ms', 0.001]] as const) {
+    for (const [quantum, quantumS] of [
+      ['', 0.0001],
+      ['_1ms', 0.001],
+    ] as const) {
       it(`in Perseus' time convention (${quantumS * 1000} ms quanta) starts at its fastest time to the digit and is within 0.5 % of it or below at every point`, async () => {
-        const d = againstPerseus(planStages(await stageOptions(profile(model), quantumS), 12), frontier(model, quantum));
+        const d = againstPerseus(
+          planStages(await stageOptions(profile(model), quantumS), 12),
+          frontier(model, quantum),
+        );
         expect(d.fastestRatio - 1).toBeCloseTo(0, 9);
         expect(d.uncovered).toBe(0);
         expect(d.worstGapPct).toBeLessThanOrEqual(0.5);

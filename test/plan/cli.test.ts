@@ -17,7 +17,19 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const base = ['plan', '--profile', stageProfile('gpt3-175b'), '--stages', '8', '--micro-batches', '12', '--blocking-power', '70.38', '--points', '60'];
+const base = [
+  'plan',
+  '--profile',
+  stageProfile('gpt3-175b'),
+  '--stages',
+  '8',
+  '--micro-batches',
+  '12',
+  '--blocking-power',
+  '70.38',
+  '--points',
+  '60',
+];
 
 describe('tracewatt plan', () => {
   it('prints the record with a frontier of {timeS, energyJ} and the plans per computation', async () => {
@@ -26,13 +38,17 @@ describe('tracewatt plan', () => {
     const rec = JSON.parse(r.out);
     expect(rec.kind).toBe('plan');
     expect(rec.estimate).toBe(true);
-    expect(rec.frontier[0]).toEqual(expect.objectContaining({ timeS: expect.any(Number), energyJ: expect.any(Number) }));
+    expect(rec.frontier[0]).toEqual(
+      expect.objectContaining({ timeS: expect.any(Number), energyJ: expect.any(Number) }),
+    );
     expect(rec.frontier[0].timeS).toBeCloseTo(7.5463, 3);
     expect(rec.intrinsic.savingPct).toBeGreaterThan(11.8);
     expect(rec.extrinsic.slowdownFactor).toBeCloseTo(1.2, 12);
     expect(rec.plans.map((p: { name: string }) => p.name)).toEqual(['intrinsic', 'min-energy', 'deadline']);
     expect(rec.plans[0].computations).toHaveLength(8 * 12 * 2);
-    expect(rec.plans[0].computations[0]).toEqual(expect.objectContaining({ stage: 0, instruction: 'forward', microBatch: 0, clockMHz: expect.any(Number) }));
+    expect(rec.plans[0].computations[0]).toEqual(
+      expect.objectContaining({ stage: 0, instruction: 'forward', microBatch: 0, clockMHz: expect.any(Number) }),
+    );
     expect(rec.splitPlan).toHaveLength(8 * 12 * 2);
     expect(r.err).toMatch(/note: energies include power drawn while blocked/);
   });
@@ -49,17 +65,27 @@ describe('tracewatt plan', () => {
     const out = path.join(dir, 'gpt3');
     const r = await cli([...base, '--deadline-s', '8', '--out', out]);
     expect(r.code).toBe(0);
-    expect((await readdir(out)).sort()).toEqual(
-      ['extrinsic.csv', 'frontier.csv', 'plan-deadline.csv', 'plan-intrinsic.csv', 'plan-min-energy.csv', 'plan.json', 'split-frontier.csv', 'split-plan-intrinsic.csv'],
+    expect((await readdir(out)).sort()).toEqual([
+      'extrinsic.csv',
+      'frontier.csv',
+      'plan-deadline.csv',
+      'plan-intrinsic.csv',
+      'plan-min-energy.csv',
+      'plan.json',
+      'split-frontier.csv',
+      'split-plan-intrinsic.csv',
+    ]);
+    expect((await readFile(path.join(out, 'plan-intrinsic.csv'), 'utf8')).split('\n')[0]).toBe(
+      'stage,instruction,microBatch,smClockMHz,timeS,energyJ',
     );
-    expect((await readFile(path.join(out, 'plan-intrinsic.csv'), 'utf8')).split('\n')[0]).toBe('stage,instruction,microBatch,smClockMHz,timeS,energyJ');
     const html = path.join(dir, 'report.html');
     expect((await cli(['report', path.join(out, 'plan.json'), '--out', html])).code).toBe(0);
     const page = await readFile(html, 'utf8');
     expect(page).toContain('data-plot="plan-frontier"');
     // The frontier plot carries the baseline and EnvPipe-style points beside the plans.
     const plot = page.slice(page.indexOf('data-plot="plan-frontier"'), page.indexOf('data-plot="plan-extrinsic"'));
-    for (const marker of ['all max clock', 'EnvPipe-style', 'no slowdown (intrinsic)', 'lowest energy']) expect(plot).toContain(marker);
+    for (const marker of ['all max clock', 'EnvPipe-style', 'no slowdown (intrinsic)', 'lowest energy'])
+      expect(plot).toContain(marker);
     expect(page).toContain('Clock plan');
   });
   it('plans a GPipe schedule from a profile read with --format perseus', async () => {
@@ -80,12 +106,23 @@ describe('tracewatt plan', () => {
     expect(r.code).toBe(0);
     const row = r.out.split('\n').find((l) => l.startsWith('fastest, one clock per computation'))!;
     // iteration time, energy, energy saved, time change: faster than the all-max-clock iteration.
-    const [timeS, , , changePct] = row.replace('fastest, one clock per computation', '').trim().split(/\s+/).map(Number);
+    const [timeS, , , changePct] = row
+      .replace('fastest, one clock per computation', '')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(timeS).toBeCloseTo(7.1757, 3);
     expect(changePct).toBeLessThan(-1);
   });
   it('plans from three clocks with the calibration’s power cap', async () => {
-    const r = await cli([...base, '--fit-frequencies', '855,1305,1740', '--calibration', 'calibration/a40.json', '--json']);
+    const r = await cli([
+      ...base,
+      '--fit-frequencies',
+      '855,1305,1740',
+      '--calibration',
+      'calibration/a40.json',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const rec = JSON.parse(r.out);
     expect(rec.source.mode).toBe('fit');
@@ -104,7 +141,12 @@ describe('tracewatt plan', () => {
       const r = await cli(argv);
       expect(r.code).toBe(2);
       expect(r.err).toMatch(message);
-      expect(r.err.trim().split('\n').filter((l) => !l.includes('note:'))).toHaveLength(1);
+      expect(
+        r.err
+          .trim()
+          .split('\n')
+          .filter((l) => !l.includes('note:')),
+      ).toHaveLength(1);
     }
   });
   it('refuses a profile that names no stage', async () => {

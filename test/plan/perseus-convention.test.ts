@@ -14,7 +14,16 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { describeShared, repoRoot } from '../helpers/shared.js';
-import { againstPerseus, bestWithin, frontierFile, planStages, readFrontier, stageOptions, stageProfile, type Model } from './perseus.js';
+import {
+  againstPerseus,
+  bestWithin,
+  frontierFile,
+  planStages,
+  readFrontier,
+  stageOptions,
+  stageProfile,
+  type Model,
+} from './perseus.js';
 
 const capped = path.join(repoRoot, 'test', 'fixtures', 'perseus', 'capped');
 
@@ -30,10 +39,22 @@ interface Case {
 
 const CASES: Case[] = [
   ...(['gpt3-175b', 'bloom'] as const).flatMap((model) =>
-    [12, 24, 48, 96].map((mb) => ({ data: 'A40', model, microBatches: mb, quantumS: 0.0001, profile: stageProfile(model), frontier: frontierFile(model, mb) })),
+    [12, 24, 48, 96].map((mb) => ({
+      data: 'A40',
+      model,
+      microBatches: mb,
+      quantumS: 0.0001,
+      profile: stageProfile(model),
+      frontier: frontierFile(model, mb),
+    })),
   ),
   ...(['gpt3-175b', 'bloom'] as const).flatMap((model) =>
-    ([[0.0001, ''], [0.001, '_1ms']] as const).map(([q, suffix]) => ({
+    (
+      [
+        [0.0001, ''],
+        [0.001, '_1ms'],
+      ] as const
+    ).map(([q, suffix]) => ({
       data: 'A40 capped',
       model,
       microBatches: 12,
@@ -70,11 +91,20 @@ describeShared("the frontier against Perseus' in its time convention, every poin
       const perseus = readFrontier(c.frontier);
       const d = againstPerseus(q, perseus);
       const gaps = perseus.map((p) => 100 * (bestWithin(q.frontier, p.timeS * (1 + 1e-9)) / p.energyJ - 1));
-      rows.push({ c, realFastestRatio: real.frontier[0]!.timeS / perseus[0]!.timeS, fastestRatio: d.fastestRatio, uncovered: d.uncovered, worstGapPct: d.worstGapPct, bestGapPct: Math.min(...gaps), below: gaps.filter((g) => g < 0).length, points: perseus.length });
+      rows.push({
+        c,
+        realFastestRatio: real.frontier[0]!.timeS / perseus[0]!.timeS,
+        fastestRatio: d.fastestRatio,
+        uncovered: d.uncovered,
+        worstGapPct: d.worstGapPct,
+        bestGapPct: Math.min(...gaps),
+        below: gaps.filter((g) => g < 0).length,
+        points: perseus.length,
+      });
     }
   }, 600_000);
 
-  it('starts at Perseus\' fastest time to the digit and is at most 0.5 % above it at every one of its points', () => {
+  it("starts at Perseus' fastest time to the digit and is at most 0.5 % above it at every one of its points", () => {
     expect(rows).toHaveLength(CASES.length);
     for (const r of rows) {
       const at = `${r.c.data} ${r.c.model} ${r.c.microBatches} mb, ${r.c.quantumS * 1000} ms`;
@@ -97,8 +127,12 @@ describeShared("the frontier against Perseus' in its time convention, every poin
       // plan's measured energy: how far its exponential cost models lie above what its own plans draw.
       const modelExcessPct = Math.max(...rescored.map((p) => 100 * (bestWithin(perseus, p.timeS) / p.energyJ - 1)));
       // tracewatt's least energy within the real time of each of Perseus' plans, below that plan's measured energy.
-      const planGainPct = Math.max(...rescored.map((p) => 100 * (1 - bestWithin(real.frontier, p.timeS * (1 + 1e-9)) / p.energyJ)));
-      console.log(`${r.c.model}: below Perseus by up to ${(-r.bestGapPct).toFixed(2)} %; Perseus' frontier above its own plans measured by up to ${modelExcessPct.toFixed(2)} %; tracewatt below those plans by up to ${planGainPct.toFixed(2)} %`);
+      const planGainPct = Math.max(
+        ...rescored.map((p) => 100 * (1 - bestWithin(real.frontier, p.timeS * (1 + 1e-9)) / p.energyJ)),
+      );
+      console.log(
+        `${r.c.model}: below Perseus by up to ${(-r.bestGapPct).toFixed(2)} %; Perseus' frontier above its own plans measured by up to ${modelExcessPct.toFixed(2)} %; tracewatt below those plans by up to ${planGainPct.toFixed(2)} %`,
+      );
       expect(modelExcessPct, r.c.model).toBeGreaterThan(0);
       expect(planGainPct, r.c.model).toBeGreaterThan(0);
       expect(-r.bestGapPct, r.c.model).toBeLessThanOrEqual(modelExcessPct + planGainPct);

@@ -8,7 +8,20 @@ import { describe, expect, it } from 'vitest';
 import type { PlanRecord } from '../../src/engines/plan/index.js';
 import { describeShared } from '../helpers/shared.js';
 import {
-  againstPerseus, envPipeEnergyJ, extrinsicAgainstPerseus, fastestScheduleS, frontierFile, interpolate, MODELS, PERSEUS_INTRINSIC, planFor, planStages, readFrontier, stageOptions, stageProfile, type Model,
+  againstPerseus,
+  envPipeEnergyJ,
+  extrinsicAgainstPerseus,
+  fastestScheduleS,
+  frontierFile,
+  interpolate,
+  MODELS,
+  PERSEUS_INTRINSIC,
+  planFor,
+  planStages,
+  readFrontier,
+  stageOptions,
+  stageProfile,
+  type Model,
 } from './perseus.js';
 
 /** Perseus' A40 frontier files floor every computation's time to 0.1 ms. */
@@ -44,7 +57,9 @@ function checkCase(model: Model, index: number, microBatches: number) {
     expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
     expect(d.fastestRatio).toBeLessThan(1.0005);
     expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-    for (const p of perseus) if (p.timeS >= r.frontier[0]!.timeS) expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
+    for (const p of perseus)
+      if (p.timeS >= r.frontier[0]!.timeS)
+        expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
   });
   it("in Perseus' time convention (computation times floored to 0.1 ms) starts at its fastest time to the digit and is within 0.5 % of it or below at every point", async () => {
     const q = planStages(await stageOptions(stageProfile(model), A40_QUANTUM_S), microBatches);
@@ -74,7 +89,9 @@ function checkCase(model: Model, index: number, microBatches: number) {
 
 for (const model of MODELS) {
   describe(`${model}, 12 micro-batches (vendored Perseus frontier)`, () => checkCase(model, 0, 12));
-  [24, 48, 96].forEach((mb, k) => describeShared(`${model}, ${mb} micro-batches (Perseus frontier in ../shared)`, () => checkCase(model, k + 1, mb)));
+  [24, 48, 96].forEach((mb, k) =>
+    describeShared(`${model}, ${mb} micro-batches (Perseus frontier in ../shared)`, () => checkCase(model, k + 1, mb)),
+  );
 }
 
 describe('the lowest-energy end (GPT-3, 12 micro-batches)', () => {

@@ -1,7 +1,15 @@
 /** Perseus' A40 data for the plan tests: the stage profiles tracewatt ships, and Perseus' own frontiers. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeCurve, measuredStageOptions, pipelineGraph, planPipeline, quantizeOptions, type PlanRecord, type StageOptions } from '../../src/engines/plan/index.js';
+import {
+  makeCurve,
+  measuredStageOptions,
+  pipelineGraph,
+  planPipeline,
+  quantizeOptions,
+  type PlanRecord,
+  type StageOptions,
+} from '../../src/engines/plan/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { repoRoot, shared } from '../helpers/shared.js';
 
@@ -9,7 +17,10 @@ export const MODELS = ['gpt3-175b', 'bloom'] as const;
 export type Model = (typeof MODELS)[number];
 export const MICRO_BATCHES = [12, 24, 48, 96] as const;
 /** Perseus' intrinsic savings (evaluation.ipynb, Large-Scale Emulation, A40), % per micro-batch count. */
-export const PERSEUS_INTRINSIC: Record<Model, number[]> = { 'gpt3-175b': [11.8, 10.2, 9.3, 8.9], bloom: [7.0, 4.5, 3.1, 2.4] };
+export const PERSEUS_INTRINSIC: Record<Model, number[]> = {
+  'gpt3-175b': [11.8, 10.2, 9.3, 8.9],
+  bloom: [7.0, 4.5, 3.1, 2.4],
+};
 export const A40_BLOCKING_W = 70.38;
 
 export function stageProfile(model: Model): string {
@@ -19,7 +30,9 @@ export function stageProfile(model: Model): string {
 /** Perseus' frontier file: vendored for 12 micro-batches, in ../shared for the others. */
 export function frontierFile(model: Model, microBatches: number): string {
   const name = `${model}_bf16_mb${microBatches}.csv`;
-  return microBatches === 12 ? path.join(repoRoot, 'test', 'fixtures', 'perseus', name) : shared('profiles', 'perseus-sosp24', 'frontiers', 'a40', name);
+  return microBatches === 12
+    ? path.join(repoRoot, 'test', 'fixtures', 'perseus', name)
+    : shared('profiles', 'perseus-sosp24', 'frontiers', 'a40', name);
 }
 
 /** `time,energy` rows, fastest first. */
@@ -37,7 +50,10 @@ export function readFrontier(file: string): { timeS: number; energyJ: number }[]
 
 /** EnvPipe's iteration energy for a model and micro-batch count, in the profile's units (the file is scaled ×10·TP = ×80). */
 export function envPipeEnergyJ(model: Model, microBatches: number): number {
-  const rows = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'perseus', 'envpipe_result_a40.csv'), 'utf8').trim().split('\n').slice(1);
+  const rows = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'perseus', 'envpipe_result_a40.csv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1);
   const row = rows.map((l) => l.split(',')).find((c) => c[0] === model && Number(c[3]) === microBatches)!;
   return Number(row[6]) / 80;
 }
@@ -50,13 +66,23 @@ export async function stageOptions(file: string, quantumS?: number): Promise<Sta
 
 /** The plan of a Perseus stage CSV (8 stages, 1F1B, A40 blocking power). */
 export function planStages(stages: StageOptions[], microBatches: number, file = 'stages'): PlanRecord {
-  return planPipeline({ label: file, source: { mode: 'profile', file, clocksMHz: [] }, stages, microBatches, schedule: '1f1b', blockingPowerW: A40_BLOCKING_W });
+  return planPipeline({
+    label: file,
+    source: { mode: 'profile', file, clocksMHz: [] },
+    stages,
+    microBatches,
+    schedule: '1f1b',
+    blockingPowerW: A40_BLOCKING_W,
+  });
 }
 
 /** The shortest iteration the options allow: every computation at its fastest option, whatever its clock. */
 export function fastestScheduleS(stages: StageOptions[], microBatches: number): number {
   const fastest = (o: StageOptions['forward']) => [o.reduce((a, b) => (b.timeS < a.timeS ? b : a))];
-  const curves = stages.map((s, i) => ({ forward: makeCurve(`${i}f`, fastest(s.forward), 0), backward: makeCurve(`${i}b`, fastest(s.backward), 0) }));
+  const curves = stages.map((s, i) => ({
+    forward: makeCurve(`${i}f`, fastest(s.forward), 0),
+    backward: makeCurve(`${i}b`, fastest(s.backward), 0),
+  }));
   const g = pipelineGraph('1f1b', 8, microBatches, curves);
   return g.dag.makespan(Float64Array.from(g.dag.curveOf, (c) => c.timeS[0]!));
 }
@@ -90,12 +116,22 @@ export function extrinsicAgainstPerseus(r: PlanRecord, perseus: readonly { timeS
   const waitW = r.lanes * r.blockingPowerW;
   return r.extrinsicCurve.map((c) => {
     const deadlineS = c.slowdownFactor * r.baseline.timeS;
-    const best = Math.min(...perseus.filter((p) => p.timeS <= deadlineS).map((p) => p.energyJ + waitW * (deadlineS - p.timeS)));
-    return { slowdownFactor: c.slowdownFactor, savingPct: c.savingPct, perseusPct: 100 * (1 - best / (r.baseline.energyJ + waitW * (deadlineS - r.baseline.timeS))) };
+    const best = Math.min(
+      ...perseus.filter((p) => p.timeS <= deadlineS).map((p) => p.energyJ + waitW * (deadlineS - p.timeS)),
+    );
+    return {
+      slowdownFactor: c.slowdownFactor,
+      savingPct: c.savingPct,
+      perseusPct: 100 * (1 - best / (r.baseline.energyJ + waitW * (deadlineS - r.baseline.timeS))),
+    };
   });
 }
 
-export async function planFor(model: Model, microBatches: number, extra: { fitClocksMHz?: number[]; powerCapW?: number; points?: number } = {}): Promise<PlanRecord> {
+export async function planFor(
+  model: Model,
+  microBatches: number,
+  extra: { fitClocksMHz?: number[]; powerCapW?: number; points?: number } = {},
+): Promise<PlanRecord> {
   const file = stageProfile(model);
   const measured = measuredStageOptions(await readProfile(file), 8, file);
   const { fittedStageOptions, clockGrid } = await import('../../src/engines/plan/index.js');
@@ -119,7 +155,10 @@ export function interpolate(points: readonly { timeS: number; energyJ: number }[
   for (let k = 0; k + 1 < points.length; k++) {
     const a = points[k]!;
     const b = points[k + 1]!;
-    if (timeS <= b.timeS) return b.timeS === a.timeS ? Math.min(a.energyJ, b.energyJ) : a.energyJ + ((b.energyJ - a.energyJ) * (timeS - a.timeS)) / (b.timeS - a.timeS);
+    if (timeS <= b.timeS)
+      return b.timeS === a.timeS
+        ? Math.min(a.energyJ, b.energyJ)
+        : a.energyJ + ((b.energyJ - a.energyJ) * (timeS - a.timeS)) / (b.timeS - a.timeS);
   }
   return points[points.length - 1]!.energyJ;
 }

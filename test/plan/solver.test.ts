@@ -3,7 +3,16 @@
  * GPipe graphs, and the frontier against brute force over every clock combination.
  */
 import { describe, expect, it } from 'vitest';
-import { Dag, graphFrontier, makeCurve, pipelineGraph, slowestWithin, splitAt, sweep, type ClockOption } from '../../src/engines/plan/index.js';
+import {
+  Dag,
+  graphFrontier,
+  makeCurve,
+  pipelineGraph,
+  slowestWithin,
+  splitAt,
+  sweep,
+  type ClockOption,
+} from '../../src/engines/plan/index.js';
 import { FlowNetwork } from '../../src/engines/plan/max-flow.js';
 import { stageSchedule } from '../../src/engines/generate/schedule.js';
 import { extrinsicSaving } from '../../src/engines/plan/extrinsic.js';
@@ -11,7 +20,11 @@ import { extrinsicSaving } from '../../src/engines/plan/extrinsic.js';
 const opt = (clockMHz: number, timeS: number, energyJ: number): ClockOption => ({ clockMHz, timeS, energyJ });
 
 describe('option curves', () => {
-  const c = makeCurve('x', [opt(1000, 2, 10), opt(1200, 1.6, 11), opt(1300, 1.7, 12), opt(1400, 1.5, 13), opt(1500, 1, 20), opt(900, 3, 12)], 1);
+  const c = makeCurve(
+    'x',
+    [opt(1000, 2, 10), opt(1200, 1.6, 11), opt(1300, 1.7, 12), opt(1400, 1.5, 13), opt(1500, 1, 20), opt(900, 3, 12)],
+    1,
+  );
   it('keeps only options no faster option beats on effective energy (e − P·t), fastest first', () => {
     // effective: 1500: 19, 1400: 11.5, 1200: 9.4, 1300: 10.3 (beaten by 1200), 1000: 8, 900: 9 (beaten by 1000)
     expect(c.options.map((o) => o.clockMHz)).toEqual([1500, 1400, 1200, 1000]);
@@ -33,7 +46,9 @@ describe('option curves', () => {
     expect(c.options[slowestWithin(c, 0.5)]!.clockMHz).toBe(1500);
   });
   it('refuses options without a positive time', () => {
-    expect(() => makeCurve('stage 0 forward', [opt(1000, 0, 1)], 0)).toThrow(/stage 0 forward at 1000 MHz: expected a positive time/);
+    expect(() => makeCurve('stage 0 forward', [opt(1000, 0, 1)], 0)).toThrow(
+      /stage 0 forward at 1000 MHz: expected a positive time/,
+    );
   });
 });
 
@@ -125,12 +140,25 @@ function allPlans(dag: Dag, blockingW: number, lanes: number): { t: number; e: n
 describe('frontier against brute force', () => {
   // A pseudo-random family of small graphs: 2 stages × 2 micro-batches, 4 clocks per computation (4⁸ plans).
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const curveAt = (label: string, base: number) =>
-    makeCurve(label, [1000, 1200, 1400, 1600].map((f) => opt(f, base * (0.6 + 400 / f) * (1 + 0.05 * rand()), base * (0.2 + (f / 1000) ** 2) * 100 * (1 + 0.05 * rand()))), 50);
+    makeCurve(
+      label,
+      [1000, 1200, 1400, 1600].map((f) =>
+        opt(
+          f,
+          base * (0.6 + 400 / f) * (1 + 0.05 * rand()),
+          base * (0.2 + (f / 1000) ** 2) * 100 * (1 + 0.05 * rand()),
+        ),
+      ),
+      50,
+    );
   for (let trial = 0; trial < 4; trial++) {
     it(`meets every deadline, never beats the optimum, stays above the bound (graph ${trial + 1})`, () => {
-      const curves = [0, 1].map((s) => ({ forward: curveAt(`s${s}f`, 1 + rand()), backward: curveAt(`s${s}b`, 2 + rand()) }));
+      const curves = [0, 1].map((s) => ({
+        forward: curveAt(`s${s}f`, 1 + rand()),
+        backward: curveAt(`s${s}b`, 2 + rand()),
+      }));
       const g = pipelineGraph('1f1b', 2, 2, curves);
       const f = graphFrontier(g.dag, { blockingPowerW: 50, lanes: 2, points: 12 });
       const plans = allPlans(g.dag, 50, 2);
@@ -158,7 +186,11 @@ describe('frontier against brute force', () => {
 
 describe('extrinsic saving', () => {
   it('waits out the straggler at blocking power and picks the cheapest plan that finishes by then', () => {
-    const frontier = [{ timeS: 10, energyJ: 100 }, { timeS: 11, energyJ: 90 }, { timeS: 12, energyJ: 95 }];
+    const frontier = [
+      { timeS: 10, energyJ: 100 },
+      { timeS: 11, energyJ: 90 },
+      { timeS: 12, energyJ: 95 },
+    ];
     const e = extrinsicSaving(frontier, { timeS: 10, energyJ: 120 }, frontier[0]!, 12, 2, 5)!;
     // waiting costs 2 lanes × 5 W: baseline 120 + 20 = 140; intrinsic 100 + 20 = 120; the 11 s plan 90 + 10 = 100; the 12 s plan 95
     expect(e.baselineEnergyJ).toBe(140);

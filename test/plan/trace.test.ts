@@ -22,9 +22,25 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-plan-trace-'));
   gen = path.join(dir, 'llama');
   annotated = path.join(dir, 'a');
-  await writeLlmTraces({ model: 'llama2-7b', dp: 1, tp: 2, pp: 4, microBatch: 1, globalBatch: 8, seqLen: 2048, gpu: resolveGpu('a100'), outPrefix: gen });
+  await writeLlmTraces({
+    model: 'llama2-7b',
+    dp: 1,
+    tp: 2,
+    pp: 4,
+    microBatch: 1,
+    globalBatch: 8,
+    seqLen: 2048,
+    gpu: resolveGpu('a100'),
+    outPrefix: gen,
+  });
   await annotateTrace({
-    trace: gen, out: annotated, calibration: path.join(repoRoot, 'calibration', 'a100-datasheet.json'), profiles: [], frequenciesMHz: CLOCKS, perFrequencyOutputs: true, workers: 1,
+    trace: gen,
+    out: annotated,
+    calibration: path.join(repoRoot, 'calibration', 'a100-datasheet.json'),
+    profiles: [],
+    frequenciesMHz: CLOCKS,
+    perFrequencyOutputs: true,
+    workers: 1,
   });
 });
 afterAll(async () => {
@@ -34,7 +50,13 @@ afterAll(async () => {
 describe('plan --trace on a generated LLaMA-2 7B trace (pp 4, tp 2)', () => {
   let r: PlanRecord;
   it('plans a clock per micro-batch pass and stage from replays at each clock', async () => {
-    r = await planTrace({ trace: annotated, frequenciesMHz: CLOCKS, system: `${gen}.system.json`, network: `${gen}.network.yml`, points: 60 });
+    r = await planTrace({
+      trace: annotated,
+      frequenciesMHz: CLOCKS,
+      system: `${gen}.system.json`,
+      network: `${gen}.network.yml`,
+      points: 60,
+    });
     expect(r.source.mode).toBe('trace');
     expect(r.stages).toBe(4);
     expect(r.microBatches).toBe(8);
@@ -54,17 +76,49 @@ describe('plan --trace on a generated LLaMA-2 7B trace (pp 4, tp 2)', () => {
     expect(c.plan.savingPct).toBeCloseTo(100 * (1 - c.plan.energyJ / c.baseline.energyJ), 10);
   });
   it('runs through the CLI and refuses profile options with --trace', async () => {
-    const base = ['plan', '--trace', annotated, '--frequencies', CLOCKS.join(','), '--system', `${gen}.system.json`, '--network', `${gen}.network.yml`, '--points', '20'];
+    const base = [
+      'plan',
+      '--trace',
+      annotated,
+      '--frequencies',
+      CLOCKS.join(','),
+      '--system',
+      `${gen}.system.json`,
+      '--network',
+      `${gen}.network.yml`,
+      '--points',
+      '20',
+    ];
     const ok = await cli(base);
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/replayed \(all 128 groups, \d+ replays\): .* saves \d+\.\d\d % \(estimated\)/);
     const bad = await cli([...base, '--stages', '4']);
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--stages: not with --trace/);
-    const missing = await cli(['plan', '--trace', annotated, '--frequencies', '1410,1300', '--system', `${gen}.system.json`, '--network', `${gen}.network.yml`]);
+    const missing = await cli([
+      'plan',
+      '--trace',
+      annotated,
+      '--frequencies',
+      '1410,1300',
+      '--system',
+      `${gen}.system.json`,
+      '--network',
+      `${gen}.network.yml`,
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/1300MHz/);
-    const noMeta = await cli(['plan', '--trace', path.join(dir, 'nothing'), '--frequencies', '1410,1260', '--system', `${gen}.system.json`, '--network', `${gen}.network.yml`]);
+    const noMeta = await cli([
+      'plan',
+      '--trace',
+      path.join(dir, 'nothing'),
+      '--frequencies',
+      '1410,1260',
+      '--system',
+      `${gen}.system.json`,
+      '--network',
+      `${gen}.network.yml`,
+    ]);
     expect(noMeta.code).toBe(2);
   });
 });

@@ -30,7 +30,10 @@ describeShared('format detection on files in ../shared', () => {
     ['profiles/guerreiro-gpmtool/titanv_micro_HPCAFMAandCF.csv', 'gpmtool'],
     ['profiles/accelwattch/hw_power_validation_volta.csv', 'accelwattch'],
     ['profiler-formats/ncu_raw/sword-k-w__flashinfer-mla__h200_decode_sq1_ltc_baseline_01.csv', 'ncu-raw'],
-    ['profiler-formats/ncu_long/CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv', 'ncu-csv'],
+    [
+      'profiler-formats/ncu_long/CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv',
+      'ncu-csv',
+    ],
     ['profiler-formats/nsys_stats/K-Wu__HET__nsys-gui-export_hgt_acm_dgl_fw.csv', 'nsys-gpu-trace'],
   ])('%s → %s', async (p, format) => {
     expect(await detectFormat(shared(...p.split('/')))).toEqual({ kind: 'profile', format });
@@ -52,23 +55,34 @@ describe('readProfile options', () => {
     for (const f of list) expect(f.description.length).toBeGreaterThan(10);
   });
   it('rejects an unknown --format and an unreadable file', async () => {
-    await expect(readProfile(fixture('joa__phobos-lang__ncu_sk_probe_none.csv'), { format: 'bogus' as never })).rejects.toBeInstanceOf(InputError);
+    await expect(
+      readProfile(fixture('joa__phobos-lang__ncu_sk_probe_none.csv'), { format: 'bogus' as never }),
+    ).rejects.toBeInstanceOf(InputError);
     await expect(readProfile('/nonexistent/profile.csv')).rejects.toBeInstanceOf(InputError);
   });
   it('--format forces a reader: a zeus file read as perseus reports the missing column', async () => {
-    await expectFormatError(readProfile(fixture('ml-energy__zeus__profile_data_A40+resnet18+gpu0,1,2,3.csv'), { format: 'perseus' }), fixture('ml-energy__zeus__profile_data_A40+resnet18+gpu0,1,2,3.csv'), {
-      row: 1,
-      problem: /missing column 'stage'/,
-    });
+    await expectFormatError(
+      readProfile(fixture('ml-energy__zeus__profile_data_A40+resnet18+gpu0,1,2,3.csv'), { format: 'perseus' }),
+      fixture('ml-energy__zeus__profile_data_A40+resnet18+gpu0,1,2,3.csv'),
+      {
+        row: 1,
+        problem: /missing column 'stage'/,
+      },
+    );
   });
 });
 
 describe('bad input in dataset presets', () => {
-  const dvfsHeader = 'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
-  const dvfsRow = (power: string, time: string, smact = '0.5') => `0.1,0.0,0.2,0.0,${smact},0.3,0.0,input000,${power},bench,1380,kern,877,${time}`;
+  const dvfsHeader =
+    'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
+  const dvfsRow = (power: string, time: string, smact = '0.5') =>
+    `0.1,0.0,0.2,0.0,${smact},0.3,0.0,input000,${power},bench,1380,kern,877,${time}`;
   it('nv-dvfs: missing column', async () => {
-    const f = tmpFile('dvfs-missing.csv', dvfsHeader.replace(',time', '') + '\n');
-    await expectFormatError(readProfile(f, { format: 'nv-dvfs-benchmark' }), f, { row: 1, problem: /missing column 'time'/ });
+    const f = tmpFile('dvfs-missing.csv', `${dvfsHeader.replace(',time', '')}\n`);
+    await expectFormatError(readProfile(f, { format: 'nv-dvfs-benchmark' }), f, {
+      row: 1,
+      problem: /missing column 'time'/,
+    });
   });
   it('nv-dvfs: NaN time', async () => {
     const f = tmpFile('dvfs-nan.csv', [dvfsHeader, dvfsRow('90', '1.0'), dvfsRow('90', 'NaN')].join('\n'));
@@ -82,7 +96,10 @@ describe('bad input in dataset presets', () => {
     const bad = tmpFile('dvfs-negu.csv', [dvfsHeader, dvfsRow('90', '1.0', '-0.2')].join('\n'));
     await expectFormatError(readProfile(bad), bad, { row: 2, column: 'SMACT', problem: /negative/ });
     const d = new Diagnostics();
-    const odd = tmpFile('dvfs-odd.csv', [dvfsHeader, dvfsRow('90', '1.0', '1.2'), ',,,,,,,,,,,,,', dvfsRow('90', '1.0')].join('\n'));
+    const odd = tmpFile(
+      'dvfs-odd.csv',
+      [dvfsHeader, dvfsRow('90', '1.0', '1.2'), ',,,,,,,,,,,,,', dvfsRow('90', '1.0')].join('\n'),
+    );
     const t = await readProfile(odd, { diagnostics: d });
     expect(t.samples).toHaveLength(2);
     expect(t.samples[0]!.utilization.sm_active).toBe(1.2);
@@ -90,7 +107,10 @@ describe('bad input in dataset presets', () => {
     expect(d.count('blank-row')).toBe(1);
   });
   it('perseus: negative energy and missing stage', async () => {
-    const f = tmpFile('perseus-neg+a40.csv', 'stage,instruction,frequency,time,energy\n0,forward,1740,0.1,33\n0,forward,1725,0.1,-1\n');
+    const f = tmpFile(
+      'perseus-neg+a40.csv',
+      'stage,instruction,frequency,time,energy\n0,forward,1740,0.1,33\n0,forward,1725,0.1,-1\n',
+    );
     await expectFormatError(readProfile(f), f, { row: 3, column: 'energy', problem: /negative/ });
     const g = tmpFile('perseus-nostage.csv', 'stage,instruction,frequency,time,energy\n,forward,1740,0.1,33\n');
     await expectFormatError(readProfile(g), g, { row: 2, column: 'stage', problem: /missing/ });
@@ -102,7 +122,10 @@ describe('bad input in dataset presets', () => {
 });
 
 describe('generic reader with a column mapping', () => {
-  const csv = tmpFile('lab.csv', 'bench;kernel;clk (GHz);t_ms;p;smact_pct;flops\nresnet;conv1;1,41;2,5;250;80;1e9\nresnet;conv1;1,2;3,0;200;78;1e9\n');
+  const csv = tmpFile(
+    'lab.csv',
+    'bench;kernel;clk (GHz);t_ms;p;smact_pct;flops\nresnet;conv1;1,41;2,5;250;80;1e9\nresnet;conv1;1,2;3,0;200;78;1e9\n',
+  );
   it('maps columns, units (GHz, ms, %) and extras from a YAML file', async () => {
     const mapping = tmpFile(
       'map.yaml',
@@ -135,15 +158,27 @@ describe('generic reader with a column mapping', () => {
     expect(s.source).toEqual({ file: csv, row: 2, format: 'my-lab' });
   });
   it('accepts a JSON mapping object', async () => {
-    const t = await readProfile(csv, { mapping: { delimiter: ';', columns: { kernelName: 'kernel', energyJ: { column: 'p', unit: 'mJ' } } } });
+    const t = await readProfile(csv, {
+      mapping: { delimiter: ';', columns: { kernelName: 'kernel', energyJ: { column: 'p', unit: 'mJ' } } },
+    });
     expect(t.samples[0]!.energyJ).toBeCloseTo(0.25, 12);
   });
   it('mapping errors name the field; data errors name the column', async () => {
-    const noUnit = tmpFile('nounit.json', JSON.stringify({ delimiter: ';', columns: { kernelName: 'kernel', durationNs: 't_ms' } }));
-    const e1 = await expectFormatError(readProfile(csv, { mapping: noUnit }), noUnit, { problem: /give \{ column: t_ms, unit/ });
+    const noUnit = tmpFile(
+      'nounit.json',
+      JSON.stringify({ delimiter: ';', columns: { kernelName: 'kernel', durationNs: 't_ms' } }),
+    );
+    const e1 = await expectFormatError(readProfile(csv, { mapping: noUnit }), noUnit, {
+      problem: /give \{ column: t_ms, unit/,
+    });
     expect(e1.message).toContain("field 'columns.durationNs'");
-    const badUnit = tmpFile('badunit.json', JSON.stringify({ columns: { kernelName: 'kernel', durationNs: { column: 't', unit: 'W' } } }));
-    await expect(readProfile(csv, { mapping: badUnit })).rejects.toThrow(/columns\.durationNs\.unit.*power unit, expected time/);
+    const badUnit = tmpFile(
+      'badunit.json',
+      JSON.stringify({ columns: { kernelName: 'kernel', durationNs: { column: 't', unit: 'W' } } }),
+    );
+    await expect(readProfile(csv, { mapping: badUnit })).rejects.toThrow(
+      /columns\.durationNs\.unit.*power unit, expected time/,
+    );
     const missing = tmpFile('missing.json', JSON.stringify({ delimiter: ';', columns: { kernelName: 'name' } }));
     await expectFormatError(readProfile(csv, { mapping: missing }), csv, { row: 1, problem: /missing column 'name'/ });
     await expect(readProfile(csv, { mapping: { columns: {} } as never })).rejects.toBeInstanceOf(FormatError);
@@ -151,7 +186,12 @@ describe('generic reader with a column mapping', () => {
   });
   it.skipIf(!hasShared)('reads a real table (AccelWattch hw_perf counters) through a mapping', async () => {
     const t = await readProfile(shared('profiles', 'accelwattch', 'hw_perf.csv'), {
-      mapping: { format: 'accelwattch-perf', columns: { kernelName: ['Benchmark', 'Kernel'] }, utilization: { pipeline_duty: 'Pipeline_Duty' }, extra: ['Elapsed_Cycles', 'Chip Voltage'] },
+      mapping: {
+        format: 'accelwattch-perf',
+        columns: { kernelName: ['Benchmark', 'Kernel'] },
+        utilization: { pipeline_duty: 'Pipeline_Duty' },
+        extra: ['Elapsed_Cycles', 'Chip Voltage'],
+      },
     });
     expect(t.samples).toHaveLength(25);
     expect(t.samples[0]!.kernelName).toBe('b+tree-rodinia-3.1/findRangeK');

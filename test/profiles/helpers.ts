@@ -20,7 +20,11 @@ export function tmpFile(name: string, text: string): string {
 }
 
 /** Asserts a FormatError that names the file and, when given, the row and column. */
-export async function expectFormatError(p: Promise<unknown>, file: string, parts: { row?: number; column?: string; problem?: RegExp }): Promise<FormatError> {
+export async function expectFormatError(
+  p: Promise<unknown>,
+  file: string,
+  parts: { row?: number; column?: string; problem?: RegExp },
+): Promise<FormatError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,

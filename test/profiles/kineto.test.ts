@@ -11,14 +11,21 @@ import { shipped } from '../helpers/traces.js';
 import { fixture, tmpFile } from './helpers.js';
 
 const add = shipped('pytorch-real', 'simple_add', 'kineto.json.gz');
-const dlrm = (r: number) => shipped('pytorch-real', 'dlrm', readdirSync(shipped('pytorch-real', 'dlrm')).find((f) => f.startsWith(`worker${r}_`))!);
+const dlrm = (r: number) =>
+  shipped(
+    'pytorch-real',
+    'dlrm',
+    readdirSync(shipped('pytorch-real', 'dlrm')).find((f) => f.startsWith(`worker${r}_`))!,
+  );
 
 describe('Kineto profile reader', () => {
   it('is detected in .json.gz and .json, and a PyTorch execution trace is told apart', async () => {
     expect(await detectFormat(add)).toEqual({ kind: 'profile', format: 'kineto' });
     expect(await detectFormat(dlrm(0))).toEqual({ kind: 'profile', format: 'kineto' });
     expect(await detectFormat(shipped('pytorch-real', 'simple_add', 'et.json.gz'))).toEqual({ kind: 'pytorch-et' });
-    await expect(readProfile(shipped('pytorch-real', 'simple_add', 'et.json.gz'))).rejects.toThrow(/PyTorch execution trace.*import pytorch/);
+    await expect(readProfile(shipped('pytorch-real', 'simple_add', 'et.json.gz'))).rejects.toThrow(
+      /PyTorch execution trace.*import pytorch/,
+    );
   });
 
   it('simple add: 4 kernels with name, duration, stream, correlation, device and rank; the A100 default clock, said', async () => {
@@ -36,15 +43,40 @@ describe('Kineto profile reader', () => {
   });
 
   it('a device with no default clock: every sample is kept, with a null clock and a note saying how to give one', async () => {
-    const f = tmpFile('unknown-gpu.json', JSON.stringify({
-      schemaVersion: 1, deviceProperties: [{ id: 0, name: 'Some Future GPU' }],
-      traceEvents: [
-        { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 100, dur: 3, args: { device: 0, stream: 7, correlation: 1 } },
-        { ph: 'X', cat: 'gpu_memset', name: 'Memset (Device)', pid: 0, tid: 7, ts: 104, dur: 1, args: { device: 0, stream: 7, correlation: 2, bytes: 64 } },
-      ],
-    }));
+    const f = tmpFile(
+      'unknown-gpu.json',
+      JSON.stringify({
+        schemaVersion: 1,
+        deviceProperties: [{ id: 0, name: 'Some Future GPU' }],
+        traceEvents: [
+          {
+            ph: 'X',
+            cat: 'kernel',
+            name: 'k',
+            pid: 0,
+            tid: 7,
+            ts: 100,
+            dur: 3,
+            args: { device: 0, stream: 7, correlation: 1 },
+          },
+          {
+            ph: 'X',
+            cat: 'gpu_memset',
+            name: 'Memset (Device)',
+            pid: 0,
+            tid: 7,
+            ts: 104,
+            dur: 1,
+            args: { device: 0, stream: 7, correlation: 2, bytes: 64 },
+          },
+        ],
+      }),
+    );
     const t = await readProfile(f);
-    expect(t.samples.map((s) => [s.kernelName, s.smClockMHz, s.durationNs])).toEqual([['k', null, 3000], ['Memset (Device)', null, 1000]]);
+    expect(t.samples.map((s) => [s.kernelName, s.smClockMHz, s.durationNs])).toEqual([
+      ['k', null, 3000],
+      ['Memset (Device)', null, 1000],
+    ]);
     expect(t.notes[0]).toMatch(/^NO SM CLOCK: .*"Some Future GPU".*pass --reference-frequency/);
     const given = await readProfile(f, { referenceClockMHz: 1500 });
     expect(given.samples.every((s) => s.smClockMHz === 1500)).toBe(true);
@@ -58,18 +90,27 @@ describe('Kineto profile reader', () => {
     expect(kinds.filter((k) => k === 'memset')).toHaveLength(6);
     expect(t.samples.every((s) => s.smClockMHz === 1530 && s.extra!.rank === 3)).toBe(true);
     expect(t.samples.find((s) => s.extra!.kind === 'memcpy')!.extra!.bytes).toBeGreaterThan(0);
-    expect(t.notes).toContain('315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, 80 SMs, 31.7 GiB)');
+    expect(t.notes).toContain(
+      '315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, 80 SMs, 31.7 GiB)',
+    );
   });
 
   it('joins a power log (real nvidia-smi samples) with the sensor caveats in the notes', async () => {
-    const t = await readProfile(dlrm(0), { power: fixture('xypp3__gpu_glasses__nvidia_smi.csv'), powerOffsetNs: 2e9, gpuIndex: 0 });
+    const t = await readProfile(dlrm(0), {
+      power: fixture('xypp3__gpu_glasses__nvidia_smi.csv'),
+      powerOffsetNs: 2e9,
+      gpuIndex: 0,
+    });
     expect(t.samples.every((s) => s.powerW !== null && s.powerW > 70 && s.powerW < 80)).toBe(true);
     expect(t.notes.join('\n')).toMatch(/sensor update period/);
     expect(t.notes.join('\n')).toMatch(/shorter than the sensor period were aggregated/);
   });
 
   it('joins a Zeus monitor CSV the same way (one power-log reader for every source)', async () => {
-    const t = await readProfile(dlrm(0), { power: fixture('ml-energy__zeus__zeus_monitor_sample.csv'), powerOffsetNs: 0 });
+    const t = await readProfile(dlrm(0), {
+      power: fixture('ml-energy__zeus__zeus_monitor_sample.csv'),
+      powerOffsetNs: 0,
+    });
     expect(t.samples.length).toBeGreaterThan(0);
     expect(t.samples.every((s) => s.powerW !== null && s.powerW > 0)).toBe(true);
     const notes = t.notes.join('\n');
@@ -79,13 +120,38 @@ describe('Kineto profile reader', () => {
   });
 
   it('CUPTI counter ranges become utilizations of the kernel of the same name', async () => {
-    const f = tmpFile('ranges.json', JSON.stringify({
-      schemaVersion: 1, deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3' }],
-      traceEvents: [
-        { ph: 'X', cat: 'kernel', name: 'k', pid: 0, tid: 7, ts: 1700000000000000.5, dur: 10.25, args: { device: 0, stream: 7, correlation: 1 } },
-        { ph: 'X', cat: 'cuda_profiler_range', name: 'k', pid: 0, tid: 0, ts: 1700000000000000, dur: 10, args: { 'sm__cycles_active.avg.pct_of_peak_sustained_elapsed': 80, 'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active': 40 } },
-      ],
-    }));
+    const f = tmpFile(
+      'ranges.json',
+      JSON.stringify({
+        schemaVersion: 1,
+        deviceProperties: [{ id: 0, name: 'NVIDIA H100 80GB HBM3' }],
+        traceEvents: [
+          {
+            ph: 'X',
+            cat: 'kernel',
+            name: 'k',
+            pid: 0,
+            tid: 7,
+            ts: 1700000000000000.5,
+            dur: 10.25,
+            args: { device: 0, stream: 7, correlation: 1 },
+          },
+          {
+            ph: 'X',
+            cat: 'cuda_profiler_range',
+            name: 'k',
+            pid: 0,
+            tid: 0,
+            ts: 1700000000000000,
+            dur: 10,
+            args: {
+              'sm__cycles_active.avg.pct_of_peak_sustained_elapsed': 80,
+              'sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active': 40,
+            },
+          },
+        ],
+      }),
+    );
     const t = await readProfile(f);
     expect(t.samples[0]!.utilization).toEqual({ sm_active: 0.8, tensor_active: 0.4 });
     expect(t.samples[0]!.durationNs).toBe(10250);
@@ -96,7 +162,10 @@ describe('Kineto profile reader', () => {
   });
 
   it('bad input: JSON cut short, a corrupt gzip stream and a non-object are errors naming the byte', async () => {
-    const cut = tmpFile('cut.json', '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}, {"ph": "X"');
+    const cut = tmpFile(
+      'cut.json',
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2}, {"ph": "X"',
+    );
     await expect(readKinetoTrace(cut)).rejects.toThrow(FormatError);
     await expect(readKinetoTrace(cut)).rejects.toThrow(/ends early/);
     const gz = tmpFile('x.json.gz', '');
@@ -107,7 +176,10 @@ describe('Kineto profile reader', () => {
   });
 
   it('splits elements correctly across chunk boundaries, escapes and nesting', async () => {
-    const events = Array.from({ length: 3000 }, (_, i) => ({ name: `k\\"${'x'.repeat(i % 700)}"]}{\\`, v: [i, { a: [i] }] }));
+    const events = Array.from({ length: 3000 }, (_, i) => ({
+      name: `k\\"${'x'.repeat(i % 700)}"]}{\\`,
+      v: [i, { a: [i] }],
+    }));
     const f = tmpFile('big.json', JSON.stringify({ a: 1, traceEvents: events, b: { c: [1, 2] } }));
     const got: unknown[] = [];
     const values: Record<string, unknown> = {};

@@ -11,7 +11,9 @@ describe('ncu-csv long format (vendored real files)', () => {
     expect(t.format).toBe('ncu-csv');
     expect(t.samples).toHaveLength(1);
     const s = t.samples[0]!;
-    expect(s.kernelName).toBe('void Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(Params)');
+    expect(s.kernelName).toBe(
+      'void Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(Params)',
+    );
     expect(s.invocation).toBe(0);
     expect(s.durationNs).toBe(23420); // gpu__time_duration.sum 23.42 us
     expect(s.smClockMHz).toBe(1990); // SM Frequency 1.99 Ghz
@@ -61,7 +63,8 @@ describe('ncu-csv long format (vendored real files)', () => {
   });
 
   it('numbers repeated launches of the same kernel as invocations', async () => {
-    const head = '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n';
+    const head =
+      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n';
     const row = (id: number, name: string, metric: string, unit: string, v: string) =>
       `"${id}","1","p","h","${name}","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","S","${metric}","${unit}","${v}"\n`;
     const file = tmpFile(
@@ -91,7 +94,11 @@ describe('ncu-csv long format (vendored real files)', () => {
       '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"\n' +
         '"0","1","p","h","k","1","7","S","gpu__time_duration.sum","fortnight","3"\n',
     );
-    await expectFormatError(readProfile(file), file, { row: 2, column: 'Metric Unit', problem: /unknown unit 'fortnight'/ });
+    await expectFormatError(readProfile(file), file, {
+      row: 2,
+      column: 'Metric Unit',
+      problem: /unknown unit 'fortnight'/,
+    });
   });
 
   it('a negative duration is a FormatError naming row and column', async () => {
@@ -106,7 +113,17 @@ describe('ncu-csv long format (vendored real files)', () => {
   it('the documented map has one rule per target and names the core components', () => {
     const targets = NCU_METRIC_MAP.map((r) => r.target);
     expect(new Set(targets).size).toBe(targets.length);
-    for (const t of ['durationNs', 'smClockMHz', 'memClockMHz', 'sm_active', 'tensor_active', 'fp16_active', 'fp32_active', 'fp64_active', 'dram_active']) {
+    for (const t of [
+      'durationNs',
+      'smClockMHz',
+      'memClockMHz',
+      'sm_active',
+      'tensor_active',
+      'fp16_active',
+      'fp32_active',
+      'fp64_active',
+      'dram_active',
+    ]) {
       expect(targets).toContain(t);
     }
   });
@@ -114,16 +131,26 @@ describe('ncu-csv long format (vendored real files)', () => {
 
 describeShared('ncu (files kept in ../shared)', () => {
   it('reads the Roofline section file (extra Body Item Label column) by header name', async () => {
-    const t = await readProfile(shared('profiler-formats', 'ncu_long', 'CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv'));
+    const t = await readProfile(
+      shared(
+        'profiler-formats',
+        'ncu_long',
+        'CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv',
+      ),
+    );
     expect(t.format).toBe('ncu-csv');
     expect(t.samples).toHaveLength(1);
     expect(t.samples[0]!.smClockMHz).toBe(2010);
     expect(t.samples[0]!.memClockMHz).toBe(13770);
-    expect(t.samples[0]!.extra!['Theoretical Predicated-On FFMA Thread Instructions Executed [inst/cycle]']).toBe(21760);
+    expect(t.samples[0]!.extra!['Theoretical Predicated-On FFMA Thread Instructions Executed [inst/cycle]']).toBe(
+      21760,
+    );
   });
 
   it('reads --page raw with its units row (H200)', async () => {
-    const t = await readProfile(shared('profiler-formats', 'ncu_raw', 'sword-k-w__flashinfer-mla__h200_decode_sq1_ltc_baseline_01.csv'));
+    const t = await readProfile(
+      shared('profiler-formats', 'ncu_raw', 'sword-k-w__flashinfer-mla__h200_decode_sq1_ltc_baseline_01.csv'),
+    );
     expect(t.format).toBe('ncu-raw');
     expect(t.device).toBe('NVIDIA H200');
     expect(t.samples).toHaveLength(1);
@@ -132,7 +159,7 @@ describeShared('ncu (files kept in ../shared)', () => {
     expect(s.durationNs).toBe(1024384);
     expect(s.kernelName).toMatch(/^void BatchMLAPageAttentionHopperKernel</);
     expect(s.extra!['lts__t_requests_srcunit_ltcfabric.sum [request]']).toBe(19031056);
-    expect(s.extra!['launch__execution_model']).toBe('SIMT');
+    expect(s.extra!.launch__execution_model).toBe('SIMT');
     expect(s.extra!['launch__shared_mem_per_block [byte/block]']).toBe(223072);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { InputError } from '../../src/errors.js';
-import { estimateSensorPeriodNs, integratePower, readPowerSeries, readProfile } from '../../src/formats/profiles/index.js';
+import {
+  estimateSensorPeriodNs,
+  integratePower,
+  readPowerSeries,
+  readProfile,
+} from '../../src/formats/profiles/index.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';
 
@@ -9,7 +14,8 @@ const TRACE_HEADER =
   'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
 const kernelRow = (startNs: number, durNs: number, name: string, corr = 1) =>
   `${startNs},${durNs},${corr},108,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,${name.includes(',') ? `"${name}"` : name}`;
-const memcpyRow = (startNs: number, durNs: number) => `${startNs},${durNs},9,,,,,,,,,,4.194,1024.0,Pageable,Device,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy Host-to-Device]`;
+const memcpyRow = (startNs: number, durNs: number) =>
+  `${startNs},${durNs},9,,,,,,,,,,4.194,1024.0,Pageable,Device,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy Host-to-Device]`;
 
 describe('integratePower', () => {
   const series = { timeNs: [0, 1e9, 2e9, 3e9], powerW: [100, 100, 200, 200] };
@@ -45,7 +51,9 @@ describe('power series readers', () => {
     expect(s.notes.join(' ')).toMatch(/8 GPUs/);
     const g3 = await readPowerSeries(fixture('xypp3__gpu_glasses__nvidia_smi.csv'), { gpuIndex: 3 }, d);
     expect(g3.powerW[0]).toBe(73.99);
-    await expect(readPowerSeries(fixture('xypp3__gpu_glasses__nvidia_smi.csv'), { gpuIndex: 9 }, d)).rejects.toBeInstanceOf(InputError);
+    await expect(
+      readPowerSeries(fixture('xypp3__gpu_glasses__nvidia_smi.csv'), { gpuIndex: 9 }, d),
+    ).rejects.toBeInstanceOf(InputError);
   });
 
   it('Zeus monitor: ns-precision naive timestamps, power in mW (vendored)', async () => {
@@ -80,19 +88,34 @@ describe('power series readers', () => {
   });
 
   it('plain time,power CSV with units in the header', async () => {
-    const s = await readPowerSeries(tmpFile('tp.csv', 'time (ms),power_mw\n0,100000\n10,110000\n20,[N/A]\n30,120000\n'), {}, new Diagnostics());
+    const s = await readPowerSeries(
+      tmpFile('tp.csv', 'time (ms),power_mw\n0,100000\n10,110000\n20,[N/A]\n30,120000\n'),
+      {},
+      new Diagnostics(),
+    );
     expect(s.source.format).toBe('power-csv');
     expect(s.timeNs).toEqual([0, 10e6, 30e6]);
     expect(s.powerW).toEqual([100, 110, 120]);
   });
 
   it('negative power is a FormatError naming row and column', async () => {
-    const file = tmpFile('negp.csv', 'timestamp, power.draw [W]\n2024/10/13 03:33:31.779, 19.46 W\n2024/10/13 03:33:31.789, -3.00 W\n');
-    await expectFormatError(readPowerSeries(file, {}, new Diagnostics()), file, { row: 3, column: 'power.draw [W]', problem: /negative/ });
+    const file = tmpFile(
+      'negp.csv',
+      'timestamp, power.draw [W]\n2024/10/13 03:33:31.779, 19.46 W\n2024/10/13 03:33:31.789, -3.00 W\n',
+    );
+    await expectFormatError(readPowerSeries(file, {}, new Diagnostics()), file, {
+      row: 3,
+      column: 'power.draw [W]',
+      problem: /negative/,
+    });
   });
   it('an unknown power unit is a FormatError', async () => {
     const file = tmpFile('badpu.csv', 'timestamp, power.draw [W]\n2024/10/13 03:33:31.779, 19.46 horsepower\n');
-    await expectFormatError(readPowerSeries(file, {}, new Diagnostics()), file, { row: 2, column: 'power.draw [W]', problem: /unknown power unit/ });
+    await expectFormatError(readPowerSeries(file, {}, new Diagnostics()), file, {
+      row: 2,
+      column: 'power.draw [W]',
+      problem: /unknown power unit/,
+    });
   });
 });
 
@@ -100,10 +123,11 @@ describe('nsys-gpu-trace joined with power', () => {
   // Power: 100 W until 5 s, then a 0.1 s ramp to 200 W, sampled every 100 ms with a fresh reading each time.
   const powerLines = ['time_s,power_w'];
   for (let i = 0; i <= 100; i++) powerLines.push(`${(i / 10).toFixed(1)},${i <= 50 ? 100 : 200}`);
-  const power = tmpFile('power.csv', powerLines.join('\n') + '\n');
+  const power = tmpFile('power.csv', `${powerLines.join('\n')}\n`);
   const rows = [TRACE_HEADER, memcpyRow(0, 1000), kernelRow(1e9, 2e9, 'gemm_long')];
-  for (let i = 0; i < 40; i++) rows.push(kernelRow(0.5e9 + i * 0.25e9, 1e6, 'void elementwise<(int)4, float>(int, T)', i + 2));
-  const trace = tmpFile('trace.csv', 'Processing [report.sqlite] with [cuda_gpu_trace.py]... \n\n' + rows.join('\n') + '\n');
+  for (let i = 0; i < 40; i++)
+    rows.push(kernelRow(0.5e9 + i * 0.25e9, 1e6, 'void elementwise<(int)4, float>(int, T)', i + 2));
+  const trace = tmpFile('trace.csv', `Processing [report.sqlite] with [cuda_gpu_trace.py]... \n\n${rows.join('\n')}\n`);
 
   it('reads the trace without power: kernels only, memcpy counted', async () => {
     const t = await readProfile(trace);
@@ -134,7 +158,9 @@ describe('nsys-gpu-trace joined with power', () => {
     const expectedJ = (18 * 100 * 1e-3 + rampMeanW * 1e-3 + 19 * 200 * 1e-3) / 38;
     expect(short.energyJ).toBeCloseTo(expectedJ, 9);
     expect(short.powerW).toBeCloseTo(expectedJ / 1e-3, 6);
-    expect(t.notes.join('\n')).toMatch(/40 invocations of 1 kernel names shorter than the sensor period were aggregated/);
+    expect(t.notes.join('\n')).toMatch(
+      /40 invocations of 1 kernel names shorter than the sensor period were aggregated/,
+    );
     expect(t.notes.join('\n')).toMatch(/2 kernel invocations fall outside the power series/);
     expect(t.notes.join('\n')).toMatch(/sensor update period 100\.0 ms \(default\)/); // one change only: cannot estimate
   });
@@ -155,7 +181,9 @@ describe('nsys-gpu-trace joined with power', () => {
     await expectFormatError(readProfile(file), file, { row: 2, column: 'Start (ns)', problem: /finite/ });
   });
   it('refuses to join power with a kern_sum (no timestamps)', async () => {
-    await expect(readProfile(fixture('CodeGandee__llm-perf-opt__projector_summary_cuda_gpu_kern_sum.csv'), { power })).rejects.toBeInstanceOf(InputError);
+    await expect(
+      readProfile(fixture('CodeGandee__llm-perf-opt__projector_summary_cuda_gpu_kern_sum.csv'), { power }),
+    ).rejects.toBeInstanceOf(InputError);
   });
 });
 
@@ -174,16 +202,23 @@ describe('nsys-kern-sum (vendored)', () => {
 
 describeShared('nsys and nvidia-smi files kept in ../shared', () => {
   it('kern_sum with 36 kernels: instances × average ≈ total', async () => {
-    const t = await readProfile(shared('profiler-formats', 'nsys_stats', 'CodeGandee__llm-perf-opt__sam_summary_cuda_gpu_kern_sum.csv'));
+    const t = await readProfile(
+      shared('profiler-formats', 'nsys_stats', 'CodeGandee__llm-perf-opt__sam_summary_cuda_gpu_kern_sum.csv'),
+    );
     expect(t.samples).toHaveLength(36);
     const s = t.samples[0]!;
     expect(s.extra!.instances).toBe(32);
     expect(s.durationNs).toBe(173569);
-    for (const x of t.samples) expect(Math.abs((x.extra!.instances as number) * x.durationNs! - (x.extra!.totalTimeNs as number))).toBeLessThan(1 + (x.extra!.instances as number));
+    for (const x of t.samples)
+      expect(Math.abs((x.extra!.instances as number) * x.durationNs! - (x.extra!.totalTimeNs as number))).toBeLessThan(
+        1 + (x.extra!.instances as number),
+      );
   });
 
   it('GUI events export: BOM, "4.89664s" starts and "296.991 μs" durations', async () => {
-    const t = await readProfile(shared('profiler-formats', 'nsys_stats', 'K-Wu__HET__nsys-gui-export_hgt_acm_dgl_fw.csv'));
+    const t = await readProfile(
+      shared('profiler-formats', 'nsys_stats', 'K-Wu__HET__nsys-gui-export_hgt_acm_dgl_fw.csv'),
+    );
     expect(t.format).toBe('nsys-gpu-trace');
     expect(t.samples).toHaveLength(356);
     expect(t.samples[0]!.kernelName).toBe('ampere_sgemm_128x64_tn');
@@ -192,7 +227,11 @@ describeShared('nsys and nvidia-smi files kept in ../shared', () => {
   });
 
   it('nvidia-smi with units (", " separators, "19.46 W", 10 ms polling, ~100 ms sensor refresh)', async () => {
-    const s = await readPowerSeries(shared('profiler-formats', 'nvidia_smi', 'RdrigoMachado__fletcher-io__gpu_power.csv'), {}, new Diagnostics());
+    const s = await readPowerSeries(
+      shared('profiler-formats', 'nvidia_smi', 'RdrigoMachado__fletcher-io__gpu_power.csv'),
+      {},
+      new Diagnostics(),
+    );
     expect(s.device).toBe('NVIDIA GeForce GTX 1650');
     expect(s.powerW).toHaveLength(80);
     expect(s.powerW[0]).toBe(19.46);
@@ -203,8 +242,18 @@ describeShared('nsys and nvidia-smi files kept in ../shared', () => {
   });
 
   it('joins a trace with the real nvidia-smi log', async () => {
-    const trace = tmpFile('trace-smi.csv', [TRACE_HEADER, kernelRow(100e6, 600e6, 'k_long'), kernelRow(50e6, 2e6, 'k_short'), kernelRow(500e6, 2e6, 'k_short')].join('\n'));
-    const t = await readProfile(trace, { power: shared('profiler-formats', 'nvidia_smi', 'RdrigoMachado__fletcher-io__gpu_power.csv') });
+    const trace = tmpFile(
+      'trace-smi.csv',
+      [
+        TRACE_HEADER,
+        kernelRow(100e6, 600e6, 'k_long'),
+        kernelRow(50e6, 2e6, 'k_short'),
+        kernelRow(500e6, 2e6, 'k_short'),
+      ].join('\n'),
+    );
+    const t = await readProfile(trace, {
+      power: shared('profiler-formats', 'nvidia_smi', 'RdrigoMachado__fletcher-io__gpu_power.csv'),
+    });
     const long = t.samples.find((s) => s.kernelName === 'k_long')!;
     expect(long.powerW!).toBeGreaterThan(18.5);
     expect(long.powerW!).toBeLessThan(20.5);

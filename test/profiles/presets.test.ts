@@ -90,7 +90,7 @@ describeShared('perseus preset (real A40 stage sweeps)', () => {
   });
 });
 
-describeShared('zeus preset (real NSDI\'23 power-limit sweeps)', () => {
+describeShared("zeus preset (real NSDI'23 power-limit sweeps)", () => {
   it.each([
     ['summary_power_a40.csv', 453, 'NVIDIA A40'],
     ['summary_power_v100.csv', 476, 'Tesla V100'],
@@ -159,7 +159,9 @@ describeShared('gpmtool preset (real gpmTOOL tables)', () => {
 
   it('reads the Titan V microbenchmarks (no app column, 12 components) and counts L2 > 1', async () => {
     const diagnostics = new Diagnostics();
-    const t = await readProfile(shared('profiles', 'guerreiro-gpmtool', 'titanv_micro_HPCAFMAandCF.csv'), { diagnostics });
+    const t = await readProfile(shared('profiles', 'guerreiro-gpmtool', 'titanv_micro_HPCAFMAandCF.csv'), {
+      diagnostics,
+    });
     expect(t.device).toBe('TITAN V');
     expect(t.samples).toHaveLength(1764 - 4);
     expect(Object.keys(t.samples[0]!.utilization)).toHaveLength(12);

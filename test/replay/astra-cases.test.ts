@@ -28,12 +28,15 @@ describeShared('ASTRA-sim reference cases', () => {
     it(c.name, async () => {
       const ref = (p: string) => shared('astra-sim-reference', p);
       const res = await replayFiles({
-        trace: ref(c.workload), system: ref(c.system), network: ref(c.network),
+        trace: ref(c.workload),
+        system: ref(c.system),
+        network: ref(c.network),
         memory: c.memory ? ref(c.memory) : undefined,
       });
       const rank = res.ranks[c.expected.rank];
       expect({ finish: rank.finishNs, exposed: rank.astraExposedNs }).toEqual({
-        finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns,
+        finish: c.expected.finish_ns,
+        exposed: c.expected.exposed_comm_ns,
       });
     });
   }

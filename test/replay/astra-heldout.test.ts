@@ -12,7 +12,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replay, type RankSource } from '../../src/engines/replay/index.js';
-import { parseCommGroupConfig, parseNetworkConfig, parsePowerConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
+import {
+  parseCommGroupConfig,
+  parseNetworkConfig,
+  parsePowerConfig,
+  parseSystemConfig,
+} from '../../src/formats/astra/index.js';
 import * as chakra from '../../src/formats/chakra/index.js';
 import { generateLlmTraces } from '../../src/engines/generate/index.js';
 import { skewCases } from '../../scripts/skew-cases.mjs';
@@ -25,11 +30,17 @@ interface Recorded {
   chain: { ranks: [number, number][] };
   real: { cases: Record<string, { system: object; network: string; ranks: [number, number][] }> };
 }
-const recorded = JSON.parse(readFileSync(new URL('../fixtures/replay/astra-sim-skew-heldout.json', import.meta.url), 'utf8')) as Recorded;
-const power = parsePowerConfig('p.json', JSON.stringify({
-  gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 },
-  network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
-}));
+const recorded = JSON.parse(
+  readFileSync(new URL('../fixtures/replay/astra-sim-skew-heldout.json', import.meta.url), 'utf8'),
+) as Recorded;
+const power = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 80 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
+  }),
+);
 
 interface SkewCase {
   name: string;
@@ -44,7 +55,11 @@ const cases = skewCases(chakra, generateLlmTraces) as SkewCase[];
 function sources(c: SkewCase): RankSource[] {
   return Array.from({ length: c.ranks }, (_, rank) => {
     let done = false;
-    return { rank, file: `${c.name}.${rank}.et`, nextBatch: async () => (done ? null : ((done = true), c.nodesOf(rank))) };
+    return {
+      rank,
+      file: `${c.name}.${rank}.et`,
+      nextBatch: async () => (done ? null : ((done = true), c.nodesOf(rank))),
+    };
   });
 }
 
@@ -56,8 +71,12 @@ describe('held-out skew cases against ASTRA-sim (every rank)', () => {
     it(c.name, async () => {
       const network = parseNetworkConfig(`${c.name}/network.yml`, c.network);
       const run = replay(sources(c), {
-        system: parseSystemConfig(`${c.name}/system.json`, JSON.stringify(c.system)), network, power,
-        commGroups: c.commGroups ? parseCommGroupConfig(`${c.name}/groups.json`, JSON.stringify(c.commGroups), c.ranks) : undefined,
+        system: parseSystemConfig(`${c.name}/system.json`, JSON.stringify(c.system)),
+        network,
+        power,
+        commGroups: c.commGroups
+          ? parseCommGroupConfig(`${c.name}/groups.json`, JSON.stringify(c.commGroups), c.ranks)
+          : undefined,
       });
       const want = recorded.cases[c.name];
       if (want.stalled) {
@@ -74,7 +93,9 @@ describe('32 ranks × 20,000 nodes, random per-rank compute durations, against A
   it('all 10,000 all-reduces, each reached at different times, end on every rank as in ASTRA-sim', async () => {
     const res = await replay(chainSources(chakra, 32, 20000, 1), {
       system: parseSystemConfig('bench-sys.json', JSON.stringify(BENCH_SYSTEM)),
-      network: parseNetworkConfig('bench-net.yml', BENCH_NETWORK_32), power, windowNodes: 4096,
+      network: parseNetworkConfig('bench-net.yml', BENCH_NETWORK_32),
+      power,
+      windowNodes: 4096,
     });
     expect(res.ranks.map((r) => [r.finishNs, r.astraExposedNs])).toEqual(recorded.chain.ranks);
   }, 600_000);
@@ -86,7 +107,8 @@ describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-si
       const rankSources: RankSource[] = Array.from({ length: 8 }, (_, rank) => {
         let done = false;
         return {
-          rank, file: `dlrm.${rank}.et`,
+          rank,
+          file: `dlrm.${rank}.et`,
           async nextBatch() {
             if (done) return null;
             done = true;
@@ -96,7 +118,9 @@ describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-si
         };
       });
       const res = await replay(rankSources, {
-        system: parseSystemConfig(`${name}/system.json`, JSON.stringify(c.system)), network: parseNetworkConfig(`${name}/network.yml`, c.network), power,
+        system: parseSystemConfig(`${name}/system.json`, JSON.stringify(c.system)),
+        network: parseNetworkConfig(`${name}/network.yml`, c.network),
+        power,
       });
       expect(res.ranks.map((r) => [r.finishNs, r.astraExposedNs])).toEqual(c.ranks);
     });

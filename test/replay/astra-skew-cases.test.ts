@@ -17,7 +17,9 @@ interface SkewCase {
 }
 
 const skew = (...p: string[]) => shared('astra-sim-reference', 'skew', ...p);
-const cases: SkewCase[] = hasShared ? (JSON.parse(readFileSync(skew('cases.json'), 'utf8')) as { cases: SkewCase[] }).cases : [];
+const cases: SkewCase[] = hasShared
+  ? (JSON.parse(readFileSync(skew('cases.json'), 'utf8')) as { cases: SkewCase[] }).cases
+  : [];
 
 describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () => {
   it('has the 12 cases', () => {
@@ -26,20 +28,28 @@ describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () =>
   for (const c of cases) {
     it(c.name, async () => {
       const res = await replayFiles({
-        trace: skew(c.workload), system: skew(c.system), network: skew(c.network), memory: c.memory ? skew(c.memory) : undefined,
+        trace: skew(c.workload),
+        system: skew(c.system),
+        network: skew(c.network),
+        memory: c.memory ? skew(c.memory) : undefined,
       });
-      const got = Object.fromEntries(res.ranks.map((r) => [String(r.rank), { finish_ns: r.finishNs, exposed_comm_ns: r.astraExposedNs }]));
+      const got = Object.fromEntries(
+        res.ranks.map((r) => [String(r.rank), { finish_ns: r.finishNs, exposed_comm_ns: r.astraExposedNs }]),
+      );
       expect(got).toEqual(c.expected.ranks);
     });
   }
 });
 
-describeShared('the energy split follows each rank\'s own finish (skew cases)', () => {
+describeShared("the energy split follows each rank's own finish (skew cases)", () => {
   const byName = (n: string) => cases.find((c) => c.name === n)!;
   async function run(c: SkewCase) {
     const slices: ReplaySlice[] = [];
     const res = await replayFiles({
-      trace: skew(c.workload), system: skew(c.system), network: skew(c.network), memory: c.memory ? skew(c.memory) : undefined,
+      trace: skew(c.workload),
+      system: skew(c.system),
+      network: skew(c.network),
+      memory: c.memory ? skew(c.memory) : undefined,
       onSlice: (s) => slices.push(s),
     });
     return { res, slices };
@@ -48,7 +58,10 @@ describeShared('the energy split follows each rank\'s own finish (skew cases)', 
   it('a01: rank 0 communicates from its issue (10 µs) to its own finish (30,533 ns), then waits until the makespan', async () => {
     const { res, slices } = await run(byName('a01_skew2_ring2_pure'));
     const comm = slices.filter((s) => s.slot === 'comm').map((s) => [s.rank, s.startNs, s.endNs]);
-    expect(comm).toEqual([[0, 10_000, 30_533], [1, 20_000, 40_533]]);
+    expect(comm).toEqual([
+      [0, 10_000, 30_533],
+      [1, 20_000, 40_533],
+    ]);
     const [r0, r1] = res.ranks;
     expect(res.makespanNs).toBe(40_533);
     expect([r0.commNs, r0.wallNs, r1.commNs, r1.wallNs]).toEqual([20_533, 30_533, 20_533, 40_533]);
@@ -66,7 +79,7 @@ describeShared('the energy split follows each rank\'s own finish (skew cases)', 
     expect(r0.energyJ.network).toBe(r1.energyJ.network);
   });
 
-  it('every case: each rank\'s communication ends by its own finish, and its energies add up', async () => {
+  it("every case: each rank's communication ends by its own finish, and its energies add up", async () => {
     for (const c of cases) {
       const { res, slices } = await run(c);
       for (const r of res.ranks) {
@@ -75,7 +88,10 @@ describeShared('the energy split follows each rank\'s own finish (skew cases)', 
         expect(r.commNs, `${c.name} rank ${r.rank}`).toBeLessThanOrEqual(r.finishNs);
         const e = r.energyJ;
         expect(e.compute + e.memory + e.communication + e.network + e.idle + e.host).toBeCloseTo(e.total, 12);
-        expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs, `${c.name} rank ${r.rank}`).toBe(res.makespanNs);
+        expect(
+          r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs,
+          `${c.name} rank ${r.rank}`,
+        ).toBe(res.makespanNs);
       }
     }
   });

@@ -7,7 +7,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ByNameLedger, presetPath, replayFiles, sumRows, topByName, ENERGY_PARTS, type ReplayResult } from '../../src/engines/replay/index.js';
+import {
+  ByNameLedger,
+  presetPath,
+  replayFiles,
+  sumRows,
+  topByName,
+  ENERGY_PARTS,
+  type ReplayResult,
+} from '../../src/engines/replay/index.js';
 import { cli } from '../helpers/cli.js';
 import { hasShared, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
@@ -26,24 +34,38 @@ function checkRows(res: ReplayResult, what: string): void {
   expect(rows.length, what).toBeGreaterThan(0);
   const sum = sumRows(rows);
   for (const k of [...ENERGY_PARTS, 'total'] as const) {
-    expect(Math.abs(sum[k] - res.energyJ[k]), `${what}: ${k}: rows ${sum[k]} J vs ledger ${res.energyJ[k]} J`)
-      .toBeLessThanOrEqual(1e-9 * Math.max(1e-9, res.energyJ.total));
+    expect(
+      Math.abs(sum[k] - res.energyJ[k]),
+      `${what}: ${k}: rows ${sum[k]} J vs ledger ${res.energyJ[k]} J`,
+    ).toBeLessThanOrEqual(1e-9 * Math.max(1e-9, res.energyJ.total));
   }
-  for (let i = 1; i < rows.length; i++) expect(rows[i - 1]!.energyJ.total, what).toBeGreaterThanOrEqual(rows[i]!.energyJ.total);
+  for (let i = 1; i < rows.length; i++)
+    expect(rows[i - 1]!.energyJ.total, what).toBeGreaterThanOrEqual(rows[i]!.energyJ.total);
   const nodeRows = rows.filter((r) => r.kind !== 'idle' && r.kind !== 'network-static');
-  expect(nodeRows.reduce((a, r) => a + r.count, 0), `${what}: nodes`).toBeLessThanOrEqual(res.nodes);
+  expect(
+    nodeRows.reduce((a, r) => a + r.count, 0),
+    `${what}: nodes`,
+  ).toBeLessThanOrEqual(res.nodes);
   const kernelNs = rows.filter((r) => r.kind === 'kernel').reduce((a, r) => a + r.timeNs, 0);
   expect(kernelNs, `${what}: kernel time = GPU compute time`).toBeCloseTo(res.timeS.compute * 1e9, -1);
 }
 
 const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-interface RefCase { name: string; workload: string; system: string; network: string; memory?: string }
+interface RefCase {
+  name: string;
+  workload: string;
+  system: string;
+  network: string;
+  memory?: string;
+}
 
 describe('energy by name adds up to the ledger on real traces', () => {
   it('shipped: all-reduce on Switch(8): one collective row, idle and network static', async () => {
     const res = await replayFiles({
-      trace: shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), system: shipped('configs', 'sys_ring_example.json'),
-      network: shipped('configs', 'Switch_8npus.yml'), power: 'h100-cluster',
+      trace: shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      system: shipped('configs', 'sys_ring_example.json'),
+      network: shipped('configs', 'Switch_8npus.yml'),
+      power: 'h100-cluster',
     });
     checkRows(res, 'all_reduce 8npus');
     const coll = res.byName!.filter((r) => r.kind === 'collective');
@@ -53,42 +75,75 @@ describe('energy by name adds up to the ledger on real traces', () => {
     expect(coll[0]!.energyJ.communication).toBeCloseTo(res.energyJ.communication, 12);
   });
 
-  it.runIf(hasShared)('../shared: every reference and skew case of astra-sim-reference (remote memory included)', async () => {
-    const cases = [
-      ...(JSON.parse(await readFile(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({ c, base: ref() })),
-      ...(JSON.parse(await readFile(ref('skew', 'cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({ c, base: ref('skew') })),
-    ];
-    for (const { c, base } of cases) {
-      const res = await replayFiles({
-        trace: path.join(base, c.workload), system: path.join(base, c.system), network: path.join(base, c.network),
-        memory: c.memory ? path.join(base, c.memory) : undefined,
-      });
-      checkRows(res, c.name);
-    }
-  }, 120_000);
+  it.runIf(hasShared)(
+    '../shared: every reference and skew case of astra-sim-reference (remote memory included)',
+    async () => {
+      const cases = [
+        ...(JSON.parse(await readFile(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({
+          c,
+          base: ref(),
+        })),
+        ...(JSON.parse(await readFile(ref('skew', 'cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({
+          c,
+          base: ref('skew'),
+        })),
+      ];
+      for (const { c, base } of cases) {
+        const res = await replayFiles({
+          trace: path.join(base, c.workload),
+          system: path.join(base, c.system),
+          network: path.join(base, c.network),
+          memory: c.memory ? path.join(base, c.memory) : undefined,
+        });
+        checkRows(res, c.name);
+      }
+    },
+    120_000,
+  );
 
-  it.runIf(hasShared)('../shared: MLP model-parallel, 32 ranks: identical ranks simulated once give the same rows', async () => {
-    const input = {
-      trace: shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
-      system: ref('configs', 'sys2d_ring_pure.json'), network: ref('configs', 'Switch8_Ring4.yml'),
-    };
-    const once = await replayFiles(input);
-    checkRows(once, 'MLP_ModelParallel');
-    const all = await replayFiles({ ...input, identicalRanksOnce: false });
-    checkRows(all, 'MLP_ModelParallel, every rank');
-    expect(once.byName!.map((r) => [r.name, r.count])).toEqual(all.byName!.map((r) => [r.name, r.count]));
-    for (const [i, r] of once.byName!.entries()) expect(r.energyJ.total).toBeCloseTo(all.byName![i]!.energyJ.total, 9);
-  }, 60_000);
+  it.runIf(hasShared)(
+    '../shared: MLP model-parallel, 32 ranks: identical ranks simulated once give the same rows',
+    async () => {
+      const input = {
+        trace: shared(
+          'traces',
+          'tutorials-micro2024',
+          'micro2024',
+          'astra-sim-demo',
+          'demo2',
+          'workload',
+          'MLP_ModelParallel',
+        ),
+        system: ref('configs', 'sys2d_ring_pure.json'),
+        network: ref('configs', 'Switch8_Ring4.yml'),
+      };
+      const once = await replayFiles(input);
+      checkRows(once, 'MLP_ModelParallel');
+      const all = await replayFiles({ ...input, identicalRanksOnce: false });
+      checkRows(all, 'MLP_ModelParallel, every rank');
+      expect(once.byName!.map((r) => [r.name, r.count])).toEqual(all.byName!.map((r) => [r.name, r.count]));
+      for (const [i, r] of once.byName!.entries())
+        expect(r.energyJ.total).toBeCloseTo(all.byName![i]!.energyJ.total, 9);
+    },
+    60_000,
+  );
 
   it('a real PyTorch run with a host power: CPU ops carry the host part', async () => {
     const prefix = path.join(dir, 'h200');
-    expect((await cli(['import', 'pytorch', '--dir', shipped('pytorch-real', 'h200-gpt-nostep'), '--out', prefix])).code).toBe(0);
+    expect(
+      (await cli(['import', 'pytorch', '--dir', shipped('pytorch-real', 'h200-gpt-nostep'), '--out', prefix])).code,
+    ).toBe(0);
     const net1 = path.join(dir, 'net1.yml');
     await writeFile(net1, 'topology: [Ring]\nnpus_count: [1]\nbandwidth: [50]\nlatency: [500]\n');
     const preset = JSON.parse(await readFile(presetPath('h100-cluster'), 'utf8')) as Record<string, unknown>;
     const power = path.join(dir, 'host.power.json');
     await writeFile(power, JSON.stringify({ ...preset, hostPowerWPerRank: 150 }));
-    const res = await replayFiles({ trace: prefix, system: shipped('configs', 'sys_ring_example.json'), network: net1, power });
+    const res = await replayFiles({
+      trace: prefix,
+      system: shipped('configs', 'sys_ring_example.json'),
+      network: net1,
+      power,
+    });
     checkRows(res, 'h200-gpt-nostep');
     expect(res.energyJ.host).toBeGreaterThan(0);
     expect(res.byName!.filter((r) => r.kind === 'kernel').length).toBeGreaterThan(10);

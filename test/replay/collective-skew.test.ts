@@ -10,20 +10,35 @@ import { emptyNode, makeAttr, NodeType, type ChakraNode } from '../../src/format
 import { equalArrivalMatrix } from '../../scripts/replay-matrix.mjs';
 import { seededRandom } from '../../scripts/replay-traces.mjs';
 
-const power = parsePowerConfig('p.json', JSON.stringify({
-  gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 },
-  network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
-}));
+const power = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 80 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }, { energyPjPerBit: 25 }, { energyPjPerBit: 25 }],
+  }),
+);
 const COMM = { ALL_REDUCE: 0, ALL_GATHER: 2, ALL_TO_ALL: 6, REDUCE_SCATTER: 7 } as const;
 
 function system(impl: string, dims: number, extra: object = {}) {
   const list = Array(dims).fill(impl);
-  return parseSystemConfig('s.json', JSON.stringify({
-    'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-    'all-reduce-implementation': list, 'all-gather-implementation': list, 'reduce-scatter-implementation': list,
-    'all-to-all-implementation': Array(dims).fill(impl === 'halvingDoubling' ? 'ring' : impl),
-    'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900, ...extra,
-  }));
+  return parseSystemConfig(
+    's.json',
+    JSON.stringify({
+      'scheduling-policy': 'LIFO',
+      'endpoint-delay': 10,
+      'active-chunks-per-dimension': 1,
+      'preferred-dataset-splits': 4,
+      'all-reduce-implementation': list,
+      'all-gather-implementation': list,
+      'reduce-scatter-implementation': list,
+      'all-to-all-implementation': Array(dims).fill(impl === 'halvingDoubling' ? 'ring' : impl),
+      'collective-optimization': 'localBWAware',
+      'local-mem-bw': 1600,
+      'peak-perf': 900,
+      ...extra,
+    }),
+  );
 }
 
 /** Every rank computes `computeNs[rank]` (whole µs), then runs one collective. */
@@ -31,7 +46,8 @@ function skewed(computeUs: number[], commType: number, bytes: number): RankSourc
   return computeUs.map((us, rank) => {
     let done = false;
     return {
-      rank, file: `m.${rank}.et`,
+      rank,
+      file: `m.${rank}.et`,
       async nextBatch(): Promise<ChakraNode[] | null> {
         if (done) return null;
         done = true;
@@ -54,20 +70,66 @@ interface Setup {
   extra?: object;
 }
 const SETUPS: Setup[] = [
-  { name: 'ring all-reduce on Ring(8)', network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n', impl: 'ring', kind: 'ALL_REDUCE' },
-  { name: 'ring all-gather on Switch(8)', network: 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n', impl: 'ring', kind: 'ALL_GATHER' },
-  { name: 'ring all-to-all on Ring(4)', network: 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n', impl: 'ring', kind: 'ALL_TO_ALL' },
-  { name: 'direct all-reduce on Ring(8)', network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n', impl: 'direct', kind: 'ALL_REDUCE' },
-  { name: 'direct reduce-scatter on FullyConnected(4)', network: 'topology: [FullyConnected]\nnpus_count: [4]\nbandwidth: [100]\nlatency: [700]\n', impl: 'direct', kind: 'REDUCE_SCATTER' },
-  { name: 'halving-doubling all-reduce on Ring(8)', network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n', impl: 'halvingDoubling', kind: 'ALL_REDUCE' },
-  { name: '2-D localBWAware all-reduce on Switch(4)×Ring(2), 2 active chunks', network: 'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 25]\nlatency: [500, 1000]\n', impl: 'ring', kind: 'ALL_REDUCE', extra: { 'active-chunks-per-dimension': 2 } },
-  { name: '3-D baseline all-gather on Ring(2)×Ring(2)×Ring(2)', network: 'topology: [Ring, Ring, Ring]\nnpus_count: [2, 2, 2]\nbandwidth: [50, 40, 25]\nlatency: [500, 700, 1000]\n', impl: 'ring', kind: 'ALL_GATHER', extra: { 'collective-optimization': 'baseline' } },
+  {
+    name: 'ring all-reduce on Ring(8)',
+    network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n',
+    impl: 'ring',
+    kind: 'ALL_REDUCE',
+  },
+  {
+    name: 'ring all-gather on Switch(8)',
+    network: 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n',
+    impl: 'ring',
+    kind: 'ALL_GATHER',
+  },
+  {
+    name: 'ring all-to-all on Ring(4)',
+    network: 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n',
+    impl: 'ring',
+    kind: 'ALL_TO_ALL',
+  },
+  {
+    name: 'direct all-reduce on Ring(8)',
+    network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n',
+    impl: 'direct',
+    kind: 'ALL_REDUCE',
+  },
+  {
+    name: 'direct reduce-scatter on FullyConnected(4)',
+    network: 'topology: [FullyConnected]\nnpus_count: [4]\nbandwidth: [100]\nlatency: [700]\n',
+    impl: 'direct',
+    kind: 'REDUCE_SCATTER',
+  },
+  {
+    name: 'halving-doubling all-reduce on Ring(8)',
+    network: 'topology: [Ring]\nnpus_count: [8]\nbandwidth: [50]\nlatency: [500]\n',
+    impl: 'halvingDoubling',
+    kind: 'ALL_REDUCE',
+  },
+  {
+    name: '2-D localBWAware all-reduce on Switch(4)×Ring(2), 2 active chunks',
+    network: 'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 25]\nlatency: [500, 1000]\n',
+    impl: 'ring',
+    kind: 'ALL_REDUCE',
+    extra: { 'active-chunks-per-dimension': 2 },
+  },
+  {
+    name: '3-D baseline all-gather on Ring(2)×Ring(2)×Ring(2)',
+    network:
+      'topology: [Ring, Ring, Ring]\nnpus_count: [2, 2, 2]\nbandwidth: [50, 40, 25]\nlatency: [500, 700, 1000]\n',
+    impl: 'ring',
+    kind: 'ALL_GATHER',
+    extra: { 'collective-optimization': 'baseline' },
+  },
 ];
 
 async function run(s: Setup, computeUs: number[], shortcut = true): Promise<ReplayResult> {
   const network = parseNetworkConfig('n.yml', s.network);
   return replay(skewed(computeUs, COMM[s.kind], 1 << 20), {
-    system: system(s.impl, network.dims.length, s.extra), network, power, equalArrivalShortcut: shortcut,
+    system: system(s.impl, network.dims.length, s.extra),
+    network,
+    power,
+    equalArrivalShortcut: shortcut,
   });
 }
 const finishes = (r: ReplayResult) => r.ranks.map((x) => x.finishNs);
@@ -116,7 +178,8 @@ describe('per-rank collective progress: properties', () => {
       for (let trial = 0; trial < 5; trial++) {
         const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
         const res = await run(s, us);
-        for (const r of res.ranks) expect(r.finishNs - us[r.rank] * 1000, `rank ${r.rank}`).toBeGreaterThanOrEqual(minimumNs[r.rank]);
+        for (const r of res.ranks)
+          expect(r.finishNs - us[r.rank] * 1000, `rank ${r.rank}`).toBeGreaterThanOrEqual(minimumNs[r.rank]);
       }
     });
 
@@ -159,9 +222,10 @@ describe('per-rank collective progress: properties', () => {
   }
 });
 
-describe('equal arrivals give the lockstep engine\'s result (commit 06bb150)', () => {
-  const recorded = JSON.parse(readFileSync(new URL('../fixtures/replay/equal-arrival-06bb150.json', import.meta.url), 'utf8')) as
-    Record<string, { finishNs: number; bytesSentPerDim: number[] }>;
+describe("equal arrivals give the lockstep engine's result (commit 06bb150)", () => {
+  const recorded = JSON.parse(
+    readFileSync(new URL('../fixtures/replay/equal-arrival-06bb150.json', import.meta.url), 'utf8'),
+  ) as Record<string, { finishNs: number; bytesSentPerDim: number[] }>;
   const cases = equalArrivalMatrix();
   it('covers every recorded case', () => {
     expect(cases.map((c) => c.name).sort()).toEqual(Object.keys(recorded).sort());
@@ -172,12 +236,16 @@ describe('equal arrivals give the lockstep engine\'s result (commit 06bb150)', (
       for (const c of cases) {
         const network = parseNetworkConfig('n.yml', c.networkYaml);
         const res = await replay(skewed(Array(c.ranks).fill(0), c.commType, c.bytes), {
-          system: parseSystemConfig('s.json', JSON.stringify(c.system)), network, power, equalArrivalShortcut: shortcut,
+          system: parseSystemConfig('s.json', JSON.stringify(c.system)),
+          network,
+          power,
+          equalArrivalShortcut: shortcut,
         });
         const want = recorded[c.name];
         // The recorded runs have no compute node before the collective; here every rank first computes 1 ns.
         const got = { finishNs: res.ranks[0].finishNs - 1, bytesSentPerDim: res.bytesSentPerDim };
-        if (JSON.stringify(got) !== JSON.stringify(want) || new Set(finishes(res)).size !== 1) mismatches.push(`${c.name}: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
+        if (JSON.stringify(got) !== JSON.stringify(want) || new Set(finishes(res)).size !== 1)
+          mismatches.push(`${c.name}: ${JSON.stringify(got)} vs ${JSON.stringify(want)}`);
       }
       expect(mismatches).toEqual([]);
     });

@@ -12,8 +12,23 @@ import { energyFromAstraSimLog } from '../../src/engines/astra-sim/index.js';
 import { predictProfile, type PredictResult } from '../../src/engines/calibrate/predict.js';
 import { replay, replayFiles, resolvePower, type RankSource } from '../../src/engines/replay/index.js';
 import { gpuSweepRecord, runPoints, sweepPointOf } from '../../src/engines/studies/index.js';
-import { loadNetworkConfig, loadSystemConfig, parseNetworkConfig, parsePowerConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
-import { emptyNode, makeAttr, NodeType, readTraceFile, setAttr, TraceWriter, writeTraceFile, type ChakraNode } from '../../src/formats/chakra/index.js';
+import {
+  loadNetworkConfig,
+  loadSystemConfig,
+  parseNetworkConfig,
+  parsePowerConfig,
+  parseSystemConfig,
+} from '../../src/formats/astra/index.js';
+import {
+  emptyNode,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  setAttr,
+  TraceWriter,
+  writeTraceFile,
+  type ChakraNode,
+} from '../../src/formats/chakra/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
 import { buildReport, gpuSweepRows, gpuSweepText, parseResults, replayText } from '../../src/report/index.js';
@@ -21,16 +36,38 @@ import { cli } from '../helpers/cli.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
-const sys = parseSystemConfig('sys.json', JSON.stringify({
-  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-  'all-reduce-implementation': ['ring'], 'all-gather-implementation': ['ring'], 'reduce-scatter-implementation': ['ring'],
-  'all-to-all-implementation': ['ring'], 'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900,
-}));
+const sys = parseSystemConfig(
+  'sys.json',
+  JSON.stringify({
+    'scheduling-policy': 'LIFO',
+    'endpoint-delay': 10,
+    'active-chunks-per-dimension': 1,
+    'preferred-dataset-splits': 4,
+    'all-reduce-implementation': ['ring'],
+    'all-gather-implementation': ['ring'],
+    'reduce-scatter-implementation': ['ring'],
+    'all-to-all-implementation': ['ring'],
+    'collective-optimization': 'localBWAware',
+    'local-mem-bw': 1600,
+    'peak-perf': 900,
+  }),
+);
 const net = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
-const power = parsePowerConfig('p.json', JSON.stringify({ gpu: { activePowerW: 700, idlePowerW: 80 }, memory: { energyPjPerBit: 5 }, network: [{ energyPjPerBit: 2 }] }));
+const power = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 80 },
+    memory: { energyPjPerBit: 5 },
+    network: [{ energyPjPerBit: 2 }],
+  }),
+);
 const opts = { system: sys, network: net, power };
 
-const band = (e: number, p10: number, p90: number) => [makeAttr('energy_j', 'double_val', e), makeAttr('energy_j_p10', 'double_val', p10), makeAttr('energy_j_p90', 'double_val', p90)];
+const band = (e: number, p10: number, p90: number) => [
+  makeAttr('energy_j', 'double_val', e),
+  makeAttr('energy_j_p10', 'double_val', p10),
+  makeAttr('energy_j_p90', 'double_val', p90),
+];
 function comp(id: number, name: string, attrs: ChakraNode['attrs'] = []): ChakraNode {
   const n = emptyNode(BigInt(id), name, NodeType.COMP_NODE);
   n.durationMicros = 10n;
@@ -41,19 +78,26 @@ function comp(id: number, name: string, attrs: ChakraNode['attrs'] = []): Chakra
 function sources(perRank: ChakraNode[][]): RankSource[] {
   return perRank.map((nodes, rank) => {
     let done = false;
-    return { rank, file: `mem.${rank}.et`, async nextBatch() {
-      if (done) return null;
-      done = true;
-      return nodes;
-    } };
+    return {
+      rank,
+      file: `mem.${rank}.et`,
+      async nextBatch() {
+        if (done) return null;
+        done = true;
+        return nodes;
+      },
+    };
   });
 }
 
 describe('replay energy band (in-memory traces)', () => {
   // Per rank: gemm twice (1 J, band 0.9–1.2), attn once (2 J, band 1.5–2.1), one node without band, one without energy_j.
   const rank = () => [
-    comp(0, 'gemm', band(1, 0.9, 1.2)), comp(1, 'gemm', band(1, 0.9, 1.2)), comp(2, 'attn', band(2, 1.5, 2.1)),
-    comp(3, 'plain', [makeAttr('energy_j', 'double_val', 0.5)]), comp(4, 'unannotated'),
+    comp(0, 'gemm', band(1, 0.9, 1.2)),
+    comp(1, 'gemm', band(1, 0.9, 1.2)),
+    comp(2, 'attn', band(2, 1.5, 2.1)),
+    comp(3, 'plain', [makeAttr('energy_j', 'double_val', 0.5)]),
+    comp(4, 'unannotated'),
   ];
 
   it('one name errs together, names independently; the every-node sum beside it; other parts without band', async () => {
@@ -67,7 +111,11 @@ describe('replay energy band (in-memory traces)', () => {
     expect(b.correlatedComputeP90 - e.compute).toBeCloseTo(2.0, 12);
     expect(b.totalP10).toBeCloseTo(b.computeP10 + e.memory + e.network + e.idle, 12);
     expect(b.totalP90 - b.totalP10).toBeCloseTo(b.computeP90 - b.computeP10, 12);
-    expect({ bandedNodes: b.bandedNodes, gpuNodes: b.gpuNodes, kernels: b.kernels }).toEqual({ bandedNodes: 12, gpuNodes: 20, kernels: 2 });
+    expect({ bandedNodes: b.bandedNodes, gpuNodes: b.gpuNodes, kernels: b.kernels }).toEqual({
+      bandedNodes: 12,
+      gpuNodes: 20,
+      kernels: 2,
+    });
     // 4 × 4 J banded of 4 × (4.5 J + 700 W × 10 µs).
     expect(b.bandedShare).toBeCloseTo(16 / (4 * (4.5 + 700 * 10e-6)), 12);
   });
@@ -79,18 +127,27 @@ describe('replay energy band (in-memory traces)', () => {
   });
 
   it('no band attributes: no energyBandJ and no band columns', async () => {
-    const res = await replay(sources([0, 1, 2, 3].map(() => [comp(0, 'gemm', [makeAttr('energy_j', 'double_val', 1)])])), opts);
+    const res = await replay(
+      sources([0, 1, 2, 3].map(() => [comp(0, 'gemm', [makeAttr('energy_j', 'double_val', 1)])])),
+      opts,
+    );
     expect(res).not.toHaveProperty('energyBandJ');
     expect(replayText(res)).not.toMatch(/p10/);
   });
 
   it('an unusable band (one bound, or not around energy_j) counts the node without band and says so', async () => {
-    const bad = [comp(0, 'gemm', band(1, 1.1, 1.2)), comp(1, 'gemm', [makeAttr('energy_j', 'double_val', 1), makeAttr('energy_j_p90', 'double_val', 2)]), comp(2, 'attn', band(2, 1.5, 2.1))];
+    const bad = [
+      comp(0, 'gemm', band(1, 1.1, 1.2)),
+      comp(1, 'gemm', [makeAttr('energy_j', 'double_val', 1), makeAttr('energy_j_p90', 'double_val', 2)]),
+      comp(2, 'attn', band(2, 1.5, 2.1)),
+    ];
     const res = await replay(sources([0, 1, 2, 3].map(() => bad.map((n) => ({ ...n })))), opts);
     expect(res.energyBandJ).toMatchObject({ bandedNodes: 4, gpuNodes: 12, kernels: 1 });
     const d = res.diagnostics.find((x) => x.code === 'replay.energy-band-unusable')!;
     expect(d.count).toBe(8);
-    expect(d.samples[0]!.message).toMatch(/mem\.0\.et: node 0 \("gemm", COMP_NODE\): energy band energy_j_p10 = 1\.1, energy_j = 1, energy_j_p90 = 1\.2 is not/);
+    expect(d.samples[0]!.message).toMatch(
+      /mem\.0\.et: node 0 \("gemm", COMP_NODE\): energy band energy_j_p10 = 1\.1, energy_j = 1, energy_j_p90 = 1\.2 is not/,
+    );
     expect(d.samples[1]!.message).toMatch(/energy_j_p10 = absent/);
   });
 });
@@ -98,15 +155,25 @@ describe('replay energy band (in-memory traces)', () => {
 /** Four ranks, each running every predicted kernel once with its band, then an all-reduce. */
 async function writeBandedTrace(prefix: string, rows: PredictResult['rows']): Promise<void> {
   for (let r = 0; r < 4; r++) {
-    const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
+    const w = await TraceWriter.create(`${prefix}.${r}.et`, {
+      version: '',
+      attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')],
+    });
     rows.forEach((row, i) => {
-      const n = comp(i, row.kernel, [makeAttr('is_cpu_op', 'bool_val', false), ...band(row.energyJ, row.energyJP10!, row.energyJP90!)]);
+      const n = comp(i, row.kernel, [
+        makeAttr('is_cpu_op', 'bool_val', false),
+        ...band(row.energyJ, row.energyJP10!, row.energyJP90!),
+      ]);
       n.durationMicros = BigInt(Math.max(1, Math.round(row.durationNs / 1000)));
       w.write(n);
     });
     const ar = emptyNode(BigInt(rows.length), 'allreduce', NodeType.COMM_COLL_NODE);
     ar.dataDeps = [BigInt(rows.length - 1)];
-    ar.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
+    ar.attrs = [
+      makeAttr('is_cpu_op', 'bool_val', false),
+      makeAttr('comm_type', 'int64_val', 0),
+      makeAttr('comm_size', 'int64_val', 1 << 20),
+    ];
     w.write(ar);
     await w.close();
   }
@@ -116,7 +183,10 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   let dir: string;
   let pred: PredictResult;
   const CLOCKS = [945, 1410];
-  const configs = { system: shipped('configs', 'sys_ring_example.json'), network: shipped('configs', 'Ring_4npus.yml') };
+  const configs = {
+    system: shipped('configs', 'sys_ring_example.json'),
+    network: shipped('configs', 'Ring_4npus.yml'),
+  };
   const prefix = (f: number) => path.join(dir, `t${f}`);
   const rowsAt = (f: number) => pred.rows.filter((r) => r.frequencyMHz === f);
 
@@ -130,7 +200,7 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   }, 120_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('each side of the band is 4 × that of predict\'s total (the same kernels on 4 ranks, one name erring together)', async () => {
+  it("each side of the band is 4 × that of predict's total (the same kernels on 4 ranks, one name erring together)", async () => {
     const res = await replayFiles({ trace: prefix(945), ...configs });
     const b = res.energyBandJ!;
     const total = pred.totals[0]!.energyJ;
@@ -151,41 +221,67 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
     expect(t.out).toMatch(/part\s+energy \(J, est\.\)\s+share \(%\)\s+p10 \(J, est\.\)\s+p90 \(J, est\.\)/);
     expect(t.out).toMatch(/^compute(\s+[\d.]+){4}$/m);
     expect(t.out).toMatch(/^total(\s+[\d.]+){3}$/m);
-    expect(t.out).toMatch(/^10–90 % band of compute energy.*\n  80 of 80 GPU nodes carry one \(100\.0% of compute J\)/m);
+    expect(t.out).toMatch(
+      /^10–90 % band of compute energy.*\n {2}80 of 80 GPU nodes carry one \(100\.0% of compute J\)/m,
+    );
     // The energy table and the band's note (the headline and the rank table are as before).
     const lines = t.out.split('\n');
-    const ours = lines.slice(lines.findIndex((l) => l.startsWith('part ')), lines.findIndex((l) => l.includes('every node erred')) + 1);
+    const ours = lines.slice(
+      lines.findIndex((l) => l.startsWith('part ')),
+      lines.findIndex((l) => l.includes('every node erred')) + 1,
+    );
     expect(ours).toHaveLength(13);
     for (const line of ours) expect(line.length).toBeLessThanOrEqual(100);
     const j = JSON.parse((await cli([...args, '--json'])).out);
-    expect(j.energyBandJ).toMatchObject({ computeP10: expect.any(Number), totalP90: expect.any(Number), bandedNodes: 80 });
+    expect(j.energyBandJ).toMatchObject({
+      computeP10: expect.any(Number),
+      totalP90: expect.any(Number),
+      bandedNodes: 80,
+    });
   });
 
-  it('sweep gpu: each clock\'s point carries its band; the text, CSV and HTML report show it', async () => {
+  it("sweep gpu: each clock's point carries its band; the text, CSV and HTML report show it", async () => {
     const system = await loadSystemConfig(configs.system);
     const network = await loadNetworkConfig(configs.network);
     const h100 = await resolvePower();
-    const run = await runPoints(CLOCKS.map((f) => ({ trace: { kind: 'files' as const, trace: prefix(f) }, system, network, power: h100 })), { threads: 1 });
-    const record = gpuSweepRecord('band test', run.results.map((r, i) => sweepPointOf(CLOCKS[i]!, r)));
+    const run = await runPoints(
+      CLOCKS.map((f) => ({ trace: { kind: 'files' as const, trace: prefix(f) }, system, network, power: h100 })),
+      { threads: 1 },
+    );
+    const record = gpuSweepRecord(
+      'band test',
+      run.results.map((r, i) => sweepPointOf(CLOCKS[i]!, r)),
+    );
     record.points.forEach((p, i) => {
-      expect(p.energyBandJ).toEqual(Object.fromEntries(Object.entries(run.results[i]!.energyBandJ!).filter(([k]) => k !== 'sums')));
+      expect(p.energyBandJ).toEqual(
+        Object.fromEntries(Object.entries(run.results[i]!.energyBandJ!).filter(([k]) => k !== 'sums')),
+      );
       expect(p.energyBandJ!.totalP10).toBeLessThan(p.energyJ.total);
       expect(p.energyBandJ!.totalP90).toBeGreaterThan(p.energyJ.total);
     });
     // Farther from the profiled 1710 MHz, a wider band.
-    const rel = (p: (typeof record.points)[number]) => (p.energyBandJ!.totalP90 - p.energyBandJ!.totalP10) / p.energyJ.total;
+    const rel = (p: (typeof record.points)[number]) =>
+      (p.energyBandJ!.totalP90 - p.energyBandJ!.totalP10) / p.energyJ.total;
     expect(rel(record.points[0]!)).toBeGreaterThan(rel(record.points[1]!));
     const text = gpuSweepText(record);
     const lines = text.split('\n');
     const from = lines.findIndex((l) => l.startsWith('10–90 % band of the energy'));
     expect(from).toBeGreaterThan(0);
-    expect(lines[from + 2]).toMatch(/^SM clock \(MHz\)\s+total \(J, est\.\)\s+total p10 \(J, est\.\)\s+total p90 \(J, est\.\)\s+banded \(% of compute\)$/);
+    expect(lines[from + 2]).toMatch(
+      /^SM clock \(MHz\)\s+total \(J, est\.\)\s+total p10 \(J, est\.\)\s+total p90 \(J, est\.\)\s+banded \(% of compute\)$/,
+    );
     for (const line of lines.slice(from, from + 6)) expect(line.length).toBeLessThanOrEqual(100);
     expect(lines[from + 4]).toMatch(/^\s+945(\s+[\d.]+){3}\s+100\.0$/);
     const csv = gpuSweepRows(record);
-    expect(csv.columns.map((c) => c.header).slice(-3)).toEqual(['total p10 (J, est.)', 'total p90 (J, est.)', 'banded (% of compute)']);
+    expect(csv.columns.map((c) => c.header).slice(-3)).toEqual([
+      'total p10 (J, est.)',
+      'total p90 (J, est.)',
+      'banded (% of compute)',
+    ]);
     const [r] = parseResults(JSON.parse(JSON.stringify(record)), 'gpu.json');
-    expect(await buildReport([r!])).toMatch(/<th class="num">total p10 \(J, est\.\)<\/th><th class="num">total p90 \(J, est\.\)<\/th>/);
+    expect(await buildReport([r!])).toMatch(
+      /<th class="num">total p10 \(J, est\.\)<\/th><th class="num">total p90 \(J, est\.\)<\/th>/,
+    );
   });
 
   it('the HTML report of a replay shows p10 / p90 beside compute and total energy', async () => {
@@ -200,27 +296,43 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   });
 });
 
-describeShared('energy --astra-sim-log keeps the band: the same result as replay (overlap4 with bands, recorded stdout)', () => {
-  let dir: string;
-  const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-band-astra-'));
-    for (const f of (await readdir(ref('traces', 'overlap4'))).filter((x) => x.endsWith('.et'))) {
-      const t = await readTraceFile(ref('traces', 'overlap4', f));
-      for (const n of t.nodes) if (n.type === NodeType.COMP_NODE) for (const a of band(0.01, 0.008, 0.013)) setAttr(n, a);
-      await writeTraceFile(path.join(dir, f), t.metadata, t.nodes);
-    }
-  });
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+describeShared(
+  'energy --astra-sim-log keeps the band: the same result as replay (overlap4 with bands, recorded stdout)',
+  () => {
+    let dir: string;
+    const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
+    beforeAll(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-band-astra-'));
+      for (const f of (await readdir(ref('traces', 'overlap4'))).filter((x) => x.endsWith('.et'))) {
+        const t = await readTraceFile(ref('traces', 'overlap4', f));
+        for (const n of t.nodes)
+          if (n.type === NodeType.COMP_NODE) for (const a of band(0.01, 0.008, 0.013)) setAttr(n, a);
+        await writeTraceFile(path.join(dir, f), t.metadata, t.nodes);
+      }
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it('identical, band included', async () => {
-    const input = { trace: path.join(dir, 'o'), system: ref('configs', 'sys_ring_example.json'), network: ref('configs', 'Ring_4npus.yml'), memory: ref('configs', 'mem.json') };
-    const log = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'congestion-unaware', 'overlap4__sys_ring_example__Ring_4npus.txt');
-    const replayed = await replayFiles(input);
-    const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
-    expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });
-    // byName needs each node's times: the replay has it, the ASTRA-sim log's per-rank times do not (issue 28, open).
-    expect(fromLog.byName).toBeUndefined();
-    expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '', byName: undefined });
-  });
-});
+    it('identical, band included', async () => {
+      const input = {
+        trace: path.join(dir, 'o'),
+        system: ref('configs', 'sys_ring_example.json'),
+        network: ref('configs', 'Ring_4npus.yml'),
+        memory: ref('configs', 'mem.json'),
+      };
+      const log = path.join(
+        repoRoot,
+        'test',
+        'fixtures',
+        'astra-sim',
+        'congestion-unaware',
+        'overlap4__sys_ring_example__Ring_4npus.txt',
+      );
+      const replayed = await replayFiles(input);
+      const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
+      expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });
+      // byName needs each node's times: the replay has it, the ASTRA-sim log's per-rank times do not (issue 28, open).
+      expect(fromLog.byName).toBeUndefined();
+      expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '', byName: undefined });
+    });
+  },
+);

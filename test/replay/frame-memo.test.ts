@@ -4,8 +4,20 @@ import { FrameMemo, frameHash, type FrameRecord } from '../../src/engines/replay
 import { WireCursor } from '../../src/formats/chakra/index.js';
 
 const record = (key: number): FrameRecord => ({
-  key, deps: new Float64Array(0), dataCount: 0, resource: 0, category: 0, op: 0, amount: 0, peer: 0, aux: 0,
-  energyJ: NaN, energyMemoryJ: NaN, nameId: -1, durationSource: -1, gpu: false,
+  key,
+  deps: new Float64Array(0),
+  dataCount: 0,
+  resource: 0,
+  category: 0,
+  op: 0,
+  amount: 0,
+  peer: 0,
+  aux: 0,
+  energyJ: NaN,
+  energyMemoryJ: NaN,
+  nameId: -1,
+  durationSource: -1,
+  gpu: false,
 });
 
 describe('FrameMemo', () => {

@@ -39,7 +39,9 @@ describe('IdIndex', () => {
         index.setFinished(gone);
         ref.set(gone, FINISHED);
       }
-      if (slot % 37 === 0) for (let q = 0; q < 10; q++) probe(q % 2 ? unique[Math.floor(rand() * unique.length)] : Math.floor(rand() * 60_000));
+      if (slot % 37 === 0)
+        for (let q = 0; q < 10; q++)
+          probe(q % 2 ? unique[Math.floor(rand() * unique.length)] : Math.floor(rand() * 60_000));
     }
     for (const k of unique) probe(k);
     expect(index.loaded).toBe(loaded.length);

@@ -13,10 +13,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  POWER_COUNTER, replay, replayFiles, TimelineRecorder, type RankSource, type ReplayOptions, type ReplayResult,
+  POWER_COUNTER,
+  replay,
+  replayFiles,
+  TimelineRecorder,
+  type RankSource,
+  type ReplayOptions,
+  type ReplayResult,
 } from '../../src/engines/replay/index.js';
-import { parseNetworkConfig, parsePowerConfig, parseRemoteMemoryConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
-import { attrBool, attrNumber, emptyNode, makeAttr, NodeType, readTraceFile, resolveRankFiles, type ChakraNode } from '../../src/formats/chakra/index.js';
+import {
+  parseNetworkConfig,
+  parsePowerConfig,
+  parseRemoteMemoryConfig,
+  parseSystemConfig,
+} from '../../src/formats/astra/index.js';
+import {
+  attrBool,
+  attrNumber,
+  emptyNode,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  resolveRankFiles,
+  type ChakraNode,
+} from '../../src/formats/chakra/index.js';
 import { TraceEventWriter } from '../../src/formats/trace-event/index.js';
 import { cli } from '../helpers/cli.js';
 import { hasShared, repoRoot, shared } from '../helpers/shared.js';
@@ -32,7 +52,9 @@ afterAll(async () => {
 
 /** Per rank (pid), the modelled power counter's steps: [t ns, W]. */
 async function powerCounters(file: string): Promise<Map<number, [number, number][]>> {
-  const doc = JSON.parse(await readFile(file, 'utf8')) as { traceEvents: { ph: string; name: string; pid: number; ts: number; args: { W: number } }[] };
+  const doc = JSON.parse(await readFile(file, 'utf8')) as {
+    traceEvents: { ph: string; name: string; pid: number; ts: number; args: { W: number } }[];
+  };
   const out = new Map<number, [number, number][]>();
   for (const e of doc.traceEvents) {
     if (e.ph !== 'C' || e.name !== POWER_COUNTER) continue;
@@ -58,17 +80,26 @@ async function checkLedger(res: ReplayResult, timeline: string, what: string): P
   const counters = await powerCounters(timeline);
   for (const [i, e] of [res.energyJ, ...res.ranks.map((r) => r.energyJ)].entries()) {
     const parts = e.compute + e.memory + e.communication + e.network + e.idle + e.host;
-    expect(Math.abs(parts - e.total), `${what}: ${i === 0 ? 'cluster' : `rank ${i - 1}`}: parts add up`).toBeLessThanOrEqual(1e-12 * Math.max(1e-12, e.total));
-    for (const k of ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const) expect(e[k], `${what}: ${k}`).toBeGreaterThanOrEqual(0);
+    expect(
+      Math.abs(parts - e.total),
+      `${what}: ${i === 0 ? 'cluster' : `rank ${i - 1}`}: parts add up`,
+    ).toBeLessThanOrEqual(1e-12 * Math.max(1e-12, e.total));
+    for (const k of ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const)
+      expect(e[k], `${what}: ${k}`).toBeGreaterThanOrEqual(0);
   }
   for (const r of res.ranks) {
     const steps = counters.get(r.rank) ?? [];
     expect(steps[0]?.[0], `${what}: rank ${r.rank}'s power starts at 0`).toBe(0);
     expect(steps[steps.length - 1]![0], `${what}: rank ${r.rank}'s power ends at the makespan`).toBe(res.makespanNs);
     const j = integral(steps, res.makespanNs);
-    expect(Math.abs(j - r.energyJ.total), `${what}: rank ${r.rank}: ∫ power dt = total (${j} J vs ${r.energyJ.total} J)`)
-      .toBeLessThanOrEqual(1e-9 * r.energyJ.total);
-    expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs, `${what}: rank ${r.rank}: time split`).toBe(res.makespanNs);
+    expect(
+      Math.abs(j - r.energyJ.total),
+      `${what}: rank ${r.rank}: ∫ power dt = total (${j} J vs ${r.energyJ.total} J)`,
+    ).toBeLessThanOrEqual(1e-9 * r.energyJ.total);
+    expect(
+      r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs,
+      `${what}: rank ${r.rank}: time split`,
+    ).toBe(res.makespanNs);
   }
 }
 
@@ -89,15 +120,25 @@ async function nodeEnergyJ(prefix: string): Promise<{ energyJ: number; memoryJ: 
 }
 
 const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-interface RefCase { name: string; workload: string; system: string; network: string; memory?: string }
-const refCases = async (file: string): Promise<RefCase[]> => (JSON.parse(await readFile(file, 'utf8')) as { cases: RefCase[] }).cases;
+interface RefCase {
+  name: string;
+  workload: string;
+  system: string;
+  network: string;
+  memory?: string;
+}
+const refCases = async (file: string): Promise<RefCase[]> =>
+  (JSON.parse(await readFile(file, 'utf8')) as { cases: RefCase[] }).cases;
 
 describe('ledger on real traces: parts add up, total = ∫ modelled power dt, time split = makespan', () => {
   it('shipped: all-reduce on Switch(8), the h100-cluster preset', async () => {
     const timeline = path.join(dir, 'ar8.json');
     const res = await replayFiles({
-      trace: shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), system: shipped('configs', 'sys_ring_example.json'),
-      network: shipped('configs', 'Switch_8npus.yml'), power: 'h100-cluster', timeline,
+      trace: shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+      system: shipped('configs', 'sys_ring_example.json'),
+      network: shipped('configs', 'Switch_8npus.yml'),
+      power: 'h100-cluster',
+      timeline,
     });
     await checkLedger(res, timeline, 'all_reduce 8npus');
     // Nothing but the all-reduce runs: its whole time is communication at the preset's 266 W, the rest idle.
@@ -108,31 +149,52 @@ describe('ledger on real traces: parts add up, total = ∫ modelled power dt, ti
     }
   });
 
-  it.runIf(hasShared)('../shared: every reference and skew case of astra-sim-reference', async () => {
-    const cases = [
-      ...(await refCases(ref('cases.json'))).map((c) => ({ c, base: ref() })),
-      ...(await refCases(ref('skew', 'cases.json'))).map((c) => ({ c, base: ref('skew') })),
-    ];
-    expect(cases).toHaveLength(46);
-    for (const [i, { c, base }] of cases.entries()) {
-      const timeline = path.join(dir, `ref-${i}.json`);
-      const res = await replayFiles({
-        trace: path.join(base, c.workload), system: path.join(base, c.system), network: path.join(base, c.network),
-        memory: c.memory ? path.join(base, c.memory) : undefined, timeline,
-      });
-      await checkLedger(res, timeline, c.name);
-    }
-  }, 120_000);
+  it.runIf(hasShared)(
+    '../shared: every reference and skew case of astra-sim-reference',
+    async () => {
+      const cases = [
+        ...(await refCases(ref('cases.json'))).map((c) => ({ c, base: ref() })),
+        ...(await refCases(ref('skew', 'cases.json'))).map((c) => ({ c, base: ref('skew') })),
+      ];
+      expect(cases).toHaveLength(46);
+      for (const [i, { c, base }] of cases.entries()) {
+        const timeline = path.join(dir, `ref-${i}.json`);
+        const res = await replayFiles({
+          trace: path.join(base, c.workload),
+          system: path.join(base, c.system),
+          network: path.join(base, c.network),
+          memory: c.memory ? path.join(base, c.memory) : undefined,
+          timeline,
+        });
+        await checkLedger(res, timeline, c.name);
+      }
+    },
+    120_000,
+  );
 
-  it.runIf(hasShared)('../shared: MLP model-parallel, 32 ranks on Switch(8) × Ring(4)', async () => {
-    const timeline = path.join(dir, 'mlp.json');
-    const res = await replayFiles({
-      trace: shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
-      system: ref('configs', 'sys2d_ring_pure.json'), network: ref('configs', 'Switch8_Ring4.yml'), timeline,
-    });
-    expect(res.ranks).toHaveLength(32);
-    await checkLedger(res, timeline, 'MLP_ModelParallel');
-  }, 60_000);
+  it.runIf(hasShared)(
+    '../shared: MLP model-parallel, 32 ranks on Switch(8) × Ring(4)',
+    async () => {
+      const timeline = path.join(dir, 'mlp.json');
+      const res = await replayFiles({
+        trace: shared(
+          'traces',
+          'tutorials-micro2024',
+          'micro2024',
+          'astra-sim-demo',
+          'demo2',
+          'workload',
+          'MLP_ModelParallel',
+        ),
+        system: ref('configs', 'sys2d_ring_pure.json'),
+        network: ref('configs', 'Switch8_Ring4.yml'),
+        timeline,
+      });
+      expect(res.ranks).toHaveLength(32);
+      await checkLedger(res, timeline, 'MLP_ModelParallel');
+    },
+    60_000,
+  );
 });
 
 describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
@@ -145,10 +207,35 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
   let timeline: string;
 
   beforeAll(async () => {
-    expect((await cli(['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--pp', '2', '--global-batch', '4', '--seq', '1024', '--out', l()])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'generate',
+          'llm',
+          '--model',
+          'llama2-7b',
+          '--tp',
+          '2',
+          '--pp',
+          '2',
+          '--global-batch',
+          '4',
+          '--seq',
+          '1024',
+          '--out',
+          l(),
+        ])
+      ).code,
+    ).toBe(0);
     expect((await cli(['annotate', l(), '--calibration', h100, '--frequency', '810', '--out', l810()])).code).toBe(0);
     timeline = path.join(dir, 'l810.timeline.json');
-    replayed = await replayFiles({ trace: l810(), system: `${l()}.system.json`, network: `${l()}.network.yml`, power: `${l810()}.power.json`, timeline });
+    replayed = await replayFiles({
+      trace: l810(),
+      system: `${l()}.system.json`,
+      network: `${l()}.network.yml`,
+      power: `${l810()}.power.json`,
+      timeline,
+    });
   }, 120_000);
 
   it('replays its annotated durations under roofline-enabled, and says so', async () => {
@@ -156,18 +243,46 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
     expect(rooflineEnabled).toBe(true);
     const gpuNodes = (await nodeEnergyJ(l810())).nodes;
     expect(replayed.durationSources).toEqual({ annotated: gpuNodes, measured: 0, roofline: 0, zero: 0 });
-    const text = await cli(['replay', l810(), '--system', `${l()}.system.json`, '--network', `${l()}.network.yml`, '--power', `${l810()}.power.json`]);
-    expect(text.out).toContain(`GPU compute node durations: ${gpuNodes} annotated, 0 measured (trace duration), 0 roofline, 0 zero`);
+    const text = await cli([
+      'replay',
+      l810(),
+      '--system',
+      `${l()}.system.json`,
+      '--network',
+      `${l()}.network.yml`,
+      '--power',
+      `${l810()}.power.json`,
+    ]);
+    expect(text.out).toContain(
+      `GPU compute node durations: ${gpuNodes} annotated, 0 measured (trace duration), 0 roofline, 0 zero`,
+    );
   });
 
   it('equals `sweep gpu` at 810 MHz in time and energy, part by part', async () => {
-    const sweep = await cli(['sweep', 'gpu', l(), '--calibration', h100, '--frequencies', '810', '--system', `${l()}.system.json`,
-      '--network', `${l()}.network.yml`, '--threads', '1', '--json']);
+    const sweep = await cli([
+      'sweep',
+      'gpu',
+      l(),
+      '--calibration',
+      h100,
+      '--frequencies',
+      '810',
+      '--system',
+      `${l()}.system.json`,
+      '--network',
+      `${l()}.network.yml`,
+      '--threads',
+      '1',
+      '--json',
+    ]);
     expect(sweep.code).toBe(0);
-    const point = (JSON.parse(sweep.out) as { points: { clockMHz: number; timeS: number; energyJ: ReplayResult['energyJ'] }[] }).points[0]!;
+    const point = (
+      JSON.parse(sweep.out) as { points: { clockMHz: number; timeS: number; energyJ: ReplayResult['energyJ'] }[] }
+    ).points[0]!;
     expect(point.clockMHz).toBe(810);
     expect(point.timeS).toBe(replayed.makespanNs * 1e-9);
-    for (const k of Object.keys(point.energyJ) as (keyof ReplayResult['energyJ'])[]) expect(point.energyJ[k], k).toBeCloseTo(replayed.energyJ[k], 9);
+    for (const k of Object.keys(point.energyJ) as (keyof ReplayResult['energyJ'])[])
+      expect(point.energyJ[k], k).toBeCloseTo(replayed.energyJ[k], 9);
   }, 120_000);
 
   it('Σ node energy_j = compute + memory (no DRAM counted twice), and the ledger holds on its timeline', async () => {
@@ -182,17 +297,37 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
 
 // In-memory traces that reach every part: compute with and without energy_j / energy_memory_j, collectives,
 // remote memory, CPU nodes with a host power, network static power.
-const sys = parseSystemConfig('sys.json', JSON.stringify({
-  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 4,
-  'all-reduce-implementation': ['ring'], 'all-gather-implementation': ['ring'], 'reduce-scatter-implementation': ['ring'],
-  'all-to-all-implementation': ['ring'], 'collective-optimization': 'localBWAware', 'local-mem-bw': 1600, 'peak-perf': 900,
-}));
+const sys = parseSystemConfig(
+  'sys.json',
+  JSON.stringify({
+    'scheduling-policy': 'LIFO',
+    'endpoint-delay': 10,
+    'active-chunks-per-dimension': 1,
+    'preferred-dataset-splits': 4,
+    'all-reduce-implementation': ['ring'],
+    'all-gather-implementation': ['ring'],
+    'reduce-scatter-implementation': ['ring'],
+    'all-to-all-implementation': ['ring'],
+    'collective-optimization': 'localBWAware',
+    'local-mem-bw': 1600,
+    'peak-perf': 900,
+  }),
+);
 const net = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
-const memory = parseRemoteMemoryConfig('mem.json', JSON.stringify({ 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 100, 'remote-mem-bw': 20 }));
-const allParts = parsePowerConfig('p.json', JSON.stringify({
-  gpu: { activePowerW: 700, idlePowerW: 60, commPowerW: 200, idleSource: 'test' }, memory: { energyPjPerBit: 5, remoteEnergyPjPerBit: 30 },
-  network: [{ energyPjPerBit: 4 }], networkIdlePowerWPerRank: 7, hostPowerWPerRank: 150,
-}));
+const memory = parseRemoteMemoryConfig(
+  'mem.json',
+  JSON.stringify({ 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 100, 'remote-mem-bw': 20 }),
+);
+const allParts = parsePowerConfig(
+  'p.json',
+  JSON.stringify({
+    gpu: { activePowerW: 700, idlePowerW: 60, commPowerW: 200, idleSource: 'test' },
+    memory: { energyPjPerBit: 5, remoteEnergyPjPerBit: 30 },
+    network: [{ energyPjPerBit: 4 }],
+    networkIdlePowerWPerRank: 7,
+    hostPowerWPerRank: 150,
+  }),
+);
 
 function node(id: number, type: NodeType, deps: number[], attrs: ChakraNode['attrs'], durUs = 0): ChakraNode {
   const n = emptyNode(BigInt(id), `n${id}`, type);
@@ -203,10 +338,19 @@ function node(id: number, type: NodeType, deps: number[], attrs: ChakraNode['att
 }
 const gpu = (id: number, us: number, deps: number[], extra: ChakraNode['attrs'] = []) =>
   node(id, NodeType.COMP_NODE, deps, [makeAttr('tensor_size', 'uint64_val', 1 << 20), ...extra], us);
-const cpu = (id: number, us: number, deps: number[]) => node(id, NodeType.COMP_NODE, deps, [makeAttr('is_cpu_op', 'bool_val', true)], us);
-const allReduce = (id: number, deps: number[]) => node(id, NodeType.COMM_COLL_NODE, deps, [makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)]);
-const load = (id: number, deps: number[]) => node(id, NodeType.MEM_LOAD_NODE, deps, [makeAttr('tensor_size', 'uint64_val', 1 << 16)]);
-const energy = (j: number, memJ?: number) => [makeAttr('energy_j', 'double_val', j), ...(memJ === undefined ? [] : [makeAttr('energy_memory_j', 'double_val', memJ)])];
+const cpu = (id: number, us: number, deps: number[]) =>
+  node(id, NodeType.COMP_NODE, deps, [makeAttr('is_cpu_op', 'bool_val', true)], us);
+const allReduce = (id: number, deps: number[]) =>
+  node(id, NodeType.COMM_COLL_NODE, deps, [
+    makeAttr('comm_type', 'int64_val', 0),
+    makeAttr('comm_size', 'int64_val', 1 << 20),
+  ]);
+const load = (id: number, deps: number[]) =>
+  node(id, NodeType.MEM_LOAD_NODE, deps, [makeAttr('tensor_size', 'uint64_val', 1 << 16)]);
+const energy = (j: number, memJ?: number) => [
+  makeAttr('energy_j', 'double_val', j),
+  ...(memJ === undefined ? [] : [makeAttr('energy_memory_j', 'double_val', memJ)]),
+];
 
 function sources(perRank: ChakraNode[][]): RankSource[] {
   return perRank.map((nodes, rank) => {
@@ -215,7 +359,11 @@ function sources(perRank: ChakraNode[][]): RankSource[] {
   });
 }
 
-async function replayWithTimeline(perRank: ChakraNode[][], opts: ReplayOptions, name: string): Promise<{ res: ReplayResult; timeline: string }> {
+async function replayWithTimeline(
+  perRank: ChakraNode[][],
+  opts: ReplayOptions,
+  name: string,
+): Promise<{ res: ReplayResult; timeline: string }> {
   const timeline = path.join(dir, `${name}.json`);
   const writer = await TraceEventWriter.create(timeline);
   const rec = new TimelineRecorder(writer, opts.power);
@@ -226,20 +374,26 @@ async function replayWithTimeline(perRank: ChakraNode[][], opts: ReplayOptions, 
 }
 
 describe('ledger on in-memory traces that reach every part', () => {
-  const trace = () => [0, 1, 2, 3].map((r) => [
-    cpu(0, 3 + r, []),
-    gpu(1, 10 + r, [0], energy(0.004, 0.001)),
-    allReduce(2, [1]),
-    gpu(3, 20, [1]),
-    load(4, [3]),
-    gpu(5, 5, [2, 3, 4], energy(0.002)),
-    cpu(6, 2, [5]),
-  ]);
+  const trace = () =>
+    [0, 1, 2, 3].map((r) => [
+      cpu(0, 3 + r, []),
+      gpu(1, 10 + r, [0], energy(0.004, 0.001)),
+      allReduce(2, [1]),
+      gpu(3, 20, [1]),
+      load(4, [3]),
+      gpu(5, 5, [2, 3, 4], energy(0.002)),
+      cpu(6, 2, [5]),
+    ]);
 
   it('parts add up, ∫ power = total, the time split fills the makespan', async () => {
-    const { res, timeline } = await replayWithTimeline(trace(), { system: sys, network: net, memory, power: allParts }, 'all-parts');
+    const { res, timeline } = await replayWithTimeline(
+      trace(),
+      { system: sys, network: net, memory, power: allParts },
+      'all-parts',
+    );
     await checkLedger(res, timeline, 'all parts');
-    for (const k of ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const) expect(res.energyJ[k], k).toBeGreaterThan(0);
+    for (const k of ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const)
+      expect(res.energyJ[k], k).toBeGreaterThan(0);
     for (const r of res.ranks) {
       expect(r.hostExposedNs).toBeGreaterThan(0);
       expect(r.energyJ.host).toBeCloseTo(150 * r.cpuComputeNs * 1e-9, 15);
@@ -278,21 +432,32 @@ describe('ledger on in-memory traces that reach every part', () => {
     const { res } = await replayWithTimeline(ranks, { system: roofline, network: net, power: allParts }, 'durations');
     expect(res.durationSources).toEqual({ annotated: 4, measured: 0, roofline: 4, zero: 4 });
     // 7 µs as annotated + the roofline's ⌊1e9 / min(1600e9 × 1e9/2^20, 900e12) × 1e9⌋ ns + 0.
-    expect(res.ranks[0]!.gpuComputeNs).toBe(7000 + Math.trunc((1e9 / Math.min(1600e9 * (1e9 / (1 << 20)), 900e12)) * 1e9));
+    expect(res.ranks[0]!.gpuComputeNs).toBe(
+      7000 + Math.trunc((1e9 / Math.min(1600e9 * (1e9 / (1 << 20)), 900e12)) * 1e9),
+    );
     const warn = res.diagnostics.find((d) => d.code === 'replay.gpu-node-without-time');
     expect(warn?.count).toBe(4);
-    expect(warn?.samples[0]?.message).toMatch(/node 3 \("n3", COMP_NODE\): roofline-enabled and no tensor_size.*takes 0 ns.*duration_micros 4 is not used/);
+    expect(warn?.samples[0]?.message).toMatch(
+      /node 3 \("n3", COMP_NODE\): roofline-enabled and no tensor_size.*takes 0 ns.*duration_micros 4 is not used/,
+    );
   });
 });
 
 describe('no collective, no exposed communication (issue 24, reproduction 6)', () => {
   it('a real one-rank PyTorch run (H200, imported): host time is host time, not communication', async () => {
     const prefix = path.join(dir, 'h200');
-    expect((await cli(['import', 'pytorch', '--dir', shipped('pytorch-real', 'h200-gpt-nostep'), '--out', prefix])).code).toBe(0);
+    expect(
+      (await cli(['import', 'pytorch', '--dir', shipped('pytorch-real', 'h200-gpt-nostep'), '--out', prefix])).code,
+    ).toBe(0);
     const net1 = path.join(dir, 'net1.yml');
     await writeFile(net1, 'topology: [Ring]\nnpus_count: [1]\nbandwidth: [50]\nlatency: [500]\n');
     const timeline = path.join(dir, 'h200.timeline.json');
-    const res = await replayFiles({ trace: prefix, system: shipped('configs', 'sys_ring_example.json'), network: net1, timeline });
+    const res = await replayFiles({
+      trace: prefix,
+      system: shipped('configs', 'sys_ring_example.json'),
+      network: net1,
+      timeline,
+    });
     await checkLedger(res, timeline, 'h200-gpt-nostep');
     const r = res.ranks[0]!;
     expect(r.commNs).toBe(0);

@@ -6,7 +6,15 @@ import { WireCursor } from '../../src/formats/chakra/index.js';
 describe('NameTable', () => {
   it('gives a name one id through its bytes and its string, across growth, UTF-8 and the empty name included', () => {
     const names = new NameTable();
-    const list = ['', 'gemm', 'ALL_REDUCE', 'aten::mm', 'größe', '名前', ...Array.from({ length: 5000 }, (_, i) => `kernel_${i}`)];
+    const list = [
+      '',
+      'gemm',
+      'ALL_REDUCE',
+      'aten::mm',
+      'größe',
+      '名前',
+      ...Array.from({ length: 5000 }, (_, i) => `kernel_${i}`),
+    ];
     const buf = Buffer.from(list.join('\u0000'), 'utf8');
     const c = new WireCursor(buf);
     const ranges: [number, number][] = [];

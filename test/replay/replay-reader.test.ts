@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { loadClusterConfigs, rankSourcesFromFiles, replay, type ClusterFiles } from '../../src/engines/replay/index.js';
 import {
-  emptyNode, makeAttr, NodeType, readTraceFile, setAttr, writeTraceFile, type Attribute, type ChakraNode,
+  emptyNode,
+  makeAttr,
+  NodeType,
+  readTraceFile,
+  setAttr,
+  writeTraceFile,
+  type Attribute,
+  type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import * as chakra from '../../src/formats/chakra/index.js';
 import { generateLlmTraces } from '../../src/engines/generate/index.js';
@@ -64,46 +71,95 @@ async function variant(change: (nodes: ChakraNode[], rank: number) => ChakraNode
 const coll = (nodes: ChakraNode[]) => nodes.find((x) => x.type === NodeType.COMM_COLL_NODE)!;
 const withDoc = (a: Attribute): Attribute => ({ ...a, docString: 'a doc string: not the plain layout' });
 /** Compute nodes after the trace's own, depending on its last node, with these attributes. */
-const computes = (...attrSets: Attribute[][]) => (nodes: ChakraNode[]) => {
-  const last = nodes[nodes.length - 1]!.id;
-  return [...nodes, ...attrSets.map((attrs, i) => {
-    const c = emptyNode(1000n + BigInt(i), `gemm${i % 2}`, NodeType.COMP_NODE);
-    c.durationMicros = 5n + BigInt(i);
-    c.dataDeps = [last];
-    c.attrs = attrs;
-    return c;
-  })];
-};
+const computes =
+  (...attrSets: Attribute[][]) =>
+  (nodes: ChakraNode[]) => {
+    const last = nodes[nodes.length - 1]!.id;
+    return [
+      ...nodes,
+      ...attrSets.map((attrs, i) => {
+        const c = emptyNode(1000n + BigInt(i), `gemm${i % 2}`, NodeType.COMP_NODE);
+        c.durationMicros = 5n + BigInt(i);
+        c.dataDeps = [last];
+        c.attrs = attrs;
+        return c;
+      }),
+    ];
+  };
 
 describe('the replay reader and the full decoder give the same replay', () => {
   it('shipped ASTRA-sim traces', async () => {
     for (const [coll_, npus, net, sys] of [
-      ['all_reduce', '4npus_1MB', 'Ring_4npus.yml', 'sys_ring_pure.json'], ['all_reduce', '8npus_1MB', 'Switch_8npus.yml', 'sys_ring_example.json'],
-      ['all_gather', '4npus_1MB', 'Ring_4npus.yml', 'sys_ring_pure.json'], ['reduce_scatter', '4npus_1MB', 'Ring_4npus.yml', 'sys_hd_pure.json'],
+      ['all_reduce', '4npus_1MB', 'Ring_4npus.yml', 'sys_ring_pure.json'],
+      ['all_reduce', '8npus_1MB', 'Switch_8npus.yml', 'sys_ring_example.json'],
+      ['all_gather', '4npus_1MB', 'Ring_4npus.yml', 'sys_ring_pure.json'],
+      ['reduce_scatter', '4npus_1MB', 'Ring_4npus.yml', 'sys_hd_pure.json'],
       ['all_to_all', '4npus_1MB', 'Ring_4npus.yml', 'sys_direct_pure.json'],
     ] as const) {
-      const res = await sameBothWays(shipped('astra-sim', coll_, npus, coll_), { system: shipped('configs', sys), network: shipped('configs', net) });
+      const res = await sameBothWays(shipped('astra-sim', coll_, npus, coll_), {
+        system: shipped('configs', sys),
+        network: shipped('configs', net),
+      });
       expect(res).toHaveProperty('makespanNs');
     }
   });
 
   it('every attribute layout and member the classifier reads', async () => {
-    const trace = await variant(computes(
-      [makeAttr('energy_j', 'double_val', 0.25), makeAttr('energy_memory_j', 'float_val', 0.0625), makeAttr('frequency_mhz', 'int64_val', 1410n)],
-      [withDoc(makeAttr('energy_j', 'double_val', 0.5)), makeAttr('energy_j_p10', 'double_val', 0.4), makeAttr('energy_j_p90', 'double_val', 0.7)],
-      [makeAttr('energy_j', 'int32_val', 2), makeAttr('tensor_size', 'double_val', 4096), makeAttr('num_ops', 'uint64_val', 2n ** 40n)],
-      [makeAttr('is_cpu_op', 'bool_val', true), makeAttr('tensor_size', 'uint32_val', 64)],
-      [makeAttr('is_cpu_op', 'int64_val', 0n), makeAttr('is_cpu_op', 'int64_val', 1n), makeAttr('tensor_size', 'int64_val', 2n ** 50n)],
-      [makeAttr('is_cpu_op', 'string_val', 'yes'), makeAttr('energy_j', 'string_val', '1 J'), makeAttr('tensor_size', 'sint64_val', 12n)],
-      [withDoc(makeAttr('is_cpu_op', 'bool_val', false)), withDoc(makeAttr('tensor_size', 'int64_val', 8n)), makeAttr('energy_j_p10', 'double_val', 9)],
-      [makeAttr('energy_j', 'uint64_val', 2n ** 60n), makeAttr('frequency_mhz', 'float_val', 1200.5), makeAttr('energy_j_p90', 'int64_val', 3n)],
-    ));
+    const trace = await variant(
+      computes(
+        [
+          makeAttr('energy_j', 'double_val', 0.25),
+          makeAttr('energy_memory_j', 'float_val', 0.0625),
+          makeAttr('frequency_mhz', 'int64_val', 1410n),
+        ],
+        [
+          withDoc(makeAttr('energy_j', 'double_val', 0.5)),
+          makeAttr('energy_j_p10', 'double_val', 0.4),
+          makeAttr('energy_j_p90', 'double_val', 0.7),
+        ],
+        [
+          makeAttr('energy_j', 'int32_val', 2),
+          makeAttr('tensor_size', 'double_val', 4096),
+          makeAttr('num_ops', 'uint64_val', 2n ** 40n),
+        ],
+        [makeAttr('is_cpu_op', 'bool_val', true), makeAttr('tensor_size', 'uint32_val', 64)],
+        [
+          makeAttr('is_cpu_op', 'int64_val', 0n),
+          makeAttr('is_cpu_op', 'int64_val', 1n),
+          makeAttr('tensor_size', 'int64_val', 2n ** 50n),
+        ],
+        [
+          makeAttr('is_cpu_op', 'string_val', 'yes'),
+          makeAttr('energy_j', 'string_val', '1 J'),
+          makeAttr('tensor_size', 'sint64_val', 12n),
+        ],
+        [
+          withDoc(makeAttr('is_cpu_op', 'bool_val', false)),
+          withDoc(makeAttr('tensor_size', 'int64_val', 8n)),
+          makeAttr('energy_j_p10', 'double_val', 9),
+        ],
+        [
+          makeAttr('energy_j', 'uint64_val', 2n ** 60n),
+          makeAttr('frequency_mhz', 'float_val', 1200.5),
+          makeAttr('energy_j_p90', 'int64_val', 3n),
+        ],
+      ),
+    );
     const res = await sameBothWays(trace, { system: plain, network: ring4 });
     expect(res).toHaveProperty('makespanNs');
     const codes = (res as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);
-    expect(codes).toEqual(expect.arrayContaining(['integer-attribute-as-float', 'unexpected-attribute-type', 'attribute-exceeds-2^53', 'replay.energy-band-unusable']));
+    expect(codes).toEqual(
+      expect.arrayContaining([
+        'integer-attribute-as-float',
+        'unexpected-attribute-type',
+        'attribute-exceeds-2^53',
+        'replay.energy-band-unusable',
+      ]),
+    );
     // Roofline reads num_ops and tensor_size: it refuses the GPU node with a tensor_size and no num_ops.
-    expect(await sameBothWays(trace, { system: roofline, network: ring4 })).toMatchObject({ message: /roofline-enabled needs num_ops/ });
+    expect(await sameBothWays(trace, { system: roofline, network: ring4 })).toMatchObject({
+      message: /roofline-enabled needs num_ops/,
+    });
   });
 
   it('collectives, sends and receives, remote memory', async () => {
@@ -113,9 +169,17 @@ describe('the replay reader and the full decoder give the same replay', () => {
       c.attrs.push(makeAttr('involved_dim', 'bool_list', [true, false]), makeAttr('pg_name', 'string_val', ''));
       const last = nodes[nodes.length - 1]!.id;
       const send = emptyNode(2000n, 'send', NodeType.COMM_SEND_NODE);
-      send.attrs = [makeAttr('comm_dst', 'int32_val', (rank + 1) % 4), makeAttr('comm_size', 'int64_val', 4096n), makeAttr('comm_tag', 'int64_val', -7n)];
+      send.attrs = [
+        makeAttr('comm_dst', 'int32_val', (rank + 1) % 4),
+        makeAttr('comm_size', 'int64_val', 4096n),
+        makeAttr('comm_tag', 'int64_val', -7n),
+      ];
       const recv = emptyNode(2001n, 'recv', NodeType.COMM_RECV_NODE);
-      recv.attrs = [makeAttr('comm_src', 'uint32_val', (rank + 3) % 4), makeAttr('comm_size', 'int64_val', 4096n), makeAttr('comm_tag', 'int64_val', -7n)];
+      recv.attrs = [
+        makeAttr('comm_src', 'uint32_val', (rank + 3) % 4),
+        makeAttr('comm_size', 'int64_val', 4096n),
+        makeAttr('comm_tag', 'int64_val', -7n),
+      ];
       const load = emptyNode(2002n, 'load', NodeType.MEM_LOAD_NODE);
       load.attrs = [makeAttr('tensor_size', 'int64_val', 1n << 16n)];
       const bcast = emptyNode(2003n, 'bcast', NodeType.COMM_COLL_NODE);
@@ -127,24 +191,89 @@ describe('the replay reader and the full decoder give the same replay', () => {
       return [...nodes, send, recv, load, bcast, cpuColl];
     });
     const memory = path.join(dir, 'mem.json');
-    await writeFile(memory, JSON.stringify({ 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 100, 'remote-mem-bw': 20 }));
+    await writeFile(
+      memory,
+      JSON.stringify({ 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 100, 'remote-mem-bw': 20 }),
+    );
     const res = await sameBothWays(trace, { system: plain, network: ring4, memory });
     expect(res).toHaveProperty('makespanNs');
   });
 
   it.each([
-    ['a collective without comm_size', (nodes: ChakraNode[]) => ((coll(nodes).attrs = coll(nodes).attrs.filter((a) => a.name !== 'comm_size')), nodes), /has no comm_size attribute/],
-    ['a comm_type not simulated', (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_type', 'int64_val', 3n)), nodes), /is not simulated/],
-    ['a collective without comm_type', (nodes: ChakraNode[]) => ((coll(nodes).attrs = coll(nodes).attrs.filter((a) => a.name !== 'comm_type')), nodes), /has no comm_type attribute/],
-    ['involved_dim too short', (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('involved_dim', 'bool_list', [])), nodes), /involved_dim has 0 entries/],
-    ['an unknown pg_name', (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('pg_name', 'string_val', 'tp')), nodes), /pg_name "tp" is not defined/],
-    ['comm_size 2^53 + 1', (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'uint64_val', 2n ** 53n + 1n)), nodes), /out of range/],
-    ['comm_size −5', (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'int64_val', -5n)), nodes), /out of range/],
-    ['a duplicate node id', (nodes: ChakraNode[]) => [...nodes, Object.assign(emptyNode(nodes[0]!.id, 'again', NodeType.COMP_NODE), { durationMicros: 1n })], /appears twice/],
+    [
+      'a collective without comm_size',
+      (nodes: ChakraNode[]) => ((coll(nodes).attrs = coll(nodes).attrs.filter((a) => a.name !== 'comm_size')), nodes),
+      /has no comm_size attribute/,
+    ],
+    [
+      'a comm_type not simulated',
+      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_type', 'int64_val', 3n)), nodes),
+      /is not simulated/,
+    ],
+    [
+      'a collective without comm_type',
+      (nodes: ChakraNode[]) => ((coll(nodes).attrs = coll(nodes).attrs.filter((a) => a.name !== 'comm_type')), nodes),
+      /has no comm_type attribute/,
+    ],
+    [
+      'involved_dim too short',
+      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('involved_dim', 'bool_list', [])), nodes),
+      /involved_dim has 0 entries/,
+    ],
+    [
+      'an unknown pg_name',
+      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('pg_name', 'string_val', 'tp')), nodes),
+      /pg_name "tp" is not defined/,
+    ],
+    [
+      'comm_size 2^53 + 1',
+      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'uint64_val', 2n ** 53n + 1n)), nodes),
+      /out of range/,
+    ],
+    [
+      'comm_size −5',
+      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'int64_val', -5n)), nodes),
+      /out of range/,
+    ],
+    [
+      'a duplicate node id',
+      (nodes: ChakraNode[]) => [
+        ...nodes,
+        Object.assign(emptyNode(nodes[0]!.id, 'again', NodeType.COMP_NODE), { durationMicros: 1n }),
+      ],
+      /appears twice/,
+    ],
     ['a duration too large', computes([]), null],
-    ['a memory load without a memory model', (nodes: ChakraNode[]) => [...nodes, Object.assign(emptyNode(3000n, 'load', NodeType.MEM_LOAD_NODE), { attrs: [makeAttr('tensor_size', 'int64_val', 64n)] })], /needs a remote memory model/],
-    ['a send to a rank the trace lacks', (nodes: ChakraNode[]) => [...nodes, Object.assign(emptyNode(3000n, 's', NodeType.COMM_SEND_NODE), { attrs: [makeAttr('comm_dst', 'int32_val', 9), makeAttr('comm_size', 'int64_val', 64n)] })], /comm_dst 9 is not a rank/],
-    ['a negative peer', (nodes: ChakraNode[]) => [...nodes, Object.assign(emptyNode(3000n, 'r', NodeType.COMM_RECV_NODE), { attrs: [makeAttr('comm_src', 'int32_val', -1), makeAttr('comm_size', 'int64_val', 64n)] })], /out of range/],
+    [
+      'a memory load without a memory model',
+      (nodes: ChakraNode[]) => [
+        ...nodes,
+        Object.assign(emptyNode(3000n, 'load', NodeType.MEM_LOAD_NODE), {
+          attrs: [makeAttr('tensor_size', 'int64_val', 64n)],
+        }),
+      ],
+      /needs a remote memory model/,
+    ],
+    [
+      'a send to a rank the trace lacks',
+      (nodes: ChakraNode[]) => [
+        ...nodes,
+        Object.assign(emptyNode(3000n, 's', NodeType.COMM_SEND_NODE), {
+          attrs: [makeAttr('comm_dst', 'int32_val', 9), makeAttr('comm_size', 'int64_val', 64n)],
+        }),
+      ],
+      /comm_dst 9 is not a rank/,
+    ],
+    [
+      'a negative peer',
+      (nodes: ChakraNode[]) => [
+        ...nodes,
+        Object.assign(emptyNode(3000n, 'r', NodeType.COMM_RECV_NODE), {
+          attrs: [makeAttr('comm_src', 'int32_val', -1), makeAttr('comm_size', 'int64_val', 64n)],
+        }),
+      ],
+      /out of range/,
+    ],
   ])('the same refusal: %s', async (_label, change, message) => {
     const trace = await variant((nodes) => {
       const out = change(nodes);
@@ -176,29 +305,65 @@ describe('the replay reader and the full decoder give the same replay', () => {
       await writeTraceFile(`${chain}.${rank}.et`, { version: '0.0.4', attrs: [] }, nodes);
     }
     const chainNet = path.join(dir, 'chain', 'n.yml');
-    await writeFile(chainNet, 'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 50]\nlatency: [500, 500]\n');
+    await writeFile(
+      chainNet,
+      'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 50]\nlatency: [500, 500]\n',
+    );
     const chainSys = path.join(dir, 'chain', 's.json');
     await writeFile(chainSys, JSON.stringify({ ...BENCH_SYSTEM, 'all-reduce-implementation': ['ring', 'ring'] }));
     expect(await sameBothWays(chain, { system: chainSys, network: chainNet })).toHaveProperty('makespanNs');
-    const set = generateLlmTraces({ model: 'llama2-7b', tp: 2, pp: 4, dp: 4, microBatch: 1, globalBatch: 16, seqLen: 1024 });
+    const set = generateLlmTraces({
+      model: 'llama2-7b',
+      tp: 2,
+      pp: 4,
+      dp: 4,
+      microBatch: 1,
+      globalBatch: 16,
+      seqLen: 1024,
+    });
     const llm = path.join(dir, 'llm', 'l');
-    for (let rank = 0; rank < set.ranks; rank++) await writeTraceFile(`${llm}.${rank}.et`, { version: '0.0.4', attrs: [] }, set.nodesOf(rank));
+    for (let rank = 0; rank < set.ranks; rank++)
+      await writeTraceFile(`${llm}.${rank}.et`, { version: '0.0.4', attrs: [] }, set.nodesOf(rank));
     await writeFile(`${llm}.yml`, set.networkYaml());
     await writeFile(`${llm}.json`, set.systemJson());
     const res = await sameBothWays(llm, { system: `${llm}.json`, network: `${llm}.yml` });
     expect(res).toHaveProperty('makespanNs');
   });
 
-  it.runIf(hasShared)('../shared: the ASTRA-sim reference cases, MLP model-parallel (32 ranks), DLRM (real PyTorch runs)', async () => {
-    const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-    const cases = (JSON.parse(await readFile(ref('cases.json'), 'utf8')) as { cases: { workload: string; system: string; network: string; memory?: string }[] }).cases;
-    for (const c of cases) {
-      await sameBothWays(ref(c.workload), { system: ref(c.system), network: ref(c.network), memory: c.memory ? ref(c.memory) : undefined });
-    }
-    await sameBothWays(shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel'),
-      { system: ref('configs', 'sys2d_ring_pure.json'), network: ref('configs', 'Switch8_Ring4.yml') });
-    const net = path.join(dir, 'switch8.yml');
-    await writeFile(net, 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n');
-    expect(await sameBothWays(shared('traces', 'pytorch-real', 'et', 'dlrm'), { system: plain, network: net })).toHaveProperty('makespanNs');
-  }, 120_000);
+  it.runIf(hasShared)(
+    '../shared: the ASTRA-sim reference cases, MLP model-parallel (32 ranks), DLRM (real PyTorch runs)',
+    async () => {
+      const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
+      const cases = (
+        JSON.parse(await readFile(ref('cases.json'), 'utf8')) as {
+          cases: { workload: string; system: string; network: string; memory?: string }[];
+        }
+      ).cases;
+      for (const c of cases) {
+        await sameBothWays(ref(c.workload), {
+          system: ref(c.system),
+          network: ref(c.network),
+          memory: c.memory ? ref(c.memory) : undefined,
+        });
+      }
+      await sameBothWays(
+        shared(
+          'traces',
+          'tutorials-micro2024',
+          'micro2024',
+          'astra-sim-demo',
+          'demo2',
+          'workload',
+          'MLP_ModelParallel',
+        ),
+        { system: ref('configs', 'sys2d_ring_pure.json'), network: ref('configs', 'Switch8_Ring4.yml') },
+      );
+      const net = path.join(dir, 'switch8.yml');
+      await writeFile(net, 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n');
+      expect(
+        await sameBothWays(shared('traces', 'pytorch-real', 'et', 'dlrm'), { system: plain, network: net }),
+      ).toHaveProperty('makespanNs');
+    },
+    120_000,
+  );
 });

@@ -10,7 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { exactSlice } from '../../src/formats/trace-event/index.js';
 import { cli } from '../helpers/cli.js';
 
-interface Slice { ph: string; pid: number; tid: number; ts: number; dur: number; args: { startNs: number; endNs: number } }
+interface Slice {
+  ph: string;
+  pid: number;
+  tid: number;
+  ts: number;
+  dur: number;
+  args: { startNs: number; endNs: number };
+}
 
 /** At most 3 decimals, as JSON prints the number. */
 const threeDecimals = (x: number) => /^-?\d+(\.\d{1,3})?$/.test(JSON.stringify(x));
@@ -37,10 +44,36 @@ describe('replay --timeline', () => {
   it('writes slices that never overlap on a track, with exact integer-ns times in args', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-tl-exact-'));
     const prefix = path.join(dir, 'llama');
-    const gen = await cli(['generate', 'llm', '--model', 'llama2-7b', '--dp', '2', '--tp', '2', '--pp', '2', '--global-batch', '8', '--seq', '1024', '--out', prefix]);
+    const gen = await cli([
+      'generate',
+      'llm',
+      '--model',
+      'llama2-7b',
+      '--dp',
+      '2',
+      '--tp',
+      '2',
+      '--pp',
+      '2',
+      '--global-batch',
+      '8',
+      '--seq',
+      '1024',
+      '--out',
+      prefix,
+    ]);
     expect(gen.code, gen.err).toBe(0);
     const tl = path.join(dir, 'tl.json');
-    const rep = await cli(['replay', prefix, '--system', `${prefix}.system.json`, '--network', `${prefix}.network.yml`, '--timeline', tl]);
+    const rep = await cli([
+      'replay',
+      prefix,
+      '--system',
+      `${prefix}.system.json`,
+      '--network',
+      `${prefix}.network.yml`,
+      '--timeline',
+      tl,
+    ]);
     expect(rep.code, rep.err).toBe(0);
     const doc = JSON.parse(await readFile(tl, 'utf8')) as { traceEvents: Slice[] };
     const slices = doc.traceEvents.filter((e) => e.ph === 'X');
@@ -61,7 +94,10 @@ describe('replay --timeline', () => {
         if (i === 0) continue;
         const prev = list[i - 1]!;
         if (prev.args.endNs === s.args.startNs) backToBack++;
-        expect(prev.ts + prev.dur, `${track}: slice at ${prev.ts} µs runs into the next at ${s.ts} µs`).toBeLessThanOrEqual(s.ts);
+        expect(
+          prev.ts + prev.dur,
+          `${track}: slice at ${prev.ts} µs runs into the next at ${s.ts} µs`,
+        ).toBeLessThanOrEqual(s.ts);
       }
     }
     expect(backToBack).toBeGreaterThan(100);

@@ -14,17 +14,53 @@ import { findChromium, findSpeedscope, viewTimeline } from '../../scripts/view-t
 
 const ready = Boolean(findChromium()) && Boolean(findSpeedscope());
 if (!ready) {
-  console.warn('[tracewatt tests] chromium or speedscope not found: the speedscope timeline test is skipped ' +
-    '(apt-get install -y chromium; npm ci installs speedscope; or set TRACEWATT_CHROMIUM / TRACEWATT_SPEEDSCOPE)');
+  console.warn(
+    '[tracewatt tests] chromium or speedscope not found: the speedscope timeline test is skipped ' +
+      '(apt-get install -y chromium; npm ci installs speedscope; or set TRACEWATT_CHROMIUM / TRACEWATT_SPEEDSCOPE)',
+  );
 }
 
 describe.skipIf(!ready)('replay --timeline in speedscope', () => {
   it('speedscope imports the timeline of a generated 8-rank trace and draws it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-speedscope-test-'));
     const prefix = path.join(dir, 'llama');
-    expect((await cli(['generate', 'llm', '--model', 'llama2-7b', '--dp', '2', '--tp', '2', '--pp', '2', '--global-batch', '8', '--seq', '1024', '--out', prefix])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'generate',
+          'llm',
+          '--model',
+          'llama2-7b',
+          '--dp',
+          '2',
+          '--tp',
+          '2',
+          '--pp',
+          '2',
+          '--global-batch',
+          '8',
+          '--seq',
+          '1024',
+          '--out',
+          prefix,
+        ])
+      ).code,
+    ).toBe(0);
     const tl = path.join(dir, 'tl.json');
-    expect((await cli(['replay', prefix, '--system', `${prefix}.system.json`, '--network', `${prefix}.network.yml`, '--timeline', tl])).code).toBe(0);
+    expect(
+      (
+        await cli([
+          'replay',
+          prefix,
+          '--system',
+          `${prefix}.system.json`,
+          '--network',
+          `${prefix}.network.yml`,
+          '--timeline',
+          tl,
+        ])
+      ).code,
+    ).toBe(0);
     const png = path.join(dir, 'speedscope.png');
     const { title } = (await viewTimeline(tl, png)) as { title: string | null };
     // 8 ranks, each with its GPU, communication and receive tracks (and extra receive lanes).

@@ -16,7 +16,14 @@ describe('TraceEventWriter', () => {
     const events = 200_000;
     let waits = 0;
     for (let i = 0; i < events; i++) {
-      w.complete({ name: `kernel ${i}`, pid: i % 4, tid: 1, startNs: i * 1000, endNs: i * 1000 + 500, args: { nodeId: String(i) } });
+      w.complete({
+        name: `kernel ${i}`,
+        pid: i % 4,
+        tid: 1,
+        startNs: i * 1000,
+        endNs: i * 1000 + 500,
+        args: { nodeId: String(i) },
+      });
       const wait = w.pending();
       if (wait) {
         waits++;
@@ -29,7 +36,10 @@ describe('TraceEventWriter', () => {
     expect(existsSync(file)).toBe(false);
     await w.close();
     expect(existsSync(`${file}.tmp`)).toBe(false);
-    const doc = JSON.parse(await readFile(file, 'utf8')) as { displayTimeUnit: string; traceEvents: { name: string; ts: number }[] };
+    const doc = JSON.parse(await readFile(file, 'utf8')) as {
+      displayTimeUnit: string;
+      traceEvents: { name: string; ts: number }[];
+    };
     expect(doc.traceEvents).toHaveLength(events);
     expect(doc.traceEvents[events - 1]).toMatchObject({ name: `kernel ${events - 1}`, ts: events - 1 });
   });

@@ -24,7 +24,8 @@ async function sized(kind: string, bytes: bigint): Promise<string> {
   const prefix = path.join(dir, `${kind}-${bytes}`, kind);
   for (let r = 0; r < 4; r++) {
     const t = await readTraceFile(`${shipped('astra-sim', kind, '4npus_1MB', kind)}.${r}.et`);
-    for (const n of t.nodes) if (n.type === NodeType.COMM_COLL_NODE) setAttr(n, makeAttr('comm_size', 'int64_val', bytes));
+    for (const n of t.nodes)
+      if (n.type === NodeType.COMM_COLL_NODE) setAttr(n, makeAttr('comm_size', 'int64_val', bytes));
     await writeTraceFile(`${prefix}.${r}.et`, t.metadata, t.nodes);
   }
   return prefix;
@@ -48,7 +49,10 @@ describe('zero-byte collectives take the time of the size ASTRA-sim rounds them 
   });
 
   it('an empty all-gather is refused, naming the node', async () => {
-    await expect(replayFiles({ trace: await sized('all_gather', 0n), system: shipped('configs', 'sys_ring_pure.json'), network }))
-      .rejects.toThrow(/ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it \(every rank stalls\)/);
+    await expect(
+      replayFiles({ trace: await sized('all_gather', 0n), system: shipped('configs', 'sys_ring_pure.json'), network }),
+    ).rejects.toThrow(
+      /ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it \(every rank stalls\)/,
+    );
   });
 });

@@ -20,7 +20,9 @@ const run = promisify(execFile);
 
 const chromium = findChromium();
 if (!chromium) {
-  console.warn('[tracewatt tests] chromium not found (PATH, or TRACEWATT_CHROMIUM): the headless-browser report test is skipped (apt-get install -y chromium)');
+  console.warn(
+    '[tracewatt tests] chromium not found (PATH, or TRACEWATT_CHROMIUM): the headless-browser report test is skipped (apt-get install -y chromium)',
+  );
 }
 
 /** Appended to a copy of the page: measures every plot after layout and writes the numbers into the DOM. */
@@ -53,12 +55,7 @@ interface Probe {
 async function chrome(userDir: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     chromium!,
-    [
-      ...CHROMIUM_FLAGS,
-      `--user-data-dir=${userDir}`,
-      '--window-size=1280,4000',
-      ...args,
-    ],
+    [...CHROMIUM_FLAGS, `--user-data-dir=${userDir}`, '--window-size=1280,4000', ...args],
     { timeout: 90_000, maxBuffer: 64 * 1024 * 1024 },
   );
   return stdout;
@@ -82,7 +79,8 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     for (const [, id, body] of figures) {
       expect(body!.match(/<svg\b/g), id).toHaveLength(1);
       // Every case-study plot says what it shows in one line above it (the first: the page's headline sentence).
-      if (id!.startsWith('case-') && id !== 'case-knobs') expect(body, id).toMatch(/^<p class="takeaway">[^<]{20,}<\/p><svg/);
+      if (id!.startsWith('case-') && id !== 'case-knobs')
+        expect(body, id).toMatch(/^<p class="takeaway">[^<]{20,}<\/p><svg/);
       expect(body!.match(/class="mark-[a-z]+ role-mark /g)?.length ?? 0, id).toBeGreaterThan(0);
     }
 
@@ -101,7 +99,7 @@ describe.skipIf(!chromium)('report in headless Chromium', () => {
     }
     const items = Object.fromEntries(probes.map((p) => [p.id, p.items]));
     expect(items['energy-per-rank']).toBe(8 * 6);
-    expect(items['accuracy']).toBe(14 + 1); // 14 bars and the zero rule
+    expect(items.accuracy).toBe(14 + 1); // 14 bars and the zero rule
 
     const shot = path.join(dir, 'report.png');
     await chrome(path.join(dir, 'profile-shot'), `--screenshot=${shot}`, pathToFileURL(page).href);

@@ -18,8 +18,23 @@ import type {
   ReportResult,
 } from '../../src/report/types.js';
 
-function breakdown(compute: number, memory: number, network: number, idle: number, communication = 0, host = 0): EnergyBreakdownJ {
-  return { compute, memory, communication, network, idle, host, total: compute + memory + communication + network + idle + host };
+function breakdown(
+  compute: number,
+  memory: number,
+  network: number,
+  idle: number,
+  communication = 0,
+  host = 0,
+): EnergyBreakdownJ {
+  return {
+    compute,
+    memory,
+    communication,
+    network,
+    idle,
+    host,
+    total: compute + memory + communication + network + idle + host,
+  };
 }
 
 export function replayFixture(ranks = 8): ReplayRecord {
@@ -42,8 +57,15 @@ export function replayFixture(ranks = 8): ReplayRecord {
     energyJ: breakdown(sum('compute'), sum('memory'), sum('network'), sum('idle'), sum('communication')),
     // Summed over the 8 ranks, like the replay engine's timeS: compute + exposed + host + remote memory + wait = makespan × 8.
     timeS: {
-      makespan: 1.25, compute: 5.84, communication: 4.16, exposedCommunication: 2.48, hostExposed: 0.12, remoteMemExposed: 0, wait: 1.56,
-      astraExposed: 4.16, overlap: 1.68,
+      makespan: 1.25,
+      compute: 5.84,
+      communication: 4.16,
+      exposedCommunication: 2.48,
+      hostExposed: 0.12,
+      remoteMemExposed: 0,
+      wait: 1.56,
+      astraExposed: 4.16,
+      overlap: 1.68,
     },
     exposedCommNs: 310_000_000,
     overlapShare: 1.68 / 4.16,
@@ -59,15 +81,30 @@ export function replayFixture(ranks = 8): ReplayRecord {
 function byNameRows(): NonNullable<ReplayRecord['byName']> {
   const names = [
     'void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8::Params)',
-    'ALL_REDUCE 64 MiB (pg dp)', 'flash_fwd_kernel', 'ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn', 'ALL_GATHER 16 MiB (pg tp)',
-    'vectorized_elementwise_kernel', 'layer_norm_fwd', 'softmax_warp_forward', 'REDUCE_SCATTER 16 MiB (pg tp)', 'SEND 8 MiB', 'RECV 8 MiB',
-    'adam_step', 'embedding_backward', 'nll_loss_forward', 'elementwise_add', 'cast_bf16',
+    'ALL_REDUCE 64 MiB (pg dp)',
+    'flash_fwd_kernel',
+    'ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn',
+    'ALL_GATHER 16 MiB (pg tp)',
+    'vectorized_elementwise_kernel',
+    'layer_norm_fwd',
+    'softmax_warp_forward',
+    'REDUCE_SCATTER 16 MiB (pg tp)',
+    'SEND 8 MiB',
+    'RECV 8 MiB',
+    'adam_step',
+    'embedding_backward',
+    'nll_loss_forward',
+    'elementwise_add',
+    'cast_bf16',
   ];
   const rows = names.map((name, i) => {
     const comm = /^(ALL_|REDUCE|SEND|RECV)/.test(name);
     const e = 400 / (i + 1);
     return {
-      name, kind: (comm ? (name.startsWith('SEND') || name.startsWith('RECV') ? 'p2p' : 'collective') : 'kernel') as 'kernel', count: 8 * (i + 1), timeNs: 1e8 / (i + 1),
+      name,
+      kind: (comm ? (name.startsWith('SEND') || name.startsWith('RECV') ? 'p2p' : 'collective') : 'kernel') as 'kernel',
+      count: 8 * (i + 1),
+      timeNs: 1e8 / (i + 1),
       energyJ: comm ? breakdown(0, 0, e * 0.05, 0, e * 0.95) : breakdown(e * 0.8, e * 0.2, 0, 0),
     };
   });
@@ -88,7 +125,12 @@ export function gpuSweepFixture(step = 90): GpuClockSweepResult {
     const memory = 60;
     const network = 22;
     const idle = 95 * timeS;
-    points.push({ clockMHz: f, timeS, energyJ: breakdown(compute + 140 * timeS * 0.6, memory, network, idle), pareto: false });
+    points.push({
+      clockMHz: f,
+      timeS,
+      energyJ: breakdown(compute + 140 * timeS * 0.6, memory, network, idle),
+      pareto: false,
+    });
   }
   // Pareto: walk by time ascending, keep points that lower the best energy so far.
   let best = Infinity;
@@ -144,12 +186,16 @@ export function networkSweepFixture(): NetworkSweepResult {
       deltaEnergyJ: dE,
       deltaTimeS: dT,
       energyPerTimeW: dT === 0 ? null : dE / dT,
-      energySavedPctPerSlowdownPct: slowPct > 0 ? (-dE / q.energyJ.total) * 100 / slowPct : null,
+      energySavedPctPerSlowdownPct: slowPct > 0 ? ((-dE / q.energyJ.total) * 100) / slowPct : null,
     };
   }
   for (const p of points) {
     p.dominated = points.some(
-      (q) => q !== p && q.makespanNs <= p.makespanNs && q.energyJ.total <= p.energyJ.total && (q.makespanNs < p.makespanNs || q.energyJ.total < p.energyJ.total),
+      (q) =>
+        q !== p &&
+        q.makespanNs <= p.makespanNs &&
+        q.energyJ.total <= p.energyJ.total &&
+        (q.makespanNs < p.makespanNs || q.energyJ.total < p.energyJ.total),
     );
   }
   return { kind: 'network-sweep', schemaVersion: 1, label: 'scale-out network DVFS, 8 × H100', dimension: 1, points };
@@ -176,8 +222,13 @@ export function accuracyFixture(): AccuracyTable {
  * characters that must be escaped added to its overall finding.
  */
 export function caseStudyFixture(): CaseStudySummary {
-  const r = JSON.parse(readFileSync(new URL('../fixtures/report/case-study.json', import.meta.url), 'utf8')) as CaseStudySummary;
-  return { ...r, finding: `${r.finding} Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.` };
+  const r = JSON.parse(
+    readFileSync(new URL('../fixtures/report/case-study.json', import.meta.url), 'utf8'),
+  ) as CaseStudySummary;
+  return {
+    ...r,
+    finding: `${r.finding} Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.`,
+  };
 }
 
 /** One of each kind, in the order a case-study report would show them. */
@@ -186,7 +237,20 @@ export function allFixtures(): ReportResult[] {
 }
 
 /** data-plot ids of the figures a report of {@link allFixtures} contains, in page order. */
-export const EXPECTED_PLOTS = ['case-knobs', 'case-shares', 'case-clock-front', 'case-network', 'case-ranks', 'energy-by-name', 'energy-per-rank', 'energy-vs-clock', 'pareto-front', 'network-sweep', 'network-sweep-breakdown', 'accuracy'];
+export const EXPECTED_PLOTS = [
+  'case-knobs',
+  'case-shares',
+  'case-clock-front',
+  'case-network',
+  'case-ranks',
+  'energy-by-name',
+  'energy-per-rank',
+  'energy-vs-clock',
+  'pareto-front',
+  'network-sweep',
+  'network-sweep-breakdown',
+  'accuracy',
+];
 
 /**
  * An imported run of 8 ranks as `replay --as-measured --power-log --json` writes it (hand-made from
@@ -202,15 +266,30 @@ export function measuredFixtures(): [ReplayRecord, ReplayRecord] {
     mode: 'as-measured',
     byName: undefined,
     ranks: modelled.ranks.map((r) => ({
-      ...r, finishNs: Math.round(measuredNs(r.rank) * (1 + ((r.rank % 3) - 1) * 0.004)), measuredIterationNs: measuredNs(r.rank),
+      ...r,
+      finishNs: Math.round(measuredNs(r.rank) * (1 + ((r.rank % 3) - 1) * 0.004)),
+      measuredIterationNs: measuredNs(r.rank),
       energyJ: breakdown(r.energyJ.compute * 0.9, r.energyJ.memory, 0, r.energyJ.idle * 0.8),
     })),
-    powerLog: { file: 'nvidia-smi.csv', gpu: null, notes: ['power log placed on the iteration by wall-clock stamps (log stamps read as UTC)'], ranks: modelled.ranks.map((r) => ({ rank: r.rank, energyJ: 610 - r.rank * 4 })) },
+    powerLog: {
+      file: 'nvidia-smi.csv',
+      gpu: null,
+      notes: ['power log placed on the iteration by wall-clock stamps (log stamps read as UTC)'],
+      ranks: modelled.ranks.map((r) => ({ rank: r.rank, energyJ: 610 - r.rank * 4 })),
+    },
   };
-  return [asMeasured, { ...modelled, label: 'gpt-small on Switch8_Ring4.yml', ranks: modelled.ranks.map((r) => ({ ...r, measuredIterationNs: measuredNs(r.rank) })) }];
+  return [
+    asMeasured,
+    {
+      ...modelled,
+      label: 'gpt-small on Switch8_Ring4.yml',
+      ranks: modelled.ranks.map((r) => ({ ...r, measuredIterationNs: measuredNs(r.rank) })),
+    },
+  ];
 }
 
-const readFixture = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../fixtures/report/${name}`, import.meta.url), 'utf8')) as T;
+const readFixture = <T>(name: string): T =>
+  JSON.parse(readFileSync(new URL(`../fixtures/report/${name}`, import.meta.url), 'utf8')) as T;
 
 /**
  * `tracewatt plan --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --stages 8 --micro-batches 12
@@ -226,7 +305,8 @@ export const planFixture = (): PlanSummary => readFixture<PlanSummary>('plan.jso
 export const layerStudyFixture = (): LayerStudySummary => readFixture<LayerStudySummary>('layer-study.json');
 
 /** The sensitivity map `npm start` (case-study llama2-70b) wrote into its record, numbers to 5 significant digits (test/fixtures/report/case-study-sensitivity.json). */
-export const sensitivityFixture = (): NonNullable<CaseStudySummary['sensitivity']> => readFixture('case-study-sensitivity.json');
+export const sensitivityFixture = (): NonNullable<CaseStudySummary['sensitivity']> =>
+  readFixture('case-study-sensitivity.json');
 
 /**
  * Every kind of result and plot the report draws: the case study with its sensitivity map, the measured-beside-modelled
@@ -234,5 +314,11 @@ export const sensitivityFixture = (): NonNullable<CaseStudySummary['sensitivity'
  */
 export function everyPlotFixtures(): ReportResult[] {
   const [caseStudy, ...rest] = allFixtures();
-  return [{ ...(caseStudy as CaseStudySummary), sensitivity: sensitivityFixture() }, ...rest, ...measuredFixtures(), planFixture(), layerStudyFixture()];
+  return [
+    { ...(caseStudy as CaseStudySummary), sensitivity: sensitivityFixture() },
+    ...rest,
+    ...measuredFixtures(),
+    planFixture(),
+    layerStudyFixture(),
+  ];
 }

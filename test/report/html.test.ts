@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../src/report/html.js';
 import { tracewattVersion } from '../../src/report/version.js';
-import { accuracyFixture, allFixtures, EXPECTED_PLOTS, gpuSweepFixture, replayFixture, caseStudyFixture } from './fixtures.js';
+import { allFixtures, EXPECTED_PLOTS, gpuSweepFixture, replayFixture, caseStudyFixture } from './fixtures.js';
 import { markItems } from './svg.js';
 
 const results = allFixtures;
 
 function figures(html: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const m of html.matchAll(/<figure class="plot" data-plot="([^"]+)">([\s\S]*?)<\/figure>/g)) out.set(m[1]!, m[2]!);
+  for (const m of html.matchAll(/<figure class="plot" data-plot="([^"]+)">([\s\S]*?)<\/figure>/g))
+    out.set(m[1]!, m[2]!);
   return out;
 }
 
@@ -39,7 +40,9 @@ describe('buildReport', () => {
     const html = await buildReport(results());
     const header = html.slice(html.indexOf('<header>'), html.indexOf('</header>'));
     expect(header).toContain(`tracewatt ${tracewattVersion()}`);
-    expect(header).toMatch(/Estimates\.<\/strong> Energy, power and time on this page are modelled by tracewatt, not measured/);
+    expect(header).toMatch(
+      /Estimates\.<\/strong> Energy, power and time on this page are modelled by tracewatt, not measured/,
+    );
     expect(tracewattVersion()).toMatch(/^\d+\.\d+\.\d+/);
     expect(html).toContain('<th class="num">energy (J, est.)</th>');
     expect(html).toContain('<th class="num">time (s, est.)</th>');
@@ -55,7 +58,9 @@ describe('buildReport', () => {
     expect(await buildReport([r])).toContain('<td>ASTRA-sim exposed communication (finish − GPU compute)</td>');
     // The energy table has a row per part, and the definitions under it.
     expect(html.match(/<td>communication<\/td>/g)).toHaveLength(1);
-    expect(html).toContain('<li>communication: gpu.commPowerW (else idle + 0.3 × (active − idle), assumed) × time communication runs with no GPU compute</li>');
+    expect(html).toContain(
+      '<li>communication: gpu.commPowerW (else idle + 0.3 × (active − idle), assumed) × time communication runs with no GPU compute</li>',
+    );
   });
 
   it('escapes labels and text from the results', async () => {

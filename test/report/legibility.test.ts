@@ -16,7 +16,9 @@ import { overlappingLabels, textBoxes } from './svg.js';
 function plotIdsInSource(): string[] {
   const dir = new URL('../../src/report/', import.meta.url);
   const files = (readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
-  const ids = files.flatMap((f) => [...readFileSync(new URL(f, dir), 'utf8').matchAll(/\bfigure\('([a-z-]+)'/g)].map((m) => m[1]!));
+  const ids = files.flatMap((f) =>
+    [...readFileSync(new URL(f, dir), 'utf8').matchAll(/\bfigure\(\s*'([a-z-]+)'/g)].map((m) => m[1]!),
+  );
   return [...new Set(ids)].sort();
 }
 

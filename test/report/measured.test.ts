@@ -26,11 +26,21 @@ beforeAll(async () => {
   const run = shipped('pytorch-real', 'h200-gpt');
   const prefix = path.join(dir, 'h200');
   await importPytorch({ dir: run, out: prefix });
-  const am = await replayFilesAsMeasured({ trace: prefix, power: await resolvePower(), powerLog: path.join(run, 'nvidia-smi.csv') });
+  const am = await replayFilesAsMeasured({
+    trace: prefix,
+    power: await resolvePower(),
+    powerLog: path.join(run, 'nvidia-smi.csv'),
+  });
   const mo = await replayFiles({ trace: prefix, network: 'none' });
   // Through JSON and the report's own check, as `tracewatt report` reads them (the CLI adds measuredIterationNs per rank).
   [asMeasured] = parseResults(JSON.parse(JSON.stringify(am)), 'as-measured.json') as ReplayRecord[];
-  const withMeasured = { ...mo, ranks: mo.ranks.map((r) => ({ ...r, measuredIterationNs: am.ranks.find((x) => x.rank === r.rank)!.measuredIterationNs })) };
+  const withMeasured = {
+    ...mo,
+    ranks: mo.ranks.map((r) => ({
+      ...r,
+      measuredIterationNs: am.ranks.find((x) => x.rank === r.rank)!.measuredIterationNs,
+    })),
+  };
   [modelled] = parseResults(JSON.parse(JSON.stringify(withMeasured)), 'modelled.json') as ReplayRecord[];
 }, 60_000);
 afterAll(async () => {
@@ -69,7 +79,9 @@ describe('report: measured beside modelled (H200 GPT, nvidia-smi log)', () => {
     expect(html).toContain('<caption>Iteration time per rank</caption>');
     expect(html).toContain('<caption>Energy of the iteration per rank</caption>');
     expect(html).toContain('power log (J, measured)');
-    expect(html).toMatch(/only the measured-beside-modelled sections and the model-accuracy tables compare with measurements/);
+    expect(html).toMatch(
+      /only the measured-beside-modelled sections and the model-accuracy tables compare with measurements/,
+    );
   });
 
   it('a modelled replay without an as-measured one still gets its section; a replay with no measurement none', async () => {

@@ -23,7 +23,10 @@ describe('energy breakdown bars', () => {
   it('draws one segment per rank and component, with units on the axis', async () => {
     const replay = replayFixture(8);
     const svg = await render(
-      energyBreakdownSpec(replay.ranks.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })), { title: 'per rank', categoryTitle: 'rank' }),
+      energyBreakdownSpec(
+        replay.ranks.map((r) => ({ label: String(r.rank), energyJ: r.energyJ })),
+        { title: 'per rank', categoryTitle: 'rank' },
+      ),
     );
     const bars = markItems(svg, 'energy_bars');
     expect(bars).toHaveLength(8 * 6); // compute, memory, communication, network, idle, host
@@ -35,7 +38,11 @@ describe('energy breakdown bars', () => {
     const sweep = networkSweepFixture();
     const svg = await render(
       energyBreakdownSpec(
-        sweep.points.map((p) => ({ label: p.scale.toFixed(2), energyJ: p.energyJ, networkByDimensionJ: p.networkByDimensionJ })),
+        sweep.points.map((p) => ({
+          label: p.scale.toFixed(2),
+          energyJ: p.energyJ,
+          networkByDimensionJ: p.networkByDimensionJ,
+        })),
         { title: 'per scale', categoryTitle: 'scale (× nominal)' },
       ),
     );
@@ -48,7 +55,11 @@ describe('energy vs clock', () => {
   it('draws the total as points, an energy line per part and the total, and both optimal clocks', async () => {
     const sweep = gpuSweepFixture();
     const svg = await render(
-      energyVsClockSpec(sweep.points, { title: 'U', energyOptimalMHz: sweep.energyOptimalMHz, timeOptimalMHz: sweep.timeOptimalMHz }),
+      energyVsClockSpec(sweep.points, {
+        title: 'U',
+        energyOptimalMHz: sweep.energyOptimalMHz,
+        timeOptimalMHz: sweep.timeOptimalMHz,
+      }),
     );
     expect(markItems(svg, 'energy_points')).toHaveLength(sweep.points.length);
     expect(markGroups(svg, 'energy_lines')).toBe(7);
@@ -61,7 +72,8 @@ describe('energy vs clock', () => {
 describe('Pareto front', () => {
   it('greys exactly the dominated points and joins the front with one line', async () => {
     const sweep = gpuSweepFixture();
-    const note = (mhz: number) => (mhz === sweep.energyOptimalMHz ? 'energy-optimal' : mhz === sweep.timeOptimalMHz ? 'time-optimal' : undefined);
+    const note = (mhz: number) =>
+      mhz === sweep.energyOptimalMHz ? 'energy-optimal' : mhz === sweep.timeOptimalMHz ? 'time-optimal' : undefined;
     const points = sweep.points.map((p) => ({
       label: `${p.clockMHz} MHz`,
       timeS: p.timeS,

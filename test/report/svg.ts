@@ -64,9 +64,11 @@ export function textBoxes(svg: string): TextBox[] {
     const y = top[1] + dy;
     const rotated = /rotate\((-?90|270)\)/.test(attrs!);
     const along = anchor === 'middle' ? [-w / 2, w / 2] : anchor === 'end' ? [-w, 0] : [0, w];
-    out.push(rotated
-      ? { text, fontPx, x0: x - h, x1: x, y0: y - along[1]!, y1: y - along[0]! }
-      : { text, fontPx, x0: x + along[0]!, x1: x + along[1]!, y0: y - h, y1: y });
+    out.push(
+      rotated
+        ? { text, fontPx, x0: x - h, x1: x, y0: y - along[1]!, y1: y - along[0]! }
+        : { text, fontPx, x0: x + along[0]!, x1: x + along[1]!, y0: y - h, y1: y },
+    );
   }
   return out;
 }

@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { csvKey, fixed, formatCell, formatTable, MAX_CELL_CHARS, toCsv, wrapText, type Column } from '../../src/report/tables.js';
+import {
+  csvKey,
+  fixed,
+  formatCell,
+  formatTable,
+  MAX_CELL_CHARS,
+  toCsv,
+  wrapText,
+  type Column,
+} from '../../src/report/tables.js';
 
-const columns: Column[] = [{ header: 'SM clock (MHz)' }, { header: 'energy (J, estimated)', format: fixed(2) }, { header: 'note' }];
+const columns: Column[] = [
+  { header: 'SM clock (MHz)' },
+  { header: 'energy (J, estimated)', format: fixed(2) },
+  { header: 'note' },
+];
 const rows = [
   [1410, 612.3456, 'energy-optimal'],
   [1980, 668.1, ''],
@@ -23,20 +36,26 @@ describe('formatTable', () => {
   });
 
   it('honours an explicit alignment and formats booleans as yes/no', () => {
-    const out = formatTable([{ header: 'rank', align: 'left' }, { header: 'Pareto' }], [[3, true], [12, false]]);
+    const out = formatTable(
+      [{ header: 'rank', align: 'left' }, { header: 'Pareto' }],
+      [
+        [3, true],
+        [12, false],
+      ],
+    );
     expect(out.split('\n')).toEqual(['rank  Pareto', '----  ------', '3     yes', '12    no', '']);
   });
 });
 
 describe('formatCell', () => {
   it('keeps integers, rounds others to 4 significant digits, switches to exponent for tiny values', () => {
-    expect([formatCell(32), formatCell(0.123456), formatCell(12345.678), formatCell(2.5e-7), formatCell(undefined)]).toEqual([
-      '32',
-      '0.1235',
-      '12350',
-      '2.500e-7',
-      '',
-    ]);
+    expect([
+      formatCell(32),
+      formatCell(0.123456),
+      formatCell(12345.678),
+      formatCell(2.5e-7),
+      formatCell(undefined),
+    ]).toEqual(['32', '0.1235', '12350', '2.500e-7', '']);
   });
 });
 
@@ -45,7 +64,10 @@ describe('formatTable width', () => {
     { header: 'scale' },
     ...Array.from({ length: 9 }, (_, i) => ({ header: `energy of dimension ${i} (J, est.)`, format: fixed(2) })),
   ];
-  const wideRows = [[0.5, ...Array.from({ length: 9 }, (_, i) => 1000 * i + 0.25)], [1, ...Array.from({ length: 9 }, () => 1.5)]];
+  const wideRows = [
+    [0.5, ...Array.from({ length: 9 }, (_, i) => 1000 * i + 0.25)],
+    [1, ...Array.from({ length: 9 }, () => 1.5)],
+  ];
 
   it('fits 100 columns: headers wrap to at most three lines, then blocks repeat the first column', () => {
     const text = formatTable(wide, wideRows);
@@ -84,17 +106,38 @@ describe('formatTable width', () => {
 
 describe('toCsv', () => {
   it('writes camelCase keys with units, numbers without float noise, empty nulls and RFC 4180 quoting', () => {
-    const csv = toCsv([{ header: 'name' }, { header: 'energy (J, est.)', format: fixed(1) }, { header: 'n', key: 'kernels' }], [
-      ['all-reduce, "big"', 612.3456, 3],
-      ['idle', null, 9007199254740991],
-      ['sum', 15.999999999999998, 0.1 + 0.2],
-    ]);
+    const csv = toCsv(
+      [{ header: 'name' }, { header: 'energy (J, est.)', format: fixed(1) }, { header: 'n', key: 'kernels' }],
+      [
+        ['all-reduce, "big"', 612.3456, 3],
+        ['idle', null, 9007199254740991],
+        ['sum', 15.999999999999998, 0.1 + 0.2],
+      ],
+    );
     expect(csv).toBe('name,energyJ,kernels\n"all-reduce, ""big""",612.3456,3\nidle,,9007199254740991\nsum,16,0.3\n');
   });
 
   it('derives keys from headers by one rule', () => {
-    const headers = ['SM clock (MHz)', 'energy (J, est.)', 'share (%)', 'GPU compute (µs)', 'bandwidth (GB/s)', 'ΔT vs next scale (s, est.)', 'micro-batch', 'sent dim 0 (bytes)'];
-    expect(headers.map(csvKey)).toEqual(['smClockMHz', 'energyJ', 'sharePct', 'gpuComputeUs', 'bandwidthGBps', 'deltaTVsNextScaleS', 'microBatch', 'sentDim0Bytes']);
+    const headers = [
+      'SM clock (MHz)',
+      'energy (J, est.)',
+      'share (%)',
+      'GPU compute (µs)',
+      'bandwidth (GB/s)',
+      'ΔT vs next scale (s, est.)',
+      'micro-batch',
+      'sent dim 0 (bytes)',
+    ];
+    expect(headers.map(csvKey)).toEqual([
+      'smClockMHz',
+      'energyJ',
+      'sharePct',
+      'gpuComputeUs',
+      'bandwidthGBps',
+      'deltaTVsNextScaleS',
+      'microBatch',
+      'sentDim0Bytes',
+    ]);
   });
 });
 

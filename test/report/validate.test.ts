@@ -34,14 +34,20 @@ describe('parseResults', () => {
   it('refuses a record from before the energy ledger (no communication or host part), saying to re-run it', () => {
     const r = replayFixture(2);
     const { communication: _c, host: _h, ...old } = r.energyJ;
-    expect(messageOf(() => parseResults(roundTrip({ ...r, energyJ: old }), 'old.json')))
-      .toMatch(/^old\.json: energyJ\.communication: missing: a record written before the energy ledger .*re-run the command that wrote it/);
+    expect(messageOf(() => parseResults(roundTrip({ ...r, energyJ: old }), 'old.json'))).toMatch(
+      /^old\.json: energyJ\.communication: missing: a record written before the energy ledger .*re-run the command that wrote it/,
+    );
   });
 
   it('keeps extra fields the replay engine writes and accepts a time breakdown without memory and idle', () => {
     const r = replayFixture(2);
     const { memory: _m, idle: _i, ...timeS } = r.timeS;
-    const engineStyle = { ...r, timeS, nodes: 812, ranks: r.ranks.map((k) => ({ ...k, file: `t.${k.rank}.et`, gpuComputeNs: 9.4e8 })) };
+    const engineStyle = {
+      ...r,
+      timeS,
+      nodes: 812,
+      ranks: r.ranks.map((k) => ({ ...k, file: `t.${k.rank}.et`, gpuComputeNs: 9.4e8 })),
+    };
     const [parsed] = parseResults(roundTrip(engineStyle), 'replay.json');
     expect(parsed).toEqual(engineStyle);
   });
@@ -62,17 +68,23 @@ describe('parseResults', () => {
 
   it('says when a required field is missing or a schema version is unknown', () => {
     const { makespanNs: _, ...noMakespan } = replayFixture();
-    expect(messageOf(() => parseResults(noMakespan, 'a.json'))).toBe('a.json: makespanNs: expected a finite number, got nothing (field missing)');
+    expect(messageOf(() => parseResults(noMakespan, 'a.json'))).toBe(
+      'a.json: makespanNs: expected a finite number, got nothing (field missing)',
+    );
     expect(messageOf(() => parseResults({ ...caseStudyFixture(), schemaVersion: 2 }, 'b.json'))).toBe(
       'b.json: schemaVersion: expected 1 (this tracewatt reads result schema 1), got 2',
     );
     const net = roundTrip(networkSweepFixture()) as { points: { networkByDimensionJ: unknown[] }[] };
     net.points[0]!.networkByDimensionJ[1] = null;
-    expect(messageOf(() => parseResults(net, 'c.json'))).toBe('c.json: points[0].networkByDimensionJ[1]: expected a finite number, got null');
+    expect(messageOf(() => parseResults(net, 'c.json'))).toBe(
+      'c.json: points[0].networkByDimensionJ[1]: expected a finite number, got null',
+    );
   });
 
   it('rejects an empty array and a non-object', () => {
-    expect(messageOf(() => parseResults([], 'e.json'))).toBe('e.json: expected at least one result record, got an empty array');
+    expect(messageOf(() => parseResults([], 'e.json'))).toBe(
+      'e.json: expected at least one result record, got an empty array',
+    );
     expect(messageOf(() => parseResults(42, 'n.json'))).toBe('n.json: expected an object, got 42');
   });
 });
@@ -86,6 +98,8 @@ describe('loadResults', () => {
     await writeFile(bad, '{"kind": "replay",');
     expect((await loadResults([good])).map((r) => r.kind)).toEqual(['replay', 'accuracy']);
     await expect(loadResults([good, bad])).rejects.toThrow(/^.*bad\.json: line \d+:\d+: not valid JSON/);
-    await expect(loadResults([path.join(dir, 'missing.json')])).rejects.toThrow(/missing\.json: cannot read \(ENOENT\)/);
+    await expect(loadResults([path.join(dir, 'missing.json')])).rejects.toThrow(
+      /missing\.json: cannot read \(ENOENT\)/,
+    );
   });
 });

@@ -7,8 +7,15 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  a30ClocksMHz, A30_PUBLISHED, meanAbsDifference, observations, rowOf, runA30LayerStudy, spearman,
-  type A30StudyOutput, type LayerSweep,
+  a30ClocksMHz,
+  A30_PUBLISHED,
+  meanAbsDifference,
+  observations,
+  rowOf,
+  runA30LayerStudy,
+  spearman,
+  type A30StudyOutput,
+  type LayerSweep,
 } from '../../src/engines/studies/index.js';
 import type { GpuClockSweepRecord } from '../../src/engines/studies/types.js';
 import { loadCalibration } from '../../src/model/calibration.js';
@@ -31,8 +38,20 @@ describe('A30 datasheet calibration', () => {
 
   it('holds the cited datasheet facts, each in its source line', async () => {
     const ds = (await loadCalibration(calFile)).datasheet!;
-    expect(ds).toMatchObject({ tdpW: 165, maxSmClockMHz: 1440, memoryBandwidthBytesPerS: 933e9, peakFlopsPerS: { fp16Tensor: 165e12 } });
-    for (const fact of ['24 GB HBM2 at 933 GB/s', 'max TDP 165 W', 'BF16/FP16 tensor 165 TFLOP/s', 'TF32 tensor 82 TFLOP/s', '210–1440 MHz in 15 MHz steps', 'HBM at 1215 MHz']) {
+    expect(ds).toMatchObject({
+      tdpW: 165,
+      maxSmClockMHz: 1440,
+      memoryBandwidthBytesPerS: 933e9,
+      peakFlopsPerS: { fp16Tensor: 165e12 },
+    });
+    for (const fact of [
+      '24 GB HBM2 at 933 GB/s',
+      'max TDP 165 W',
+      'BF16/FP16 tensor 165 TFLOP/s',
+      'TF32 tensor 82 TFLOP/s',
+      '210–1440 MHz in 15 MHz steps',
+      'HBM at 1215 MHz',
+    ]) {
       expect(ds.source).toContain(fact);
     }
     const cal = await loadCalibration(calFile);
@@ -52,8 +71,8 @@ describe('A30 datasheet calibration', () => {
   });
 });
 
-describe('the study\'s fixed inputs', () => {
-  it('sweeps the A30\'s 83 SM clocks, 210–1440 MHz in 15 MHz steps', () => {
+describe("the study's fixed inputs", () => {
+  it("sweeps the A30's 83 SM clocks, 210–1440 MHz in 15 MHz steps", () => {
     const c = a30ClocksMHz();
     expect(c.length).toBe(83);
     expect([c[0], c[c.length - 1]]).toEqual([210, 1440]);
@@ -62,15 +81,36 @@ describe('the study\'s fixed inputs', () => {
 
   it('compares with the published table (issue 31), cell by cell', () => {
     const table: Record<string, [number, number][]> = {
-      'gpt3-125m': [[5.3, 1.6], [30.8, 23.9], [28.1, 18.3]],
-      'gpt3-1.3b': [[24.5, 27.4], [20.5, 14.8], [21.0, 12.8]],
-      'gpt3-13b': [[14.6, 14.9], [10.8, 12.7], [11.8, 11.3]],
-      'gpt3-175b': [[13.5, 11.3], [9.0, 15.5], [19.9, 30.7]],
+      'gpt3-125m': [
+        [5.3, 1.6],
+        [30.8, 23.9],
+        [28.1, 18.3],
+      ],
+      'gpt3-1.3b': [
+        [24.5, 27.4],
+        [20.5, 14.8],
+        [21.0, 12.8],
+      ],
+      'gpt3-13b': [
+        [14.6, 14.9],
+        [10.8, 12.7],
+        [11.8, 11.3],
+      ],
+      'gpt3-175b': [
+        [13.5, 11.3],
+        [9.0, 15.5],
+        [19.9, 30.7],
+      ],
     };
-    const got = Object.fromEntries(Object.keys(table).map((m) => [m, [128, 512, 1024].map((s) => {
-      const c = A30_PUBLISHED.find((p) => p.model === m && p.seqLen === s)!;
-      return [c.energySavingPct, c.runtimePenaltyPct];
-    })]));
+    const got = Object.fromEntries(
+      Object.keys(table).map((m) => [
+        m,
+        [128, 512, 1024].map((s) => {
+          const c = A30_PUBLISHED.find((p) => p.model === m && p.seqLen === s)!;
+          return [c.energySavingPct, c.runtimePenaltyPct];
+        }),
+      ]),
+    );
     expect(got).toEqual(table);
     expect(A30_PUBLISHED.length).toBe(12);
   });
@@ -78,23 +118,63 @@ describe('the study\'s fixed inputs', () => {
 
 /** A sweep record from (clock, time, energy) triples, dominance and trade-off as the GPU sweep computes them. */
 function sweep(points: [number, number, number][]): GpuClockSweepRecord {
-  const pts = points.map(([clockMHz, timeS, e]) => ({ clockMHz, timeS, energyJ: { compute: e, memory: 0, network: 0, idle: 0, total: e }, pareto: true }));
-  for (const p of pts) p.pareto = !pts.some((q) => q !== p && q.timeS <= p.timeS && q.energyJ.total <= p.energyJ.total && (q.timeS < p.timeS || q.energyJ.total < p.energyJ.total));
+  const pts = points.map(([clockMHz, timeS, e]) => ({
+    clockMHz,
+    timeS,
+    energyJ: { compute: e, memory: 0, network: 0, idle: 0, total: e },
+    pareto: true,
+  }));
+  for (const p of pts)
+    p.pareto = !pts.some(
+      (q) =>
+        q !== p &&
+        q.timeS <= p.timeS &&
+        q.energyJ.total <= p.energyJ.total &&
+        (q.timeS < p.timeS || q.energyJ.total < p.energyJ.total),
+    );
   const front = pts.filter((p) => p.pareto).sort((a, b) => a.timeS - b.timeS);
   const f = front[0]!;
   return {
-    kind: 'gpu-clock-sweep', schemaVersion: 1, label: 't', points: pts, energyOptimalMHz: 0, timeOptimalMHz: 0, selections: [], estimate: true,
-    tradeoff: front.map((p) => ({ clockMHz: p.clockMHz, timeS: p.timeS, energyJ: p.energyJ.total, energySavedPct: (100 * (f.energyJ.total - p.energyJ.total)) / f.energyJ.total, runtimePenaltyPct: (100 * (p.timeS - f.timeS)) / f.timeS })),
+    kind: 'gpu-clock-sweep',
+    schemaVersion: 1,
+    label: 't',
+    points: pts,
+    energyOptimalMHz: 0,
+    timeOptimalMHz: 0,
+    selections: [],
+    estimate: true,
+    tradeoff: front.map((p) => ({
+      clockMHz: p.clockMHz,
+      timeS: p.timeS,
+      energyJ: p.energyJ.total,
+      energySavedPct: (100 * (f.energyJ.total - p.energyJ.total)) / f.energyJ.total,
+      runtimePenaltyPct: (100 * (p.timeS - f.timeS)) / f.timeS,
+    })),
   };
 }
 
 describe('record arithmetic', () => {
   // A U: 1000 MHz is the lowest energy, 1400 MHz the fastest.
-  const u: LayerSweep = { model: 'gpt3-125m', layer: 'GPT 125M', seqLen: 512, maxKernelPowerW: 100, sweep: sweep([[600, 2, 12], [1000, 1.2, 8], [1400, 1, 10]]) };
+  const u: LayerSweep = {
+    model: 'gpt3-125m',
+    layer: 'GPT 125M',
+    seqLen: 512,
+    maxKernelPowerW: 100,
+    sweep: sweep([
+      [600, 2, 12],
+      [1000, 1.2, 8],
+      [1400, 1, 10],
+    ]),
+  };
 
   it('takes saving and penalty of the lowest-energy Pareto point against the fastest, and the differences', () => {
     const row = rowOf(u, { model: 'gpt3-125m', seqLen: 512, energySavingPct: 30.8, runtimePenaltyPct: 23.9 });
-    expect(row).toMatchObject({ fastestClockMHz: 1400, lowestEnergyClockMHz: 1000, fastestPowerW: 10, fastestTimeUs: 1e6 });
+    expect(row).toMatchObject({
+      fastestClockMHz: 1400,
+      lowestEnergyClockMHz: 1000,
+      fastestPowerW: 10,
+      fastestTimeUs: 1e6,
+    });
     expect(row.energySavingPct).toBeCloseTo(20, 10);
     expect(row.runtimePenaltyPct).toBeCloseTo(20, 10);
     expect(row.energySavingDiffPts).toBeCloseTo(20 - 30.8, 10);
@@ -114,14 +194,35 @@ describe('record arithmetic', () => {
 
   it('calls an observation refuted when the sweeps show the opposite', () => {
     // Monotone energy (no U), fastest at the top clock, one layer only.
-    const flat: LayerSweep = { ...u, sweep: sweep([[600, 2, 12], [1000, 1.2, 11], [1400, 1, 10]]) };
+    const flat: LayerSweep = {
+      ...u,
+      sweep: sweep([
+        [600, 2, 12],
+        [1000, 1.2, 11],
+        [1400, 1, 10],
+      ]),
+    };
     const rows = [rowOf(flat, { model: 'gpt3-125m', seqLen: 512, energySavingPct: 1, runtimePenaltyPct: 1 })];
     const obs = observations([flat], rows, ['gpt3-125m'], [512], 165);
     expect(obs.find((o) => o.id === 'u-shaped-energy')!.verdict).toBe('refuted');
     expect(obs.find((o) => o.id === 'fastest-below-max-clock')!.verdict).toBe('refuted');
     // Slower at the top clock than one below it: the published observation holds.
-    const slowTop: LayerSweep = { ...u, sweep: sweep([[600, 2, 12], [1000, 1.2, 8], [1200, 1, 9], [1400, 1.1, 10]]) };
-    const o2 = observations([slowTop], [rowOf(slowTop, { model: 'gpt3-125m', seqLen: 512, energySavingPct: 1, runtimePenaltyPct: 1 })], ['gpt3-125m'], [512], 165);
+    const slowTop: LayerSweep = {
+      ...u,
+      sweep: sweep([
+        [600, 2, 12],
+        [1000, 1.2, 8],
+        [1200, 1, 9],
+        [1400, 1.1, 10],
+      ]),
+    };
+    const o2 = observations(
+      [slowTop],
+      [rowOf(slowTop, { model: 'gpt3-125m', seqLen: 512, energySavingPct: 1, runtimePenaltyPct: 1 })],
+      ['gpt3-125m'],
+      [512],
+      165,
+    );
     expect(o2.find((o) => o.id === 'fastest-below-max-clock')!.verdict).toBe('confirmed');
     expect(o2.find((o) => o.id === 'u-shaped-energy')!.verdict).toBe('confirmed');
   });
@@ -135,10 +236,18 @@ describe('a memory-bound and a compute-bound layer over every A30 clock', () => 
 
   it('sweeps each layer at all 83 clocks and keeps the published pair beside each row', () => {
     expect(r.replays).toBe(4 * 83);
-    expect(r.record.rows.map((x) => `${x.model}@${x.seqLen}`)).toEqual(['gpt3-125m@128', 'gpt3-125m@1024', 'gpt3-13b@128', 'gpt3-13b@1024']);
+    expect(r.record.rows.map((x) => `${x.model}@${x.seqLen}`)).toEqual([
+      'gpt3-125m@128',
+      'gpt3-125m@1024',
+      'gpt3-13b@128',
+      'gpt3-13b@1024',
+    ]);
     for (const row of r.record.rows) {
       const p = A30_PUBLISHED.find((c) => c.model === row.model && c.seqLen === row.seqLen)!;
-      expect([row.publishedEnergySavingPct, row.publishedRuntimePenaltyPct]).toEqual([p.energySavingPct, p.runtimePenaltyPct]);
+      expect([row.publishedEnergySavingPct, row.publishedRuntimePenaltyPct]).toEqual([
+        p.energySavingPct,
+        p.runtimePenaltyPct,
+      ]);
       expect(row.energySavingDiffPts).toBeCloseTo(row.energySavingPct - p.energySavingPct, 10);
     }
   });
@@ -161,7 +270,7 @@ describe('a memory-bound and a compute-bound layer over every A30 clock', () => 
     }
   });
 
-  it('finds the U (lowest energy inside the range) and the memory-bound layer\'s flat top', () => {
+  it("finds the U (lowest energy inside the range) and the memory-bound layer's flat top", () => {
     expect(r.record.observations.find((o) => o.id === 'u-shaped-energy')!.verdict).toBe('confirmed');
     const small = r.record.rows.find((x) => x.model === 'gpt3-125m' && x.seqLen === 128)!;
     const big = r.record.rows.find((x) => x.model === 'gpt3-13b' && x.seqLen === 1024)!;
@@ -182,7 +291,7 @@ describe('a memory-bound and a compute-bound layer over every A30 clock', () => 
 });
 
 describe('case-study a30-layers options', () => {
-  it('refuses the LLaMA study\'s options, and the A30 study\'s on the LLaMA one', async () => {
+  it("refuses the LLaMA study's options, and the A30 study's on the LLaMA one", async () => {
     const seq = await cli(['case-study', 'a30-layers', '--seq', '512', '--out', 'out/never']);
     expect(seq.code).toBe(2);
     expect(seq.err).toMatch(/--seq belongs to the llama2-70b case study/);

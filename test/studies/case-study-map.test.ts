@@ -10,7 +10,14 @@ import { calibratedTimeModel, networkConfig, resolvePlan, systemJson } from '../
 import { resolvePower } from '../../src/engines/replay/index.js';
 import { loadCalibration, maxSmClock } from '../../src/model/calibration.js';
 import {
-  atScaleOutBandwidth, CASE_STUDY_DEFAULTS, DEFAULT_SERDES_VF_CURVE, CASE_STUDY_LAYOUTS, runCaseStudy, runPoint, scaledConfigs, type CaseStudyOutput,
+  atScaleOutBandwidth,
+  CASE_STUDY_DEFAULTS,
+  DEFAULT_SERDES_VF_CURVE,
+  CASE_STUDY_LAYOUTS,
+  runCaseStudy,
+  runPoint,
+  scaledConfigs,
+  type CaseStudyOutput,
 } from '../../src/engines/studies/index.js';
 import { buildReport } from '../../src/report/index.js';
 import { renderPlot, sensitivityMapSpec } from '../../src/report/plots/index.js';
@@ -21,7 +28,11 @@ let cs: CaseStudyOutput;
 const seqLen = 512;
 beforeAll(async () => {
   cs = await runCaseStudy({
-    globalBatch: 64, seqLen, scales: [1.25], clocksMHz: [], threads: 1,
+    globalBatch: 64,
+    seqLen,
+    scales: [1.25],
+    clocksMHz: [],
+    threads: 1,
     map: { batchesSequences: [16, 32, 64], scaleOutBandwidthsGBps: [25, 100] },
   });
 }, 300_000);
@@ -36,21 +47,49 @@ describe('case study sensitivity map (reduced)', () => {
     expect(m.scales).toEqual([1, 1.25]);
     expect(m.rows).toHaveLength(2 * 3 * 3);
     expect(Object.keys(m.rows[0]!).sort()).toEqual([
-      'bestAtEdge', 'bestScale', 'byScale', 'deltaEnergyPerDeltaTimeW', 'energyChangePct', 'energySavedPctPerSlowdownPct', 'globalBatchSequences',
-      'hiddenCommunicationSharePct', 'idleEnergySharePct', 'layout', 'microBatchesPerPipeline', 'networkEnergySharePct', 'nominalEnergyJ',
-      'nominalMakespanS', 'realBatchPoint', 'scaleOutBandwidthGBps', 'scaleOutEnergySharePct', 'timeChangePct',
+      'bestAtEdge',
+      'bestScale',
+      'byScale',
+      'deltaEnergyPerDeltaTimeW',
+      'energyChangePct',
+      'energySavedPctPerSlowdownPct',
+      'globalBatchSequences',
+      'hiddenCommunicationSharePct',
+      'idleEnergySharePct',
+      'layout',
+      'microBatchesPerPipeline',
+      'networkEnergySharePct',
+      'nominalEnergyJ',
+      'nominalMakespanS',
+      'realBatchPoint',
+      'scaleOutBandwidthGBps',
+      'scaleOutEnergySharePct',
+      'timeChangePct',
     ]);
-    expect(m.rows.filter((r) => r.realBatchPoint).map((r) => [r.layout, r.globalBatchSequences, r.scaleOutBandwidthGBps]))
-      .toEqual([['TP 8 × DP 4', 64, 50], ['TP 8 × PP 4', 64, 50]]);
+    expect(
+      m.rows.filter((r) => r.realBatchPoint).map((r) => [r.layout, r.globalBatchSequences, r.scaleOutBandwidthGBps]),
+    ).toEqual([
+      ['TP 8 × DP 4', 64, 50],
+      ['TP 8 × PP 4', 64, 50],
+    ]);
     for (const r of m.rows) {
-      for (const k of ['networkEnergySharePct', 'hiddenCommunicationSharePct', 'idleEnergySharePct', 'scaleOutEnergySharePct'] as const) {
+      for (const k of [
+        'networkEnergySharePct',
+        'hiddenCommunicationSharePct',
+        'idleEnergySharePct',
+        'scaleOutEnergySharePct',
+      ] as const) {
         expect(r[k]).toBeGreaterThanOrEqual(0);
         expect(r[k]).toBeLessThanOrEqual(100);
       }
       // The best is the lowest energy of the scales, s = 1 among them at exactly zero.
       expect(r.byScale.find((s) => s.scale === 1)!.energyChangePct).toBe(0);
       expect(r.energyChangePct).toBe(Math.min(...r.byScale.map((s) => s.energyChangePct)));
-      if (r.timeChangePct !== 0) expect(r.deltaEnergyPerDeltaTimeW).toBeCloseTo((r.nominalEnergyJ * r.energyChangePct) / (r.nominalMakespanS * r.timeChangePct), 6);
+      if (r.timeChangePct !== 0)
+        expect(r.deltaEnergyPerDeltaTimeW).toBeCloseTo(
+          (r.nominalEnergyJ * r.energyChangePct) / (r.nominalMakespanS * r.timeChangePct),
+          6,
+        );
       else expect(r.deltaEnergyPerDeltaTimeW).toBeNull();
     }
     // At the preset bandwidth and the study's batch the map's cell is the scale-out knob's own point.
@@ -58,7 +97,10 @@ describe('case study sensitivity map (reduced)', () => {
       const cell = m.rows.find((r) => r.layout === l.name && r.realBatchPoint)!;
       const knob = l.knobs.find((k) => k.id === 'scale-out')!;
       expect(cell.nominalEnergyJ).toBeCloseTo(l.nominal.energyJ.total, 6);
-      expect(cell.byScale.find((s) => s.scale === 1.25)!.energyChangePct).toBeCloseTo(knob.points.find((p) => p.setting === 1.25)!.energyChangePct, 9);
+      expect(cell.byScale.find((s) => s.scale === 1.25)!.energyChangePct).toBeCloseTo(
+        knob.points.find((p) => p.setting === 1.25)!.energyChangePct,
+        9,
+      );
       expect(cell.networkEnergySharePct).toBeCloseTo(100 * l.nominal.shares.networkEnergy, 9);
     }
     expect(m.finding).toMatch(/TP 8 × DP 4: .*TP 8 × PP 4: /);
@@ -70,24 +112,41 @@ describe('case study sensitivity map (reduced)', () => {
     const fMax = maxSmClock(cal).mhz;
     const power = await resolvePower('h100-cluster');
     // DP 4 at 64 sequences (16 micro-batches, replayed at 4 and 8) and PP 4 at 32 (32 micro-batches, replayed at 8 and 12), both at 25 GB/s.
-    for (const [name, batch] of [['TP 8 × DP 4', 64], ['TP 8 × PP 4', 32]] as const) {
+    for (const [name, batch] of [
+      ['TP 8 × DP 4', 64],
+      ['TP 8 × PP 4', 32],
+    ] as const) {
       const L = CASE_STUDY_LAYOUTS.find((x) => x.name === name)!;
       const options = { model: 'llama2-70b', dp: L.dp, tp: L.tp, pp: L.pp, microBatch: 1, globalBatch: batch, seqLen };
       const plan = resolvePlan({ ...options, timeModel: calibratedTimeModel(cal, fMax, 'bf16') });
       const gen = networkConfig(plan);
       const network: NetworkConfig = {
         file: 'test network',
-        dims: gen.topology.map((topology, i) => ({ topology, npus: gen.npusCount[i]!, bandwidthGBps: power.network[i]!.bandwidthGBps ?? gen.bandwidthGBps[i]!, latencyNs: gen.latencyNs[i]! })),
+        dims: gen.topology.map((topology, i) => ({
+          topology,
+          npus: gen.npusCount[i]!,
+          bandwidthGBps: power.network[i]!.bandwidthGBps ?? gen.bandwidthGBps[i]!,
+          latencyNs: gen.latencyNs[i]!,
+        })),
       };
       const system = parseSystemConfig('test system.json', systemJson(plan));
       const base = atScaleOutBandwidth(network, power, 25);
       const fast = scaledConfigs(base.network, base.power, 1, 1.25, DEFAULT_SERDES_VF_CURVE);
-      const replayAt = (c: { network: NetworkConfig; power: typeof power }) => runPoint({
-        trace: { kind: 'llm', options, calibrated: { calibrationFile: CASE_STUDY_DEFAULTS.calibration, clockMHz: fMax } },
-        system, network: c.network, power: c.power,
-      });
+      const replayAt = (c: { network: NetworkConfig; power: typeof power }) =>
+        runPoint({
+          trace: {
+            kind: 'llm',
+            options,
+            calibrated: { calibrationFile: CASE_STUDY_DEFAULTS.calibration, clockMHz: fMax },
+          },
+          system,
+          network: c.network,
+          power: c.power,
+        });
       const [r1, r125] = [await replayAt(base), await replayAt(fast)];
-      const cell = map().rows.find((r) => r.layout === name && r.globalBatchSequences === batch && r.scaleOutBandwidthGBps === 25)!;
+      const cell = map().rows.find(
+        (r) => r.layout === name && r.globalBatchSequences === batch && r.scaleOutBandwidthGBps === 25,
+      )!;
       expect(Math.abs(cell.nominalEnergyJ / r1.energyJ.total - 1), name).toBeLessThan(1e-9);
       expect(Math.abs(cell.nominalMakespanS / (r1.makespanNs * 1e-9) - 1), name).toBeLessThan(1e-9);
       const dE = (100 * (r125.energyJ.total - r1.energyJ.total)) / r1.energyJ.total;

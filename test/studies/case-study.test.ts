@@ -29,13 +29,18 @@ const knob = (name: string, id: string) => layout(name).knobs.find((k) => k.id =
 
 describe('case study llama2-70b (reduced)', () => {
   it('has TP 8 × DP 4 and TP 8 × PP 4, both with traffic on the scale-out ring, at the whole global batch', () => {
-    expect(cs.record.layouts.map((l) => [l.name, l.microBatches])).toEqual([['TP 8 × DP 4', 16], ['TP 8 × PP 4', 64]]);
+    expect(cs.record.layouts.map((l) => [l.name, l.microBatches])).toEqual([
+      ['TP 8 × DP 4', 16],
+      ['TP 8 × PP 4', 64],
+    ]);
     for (const l of cs.record.layouts) {
       expect(l.nominal.bytesSentPerDimGB[0]).toBeGreaterThan(0);
       expect(l.nominal.bytesSentPerDimGB[1]).toBeGreaterThan(0);
     }
     // The data-parallel gradient all-reduce puts far more bytes on the ring than the pipeline's sends.
-    expect(layout('TP 8 × DP 4').nominal.bytesSentPerDimGB[1]).toBeGreaterThan(layout('TP 8 × PP 4').nominal.bytesSentPerDimGB[1]);
+    expect(layout('TP 8 × DP 4').nominal.bytesSentPerDimGB[1]).toBeGreaterThan(
+      layout('TP 8 × PP 4').nominal.bytesSentPerDimGB[1],
+    );
   });
 
   it('extrapolates linearly in the micro-batch count, exactly (checked against a third replay)', () => {
@@ -87,13 +92,22 @@ describe('case study llama2-70b (reduced)', () => {
       for (const k of l.knobs) {
         const lowest = k.points.reduce((a, p) => (p.energyJ.total < a.energyJ.total ? p : a));
         expect(k.best.setting).toBe(lowest.setting);
-        const edge = lowest.setting === k.nominalSetting ? null : lowest === k.points[k.points.length - 1] ? 'top' : lowest === k.points[0] ? 'bottom' : null;
+        const edge =
+          lowest.setting === k.nominalSetting
+            ? null
+            : lowest === k.points[k.points.length - 1]
+              ? 'top'
+              : lowest === k.points[0]
+                ? 'bottom'
+                : null;
         expect(k.best.atEdge, `${l.name} ${k.name}`).toBe(edge);
         if (edge) expect(l.finding).toContain(`the ${edge} of the range swept`);
       }
       const so = l.knobs.find((k) => k.id === 'scale-out')!;
       expect(l.reproducesPoster).toBe(so.best.setting > 1 && so.best.energyChangePct < 0);
-      expect(l.finding).toMatch(l.reproducesPoster ? /reproduces the poster's finding/ : /does not reproduce the poster's finding/);
+      expect(l.finding).toMatch(
+        l.reproducesPoster ? /reproduces the poster's finding/ : /does not reproduce the poster's finding/,
+      );
       expect(l.finding).toContain(`${(100 * l.nominal.shares.communicationEnergy).toFixed(1)} %`);
     }
   });
@@ -101,8 +115,11 @@ describe('case study llama2-70b (reduced)', () => {
   it('the command writes results that validate, a report with its five plots, and text within 100 columns', async () => {
     const out = path.join(dir, 'cs');
     const lines: string[] = [];
-    const code = await caseStudyCommand.run(['llama2-70b'], { out, globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', map: false },
-      { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
+    const code = await caseStudyCommand.run(
+      ['llama2-70b'],
+      { out, globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', map: false },
+      { out: (t) => void lines.push(t), err: () => undefined, isTTY: false },
+    );
     expect(code).toBe(0);
     const results = await loadResults([path.join(out, 'results.json')]);
     expect(results.map((r) => r.kind)).toEqual(['case-study']);
@@ -125,20 +142,37 @@ describe('case study llama2-70b (reduced)', () => {
 
   it('--csv prints the knob table of both layouts, every number header with its unit, and no report text', async () => {
     const lines: string[] = [];
-    const code = await caseStudyCommand.run(['llama2-70b'], { out: path.join(dir, 'cs-csv'), globalBatch: '64', seq: '512', scale: '0.5,1.25', clocks: '1380', threads: '1', map: false, csv: true },
-      { out: (t) => void lines.push(t), err: () => undefined, isTTY: false });
+    const code = await caseStudyCommand.run(
+      ['llama2-70b'],
+      {
+        out: path.join(dir, 'cs-csv'),
+        globalBatch: '64',
+        seq: '512',
+        scale: '0.5,1.25',
+        clocks: '1380',
+        threads: '1',
+        map: false,
+        csv: true,
+      },
+      { out: (t) => void lines.push(t), err: () => undefined, isTTY: false },
+    );
     expect(code).toBe(0);
     const [header, ...rows] = lines.join('').trimEnd().split('\n');
-    expect(header).toBe('layout,knob,setting,deltaTPct,deltaEPct,deltaEBandLoPct,deltaEBandHiPct,savedSlowdownPctPerPct,deltaEDeltaTW,note');
+    expect(header).toBe(
+      'layout,knob,setting,deltaTPct,deltaEPct,deltaEBandLoPct,deltaEBandHiPct,savedSlowdownPctPerPct,deltaEDeltaTW,note',
+    );
     // 2 layouts × (scale-out 3 + scale-up 3 + GPU clock 2) settings.
     expect(rows).toHaveLength(16);
     expect(rows.filter((r) => r.endsWith(',nominal'))).toHaveLength(6);
     for (const r of rows) expect(r).toMatch(/^TP 8 × (DP|PP) 4,/);
     // Numbers at most 12 significant digits (no 15.999999999999998).
-    for (const x of rows.join(',').match(/-?\d+\.\d+/g) ?? []) expect(x.replace(/^-?0\.0*|[-.]/g, '').length).toBeLessThanOrEqual(12);
+    for (const x of rows.join(',').match(/-?\d+\.\d+/g) ?? [])
+      expect(x.replace(/^-?0\.0*|[-.]/g, '').length).toBeLessThanOrEqual(12);
   }, 300_000);
 
   it('rejects an unknown case study', async () => {
-    await expect(caseStudyCommand.run(['gpt4'], {}, { out: () => undefined, err: () => undefined, isTTY: false })).rejects.toThrow(/llama2-70b/);
+    await expect(
+      caseStudyCommand.run(['gpt4'], {}, { out: () => undefined, err: () => undefined, isTTY: false }),
+    ).rejects.toThrow(/llama2-70b/);
   });
 });

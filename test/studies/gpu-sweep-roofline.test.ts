@@ -17,12 +17,27 @@ let out: GpuSweepOutput;
 let rooflineInTrace: boolean;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tw-gpusweep-'));
-  const w = await writeLlmTraces({ model: 'llama2-7b', dp: 1, tp: 2, pp: 1, microBatch: 1, globalBatch: 1, seqLen: 512, outPrefix: path.join(dir, 't') });
+  const w = await writeLlmTraces({
+    model: 'llama2-7b',
+    dp: 1,
+    tp: 2,
+    pp: 1,
+    microBatch: 1,
+    globalBatch: 1,
+    seqLen: 512,
+    outPrefix: path.join(dir, 't'),
+  });
   const system = parseSystemConfig(w.systemFile, await readFile(w.systemFile, 'utf8'));
   rooflineInTrace = system.rooflineEnabled;
   out = await sweepGpu({
-    label: 'roofline sweep', trace: path.join(dir, 't'), calibration: path.join(repoRoot, 'calibration', 'h100-datasheet.json'), profiles: [],
-    frequenciesMHz: [810, 1395, 1980], system, network: parseNetworkConfig(w.networkFile, await readFile(w.networkFile, 'utf8')), threads: 1,
+    label: 'roofline sweep',
+    trace: path.join(dir, 't'),
+    calibration: path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
+    profiles: [],
+    frequenciesMHz: [810, 1395, 1980],
+    system,
+    network: parseNetworkConfig(w.networkFile, await readFile(w.networkFile, 'utf8')),
+    threads: 1,
   });
 }, 120_000);
 afterAll(async () => {
@@ -40,6 +55,7 @@ describe('sweep gpu on a roofline-enabled trace', () => {
     for (let i = 1; i < pts.length; i++) expect(pts[i].timeS).toBeLessThan(pts[i - 1].timeS);
     expect(new Set(pts.map((p) => p.energyJ.compute.toFixed(6))).size).toBe(3);
     // Each point's GPU node energy (compute + its DRAM part, memory) is what annotate wrote for that clock.
-    for (const [i, o] of out.annotate.outputs.entries()) expect(pts[i].energyJ.compute + pts[i].energyJ.memory).toBeCloseTo(o.computeEnergyJ, 6);
+    for (const [i, o] of out.annotate.outputs.entries())
+      expect(pts[i].energyJ.compute + pts[i].energyJ.memory).toBeCloseTo(o.computeEnergyJ, 6);
   });
 });

@@ -20,13 +20,20 @@ let dir: string;
 
 async function writeTrace(prefix: string): Promise<void> {
   for (let r = 0; r < 4; r++) {
-    const w = await TraceWriter.create(`${prefix}.${r}.et`, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });
+    const w = await TraceWriter.create(`${prefix}.${r}.et`, {
+      version: '',
+      attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')],
+    });
     for (let i = 0; i < 40; i++) {
       const id = BigInt(i);
       let n: ChakraNode;
       if (i % 10 === 9) {
         n = emptyNode(id, `allreduce_${i}`, NodeType.COMM_COLL_NODE);
-        n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_type', 'int64_val', 0), makeAttr('comm_size', 'int64_val', 1 << 20)];
+        n.attrs = [
+          makeAttr('is_cpu_op', 'bool_val', false),
+          makeAttr('comm_type', 'int64_val', 0),
+          makeAttr('comm_size', 'int64_val', 1 << 20),
+        ];
       } else {
         n = emptyNode(id, KERNELS[i % KERNELS.length], NodeType.COMP_NODE);
         n.durationMicros = 50n;
@@ -47,10 +54,16 @@ describeShared('sweep gpu on RTX 8000 real kernels', () => {
     const prefix = path.join(dir, 't');
     await writeTrace(prefix);
     res = await sweepGpu({
-      label: 'rtx8000 test', trace: prefix, calibration: path.join(repoRoot, 'calibration', 'rtx8000.json'),
-      profiles: [shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv')], frequenciesMHz: CLOCKS,
-      system: await loadSystemConfig(shipped('configs', 'sys_ring_example.json')), network: await loadNetworkConfig(shipped('configs', 'Ring_4npus.yml')),
-      selectors: [maxSlowdown(5)], threads: 1, workDir: path.join(dir, 'work'),
+      label: 'rtx8000 test',
+      trace: prefix,
+      calibration: path.join(repoRoot, 'calibration', 'rtx8000.json'),
+      profiles: [shared('profiles', 'nv-dvfs-benchmark', 'rtx8000-dvfs-real-profile.csv')],
+      frequenciesMHz: CLOCKS,
+      system: await loadSystemConfig(shipped('configs', 'sys_ring_example.json')),
+      network: await loadNetworkConfig(shipped('configs', 'Ring_4npus.yml')),
+      selectors: [maxSlowdown(5)],
+      threads: 1,
+      workDir: path.join(dir, 'work'),
     });
   }, 120_000);
   afterAll(async () => {
@@ -79,7 +92,13 @@ describeShared('sweep gpu on RTX 8000 real kernels', () => {
   it('Pareto flags and the trade-off table follow their definitions', () => {
     const pts = res.record.points;
     pts.forEach((p) => {
-      const dominated = pts.some((q) => q !== p && q.timeS <= p.timeS && q.energyJ.total <= p.energyJ.total && (q.timeS < p.timeS || q.energyJ.total < p.energyJ.total));
+      const dominated = pts.some(
+        (q) =>
+          q !== p &&
+          q.timeS <= p.timeS &&
+          q.energyJ.total <= p.energyJ.total &&
+          (q.timeS < p.timeS || q.energyJ.total < p.energyJ.total),
+      );
       expect(p.pareto).toBe(!dominated);
     });
     const t = res.record.tradeoff;

@@ -7,7 +7,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadNetworkConfig, loadSystemConfig, parsePowerConfig, type PowerConfig } from '../../src/formats/astra/index.js';
+import {
+  loadNetworkConfig,
+  loadSystemConfig,
+  parsePowerConfig,
+  type PowerConfig,
+} from '../../src/formats/astra/index.js';
 import { presetPath, replayFiles } from '../../src/engines/replay/index.js';
 import { sweepNetwork, type NetworkSweepOutput } from '../../src/engines/studies/index.js';
 import { buildReport, parseResults } from '../../src/report/index.js';
@@ -16,7 +21,8 @@ import { shipped } from '../helpers/traces.js';
 
 let dir: string;
 let power: PowerConfig;
-const net2d = (bw0: number, bw1: number) => `topology: [ Switch, Ring ]\nnpus_count: [ 4, 4 ]\nbandwidth: [ ${bw0}, ${bw1} ]\nlatency: [ 500.0, 1000.0 ]\n`;
+const net2d = (bw0: number, bw1: number) =>
+  `topology: [ Switch, Ring ]\nnpus_count: [ 4, 4 ]\nbandwidth: [ ${bw0}, ${bw1} ]\nlatency: [ 500.0, 1000.0 ]\n`;
 const SCALES = [0.5, 0.6, 0.75, 0.9, 1];
 const trace = shipped('astra-sim', 'all_reduce', '16npus_1MB', 'all_reduce');
 const system = shipped('configs', 'sys2d_ring_pure.json');
@@ -34,8 +40,14 @@ describe.each([0, 1])('all-reduce, 16 NPUs on Switch(4)×Ring(4), sweeping dimen
   let res: NetworkSweepOutput;
   beforeAll(async () => {
     res = await sweepNetwork({
-      label: 'test', trace: { kind: 'files', trace }, system: await loadSystemConfig(system),
-      network: await loadNetworkConfig(path.join(dir, 'net.yml')), power, dimension: dim, scales: SCALES, threads: 1,
+      label: 'test',
+      trace: { kind: 'files', trace },
+      system: await loadSystemConfig(system),
+      network: await loadNetworkConfig(path.join(dir, 'net.yml')),
+      power,
+      dimension: dim,
+      scales: SCALES,
+      threads: 1,
     });
   });
 
@@ -75,7 +87,9 @@ describe.each([0, 1])('all-reduce, 16 NPUs on Switch(4)×Ring(4), sweeping dimen
     const pts = res.record.points;
     const te = pts.map((p) => ({ t: p.makespanNs * 1e-9, e: p.energyJ.total }));
     pts.forEach((p, i) => {
-      const dominated = te.some((q, j) => j !== i && q.t <= te[i].t && q.e <= te[i].e && (q.t < te[i].t || q.e < te[i].e));
+      const dominated = te.some(
+        (q, j) => j !== i && q.t <= te[i].t && q.e <= te[i].e && (q.t < te[i].t || q.e < te[i].e),
+      );
       expect(p.dominated).toBe(dominated);
       if (i === pts.length - 1) {
         expect(p.marginal).toBeNull();
@@ -89,7 +103,7 @@ describe.each([0, 1])('all-reduce, 16 NPUs on Switch(4)×Ring(4), sweeping dimen
       expect(m.deltaTimeS).toBeCloseTo(dT, 15);
       if (dT === 0) expect(m.energyPerTimeW).toBeNull();
       else expect(m.energyPerTimeW!).toBeCloseTo(dE / dT, 6);
-      if (dT > 0) expect(m.energySavedPctPerSlowdownPct!).toBeCloseTo((-dE / te[i + 1].e) / (dT / te[i + 1].t), 9);
+      if (dT > 0) expect(m.energySavedPctPerSlowdownPct!).toBeCloseTo(-dE / te[i + 1].e / (dT / te[i + 1].t), 9);
     });
   });
 
@@ -106,9 +120,19 @@ describe('sweep network command', () => {
   const io = () => {
     const out: string[] = [];
     const err: string[] = [];
-    return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), isTTY: false } };
+    return {
+      out,
+      err,
+      io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t), isTTY: false },
+    };
   };
-  const base = { system: shipped('configs', 'sys_ring_example.json'), network: shipped('configs', 'Ring_4npus.yml'), power: 'h100-cluster', dimension: 0, scale: '0.5:1:0.25' };
+  const base = {
+    system: shipped('configs', 'sys_ring_example.json'),
+    network: shipped('configs', 'Ring_4npus.yml'),
+    power: 'h100-cluster',
+    dimension: 0,
+    scale: '0.5:1:0.25',
+  };
 
   it('prints JSON, CSV and a table with one row per scale', async () => {
     const t4 = shipped('astra-sim', 'all_gather', '4npus_1MB', 'all_gather');
@@ -123,7 +147,9 @@ describe('sweep network command', () => {
     expect(lines[0].split(',')).toContain('energySavedPctPerSlowdownPct');
     // CSV to 12 significant digits: the makespan column is the record's makespanNs in ms.
     const header = lines[0].split(',');
-    expect(Number(lines[1].split(',')[header.indexOf('makespanMs')])).toBe(Number((rec.points[0].makespanNs / 1e6).toPrecision(12)));
+    expect(Number(lines[1].split(',')[header.indexOf('makespanMs')])).toBe(
+      Number((rec.points[0].makespanNs / 1e6).toPrecision(12)),
+    );
     const c = io();
     await sweepNetworkCommand.run([t4], { ...base, threads: 1 }, c.io);
     // Fitted to 100 columns: wrapped headers over a rule, rows in blocks that each start with the scale.
@@ -145,6 +171,8 @@ describe('sweep network command', () => {
   it('rejects a dimension the network does not have and a scale outside the V–f curve', async () => {
     const t4 = shipped('astra-sim', 'all_gather', '4npus_1MB', 'all_gather');
     await expect(sweepNetworkCommand.run([t4], { ...base, dimension: 1 }, io().io)).rejects.toThrow(/--dimension 1/);
-    await expect(sweepNetworkCommand.run([t4], { ...base, scale: '0.1,1' }, io().io)).rejects.toThrow(/outside the V–f curve/);
+    await expect(sweepNetworkCommand.run([t4], { ...base, scale: '0.1,1' }, io().io)).rejects.toThrow(
+      /outside the V–f curve/,
+    );
   });
 });

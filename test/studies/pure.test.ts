@@ -2,8 +2,22 @@
 import { describe, expect, it } from 'vitest';
 import { InputError, FormatError } from '../../src/errors.js';
 import {
-  DEFAULT_SERDES_VF_CURVE, energyPerBitFactor, energyTimeCost, gpuSweepRecord, marginal, markDominated, maxSlowdown, minimumEnergy,
-  minimumTime, paretoFront, parseRange, parseSelector, tradeoffTable, validateVfCurve, voltageRatio, type OperatingPoint,
+  DEFAULT_SERDES_VF_CURVE,
+  energyPerBitFactor,
+  energyTimeCost,
+  gpuSweepRecord,
+  marginal,
+  markDominated,
+  maxSlowdown,
+  minimumEnergy,
+  minimumTime,
+  paretoFront,
+  parseRange,
+  parseSelector,
+  tradeoffTable,
+  validateVfCurve,
+  voltageRatio,
+  type OperatingPoint,
 } from '../../src/engines/studies/index.js';
 
 describe('parseRange', () => {
@@ -35,7 +49,12 @@ describe('V–f curves', () => {
     }
   });
   it('normalises absolute voltages by V(1) and interpolates linearly', () => {
-    const c = validateVfCurve({ points: [{ scale: 0.5, voltage: 0.55 }, { scale: 1, voltage: 0.75 }] });
+    const c = validateVfCurve({
+      points: [
+        { scale: 0.5, voltage: 0.55 },
+        { scale: 1, voltage: 0.75 },
+      ],
+    });
     expect(voltageRatio(c, 0.75)).toBeCloseTo(0.65 / 0.75, 12);
     expect(voltageRatio(c, 1)).toBe(1);
   });
@@ -45,10 +64,42 @@ describe('V–f curves', () => {
   it.each([
     [{}, 'points'],
     [{ points: [{ scale: 1, voltage: 1 }] }, 'points'],
-    [{ points: [{ scale: 0.5, voltage: 1 }, { scale: 0.4, voltage: 1.1 }] }, 'points[1].scale'],
-    [{ points: [{ scale: 0.5, voltage: 1 }, { scale: 1, voltage: 0.9 }] }, 'points[1].voltage'],
-    [{ points: [{ scale: 0.5, voltage: -1 }, { scale: 1, voltage: 1 }] }, 'points[0].voltage'],
-    [{ points: [{ scale: 0.25, voltage: 0.5 }, { scale: 0.5, voltage: 0.6 }] }, 'cover scale 1'],
+    [
+      {
+        points: [
+          { scale: 0.5, voltage: 1 },
+          { scale: 0.4, voltage: 1.1 },
+        ],
+      },
+      'points[1].scale',
+    ],
+    [
+      {
+        points: [
+          { scale: 0.5, voltage: 1 },
+          { scale: 1, voltage: 0.9 },
+        ],
+      },
+      'points[1].voltage',
+    ],
+    [
+      {
+        points: [
+          { scale: 0.5, voltage: -1 },
+          { scale: 1, voltage: 1 },
+        ],
+      },
+      'points[0].voltage',
+    ],
+    [
+      {
+        points: [
+          { scale: 0.25, voltage: 0.5 },
+          { scale: 0.5, voltage: 0.6 },
+        ],
+      },
+      'cover scale 1',
+    ],
   ])('names the bad field of %j', (json, where) => {
     expect(() => validateVfCurve(json, 'vf.json')).toThrow(FormatError);
     expect(() => validateVfCurve(json, 'vf.json')).toThrow(where);
@@ -57,14 +108,19 @@ describe('V–f curves', () => {
 
 /** Brute-force definition, written independently of the module: q dominates p. */
 function dominatedBrute(pts: { timeS: number; energyJ: number }[]): boolean[] {
-  return pts.map((p, i) => pts.some((q, j) => j !== i && q.timeS <= p.timeS && q.energyJ <= p.energyJ && (q.timeS !== p.timeS || q.energyJ !== p.energyJ)));
+  return pts.map((p, i) =>
+    pts.some(
+      (q, j) =>
+        j !== i && q.timeS <= p.timeS && q.energyJ <= p.energyJ && (q.timeS !== p.timeS || q.energyJ !== p.energyJ),
+    ),
+  );
 }
 
 describe('dominance and Pareto front', () => {
   // Deterministic pseudo-random clouds with ties.
   const clouds = [1, 2, 3, 4].map((seed) => {
     let x = seed;
-    const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rnd = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     return Array.from({ length: 40 }, () => ({ timeS: Math.round(rnd() * 20) / 10, energyJ: Math.round(rnd() * 20) }));
   });
   it.each(clouds.map((c, i) => [i, c] as const))('cloud %i: marks exactly the dominated points', (_i, pts) => {
@@ -79,7 +135,12 @@ describe('dominance and Pareto front', () => {
     }
   });
   it('equal points do not dominate each other', () => {
-    expect(markDominated([{ timeS: 1, energyJ: 1 }, { timeS: 1, energyJ: 1 }])).toEqual([false, false]);
+    expect(
+      markDominated([
+        { timeS: 1, energyJ: 1 },
+        { timeS: 1, energyJ: 1 },
+      ]),
+    ).toEqual([false, false]);
   });
 });
 
@@ -101,7 +162,9 @@ describe('marginal efficiency', () => {
 describe('selectors', () => {
   // A U-shaped energy curve over clocks; time falls with the clock until 1500 MHz, then flat.
   const pts: OperatingPoint[] = [600, 900, 1200, 1500, 1800].map((c) => ({
-    setting: c, timeS: 1500 / Math.min(c, 1500), energyJ: 100 + ((c - 1100) / 100) ** 2,
+    setting: c,
+    timeS: 1500 / Math.min(c, 1500),
+    energyJ: 100 + ((c - 1100) / 100) ** 2,
   }));
   const byEnergy = [...pts].sort((a, b) => a.energyJ - b.energyJ);
   it('minimum energy and minimum time', () => {
@@ -120,13 +183,22 @@ describe('selectors', () => {
     expect(energyTimeCost(1, 700).select(pts)).toBe(minimumEnergy().select(pts));
     expect(energyTimeCost(0, 700).select(pts).timeS).toBe(1);
     const eta = 0.5;
-    const expected = [...pts].sort((a, b) => eta * a.energyJ + (1 - eta) * 700 * a.timeS - (eta * b.energyJ + (1 - eta) * 700 * b.timeS))[0];
+    const expected = [...pts].sort(
+      (a, b) => eta * a.energyJ + (1 - eta) * 700 * a.timeS - (eta * b.energyJ + (1 - eta) * 700 * b.timeS),
+    )[0];
     expect(energyTimeCost(eta, 700).select(pts)).toBe(expected);
   });
   it.each([
-    () => maxSlowdown(-1), () => maxSlowdown(Number.NaN), () => energyTimeCost(1.5, 700), () => energyTimeCost(-0.1, 700),
-    () => energyTimeCost(0.5, 0), () => parseSelector('fastest'), () => parseSelector('max-slowdown'), () => parseSelector('cost:0.5'),
-    () => parseSelector('min-energy:3'), () => minimumEnergy().select([]),
+    () => maxSlowdown(-1),
+    () => maxSlowdown(Number.NaN),
+    () => energyTimeCost(1.5, 700),
+    () => energyTimeCost(-0.1, 700),
+    () => energyTimeCost(0.5, 0),
+    () => parseSelector('fastest'),
+    () => parseSelector('max-slowdown'),
+    () => parseSelector('cost:0.5'),
+    () => parseSelector('min-energy:3'),
+    () => minimumEnergy().select([]),
   ])('rejects bad arguments (%#)', (make) => {
     expect(make).toThrow(InputError);
   });
@@ -149,10 +221,15 @@ describe('GPU sweep record', () => {
   const r = gpuSweepRecord('t', raw, [maxSlowdown(10), minimumEnergy()]);
   it('sorts by clock, flags the Pareto points, finds the optimal clocks', () => {
     expect(r.points.map((p) => p.clockMHz)).toEqual([600, 900, 1200, 1500, 1800]);
-    expect(r.points.map((p) => p.pareto)).toEqual(dominatedBrute(r.points.map((p) => ({ timeS: p.timeS, energyJ: p.energyJ.total }))).map((d) => !d));
+    expect(r.points.map((p) => p.pareto)).toEqual(
+      dominatedBrute(r.points.map((p) => ({ timeS: p.timeS, energyJ: p.energyJ.total }))).map((d) => !d),
+    );
     expect(r.energyOptimalMHz).toBe(1200);
     expect(r.timeOptimalMHz).toBe(1500);
-    expect(r.selections).toEqual([{ selector: 'max-slowdown 10%', clockMHz: 1500 }, { selector: 'min-energy', clockMHz: 1200 }]);
+    expect(r.selections).toEqual([
+      { selector: 'max-slowdown 10%', clockMHz: 1500 },
+      { selector: 'min-energy', clockMHz: 1200 },
+    ]);
   });
   it('energy saved vs runtime penalty runs from the fastest to the lowest-energy Pareto point', () => {
     const t = tradeoffTable(r.points.map((p) => ({ setting: p.clockMHz, timeS: p.timeS, energyJ: p.energyJ.total })));

@@ -33,7 +33,9 @@ async function shards(argv: string[], n: number, name: string): Promise<string[]
   const files: string[] = [];
   for (let i = 1; i <= n; i++) {
     const file = path.join(dir, `${name}-${i}.json`);
-    expect(await ok([...argv, '--shard', `${i}/${n}`, '--out', file])).toMatch(new RegExp(`^wrote .*${name}-${i}\\.json: shard ${i}/${n}, \\d+ of \\d+ points\\n$`));
+    expect(await ok([...argv, '--shard', `${i}/${n}`, '--out', file])).toMatch(
+      new RegExp(`^wrote .*${name}-${i}\\.json: shard ${i}/${n}, \\d+ of \\d+ points\\n$`),
+    );
     files.push(file);
   }
   return files;
@@ -44,23 +46,47 @@ describe('shards', () => {
     expect(shardIndices(7, parseShard('1/3'))).toEqual([0, 3, 6]);
     expect(shardIndices(7, parseShard(' 3 / 3 '))).toEqual([2, 5]);
     expect(shardIndices(2, parseShard('3/4'))).toEqual([]);
-    for (const bad of ['0/3', '4/3', '1/0', '1', 'a/b', '-1/2', '1.5/2']) expect(() => parseShard(bad)).toThrow(/--shard: expected i\/N with 1 ≤ i ≤ N/);
+    for (const bad of ['0/3', '4/3', '1/0', '1', 'a/b', '-1/2', '1.5/2'])
+      expect(() => parseShard(bad)).toThrow(/--shard: expected i\/N with 1 ≤ i ≤ N/);
   });
 });
 
 describe('sweep network --shard, merge', () => {
   const trace = shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
   const argv = () => [
-    'sweep', 'network', trace, '--system', shipped('configs', 'sys_ring_example.json'), '--network', shipped('configs', 'Switch_8npus.yml'),
-    '--power', 'h100-cluster', '--dimension', '0', '--scale', '0.5:1.0:0.1', '--threads', '1',
+    'sweep',
+    'network',
+    trace,
+    '--system',
+    shipped('configs', 'sys_ring_example.json'),
+    '--network',
+    shipped('configs', 'Switch_8npus.yml'),
+    '--power',
+    'h100-cluster',
+    '--dimension',
+    '0',
+    '--scale',
+    '0.5:1.0:0.1',
+    '--threads',
+    '1',
   ];
 
-  it('merging 3 shards (given in any order) prints the unsharded sweep\'s JSON byte for byte, and --out writes the same', async () => {
+  it("merging 3 shards (given in any order) prints the unsharded sweep's JSON byte for byte, and --out writes the same", async () => {
     const whole = await ok([...argv(), '--json', '--out', path.join(dir, 'net-whole.json')]);
     const parts = await shards(argv(), 3, 'net');
-    const merged = await ok(['merge', parts[2], parts[0], parts[1], '--json', '--out', path.join(dir, 'net-merged.json')]);
+    const merged = await ok([
+      'merge',
+      parts[2],
+      parts[0],
+      parts[1],
+      '--json',
+      '--out',
+      path.join(dir, 'net-merged.json'),
+    ]);
     expect(merged).toBe(whole);
-    expect(await readFile(path.join(dir, 'net-merged.json'), 'utf8')).toBe(await readFile(path.join(dir, 'net-whole.json'), 'utf8'));
+    expect(await readFile(path.join(dir, 'net-merged.json'), 'utf8')).toBe(
+      await readFile(path.join(dir, 'net-whole.json'), 'utf8'),
+    );
     expect(await ok(['merge', ...parts])).toBe(await ok(argv()));
   });
 
@@ -78,46 +104,101 @@ describe('sweep network --shard, merge', () => {
       return r.err;
     };
     expect(await fail([parts[0], parts[2]])).toBe('tracewatt: error: merge: shard 2/3 missing (have 1/3, 3/3)\n');
-    expect(await fail([parts[0], parts[1], parts[1], parts[2]])).toMatch(/merge: shard 2\/3 is given twice \(.*net-err-2\.json and .*net-err-2\.json\)/);
+    expect(await fail([parts[0], parts[1], parts[1], parts[2]])).toMatch(
+      /merge: shard 2\/3 is given twice \(.*net-err-2\.json and .*net-err-2\.json\)/,
+    );
     const otherScales = await shards([...argv(), '--scale', '0.5:1.0:0.25'], 3, 'net-other');
-    expect(await fail([parts[0], parts[1], otherScales[2]])).toMatch(/shards of different sweeps \(option scales differ\)/);
+    expect(await fail([parts[0], parts[1], otherScales[2]])).toMatch(
+      /shards of different sweeps \(option scales differ\)/,
+    );
     // Same command line, different trace contents (a rank file changed).
     const copy = path.join(dir, 'copy');
     await cp(path.dirname(trace), copy, { recursive: true });
     await writeFile(path.join(copy, 'all_reduce.3.et'), await readFile(path.join(copy, 'all_reduce.4.et')));
-    const edited = await shards(['sweep', 'network', path.join(copy, 'all_reduce'), ...argv().slice(3)], 3, 'net-edited');
+    const edited = await shards(
+      ['sweep', 'network', path.join(copy, 'all_reduce'), ...argv().slice(3)],
+      3,
+      'net-edited',
+    );
     expect(await fail([parts[0], parts[1], edited[2]])).toMatch(/\(input trace, option label differ\)/);
     const tampered = JSON.parse(await readFile(parts[1], 'utf8'));
     tampered.points[0].index = 0;
     await writeFile(path.join(dir, 'tampered.json'), JSON.stringify(tampered));
-    expect(await fail([parts[0], path.join(dir, 'tampered.json'), parts[2]])).toMatch(/tampered\.json: key "points": shard 2\/3 of 6 points should hold points \[1, 4\], holds \[0, 4\]/);
-    expect(await fail([path.join(dir, 'net-whole.json')])).toMatch(/net-whole\.json: key "kind": not a partial sweep result/);
+    expect(await fail([parts[0], path.join(dir, 'tampered.json'), parts[2]])).toMatch(
+      /tampered\.json: key "points": shard 2\/3 of 6 points should hold points \[1, 4\], holds \[0, 4\]/,
+    );
+    expect(await fail([path.join(dir, 'net-whole.json')])).toMatch(
+      /net-whole\.json: key "kind": not a partial sweep result/,
+    );
     // A point without the figures merge reads is a FormatError naming the key, not an internal error.
     const cut = JSON.parse(await readFile(parts[1], 'utf8'));
     delete cut.points[1].point.energyJ;
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
-    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(/cut\.json: key "points\[1\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got nothing/);
+    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(
+      /cut\.json: key "points\[1\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got nothing/,
+    );
     cut.points[1].point = { ...JSON.parse(await readFile(parts[1], 'utf8')).points[1].point, makespanNs: '92440' };
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
-    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(/key "points\[1\]\.point\.makespanNs": expected a number, got "92440"/);
+    expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(
+      /key "points\[1\]\.point\.makespanNs": expected a number, got "92440"/,
+    );
   });
 });
 
 describe('sweep gpu --shard, merge', () => {
-  it('merging 2 shards prints the unsharded GPU clock sweep\'s JSON byte for byte', async () => {
-    const w = await writeLlmTraces({ model: 'llama2-7b', dp: 1, tp: 2, pp: 1, microBatch: 1, globalBatch: 1, seqLen: 256, outPrefix: path.join(dir, 'llm') });
+  it("merging 2 shards prints the unsharded GPU clock sweep's JSON byte for byte", async () => {
+    const w = await writeLlmTraces({
+      model: 'llama2-7b',
+      dp: 1,
+      tp: 2,
+      pp: 1,
+      microBatch: 1,
+      globalBatch: 1,
+      seqLen: 256,
+      outPrefix: path.join(dir, 'llm'),
+    });
     const argv = [
-      'sweep', 'gpu', path.join(dir, 'llm'), '--calibration', path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
-      '--frequencies', '810,1395,1980', '--system', w.systemFile, '--network', w.networkFile, '--select', 'max-slowdown:10', '--threads', '1',
+      'sweep',
+      'gpu',
+      path.join(dir, 'llm'),
+      '--calibration',
+      path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
+      '--frequencies',
+      '810,1395,1980',
+      '--system',
+      w.systemFile,
+      '--network',
+      w.networkFile,
+      '--select',
+      'max-slowdown:10',
+      '--threads',
+      '1',
     ];
     const whole = await ok([...argv, '--json']);
     const parts = await shards(argv, 2, 'gpu');
-    expect(JSON.parse(await readFile(parts[0], 'utf8')).points.map((p: { point: { clockMHz: number } }) => p.point.clockMHz)).toEqual([810, 1980]);
+    expect(
+      JSON.parse(await readFile(parts[0], 'utf8')).points.map((p: { point: { clockMHz: number } }) => p.point.clockMHz),
+    ).toEqual([810, 1980]);
     expect(await ok(['merge', parts[1], parts[0], '--json'])).toBe(whole);
-    const net = await shards([
-      'sweep', 'network', shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'), '--system', shipped('configs', 'sys_ring_example.json'),
-      '--network', shipped('configs', 'Switch_8npus.yml'), '--dimension', '0', '--scale', '0.5,1', '--threads', '1',
-    ], 2, 'mixed');
+    const net = await shards(
+      [
+        'sweep',
+        'network',
+        shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+        '--system',
+        shipped('configs', 'sys_ring_example.json'),
+        '--network',
+        shipped('configs', 'Switch_8npus.yml'),
+        '--dimension',
+        '0',
+        '--scale',
+        '0.5,1',
+        '--threads',
+        '1',
+      ],
+      2,
+      'mixed',
+    );
     const r = await cli(['merge', parts[0], net[1]]);
     expect(r.err).toMatch(/mixed-2\.json is a network sweep, .*gpu-1\.json a gpu sweep/);
   }, 120_000);

@@ -19,7 +19,18 @@ import { sharedTraceFiles, shippedTraceFiles } from '../helpers/traces.js';
 /** The facts as the plain definition gives them. */
 function reference(nodes: ChakraNode[]): GraphFacts {
   const index = new Map<bigint, number>();
-  const f: GraphFacts = { nodeCount: nodes.length, dataEdges: 0, ctrlEdges: 0, danglingData: 0, danglingCtrl: 0, danglingSamples: [], duplicateCount: 0, duplicateIds: [], nodesInCycles: 0, cycleSample: [] };
+  const f: GraphFacts = {
+    nodeCount: nodes.length,
+    dataEdges: 0,
+    ctrlEdges: 0,
+    danglingData: 0,
+    danglingCtrl: 0,
+    danglingSamples: [],
+    duplicateCount: 0,
+    duplicateIds: [],
+    nodesInCycles: 0,
+    cycleSample: [],
+  };
   nodes.forEach((n, v) => {
     if (index.has(n.id)) {
       f.duplicateCount++;
@@ -30,16 +41,20 @@ function reference(nodes: ChakraNode[]): GraphFacts {
     f.dataEdges += n.dataDeps.length;
     f.ctrlEdges += n.ctrlDeps.length;
   });
-  const parents = nodes.map((n) => [...n.dataDeps.map((d) => ['data', d] as const), ...n.ctrlDeps.map((d) => ['ctrl', d] as const)].map(([kind, d]) => {
-    const p = index.get(d);
-    if (p === undefined) {
-      if (kind === 'data') f.danglingData++;
-      else f.danglingCtrl++;
-      if (f.danglingSamples.length < 10) f.danglingSamples.push({ nodeId: n.id, parentId: d, kind });
-      return -1;
-    }
-    return p;
-  }));
+  const parents = nodes.map((n) =>
+    [...n.dataDeps.map((d) => ['data', d] as const), ...n.ctrlDeps.map((d) => ['ctrl', d] as const)].map(
+      ([kind, d]) => {
+        const p = index.get(d);
+        if (p === undefined) {
+          if (kind === 'data') f.danglingData++;
+          else f.danglingCtrl++;
+          if (f.danglingSamples.length < 10) f.danglingSamples.push({ nodeId: n.id, parentId: d, kind });
+          return -1;
+        }
+        return p;
+      },
+    ),
+  );
   const indeg = parents.map((ps) => ps.filter((p) => p >= 0).length);
   const children = nodes.map(() => [] as number[]);
   parents.forEach((ps, v) => ps.forEach((p) => p >= 0 && children[p].push(v)));
@@ -55,7 +70,14 @@ function reference(nodes: ChakraNode[]): GraphFacts {
       path.push(v);
       v = parents[v].find((p) => p >= 0 && indeg[p] > 0) ?? -1;
     }
-    f.cycleSample = v < 0 ? [] : path.slice(seenAt.get(v)).reverse().map((i) => nodes[i].id).slice(0, 50);
+    f.cycleSample =
+      v < 0
+        ? []
+        : path
+            .slice(seenAt.get(v))
+            .reverse()
+            .map((i) => nodes[i].id)
+            .slice(0, 50);
   }
   return f;
 }
@@ -82,22 +104,26 @@ async function streamed(bytes: Buffer): Promise<GraphFacts> {
 /** A random graph: ids from a pool (some above 2^53, some repeated), deps backward, forward, dangling or self. */
 function randomGraph(seed: number, n: number): ChakraNode[] {
   const random = rng(seed);
-  const pool = Array.from({ length: n + 5 }, (_, i) => (random() < 0.1 ? 2n ** 60n + BigInt(i * 7919) : BigInt(i * (1 + (seed % 3)))));
+  const pool = Array.from({ length: n + 5 }, (_, i) =>
+    random() < 0.1 ? 2n ** 60n + BigInt(i * 7919) : BigInt(i * (1 + (seed % 3))),
+  );
   // Every third graph has its ids out of order, so that some absent-looking ids turn up later.
-  if (seed % 3 === 0) for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [pool[i], pool[j]] = [pool[j], pool[i]];
-  }
+  if (seed % 3 === 0)
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [pool[i], pool[j]] = [pool[j], pool[i]];
+    }
   const ids = Array.from({ length: n }, (_, i) => (random() < 0.05 ? pool[Math.floor(random() * n)] : pool[i]));
   return ids.map((id, i) => {
     const node = emptyNode(id, `n${i}`, 4);
-    const deps = () => Array.from({ length: Math.floor(random() * 4) }, () => {
-      const r = random();
-      if (r < 0.7 && i > 0) return ids[Math.floor(random() * i)];
-      if (r < 0.8) return pool[n + Math.floor(random() * 5)]; // absent
-      if (r < 0.97 - (seed % 2) * 0.05) return ids[Math.min(n - 1, i + 1 + Math.floor(random() * 5))]; // forward
-      return id; // itself
-    });
+    const deps = () =>
+      Array.from({ length: Math.floor(random() * 4) }, () => {
+        const r = random();
+        if (r < 0.7 && i > 0) return ids[Math.floor(random() * i)];
+        if (r < 0.8) return pool[n + Math.floor(random() * 5)]; // absent
+        if (r < 0.97 - (seed % 2) * 0.05) return ids[Math.min(n - 1, i + 1 + Math.floor(random() * 5))]; // forward
+        return id; // itself
+      });
     node.dataDeps = deps();
     node.ctrlDeps = deps();
     return node;
@@ -137,12 +163,14 @@ describe('dependency graph', () => {
       const block = 40 + seed * 5;
       const base = seed % 2 === 0 ? 200 : 2 ** 40;
       const idAt = (i: number) => BigInt(base + i * (1 + (seed % 3)));
-      const lists = Array.from({ length: 6 }, (_, l) => Array.from({ length: 12 + Math.floor(random() * 19) }, () => {
-        const r = random();
-        if (r < 0.85) return idAt(Math.floor(random() * block * (l < 3 ? 0.3 : 1)));
-        if (r < 0.95) return BigInt(base - 1 - Math.floor(random() * 50)); // absent
-        return idAt(block + 3); // absent, above every id
-      }));
+      const lists = Array.from({ length: 6 }, (_, l) =>
+        Array.from({ length: 12 + Math.floor(random() * 19) }, () => {
+          const r = random();
+          if (r < 0.85) return idAt(Math.floor(random() * block * (l < 3 ? 0.3 : 1)));
+          if (r < 0.95) return BigInt(base - 1 - Math.floor(random() * 50)); // absent
+          return idAt(block + 3); // absent, above every id
+        }),
+      );
       const nodes: ChakraNode[] = [];
       for (let copy = 0; copy < 4; copy++) {
         for (let i = 0; i < block; i++) {

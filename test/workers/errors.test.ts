@@ -12,7 +12,7 @@ const across = (e: unknown) => rebuildError(structuredClone(serializeError(e)));
 
 describe('errors across threads', () => {
   it('rebuilds each typed error as its own class, with message, code and fields', () => {
-    const cases: [Error, Function][] = [
+    const cases: [Error, new (...args: never[]) => Error][] = [
       [new InputError('a.yml: key "topology" is missing'), InputError],
       [new InputError('x: cannot write (ENOSPC)', 'OUTPUT'), InputError],
       [new FormatError('p.csv', 'row 12, column "powerW"', 'expected a number, got "abc"'), FormatError],
@@ -30,16 +30,28 @@ describe('errors across threads', () => {
       expect(back.stack).toBe(e.stack);
       if (e instanceof TracewattError) expect(back).toBeInstanceOf(TracewattError);
     }
-    const decode = across(new ChakraDecodeError({ file: 't.1.et', offset: 1234, frameIndex: 97 }, 'cut')) as ChakraDecodeError;
+    const decode = across(
+      new ChakraDecodeError({ file: 't.1.et', offset: 1234, frameIndex: 97 }, 'cut'),
+    ) as ChakraDecodeError;
     expect(decode.location).toEqual({ file: 't.1.et', offset: 1234, frameIndex: 97 });
     expect(decode.code).toBe('CHAKRA_DECODE');
   });
 
-  it('keeps an errno error\'s code and path, a cause, an unknown class\'s name, and a thrown value that is no Error', () => {
-    const errno = Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT', errno: -2, path: '/x/y', syscall: 'open' });
+  it("keeps an errno error's code and path, a cause, an unknown class's name, and a thrown value that is no Error", () => {
+    const errno = Object.assign(new Error('ENOENT: no such file'), {
+      code: 'ENOENT',
+      errno: -2,
+      path: '/x/y',
+      syscall: 'open',
+    });
     const back = across(errno) as NodeJS.ErrnoException;
     expect(back).toBeInstanceOf(Error);
-    expect([back.message, back.code, back.path, back.syscall]).toEqual(['ENOENT: no such file', 'ENOENT', '/x/y', 'open']);
+    expect([back.message, back.code, back.path, back.syscall]).toEqual([
+      'ENOENT: no such file',
+      'ENOENT',
+      '/x/y',
+      'open',
+    ]);
 
     const wrapped = across(new InputError('outer', 'X')) as Error;
     expect(wrapped.cause).toBeUndefined();
@@ -53,7 +65,12 @@ describe('errors across threads', () => {
       }
     }
     const unknown = across(new WireLikeError(17)) as Error & { position: number };
-    expect([unknown.constructor, unknown.name, unknown.message, unknown.position]).toEqual([Error, 'WireLikeError', 'varint too long', 17]);
+    expect([unknown.constructor, unknown.name, unknown.message, unknown.position]).toEqual([
+      Error,
+      'WireLikeError',
+      'varint too long',
+      17,
+    ]);
 
     expect(across('a string')).toBe('a string');
     // A field structured clone cannot carry (a function) comes across as text, not as a failed reply.
@@ -100,7 +117,10 @@ describe('runLanes', () => {
       if (failed) finishedAfterFailure++;
       return t;
     };
-    const run = runLanes(Array.from({ length: 20 }, (_, i) => i), [lane, lane, lane]);
+    const run = runLanes(
+      Array.from({ length: 20 }, (_, i) => i),
+      [lane, lane, lane],
+    );
     await expect(run).rejects.toThrow(InputError);
     await expect(run).rejects.toThrow('task 1 is bad');
     expect(running).toBe(0);

@@ -4,7 +4,7 @@
  * two threads, arrive as the same class with the same message as in-process; the CLI prints one line and exits 2.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,17 +31,25 @@ let cluster: { system: string; network: string };
 const calibration = path.join(repoRoot, 'calibration', 'h100-datasheet.json');
 
 /** One rank: compute nodes with num_ops / tensor_size (annotated by roofline), then an all-reduce, unless `broken`: a collective without comm_type, which replay refuses. */
-function rank(r: number, broken: boolean): Buffer {
+function rank(_r: number, broken: boolean): Buffer {
   const nodes: ChakraNode[] = [];
   for (let i = 0; i < 40; i++) {
     const n = emptyNode(BigInt(i), `gemm_${i}`, NodeType.COMP_NODE);
-    n.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('num_ops', 'int64_val', 1_000_000_000), makeAttr('tensor_size', 'uint64_val', 1 << 20)];
+    n.attrs = [
+      makeAttr('is_cpu_op', 'bool_val', false),
+      makeAttr('num_ops', 'int64_val', 1_000_000_000),
+      makeAttr('tensor_size', 'uint64_val', 1 << 20),
+    ];
     n.durationMicros = 100n;
     if (i > 0) n.dataDeps = [BigInt(i - 1)];
     nodes.push(n);
   }
   const c = emptyNode(40n, 'allreduce', NodeType.COMM_COLL_NODE);
-  c.attrs = [makeAttr('is_cpu_op', 'bool_val', false), makeAttr('comm_size', 'int64_val', 1 << 20), ...(broken ? [] : [makeAttr('comm_type', 'int64_val', 0)])];
+  c.attrs = [
+    makeAttr('is_cpu_op', 'bool_val', false),
+    makeAttr('comm_size', 'int64_val', 1 << 20),
+    ...(broken ? [] : [makeAttr('comm_type', 'int64_val', 0)]),
+  ];
   c.dataDeps = [39n];
   nodes.push(c);
   return encodeTrace({ version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] }, nodes);
@@ -55,7 +63,16 @@ beforeAll(async () => {
   studies = await import(path.join(dist, 'engines', 'studies', 'index.js'));
   replay = await import(path.join(dist, 'engines', 'replay', 'index.js'));
   // A 2-rank cluster (system.json, network.yml) from the generator; the ranks are ours.
-  const w = await writeLlmTraces({ model: 'llama2-7b', dp: 1, tp: 2, pp: 1, microBatch: 1, globalBatch: 1, seqLen: 128, outPrefix: path.join(dir, 'llm') });
+  const w = await writeLlmTraces({
+    model: 'llama2-7b',
+    dp: 1,
+    tp: 2,
+    pp: 1,
+    microBatch: 1,
+    globalBatch: 1,
+    seqLen: 128,
+    outPrefix: path.join(dir, 'llm'),
+  });
   cluster = { system: w.systemFile, network: w.networkFile };
   for (const r of [0, 1]) writeFileSync(path.join(dir, `ok.${r}.et`), rank(r, false));
   // Rank 1 refused by replay only (annotate copies collectives as they are).
@@ -90,18 +107,33 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
   it('annotate: a bad rank file annotated in a worker thread is the same ChakraDecodeError as in-process', async () => {
     const opts = { trace: path.join(dir, 'cut'), calibration, profiles: [], frequenciesMHz: [1410] };
     // Two ranks, two threads: rank 0 stays in this thread, rank 1 (the cut one) goes to the worker.
-    const inWorker = await thrown(() => annotate.annotateTrace({ ...opts, out: path.join(dir, 'aw', 'o'), workers: 2 }));
+    const inWorker = await thrown(() =>
+      annotate.annotateTrace({ ...opts, out: path.join(dir, 'aw', 'o'), workers: 2 }),
+    );
     const here = await thrown(() => annotate.annotateTrace({ ...opts, out: path.join(dir, 'ah', 'o'), workers: 1 }));
     expect(here).toBeInstanceOf(errors.ChakraDecodeError);
     expect(inWorker).toBeInstanceOf(errors.ChakraDecodeError);
     expect(inWorker.constructor).toBe(errors.ChakraDecodeError);
     expect(inWorker.message).toBe(here.message);
     expect(inWorker.message).toMatch(/cut\.1\.et: frame \d+ at byte \d+: /);
-    expect((inWorker as InstanceType<Errors['ChakraDecodeError']>).location).toEqual((here as InstanceType<Errors['ChakraDecodeError']>).location);
+    expect((inWorker as InstanceType<Errors['ChakraDecodeError']>).location).toEqual(
+      (here as InstanceType<Errors['ChakraDecodeError']>).location,
+    );
     // And it was the worker that threw it.
     expect(inWorker.stack).not.toBe(here.stack);
 
-    const r = cli(['annotate', path.join(dir, 'cut'), '--calibration', calibration, '--frequency', '1410', '--out', path.join(dir, 'ac', 'o'), '--workers', '2']);
+    const r = cli([
+      'annotate',
+      path.join(dir, 'cut'),
+      '--calibration',
+      calibration,
+      '--frequency',
+      '1410',
+      '--out',
+      path.join(dir, 'ac', 'o'),
+      '--workers',
+      '2',
+    ]);
     expect(r.err).toBe(`tracewatt: error: ${here.message}\n`);
     expect(r.code).toBe(2);
   }, 60_000);
@@ -109,18 +141,49 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
   it('sweep network and sweep gpu: a point refused in a worker thread (2 threads) is the same InputError as in-process', async () => {
     const configs = await replay.loadClusterConfigs({ ...cluster, power: 'h100-cluster' });
     const trace = path.join(dir, 'bad');
-    const network = (threads: number) => studies.networkSweepPoints({
-      label: 'bad', trace: { kind: 'files', trace }, ...configs, dimension: 0, scales: [0.5, 0.75, 1], threads,
-    });
+    const network = (threads: number) =>
+      studies.networkSweepPoints({
+        label: 'bad',
+        trace: { kind: 'files', trace },
+        ...configs,
+        dimension: 0,
+        scales: [0.5, 0.75, 1],
+        threads,
+      });
     // The annotated ranks (kept in a folder of ours) are what replay reads: each clock's rank 1 is refused, the
     // first to fail stops the sweep (which clock that is depends on the threads).
-    const gpu = (threads: number) => studies.gpuSweepPoints({
-      label: 'bad', trace, calibration, profiles: [], frequenciesMHz: [810, 1395, 1980], ...configs, threads, workDir: path.join(dir, 'gpu'),
-    });
+    const gpu = (threads: number) =>
+      studies.gpuSweepPoints({
+        label: 'bad',
+        trace,
+        calibration,
+        profiles: [],
+        frequenciesMHz: [810, 1395, 1980],
+        ...configs,
+        threads,
+        workDir: path.join(dir, 'gpu'),
+      });
     // With the collective intact, both sweeps give in worker threads what they give in-process.
     const ok = path.join(dir, 'ok');
-    const goodNetwork = (threads: number) => studies.networkSweepPoints({ label: 'ok', trace: { kind: 'files', trace: ok }, ...configs, dimension: 0, scales: [0.5, 1], threads });
-    const goodGpu = (threads: number) => studies.gpuSweepPoints({ label: 'ok', trace: ok, calibration, profiles: [], frequenciesMHz: [810, 1980], ...configs, threads });
+    const goodNetwork = (threads: number) =>
+      studies.networkSweepPoints({
+        label: 'ok',
+        trace: { kind: 'files', trace: ok },
+        ...configs,
+        dimension: 0,
+        scales: [0.5, 1],
+        threads,
+      });
+    const goodGpu = (threads: number) =>
+      studies.gpuSweepPoints({
+        label: 'ok',
+        trace: ok,
+        calibration,
+        profiles: [],
+        frequenciesMHz: [810, 1980],
+        ...configs,
+        threads,
+      });
     for (const good of [goodNetwork, goodGpu]) {
       const [two, one] = [await good(2), await good(1)];
       expect(two.parallelism).toEqual({ mode: 'workers', threads: 2 });
@@ -140,12 +203,26 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
     }
   }, 120_000);
 
-  it('sweep gpu in a temporary folder: an error names the user\'s rank and the clock, not the deleted copy', async () => {
+  it("sweep gpu in a temporary folder: an error names the user's rank and the clock, not the deleted copy", async () => {
     const configs = await replay.loadClusterConfigs({ ...cluster, power: 'h100-cluster' });
     const trace = path.join(dir, 'bad');
-    const e = await thrown(() => studies.gpuSweepPoints({ label: 'bad', trace, calibration, profiles: [], frequenciesMHz: [810, 1980], ...configs, threads: 1 }));
+    const e = await thrown(() =>
+      studies.gpuSweepPoints({
+        label: 'bad',
+        trace,
+        calibration,
+        profiles: [],
+        frequenciesMHz: [810, 1980],
+        ...configs,
+        threads: 1,
+      }),
+    );
     expect(e).toBeInstanceOf(errors.InputError);
-    expect(e.message).toMatch(new RegExp(`rank 1 of ${trace.replace(/[.*+?^$\{\}()|[\]\\]/g, '\\$&')} \\(annotated at \\d+ MHz\\): node 40 .* has no comm_type attribute`));
+    expect(e.message).toMatch(
+      new RegExp(
+        `rank 1 of ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(annotated at \\d+ MHz\\): node 40 .* has no comm_type attribute`,
+      ),
+    );
     expect(e.message).not.toContain('tracewatt-sweep-gpu-');
   }, 120_000);
 
@@ -154,11 +231,24 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
     const common = ['--system', cluster.system, '--network', cluster.network, '--threads', '2'];
     for (const args of [
       ['sweep', 'network', trace, ...common, '--dimension', '0', '--scale', '0.5,0.75,1'],
-      ['sweep', 'gpu', trace, ...common, '--calibration', calibration, '--frequencies', '810,1395,1980', '--keep', path.join(dir, 'kept')],
+      [
+        'sweep',
+        'gpu',
+        trace,
+        ...common,
+        '--calibration',
+        calibration,
+        '--frequencies',
+        '810,1395,1980',
+        '--keep',
+        path.join(dir, 'kept'),
+      ],
     ]) {
       const r = cli(args);
       // sweep gpu replays the annotated copy of rank 1 (kept where --keep says).
-      expect(r.err, args[1]).toMatch(/^tracewatt: error: \S*(bad|kept\/annotated\.\d+MHz)\.1\.et: node 40 \("allreduce", COMM_COLL_NODE\) has no comm_type attribute\n$/);
+      expect(r.err, args[1]).toMatch(
+        /^tracewatt: error: \S*(bad|kept\/annotated\.\d+MHz)\.1\.et: node 40 \("allreduce", COMM_COLL_NODE\) has no comm_type attribute\n$/,
+      );
       expect(r.code, args[1]).toBe(2);
     }
   }, 120_000);

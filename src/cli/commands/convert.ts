@@ -13,7 +13,9 @@ export const convertCommand: CommandSpec = {
   example: 'tracewatt convert traces/astra-sim/all_reduce/8npus_1MB/all_reduce.0.et out/all_reduce.0.json',
   async run([input, output], opts, io) {
     const r = await convertTrace(input, output);
-    io.out(opts.json ? toJson({ input, output, ...r }) + '\n' : `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n`);
+    io.out(
+      opts.json ? `${toJson({ input, output, ...r })}\n` : `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n`,
+    );
     return 0;
   },
 };

@@ -6,19 +6,38 @@ import { printReplayResult, replayCommand } from './replay.js';
 
 export const energyCommand: CommandSpec = {
   name: 'energy',
-  summary: 'energy breakdown of a run ASTRA-sim timed: its per-rank times, the trace\'s node energies, tracewatt\'s network traffic',
-  args: [{ name: 'trace', description: 'the (annotated) trace ASTRA-sim ran: <prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  summary:
+    "energy breakdown of a run ASTRA-sim timed: its per-rank times, the trace's node energies, tracewatt's network traffic",
+  args: [
+    {
+      name: 'trace',
+      description:
+        'the (annotated) trace ASTRA-sim ran: <prefix> of <prefix>.<rank>.et files, a directory, or one .et file',
+    },
+  ],
   options: [
-    { name: 'astra-sim-log', value: 'file', description: 'ASTRA-sim\'s output of the run (stdout+stderr): its "sys[i] finished" and statistics lines', required: true },
+    {
+      name: 'astra-sim-log',
+      value: 'file',
+      description: 'ASTRA-sim\'s output of the run (stdout+stderr): its "sys[i] finished" and statistics lines',
+      required: true,
+    },
     ...replayCommand.options.filter((o) => o.name !== 'timeline'),
   ],
-  example: 'tracewatt energy --astra-sim-log test/fixtures/astra-sim/congestion-aware/all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster',
+  example:
+    'tracewatt energy --astra-sim-log test/fixtures/astra-sim/congestion-aware/all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster',
   async run(args, opts, io) {
     const res = await energyFromAstraSimLog({
       astraSimLog: String(opts.astraSimLog),
-      trace: args[0], system: String(opts.system), network: String(opts.network),
-      memory: str(opts, 'memory'), commGroup: str(opts, 'commGroup'), power: str(opts, 'power'),
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim', windowNodes: int(opts, 'window'), label: str(opts, 'label'),
+      trace: args[0],
+      system: String(opts.system),
+      network: String(opts.network),
+      memory: str(opts, 'memory'),
+      commGroup: str(opts, 'commGroup'),
+      power: str(opts, 'power'),
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      windowNodes: int(opts, 'window'),
+      label: str(opts, 'label'),
     });
     printReplayResult(res, opts, io);
     return 0;

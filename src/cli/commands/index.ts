@@ -20,8 +20,24 @@ import { mergeCommand, sweepGpuCommand, sweepNetworkCommand } from './sweep.js';
 import { validateCommand } from './validate.js';
 
 export const COMMANDS: CommandSpec[] = [
-  inspectCommand, validateCommand, convertCommand, importPytorchCommand, importKinetoCommand, fitNetworkCommand,
-  calibrateCommand, predictCommand, accuracyCommand,
-  annotateCommand, replayCommand, exportAstraSimCommand, energyCommand, generateLlmCommand, reportCommand,
-  sweepNetworkCommand, sweepGpuCommand, mergeCommand, caseStudyCommand, planCommand,
+  inspectCommand,
+  validateCommand,
+  convertCommand,
+  importPytorchCommand,
+  importKinetoCommand,
+  fitNetworkCommand,
+  calibrateCommand,
+  predictCommand,
+  accuracyCommand,
+  annotateCommand,
+  replayCommand,
+  exportAstraSimCommand,
+  energyCommand,
+  generateLlmCommand,
+  reportCommand,
+  sweepNetworkCommand,
+  sweepGpuCommand,
+  mergeCommand,
+  caseStudyCommand,
+  planCommand,
 ];

@@ -9,14 +9,32 @@ function rankTable(r: Inspection): { columns: Column[]; rows: Cell[][] } {
   const types = [...new Set(r.ranks.flatMap((x) => Object.keys(x.nodesByType)))].sort();
   const count = (header: string, key?: string): Column => ({ header, key, align: 'right', format: grouped });
   // COMM_COLL_NODE → commCollNodes in CSV.
-  const typeKey = (t: string) => t.replace(/_NODE$/, '').toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) + 'Nodes';
+  const typeKey = (t: string) =>
+    `${t
+      .replace(/_NODE$/, '')
+      .toLowerCase()
+      .replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())}Nodes`;
   const columns: Column[] = [
-    { header: 'rank', align: 'left' }, count('nodes'), ...types.map((t) => count(t, typeKey(t))), count('COMP num_ops'), count('COMP duration (µs)'),
-    count('data deps'), count('ctrl deps'), count('dangling deps'), count('in cycles'),
+    { header: 'rank', align: 'left' },
+    count('nodes'),
+    ...types.map((t) => count(t, typeKey(t))),
+    count('COMP num_ops'),
+    count('COMP duration (µs)'),
+    count('data deps'),
+    count('ctrl deps'),
+    count('dangling deps'),
+    count('in cycles'),
   ];
   const rows = [...r.ranks, { ...r.total, rank: 'total' }].map((x) => [
-    x.rank, x.nodeCount, ...types.map((t) => x.nodesByType[t] ?? 0), x.numOps, x.durationMicros, x.edges.data, x.edges.ctrl,
-    x.dangling.data + x.dangling.ctrl, x.nodesInCycles,
+    x.rank,
+    x.nodeCount,
+    ...types.map((t) => x.nodesByType[t] ?? 0),
+    x.numOps,
+    x.durationMicros,
+    x.edges.data,
+    x.edges.ctrl,
+    x.dangling.data + x.dangling.ctrl,
+    x.nodesInCycles,
   ]);
   return { columns, rows };
 }
@@ -26,11 +44,15 @@ function render(r: Inspection, layout: TableOptions): string {
   let out = formatTable(t.columns, t.rows, layout);
   const colls = Object.entries(r.total.collectives);
   if (colls.length) {
-    out += '\n' + formatTable(
-      [{ header: 'collective (all ranks)' }, { header: 'count', format: grouped }, { header: 'comm_size (bytes)', format: grouped }],
+    out += `\n${formatTable(
+      [
+        { header: 'collective (all ranks)' },
+        { header: 'count', format: grouped },
+        { header: 'comm_size (bytes)', format: grouped },
+      ],
       colls.map(([k, v]) => [k, v.count, v.commSizeBytes]),
       layout,
-    );
+    )}`;
   }
   if (r.total.sendRecv.sends + r.total.sendRecv.recvs > 0) {
     out += `\nsend/recv: ${r.total.sendRecv.sends} sends (${grouped(r.total.sendRecv.sendBytes)} bytes), ${r.total.sendRecv.recvs} recvs\n`;
@@ -54,7 +76,7 @@ export const inspectCommand: CommandSpec = {
   example: 'tracewatt inspect traces/astra-sim/all_reduce/8npus_1MB/all_reduce',
   async run([target], opts, io) {
     const r = await inspectTrace(target);
-    if (opts.json) io.out(toJson(r) + '\n');
+    if (opts.json) io.out(`${toJson(r)}\n`);
     else if (opts.csv) {
       const t = rankTable(r);
       io.out(rowsText(opts, t.columns, t.rows));

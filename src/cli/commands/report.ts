@@ -10,12 +10,26 @@ import { str } from '../io.js';
 export const reportCommand: CommandSpec = {
   name: 'report',
   summary: 'write one self-contained HTML page (tables and SVG plots) from results JSON files',
-  args: [{ name: 'results', description: 'results JSON files written by replay, sweep, plan, accuracy or case-study (--json); an imported run\'s replay --as-measured and modelled replays are set side by side with its measurement', variadic: true }],
+  args: [
+    {
+      name: 'results',
+      description:
+        "results JSON files written by replay, sweep, plan, accuracy or case-study (--json); an imported run's replay --as-measured and modelled replays are set side by side with its measurement",
+      variadic: true,
+    },
+  ],
   options: [
-    { name: 'out', value: 'file', description: 'HTML file to write (atomically: <file>.tmp, then renamed)', default: 'report.html' },
+    {
+      name: 'out',
+      value: 'file',
+      description: 'HTML file to write (atomically: <file>.tmp, then renamed)',
+      default: 'report.html',
+    },
     { name: 'title', value: 'text', description: 'page title', default: 'tracewatt report' },
   ],
-  exampleSetup: ['tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json'],
+  exampleSetup: [
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json',
+  ],
   example: 'tracewatt report out/sweep-network.json --out out/report.html',
   async run(args, opts, io) {
     if (args.length === 0) throw new InputError('report: give at least one results JSON file');
@@ -24,8 +38,11 @@ export const reportCommand: CommandSpec = {
     const html = await buildReport(results, { title: str(opts, 'title') });
     await writeFileAtomic(out, html);
     const bytes = Buffer.byteLength(html);
-    if (opts.json) io.out(toJson({ out, results: results.length, bytes }) + '\n');
-    else io.out(`wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (${(bytes / 1024).toFixed(0)} KiB)\n`);
+    if (opts.json) io.out(`${toJson({ out, results: results.length, bytes })}\n`);
+    else
+      io.out(
+        `wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (${(bytes / 1024).toFixed(0)} KiB)\n`,
+      );
     return 0;
   },
 };

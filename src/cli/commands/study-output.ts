@@ -33,26 +33,31 @@ export interface StudyOutput<R> {
 
 export async function writeStudy<R>(opts: Record<string, unknown>, io: CommandIO, s: StudyOutput<R>): Promise<number> {
   const started = Date.now();
-  const bar = io.isTTY && !opts.json && !opts.csv
-    ? await progressBar(`${s.label} [{bar}] {percentage}% | {value}/{total} replays | {duration}s`)
-    : null;
+  const bar =
+    io.isTTY && !opts.json && !opts.csv
+      ? await progressBar(`${s.label} [{bar}] {percentage}% | {value}/{total} replays | {duration}s`)
+      : null;
   const files = { results: path.join(s.out, 'results.json'), report: path.join(s.out, 'report.html') };
   // Both files appear together when both are written, or not at all; the folder is locked meanwhile.
-  const r = await OutputSet.write(s.out, async (set) => {
-    let r: StudyRun<R>;
-    try {
-      r = await s.run(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
-    } finally {
-      bar?.stop();
-    }
-    const html = await buildReport([r.record], { title: s.title });
-    await set.put(files.results, toJson([r.record]) + '\n');
-    await set.put(files.report, html);
-    return r;
-  }, { folder: true });
+  const r = await OutputSet.write(
+    s.out,
+    async (set) => {
+      let r: StudyRun<R>;
+      try {
+        r = await s.run(bar ? (done, total) => (done === 1 ? bar.start(total, 1) : bar.update(done)) : undefined);
+      } finally {
+        bar?.stop();
+      }
+      const html = await buildReport([r.record], { title: s.title });
+      await set.put(files.results, `${toJson([r.record])}\n`);
+      await set.put(files.report, html);
+      return r;
+    },
+    { folder: true },
+  );
   const seconds = (Date.now() - started) / 1e3;
   if (opts.json) {
-    io.out(toJson({ files, ...s.json(r.record), parallelism: r.parallelism, replays: r.replays, seconds }) + '\n');
+    io.out(`${toJson({ files, ...s.json(r.record), parallelism: r.parallelism, replays: r.replays, seconds })}\n`);
     return 0;
   }
   if (opts.csv) {

@@ -33,7 +33,8 @@ export const GPU_PRESETS: Readonly<Record<string, GpuPreset>> = {
     memBandwidthGBps: 3350,
     nvlinkGBps: 450,
     networkGBps: 50,
-    source: 'NVIDIA H100 Tensor Core GPU datasheet (SXM5: BF16 1,979 TFLOPS with sparsity = 989.4 dense, FP32 67, HBM3 3.35 TB/s, NVLink 900 GB/s bidirectional); 400 Gb/s NDR InfiniBand per GPU',
+    source:
+      'NVIDIA H100 Tensor Core GPU datasheet (SXM5: BF16 1,979 TFLOPS with sparsity = 989.4 dense, FP32 67, HBM3 3.35 TB/s, NVLink 900 GB/s bidirectional); 400 Gb/s NDR InfiniBand per GPU',
   },
   a100: {
     name: 'NVIDIA A100 SXM4 80GB',
@@ -41,7 +42,8 @@ export const GPU_PRESETS: Readonly<Record<string, GpuPreset>> = {
     memBandwidthGBps: 2039,
     nvlinkGBps: 300,
     networkGBps: 25,
-    source: 'NVIDIA A100 Tensor Core GPU datasheet (SXM 80GB: BF16 312 TFLOPS dense, FP32 19.5, HBM2e 2,039 GB/s, NVLink 600 GB/s bidirectional); 200 Gb/s HDR InfiniBand per GPU',
+    source:
+      'NVIDIA A100 Tensor Core GPU datasheet (SXM 80GB: BF16 312 TFLOPS dense, FP32 19.5, HBM2e 2,039 GB/s, NVLink 600 GB/s bidirectional); 200 Gb/s HDR InfiniBand per GPU',
   },
   v100: {
     name: 'NVIDIA V100 SXM2 32GB',
@@ -49,7 +51,8 @@ export const GPU_PRESETS: Readonly<Record<string, GpuPreset>> = {
     memBandwidthGBps: 900,
     nvlinkGBps: 150,
     networkGBps: 12.5,
-    source: 'NVIDIA V100 Tensor Core GPU datasheet (SXM2: FP16 tensor 125 TFLOPS, FP32 15.7, HBM2 900 GB/s, NVLink 300 GB/s bidirectional; no BF16); 100 Gb/s EDR InfiniBand per GPU',
+    source:
+      'NVIDIA V100 Tensor Core GPU datasheet (SXM2: FP16 tensor 125 TFLOPS, FP32 15.7, HBM2 900 GB/s, NVLink 300 GB/s bidirectional; no BF16); 100 Gb/s EDR InfiniBand per GPU',
   },
 };
 
@@ -66,6 +69,7 @@ export function resolveGpu(name: string): GpuPreset {
 /** Peak FLOP/s of the GPU for a dtype; throws when the GPU has no such arithmetic. */
 export function peakFlopsPerSecond(gpu: GpuPreset, dtype: Dtype): number {
   const t = gpu.peakTflops[dtype];
-  if (t === undefined) throw new InputError(`${gpu.name} has no ${dtype} arithmetic: use ${Object.keys(gpu.peakTflops).join(' or ')}`);
+  if (t === undefined)
+    throw new InputError(`${gpu.name} has no ${dtype} arithmetic: use ${Object.keys(gpu.peakTflops).join(' or ')}`);
   return t * 1e12;
 }

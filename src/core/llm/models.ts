@@ -34,63 +34,166 @@ export interface LlmModelConfig {
 }
 
 /** GPT-3 family member from Brown et al. 2020, Table 2.1: learned positions over 2,048 tokens, GELU MLP of 4·d_model. */
-function gpt3(name: string, hiddenSize: number, numLayers: number, numHeads: number, headDim: number, note = ''): LlmModelConfig {
+function gpt3(
+  name: string,
+  hiddenSize: number,
+  numLayers: number,
+  numHeads: number,
+  headDim: number,
+  note = '',
+): LlmModelConfig {
   return {
-    name, hiddenSize, numLayers, numHeads, numKvHeads: numHeads, headDim, ffnHiddenSize: 4 * hiddenSize, vocabSize: 50257,
-    activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true, learnedPositions: 2048, qkvBias: true, linearBias: true,
+    name,
+    hiddenSize,
+    numLayers,
+    numHeads,
+    numKvHeads: numHeads,
+    headDim,
+    ffnHiddenSize: 4 * hiddenSize,
+    vocabSize: 50257,
+    activation: 'gelu',
+    norm: 'layernorm',
+    tiedEmbeddings: true,
+    learnedPositions: 2048,
+    qkvBias: true,
+    linearBias: true,
     source: `Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 vocabulary)${note}`,
   };
 }
 
 export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
   'gpt3-125m': gpt3('GPT-3 Small 125M', 768, 12, 12, 64),
-  'gpt3-1.3b': gpt3('GPT-3 XL 1.3B', 2048, 24, 16, 128, '; 16 heads × 128 = d_model, where the table prints 24 heads, which would make 1.5B parameters'),
+  'gpt3-1.3b': gpt3(
+    'GPT-3 XL 1.3B',
+    2048,
+    24,
+    16,
+    128,
+    '; 16 heads × 128 = d_model, where the table prints 24 heads, which would make 1.5B parameters',
+  ),
   'gpt3-13b': gpt3('GPT-3 13B', 5140, 40, 40, 128, '; d_model 5,140 as printed, attention 40 heads × 128 = 5,120 wide'),
   'gpt3-175b': gpt3('GPT-3 175B', 12288, 96, 96, 128),
   'llama2-7b': {
-    name: 'LLaMA-2 7B', hiddenSize: 4096, numLayers: 32, numHeads: 32, numKvHeads: 32, headDim: 128,
-    ffnHiddenSize: 11008, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
-    learnedPositions: 0, qkvBias: false, linearBias: false,
+    name: 'LLaMA-2 7B',
+    hiddenSize: 4096,
+    numLayers: 32,
+    numHeads: 32,
+    numKvHeads: 32,
+    headDim: 128,
+    ffnHiddenSize: 11008,
+    vocabSize: 32000,
+    activation: 'swiglu',
+    norm: 'rmsnorm',
+    tiedEmbeddings: false,
+    learnedPositions: 0,
+    qkvBias: false,
+    linearBias: false,
     source: 'meta-llama/Llama-2-7b-hf config.json',
   },
   'llama2-13b': {
-    name: 'LLaMA-2 13B', hiddenSize: 5120, numLayers: 40, numHeads: 40, numKvHeads: 40, headDim: 128,
-    ffnHiddenSize: 13824, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
-    learnedPositions: 0, qkvBias: false, linearBias: false,
+    name: 'LLaMA-2 13B',
+    hiddenSize: 5120,
+    numLayers: 40,
+    numHeads: 40,
+    numKvHeads: 40,
+    headDim: 128,
+    ffnHiddenSize: 13824,
+    vocabSize: 32000,
+    activation: 'swiglu',
+    norm: 'rmsnorm',
+    tiedEmbeddings: false,
+    learnedPositions: 0,
+    qkvBias: false,
+    linearBias: false,
     source: 'meta-llama/Llama-2-13b-hf config.json',
   },
   'llama2-70b': {
-    name: 'LLaMA-2 70B', hiddenSize: 8192, numLayers: 80, numHeads: 64, numKvHeads: 8, headDim: 128,
-    ffnHiddenSize: 28672, vocabSize: 32000, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
-    learnedPositions: 0, qkvBias: false, linearBias: false,
+    name: 'LLaMA-2 70B',
+    hiddenSize: 8192,
+    numLayers: 80,
+    numHeads: 64,
+    numKvHeads: 8,
+    headDim: 128,
+    ffnHiddenSize: 28672,
+    vocabSize: 32000,
+    activation: 'swiglu',
+    norm: 'rmsnorm',
+    tiedEmbeddings: false,
+    learnedPositions: 0,
+    qkvBias: false,
+    linearBias: false,
     source: 'meta-llama/Llama-2-70b-hf config.json (GQA, 8 KV heads)',
   },
   'megatron-1t': {
-    name: 'Megatron 1T', hiddenSize: 25600, numLayers: 128, numHeads: 160, numKvHeads: 160, headDim: 160,
-    ffnHiddenSize: 102400, vocabSize: 51200, activation: 'gelu', norm: 'layernorm', tiedEmbeddings: true,
-    learnedPositions: 2048, qkvBias: true, linearBias: true,
-    source: 'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
+    name: 'Megatron 1T',
+    hiddenSize: 25600,
+    numLayers: 128,
+    numHeads: 160,
+    numKvHeads: 160,
+    headDim: 160,
+    ffnHiddenSize: 102400,
+    vocabSize: 51200,
+    activation: 'gelu',
+    norm: 'layernorm',
+    tiedEmbeddings: true,
+    learnedPositions: 2048,
+    qkvBias: true,
+    linearBias: true,
+    source:
+      'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
   },
   'qwen-72b': {
-    name: 'Qwen-72B', hiddenSize: 8192, numLayers: 80, numHeads: 64, numKvHeads: 64, headDim: 128,
-    ffnHiddenSize: 24576, vocabSize: 152064, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
-    learnedPositions: 0, qkvBias: true, linearBias: false,
+    name: 'Qwen-72B',
+    hiddenSize: 8192,
+    numLayers: 80,
+    numHeads: 64,
+    numKvHeads: 64,
+    headDim: 128,
+    ffnHiddenSize: 24576,
+    vocabSize: 152064,
+    activation: 'swiglu',
+    norm: 'rmsnorm',
+    tiedEmbeddings: false,
+    learnedPositions: 0,
+    qkvBias: true,
+    linearBias: false,
     source: 'Qwen/Qwen-72B config.json (intermediate_size 49152 counts both up projections: 2 × 24576; QKV bias)',
   },
   'mistral-large-2411': {
-    name: 'Mistral Large 2411', hiddenSize: 12288, numLayers: 88, numHeads: 96, numKvHeads: 8, headDim: 128,
-    ffnHiddenSize: 28672, vocabSize: 32768, activation: 'swiglu', norm: 'rmsnorm', tiedEmbeddings: false,
-    learnedPositions: 0, qkvBias: false, linearBias: false,
+    name: 'Mistral Large 2411',
+    hiddenSize: 12288,
+    numLayers: 88,
+    numHeads: 96,
+    numKvHeads: 8,
+    headDim: 128,
+    ffnHiddenSize: 28672,
+    vocabSize: 32768,
+    activation: 'swiglu',
+    norm: 'rmsnorm',
+    tiedEmbeddings: false,
+    learnedPositions: 0,
+    qkvBias: false,
+    linearBias: false,
     source: 'mistralai/Mistral-Large-Instruct-2411 params.json',
   },
 };
 
 /** Alternative spellings accepted on the command line. */
 const ALIASES: Record<string, string> = {
-  'gpt3': 'gpt3-175b', 'gpt-3-175b': 'gpt3-175b', 'gpt-3': 'gpt3-175b',
-  'gpt3-small': 'gpt3-125m', 'gpt-3-125m': 'gpt3-125m', 'gpt3-xl': 'gpt3-1.3b', 'gpt-3-1.3b': 'gpt3-1.3b', 'gpt-3-13b': 'gpt3-13b',
-  'llama-2-7b': 'llama2-7b', 'llama-2-13b': 'llama2-13b', 'llama-2-70b': 'llama2-70b',
-  'megatron1t': 'megatron-1t', 'qwen72b': 'qwen-72b', 'mistral-large': 'mistral-large-2411',
+  gpt3: 'gpt3-175b',
+  'gpt-3-175b': 'gpt3-175b',
+  'gpt-3': 'gpt3-175b',
+  'gpt3-small': 'gpt3-125m',
+  'gpt-3-125m': 'gpt3-125m',
+  'gpt3-xl': 'gpt3-1.3b',
+  'gpt-3-1.3b': 'gpt3-1.3b',
+  'gpt-3-13b': 'gpt3-13b',
+  'llama-2-7b': 'llama2-7b',
+  'llama-2-13b': 'llama2-13b',
+  'llama-2-70b': 'llama2-70b',
+  megatron1t: 'megatron-1t',
+  qwen72b: 'qwen-72b',
+  'mistral-large': 'mistral-large-2411',
 };
 
 export function modelPresetNames(): string[] {
@@ -107,7 +210,9 @@ export async function resolveModel(nameOrFile: string): Promise<LlmModelConfig> 
   const preset = findModelPreset(nameOrFile);
   if (preset) return preset;
   if (!nameOrFile.toLowerCase().endsWith('.json')) {
-    throw new InputError(`unknown model "${nameOrFile}": use one of ${modelPresetNames().join(', ')} or a .json model file`);
+    throw new InputError(
+      `unknown model "${nameOrFile}": use one of ${modelPresetNames().join(', ')} or a .json model file`,
+    );
   }
   return parseModelJson(parseJsonText(nameOrFile, await readTextFile(nameOrFile)), nameOrFile);
 }
@@ -118,14 +223,25 @@ export async function resolveModel(nameOrFile: string): Promise<LlmModelConfig> 
  * number (a hidden_size of 1e308 made the generator crash on Infinity).
  */
 export const MODEL_LIMITS = {
-  hiddenSize: 1_048_576, ffnHiddenSize: 4_194_304, numLayers: 16_384, numHeads: 65_536, numKvHeads: 65_536,
-  headDim: 65_536, vocabSize: 16_777_216, learnedPositions: 16_777_216,
+  hiddenSize: 1_048_576,
+  ffnHiddenSize: 4_194_304,
+  numLayers: 16_384,
+  numHeads: 65_536,
+  numKvHeads: 65_536,
+  headDim: 65_536,
+  vocabSize: 16_777_216,
+  learnedPositions: 16_777_216,
 } as const;
 
 /** Hugging Face keys → the tracewatt field whose limit applies. */
 const HF_FIELDS: Record<string, keyof typeof MODEL_LIMITS> = {
-  hidden_size: 'hiddenSize', intermediate_size: 'ffnHiddenSize', num_hidden_layers: 'numLayers', num_attention_heads: 'numHeads',
-  num_key_value_heads: 'numKvHeads', head_dim: 'headDim', vocab_size: 'vocabSize',
+  hidden_size: 'hiddenSize',
+  intermediate_size: 'ffnHiddenSize',
+  num_hidden_layers: 'numLayers',
+  num_attention_heads: 'numHeads',
+  num_key_value_heads: 'numKvHeads',
+  head_dim: 'headDim',
+  vocab_size: 'vocabSize',
 };
 
 /**
@@ -134,14 +250,21 @@ const HF_FIELDS: Record<string, keyof typeof MODEL_LIMITS> = {
  * num_key_value_heads, head_dim, vocab_size, hidden_act, tie_word_embeddings).
  */
 export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new FormatError(file, '', 'expected a JSON object');
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new FormatError(file, '', 'expected a JSON object');
   const o = json as Record<string, unknown>;
   const hf = 'hidden_size' in o;
   const num = (key: string, fallback?: number): number => {
     const v = o[key];
     if (v === undefined && fallback !== undefined) return fallback;
     if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-      throw new FormatError(file, `field "${key}"`, v === undefined ? 'missing (a positive integer is required)' : `expected a positive integer, got ${excerpt(JSON.stringify(v) ?? String(v))}`);
+      throw new FormatError(
+        file,
+        `field "${key}"`,
+        v === undefined
+          ? 'missing (a positive integer is required)'
+          : `expected a positive integer, got ${excerpt(JSON.stringify(v) ?? String(v))}`,
+      );
     }
     const max = MODEL_LIMITS[(HF_FIELDS[key] ?? key) as keyof typeof MODEL_LIMITS];
     if (max !== undefined && v > max) throw new FormatError(file, `field "${key}"`, `must be ≤ ${max}, found ${v}`);
@@ -150,7 +273,8 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
   const bool = (key: string, fallback: boolean): boolean => {
     const v = o[key];
     if (v === undefined) return fallback;
-    if (typeof v !== 'boolean') throw new FormatError(file, `field "${key}"`, `expected true or false, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'boolean')
+      throw new FormatError(file, `field "${key}"`, `expected true or false, got ${JSON.stringify(v)}`);
     return v;
   };
   const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
@@ -167,15 +291,23 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
     const heads = num('num_attention_heads');
     const act = typeof o.hidden_act === 'string' ? o.hidden_act : 'silu';
     const gelu = act.startsWith('gelu');
-    if (!gelu && act !== 'silu' && act !== 'swiglu') throw new FormatError(file, 'field "hidden_act"', `unsupported activation "${act}" (silu/swiglu or gelu*)`);
+    if (!gelu && act !== 'silu' && act !== 'swiglu')
+      throw new FormatError(file, 'field "hidden_act"', `unsupported activation "${act}" (silu/swiglu or gelu*)`);
     m = {
       name: typeof o.name === 'string' ? o.name : typeof o.model_type === 'string' ? o.model_type : 'custom',
-      hiddenSize: hidden, numLayers: num('num_hidden_layers'), numHeads: heads,
-      numKvHeads: num('num_key_value_heads', heads), headDim: num('head_dim', Math.floor(hidden / heads)),
-      ffnHiddenSize: num('intermediate_size'), vocabSize: num('vocab_size'),
-      activation: gelu ? 'gelu' : 'swiglu', norm: gelu ? 'layernorm' : 'rmsnorm',
-      tiedEmbeddings: bool('tie_word_embeddings', false), learnedPositions: 0,
-      qkvBias: bool('attention_bias', false), linearBias: bool('mlp_bias', false),
+      hiddenSize: hidden,
+      numLayers: num('num_hidden_layers'),
+      numHeads: heads,
+      numKvHeads: num('num_key_value_heads', heads),
+      headDim: num('head_dim', Math.floor(hidden / heads)),
+      ffnHiddenSize: num('intermediate_size'),
+      vocabSize: num('vocab_size'),
+      activation: gelu ? 'gelu' : 'swiglu',
+      norm: gelu ? 'layernorm' : 'rmsnorm',
+      tiedEmbeddings: bool('tie_word_embeddings', false),
+      learnedPositions: 0,
+      qkvBias: bool('attention_bias', false),
+      linearBias: bool('mlp_bias', false),
       source: file,
     };
   } else {
@@ -184,22 +316,36 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
     const activation = oneOf('activation', ['swiglu', 'gelu'] as const, 'swiglu');
     m = {
       name: typeof o.name === 'string' ? o.name : 'custom',
-      hiddenSize: hidden, numLayers: num('numLayers'), numHeads: heads,
-      numKvHeads: num('numKvHeads', heads), headDim: num('headDim', Math.floor(hidden / heads)),
-      ffnHiddenSize: num('ffnHiddenSize'), vocabSize: num('vocabSize'), activation,
+      hiddenSize: hidden,
+      numLayers: num('numLayers'),
+      numHeads: heads,
+      numKvHeads: num('numKvHeads', heads),
+      headDim: num('headDim', Math.floor(hidden / heads)),
+      ffnHiddenSize: num('ffnHiddenSize'),
+      vocabSize: num('vocabSize'),
+      activation,
       norm: oneOf('norm', ['rmsnorm', 'layernorm'] as const, activation === 'gelu' ? 'layernorm' : 'rmsnorm'),
       tiedEmbeddings: bool('tiedEmbeddings', false),
       learnedPositions: o.learnedPositions === undefined || o.learnedPositions === 0 ? 0 : num('learnedPositions'),
-      qkvBias: bool('qkvBias', false), linearBias: bool('linearBias', false),
+      qkvBias: bool('qkvBias', false),
+      linearBias: bool('linearBias', false),
       source: typeof o.source === 'string' ? o.source : file,
     };
   }
   const total = countParameters(m).total;
   if (!Number.isSafeInteger(total)) {
-    throw new FormatError(file, 'sizes', `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) tracewatt counts exactly`);
+    throw new FormatError(
+      file,
+      'sizes',
+      `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) tracewatt counts exactly`,
+    );
   }
   if (m.numHeads % m.numKvHeads !== 0) {
-    throw new FormatError(file, 'heads', `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`);
+    throw new FormatError(
+      file,
+      'heads',
+      `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`,
+    );
   }
   return m;
 }
@@ -220,7 +366,13 @@ export interface ParameterCount {
 }
 
 /** Parameters of one decoder layer split by part (full model, not sharded). */
-export function layerParameters(m: LlmModelConfig): { qkv: number; attnOut: number; mlp: number; norms: number; total: number } {
+export function layerParameters(m: LlmModelConfig): {
+  qkv: number;
+  attnOut: number;
+  mlp: number;
+  norms: number;
+  total: number;
+} {
   const h = m.hiddenSize;
   const qDim = m.numHeads * m.headDim;
   const kvDim = m.numKvHeads * m.headDim;
@@ -245,5 +397,13 @@ export function countParameters(m: LlmModelConfig): ParameterCount {
   const layers = perLayer * m.numLayers;
   const finalNorm = normParams(m);
   const lmHead = m.tiedEmbeddings ? 0 : m.vocabSize * m.hiddenSize;
-  return { embedding, positionEmbedding, perLayer, layers, finalNorm, lmHead, total: embedding + positionEmbedding + layers + finalNorm + lmHead };
+  return {
+    embedding,
+    positionEmbedding,
+    perLayer,
+    layers,
+    finalNorm,
+    lmHead,
+    total: embedding + positionEmbedding + layers + finalNorm + lmHead,
+  };
 }

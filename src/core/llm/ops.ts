@@ -17,7 +17,11 @@ export const MAIN_GRAD_BYTES = 4;
 
 /** C[M×N] = A[M×K] · B[K×N] (+ bias over N). */
 export function gemmForward(M: number, K: number, N: number, e: number, bias = false): OpCost {
-  return { kind: 'gemm', flops: 2 * M * K * N + (bias ? M * N : 0), bytes: e * (M * K + K * N + M * N + (bias ? N : 0)) };
+  return {
+    kind: 'gemm',
+    flops: 2 * M * K * N + (bias ? M * N : 0),
+    bytes: e * (M * K + K * N + M * N + (bias ? N : 0)),
+  };
 }
 
 /** dA = dC · Bᵀ. */
@@ -45,7 +49,14 @@ export function causalPairs(s: number): number {
  * multiply-add). The s×s score matrix never reaches HBM: Q, K, V are read, O and the fp32
  * log-sum-exp per row are written.
  */
-export function flashAttentionForward(b: number, s: number, heads: number, kvHeads: number, d: number, e: number): OpCost {
+export function flashAttentionForward(
+  b: number,
+  s: number,
+  heads: number,
+  kvHeads: number,
+  d: number,
+  e: number,
+): OpCost {
   const flops = 4 * b * heads * d * causalPairs(s);
   const q = b * s * heads * d;
   const kv = b * s * kvHeads * d;
@@ -57,7 +68,14 @@ export function flashAttentionForward(b: number, s: number, heads: number, kvHea
  * 5 matmuls against the forward's 2 (2.5× its FLOPs). Reads Q, K, V, O, dO and the row statistics;
  * writes dQ, dK, dV.
  */
-export function flashAttentionBackward(b: number, s: number, heads: number, kvHeads: number, d: number, e: number): OpCost {
+export function flashAttentionBackward(
+  b: number,
+  s: number,
+  heads: number,
+  kvHeads: number,
+  d: number,
+  e: number,
+): OpCost {
   const flops = 2.5 * 4 * b * heads * d * causalPairs(s);
   const q = b * s * heads * d;
   const kv = b * s * kvHeads * d;
@@ -71,15 +89,31 @@ export function normFlopsPerElement(kind: 'rmsnorm' | 'layernorm'): number {
 }
 
 /** Fused residual add + norm over `tokens`×h: reads x and residual, writes residual and output. */
-export function normForward(tokens: number, h: number, kind: 'rmsnorm' | 'layernorm', e: number, normParams: number): OpCost {
+export function normForward(
+  tokens: number,
+  h: number,
+  kind: 'rmsnorm' | 'layernorm',
+  e: number,
+  normParams: number,
+): OpCost {
   const n = tokens * h;
   return { kind: 'elementwise', flops: normFlopsPerElement(kind) * n, bytes: 4 * n * e + normParams * e };
 }
 
 /** Norm backward: reads dY, x and the residual gradient, writes dX; reduces the weight gradient. */
-export function normBackward(tokens: number, h: number, kind: 'rmsnorm' | 'layernorm', e: number, normParams: number): OpCost {
+export function normBackward(
+  tokens: number,
+  h: number,
+  kind: 'rmsnorm' | 'layernorm',
+  e: number,
+  normParams: number,
+): OpCost {
   const n = tokens * h;
-  return { kind: 'elementwise', flops: 2 * normFlopsPerElement(kind) * n, bytes: 4 * n * e + 2 * MAIN_GRAD_BYTES * normParams };
+  return {
+    kind: 'elementwise',
+    flops: 2 * normFlopsPerElement(kind) * n,
+    bytes: 4 * n * e + 2 * MAIN_GRAD_BYTES * normParams,
+  };
 }
 
 /** SwiGLU silu(gate)·up (6 FLOPs per output element) or GeLU, tanh form (8), over tokens×f outputs. */
@@ -104,7 +138,11 @@ export function activationBackward(tokens: number, f: number, act: 'swiglu' | 'g
  */
 export function embeddingForward(tokens: number, h: number, shards: number, e: number, positions: boolean): OpCost {
   const n = tokens * h;
-  return { kind: 'embedding', flops: n * (positions ? 2 : 1), bytes: e * (n + n / shards + (positions ? n : 0)) + 4 * tokens };
+  return {
+    kind: 'embedding',
+    flops: n * (positions ? 2 : 1),
+    bytes: e * (n + n / shards + (positions ? n : 0)) + 4 * tokens,
+  };
 }
 
 /** Scatter-add of the output gradient into the fp32 gradient rows of the shard. */

@@ -12,7 +12,15 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import {
-  attrBool, attrInt, ByteSink, encodeNodeFrame, getAttr, makeAttr, NodeType, setAttr, type ChakraNode,
+  attrBool,
+  attrInt,
+  ByteSink,
+  encodeNodeFrame,
+  getAttr,
+  makeAttr,
+  NodeType,
+  setAttr,
+  type ChakraNode,
 } from '../../formats/chakra/index.js';
 import { NodeDecoder } from '../../formats/chakra/decode.js';
 import type { FrameScanner } from '../../formats/chakra/frames.js';
@@ -24,7 +32,14 @@ import { FLUSH_BYTES, RUN_BYTES, type ThreadCache } from './thread-cache.js';
 import { MATCH_LEVELS, type NameEntry, type NameTable } from './name-table.js';
 import { PairMemo } from './pair-memo.js';
 import { MEMORY_UNKNOWN, tailOf, tails, type Tails } from './tails.js';
-import { ABOVE_CAP, BELOW_BEST_J_PER_FLOP, BELOW_IDLE, describeFlag, energyPerFlopFlag, PHYSICS_CODES } from '../../model/physics-checks.js';
+import {
+  ABOVE_CAP,
+  BELOW_BEST_J_PER_FLOP,
+  BELOW_IDLE,
+  describeFlag,
+  energyPerFlopFlag,
+  PHYSICS_CODES,
+} from '../../model/physics-checks.js';
 import { ANNOTATION_ATTRS, durationPrepared, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
 import type { NameCount, RankAnnotation } from './types.js';
 
@@ -53,7 +68,13 @@ const DURATION_CACHE = 50_000;
 
 /** The attribute names a rank's probe looks for (see the slots above). */
 function probeNames(components: string[]): AttributeNames {
-  return new AttributeNames(['is_cpu_op', 'num_ops', 'tensor_size', ...Object.values(ANNOTATION_ATTRS), ...components.map((c) => UTIL_PREFIX + c)]);
+  return new AttributeNames([
+    'is_cpu_op',
+    'num_ops',
+    'tensor_size',
+    ...Object.values(ANNOTATION_ATTRS),
+    ...components.map((c) => UTIL_PREFIX + c),
+  ]);
 }
 
 export class RankAnnotator {
@@ -78,12 +99,30 @@ export class RankAnnotator {
   /** Matches per level of MATCH_LEVELS (a typed array: its map never changes under optimized code). */
   readonly matched = new Float64Array(MATCH_LEVELS.length);
   readonly res: Omit<RankAnnotation, 'perFrequency' | 'unmatchedNames' | 'matchRate' | 'unmatched'> = {
-    rank: 0, file: '', nodes: 0, compNodes: 0, cpuOps: 0, gpuCompNodes: 0,
-    matched: { exact: 0, normalized: 0, base: 0, op: 0 }, memcpy: 0, byInvocation: 0, roofline: 0, estimated: 0, untouched: 0, slowPathNodes: 0,
-    memorySplitUnknown: 0, physics: { aboveCap: 0, belowIdle: 0, belowBestEnergyPerFlop: 0 },
+    rank: 0,
+    file: '',
+    nodes: 0,
+    compNodes: 0,
+    cpuOps: 0,
+    gpuCompNodes: 0,
+    matched: { exact: 0, normalized: 0, base: 0, op: 0 },
+    memcpy: 0,
+    byInvocation: 0,
+    roofline: 0,
+    estimated: 0,
+    untouched: 0,
+    slowPathNodes: 0,
+    memorySplitUnknown: 0,
+    physics: { aboveCap: 0, belowIdle: 0, belowBestEnergyPerFlop: 0 },
   };
 
-  constructor(readonly plan: AnnotatePlan, readonly outs: RawOut[], readonly fast: boolean, private readonly cache: ThreadCache, rank = 0) {
+  constructor(
+    readonly plan: AnnotatePlan,
+    readonly outs: RawOut[],
+    readonly fast: boolean,
+    private readonly cache: ThreadCache,
+    rank = 0,
+  ) {
     this.probe = new NodeProbe(probeNames(plan.components), { keepDeps: false });
     this.table = cache.namesOf(plan, rank);
     this.entryFlags = Uint8Array.from(plan.entries, (e) => (e.byDuration ? BY_DURATION : 0) | (e.memory ? MEMORY : 0));
@@ -117,7 +156,9 @@ export class RankAnnotator {
       if (prep === undefined) {
         if (this.plan.rooflineUnavailable) {
           prep = null;
-          this.diag.add('roofline-unavailable', { message: `${this.plan.rooflineUnavailable}: nodes with num_ops/tensor_size left untouched` });
+          this.diag.add('roofline-unavailable', {
+            message: `${this.plan.rooflineUnavailable}: nodes with num_ops/tensor_size left untouched`,
+          });
         } else {
           prep = this.rooflineTails(flops, bytes);
         }
@@ -173,14 +214,26 @@ export class RankAnnotator {
     const p = this.res.physics;
     const plan = this.plan;
     const checks: [number, keyof typeof p, string][] = [
-      [ABOVE_CAP, 'aboveCap', PHYSICS_CODES.aboveCap], [BELOW_IDLE, 'belowIdle', PHYSICS_CODES.belowIdle], [BELOW_BEST_J_PER_FLOP, 'belowBestEnergyPerFlop', PHYSICS_CODES.belowBestEnergyPerFlop],
+      [ABOVE_CAP, 'aboveCap', PHYSICS_CODES.aboveCap],
+      [BELOW_IDLE, 'belowIdle', PHYSICS_CODES.belowIdle],
+      [BELOW_BEST_J_PER_FLOP, 'belowBestEnergyPerFlop', PHYSICS_CODES.belowBestEnergyPerFlop],
     ];
     for (const [flag, key, code] of checks) {
       if (!(flags & flag)) continue;
       p[key]++;
-      const i = prep.findIndex((t) => (flag === BELOW_BEST_J_PER_FLOP ? energyPerFlopFlag(t.energyJ, flops, plan.bestEnergyPerFlop) : t.flags & flag));
+      const i = prep.findIndex((t) =>
+        flag === BELOW_BEST_J_PER_FLOP ? energyPerFlopFlag(t.energyJ, flops, plan.bestEnergyPerFlop) : t.flags & flag,
+      );
       const t = prep[Math.max(0, i)];
-      this.diag.add(code, { message: describeFlag(flag, name, { powerW: t.prep.powerW, energyJ: t.energyJ, flops }, plan.bounds[Math.max(0, i)], plan.bestEnergyPerFlop) });
+      this.diag.add(code, {
+        message: describeFlag(
+          flag,
+          name,
+          { powerW: t.prep.powerW, energyJ: t.energyJ, flops },
+          plan.bounds[Math.max(0, i)],
+          plan.bestEnergyPerFlop,
+        ),
+      });
     }
   }
 
@@ -259,7 +312,15 @@ export class RankAnnotator {
     const flops = probe.has(NUM_OPS) ? probe.varintAt(NUM_OPS) : 0;
     const bytes = probe.has(TENSOR_SIZE) ? probe.varintAt(TENSOR_SIZE) : 0;
     const ref = probe.durationTag >= 0 ? probe.durationNumber : 0;
-    if (!this.fast || !probe.canonical || probe.maxSlotFound >= FIRST_OURS || isCpu < 0 || flops < 0 || bytes < 0 || !(ref >= 0 && ref < MAX_FAST_DURATION)) {
+    if (
+      !this.fast ||
+      !probe.canonical ||
+      probe.maxSlotFound >= FIRST_OURS ||
+      isCpu < 0 ||
+      flops < 0 ||
+      bytes < 0 ||
+      !(ref >= 0 && ref < MAX_FAST_DURATION)
+    ) {
       return this.slow(frames, buf, dv);
     }
     this.res.compNodes++;
@@ -267,7 +328,8 @@ export class RankAnnotator {
       this.res.cpuOps++;
       return this.copyAll(buf, dv, fs, e);
     }
-    const st = probe.nameStart < 0 ? this.table.get(dv, buf, 0, 0) : this.table.get(dv, buf, probe.nameStart, probe.nameEnd);
+    const st =
+      probe.nameStart < 0 ? this.table.get(dv, buf, 0, 0) : this.table.get(dv, buf, probe.nameStart, probe.nameEnd);
     const prep = this.choose(st, flops, bytes, ref);
     if (!prep) return this.copyAll(buf, dv, fs, e);
     this.account(prep, flops, st.name);
@@ -293,7 +355,11 @@ export class RankAnnotator {
     const node = this.decoder.decode(frames.cursor, s, e);
     this.res.compNodes++;
     const previous = stripAnnotation(node, this.plan.components);
-    if (previous) this.diag.add('already-annotated', { nodeId: node.id, message: `${frames.file}: node ${node.id} was annotated before; its annotation is replaced (original duration ${node.durationMicros} µs kept as reference)` });
+    if (previous)
+      this.diag.add('already-annotated', {
+        nodeId: node.id,
+        message: `${frames.file}: node ${node.id} was annotated before; its annotation is replaced (original duration ${node.durationMicros} µs kept as reference)`,
+      });
     if (attrBool(node, 'is_cpu_op', this.diag)) {
       this.res.cpuOps++;
       return this.copyAll(buf, dv, fs, e);
@@ -304,7 +370,8 @@ export class RankAnnotator {
     };
     const nameBytes = Buffer.from(node.name, 'utf8');
     const st = this.table.get(viewOf(nameBytes), nameBytes, 0, nameBytes.length);
-    const ownMicros = node.durationMicros > 0n && node.durationMicros < BigInt(MAX_FAST_DURATION) ? Number(node.durationMicros) : 0;
+    const ownMicros =
+      node.durationMicros > 0n && node.durationMicros < BigInt(MAX_FAST_DURATION) ? Number(node.durationMicros) : 0;
     const flops = num('num_ops');
     const prep = this.choose(st, flops, num('tensor_size'), ownMicros);
     if (!prep) {
@@ -352,7 +419,13 @@ export class RankAnnotator {
       matchRate: r.gpuCompNodes > 0 ? matched / r.gpuCompNodes : null,
       unmatchedNames: topCandidates(this.unmatchedNames()),
       physics: { ...r.physics },
-      perFrequency: this.plan.frequenciesMHz.map((f, i) => ({ frequencyMHz: f, file: outFiles[i], computeEnergyJ: this.energyJ[i], memoryEnergyJ: this.energyMemoryJ[i], annotatedDurationNs: this.durationNs[i] })),
+      perFrequency: this.plan.frequenciesMHz.map((f, i) => ({
+        frequencyMHz: f,
+        file: outFiles[i],
+        computeEnergyJ: this.energyJ[i],
+        memoryEnergyJ: this.energyMemoryJ[i],
+        annotatedDurationNs: this.durationNs[i],
+      })),
     };
   }
 }
@@ -368,7 +441,9 @@ export function stripAnnotation(node: ChakraNode, components?: string[]): boolea
   if (refValue === undefined || refValue < 0n) return false;
   const ours = new Set<string>(Object.values(ANNOTATION_ATTRS));
   const utils = components ? new Set(components.map((c) => UTIL_PREFIX + c)) : null;
-  node.attrs = node.attrs.filter((a) => !(ours.has(a.name) || (utils ? utils.has(a.name) : a.name.startsWith(UTIL_PREFIX))));
+  node.attrs = node.attrs.filter(
+    (a) => !(ours.has(a.name) || (utils ? utils.has(a.name) : a.name.startsWith(UTIL_PREFIX))),
+  );
   node.durationMicros = refValue;
   return true;
 }

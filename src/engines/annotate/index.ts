@@ -33,10 +33,22 @@ import type { WorkerTask } from './worker.js';
 import { compiledWorker, runLanes, WorkerPool, type Lane } from '../workers/index.js';
 import { annotateWarnings } from './warnings.js';
 
-export { buildPlan, ANNOTATION_ATTRS, UTIL_PREFIX, annotationAttributes, durationMicrosOf, type AnnotatePlan, type PlanEntry, type Prepared, type RooflinePrecision } from './plan.js';
-export { annotateRankFile, stripAnnotation, type RankTask, type RankOutcome } from './rank.js';
+export {
+  buildPlan,
+  ANNOTATION_ATTRS,
+  UTIL_PREFIX,
+  durationMicrosOf,
+  type RooflinePrecision,
+} from './plan.js';
+export { annotateRankFile, stripAnnotation } from './rank.js';
 export { normalizeKernelName, baseKernelName, demangleName } from './names.js';
-export { buildPowerDocument, componentPowersAt, presetForDevice, loadPowerBase, memoryPjPerBitOf, COMM_ACTIVE_SHARE, type PowerOptions } from './power-config.js';
+export {
+  componentPowersAt,
+  loadPowerBase,
+  memoryPjPerBitOf,
+  COMM_ACTIVE_SHARE,
+  type PowerOptions,
+} from './power-config.js';
 export type * from './types.js';
 
 export interface AnnotateOptions {
@@ -82,7 +94,11 @@ function clockLabel(f: number): string {
 }
 
 /** Output prefix of each target clock. */
-export function outputPrefixes(out: string, frequenciesMHz: number[], perFrequency = frequenciesMHz.length > 1): string[] {
+export function outputPrefixes(
+  out: string,
+  frequenciesMHz: number[],
+  perFrequency = frequenciesMHz.length > 1,
+): string[] {
   return frequenciesMHz.map((f) => (perFrequency ? `${out}.${clockLabel(f)}` : out));
 }
 
@@ -100,7 +116,10 @@ export function annotateWorkerFile(): string | null {
  * calling thread annotates ranks too (it is otherwise idle once the plan is built), so the pool has one worker
  * fewer than the threads wanted, and one worker fewer to start.
  */
-function startPool(workers: number, ranks: number): { pool: WorkerPool<WorkerTask, RankOutcome> | null; threads: number; reason?: string } {
+function startPool(
+  workers: number,
+  ranks: number,
+): { pool: WorkerPool<WorkerTask, RankOutcome> | null; threads: number; reason?: string } {
   const threads = Math.min(workers, ranks);
   if (threads <= 1) return { pool: null, threads: 1, reason: workers <= 1 ? 'one worker requested' : 'one rank' };
   const file = annotateWorkerFile();
@@ -114,21 +133,29 @@ function startPool(workers: number, ranks: number): { pool: WorkerPool<WorkerTas
  * nothing is still writing when annotateTrace rejects).
  */
 async function runRanks(
-  plan: AnnotatePlan, tasks: RankTask[], started: ReturnType<typeof startPool>, onBytes: (rank: number, bytes: number) => void,
+  plan: AnnotatePlan,
+  tasks: RankTask[],
+  started: ReturnType<typeof startPool>,
+  onBytes: (rank: number, bytes: number) => void,
 ): Promise<{ outcomes: RankOutcome[]; parallelism: AnnotateResult['parallelism'] }> {
   const { pool, threads } = started;
   const cache = new ThreadCache();
-  const here: Lane<RankTask, RankOutcome> = (t) => annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true).catch((e: unknown) => {
-    throw rankFailure(e);
-  });
+  const here: Lane<RankTask, RankOutcome> = (t) =>
+    annotateRankFile(t, plan, (b) => onBytes(t.rank, b), cache, true).catch((e: unknown) => {
+      throw rankFailure(e);
+    });
   const lanes = [here];
   if (pool) {
     const shared = sharePlan(plan);
-    const inWorker: Lane<RankTask, RankOutcome> = (t) => pool.run({ ...t, plan: shared }, (bytes) => onBytes(t.rank, bytes as number));
+    const inWorker: Lane<RankTask, RankOutcome> = (t) =>
+      pool.run({ ...t, plan: shared }, (bytes) => onBytes(t.rank, bytes as number));
     for (let k = 1; k < threads; k++) lanes.push(inWorker);
   }
   const outcomes = await runLanes(tasks, lanes);
-  return { outcomes, parallelism: pool ? { mode: 'workers', threads } : { mode: 'in-process', threads: 1, reason: started.reason } };
+  return {
+    outcomes,
+    parallelism: pool ? { mode: 'workers', threads } : { mode: 'in-process', threads: 1, reason: started.reason },
+  };
 }
 
 function mergeNames(lists: NameCount[][]): NameCount[] {
@@ -142,11 +169,23 @@ function total(ranks: RankAnnotation[]): AnnotateResult['total'] {
   const matched = Object.fromEntries(LEVELS.map((l) => [l, sum((r) => r.matched[l])])) as Record<MatchLevel, number>;
   const gpu = sum((r) => r.gpuCompNodes);
   return {
-    nodes: sum((r) => r.nodes), compNodes: sum((r) => r.compNodes), cpuOps: sum((r) => r.cpuOps), gpuCompNodes: gpu,
-    matched, memcpy: sum((r) => r.memcpy), unmatched: sum((r) => r.unmatched), byInvocation: sum((r) => r.byInvocation),
-    roofline: sum((r) => r.roofline), estimated: sum((r) => r.estimated), untouched: sum((r) => r.untouched),
+    nodes: sum((r) => r.nodes),
+    compNodes: sum((r) => r.compNodes),
+    cpuOps: sum((r) => r.cpuOps),
+    gpuCompNodes: gpu,
+    matched,
+    memcpy: sum((r) => r.memcpy),
+    unmatched: sum((r) => r.unmatched),
+    byInvocation: sum((r) => r.byInvocation),
+    roofline: sum((r) => r.roofline),
+    estimated: sum((r) => r.estimated),
+    untouched: sum((r) => r.untouched),
     memorySplitUnknown: sum((r) => r.memorySplitUnknown),
-    physics: { aboveCap: sum((r) => r.physics.aboveCap), belowIdle: sum((r) => r.physics.belowIdle), belowBestEnergyPerFlop: sum((r) => r.physics.belowBestEnergyPerFlop) },
+    physics: {
+      aboveCap: sum((r) => r.physics.aboveCap),
+      belowIdle: sum((r) => r.physics.belowIdle),
+      belowBestEnergyPerFlop: sum((r) => r.physics.belowBestEnergyPerFlop),
+    },
     matchRate: gpu > 0 ? LEVELS.reduce((s, l) => s + matched[l], 0) / gpu : null,
     unmatchedNames: mergeNames(ranks.map((r) => r.unmatchedNames)),
     slowPathNodes: sum((r) => r.slowPathNodes),
@@ -170,7 +209,11 @@ export async function annotateTrace(o: AnnotateOptions): Promise<AnnotateResult>
 }
 
 async function annotateWith(
-  o: AnnotateOptions, rankFiles: RankFile[], started: ReturnType<typeof startPool>, diagnostics: Diagnostics, stopWorkers: () => Promise<void>,
+  o: AnnotateOptions,
+  rankFiles: RankFile[],
+  started: ReturnType<typeof startPool>,
+  diagnostics: Diagnostics,
+  stopWorkers: () => Promise<void>,
 ): Promise<AnnotateResult> {
   const calFile = typeof o.calibration === 'string' ? o.calibration : null;
   // The calibration loads while the profiles are read (in order, so that their diagnostics keep it).
@@ -178,37 +221,64 @@ async function annotateWith(
   loading.catch(() => {});
   const profiles: ProfileTable[] = [];
   const profileNotes: AnnotateResult['profileNotes'] = [];
-  if (o.profileOptions?.power !== undefined && o.profiles.length !== 1) throw new InputError(`--power joins one profile with one power log; got ${o.profiles.length} profiles`);
+  if (o.profileOptions?.power !== undefined && o.profiles.length !== 1)
+    throw new InputError(`--power joins one profile with one power log; got ${o.profiles.length} profiles`);
   for (const p of o.profiles) {
-    const table = typeof p === 'string' ? await readProfile(p, { ...o.profileOptions, format: o.profileFormat, diagnostics, referenceClockMHz: o.referenceClockMHz }) : p;
+    const table =
+      typeof p === 'string'
+        ? await readProfile(p, {
+            ...o.profileOptions,
+            format: o.profileFormat,
+            diagnostics,
+            referenceClockMHz: o.referenceClockMHz,
+          })
+        : p;
     profiles.push(table);
-    profileNotes.push({ profile: typeof p === 'string' ? p : table.samples[0]?.source.file ?? table.format, notes: table.notes });
+    profileNotes.push({
+      profile: typeof p === 'string' ? p : (table.samples[0]?.source.file ?? table.format),
+      notes: table.notes,
+    });
   }
   const cal = await loading;
   // Memory energy per bit first: roofline estimates take their DRAM part from it.
   const powerBase = await loadPowerBase(o.power ?? {}, cal.device.name);
   const plan = buildPlan(cal, profiles, {
-    frequenciesMHz: o.frequenciesMHz, referenceClockMHz: o.referenceClockMHz, scaling: o.scaling, rooflinePrecision: o.rooflinePrecision, bands: o.bands, diagnostics,
+    frequenciesMHz: o.frequenciesMHz,
+    referenceClockMHz: o.referenceClockMHz,
+    scaling: o.scaling,
+    rooflinePrecision: o.rooflinePrecision,
+    bands: o.bands,
+    diagnostics,
     memoryPjPerBit: memoryPjPerBitOf(powerBase, o.power ?? {}),
   });
   // A diagnostic, so that every command running annotate (sweep gpu, case study) prints it.
   if (o.deviceMismatch !== 'ok') {
     profiles.forEach((t, i) => {
-      const w = deviceMismatchWarning(cal.device.name, { what: `profile ${profileNotes[i]!.profile}`, device: t.device });
+      const w = deviceMismatchWarning(cal.device.name, {
+        what: `profile ${profileNotes[i]!.profile}`,
+        device: t.device,
+      });
       if (w) diagnostics.add(DEVICE_MISMATCH, { message: w });
     });
   }
   const prefixes = outputPrefixes(o.out, plan.frequenciesMHz, o.perFrequencyOutputs);
   const inputs = new Set(rankFiles.map((r) => path.resolve(r.file)));
   const outFiles = rankFiles.map(({ rank }) => prefixes.map((p) => `${p}.${rank}.et`));
-  for (const f of outFiles.flat()) if (inputs.has(path.resolve(f))) throw new InputError(`output ${f} would overwrite an input rank file: choose another --out`);
+  for (const f of outFiles.flat())
+    if (inputs.has(path.resolve(f)))
+      throw new InputError(`output ${f} would overwrite an input rank file: choose another --out`);
 
   // Every rank file and power configuration is written under a temporary name and renamed into place together once
   // all are complete: a failed or interrupted run leaves the previous outputs as they were.
   // Rank files of an earlier run on the same prefix that this one does not write again go too.
   const { ranks, outcomes, parallelism, outputs } = await OutputFiles.write(o.out, async (set) => {
     for (const p of prefixes) set.supersede(path.dirname(p), (name) => isRankFileOf(p, name));
-    const tasks: RankTask[] = rankFiles.map(({ rank, file }, r) => ({ rank, file, outFiles: outFiles[r].map((f) => set.file(f)), fastPath: o.fastPath }));
+    const tasks: RankTask[] = rankFiles.map(({ rank, file }, r) => ({
+      rank,
+      file,
+      outFiles: outFiles[r].map((f) => set.file(f)),
+      fastPath: o.fastPath,
+    }));
     const sizes = await Promise.all(rankFiles.map(async (r) => (await stat(r.file)).size));
     const bytesTotal = sizes.reduce((a, b) => a + b, 0);
     const done = new Map<number, number>();
@@ -237,9 +307,25 @@ async function annotateWith(
       const memoryEnergyJ = ranks.reduce((s, r) => s + r.perFrequency[i].memoryEnergyJ, 0);
       const annotatedDurationNs = ranks.reduce((s, r) => s + r.perFrequency[i].annotatedDurationNs, 0);
       const powerFile = `${prefixes[i]}.power.json`;
-      const p = await buildPowerDocument(cal, f, { computeEnergyJ, annotatedDurationNs }, o.power ?? {}, `${path.basename(prefixes[i])}`, powerBase);
-      await set.put(powerFile, JSON.stringify(p.doc, null, 2) + '\n');
-      outputs.push({ frequencyMHz: f, prefix: prefixes[i], powerFile, computeEnergyJ, memoryEnergyJ, activePowerW: p.activePowerW, idlePowerW: p.idlePowerW, commPowerW: p.commPowerW });
+      const p = await buildPowerDocument(
+        cal,
+        f,
+        { computeEnergyJ, annotatedDurationNs },
+        o.power ?? {},
+        `${path.basename(prefixes[i])}`,
+        powerBase,
+      );
+      await set.put(powerFile, `${JSON.stringify(p.doc, null, 2)}\n`);
+      outputs.push({
+        frequencyMHz: f,
+        prefix: prefixes[i],
+        powerFile,
+        computeEnergyJ,
+        memoryEnergyJ,
+        activePowerW: p.activePowerW,
+        idlePowerW: p.idlePowerW,
+        commPowerW: p.commPowerW,
+      });
     }
     return { ranks, outcomes, parallelism, outputs };
   });
@@ -257,9 +343,10 @@ async function annotateWith(
     profileNotes,
     // Nodes estimated from their own duration without a duration-only profile entry (no profile, or unmatched): the
     // plan's note does not cover them, so say here what they assumed.
-    notes: sum.estimated > 0 && !plan.entries.some((e) => e.byDuration)
-      ? [...plan.notes, durationEstimateNote(plan, `${sum.estimated} GPU compute node(s) with no profile match`)]
-      : plan.notes,
+    notes:
+      sum.estimated > 0 && !plan.entries.some((e) => e.byDuration)
+        ? [...plan.notes, durationEstimateNote(plan, `${sum.estimated} GPU compute node(s) with no profile match`)]
+        : plan.notes,
     warnings: annotateWarnings(sum, plan.entries.length, o.profiles.length),
     outputs,
     ranks,

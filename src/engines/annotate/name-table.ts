@@ -56,7 +56,13 @@ function sameBytes(st: NameEntry, dv: DataView, buf: Uint8Array, s: number, e: n
   return true;
 }
 
-function newEntry(bytes: Uint8Array, name: string, list: number[] | null, level: number, chain: NameEntry | undefined): NameEntry {
+function newEntry(
+  bytes: Uint8Array,
+  name: string,
+  list: number[] | null,
+  level: number,
+  chain: NameEntry | undefined,
+): NameEntry {
   return { bytes, view: viewOf(bytes), name, list, level, owner: -1, next: 0, unmatched: 0, chain, nextUsed: null };
 }
 
@@ -106,9 +112,16 @@ export class NameTable {
   get(dv: DataView, buf: Uint8Array, s: number, e: number): NameEntry {
     // Most names repeat: a slot picked by the length and three words usually holds the entry, checked byte for byte.
     const n = e - s;
-    const slot = n >= 4
-      ? Math.imul(n ^ dv.getInt32(s, true) ^ Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^ Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35), 0x9e3779b1) >>> RECENT_SHIFT
-      : n;
+    const slot =
+      n >= 4
+        ? Math.imul(
+            n ^
+              dv.getInt32(s, true) ^
+              Math.imul(dv.getInt32(s + (n >> 1) - 2, true), 0x85ebca6b) ^
+              Math.imul(dv.getInt32(e - 4, true), 0xc2b2ae35),
+            0x9e3779b1,
+          ) >>> RECENT_SHIFT
+        : n;
     // Two ways: a name found in the slot's neighbour stays there; one looked up takes the slot, its occupant moving over.
     let st = this.recent[slot];
     if (st === undefined || !sameBytes(st, dv, buf, s, e)) {

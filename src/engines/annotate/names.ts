@@ -106,8 +106,23 @@ export function demangleName(mangled: string): string | null {
 const OPEN: Record<string, string> = { '(': ')', '<': '>', '[': ']', '{': '}' };
 const CLOSERS = new Set([')', '>', ']', '}']);
 const LEADING_WORDS = new Set([
-  'void', 'static', 'inline', '__global__', '__device__', 'extern', 'const', 'unsigned', 'signed', 'int', 'long', 'short',
-  'char', 'float', 'double', 'bool', 'auto',
+  'void',
+  'static',
+  'inline',
+  '__global__',
+  '__device__',
+  'extern',
+  'const',
+  'unsigned',
+  'signed',
+  'int',
+  'long',
+  'short',
+  'char',
+  'float',
+  'double',
+  'bool',
+  'auto',
 ]);
 
 /**
@@ -137,7 +152,10 @@ export function normalizeKernelName(name: string): string {
     }
     if (stack.length === 0) out += c;
   }
-  out = out.replace(/\s*::\s*/g, '::').replace(/(::)+/g, '::').replace(/^::|::$/g, '');
+  out = out
+    .replace(/\s*::\s*/g, '::')
+    .replace(/(::)+/g, '::')
+    .replace(/^::|::$/g, '');
   const words = out.split(/\s+/).filter(Boolean);
   while (words.length > 1 && LEADING_WORDS.has(words[0])) words.shift();
   return words.join(' ');

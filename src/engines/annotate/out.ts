@@ -18,7 +18,11 @@ export { viewOf };
 export class RawOut extends SpliceSink {
   private fd: number | null;
 
-  private constructor(readonly file: string, fd: number, private readonly pool: BufferPool) {
+  private constructor(
+    readonly file: string,
+    fd: number,
+    private readonly pool: BufferPool,
+  ) {
     super(0);
     this.fd = fd;
     this.buf = pool.take();

@@ -14,7 +14,13 @@ import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline, predictKernel, type KernelPrediction, type KernelProfile } from '../../model/predict.js';
 import { predictKernelBand, type PredictionBand } from '../../model/predict-band.js';
 import { assumedKernelPowerW, type AssumedPower } from '../../model/active-power.js';
-import { bestEnergyPerFlop, boundsAt, powerFlags, type BestEnergyPerFlop, type ClockBounds } from '../../model/physics-checks.js';
+import {
+  bestEnergyPerFlop,
+  boundsAt,
+  powerFlags,
+  type BestEnergyPerFlop,
+  type ClockBounds,
+} from '../../model/physics-checks.js';
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
@@ -129,7 +135,12 @@ const clamp01 = (x: number) => (x > 1 ? 1 : x > 0 ? x : 0);
 
 /** The attributes of one annotation, in the order they are appended (duration_micros_ref comes last, per node). */
 export function annotationAttributes(
-  pred: KernelPrediction, frequencyMHz: number, referenceClockMHz: number, components: string[], source: AnnotationSource, band: PredictionBand | null = null,
+  pred: KernelPrediction,
+  frequencyMHz: number,
+  referenceClockMHz: number,
+  components: string[],
+  source: AnnotationSource,
+  band: PredictionBand | null = null,
 ): Attribute[] {
   const a: Attribute[] = [
     makeAttr(ANNOTATION_ATTRS.energyJ, 'double_val', pred.energyJ),
@@ -137,15 +148,18 @@ export function annotationAttributes(
     makeAttr(ANNOTATION_ATTRS.powerW, 'double_val', pred.powerW),
   ];
   // A node known by its duration alone has no utilization: none is written (0 would read as measured idle).
-  if (source !== DURATION_SOURCE) for (const c of components) a.push(makeAttr(UTIL_PREFIX + c, 'double_val', clamp01(pred.utilization[c] ?? 0)));
+  if (source !== DURATION_SOURCE)
+    for (const c of components) a.push(makeAttr(UTIL_PREFIX + c, 'double_val', clamp01(pred.utilization[c] ?? 0)));
   a.push(makeAttr(ANNOTATION_ATTRS.frequencyMHz, 'double_val', frequencyMHz));
   if (pred.capped) a.push(makeAttr(ANNOTATION_ATTRS.frequencyEffectiveMHz, 'double_val', pred.effectiveClockMHz));
   a.push(makeAttr(ANNOTATION_ATTRS.frequencyRefMHz, 'double_val', referenceClockMHz));
   a.push(makeAttr(ANNOTATION_ATTRS.estimatedFrom, 'string_val', source));
   if (band) {
     a.push(
-      makeAttr(ANNOTATION_ATTRS.energyJP10, 'double_val', band.energyJ.p10), makeAttr(ANNOTATION_ATTRS.energyJP90, 'double_val', band.energyJ.p90),
-      makeAttr(ANNOTATION_ATTRS.durationNsP10, 'double_val', band.durationNs.p10), makeAttr(ANNOTATION_ATTRS.durationNsP90, 'double_val', band.durationNs.p90),
+      makeAttr(ANNOTATION_ATTRS.energyJP10, 'double_val', band.energyJ.p10),
+      makeAttr(ANNOTATION_ATTRS.energyJP90, 'double_val', band.energyJ.p90),
+      makeAttr(ANNOTATION_ATTRS.durationNsP10, 'double_val', band.durationNs.p10),
+      makeAttr(ANNOTATION_ATTRS.durationNsP90, 'double_val', band.durationNs.p90),
     );
   }
   return a;
@@ -170,13 +184,30 @@ export function durationMicrosOf(durationNs: number): number {
 
 /** One node's annotation at the plan's i-th target clock. */
 export function prepare(
-  pred: KernelPrediction, i: number, plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components' | 'frequenciesMHz' | 'bounds'>, source: AnnotationSource, band: PredictionBand | null = null,
+  pred: KernelPrediction,
+  i: number,
+  plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'components' | 'frequenciesMHz' | 'bounds'>,
+  source: AnnotationSource,
+  band: PredictionBand | null = null,
 ): Prepared {
-  const attrs = annotationAttributes(pred, plan.frequenciesMHz[i]!, plan.referenceClockMHz, plan.components, source, band);
+  const attrs = annotationAttributes(
+    pred,
+    plan.frequenciesMHz[i]!,
+    plan.referenceClockMHz,
+    plan.components,
+    source,
+    band,
+  );
   return {
-    durationMicros: durationMicrosOf(pred.durationNs), durationNs: pred.durationNs, energyJ: pred.energyJ,
-    energyMemoryJ: pred.energyMemoryJ ?? 0, memoryKnown: pred.energyMemoryJ !== null, powerW: pred.powerW,
-    flags: powerFlags(pred.powerW, plan.bounds[i]!), attrs, block: encodeAttrBlock(attrs),
+    durationMicros: durationMicrosOf(pred.durationNs),
+    durationNs: pred.durationNs,
+    energyJ: pred.energyJ,
+    energyMemoryJ: pred.energyMemoryJ ?? 0,
+    memoryKnown: pred.energyMemoryJ !== null,
+    powerW: pred.powerW,
+    flags: powerFlags(pred.powerW, plan.bounds[i]!),
+    attrs,
+    block: encodeAttrBlock(attrs),
   };
 }
 
@@ -192,10 +223,13 @@ interface Group {
 }
 
 const MEMORY_NAME = /^mem(cpy|set)\b/i;
-const rankOf = (s: KernelSample): number | null => (typeof s.extra?.rank === 'number' && Number.isInteger(s.extra.rank) ? s.extra.rank : null);
-const isMemory = (s: KernelSample) => s.extra?.kind === 'memcpy' || s.extra?.kind === 'memset' || MEMORY_NAME.test(s.kernelName);
+const rankOf = (s: KernelSample): number | null =>
+  typeof s.extra?.rank === 'number' && Number.isInteger(s.extra.rank) ? s.extra.rank : null;
+const isMemory = (s: KernelSample) =>
+  s.extra?.kind === 'memcpy' || s.extra?.kind === 'memset' || MEMORY_NAME.test(s.kernelName);
 /** A sample with neither power nor any utilization: a duration only. */
-const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.values(s.utilization).some((v) => typeof v === 'number' && Number.isFinite(v));
+const durationOnly = (s: KernelSample) =>
+  samplePowerW(s) === null && !Object.values(s.utilization).some((v) => typeof v === 'number' && Number.isFinite(v));
 
 /**
  * The clock the profile's durations were taken at when the user gives none: the one clock a Kineto reader assumed
@@ -211,10 +245,16 @@ const durationOnly = (s: KernelSample) => samplePowerW(s) === null && !Object.va
 export function defaultReferenceClock(cal: Calibration, profiles: ProfileTable[]): { mhz: number; note: string } {
   const fromProfile = assumedProfileClock(profiles);
   if (fromProfile !== null) {
-    return { mhz: fromProfile, note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)` };
+    return {
+      mhz: fromProfile,
+      note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)`,
+    };
   }
   const mhz = Math.max(...cal.clocks.smClocksMHz);
-  return { mhz, note: `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass --reference-frequency if the run ran at another)` };
+  return {
+    mhz,
+    note: `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass --reference-frequency if the run ran at another)`,
+  };
 }
 
 function assumedProfileClock(profiles: ProfileTable[]): number | null {
@@ -246,7 +286,9 @@ function aggregateOp(samples: KernelSample[]): KernelProfile[] {
   for (const [f, c] of clocks) {
     if (c.n < series.length || !(c.d > 0)) continue; // a clock where some kernel of the op was not profiled
     out.push({
-      smClockMHz: f, durationNs: c.d, powerW: c.havePower ? c.e / c.d : null,
+      smClockMHz: f,
+      durationNs: c.d,
+      powerW: c.havePower ? c.e / c.d : null,
       utilization: Object.fromEntries([...c.u].map(([k, v]) => [k, v / c.d])),
     });
   }
@@ -254,10 +296,15 @@ function aggregateOp(samples: KernelSample[]): KernelProfile[] {
 }
 
 /** What a node annotated from its own duration assumed (the clock and the calibration's power), for a note. */
-export function durationEstimateNote(plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'assumedPower' | 'frequenciesMHz'>, what: string): string {
-  return `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
+export function durationEstimateNote(
+  plan: Pick<AnnotatePlan, 'referenceClockMHz' | 'assumedPower' | 'frequenciesMHz'>,
+  what: string,
+): string {
+  return (
+    `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
     `${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${plan.frequenciesMHz[i]} MHz`).join(', ')}, ` +
-    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`;
+    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`
+  );
 }
 
 /** Builds the plan from a calibration and one or more profile tables. */
@@ -265,11 +312,15 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   const notes: string[] = [];
   const fallback = options.referenceClockMHz === undefined ? defaultReferenceClock(cal, profiles) : null;
   const referenceClockMHz = options.referenceClockMHz ?? fallback!.mhz;
-  if (!(referenceClockMHz > 0)) throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
+  if (!(referenceClockMHz > 0))
+    throw new InputError(`reference SM frequency must be a positive number of MHz, got ${referenceClockMHz}`);
   // No target clock given: the clock the trace ran at (its durations kept, energies annotated), said in the notes.
   const freqs = options.frequenciesMHz.length > 0 ? options.frequenciesMHz : [referenceClockMHz];
-  if (options.frequenciesMHz.length === 0) notes.push(`target SM clock ${referenceClockMHz} MHz: the reference clock (no --frequency given)`);
-  for (const f of freqs) if (!(Number.isFinite(f) && f > 0)) throw new InputError(`target SM frequency must be a positive number of MHz, got ${f}`);
+  if (options.frequenciesMHz.length === 0)
+    notes.push(`target SM clock ${referenceClockMHz} MHz: the reference clock (no --frequency given)`);
+  for (const f of freqs)
+    if (!(Number.isFinite(f) && f > 0))
+      throw new InputError(`target SM frequency must be a positive number of MHz, got ${f}`);
   // Every target clock is checked before anything is predicted: a clock the device lacks is refused, with its range.
   for (const f of freqs) checkTargetClock(cal, f);
   if (new Set(freqs).size !== freqs.length) throw new InputError(`target SM frequencies repeat: ${freqs.join(', ')}`);
@@ -277,7 +328,9 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   if (fallback && profiles.length > 0) notes.push(fallback.note);
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
-    notes.push(`reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`);
+    notes.push(
+      `reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`,
+    );
   }
   const diag = options.diagnostics;
   const plan: AnnotatePlan = {
@@ -293,7 +346,9 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     notes,
     calibration: cal,
     rooflinePrecision: options.rooflinePrecision ?? 'fp16Tensor',
-    rooflineUnavailable: cal.datasheet ? null : `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth)`,
+    rooflineUnavailable: cal.datasheet
+      ? null
+      : `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth)`,
     memoryPjPerBit: options.memoryPjPerBit,
     bounds: freqs.map((f) => boundsAt(cal, f)),
     bestEnergyPerFlop: bestEnergyPerFlop(cal, options.rooflinePrecision ?? 'fp16Tensor'),
@@ -323,7 +378,16 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
         const names = [s.kernelName];
         const k = s.extra?.kernel;
         if (typeof k === 'string' && k && k !== s.kernelName) names.push(k);
-        g = { key, kernelName: s.kernelName, invocation: s.invocation, names, samples: [], order: order++, rank, memory: isMemory(s) };
+        g = {
+          key,
+          kernelName: s.kernelName,
+          invocation: s.invocation,
+          names,
+          samples: [],
+          order: order++,
+          rank,
+          memory: isMemory(s),
+        };
         groups.set(key, g);
       }
       g.samples.push(s);
@@ -338,8 +402,10 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   }
 
   if (unclocked) {
-    notes.push(`${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
-      `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the default reference clock; pass --reference-frequency if the run ran at another'})`);
+    notes.push(
+      `${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
+        `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the default reference clock; pass --reference-frequency if the run ran at another'})`,
+    );
   }
 
   const predicted = (profile: KernelSample[] | KernelProfile[], i: number): Prepared => {
@@ -392,7 +458,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   const rank = (i: number) => groups.get(plan.entries[i].key)!;
   for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) {
     for (const m of Object.values(keys)) {
-      for (const list of m.values()) list.sort((a, b) => (rank(a).invocation ?? -1) - (rank(b).invocation ?? -1) || rank(a).order - rank(b).order);
+      for (const list of m.values())
+        list.sort((a, b) => (rank(a).invocation ?? -1) - (rank(b).invocation ?? -1) || rank(a).order - rank(b).order);
     }
   }
   for (const [op, samples] of opSamples) {
@@ -406,10 +473,22 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
     const index = plan.entries.push({ key: `op:${op}`, level: 'op', perFreq, byDuration, memory: false }) - 1;
     for (const keys of [plan.keys, ...Object.values(plan.rankKeys ?? {})]) addKey(keys, 'op', op, index);
   }
-  if (plan.entries.some((e) => e.byDuration)) notes.push(durationEstimateNote(plan, `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length})`));
+  if (plan.entries.some((e) => e.byDuration))
+    notes.push(
+      durationEstimateNote(
+        plan,
+        `profiled kernels without counters or power (${plan.entries.filter((e) => e.byDuration).length})`,
+      ),
+    );
   if (plan.bands) {
-    if (!cal.uncertainty) notes.push(`--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`);
-    else notes.push('--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none');
+    if (!cal.uncertainty)
+      notes.push(
+        `--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`,
+      );
+    else
+      notes.push(
+        '--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none',
+      );
   }
   return plan;
 }
@@ -434,12 +513,21 @@ function addKey(keys: PlanKeys, level: MatchLevel, key: string, index: number): 
  * scales the duration, taken as compute-bound; the power is the calibration's assumed active power).
  */
 export function durationPrepared(plan: AnnotatePlan, durationMicros: number): Prepared[] {
-  const profile: KernelProfile = { smClockMHz: plan.referenceClockMHz, durationNs: durationMicros * 1000, powerW: null, utilization: {} };
-  return plan.frequenciesMHz.map((f, i) => prepare(predictKernel(plan.calibration, profile, f), i, plan, DURATION_SOURCE));
+  const profile: KernelProfile = {
+    smClockMHz: plan.referenceClockMHz,
+    durationNs: durationMicros * 1000,
+    powerW: null,
+    utilization: {},
+  };
+  return plan.frequenciesMHz.map((f, i) =>
+    prepare(predictKernel(plan.calibration, profile, f), i, plan, DURATION_SOURCE),
+  );
 }
 
 /** Roofline annotation of a node with `flops` FLOPs and `bytes` bytes, at every target clock of the plan. */
 export function rooflinePrepared(plan: AnnotatePlan, flops: number, bytes: number): Prepared[] {
   const work = { flops, bytes, precision: plan.rooflinePrecision, memoryPjPerBit: plan.memoryPjPerBit };
-  return plan.frequenciesMHz.map((f, i) => prepare(estimateFromRoofline(plan.calibration, work, f), i, plan, 'roofline'));
+  return plan.frequenciesMHz.map((f, i) =>
+    prepare(estimateFromRoofline(plan.calibration, work, f), i, plan, 'roofline'),
+  );
 }

@@ -57,14 +57,17 @@ export async function loadPowerBase(options: PowerOptions, device: string): Prom
   } catch (e) {
     // An InputError here is the file not read (its content's errors are FormatErrors): name what was looked for.
     if (preset || !(e instanceof InputError)) throw e;
-    throw new InputError(`power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (${e.message.replace(`${file}: `, '')})`);
+    throw new InputError(
+      `power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (${e.message.replace(`${file}: `, '')})`,
+    );
   }
   return { config, label: preset ? `preset ${name}` : file };
 }
 
 /** Memory (DRAM) energy per bit: the user's, else the preset's. */
 export function memoryPjPerBitOf(base: PowerBase, options: PowerOptions): number {
-  if (options.memoryPjPerBit !== undefined && !(options.memoryPjPerBit >= 0)) throw new InputError(`memory energy must be ≥ 0 pJ/bit, got ${options.memoryPjPerBit}`);
+  if (options.memoryPjPerBit !== undefined && !(options.memoryPjPerBit >= 0))
+    throw new InputError(`memory energy must be ≥ 0 pJ/bit, got ${options.memoryPjPerBit}`);
   return options.memoryPjPerBit ?? base.config.memory.energyPjPerBit;
 }
 
@@ -80,14 +83,21 @@ export interface PowerDocument {
  * annotated nodes: their ratio is the active power for compute nodes the replay finds without energy_j.
  */
 export async function buildPowerDocument(
-  cal: Calibration, frequencyMHz: number, totals: { computeEnergyJ: number; annotatedDurationNs: number }, options: PowerOptions, name: string, powerBase?: PowerBase,
+  cal: Calibration,
+  frequencyMHz: number,
+  totals: { computeEnergyJ: number; annotatedDurationNs: number },
+  options: PowerOptions,
+  name: string,
+  powerBase?: PowerBase,
 ): Promise<PowerDocument> {
   const { config: base, label } = powerBase ?? (await loadPowerBase(options, cal.device.name));
   const comp = componentPowersAt(cal, frequencyMHz);
   const cap = cal.powerCap.powerW ?? Infinity;
   const idle = options.idlePowerW === undefined ? idlePowerAt(cal, frequencyMHz) : null;
   if (options.idlePowerW === undefined && !idle)
-    throw new InputError(`the calibration of ${cal.device.name} has no idle figure (no idle block, no datasheet): re-run tracewatt calibrate with --idle <power log or idle profile>, or pass --idle-power W`);
+    throw new InputError(
+      `the calibration of ${cal.device.name} has no idle figure (no idle block, no datasheet): re-run tracewatt calibrate with --idle <power log or idle profile>, or pass --idle-power W`,
+    );
   const idlePowerW = options.idlePowerW ?? idle!.powerW;
   if (!(idlePowerW >= 0)) throw new InputError(`idle power must be ≥ 0 W, got ${idlePowerW}`);
   const idleSource = idle ? `${idle.how}; ${idle.source}` : 'given by the user (--idle-power)';
@@ -105,18 +115,28 @@ export async function buildPowerDocument(
   }
   const network = options.networkPjPerBit
     ? options.networkPjPerBit.map((e, i) => {
-      if (!(e >= 0)) throw new InputError(`network energy must be ≥ 0 pJ/bit, got ${e} for dimension ${i}`);
-      return { name: base.network[i]?.name ?? `dim${i}`, energyPjPerBit: e, ...(base.network[i]?.bandwidthGBps !== undefined ? { bandwidthGBps: base.network[i].bandwidthGBps } : {}) };
-    })
-    : base.network.map((d) => ({ name: d.name, energyPjPerBit: d.energyPjPerBit, ...(d.bandwidthGBps !== undefined ? { bandwidthGBps: d.bandwidthGBps } : {}) }));
+        if (!(e >= 0)) throw new InputError(`network energy must be ≥ 0 pJ/bit, got ${e} for dimension ${i}`);
+        return {
+          name: base.network[i]?.name ?? `dim${i}`,
+          energyPjPerBit: e,
+          ...(base.network[i]?.bandwidthGBps !== undefined ? { bandwidthGBps: base.network[i].bandwidthGBps } : {}),
+        };
+      })
+    : base.network.map((d) => ({
+        name: d.name,
+        energyPjPerBit: d.energyPjPerBit,
+        ...(d.bandwidthGBps !== undefined ? { bandwidthGBps: d.bandwidthGBps } : {}),
+      }));
   const memoryPj = memoryPjPerBitOf({ config: base, label }, options);
   const remotePj = options.memoryPjPerBit ?? base.memory.remoteEnergyPjPerBit;
   const fmt = (w: number) => Number(w.toPrecision(6));
-  if (options.commPowerW !== undefined && !(options.commPowerW >= 0)) throw new InputError(`communication power must be ≥ 0 W, got ${options.commPowerW}`);
+  if (options.commPowerW !== undefined && !(options.commPowerW >= 0))
+    throw new InputError(`communication power must be ≥ 0 W, got ${options.commPowerW}`);
   const commPowerW = options.commPowerW ?? defaultCommPowerW({ activePowerW, idlePowerW });
-  const commNote = options.commPowerW !== undefined
-    ? 'gpu.commPowerW: given by the user'
-    : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but compute little; no measurement of it at hand)`;
+  const commNote =
+    options.commPowerW !== undefined
+      ? 'gpu.commPowerW: given by the user'
+      : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but compute little; no measurement of it at hand)`;
   const doc = {
     name,
     description: `Written by tracewatt annotate: ${cal.device.name} (${cal.device.kind} calibration) at SM clock ${frequencyMHz} MHz. Modelled numbers: results are estimates.`,
@@ -132,10 +152,17 @@ export async function buildPowerDocument(
         (Object.keys(comp.coefficientsW).length ? '' : ' (none: counter-free calibration)'),
     ],
     gpu: {
-      activePowerW: fmt(activePowerW), idlePowerW: fmt(idlePowerW), idleSource, commPowerW: fmt(commPowerW), frequencyMHz,
+      activePowerW: fmt(activePowerW),
+      idlePowerW: fmt(idlePowerW),
+      idleSource,
+      commPowerW: fmt(commPowerW),
+      frequencyMHz,
       componentPowersW: Object.fromEntries(Object.entries(comp.coefficientsW).map(([c, w]) => [c, fmt(w)])),
     },
-    memory: remotePj === memoryPj ? { energyPjPerBit: memoryPj } : { energyPjPerBit: memoryPj, remoteEnergyPjPerBit: remotePj },
+    memory:
+      remotePj === memoryPj
+        ? { energyPjPerBit: memoryPj }
+        : { energyPjPerBit: memoryPj, remoteEnergyPjPerBit: remotePj },
     network,
     networkIdlePowerWPerRank: base.networkIdlePowerWPerRank,
   };

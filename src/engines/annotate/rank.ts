@@ -65,10 +65,17 @@ export function rankFailure(e: unknown): unknown {
  * every megabyte written), for a thread that also dispatches ranks to workers and reports progress.
  */
 export async function annotateRankFile(
-  task: RankTask, plan: AnnotatePlan, onBytes?: (bytesRead: number) => void, cache = new ThreadCache(), yieldOften = false,
+  task: RankTask,
+  plan: AnnotatePlan,
+  onBytes?: (bytesRead: number) => void,
+  cache = new ThreadCache(),
+  yieldOften = false,
 ): Promise<RankOutcome> {
   const { file } = task;
-  if (task.outFiles.length !== plan.frequenciesMHz.length) throw new InputError(`rank ${task.rank}: ${task.outFiles.length} output files for ${plan.frequenciesMHz.length} clocks`);
+  if (task.outFiles.length !== plan.frequenciesMHz.length)
+    throw new InputError(
+      `rank ${task.rank}: ${task.outFiles.length} output files for ${plan.frequenciesMHz.length} clocks`,
+    );
   const source = await openTraceBytes(file, { reuseBuffers: cache.buffers });
   const chunks = source.chunks[Symbol.asyncIterator]();
   const outs: RawOut[] = [];

@@ -14,7 +14,14 @@ const MAX_VLEN = 7;
  */
 const REF_HEAD: Buffer[] = [];
 for (let vlen = 1; vlen <= MAX_VLEN; vlen++) {
-  REF_HEAD[vlen] = Buffer.from([0x52, 2 + DURATION_REF.length + 1 + vlen, 0x0a, DURATION_REF.length, ...DURATION_REF, 0x68]);
+  REF_HEAD[vlen] = Buffer.from([
+    0x52,
+    2 + DURATION_REF.length + 1 + vlen,
+    0x0a,
+    DURATION_REF.length,
+    ...DURATION_REF,
+    0x68,
+  ]);
 }
 
 /** Flag of a tail whose DRAM part is not known (beside model/physics-checks.ts's ABOVE_CAP, BELOW_IDLE). */
@@ -34,7 +41,14 @@ export interface Tails {
 export function tails(prep: Prepared): Tails {
   // byLen filled with nulls up front: one array shape for every Tails, which optimized code relies on.
   const byLen = new Array<Buffer | null>(MAX_VLEN + 1).fill(null);
-  return { prep, energyJ: prep.energyJ, energyMemoryJ: prep.energyMemoryJ, durationNs: prep.durationNs, flags: prep.flags | (prep.memoryKnown ? 0 : MEMORY_UNKNOWN), byLen };
+  return {
+    prep,
+    energyJ: prep.energyJ,
+    energyMemoryJ: prep.energyMemoryJ,
+    durationNs: prep.durationNs,
+    flags: prep.flags | (prep.memoryKnown ? 0 : MEMORY_UNKNOWN),
+    byLen,
+  };
 }
 
 /** The tail for a duration_micros_ref value of varint length vlen. */

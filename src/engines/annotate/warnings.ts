@@ -23,15 +23,19 @@ export function annotateWarnings(total: Total, profileKernels: number, profilesG
   }
   let why: string;
   if (total.gpuCompNodes === 0) {
-    why = total.compNodes === 0
-      ? 'the trace has no compute node'
-      : `all ${total.compNodes} compute nodes are host-side ops (is_cpu_op); the trace has no GPU compute node (was it converted with its Kineto trace?)`;
+    why =
+      total.compNodes === 0
+        ? 'the trace has no compute node'
+        : `all ${total.compNodes} compute nodes are host-side ops (is_cpu_op); the trace has no GPU compute node (was it converted with its Kineto trace?)`;
   } else if (profilesGiven === 0) {
     why = `no --profile given, and its ${total.gpuCompNodes} GPU compute node(s) have no num_ops/tensor_size for a roofline estimate nor a duration to estimate from`;
   } else {
-    why = `none of the ${total.gpuCompNodes} GPU compute node names matched the ${profileKernels} profiled kernel(s), and the nodes have no num_ops/tensor_size nor a duration to estimate from` +
+    why =
+      `none of the ${total.gpuCompNodes} GPU compute node names matched the ${profileKernels} profiled kernel(s), and the nodes have no num_ops/tensor_size nor a duration to estimate from` +
       (total.unmatchedNames[0] ? ` (most frequent node: "${total.unmatchedNames[0].name.slice(0, 80)}")` : '');
   }
-  out.push(`NOTHING ANNOTATED: 0 of ${total.nodes} nodes got an energy: ${why}; the outputs are copies of the input and 0 J`);
+  out.push(
+    `NOTHING ANNOTATED: 0 of ${total.nodes} nodes got an energy: ${why}; the outputs are copies of the input and 0 J`,
+  );
   return out;
 }

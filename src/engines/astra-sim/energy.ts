@@ -20,12 +20,26 @@
  */
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import { FINGERPRINT_DIGITS, loadAstraSimLog, ranksOfLog, type AstraRankLog, type AstraSimLog, type ExportFingerprint } from '../../formats/astra/index.js';
+import {
+  FINGERPRINT_DIGITS,
+  loadAstraSimLog,
+  ranksOfLog,
+  type AstraRankLog,
+  type AstraSimLog,
+  type ExportFingerprint,
+} from '../../formats/astra/index.js';
 import { resolveRankFiles } from '../../formats/chakra/index.js';
 import { rankFilesDigest, textDigest } from '../../formats/digest.js';
 import { readTextFile } from '../../formats/text-file.js';
 import {
-  loadClusterConfigs, rankSourcesFromFiles, rankTotalsOf, replay, summarizeRun, type RankTotals, type ReplayFilesInput, type ReplayResult,
+  loadClusterConfigs,
+  rankSourcesFromFiles,
+  rankTotalsOf,
+  replay,
+  summarizeRun,
+  type RankTotals,
+  type ReplayFilesInput,
+  type ReplayResult,
 } from '../replay/index.js';
 
 export interface EnergyFromLogInput extends Omit<ReplayFilesInput, 'timeline' | 'onSlice'> {
@@ -35,7 +49,8 @@ export interface EnergyFromLogInput extends Omit<ReplayFilesInput, 'timeline' | 
 
 /** A rank's totals with ASTRA-sim's times in place of the replay's. */
 function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: string): RankTotals {
-  const gpuComputeNs = log.exposedCommNs === undefined ? (log.stats?.gpuNs ?? base.gpuComputeNs) : log.finishNs - log.exposedCommNs;
+  const gpuComputeNs =
+    log.exposedCommNs === undefined ? (log.stats?.gpuNs ?? base.gpuComputeNs) : log.finishNs - log.exposedCommNs;
   if (log.exposedCommNs === undefined) {
     diag.add('astra-log.no-exposed-communication', {
       file,
@@ -45,8 +60,9 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
   if (gpuComputeNs !== base.gpuComputeNs) {
     diag.add('astra-log.gpu-time-differs', {
       file,
-      message: `${file} line ${log.line}: ASTRA-sim's GPU time of rank ${log.rank} is ${gpuComputeNs} ns, the trace's GPU nodes take ${base.gpuComputeNs} ns; ` +
-        'idle energy uses ASTRA-sim\'s, compute energy the nodes\'',
+      message:
+        `${file} line ${log.line}: ASTRA-sim's GPU time of rank ${log.rank} is ${gpuComputeNs} ns, the trace's GPU nodes take ${base.gpuComputeNs} ns; ` +
+        "idle energy uses ASTRA-sim's, compute energy the nodes'",
     });
   }
   const s = log.stats;
@@ -95,11 +111,19 @@ async function fingerprintDifferences(input: EnergyFromLogInput, fp: ExportFinge
 }
 
 /** Refuses a log that is not of a run of this trace on these configs (see the header). */
-async function checkLogBelongs(input: EnergyFromLogInput, log: AstraSimLog, logRanks: readonly AstraRankLog[], base: ReplayResult, astraBandwidth: boolean): Promise<void> {
+async function checkLogBelongs(
+  input: EnergyFromLogInput,
+  log: AstraSimLog,
+  logRanks: readonly AstraRankLog[],
+  base: ReplayResult,
+  astraBandwidth: boolean,
+): Promise<void> {
   if (log.fingerprint) {
     const differ = await fingerprintDifferences(input, log.fingerprint.inputs);
     if (differ.length > 0) {
-      throw new InputError(`${log.file} line ${log.fingerprint.line}: the log is of another export: the ${differ.join(', ')} of its run differ${differ.length === 1 ? 's' : ''} from the files given (SHA-256); give the trace and configs of the folder whose run.sh wrote it`);
+      throw new InputError(
+        `${log.file} line ${log.fingerprint.line}: the log is of another export: the ${differ.join(', ')} of its run differ${differ.length === 1 ? 's' : ''} from the files given (SHA-256); give the trace and configs of the folder whose run.sh wrote it`,
+      );
     }
   }
   // Only where replay reads bandwidths as ASTRA-sim does (not --plain-bandwidth).
@@ -107,7 +131,8 @@ async function checkLogBelongs(input: EnergyFromLogInput, log: AstraSimLog, logR
   if (early) {
     throw new InputError(
       `${log.file} line ${early.line}: sys[${early.rank}] finished at ${early.finishNs} ns, but rank ${early.rank} of ${input.trace} on these configs takes at least ` +
-      `${base.ranks[early.rank]!.finishNs} ns (tracewatt's congestion-unaware replay, which ASTRA-sim's analytical backends reproduce or exceed): the log is of another run (another trace, system or network)`);
+        `${base.ranks[early.rank]!.finishNs} ns (tracewatt's congestion-unaware replay, which ASTRA-sim's analytical backends reproduce or exceed): the log is of another run (another trace, system or network)`,
+    );
   }
 }
 
@@ -123,7 +148,12 @@ export async function energyFromAstraSimLog(input: EnergyFromLogInput): Promise<
   const totals = base.ranks.map((r, i) => retimed(rankTotalsOf(r), logRanks[i], diagnostics, log.file));
   return summarizeRun(totals, {
     label: input.label ?? `${input.trace} on ${input.network}, times from ASTRA-sim (${log.file})`,
-    network: cluster.network, power: cluster.power, bandwidthUnit, events: base.events, diagnostics: diagnostics.summary(),
-    computeBand: base.energyBandJ?.sums, durationSources: base.durationSources,
+    network: cluster.network,
+    power: cluster.power,
+    bandwidthUnit,
+    events: base.events,
+    diagnostics: diagnostics.summary(),
+    computeBand: base.energyBandJ?.sums,
+    durationSources: base.durationSources,
   });
 }

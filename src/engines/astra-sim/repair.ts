@@ -10,36 +10,68 @@ import { InputError } from '../../errors.js';
 import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import { missingImplementation } from '../replay/collective-plan.js';
 import {
-  ATTR_MEMBER_BY_KIND, BIGINT_SCALARS, CollectiveCommType, EMPTY_ALL_GATHER, INTEGER_SCALARS, NodeType, attrBool, attrInt,
-  attrString, commTypeName, durationProblem, durationRead, getAttr, makeAttr, nodeTypeName, nodeValueProblem, setAttr, valuesReadBy, type Attribute, type ChakraNode,
+  ATTR_MEMBER_BY_KIND,
+  BIGINT_SCALARS,
+  CollectiveCommType,
+  EMPTY_ALL_GATHER,
+  INTEGER_SCALARS,
+  NodeType,
+  attrBool,
+  attrInt,
+  attrString,
+  commTypeName,
+  durationProblem,
+  durationRead,
+  getAttr,
+  makeAttr,
+  nodeTypeName,
+  nodeValueProblem,
+  setAttr,
+  valuesReadBy,
+  type Attribute,
+  type ChakraNode,
 } from '../../formats/chakra/index.js';
 
 /** Repair codes and what each does, for the export's listing. */
 export const REPAIRS = {
-  'metadata-added': 'GlobalMetadata frame added (ASTRA-sim reads the first frame as metadata and would lose the first node)',
-  'dangling-dependency-removed': 'dependency on a node absent from the rank removed (ASTRA-sim refuses the file; replay ignores it)',
+  'metadata-added':
+    'GlobalMetadata frame added (ASTRA-sim reads the first frame as metadata and would lose the first node)',
+  'dangling-dependency-removed':
+    'dependency on a node absent from the rank removed (ASTRA-sim refuses the file; replay ignores it)',
   'self-dependency-removed': 'dependency of a node on itself removed (it could never run; replay ignores it)',
   'comm-marked-cpu': 'is_cpu_op cleared on a communication node (ASTRA-sim aborts: "Comm node should not be on CPU")',
-  'cpu-collective-to-compute': 'CPU-side collective without comm_type turned into a CPU COMP_NODE of the same duration (as replay runs it; ASTRA-sim aborts on it)',
+  'cpu-collective-to-compute':
+    'CPU-side collective without comm_type turned into a CPU COMP_NODE of the same duration (as replay runs it; ASTRA-sim aborts on it)',
   'comm-size-added': 'comm_size set from --comm-size on a collective without one (ASTRA-sim stalls every rank)',
-  'broadcast-comm-size-added': 'comm_size 0 added to a BROADCAST without one (ASTRA-sim reads it, then replays the duration)',
-  'involved-dim-padded': 'involved_dim padded with true to one entry per network dimension (ASTRA-sim reads past a short list and stalls)',
-  'involved-dim-added': 'involved_dim (all true) added for a network of more than 4 dimensions (ASTRA-sim assumes 4 without it)',
+  'broadcast-comm-size-added':
+    'comm_size 0 added to a BROADCAST without one (ASTRA-sim reads it, then replays the duration)',
+  'involved-dim-padded':
+    'involved_dim padded with true to one entry per network dimension (ASTRA-sim reads past a short list and stalls)',
+  'involved-dim-added':
+    'involved_dim (all true) added for a network of more than 4 dimensions (ASTRA-sim assumes 4 without it)',
   'involved-dim-as-bool-list': 'involved_dim written as bool_list (ASTRA-sim exits on another list type)',
   'comm-tag-added': 'comm_tag 0 added to a send/receive without one (replay matches by tag 0; ASTRA-sim requires it)',
-  'unknown-node-type-invalidated': 'node of a type ASTRA-sim does not know made INVALID_NODE, which it skips (replay gives it no time)',
-  'is-cpu-op-as-bool': 'is_cpu_op that is neither a bool nor an integer (e.g. a string) written as bool_val false, as replay reads it (ASTRA-sim cannot read it)',
-  'mistyped-attribute-dropped': 'attribute of a kind no consumer reads for its name (a string or list where a number is read, a non-list involved_dim, a non-string pg_name) removed, as replay reads it: absent',
+  'unknown-node-type-invalidated':
+    'node of a type ASTRA-sim does not know made INVALID_NODE, which it skips (replay gives it no time)',
+  'is-cpu-op-as-bool':
+    'is_cpu_op that is neither a bool nor an integer (e.g. a string) written as bool_val false, as replay reads it (ASTRA-sim cannot read it)',
+  'mistyped-attribute-dropped':
+    'attribute of a kind no consumer reads for its name (a string or list where a number is read, a non-list involved_dim, a non-string pg_name) removed, as replay reads it: absent',
 } as const;
 export type RepairCode = keyof typeof REPAIRS;
 
 const SIMULATED = new Set<number>([
-  CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL,
+  CollectiveCommType.ALL_REDUCE,
+  CollectiveCommType.ALL_GATHER,
+  CollectiveCommType.REDUCE_SCATTER,
+  CollectiveCommType.ALL_TO_ALL,
 ]);
 /** The collectives ASTRA-sim simulates, by comm_type. */
 const KIND_OF: Record<number, CollectiveKind> = {
-  [CollectiveCommType.ALL_REDUCE]: 'ALL_REDUCE', [CollectiveCommType.ALL_GATHER]: 'ALL_GATHER',
-  [CollectiveCommType.REDUCE_SCATTER]: 'REDUCE_SCATTER', [CollectiveCommType.ALL_TO_ALL]: 'ALL_TO_ALL',
+  [CollectiveCommType.ALL_REDUCE]: 'ALL_REDUCE',
+  [CollectiveCommType.ALL_GATHER]: 'ALL_GATHER',
+  [CollectiveCommType.REDUCE_SCATTER]: 'REDUCE_SCATTER',
+  [CollectiveCommType.ALL_TO_ALL]: 'ALL_TO_ALL',
 };
 /** Without involved_dim, ASTRA-sim involves this many dimensions. */
 const ASTRA_DEFAULT_DIMS = 4;
@@ -85,7 +117,12 @@ function dropDeps(c: RepairContext, n: ChakraNode): void {
         return false;
       }
       if (!c.hasNode(d)) {
-        note(c, n, 'dangling-dependency-removed', `${key === 'dataDeps' ? 'data' : 'ctrl'} dependency on absent node ${d} removed`);
+        note(
+          c,
+          n,
+          'dangling-dependency-removed',
+          `${key === 'dataDeps' ? 'data' : 'ctrl'} dependency on absent node ${d} removed`,
+        );
         return false;
       }
       return true;
@@ -98,7 +135,16 @@ function needInt(c: RepairContext, n: ChakraNode, name: string, why: string): vo
 }
 
 /** Attributes read as integers (replay reads one of another kind as absent). */
-const INTEGER_ATTRS = ['num_ops', 'tensor_size', 'comm_type', 'comm_size', 'comm_src', 'comm_dst', 'comm_tag', 'comm_priority'];
+const INTEGER_ATTRS = [
+  'num_ops',
+  'tensor_size',
+  'comm_type',
+  'comm_size',
+  'comm_src',
+  'comm_dst',
+  'comm_tag',
+  'comm_priority',
+];
 
 /** Whether an attribute kind is a single integer or bool (what attrInt reads; doubles are read when whole). */
 function scalarNumber(a: Attribute): boolean {
@@ -112,7 +158,10 @@ function scalarNumber(a: Attribute): boolean {
  */
 function retypeAttributes(c: RepairContext, n: ChakraNode): void {
   const cpu = getAttr(n, 'is_cpu_op');
-  if (cpu && !(cpu.kind === 'bool_val' || (scalarNumber(cpu) && INTEGER_SCALARS.has(ATTR_MEMBER_BY_KIND.get(cpu.kind!)!.scalar)))) {
+  if (
+    cpu &&
+    !(cpu.kind === 'bool_val' || (scalarNumber(cpu) && INTEGER_SCALARS.has(ATTR_MEMBER_BY_KIND.get(cpu.kind!)!.scalar)))
+  ) {
     setAttr(n, makeAttr('is_cpu_op', 'bool_val', false));
     note(c, n, 'is-cpu-op-as-bool', `is_cpu_op ${cpu.kind ?? 'without a value'} written as bool_val false`);
   }
@@ -128,7 +177,8 @@ function retypeAttributes(c: RepairContext, n: ChakraNode): void {
   }
   const dims = getAttr(n, 'involved_dim');
   const member = dims?.kind ? ATTR_MEMBER_BY_KIND.get(dims.kind) : undefined;
-  if (dims && !(member?.list && (member.scalar === 'bool' || INTEGER_SCALARS.has(member.scalar)))) drop('involved_dim', 'a list of bools is read');
+  if (dims && !(member?.list && (member.scalar === 'bool' || INTEGER_SCALARS.has(member.scalar))))
+    drop('involved_dim', 'a list of bools is read');
   const pg = getAttr(n, 'pg_name');
   if (pg && pg.kind !== 'string_val') drop('pg_name', 'a string is read');
 }
@@ -157,16 +207,25 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
   const type = attrInt(n, 'comm_type');
   if (type === undefined) {
     if (attrBool(n, 'is_cpu_op')) {
-      note(c, n, 'cpu-collective-to-compute', `CPU-side collective without comm_type made a CPU COMP_NODE of ${n.durationMicros} µs`);
+      note(
+        c,
+        n,
+        'cpu-collective-to-compute',
+        `CPU-side collective without comm_type made a CPU COMP_NODE of ${n.durationMicros} µs`,
+      );
       n.type = NodeType.COMP_NODE;
       return;
     }
-    throw new InputError(`${where(c, n)} has no comm_type: neither ASTRA-sim nor replay can tell which collective it is`);
+    throw new InputError(
+      `${where(c, n)} has no comm_type: neither ASTRA-sim nor replay can tell which collective it is`,
+    );
   }
   notOnCpu(c, n);
   const t = Number(type);
   if (!SIMULATED.has(t) && t !== CollectiveCommType.BROADCAST) {
-    throw new InputError(`${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`);
+    throw new InputError(
+      `${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`,
+    );
   }
   if (attrInt(n, 'comm_size') === undefined) {
     if (t === CollectiveCommType.BROADCAST) {
@@ -176,18 +235,23 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
       setAttr(n, makeAttr('comm_size', 'int64_val', c.commSizeBytes));
       note(c, n, 'comm-size-added', `comm_size ${c.commSizeBytes} added (--comm-size)`);
     } else {
-      throw new InputError(`${where(c, n)} has no comm_size: ASTRA-sim logs "Attribute comm_size not found" and stalls every rank. ` +
-        'Give --comm-size <bytes> to set one on every collective without it, or re-generate the trace with comm_size');
+      throw new InputError(
+        `${where(c, n)} has no comm_size: ASTRA-sim logs "Attribute comm_size not found" and stalls every rank. ` +
+          'Give --comm-size <bytes> to set one on every collective without it, or re-generate the trace with comm_size',
+      );
     }
   }
   if (!SIMULATED.has(t)) return;
-  if (t === CollectiveCommType.ALL_GATHER && attrInt(n, 'comm_size') === 0n) throw new InputError(`${where(c, n)}: ${EMPTY_ALL_GATHER}`);
+  if (t === CollectiveCommType.ALL_GATHER && attrInt(n, 'comm_size') === 0n)
+    throw new InputError(`${where(c, n)}: ${EMPTY_ALL_GATHER}`);
   const missing = missingImplementation(c.system, KIND_OF[t]!);
   if (missing) throw new InputError(missing);
   repairInvolvedDims(c, n);
   const pg = attrString(n, 'pg_name') ?? '';
   if (pg !== '' && pg !== '0' && !c.commGroups?.groups.has(pg)) {
-    throw new InputError(`${where(c, n)}: pg_name "${pg}" is not defined${c.commGroups ? ` in ${c.commGroups.file}` : ' (no --comm-group file given)'}`);
+    throw new InputError(
+      `${where(c, n)}: pg_name "${pg}" is not defined${c.commGroups ? ` in ${c.commGroups.file}` : ' (no --comm-group file given)'}`,
+    );
   }
 }
 
@@ -215,7 +279,12 @@ function repairInvolvedDims(c: RepairContext, n: ChakraNode): void {
     const before = list.length;
     while (list.length < c.dims) list.push(true);
     changed = true;
-    note(c, n, 'involved-dim-padded', `involved_dim of ${before} entr${before === 1 ? 'y' : 'ies'} padded to [${list.join(', ')}]`);
+    note(
+      c,
+      n,
+      'involved-dim-padded',
+      `involved_dim of ${before} entr${before === 1 ? 'y' : 'ies'} padded to [${list.join(', ')}]`,
+    );
   }
   if (changed) setAttr(n, { ...a, kind: 'bool_list', value: list });
 }
@@ -227,7 +296,8 @@ function repairPointToPoint(c: RepairContext, n: ChakraNode): void {
   needInt(c, n, peerName, 'the peer rank is needed');
   needInt(c, n, 'comm_size', 'the message size is needed');
   const peer = attrInt(n, peerName)!;
-  if (peer >= BigInt(c.ranks)) throw new InputError(`${where(c, n)}: ${peerName} ${peer} is not a rank of this trace (0..${c.ranks - 1})`);
+  if (peer >= BigInt(c.ranks))
+    throw new InputError(`${where(c, n)}: ${peerName} ${peer} is not a rank of this trace (0..${c.ranks - 1})`);
   if (attrInt(n, 'comm_tag') === undefined) {
     setAttr(n, makeAttr('comm_tag', 'int32_val', 0));
     note(c, n, 'comm-tag-added', 'comm_tag 0 added');
@@ -248,14 +318,23 @@ export function repairNode(c: RepairContext, n: ChakraNode): void {
       repairPointToPoint(c, n);
       return;
     case NodeType.COMP_NODE:
-      if (c.system.rooflineEnabled && !attrBool(n, 'is_cpu_op') && (attrInt(n, 'tensor_size') ?? 0n) !== 0n && attrInt(n, 'num_ops') === undefined) {
-        throw new InputError(`${where(c, n)} has no num_ops, which ${c.system.file} (roofline-enabled) needs on every GPU COMP_NODE (ASTRA-sim stalls without it); use a system with roofline-enabled 0`);
+      if (
+        c.system.rooflineEnabled &&
+        !attrBool(n, 'is_cpu_op') &&
+        (attrInt(n, 'tensor_size') ?? 0n) !== 0n &&
+        attrInt(n, 'num_ops') === undefined
+      ) {
+        throw new InputError(
+          `${where(c, n)} has no num_ops, which ${c.system.file} (roofline-enabled) needs on every GPU COMP_NODE (ASTRA-sim stalls without it); use a system with roofline-enabled 0`,
+        );
       }
       return;
     case NodeType.MEM_LOAD_NODE:
     case NodeType.MEM_STORE_NODE:
       if (!c.memory || c.memory.memoryType === 'NO_MEMORY_EXPANSION') {
-        throw new InputError(`${where(c, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`);
+        throw new InputError(
+          `${where(c, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`,
+        );
       }
       needInt(c, n, 'tensor_size', 'MEM_LOAD/STORE nodes need their size');
       return;

@@ -55,8 +55,15 @@ export function astraSimCommand(files: ExportedFiles, backend: AstraBackend): st
 /** `npx tracewatt energy` on the log of a run of the exported workload (npx: runs in the repository or after `npm link`). */
 export function energyCommandLine(files: ExportedFiles, backend: AstraBackend): string {
   return [
-    'npx tracewatt energy --astra-sim-log', sh(logFile(files, backend)), sh(files.workload),
-    '--system', sh(files.system), '--network', sh(files.network), '--memory', sh(files.memory),
+    'npx tracewatt energy --astra-sim-log',
+    sh(logFile(files, backend)),
+    sh(files.workload),
+    '--system',
+    sh(files.system),
+    '--network',
+    sh(files.network),
+    '--memory',
+    sh(files.memory),
     ...(files.commGroup ? ['--comm-group', sh(files.commGroup)] : []),
     ...(files.power ? ['--power', sh(files.power)] : []),
   ].join(' ');
@@ -71,8 +78,13 @@ export function runScript(files: ExportedFiles, fingerprint: ExportFingerprint):
   const rel = (f: string) => `"$here"/${sh(path.relative(dir, f))}`;
   const here = (f: string | undefined) => (f === undefined ? undefined : path.relative(dir, f));
   const local: ExportedFiles = {
-    workload: here(files.workload)!, system: here(files.system)!, network: here(files.network)!, memory: here(files.memory)!,
-    commGroup: here(files.commGroup), power: here(files.power), runScript: here(files.runScript)!,
+    workload: here(files.workload)!,
+    system: here(files.system)!,
+    network: here(files.network)!,
+    memory: here(files.memory)!,
+    commGroup: here(files.commGroup),
+    power: here(files.power),
+    runScript: here(files.runScript)!,
   };
   return `#!/usr/bin/env bash
 # Runs ASTRA-sim's analytical network backend on the workload tracewatt exported here (tracewatt export astra-sim).

@@ -9,7 +9,15 @@ import type { Calibration } from '../../model/calibration.js';
 import type { KernelSeries } from '../../model/kernels.js';
 import { capInForce } from '../../model/power-cap.js';
 import { energyOptimalClock, fitStage, predictStage } from '../../model/stage-fit.js';
-import { mean, nearClock, pctErr, tabulate, type AccuracyRow, type Comparison, type FitBandAccuracy } from './accuracy-table.js';
+import {
+  mean,
+  nearClock,
+  pctErr,
+  tabulate,
+  type AccuracyRow,
+  type Comparison,
+  type FitBandAccuracy,
+} from './accuracy-table.js';
 
 export interface EnergyOptimum {
   kernel: string;
@@ -45,14 +53,25 @@ export function upperFitBand(rows: AccuracyRow[], fitClocksMHz: number[]): FitBa
   if (band.length === 0) return null;
   const n = band.reduce((s, r) => s + r.n, 0);
   const weighted = (k: 'timeErrorPct' | 'energyErrorPct') => band.reduce((s, r) => s + r[k] * r.n, 0) / n;
-  return { fromMHz, toMHz, timeErrorPct: weighted('timeErrorPct'), energyErrorPct: weighted('energyErrorPct'), maxEnergyErrorPct: Math.max(...band.map((r) => r.energyErrorPct)), clocks: band.length };
+  return {
+    fromMHz,
+    toMHz,
+    timeErrorPct: weighted('timeErrorPct'),
+    energyErrorPct: weighted('energyErrorPct'),
+    maxEnergyErrorPct: Math.max(...band.map((r) => r.energyErrorPct)),
+    clocks: band.length,
+  };
 }
 
 export function stageFitAccuracy(cal: Calibration, series: KernelSeries[], fit: number[]): StageFitAccuracy {
   const skipped: string[] = [];
   const notes: string[] = [];
   const measuredAt = (s: KernelSeries) => s.points.filter((p) => p.durationNs !== null && p.powerW !== null);
-  const fitInputs = series.flatMap((s) => measuredAt(s).filter((p) => nearClock(p.smClockMHz, fit)).map((p) => ({ powerW: p.powerW!, where: `${s.key} at ${p.smClockMHz} MHz` })));
+  const fitInputs = series.flatMap((s) =>
+    measuredAt(s)
+      .filter((p) => nearClock(p.smClockMHz, fit))
+      .map((p) => ({ powerW: p.powerW!, where: `${s.key} at ${p.smClockMHz} MHz` })),
+  );
   const cap = capInForce(cal.powerCap, fitInputs);
   if (cap.note) notes.push(cap.note);
   const cmp: Comparison[] = [];
@@ -65,7 +84,10 @@ export function stageFitAccuracy(cal: Calibration, series: KernelSeries[], fit: 
       continue;
     }
     // Additive time form (exponent 1): the calibration's roofline exponent made the stage energy worse (README).
-    const sf = fitStage(fitPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })), cap.powerW);
+    const sf = fitStage(
+      fitPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW! })),
+      cap.powerW,
+    );
     for (const p of pts) {
       if (nearClock(p.smClockMHz, fit)) continue;
       const pr = predictStage(sf, p.smClockMHz);
@@ -86,7 +108,8 @@ export function stageFitAccuracy(cal: Calibration, series: KernelSeries[], fit: 
       excessEnergyPct: pctErr(measuredEnergy(predicted.smClockMHz), measured.energyJ),
     });
   }
-  if (cmp.length === 0) throw new InputError(`no kernel in the profile was measured at the fit clocks ${fit.join(', ')} MHz`);
+  if (cmp.length === 0)
+    throw new InputError(`no kernel in the profile was measured at the fit clocks ${fit.join(', ')} MHz`);
   const frequencies = tabulate(cmp);
   return {
     frequencies,

@@ -65,7 +65,11 @@ const inBand = (b: Band, v: number) => v >= b.p10 && v <= b.p90;
 
 const measuredEnergyJ = (c: Comparison) => (c.pMeas === null ? null : (c.pMeas * c.tMeas) / 1e9);
 
-function coverage(cs: Comparison[], band: (c: Comparison) => Band | null | undefined, measured: (c: Comparison) => number | null): number | null {
+function coverage(
+  cs: Comparison[],
+  band: (c: Comparison) => Band | null | undefined,
+  measured: (c: Comparison) => number | null,
+): number | null {
   const judged = cs.filter((c) => band(c) && measured(c) !== null);
   return judged.length ? (100 * judged.filter((c) => inBand(band(c)!, measured(c)!)).length) / judged.length : null;
 }
@@ -87,10 +91,22 @@ export function tabulate(cmp: Comparison[]): AccuracyRow[] {
         timeErrorPct: mean(cs.map((c) => pctErr(c.tPred, c.tMeas))),
         powerErrorPct: withP.length ? mean(withP.map((c) => pctErr(c.pPred, c.pMeas!))) : null,
         energyErrorPct: mean(withP.map((_, i) => pctErr(ePred[i]!, eMeas[i]!))),
-        totalTimeErrorPct: pctErr(cs.reduce((s, c) => s + c.tPred, 0), cs.reduce((s, c) => s + c.tMeas, 0)),
-        totalEnergyErrorPct: withP.length ? pctErr(ePred.reduce((s, v) => s + v, 0), eMeas.reduce((s, v) => s + v, 0)) : 0,
+        totalTimeErrorPct: pctErr(
+          cs.reduce((s, c) => s + c.tPred, 0),
+          cs.reduce((s, c) => s + c.tMeas, 0),
+        ),
+        totalEnergyErrorPct: withP.length
+          ? pctErr(
+              ePred.reduce((s, v) => s + v, 0),
+              eMeas.reduce((s, v) => s + v, 0),
+            )
+          : 0,
         n: cs.length,
-        timeCoveragePct: coverage(cs, (c) => c.tBand, (c) => c.tMeas),
+        timeCoveragePct: coverage(
+          cs,
+          (c) => c.tBand,
+          (c) => c.tMeas,
+        ),
         energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
       };
     });
@@ -101,7 +117,16 @@ export function regimeTable(cmp: Comparison[]): RegimeRow[] {
   const by = new Map<string, Comparison[]>();
   for (const c of cmp) if (c.regime && c.tBand) by.set(c.regime, [...(by.get(c.regime) ?? []), c]);
   return [...by.entries()]
-    .map(([regime, cs]) => ({ regime, n: cs.length, timeCoveragePct: coverage(cs, (c) => c.tBand, (c) => c.tMeas), energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ) }))
+    .map(([regime, cs]) => ({
+      regime,
+      n: cs.length,
+      timeCoveragePct: coverage(
+        cs,
+        (c) => c.tBand,
+        (c) => c.tMeas,
+      ),
+      energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
+    }))
     .sort((a, b) => b.n - a.n || a.regime.localeCompare(b.regime));
 }
 
@@ -111,11 +136,16 @@ export function kernelRegimes(cmp: Comparison[]): KernelRegime[] {
     .filter((c) => c.regime && c.tBand && c.kernel)
     .map((c) => {
       const e = measuredEnergyJ(c);
-      return { kernel: c.kernel!, frequencyMHz: c.f, regime: c.regime!, timeInBand: inBand(c.tBand!, c.tMeas), energyInBand: c.eBand && e !== null ? inBand(c.eBand, e) : null };
+      return {
+        kernel: c.kernel!,
+        frequencyMHz: c.f,
+        regime: c.regime!,
+        timeInBand: inBand(c.tBand!, c.tMeas),
+        energyInBand: c.eBand && e !== null ? inBand(c.eBand, e) : null,
+      };
     });
 }
 
 export function nearClock(f: number, list: number[]): boolean {
   return list.some((g) => Math.abs(g - f) < 0.5);
 }
-

@@ -18,9 +18,24 @@ import { InputError } from '../../errors.js';
 import { groupKernels, type KernelSeries } from '../../model/kernels.js';
 import type { KernelProfile } from '../../model/predict.js';
 import { fitCalibration, type CalibrateInput } from './calibrate.js';
-import { kernelRegimes, regimeTable, tabulate, type AccuracyRow, type Comparison, type KernelRegime, type RegimeRow } from './accuracy-table.js';
+import {
+  kernelRegimes,
+  regimeTable,
+  tabulate,
+  type AccuracyRow,
+  type Comparison,
+  type KernelRegime,
+  type RegimeRow,
+} from './accuracy-table.js';
 import { referenceComparisons } from './accuracy.js';
-import { bandModel, bandParameters, collectResiduals, timedBenchmarks, type BandParameters, type ResidualSet } from './uncertainty.js';
+import {
+  bandModel,
+  bandParameters,
+  collectResiduals,
+  timedBenchmarks,
+  type BandParameters,
+  type ResidualSet,
+} from './uncertainty.js';
 
 export interface TransferSet {
   label: string;
@@ -43,8 +58,14 @@ export interface TransferAccuracy {
   estimate: true;
 }
 
-const usable = (s: KernelSeries) => s.points.filter((p) => p.durationNs !== null && p.durationNs > 0 && p.powerW !== null);
-const asProfile = (p: KernelSeries['points'][number]): KernelProfile => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization });
+const usable = (s: KernelSeries) =>
+  s.points.filter((p) => p.durationNs !== null && p.durationNs > 0 && p.powerW !== null);
+const asProfile = (p: KernelSeries['points'][number]): KernelProfile => ({
+  smClockMHz: p.smClockMHz,
+  durationNs: p.durationNs!,
+  powerW: p.powerW,
+  utilization: p.utilization,
+});
 
 /** Kernels profiled once at their highest clock. */
 function atHighestClock(series: KernelSeries[]) {
@@ -65,7 +86,8 @@ function leftOutComparisons(evalSet: ResidualSet, params: BandParameters): Compa
   const out: Comparison[] = [];
   evalSet.folds.forEach((fold, i) => {
     const cal = { ...fold.calibration, uncertainty: bandModel(evalSet, params, i) };
-    for (const k of atHighestClock(fold.leftOut)) out.push(...referenceComparisons(cal, [k], [k.refMHz], 'ratio', cal.powerCap.powerW));
+    for (const k of atHighestClock(fold.leftOut))
+      out.push(...referenceComparisons(cal, [k], [k.refMHz], 'ratio', cal.powerCap.powerW));
   });
   return out;
 }
@@ -82,15 +104,23 @@ export interface TransferOptions {
  * `trainSet`, coverage on `evalSet`'s left-out benchmarks and, when given, on `heldOut`, predicted by the
  * calibration fitted on all of `evaluate` (the inputs `evalSet` was collected from).
  */
-export function transferFromResiduals(trainSet: ResidualSet, evalSet: ResidualSet, evaluate: CalibrateInput[], heldOut: ProfileTable | null, options: TransferOptions = {}): TransferAccuracy {
+export function transferFromResiduals(
+  trainSet: ResidualSet,
+  evalSet: ResidualSet,
+  evaluate: CalibrateInput[],
+  heldOut: ProfileTable | null,
+  options: TransferOptions = {},
+): TransferAccuracy {
   const params = bandParameters(trainSet);
   const notes: string[] = [];
-  if (trainSet === evalSet) notes.push("band parameters fitted on the profiles under test: the GPU's own band model, not a transfer");
+  if (trainSet === evalSet)
+    notes.push("band parameters fitted on the profiles under test: the GPU's own band model, not a transfer");
   let held: TransferSet | null = null;
   if (heldOut) {
     const cal = { ...fitCalibration(evaluate).calibration, uncertainty: bandModel(evalSet, params) };
     const kernels = atHighestClock(groupKernels(heldOut.samples, new Diagnostics()));
-    if (kernels.length === 0) throw new InputError(`--held-out: ${options.heldOutLabel ?? 'profile'}: no kernel timed at two or more clocks`);
+    if (kernels.length === 0)
+      throw new InputError(`--held-out: ${options.heldOutLabel ?? 'profile'}: no kernel timed at two or more clocks`);
     const cmp = kernels.flatMap((k) => referenceComparisons(cal, [k], [k.refMHz], 'ratio', cal.powerCap.powerW));
     held = set('held-out kernels', cmp);
   }
@@ -109,17 +139,27 @@ export function transferFromResiduals(trainSet: ResidualSet, evalSet: ResidualSe
 }
 
 const tooFew = (what: string, inputs: CalibrateInput[]) =>
-  new InputError(`${what}: ${inputs.map((t) => t.file).join(', ')}: fewer than two benchmarks with kernels timed (and powered) at two or more clocks: no band model can be fitted (a profile without kernel times, such as the gpmTOOL Titan X/V sets, cannot judge time or energy bands)`);
+  new InputError(
+    `${what}: ${inputs.map((t) => t.file).join(', ')}: fewer than two benchmarks with kernels timed (and powered) at two or more clocks: no band model can be fitted (a profile without kernel times, such as the gpmTOOL Titan X/V sets, cannot judge time or energy bands)`,
+  );
 
 /**
  * Leave-one-GPU-out coverage: band parameters fitted on `train`, coverage measured on `evaluate`'s left-out
  * benchmarks and, when given, on `heldOut` (another profile of the GPU under test).
  */
-export function transferAccuracy(train: CalibrateInput[], evaluate: CalibrateInput[], heldOut: ProfileTable | null, options: TransferOptions = {}): TransferAccuracy {
+export function transferAccuracy(
+  train: CalibrateInput[],
+  evaluate: CalibrateInput[],
+  heldOut: ProfileTable | null,
+  options: TransferOptions = {},
+): TransferAccuracy {
   if (timedBenchmarks(train) < 2) throw tooFew('--bands-from', train);
   if (timedBenchmarks(evaluate) < 2) throw tooFew('--profile', evaluate);
   const trainSet = collectResiduals(train)!;
   const same = train.length === evaluate.length && train.every((t, i) => t.sha256 === evaluate[i]!.sha256);
   const evalSet = same ? trainSet : collectResiduals(evaluate)!;
-  return transferFromResiduals(trainSet, evalSet, evaluate, heldOut, { trainFiles: train.map((t) => t.file), ...options });
+  return transferFromResiduals(trainSet, evalSet, evaluate, heldOut, {
+    trainFiles: train.map((t) => t.file),
+    ...options,
+  });
 }

@@ -21,12 +21,24 @@ import { describeRegime, predictKernelBand } from '../../model/predict-band.js';
 import { capInForce } from '../../model/power-cap.js';
 import { coefficientsAt } from '../../model/vf-model.js';
 import { fitCalibration, type CalibrateInput } from './calibrate.js';
-import { kernelRegimes, mean, nearClock, pctErr, regimeTable, tabulate, type AccuracyRow, type Comparison, type FitBandAccuracy, type KernelRegime, type RegimeRow } from './accuracy-table.js';
+import {
+  kernelRegimes,
+  mean,
+  nearClock,
+  pctErr,
+  regimeTable,
+  tabulate,
+  type AccuracyRow,
+  type Comparison,
+  type FitBandAccuracy,
+  type KernelRegime,
+  type RegimeRow,
+} from './accuracy-table.js';
 import { stageFitAccuracy, type EnergyOptimumSummary } from './accuracy-fit.js';
 import { bandAdvice, type BandAdvice, type BandedKernel } from './advice.js';
 
 export type { AccuracyRow, FitBandAccuracy, KernelRegime, RegimeRow } from './accuracy-table.js';
-export type { EnergyOptimum, EnergyOptimumSummary } from './accuracy-fit.js';
+export type { EnergyOptimumSummary } from './accuracy-fit.js';
 
 export interface AccuracyResult {
   kind: 'accuracy';
@@ -58,7 +70,11 @@ export interface AccuracyResult {
 }
 
 /** Each kernel's profiles at the reference clocks (kernels not measured at every one are skipped, and said so). */
-function referenceProfiles(series: KernelSeries[], refs: number[], skipped: string[]): { key: string; profiles: KernelProfile[]; series: KernelSeries }[] {
+function referenceProfiles(
+  series: KernelSeries[],
+  refs: number[],
+  skipped: string[],
+): { key: string; profiles: KernelProfile[]; series: KernelSeries }[] {
   const out = [];
   for (const s of series) {
     const refPts = s.points.filter((p) => nearClock(p.smClockMHz, refs) && p.durationNs !== null);
@@ -66,20 +82,45 @@ function referenceProfiles(series: KernelSeries[], refs: number[], skipped: stri
       skipped.push(`${s.key}: not measured at every reference clock`);
       continue;
     }
-    out.push({ key: s.key, series: s, profiles: refPts.map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization })) });
+    out.push({
+      key: s.key,
+      series: s,
+      profiles: refPts.map((p) => ({
+        smClockMHz: p.smClockMHz,
+        durationNs: p.durationNs!,
+        powerW: p.powerW,
+        utilization: p.utilization,
+      })),
+    });
   }
   return out;
 }
 
 /** Each kernel predicted from its profiles at every other clock it was measured at, with its band and the band's regime. */
-export function referenceComparisons(cal: Calibration, kernels: { key: string; profiles: KernelProfile[]; series: KernelSeries }[], refs: number[], scaling: PowerScaling, capW: number | null): Comparison[] {
+export function referenceComparisons(
+  cal: Calibration,
+  kernels: { key: string; profiles: KernelProfile[]; series: KernelSeries }[],
+  refs: number[],
+  scaling: PowerScaling,
+  capW: number | null,
+): Comparison[] {
   const out: Comparison[] = [];
   for (const { key, series: s, profiles } of kernels) {
     for (const p of s.points) {
       if (nearClock(p.smClockMHz, refs) || p.durationNs === null) continue;
       const pred = predictKernelBand(cal, profiles, p.smClockMHz, { scaling, capW });
       const b = pred.band;
-      out.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs, pPred: pred.powerW, pMeas: p.powerW, tBand: b?.durationNs, eBand: b?.energyJ, kernel: key, ...(b ? { regime: describeRegime(b) } : {}) });
+      out.push({
+        f: p.smClockMHz,
+        tPred: pred.durationNs,
+        tMeas: p.durationNs,
+        pPred: pred.powerW,
+        pMeas: p.powerW,
+        tBand: b?.durationNs,
+        eBand: b?.energyJ,
+        kernel: key,
+        ...(b ? { regime: describeRegime(b) } : {}),
+      });
     }
   }
   return out;
@@ -99,19 +140,38 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
   const label = options.label ?? `${cal.device.name}: ${table.samples[0]?.source.file ?? 'profile'}`;
   if (options.fitClocksMHz?.length) {
     const r = stageFitAccuracy(cal, series, options.fitClocksMHz);
-    return { kind: 'accuracy', schemaVersion: 1, label, mode: 'fit', fitClocksMHz: options.fitClocksMHz, ...r, estimate: true };
+    return {
+      kind: 'accuracy',
+      schemaVersion: 1,
+      label,
+      mode: 'fit',
+      fitClocksMHz: options.fitClocksMHz,
+      ...r,
+      estimate: true,
+    };
   }
   const refs = options.referenceClocksMHz;
-  if (!refs?.length) throw new InputError('accuracy needs --reference-frequency or --fit-frequencies (or --calibration-only)');
+  if (!refs?.length)
+    throw new InputError('accuracy needs --reference-frequency or --fit-frequencies (or --calibration-only)');
   const scaling = options.scaling ?? 'ratio';
   const other: PowerScaling = scaling === 'ratio' ? 'offset' : 'ratio';
-  const refInputs = series.flatMap((s) => s.points.filter((p) => nearClock(p.smClockMHz, refs) && p.powerW !== null).map((p) => ({ powerW: p.powerW!, where: `${s.key} at ${p.smClockMHz} MHz` })));
+  const refInputs = series.flatMap((s) =>
+    s.points
+      .filter((p) => nearClock(p.smClockMHz, refs) && p.powerW !== null)
+      .map((p) => ({ powerW: p.powerW!, where: `${s.key} at ${p.smClockMHz} MHz` })),
+  );
   const cap = capInForce(cal.powerCap, refInputs);
   const notes = cap.note ? [cap.note] : [];
-  if (!cal.uncertainty) notes.push(`${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so no coverage`);
+  if (!cal.uncertainty)
+    notes.push(
+      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so no coverage`,
+    );
   const kernels = referenceProfiles(series, refs, skipped);
   const cmp = referenceComparisons(cal, kernels, refs, scaling, cap.powerW);
-  if (cmp.length === 0) throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz and at another clock`);
+  if (cmp.length === 0)
+    throw new InputError(
+      `no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz and at another clock`,
+    );
   // Advice is about the predictions alone: every kernel at every clock measured for any of them.
   const clocks = [...new Set(cmp.map((c) => c.f))].sort((a, b) => a - b);
   const banded: BandedKernel[] = kernels.map((k) => ({
@@ -134,7 +194,10 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
     frequencies: tabulate(cmp),
     ...(cal.uncertainty ? { regimes: regimeTable(cmp), kernelRegimes: kernelRegimes(cmp) } : {}),
     advice: bandAdvice(cal, banded, clocks),
-    alternativeScaling: { scaling: other, frequencies: tabulate(referenceComparisons(cal, kernels, refs, other, cap.powerW)) },
+    alternativeScaling: {
+      scaling: other,
+      frequencies: tabulate(referenceComparisons(cal, kernels, refs, other, cap.powerW)),
+    },
     notes,
     skipped,
     estimate: true,
@@ -142,7 +205,10 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
 }
 
 /** Leave-one-frequency-out and leave-one-kernel-out errors of a calibration, from its input profiles. */
-export function calibrationOnlyAccuracy(inputs: CalibrateInput[], options: { maxKernels?: number; label?: string } = {}): AccuracyResult {
+export function calibrationOnlyAccuracy(
+  inputs: CalibrateInput[],
+  options: { maxKernels?: number; label?: string } = {},
+): AccuracyResult {
   const full = fitCalibration(inputs).calibration;
   const series = groupKernels(inputs.flatMap((i) => i.table.samples));
   const lofo: { frequencyMHz: number; powerErrorPct: number; n: number }[] = [];
@@ -152,7 +218,8 @@ export function calibrationOnlyAccuracy(inputs: CalibrateInput[], options: { max
     const errs: number[] = [];
     for (const s of series)
       for (const p of s.points)
-        if (Math.abs(p.smClockMHz - f) < 0.5 && p.powerW !== null) errs.push(pctErr(evaluatePower(coefficientsAt(perClock, full.vf, f), p.utilization), p.powerW));
+        if (Math.abs(p.smClockMHz - f) < 0.5 && p.powerW !== null)
+          errs.push(pctErr(evaluatePower(coefficientsAt(perClock, full.vf, f), p.utilization), p.powerW));
     lofo.push({ frequencyMHz: f, powerErrorPct: mean(errs), n: errs.length });
   }
   const cmp: Comparison[] = [];
@@ -164,7 +231,11 @@ export function calibrationOnlyAccuracy(inputs: CalibrateInput[], options: { max
     const pts = s.points.filter((p) => p.durationNs !== null);
     const top = pts[pts.length - 1]!;
     for (const p of pts.slice(0, -1)) {
-      const pred = predictKernelBand(cal, { smClockMHz: top.smClockMHz, durationNs: top.durationNs!, powerW: top.powerW, utilization: top.utilization }, p.smClockMHz);
+      const pred = predictKernelBand(
+        cal,
+        { smClockMHz: top.smClockMHz, durationNs: top.durationNs!, powerW: top.powerW, utilization: top.utilization },
+        p.smClockMHz,
+      );
       cmp.push({ f: p.smClockMHz, tPred: pred.durationNs, tMeas: p.durationNs!, pPred: pred.powerW, pMeas: p.powerW });
     }
   }

@@ -75,8 +75,18 @@ export function totalEnergyBands(kernels: BandedKernel[], clocksMHz: number[]): 
  * over all target clocks narrowest. Null when there is nothing to narrow (no bands, or kernels already profiled at
  * two or more clocks).
  */
-export function bandAdvice(cal: Calibration, kernels: BandedKernel[], clocksMHz: number[], count = 5): BandAdvice | null {
-  if (!cal.uncertainty || kernels.length === 0 || kernels.some((k) => k.profiledMHz.length !== 1 || k.at.some((a) => !a.energyJ))) return null;
+export function bandAdvice(
+  cal: Calibration,
+  kernels: BandedKernel[],
+  clocksMHz: number[],
+  count = 5,
+): BandAdvice | null {
+  if (
+    !cal.uncertainty ||
+    kernels.length === 0 ||
+    kernels.some((k) => k.profiledMHz.length !== 1 || k.at.some((a) => !a.energyJ))
+  )
+    return null;
   const totals = totalEnergyBands(kernels, clocksMHz);
   const worst = totals.reduce((a, b) => (b.halfWidthPct > a.halfWidthPct ? b : a));
   if (!(worst.halfWidthPct > 0)) return null;
@@ -85,11 +95,21 @@ export function bandAdvice(cal: Calibration, kernels: BandedKernel[], clocksMHz:
   const widthAt = (k: BandedKernel) => bandAt(k).p90 - bandAt(k).p10;
   const chosen = [...kernels].sort((a, b) => widthAt(b) - widthAt(a)).slice(0, count);
   const ref = chosen[0]!.profiledMHz[0]!;
-  const candidates = cal.clocks.smClocksMHz.filter((c) => c >= Math.max(...clocksMHz, ref) / 2 && Math.abs(c - ref) >= 0.5);
+  const candidates = cal.clocks.smClocksMHz.filter(
+    (c) => c >= Math.max(...clocksMHz, ref) / 2 && Math.abs(c - ref) >= 0.5,
+  );
   let best: { clock: number; half: number } | null = null;
   for (const c of candidates) {
     const after = kernels.map((k) =>
-      chosen.includes(k) ? { ...k, at: k.at.map((a) => ({ ...a, energyJ: bandFor(cal, a.prediction, [...k.profiledMHz, c], k.utilization)?.energyJ ?? a.energyJ })) } : k,
+      chosen.includes(k)
+        ? {
+            ...k,
+            at: k.at.map((a) => ({
+              ...a,
+              energyJ: bandFor(cal, a.prediction, [...k.profiledMHz, c], k.utilization)?.energyJ ?? a.energyJ,
+            })),
+          }
+        : k,
     );
     const half = Math.max(...totalEnergyBands(after, clocksMHz).map((t) => t.halfWidthPct));
     if (!best || half < best.half) best = { clock: c, half };

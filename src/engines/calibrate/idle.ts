@@ -43,7 +43,12 @@ function pointsOf(samples: { sm: number; mem: number | null; powerW: number }[])
     groups.set(k, g);
   }
   return [...groups.values()]
-    .map((g) => ({ smClockMHz: g.sm, memClockMHz: g.mem, powerW: Number(median(g.p).toPrecision(6)), samples: g.p.length }))
+    .map((g) => ({
+      smClockMHz: g.sm,
+      memClockMHz: g.mem,
+      powerW: Number(median(g.p).toPrecision(6)),
+      samples: g.p.length,
+    }))
     .sort((a, b) => a.smClockMHz - b.smClockMHz || (a.memClockMHz ?? 0) - (b.memClockMHz ?? 0));
 }
 
@@ -61,7 +66,12 @@ function cellValue(file: string, line: number, header: Header, i: number, raw: s
  */
 async function readIdleLog(file: string, gpuIndex: number | undefined): Promise<IdleMeasurement> {
   let header: Header | null = null;
-  let iPower = -1, iSm = -1, iMem = -1, iUtil = -1, iGpu = -1, iName = -1;
+  let iPower = -1,
+    iSm = -1,
+    iMem = -1,
+    iUtil = -1,
+    iGpu = -1,
+    iName = -1;
   let chosen: string | null = gpuIndex !== undefined ? String(gpuIndex) : null;
   let device: string | null = null;
   let rows = 0;
@@ -87,36 +97,68 @@ async function readIdleLog(file: string, gpuIndex: number | undefined): Promise<
     const [p, sm, u] = [iPower, iSm, iUtil].map((i) => row.fields[i] ?? '');
     if (isMissingCell(p) || isMissingCell(sm) || isMissingCell(u)) continue;
     if (cellValue(file, row.line, header, iUtil, u!, '%') !== 0) continue;
-    const m = iMem >= 0 && !isMissingCell(row.fields[iMem]) ? cellValue(file, row.line, header, iMem, row.fields[iMem]!, 'MHz') : null;
-    idle.push({ sm: cellValue(file, row.line, header, iSm, sm!, 'MHz'), mem: m, powerW: cellValue(file, row.line, header, iPower, p!, 'W') });
+    const m =
+      iMem >= 0 && !isMissingCell(row.fields[iMem])
+        ? cellValue(file, row.line, header, iMem, row.fields[iMem]!, 'MHz')
+        : null;
+    idle.push({
+      sm: cellValue(file, row.line, header, iSm, sm!, 'MHz'),
+      mem: m,
+      powerW: cellValue(file, row.line, header, iPower, p!, 'W'),
+    });
     if (iName >= 0 && !device) device = row.fields[iName] || null;
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
-  return { file, format: 'nvidia-smi', device, rows, points: pointsOf(idle), rule: 'samples with no kernel running (utilization.gpu 0 %), median per clock' };
+  return {
+    file,
+    format: 'nvidia-smi',
+    device,
+    rows,
+    points: pointsOf(idle),
+    rule: 'samples with no kernel running (utilization.gpu 0 %), median per clock',
+  };
 }
 
 /** The rows of a profile with every utilization at 0 (an idle microbenchmark's rows) and a power reading. */
 export function idleRows(table: ProfileTable): KernelSample[] {
-  return table.samples.filter((s) => s.powerW !== null && s.smClockMHz !== null && Object.keys(s.utilization).length > 0 && Object.values(s.utilization).every((v) => v === 0));
+  return table.samples.filter(
+    (s) =>
+      s.powerW !== null &&
+      s.smClockMHz !== null &&
+      Object.keys(s.utilization).length > 0 &&
+      Object.values(s.utilization).every((v) => v === 0),
+  );
 }
 
 /** The idle rows of a profile as a measurement (no points when it has none). */
 export function idleFromProfile(file: string, table: ProfileTable): IdleMeasurement {
   const rows = idleRows(table);
   return {
-    file, format: table.format, device: table.device, rows: table.rows ?? table.samples.length,
+    file,
+    format: table.format,
+    device: table.device,
+    rows: table.rows ?? table.samples.length,
     points: pointsOf(rows.map((s) => ({ sm: s.smClockMHz!, mem: s.memClockMHz, powerW: s.powerW! }))),
     rule: 'rows with every utilization 0 (an idle microbenchmark), median per clock',
   };
 }
 
 /** Reads an idle measurement: an nvidia-smi log, or a profile with idle rows. */
-export async function readIdleMeasurement(file: string, options: Pick<ReadProfileOptions, 'gpuIndex' | 'format' | 'mapping'> = {}): Promise<IdleMeasurement> {
+export async function readIdleMeasurement(
+  file: string,
+  options: Pick<ReadProfileOptions, 'gpuIndex' | 'format' | 'mapping'> = {},
+): Promise<IdleMeasurement> {
   const detected = options.format ? null : await detectFormat(file);
-  const m = detected?.kind === 'power'
-    ? detected.format === 'nvidia-smi' ? await readIdleLog(file, options.gpuIndex) : null
-    : idleFromProfile(file, await readProfile(file, { format: options.format, mapping: options.mapping }));
-  if (!m) throw new InputError(`${file}: a ${detected!.kind === 'power' ? detected!.format : ''} power log has no utilization or clock columns; an idle measurement is an nvidia-smi log (power.draw, clocks.sm, utilization.gpu) or a profile with idle rows`);
+  const m =
+    detected?.kind === 'power'
+      ? detected.format === 'nvidia-smi'
+        ? await readIdleLog(file, options.gpuIndex)
+        : null
+      : idleFromProfile(file, await readProfile(file, { format: options.format, mapping: options.mapping }));
+  if (!m)
+    throw new InputError(
+      `${file}: a ${detected!.kind === 'power' ? detected!.format : ''} power log has no utilization or clock columns; an idle measurement is an nvidia-smi log (power.draw, clocks.sm, utilization.gpu) or a profile with idle rows`,
+    );
   if (m.points.length === 0) throw new InputError(`${file}: no idle samples (${m.rule}) in ${m.rows} rows`);
   return m;
 }
@@ -132,9 +174,13 @@ export function measuredIdle(m: IdleMeasurement, memClockMHz: number | null): Id
   const top = headline(m.points, memClockMHz);
   const list = m.points.filter((p) => memClockMHz === null || p.memClockMHz === null || p.memClockMHz === memClockMHz);
   const shown = (list.length ? list : m.points).map((p) => `${p.powerW} W at ${p.smClockMHz} MHz (${p.samples})`);
-  const clocks = shown.length > 4 ? `${shown.slice(0, 2).join(', ')}, …, ${shown.slice(-2).join(', ')}` : shown.join(', ');
+  const clocks =
+    shown.length > 4 ? `${shown.slice(0, 2).join(', ')}, …, ${shown.slice(-2).join(', ')}` : shown.join(', ');
   return {
-    powerW: top.powerW, smClockMHz: top.smClockMHz, perClock: m.points, basis: 'measured',
+    powerW: top.powerW,
+    smClockMHz: top.smClockMHz,
+    perClock: m.points,
+    basis: 'measured',
     source: `measured: ${m.rule} in ${path.basename(m.file)}${m.device ? ` (${m.device})` : ''}: ${clocks}`,
   };
 }
@@ -142,5 +188,11 @@ export function measuredIdle(m: IdleMeasurement, memClockMHz: number | null): Id
 /** The idle block from the device's published figure. */
 export function publishedIdle(sheet: DeviceSheet): IdleFacts {
   const i = sheet.idle;
-  return { powerW: i.powerW, smClockMHz: i.smClockMHz, perClock: [{ smClockMHz: i.smClockMHz, memClockMHz: null, powerW: i.powerW, samples: 1 }], basis: 'published', source: i.source };
+  return {
+    powerW: i.powerW,
+    smClockMHz: i.smClockMHz,
+    perClock: [{ smClockMHz: i.smClockMHz, memClockMHz: null, powerW: i.powerW, samples: 1 }],
+    basis: 'published',
+    source: i.source,
+  };
 }

@@ -4,7 +4,14 @@ import { InputError } from '../../errors.js';
 import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { groupKernels } from '../../model/kernels.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
-import { ABOVE_CAP, BELOW_IDLE, boundsAt, describeFlag, PHYSICS_CODES, powerFlags } from '../../model/physics-checks.js';
+import {
+  ABOVE_CAP,
+  BELOW_IDLE,
+  boundsAt,
+  describeFlag,
+  PHYSICS_CODES,
+  powerFlags,
+} from '../../model/physics-checks.js';
 import { capInForce } from '../../model/power-cap.js';
 import { assumedKernelPowerW } from '../../model/active-power.js';
 import type { PowerScaling, PredictionBasis } from '../../model/predict.js';
@@ -54,7 +61,15 @@ export interface PredictResult {
 }
 
 export function predictProfile(
-  cal: Calibration, table: ProfileTable, options: { referenceClocksMHz: number[]; targetClocksMHz: number[] | 'all'; scaling?: PowerScaling; deviceMismatch?: 'warn' | 'ok'; profileName?: string },
+  cal: Calibration,
+  table: ProfileTable,
+  options: {
+    referenceClocksMHz: number[];
+    targetClocksMHz: number[] | 'all';
+    scaling?: PowerScaling;
+    deviceMismatch?: 'warn' | 'ok';
+    profileName?: string;
+  },
 ): PredictResult {
   const refs = options.referenceClocksMHz;
   if (!refs.length) throw new InputError('predict needs --reference-frequency');
@@ -68,18 +83,44 @@ export function predictProfile(
   let samples = table.samples;
   if (unclocked && refs.length === 1) {
     samples = samples.map((x) => (x.smClockMHz === null ? { ...x, smClockMHz: refs[0]! } : x));
-    notes.push(`${unclocked} of ${table.samples.length} samples have no SM clock in the profile: taken to have run at the reference clock ${refs[0]} MHz`);
-  } else if (unclocked) notes.push(`${unclocked} of ${table.samples.length} samples have no SM clock in the profile and were skipped (give one --reference-frequency to take them at that clock)`);
+    notes.push(
+      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile: taken to have run at the reference clock ${refs[0]} MHz`,
+    );
+  } else if (unclocked)
+    notes.push(
+      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile and were skipped (give one --reference-frequency to take them at that clock)`,
+    );
   const kernels = groupKernels(samples).map((s) => ({
     key: s.key,
     profiles: s.points
       .filter((p) => refs.some((r) => Math.abs(r - p.smClockMHz) < 0.5) && p.durationNs !== null)
-      .map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization })),
+      .map((p) => ({
+        smClockMHz: p.smClockMHz,
+        durationNs: p.durationNs!,
+        powerW: p.powerW,
+        utilization: p.utilization,
+      })),
   }));
-  const cap = capInForce(cal.powerCap, kernels.flatMap((k) => k.profiles.filter((p) => p.powerW !== null).map((p) => ({ powerW: p.powerW!, where: `${k.key} at ${p.smClockMHz} MHz` }))));
+  const cap = capInForce(
+    cal.powerCap,
+    kernels.flatMap((k) =>
+      k.profiles
+        .filter((p) => p.powerW !== null)
+        .map((p) => ({ powerW: p.powerW!, where: `${k.key} at ${p.smClockMHz} MHz` })),
+    ),
+  );
   if (cap.note) notes.push(cap.note);
-  const mismatch = options.deviceMismatch === 'ok' ? null : deviceMismatchWarning(cal.device.name, { what: `the profile${options.profileName ? ` ${options.profileName}` : ''}`, device: table.device });
-  if (!cal.uncertainty) notes.push(`${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so predictions carry no band`);
+  const mismatch =
+    options.deviceMismatch === 'ok'
+      ? null
+      : deviceMismatchWarning(cal.device.name, {
+          what: `the profile${options.profileName ? ` ${options.profileName}` : ''}`,
+          device: table.device,
+        });
+  if (!cal.uncertainty)
+    notes.push(
+      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so predictions carry no band`,
+    );
   const banded: BandedKernel[] = [];
   for (const k of kernels) {
     if (k.profiles.length === 0) {
@@ -87,7 +128,12 @@ export function predictProfile(
       continue;
     }
     const top = k.profiles.reduce((a, b) => (b.smClockMHz > a.smClockMHz ? b : a));
-    const entry: BandedKernel = { kernel: k.key, profiledMHz: k.profiles.map((p) => p.smClockMHz), utilization: top.utilization, at: [] };
+    const entry: BandedKernel = {
+      kernel: k.key,
+      profiledMHz: k.profiles.map((p) => p.smClockMHz),
+      utilization: top.utilization,
+      at: [],
+    };
     for (const f of targets) {
       const p = predictKernelBand(cal, k.profiles, f, { scaling: options.scaling, capW: cap.powerW });
       const b = p.band;
@@ -112,10 +158,14 @@ export function predictProfile(
     }
     banded.push(entry);
   }
-  if (rows.length === 0) throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz`);
+  if (rows.length === 0)
+    throw new InputError(`no kernel in the profile was measured at the reference clock(s) ${refs.join(', ')} MHz`);
   const physics = physicsWarnings(cal, rows, targets);
   const byDuration = banded.filter((k) => k.at[0]!.prediction.basis === 'duration').length;
-  if (byDuration) notes.push(`${byDuration} kernel(s) have a duration only (no counters, no power): their power is the calibration's assumed active power, as annotate gives them (${assumedNote(cal, targets)}); no band is known for them`);
+  if (byDuration)
+    notes.push(
+      `${byDuration} kernel(s) have a duration only (no counters, no power): their power is the calibration's assumed active power, as annotate gives them (${assumedNote(cal, targets)}); no band is known for them`,
+    );
   return {
     kind: 'prediction',
     schemaVersion: 1,
@@ -137,16 +187,24 @@ export function predictProfile(
 function physicsWarnings(cal: Calibration, rows: PredictionRow[], targets: number[]): string[] {
   const bounds = new Map(targets.map((f) => [f, boundsAt(cal, f)]));
   const out: string[] = [];
-  for (const [flag, code] of [[ABOVE_CAP, PHYSICS_CODES.aboveCap], [BELOW_IDLE, PHYSICS_CODES.belowIdle]] as const) {
+  for (const [flag, code] of [
+    [ABOVE_CAP, PHYSICS_CODES.aboveCap],
+    [BELOW_IDLE, PHYSICS_CODES.belowIdle],
+  ] as const) {
     const hit = rows.filter((r) => powerFlags(r.powerW, bounds.get(r.frequencyMHz)!) & flag);
     if (!hit.length) continue;
     const r = hit[0]!;
-    out.push(`${code} ×${hit.length} (kernel × clock): ${describeFlag(flag, r.kernel.length > 80 ? `${r.kernel.slice(0, 77)}...` : r.kernel, { powerW: r.powerW, energyJ: r.energyJ, flops: 0 }, bounds.get(r.frequencyMHz)!, null)}`);
+    out.push(
+      `${code} ×${hit.length} (kernel × clock): ${describeFlag(flag, r.kernel.length > 80 ? `${r.kernel.slice(0, 77)}...` : r.kernel, { powerW: r.powerW, energyJ: r.energyJ, flops: 0 }, bounds.get(r.frequencyMHz)!, null)}`,
+    );
   }
   return out;
 }
 
 function assumedNote(cal: Calibration, clocks: number[]): string {
-  const shown = clocks.slice(0, 4).map((f) => `${Number(assumedKernelPowerW(cal, f).powerW.toPrecision(4))} W at ${f} MHz`).join(', ');
+  const shown = clocks
+    .slice(0, 4)
+    .map((f) => `${Number(assumedKernelPowerW(cal, f).powerW.toPrecision(4))} W at ${f} MHz`)
+    .join(', ');
   return `${shown}${clocks.length > 4 ? ', …' : ''}: ${assumedKernelPowerW(cal, clocks[0]!).basis}`;
 }

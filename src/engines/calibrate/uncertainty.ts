@@ -88,7 +88,12 @@ export const MIN_CEILING_FOLDS = 5;
 export type Residuals = Record<ResidualTable, Record<BandQuantity, ResidualCase[]>>;
 
 const usable = (p: ClockPoint) => p.durationNs !== null && p.durationNs > 0 && p.powerW !== null && p.powerW > 0;
-const asProfile = (p: ClockPoint): KernelProfile => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs!, powerW: p.powerW, utilization: p.utilization });
+const asProfile = (p: ClockPoint): KernelProfile => ({
+  smClockMHz: p.smClockMHz,
+  durationNs: p.durationNs!,
+  powerW: p.powerW,
+  utilization: p.utilization,
+});
 
 interface KernelContext {
   cal: Calibration;
@@ -107,16 +112,25 @@ function addCases(out: Residuals, k: KernelContext, refs: ClockPoint[], targets:
     if (geo.mode === 'profiled') continue;
     const pred = predictKernel(cal, profiles, t.smClockMHz);
     // Beyond the memory ceiling the kernel's time follows neither the SM clock nor the floor for sure: its own table.
-    const ceiling = refs.length === 1 && beyondMemoryCeiling(cal, refs[0]!.smClockMHz, refs[0]!.utilization.dram_active ?? 0, pred.effectiveClockMHz);
+    const ceiling =
+      refs.length === 1 &&
+      beyondMemoryCeiling(cal, refs[0]!.smClockMHz, refs[0]!.utilization.dram_active ?? 0, pred.effectiveClockMHz);
     const measuredEnergyJ = (t.powerW! * t.durationNs!) / 1e9;
     const add = (list: ResidualCase[], residual: number) => {
-      if (Number.isFinite(residual)) list.push({ distance: geo.distance, counterDistance: k.counterDist, residual, fold: k.fold });
+      if (Number.isFinite(residual))
+        list.push({ distance: geo.distance, counterDistance: k.counterDist, residual, fold: k.fold });
     };
-    const r = (predicted: number, measured: number) => (predicted > 0 && measured > 0 ? Math.log(predicted / measured) : NaN);
+    const r = (predicted: number, measured: number) =>
+      predicted > 0 && measured > 0 ? Math.log(predicted / measured) : NaN;
     const bucket = out[ceiling ? MEMORY_CEILING : geo.mode];
     // Two-clock times: the residual outside the kernel's envelope over the exponent range (the band starts from it).
     if (range && refs.length > 1 && pred.durationNs > 0) {
-      const env = exponentEnvelope(profiles.map((q) => ({ smClockMHz: q.smClockMHz, durationNs: q.durationNs })), pred.effectiveClockMHz, exponent, range);
+      const env = exponentEnvelope(
+        profiles.map((q) => ({ smClockMHz: q.smClockMHz, durationNs: q.durationNs })),
+        pred.effectiveClockMHz,
+        exponent,
+        range,
+      );
       add(bucket.time, residualOutside(pred.durationNs * env.lo, pred.durationNs * env.hi, t.durationNs!));
     } else add(bucket.time, r(pred.durationNs, t.durationNs!));
     add(bucket.power, r(pred.powerW, t.powerW!));
@@ -131,15 +145,32 @@ function kernelCases(out: Residuals, k: KernelContext, s: KernelSeries): boolean
   const top = pts[pts.length - 1]!;
   const lower = pts.slice(0, -1);
   addCases(out, k, [top], lower);
-  const refs = evenlySpread(lower.filter((p) => p.smClockMHz >= top.smClockMHz / 2), MAX_REFS_PER_KERNEL);
-  for (const r of refs) addCases(out, k, [r], pts.filter((p) => p.smClockMHz > r.smClockMHz));
-  for (const q of refs) addCases(out, k, [top, q], pts.filter((p) => p !== top && p !== q));
+  const refs = evenlySpread(
+    lower.filter((p) => p.smClockMHz >= top.smClockMHz / 2),
+    MAX_REFS_PER_KERNEL,
+  );
+  for (const r of refs)
+    addCases(
+      out,
+      k,
+      [r],
+      pts.filter((p) => p.smClockMHz > r.smClockMHz),
+    );
+  for (const q of refs)
+    addCases(
+      out,
+      k,
+      [top, q],
+      pts.filter((p) => p !== top && p !== q),
+    );
   return true;
 }
 
 /** The exponent range of a set of kernels (their usable clocks). */
 function seriesExponentRange(series: KernelSeries[]): ExponentRange | null {
-  const { exponents } = kernelRoofExponents(series.map((s) => s.points.filter(usable).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs! }))));
+  const { exponents } = kernelRoofExponents(
+    series.map((s) => s.points.filter(usable).map((p) => ({ smClockMHz: p.smClockMHz, durationNs: p.durationNs! }))),
+  );
   return exponentRange(exponents);
 }
 
@@ -173,7 +204,8 @@ export interface ResidualSet {
   residuals: Residuals;
 }
 
-const timedSeries = (inputs: CalibrateInput[]) => calibrationSeries(inputs).filter((s) => s.points.filter(usable).length >= 2);
+const timedSeries = (inputs: CalibrateInput[]) =>
+  calibrationSeries(inputs).filter((s) => s.points.filter(usable).length >= 2);
 
 /** Benchmarks with kernels timed and powered at two or more clocks: a band model needs two (cheap, before the fits). */
 export function timedBenchmarks(inputs: CalibrateInput[]): number {
@@ -191,7 +223,9 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
   const nFolds = Math.min(options.maxFolds ?? MAX_FOLDS, groups.length);
   const foldOf = new Map(groups.map((g, i) => [g, i % nFolds]));
   const topUtilization = (s: KernelSeries) => s.points.filter(usable).at(-1)!.utilization;
-  const residuals = Object.fromEntries(RESIDUAL_TABLES.map((m) => [m, { time: [], power: [], energy: [] }])) as unknown as Residuals;
+  const residuals = Object.fromEntries(
+    RESIDUAL_TABLES.map((m) => [m, { time: [], power: [], energy: [] }]),
+  ) as unknown as Residuals;
   const allRange = seriesExponentRange(series);
   const folds: ResidualFold[] = [];
   const distances: number[] = [];
@@ -201,7 +235,10 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
   for (let fold = 0; fold < nFolds; fold++) {
     const leftOut = series.filter((s) => foldOf.get(benchmarkOf(s.key)) === fold);
     const kept = series.filter((s) => foldOf.get(benchmarkOf(s.key)) !== fold);
-    const cal = fitCalibration(inputs, { device: options.device, excludeKernels: new Set(leftOut.map((s) => s.key)) }).calibration;
+    const cal = fitCalibration(inputs, {
+      device: options.device,
+      excludeKernels: new Set(leftOut.map((s) => s.key)),
+    }).calibration;
     const space = buildCounterSpace(kept.map(topUtilization));
     // The range as the kept kernels show it: the left-out benchmark does not widen its own envelope.
     const range = allRange && seriesExponentRange(kept);
@@ -218,7 +255,16 @@ export function collectResiduals(inputs: CalibrateInput[], options: UncertaintyO
   }
   const sorted = distances.sort((a, b) => a - b);
   const counterDistanceP90 = sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))]! : 0;
-  return { groups: groups.length, kernels, folds, roofExponentRange: allRange, counterSpace: buildCounterSpace(series.map(topUtilization)), counterDistanceP90, powerMisfits, residuals };
+  return {
+    groups: groups.length,
+    kernels,
+    folds,
+    roofExponentRange: allRange,
+    counterSpace: buildCounterSpace(series.map(topUtilization)),
+    counterDistanceP90,
+    powerMisfits,
+    residuals,
+  };
 }
 
 /**
@@ -244,7 +290,9 @@ export function bandParameters(set: ResidualSet): BandParameters {
   for (const m of BAND_MODES) {
     const symmetric = symmetricMode(m);
     if (BAND_QUANTITIES.some((q) => !fitQuantityBand(set.residuals[m][q], { symmetric }))) continue;
-    out[m] = Object.fromEntries(BAND_QUANTITIES.map((q) => [q, { inflation: heldOutInflation(set.residuals[m][q], { symmetric }) }])) as Record<BandQuantity, { inflation: number }>;
+    out[m] = Object.fromEntries(
+      BAND_QUANTITIES.map((q) => [q, { inflation: heldOutInflation(set.residuals[m][q], { symmetric }) }]),
+    ) as Record<BandQuantity, { inflation: number }>;
   }
   return out;
 }
@@ -259,10 +307,14 @@ export function bandModel(set: ResidualSet, params: BandParameters, excludeFold?
   const table = (m: ResidualTable): BandTable | null => {
     const p = params[m === MEMORY_CEILING ? 'one-clock-down' : m];
     if (!p) return null;
-    if (m === MEMORY_CEILING && new Set(keep(set.residuals[m].time).map((c) => c.fold)).size < MIN_CEILING_FOLDS) return null;
+    if (m === MEMORY_CEILING && new Set(keep(set.residuals[m].time).map((c) => c.fold)).size < MIN_CEILING_FOLDS)
+      return null;
     const t = {} as BandTable;
     for (const q of BAND_QUANTITIES) {
-      const band = fitQuantityBand(keep(set.residuals[m][q]), { inflation: p[q].inflation, symmetric: symmetricMode(m) });
+      const band = fitQuantityBand(keep(set.residuals[m][q]), {
+        inflation: p[q].inflation,
+        symmetric: symmetricMode(m),
+      });
       if (!band) return null;
       t[q] = band;
     }
@@ -300,7 +352,10 @@ export function fitUncertainty(inputs: CalibrateInput[], options: UncertaintyOpt
 }
 
 /** Fits a calibration and its band model: what `tracewatt calibrate` writes. */
-export function fitCalibrationWithBands(inputs: CalibrateInput[], options: CalibrateOptions & Pick<UncertaintyOptions, 'onFold'> = {}): ReturnType<typeof fitCalibration> {
+export function fitCalibrationWithBands(
+  inputs: CalibrateInput[],
+  options: CalibrateOptions & Pick<UncertaintyOptions, 'onFold'> = {},
+): ReturnType<typeof fitCalibration> {
   const { onFold, ...fitOptions } = options;
   const fitted = fitCalibration(inputs, fitOptions);
   fitted.calibration.uncertainty = fitUncertainty(inputs, { device: options.device, onFold });

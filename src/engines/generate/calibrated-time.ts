@@ -21,12 +21,14 @@ export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: D
     durationNs(op: OpCost): number {
       return estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz).durationNs;
     },
-    ...(withEnergy ? {
-      energyJ(op: OpCost): number {
-        // The replay times the node at its written whole µs: the energy is the modelled power over that time.
-        const p = estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz);
-        return p.powerW * Math.round(p.durationNs / 1000) * 1e-6;
-      },
-    } : {}),
+    ...(withEnergy
+      ? {
+          energyJ(op: OpCost): number {
+            // The replay times the node at its written whole µs: the energy is the modelled power over that time.
+            const p = estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz);
+            return p.powerW * Math.round(p.durationNs / 1000) * 1e-6;
+          },
+        }
+      : {}),
   };
 }

@@ -34,14 +34,27 @@ export interface LlmTraceSet {
 export function llmMetadata(plan: LlmPlan): GlobalMetadata {
   const str = (name: string, value: string): Attribute => ({ name, docString: '', kind: 'string_val', value });
   const config = {
-    model: plan.model.name, dp: plan.dp, tp: plan.tp, pp: plan.pp, microBatch: plan.microBatch,
-    globalBatch: plan.globalBatch, seqLen: plan.seqLen, microBatches: plan.microBatches, schedule: plan.schedule,
+    model: plan.model.name,
+    dp: plan.dp,
+    tp: plan.tp,
+    pp: plan.pp,
+    microBatch: plan.microBatch,
+    globalBatch: plan.globalBatch,
+    seqLen: plan.seqLen,
+    microBatches: plan.microBatches,
+    schedule: plan.schedule,
     // Only a trace that is not a whole iteration says so: iteration traces stay as they were.
     ...(plan.scope === 'iteration' ? {} : { scope: plan.scope }),
-    sequenceParallel: plan.sequenceParallel, recompute: plan.recompute, dtype: plan.dtype, gpu: plan.gpu.name,
+    sequenceParallel: plan.sequenceParallel,
+    recompute: plan.recompute,
+    dtype: plan.dtype,
+    gpu: plan.gpu.name,
     timeModel: plan.timeModel.label,
   };
-  return { version: '0.0.4', attrs: [str('generator', 'tracewatt generate llm'), str('tracewatt_llm_config', JSON.stringify(config))] };
+  return {
+    version: '0.0.4',
+    attrs: [str('generator', 'tracewatt generate llm'), str('tracewatt_llm_config', JSON.stringify(config))],
+  };
 }
 
 function int32(name: string, value: number): Attribute {
@@ -52,7 +65,9 @@ function int32(name: string, value: number): Attribute {
 function patchNode(plan: LlmPlan, node: ChakraNode, patch: PeerPatch, rank: number): ChakraNode {
   const peer = peerRank(plan, rank, patch.peerStage);
   const self = patch.attr === 'comm_dst' ? 'comm_src' : 'comm_dst';
-  const attrs = node.attrs.map((a) => (a.name === patch.attr ? int32(a.name, peer) : a.name === self ? int32(a.name, rank) : a));
+  const attrs = node.attrs.map((a) =>
+    a.name === patch.attr ? int32(a.name, peer) : a.name === self ? int32(a.name, rank) : a,
+  );
   return { ...node, attrs };
 }
 
@@ -72,12 +87,14 @@ export function generateLlmTraces(options: LlmGenerateOptions): LlmTraceSet {
   const plan = resolvePlan(options);
   let cached: StageTemplate | null = null;
   const stageTemplate = (stage: number): StageTemplate => {
-    if (!Number.isInteger(stage) || stage < 0 || stage >= plan.pp) throw new RangeError(`stage ${stage} outside 0..${plan.pp - 1}`);
+    if (!Number.isInteger(stage) || stage < 0 || stage >= plan.pp)
+      throw new RangeError(`stage ${stage} outside 0..${plan.pp - 1}`);
     if (cached?.stage !== stage) cached = buildStage(plan, stage);
     return cached;
   };
   const stageOf = (rank: number): number => {
-    if (!Number.isInteger(rank) || rank < 0 || rank >= plan.ranks) throw new RangeError(`rank ${rank} outside 0..${plan.ranks - 1}`);
+    if (!Number.isInteger(rank) || rank < 0 || rank >= plan.ranks)
+      throw new RangeError(`rank ${rank} outside 0..${plan.ranks - 1}`);
     return coordsOf(plan, rank).pp;
   };
   return {
@@ -116,8 +133,13 @@ export function summarizeStage(plan: LlmPlan, tpl: StageTemplate): StageSummary 
     if (a) flops += Number(a.value as bigint);
   }
   return {
-    stage: tpl.stage, layers: plan.scope === 'layer-forward' ? 1 : plan.stages[tpl.stage].count, nodesPerRank: tpl.nodes.length, compNodes: comp,
-    commNodes: tpl.nodes.length - comp, flopsPerRank: flops, computeMicrosPerRank: micros,
+    stage: tpl.stage,
+    layers: plan.scope === 'layer-forward' ? 1 : plan.stages[tpl.stage].count,
+    nodesPerRank: tpl.nodes.length,
+    compNodes: comp,
+    commNodes: tpl.nodes.length - comp,
+    flopsPerRank: flops,
+    computeMicrosPerRank: micros,
   };
 }
 
@@ -173,7 +195,8 @@ async function writeAll(file: string, fh: FileHandle, pieces: Buffer[], size: nu
   let off = 0;
   while (off < rest.length) {
     const { bytesWritten } = await fh.write(rest, off, rest.length - off);
-    if (bytesWritten === 0) throw new TracewattError('WRITE', `${file}: wrote ${done + off} of ${size} bytes and the file takes no more`);
+    if (bytesWritten === 0)
+      throw new TracewattError('WRITE', `${file}: wrote ${done + off} of ${size} bytes and the file takes no more`);
     off += bytesWritten;
   }
 }
@@ -202,7 +225,8 @@ async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputS
     const body = sink.view();
     const patches = [...tpl.patches].sort((a, b) => a.index - b.index);
     const ranksOfStage: number[] = [];
-    for (let dp = 0; dp < plan.dp; dp++) for (let tp = 0; tp < plan.tp; tp++) ranksOfStage.push(rankOf(plan, { tp, dp, pp: stage }));
+    for (let dp = 0; dp < plan.dp; dp++)
+      for (let tp = 0; tp < plan.tp; tp++) ranksOfStage.push(rankOf(plan, { tp, dp, pp: stage }));
     /** The rank's file as pieces: spans of the stage's frames around its re-encoded send/receive frames. */
     const encodeRank = (rank: number): { pieces: Buffer[]; bytes: number } => {
       const pieces: Buffer[] = [metaFrame];
@@ -248,8 +272,14 @@ async function writeSet(set: LlmTraceSet, options: WriteLlmOptions, out: OutputS
   await out.put(networkFile, set.networkYaml());
   await out.put(systemFile, set.systemJson());
   return {
-    plan, ranks: plan.ranks, traceFiles: { first: rankFile(prefix, 0), last: rankFile(prefix, plan.ranks - 1) },
-    networkFile, systemFile, nodes, bytes, stages,
+    plan,
+    ranks: plan.ranks,
+    traceFiles: { first: rankFile(prefix, 0), last: rankFile(prefix, plan.ranks - 1) },
+    networkFile,
+    systemFile,
+    nodes,
+    bytes,
+    stages,
     flopsPerIteration: stages.reduce((a, st) => a + st.flopsPerRank, 0) * plan.tp * plan.dp,
   };
 }

@@ -9,7 +9,13 @@
  */
 import { InputError } from '../../errors.js';
 import { DTYPE_BYTES, type Dtype, type GpuPreset, GPU_PRESETS } from '../../core/llm/gpus.js';
-import { findModelPreset, layerParameters, type LlmModelConfig, modelPresetNames, normParams } from '../../core/llm/models.js';
+import {
+  findModelPreset,
+  layerParameters,
+  type LlmModelConfig,
+  modelPresetNames,
+  normParams,
+} from '../../core/llm/models.js';
 import { rooflineTimeModel, type TimeModel } from '../../core/llm/time-model.js';
 
 export type PipelineSchedule = '1f1b' | 'gpipe';
@@ -124,20 +130,27 @@ export function resolvePlan(o: LlmGenerateOptions): LlmPlan {
   const globalBatch = positiveInt('global-batch', o.globalBatch);
   const seqLen = positiveInt('seq', o.seqLen);
   if (globalBatch % (microBatch * dp) !== 0) {
-    throw new InputError(`--global-batch ${globalBatch} is not a multiple of --micro-batch × --dp = ${microBatch * dp}`);
+    throw new InputError(
+      `--global-batch ${globalBatch} is not a multiple of --micro-batch × --dp = ${microBatch * dp}`,
+    );
   }
   const microBatches = globalBatch / (microBatch * dp);
-  if (model.numHeads % tp !== 0) throw new InputError(`${model.name}: ${model.numHeads} attention heads do not split over --tp ${tp}`);
+  if (model.numHeads % tp !== 0)
+    throw new InputError(`${model.name}: ${model.numHeads} attention heads do not split over --tp ${tp}`);
   if (model.numKvHeads % tp !== 0 && tp % model.numKvHeads !== 0) {
     throw new InputError(`${model.name}: ${model.numKvHeads} key/value heads neither split over nor divide --tp ${tp}`);
   }
-  if (model.ffnHiddenSize % tp !== 0) throw new InputError(`${model.name}: FFN size ${model.ffnHiddenSize} does not split over --tp ${tp}`);
+  if (model.ffnHiddenSize % tp !== 0)
+    throw new InputError(`${model.name}: FFN size ${model.ffnHiddenSize} does not split over --tp ${tp}`);
   if (pp > model.numLayers) throw new InputError(`--pp ${pp} exceeds the ${model.numLayers} layers of ${model.name}`);
   const scope = o.scope ?? 'iteration';
-  if (!TRACE_SCOPES.includes(scope)) throw new InputError(`unknown trace scope "${String(scope)}": use ${TRACE_SCOPES.join(' or ')}`);
-  if (scope === 'layer-forward' && pp !== 1) throw new InputError(`--scope layer-forward holds one decoder layer: it takes no pipeline stages (--pp ${pp})`);
+  if (!TRACE_SCOPES.includes(scope))
+    throw new InputError(`unknown trace scope "${String(scope)}": use ${TRACE_SCOPES.join(' or ')}`);
+  if (scope === 'layer-forward' && pp !== 1)
+    throw new InputError(`--scope layer-forward holds one decoder layer: it takes no pipeline stages (--pp ${pp})`);
   const sequenceParallel = o.sequenceParallel ?? false;
-  if (sequenceParallel && seqLen % tp !== 0) throw new InputError(`--sequence-parallel needs --seq ${seqLen} to be a multiple of --tp ${tp}`);
+  if (sequenceParallel && seqLen % tp !== 0)
+    throw new InputError(`--sequence-parallel needs --seq ${seqLen} to be a multiple of --tp ${tp}`);
   const dtype = o.dtype ?? 'bf16';
   const gpu = o.gpu ?? GPU_PRESETS.h100;
   const timeModel = o.timeModel ?? rooflineTimeModel(gpu, dtype);
@@ -155,15 +168,42 @@ export function resolvePlan(o: LlmGenerateOptions): LlmPlan {
     first += count;
   }
   const paddedVocab = Math.ceil(model.vocabSize / tp) * tp;
-  const networkDims: NetworkDim[] = ([['tp', tp], ['dp', dp], ['pp', pp]] as const)
+  const networkDims: NetworkDim[] = (
+    [
+      ['tp', tp],
+      ['dp', dp],
+      ['pp', pp],
+    ] as const
+  )
     .filter(([, size]) => size > 1)
     .map(([parallel, size]) => ({ parallel, size }));
   return {
-    model, dp, tp, pp, ranks: dp * tp * pp, microBatch, globalBatch, seqLen, microBatches,
-    schedule: o.schedule ?? '1f1b', scope, sequenceParallel, recompute: o.recompute ?? 'none', dtype,
-    elemBytes: DTYPE_BYTES[dtype], gradBytes, gpu, timeModel, dpBucketBytes, stages, paddedVocab,
-    vocabPerRank: paddedVocab / tp, headsPerRank: model.numHeads / tp,
-    kvHeadsPerRank: Math.max(1, model.numKvHeads / tp), ffnPerRank: model.ffnHiddenSize / tp, networkDims,
+    model,
+    dp,
+    tp,
+    pp,
+    ranks: dp * tp * pp,
+    microBatch,
+    globalBatch,
+    seqLen,
+    microBatches,
+    schedule: o.schedule ?? '1f1b',
+    scope,
+    sequenceParallel,
+    recompute: o.recompute ?? 'none',
+    dtype,
+    elemBytes: DTYPE_BYTES[dtype],
+    gradBytes,
+    gpu,
+    timeModel,
+    dpBucketBytes,
+    stages,
+    paddedVocab,
+    vocabPerRank: paddedVocab / tp,
+    headsPerRank: model.numHeads / tp,
+    kvHeadsPerRank: Math.max(1, model.numKvHeads / tp),
+    ffnPerRank: model.ffnHiddenSize / tp,
+    networkDims,
   };
 }
 
@@ -191,6 +231,9 @@ export function endParamsPerRank(plan: LlmPlan): { embedding: number; head: numb
 /** Parameters one rank of pipeline stage `stage` holds (and updates in the optimizer step). */
 export function stageParamsPerRank(plan: LlmPlan, stage: number): number {
   const ends = endParamsPerRank(plan);
-  return plan.stages[stage].count * layerParamsPerRank(plan)
-    + (stage === 0 ? ends.embedding : 0) + (stage === plan.pp - 1 ? ends.head : 0);
+  return (
+    plan.stages[stage].count * layerParamsPerRank(plan) +
+    (stage === 0 ? ends.embedding : 0) +
+    (stage === plan.pp - 1 ? ends.head : 0)
+  );
 }

@@ -16,7 +16,12 @@ export interface ScheduleStep {
   microBatch: number;
 }
 
-export function stageSchedule(schedule: PipelineSchedule, stages: number, stage: number, microBatches: number): ScheduleStep[] {
+export function stageSchedule(
+  schedule: PipelineSchedule,
+  stages: number,
+  stage: number,
+  microBatches: number,
+): ScheduleStep[] {
   const steps: ScheduleStep[] = [];
   const m = microBatches;
   if (schedule === 'gpipe') {

@@ -17,14 +17,36 @@
  * Ranks of one stage differ only in the peers of their sends and receives, so a stage is built once
  * (for its tensor-/data-parallel rank 0) and the peer attributes are patched per rank.
  */
-import { activationBackward, activationForward, adamStep, crossEntropyBackward, crossEntropyForward, embeddingBackward,
-  embeddingForward, flashAttentionBackward, flashAttentionForward, gemmDgrad, gemmForward, gemmWgrad, gradientAdd,
-  normBackward, normForward, type OpCost } from '../../core/llm/ops.js';
+import {
+  activationBackward,
+  activationForward,
+  adamStep,
+  crossEntropyBackward,
+  crossEntropyForward,
+  embeddingBackward,
+  embeddingForward,
+  flashAttentionBackward,
+  flashAttentionForward,
+  gemmDgrad,
+  gemmForward,
+  gemmWgrad,
+  gradientAdd,
+  normBackward,
+  normForward,
+  type OpCost,
+} from '../../core/llm/ops.js';
 import { normParams } from '../../core/llm/models.js';
 import { InputError } from '../../errors.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
-import { endParamsPerRank, layerParamsPerRank, type LlmPlan, type ParallelDim, rankOf, stageParamsPerRank } from './plan.js';
+import {
+  endParamsPerRank,
+  layerParamsPerRank,
+  type LlmPlan,
+  type ParallelDim,
+  rankOf,
+  stageParamsPerRank,
+} from './plan.js';
 import { stageSchedule } from './schedule.js';
 
 /** A send or receive whose peer attribute depends on the rank's tensor-/data-parallel coordinates. */
@@ -41,13 +63,25 @@ export interface StageTemplate {
   patches: PeerPatch[];
 }
 
-const int64 = (name: string, v: number | bigint): Attribute => ({ name, docString: '', kind: 'int64_val', value: BigInt(v) });
-const uint64 = (name: string, v: number | bigint): Attribute => ({ name, docString: '', kind: 'uint64_val', value: BigInt(v) });
+const int64 = (name: string, v: number | bigint): Attribute => ({
+  name,
+  docString: '',
+  kind: 'int64_val',
+  value: BigInt(v),
+});
+const uint64 = (name: string, v: number | bigint): Attribute => ({
+  name,
+  docString: '',
+  kind: 'uint64_val',
+  value: BigInt(v),
+});
 const int32 = (name: string, v: number): Attribute => ({ name, docString: '', kind: 'int32_val', value: v });
 const IS_GPU_OP: Attribute = { name: 'is_cpu_op', docString: '', kind: 'bool_val', value: false };
 const COMM_TYPE: Record<number, Attribute> = Object.fromEntries(
-  [CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER]
-    .map((t) => [t, int64('comm_type', t)]),
+  [CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER].map((t) => [
+    t,
+    int64('comm_type', t),
+  ]),
 );
 
 /**
@@ -62,7 +96,9 @@ function whole(v: number, what: string): bigint {
 function exact(v: number, what: string): number {
   const r = Math.round(v);
   if (!Number.isSafeInteger(r)) {
-    throw new InputError(`a generated node's ${what} would be ${Number.isFinite(v) ? v.toExponential(3) : String(v)}, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) counted exactly: use a smaller model, sequence or micro-batch`);
+    throw new InputError(
+      `a generated node's ${what} would be ${Number.isFinite(v) ? v.toExponential(3) : String(v)}, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) counted exactly: use a smaller model, sequence or micro-batch`,
+    );
   }
   return r;
 }
@@ -82,18 +118,44 @@ class StageBuilder {
   private readonly involved: Map<ParallelDim, Attribute>;
   private readonly selfRank: number;
 
-  constructor(private readonly plan: LlmPlan, readonly stage: number) {
-    this.involved = new Map(plan.networkDims.map((d) => [
-      d.parallel,
-      { name: 'involved_dim', docString: '', kind: 'bool_list', value: plan.networkDims.map((x) => x.parallel === d.parallel) } as Attribute,
-    ]));
+  constructor(
+    private readonly plan: LlmPlan,
+    readonly stage: number,
+  ) {
+    this.involved = new Map(
+      plan.networkDims.map((d) => [
+        d.parallel,
+        {
+          name: 'involved_dim',
+          docString: '',
+          kind: 'bool_list',
+          value: plan.networkDims.map((x) => x.parallel === d.parallel),
+        } as Attribute,
+      ]),
+    );
     this.selfRank = rankOf(plan, { tp: 0, dp: 0, pp: stage });
   }
 
-  private add(name: string, type: number, dataDeps: bigint[], attrs: Attribute[], durationMicros = 0n, ctrlDeps: bigint[] = []): bigint {
+  private add(
+    name: string,
+    type: number,
+    dataDeps: bigint[],
+    attrs: Attribute[],
+    durationMicros = 0n,
+    ctrlDeps: bigint[] = [],
+  ): bigint {
     const id = this.nextId++;
     this.nodes.push({
-      id, name, type, ctrlDeps, dataDeps, startTimeMicros: 0n, durationMicros, inputs: null, outputs: null, attrs,
+      id,
+      name,
+      type,
+      ctrlDeps,
+      dataDeps,
+      startTimeMicros: 0n,
+      durationMicros,
+      inputs: null,
+      outputs: null,
+      attrs,
     });
     return id;
   }
@@ -110,8 +172,12 @@ class StageBuilder {
       const energy = this.plan.timeModel.energyJ?.(cost);
       c = {
         attrs: [
-          IS_GPU_OP, int64('num_ops', whole(cost.flops, 'FLOP count')), uint64('tensor_size', whole(cost.bytes, 'tensor size (bytes)')),
-          ...(energy === undefined ? [] : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
+          IS_GPU_OP,
+          int64('num_ops', whole(cost.flops, 'FLOP count')),
+          uint64('tensor_size', whole(cost.bytes, 'tensor size (bytes)')),
+          ...(energy === undefined
+            ? []
+            : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
         ],
         durationMicros: BigInt(exact(ns / 1000, 'duration (µs)')),
       };
@@ -129,7 +195,12 @@ class StageBuilder {
     const key = `${commType}|${bytes}|${dim}`;
     let attrs = this.collCache.get(key);
     if (!attrs) {
-      attrs = [IS_GPU_OP, COMM_TYPE[commType], int64('comm_size', whole(bytes, 'collective size (bytes)')), this.involved.get(dim)!];
+      attrs = [
+        IS_GPU_OP,
+        COMM_TYPE[commType],
+        int64('comm_size', whole(bytes, 'collective size (bytes)')),
+        this.involved.get(dim)!,
+      ];
       this.collCache.set(key, attrs);
     }
     return this.add(name, NodeType.COMM_COLL_NODE, unique(deps), attrs);
@@ -138,17 +209,28 @@ class StageBuilder {
   send(name: string, bytes: number, peerStage: number, tag: number, deps: bigint[]): bigint {
     this.patches.push({ index: this.nodes.length, attr: 'comm_dst', peerStage });
     return this.add(name, NodeType.COMM_SEND_NODE, unique(deps), [
-      IS_GPU_OP, int32('comm_src', this.selfRank), int32('comm_dst', peerRank(this.plan, this.selfRank, peerStage)),
-      int64('comm_size', whole(bytes, 'collective size (bytes)')), int32('comm_tag', tag),
+      IS_GPU_OP,
+      int32('comm_src', this.selfRank),
+      int32('comm_dst', peerRank(this.plan, this.selfRank, peerStage)),
+      int64('comm_size', whole(bytes, 'collective size (bytes)')),
+      int32('comm_tag', tag),
     ]);
   }
 
   recv(name: string, bytes: number, peerStage: number, tag: number): bigint {
     this.patches.push({ index: this.nodes.length, attr: 'comm_src', peerStage });
-    return this.add(name, NodeType.COMM_RECV_NODE, [], [
-      IS_GPU_OP, int32('comm_src', peerRank(this.plan, this.selfRank, peerStage)), int32('comm_dst', this.selfRank),
-      int64('comm_size', whole(bytes, 'collective size (bytes)')), int32('comm_tag', tag),
-    ]);
+    return this.add(
+      name,
+      NodeType.COMM_RECV_NODE,
+      [],
+      [
+        IS_GPU_OP,
+        int32('comm_src', peerRank(this.plan, this.selfRank, peerStage)),
+        int32('comm_dst', this.selfRank),
+        int64('comm_size', whole(bytes, 'collective size (bytes)')),
+        int32('comm_tag', tag),
+      ],
+    );
   }
 
   get lastCompute(): bigint | null {
@@ -202,7 +284,10 @@ class StageGenerator {
   private bucketDep: bigint | null = null;
   private embeddingGradDone: bigint | null = null;
 
-  constructor(private readonly plan: LlmPlan, private readonly stage: number) {
+  constructor(
+    private readonly plan: LlmPlan,
+    private readonly stage: number,
+  ) {
     this.b = new StageBuilder(plan, stage);
     const m = plan.model;
     this.m = m;
@@ -226,8 +311,12 @@ class StageGenerator {
     }
     const steps = stageSchedule(this.plan.schedule, this.plan.pp, this.stage, this.plan.microBatches);
     let lastBackward = -1;
-    steps.forEach((s, i) => { if (s.pass === 'B') lastBackward = i; });
-    steps.forEach((s, i) => (s.pass === 'F' ? this.forward(s.microBatch) : this.backward(s.microBatch, i === lastBackward)));
+    steps.forEach((s, i) => {
+      if (s.pass === 'B') lastBackward = i;
+    });
+    steps.forEach((s, i) =>
+      s.pass === 'F' ? this.forward(s.microBatch) : this.backward(s.microBatch, i === lastBackward),
+    );
     this.finish();
   }
 
@@ -257,7 +346,11 @@ class StageGenerator {
     let y = b.comp(`${pre}input_norm${sfx}`, normForward(Tn, h, m.norm, e, np), x === null ? [] : [x]);
     y = this.tpGather(`${pre}qkv.tp_allgather${sfx}`, y);
     y = b.comp(`${pre}qkv${sfx}`, gemmForward(T, h, this.qkvOut, e, this.qkvBias), [y]);
-    y = b.comp(`${pre}attention${sfx}`, flashAttentionForward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e), [y]);
+    y = b.comp(
+      `${pre}attention${sfx}`,
+      flashAttentionForward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e),
+      [y],
+    );
     y = b.comp(`${pre}attn_out${sfx}`, gemmForward(T, this.attnIn, h, e, m.linearBias), [y]);
     y = this.tpReduce(`${pre}attn_out.tp_${this.sp ? 'reducescatter' : 'allreduce'}${sfx}`, y);
     y = b.comp(`${pre}post_attn_norm${sfx}`, normForward(Tn, h, m.norm, e, np), [y]);
@@ -275,7 +368,9 @@ class StageGenerator {
    */
   private columnParallelBackward(pre: string, M: number, K: number, N: number, bias: boolean, dY: bigint): bigint {
     const { b, e } = this;
-    const gathered = this.sp ? this.b.coll(`${pre}.tp_allgather_input.bwd`, CollectiveCommType.ALL_GATHER, this.Tn * this.h * e, 'tp', [dY]) : null;
+    const gathered = this.sp
+      ? this.b.coll(`${pre}.tp_allgather_input.bwd`, CollectiveCommType.ALL_GATHER, this.Tn * this.h * e, 'tp', [dY])
+      : null;
     const dX = b.comp(`${pre}.dgrad`, gemmDgrad(M, K, N, e), [dY]);
     const reduced = this.tpReduce(`${pre}.tp_${this.sp ? 'reducescatter' : 'allreduce'}.bwd`, dX);
     b.comp(`${pre}.wgrad`, gemmWgrad(M, K, N, e, bias), gathered === null ? [dY] : [dY, gathered]);
@@ -283,7 +378,15 @@ class StageGenerator {
   }
 
   /** Backward through a row-parallel GEMM (attention output, MLP down): SP all-gathers the output gradient first. */
-  private rowParallelBackward(pre: string, M: number, K: number, N: number, bias: boolean, dY: bigint, extraDeps: bigint[]): bigint {
+  private rowParallelBackward(
+    pre: string,
+    M: number,
+    K: number,
+    N: number,
+    bias: boolean,
+    dY: bigint,
+    extraDeps: bigint[],
+  ): bigint {
     const { b, e } = this;
     const g = this.tpGather(`${pre}.tp_allgather.bwd`, dY);
     const dX = b.comp(`${pre}.dgrad`, gemmDgrad(M, K, N, e), [g, ...extraDeps]);
@@ -300,7 +403,11 @@ class StageGenerator {
     g = this.columnParallelBackward(`${pre}mlp_up`, T, h, this.upWidth, m.linearBias, g);
     g = b.comp(`${pre}post_attn_norm.bwd`, normBackward(Tn, h, m.norm, e, np), [g]);
     g = this.rowParallelBackward(`${pre}attn_out`, T, this.attnIn, h, m.linearBias, g, []);
-    g = b.comp(`${pre}attention.bwd`, flashAttentionBackward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e), [g]);
+    g = b.comp(
+      `${pre}attention.bwd`,
+      flashAttentionBackward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e),
+      [g],
+    );
     g = this.columnParallelBackward(`${pre}qkv`, T, h, this.qkvOut, this.qkvBias, g);
     return b.comp(`${pre}input_norm.bwd`, normBackward(Tn, h, m.norm, e, np), [g]);
   }
@@ -308,7 +415,11 @@ class StageGenerator {
   // ---- embedding and LM head ----
 
   private embeddingFwd(mb: number): bigint {
-    const x = this.b.comp(`mb${mb}.embedding.fwd`, embeddingForward(this.T, this.h, this.plan.tp, this.e, this.m.learnedPositions > 0), []);
+    const x = this.b.comp(
+      `mb${mb}.embedding.fwd`,
+      embeddingForward(this.T, this.h, this.plan.tp, this.e, this.m.learnedPositions > 0),
+      [],
+    );
     return this.tpReduce(`mb${mb}.embedding.tp_${this.sp ? 'reducescatter' : 'allreduce'}.fwd`, x);
   }
 
@@ -350,7 +461,13 @@ class StageGenerator {
 
   private flushBucket(): void {
     if (this.bucketBytes > 0 && this.bucketDep !== null && this.plan.dp > 1) {
-      const id = this.b.coll(`dp_grad_allreduce.bucket${this.dpBuckets.length}`, CollectiveCommType.ALL_REDUCE, this.bucketBytes, 'dp', [this.bucketDep]);
+      const id = this.b.coll(
+        `dp_grad_allreduce.bucket${this.dpBuckets.length}`,
+        CollectiveCommType.ALL_REDUCE,
+        this.bucketBytes,
+        'dp',
+        [this.bucketDep],
+      );
       this.dpBuckets.push(id);
     }
     this.bucketBytes = 0;

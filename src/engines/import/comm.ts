@@ -28,7 +28,11 @@ export interface CommInfo {
 
 /** The collectives ASTRA-sim simulates (the others are written as GPU compute nodes replayed from their duration). */
 export const SIMULATED_COLLECTIVES = new Set<number>([
-  CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.BROADCAST,
+  CollectiveCommType.ALL_REDUCE,
+  CollectiveCommType.ALL_GATHER,
+  CollectiveCommType.REDUCE_SCATTER,
+  CollectiveCommType.ALL_TO_ALL,
+  CollectiveCommType.BROADCAST,
 ]);
 
 /** True for NCCL kernel names (ncclKernel_…, ncclDevKernel_…). */
@@ -88,7 +92,11 @@ export function inputTensorBytes(node: EtNode): number | null {
  * The collective a GPU kernel launched under `launcher` performs, from the launcher and its ancestors (nearest
  * first), falling back to the kernel's own name.
  */
-export function commInfo(kernelName: string, launcher: EtNode | null, parentOf: (n: EtNode) => EtNode | null): CommInfo {
+export function commInfo(
+  kernelName: string,
+  launcher: EtNode | null,
+  parentOf: (n: EtNode) => EtNode | null,
+): CommInfo {
   let collective = '';
   let size: number | null = null;
   let pgName: string | null = null;
@@ -110,7 +118,14 @@ export function commInfo(kernelName: string, launcher: EtNode | null, parentOf: 
         if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') pgName ??= v[0];
       });
       const g = n.inputs.values[i - 2];
-      if (i >= 2 && n.inputs.types[i - 2] === 'Int' && n.inputs.types[i - 1] === 'Int' && Number.isSafeInteger(g) && pgPointer === null) pgPointer = g as number;
+      if (
+        i >= 2 &&
+        n.inputs.types[i - 2] === 'Int' &&
+        n.inputs.types[i - 1] === 'Int' &&
+        Number.isSafeInteger(g) &&
+        pgPointer === null
+      )
+        pgPointer = g as number;
     } else if (n.name.startsWith('c10d::')) {
       collective ||= n.name.slice(6).replace(/_+$/, '');
       size ??= inputTensorBytes(n);
@@ -119,7 +134,7 @@ export function commInfo(kernelName: string, launcher: EtNode | null, parentOf: 
     if (/(^|[^a-z])recv/i.test(n.name) && !/sendrecv/i.test(n.name)) p2p ??= 'recv';
   }
   if (!collective) collective = kernelName.replace(/^nccl(Dev)?Kernel_/, '').split(/[_(]/)[0] ?? kernelName;
-  const commType = p2p ? null : commTypeOf(collective) ?? commTypeOf(kernelName);
+  const commType = p2p ? null : (commTypeOf(collective) ?? commTypeOf(kernelName));
   return { commType, collective, commSizeBytes: size, pgName, pgPointer, p2p };
 }
 
@@ -137,7 +152,12 @@ export function processGroupNames(nodes: EtNode[]): Map<number, string> {
         const list = JSON.parse(v) as unknown;
         if (!Array.isArray(list)) continue;
         for (const pg of list as Record<string, unknown>[]) {
-          if (pg && Number.isSafeInteger(pg.backend_id) && (typeof pg.pg_name === 'string' || typeof pg.pg_name === 'number')) names.set(pg.backend_id as number, String(pg.pg_name));
+          if (
+            pg &&
+            Number.isSafeInteger(pg.backend_id) &&
+            (typeof pg.pg_name === 'string' || typeof pg.pg_name === 'number')
+          )
+            names.set(pg.backend_id as number, String(pg.pg_name));
         }
       } catch {
         // not the JSON list: no names from it

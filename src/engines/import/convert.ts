@@ -15,7 +15,13 @@
  *   visited before it (and on its inter-thread predecessor); a GPU node on the node visited before it and on the
  *   previous GPU node of its stream.
  */
-import { makeAttr, NodeType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import {
+  makeAttr,
+  NodeType,
+  type Attribute,
+  type ChakraNode,
+  type GlobalMetadata,
+} from '../../formats/chakra/index.js';
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
@@ -27,18 +33,18 @@ import type { MeasuredWindow } from './window.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
 export const DELIBERATE_DIFFERENCES = [
-  "host ops are matched to Kineto ops per host thread by aligning names in record-function order (or by Record function id); Chakra searched outwards by name over all threads",
+  'host ops are matched to Kineto ops per host thread by aligning names in record-function order (or by Record function id); Chakra searched outwards by name over all threads',
   'the process root node is not written and nothing depends on it (Chakra removed it but kept ctrl_deps on it: dangling dependencies ASTRA-sim refuses)',
   'CPU-side c10d:: / nccl: ops are host COMP_NODEs (is_cpu_op); only the GPU NCCL kernel is a COMM_COLL_NODE (Chakra made the host ops COMM_COLL_NODEs too, without comm_type, which ASTRA-sim cannot run)',
-  'comm_size is the bytes of the collective\'s input tensors (Chakra 2024-05 added 1 and counted every input, tensor or not); pg_name is written when the trace records one',
-  'GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it (Chakra chained them only within one thread\'s walk)',
-  'an inter-thread dependency is put on the first op of each group, not on every op of it (the thread\'s own chain orders the rest)',
+  "comm_size is the bytes of the collective's input tensors (Chakra 2024-05 added 1 and counted every input, tensor or not); pg_name is written when the trace records one",
+  "GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it (Chakra chained them only within one thread's walk)",
+  "an inter-thread dependency is put on the first op of each group, not on every op of it (the thread's own chain orders the rest)",
   'GPU events launched before profiling started (no launch event) are left out and counted; memcpy/memset carry tensor_size (bytes)',
   'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last before the launch, often a finished child such as aten::empty, or an op of another thread)',
-  'a host op\'s exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)',
+  "a host op's exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)",
   'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
   'the host op a CUDA synchronisation call returns to depends on the GPU work it waited for, and a GPU op after cudaStreamWaitEvent on the op the event recorded (formats/chakra/measured.ts); Chakra wrote neither',
-  'a host op\'s duration_micros leaves out the time it was blocked in a CUDA synchronisation call (the dependency above stands for it) and the time other threads\' ops ran inside it (the main thread\'s "## backward ##" while the autograd thread works; the thread\'s next op then depends on the other thread\'s last op), since the replay runs every host op of a rank on one CPU slot: engines/import/host-time.ts',
+  "a host op's duration_micros leaves out the time it was blocked in a CUDA synchronisation call (the dependency above stands for it) and the time other threads' ops ran inside it (the main thread's \"## backward ##\" while the autograd thread works; the thread's next op then depends on the other thread's last op), since the replay runs every host op of a rank on one CPU slot: engines/import/host-time.ts",
   'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
 ];
 
@@ -69,11 +75,15 @@ const int64 = (name: string, v: number | null) => (v === null ? [] : [makeAttr(n
 
 function hostAttrs(n: EtNode): Attribute[] {
   return [
-    ...int64('rf_id', n.rfId), ...int64('fw_parent', n.fwParent), ...int64('seq_id', n.seqId), ...int64('scope', n.scope),
-    ...int64('tid', n.tid), ...int64('fw_tid', n.fwTid), makeAttr('op_schema', 'string_val', n.opSchema),
+    ...int64('rf_id', n.rfId),
+    ...int64('fw_parent', n.fwParent),
+    ...int64('seq_id', n.seqId),
+    ...int64('scope', n.scope),
+    ...int64('tid', n.tid),
+    ...int64('fw_tid', n.fwTid),
+    makeAttr('op_schema', 'string_val', n.opSchema),
   ];
 }
-
 
 /** GPU duration in whole µs, as duration_micros holds it: nearest, at least 1 for a non-zero duration. */
 export function gpuMicros(ns: number): bigint {
@@ -82,11 +92,15 @@ export function gpuMicros(ns: number): bigint {
 
 const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
 
-
-export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, window: MeasuredWindow | null = null): ConvertedRank {
+export function convertRank(
+  et: EtTrace,
+  kineto: KinetoTrace,
+  link: LinkResult,
+  window: MeasuredWindow | null = null,
+): ConvertedRank {
   const diagnostics = new Diagnostics();
   const byId = new Map(et.nodes.map((n) => [n.id, n]));
-  const parentOf = (n: EtNode) => (n.parent !== null && n.parent !== n.id ? byId.get(n.parent) ?? null : null);
+  const parentOf = (n: EtNode) => (n.parent !== null && n.parent !== n.id ? (byId.get(n.parent) ?? null) : null);
   const abs = (tsNs: number) => BigInt(kineto.baseUs) + BigInt(Math.floor(tsNs / 1000));
 
   // Numbering: ET id order, each op followed by its GPU events.
@@ -103,8 +117,16 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
 
   const nodes = new Map<bigint, ChakraNode>();
   const stats: ConvertedRank['stats'] = {
-    nodes: 0, hostNodes: 0, gpuNodes: 0, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {},
-    gpuComputeMicros: 0, gpuComputeKinetoNs: 0, gpuKinetoNs: 0, dataDeps: 0, ctrlDeps: 0,
+    nodes: 0,
+    hostNodes: 0,
+    gpuNodes: 0,
+    gpuByKind: { kernel: 0, memcpy: 0, memset: 0 },
+    collectives: {},
+    gpuComputeMicros: 0,
+    gpuComputeKinetoNs: 0,
+    gpuKinetoNs: 0,
+    dataDeps: 0,
+    ctrlDeps: 0,
   };
   const pgPointers = new Set<number>();
   const pgNames = processGroupNames(et.nodes);
@@ -113,8 +135,11 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
     const op = link.opOf.get(n.id);
     const p = parentOf(n);
     const node: ChakraNode = {
-      id: newId.get(n.id)!, name: n.name, type: NodeType.COMP_NODE,
-      ctrlDeps: p && written(p) ? [newId.get(p.id)!] : [], dataDeps: [],
+      id: newId.get(n.id)!,
+      name: n.name,
+      type: NodeType.COMP_NODE,
+      ctrlDeps: p && written(p) ? [newId.get(p.id)!] : [],
+      dataDeps: [],
       startTimeMicros: op ? abs(op.tsNs) : 0n,
       durationMicros: op ? modelledHostMicros(link.exclusiveNs.get(op) ?? 0) : 0n,
       inputs: { values: pyRepr(n.inputs.values), shapes: pyRepr(n.inputs.shapes), types: pyRepr(n.inputs.types) },
@@ -137,7 +162,13 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
     nodes.set(gpuIds.get(g)!, gpuNode(g, gpuIds.get(g)!, null, null, info));
   }
 
-  function gpuNode(g: GpuLink, id: bigint, host: ChakraNode | null, launcher: EtNode | null, info: CommInfo | null): ChakraNode {
+  function gpuNode(
+    g: GpuLink,
+    id: bigint,
+    host: ChakraNode | null,
+    launcher: EtNode | null,
+    info: CommInfo | null,
+  ): ChakraNode {
     const ev = g.event;
     const attrs: Attribute[] = [...(launcher ? hostAttrs(launcher) : []), makeAttr('is_cpu_op', 'bool_val', false)];
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
@@ -145,15 +176,31 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
     if (info) {
       if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
         type = NodeType.COMM_COLL_NODE;
-        attrs.push(makeAttr('comm_type', 'int64_val', BigInt(info.commType)), makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)));
+        attrs.push(
+          makeAttr('comm_type', 'int64_val', BigInt(info.commType)),
+          makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)),
+        );
         if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
         stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
       } else {
-        const why = info.p2p ? `point-to-point ${info.p2p} (no peer rank recorded)` : info.commType === null ? `collective "${info.collective}" not recognised` : info.commSizeBytes === null ? `collective "${info.collective}" without a recorded tensor size` : `collective "${info.collective}" is not simulated by ASTRA-sim`;
-        diagnostics.add('nccl-kernel-as-compute', { message: `${ev.name.slice(0, 60)}: ${why}; written as a GPU COMP_NODE replayed from its duration` });
+        const why = info.p2p
+          ? `point-to-point ${info.p2p} (no peer rank recorded)`
+          : info.commType === null
+            ? `collective "${info.collective}" not recognised`
+            : info.commSizeBytes === null
+              ? `collective "${info.collective}" without a recorded tensor size`
+              : `collective "${info.collective}" is not simulated by ASTRA-sim`;
+        diagnostics.add('nccl-kernel-as-compute', {
+          message: `${ev.name.slice(0, 60)}: ${why}; written as a GPU COMP_NODE replayed from its duration`,
+        });
       }
     }
-    if (type === NodeType.COMP_NODE && (ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0) {
+    if (
+      type === NodeType.COMP_NODE &&
+      (ev.kind === 'memcpy' || ev.kind === 'memset') &&
+      ev.bytes !== null &&
+      ev.bytes >= 0
+    ) {
       attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
     }
     stats.gpuNodes++;
@@ -165,12 +212,22 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
       stats.gpuComputeKinetoNs += ev.durNs;
     }
     return {
-      id, name: ev.name, type, ctrlDeps: host ? [host.id] : [], dataDeps: [], startTimeMicros: abs(ev.tsNs), durationMicros,
-      inputs: launcher ? { ...host!.inputs! } : null, outputs: launcher ? { ...host!.outputs! } : null, attrs,
+      id,
+      name: ev.name,
+      type,
+      ctrlDeps: host ? [host.id] : [],
+      dataDeps: [],
+      startTimeMicros: abs(ev.tsNs),
+      durationMicros,
+      inputs: launcher ? { ...host!.inputs! } : null,
+      outputs: launcher ? { ...host!.outputs! } : null,
+      attrs,
     };
   }
   if (pgPointers.size > 1) {
-    diagnostics.add('process-groups-unnamed', { message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks` });
+    diagnostics.add('process-groups-unnamed', {
+      message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks`,
+    });
   }
 
   // Data dependencies: depth-first from each thread root (then any op whose parent is missing), children in id order.
@@ -190,18 +247,23 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
   const hostCollectives = new Map<string, number>();
   for (const n of sorted) {
     if (!HOST_COLLECTIVE_OP.test(n.name) || !link.opOf.has(n.id)) continue;
-    const launched = [n, ...(children.get(n.id) ?? [])].some((x) => (link.gpuOf.get(x.id) ?? []).some((g) => isNcclKernel(g.event.name)));
+    const launched = [n, ...(children.get(n.id) ?? [])].some((x) =>
+      (link.gpuOf.get(x.id) ?? []).some((g) => isNcclKernel(g.event.name)),
+    );
     if (!launched) hostCollectives.set(n.name, (hostCollectives.get(n.name) ?? 0) + 1);
   }
   if (hostCollectives.size > 0) {
     const list = [...hostCollectives].map(([name, count]) => `${name} ×${count}`).join(', ');
-    diagnostics.add('collective-without-gpu-kernel', { message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic` });
+    diagnostics.add('collective-without-gpu-kernel', {
+      message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic`,
+    });
   }
   roots.sort((a, b) => Number(ET_THREAD_ROOT.test(b.name)) - Number(ET_THREAD_ROOT.test(a.name)) || a.id - b.id);
   const etIdOfOp = new Map([...link.opOf].map(([id, op]) => [op, id]));
   const lastInStream = new Map<number | null, bigint>();
   const isInSubtree = (x: EtNode, root: EtNode) => {
-    for (let a: EtNode | null = x, depth = 0; a && depth < et.nodes.length; a = parentOf(a), depth++) if (a === root) return true;
+    for (let a: EtNode | null = x, depth = 0; a && depth < et.nodes.length; a = parentOf(a), depth++)
+      if (a === root) return true;
     return false;
   };
   const addDep = (node: ChakraNode, dep: bigint) => {
@@ -225,7 +287,11 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
         // An async record function (e.g. gloo:all_reduce, run on the backend's thread) can enclose later ops of its
         // launching thread in the ET: waiting for one of those would be a cycle, and the tree already orders them.
         if (!isInSubtree(byId.get(otherId)!, n)) addDep(node, newId.get(otherId)!);
-        else diagnostics.add('inter-thread-order-inside-op', { nodeId: node.id, message: `${n.name}: runs on another thread and the execution trace nests later ops of its launching thread inside it (an async record function): ordered by that nesting, not after the other thread's last op` });
+        else
+          diagnostics.add('inter-thread-order-inside-op', {
+            nodeId: node.id,
+            message: `${n.name}: runs on another thread and the execution trace nests later ops of its launching thread inside it (an async record function): ordered by that nesting, not after the other thread's last op`,
+          });
       }
       if (lastHost !== null) addDep(node, lastHost);
       lastHost = node.id;
@@ -254,21 +320,22 @@ export function convertRank(et: EtTrace, kineto: KinetoTrace, link: LinkResult, 
     const etOfNode = new Map([...newId].map(([etId, id]) => [id, etId]));
     const linkOfNode = new Map([...gpuIds].map(([g, id]) => [id, g]));
     const graph = graphOfNodes(
-      out, chains,
+      out,
+      chains,
       (id) => {
         const e = etOfNode.get(id);
-        return e === undefined ? null : link.opOf.get(e) ?? null;
+        return e === undefined ? null : (link.opOf.get(e) ?? null);
       },
       (id) => linkOfNode.get(id)?.event ?? null,
       (tid, t, d) => {
         const e = link.etIdAt(tid, t, d);
-        return e === null ? null : newId.get(e) ?? null;
+        return e === null ? null : (newId.get(e) ?? null);
       },
     );
     const timed = measureRank(kineto, window, graph);
     applyToNodes(out, timed, kineto, window, (i) => {
       const op = graph.hostOp(i);
-      return op ? link.exclusiveNs.get(op) ?? null : null;
+      return op ? (link.exclusiveNs.get(op) ?? null) : null;
     });
     measured = timed.stats;
   }

@@ -10,7 +10,8 @@ export function checkGraph(file: string, nodes: ChakraNode[]): void {
   for (const n of nodes) {
     const deps = new Set([...n.dataDeps, ...n.ctrlDeps]);
     for (const d of deps) {
-      if (!ids.has(d)) throw new TracewattError('INTERNAL', `${file}: node ${n.id} depends on absent node ${d} (converter bug)`);
+      if (!ids.has(d))
+        throw new TracewattError('INTERNAL', `${file}: node ${n.id} depends on absent node ${d} (converter bug)`);
       const l = users.get(d);
       if (l) l.push(n.id);
       else users.set(d, [n.id]);
@@ -28,5 +29,9 @@ export function checkGraph(file: string, nodes: ChakraNode[]): void {
       if (d === 0) ready.push(u);
     }
   }
-  if (done !== nodes.length) throw new TracewattError('INTERNAL', `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`);
+  if (done !== nodes.length)
+    throw new TracewattError(
+      'INTERNAL',
+      `${file}: ${nodes.length - done} nodes sit on a dependency cycle (converter bug)`,
+    );
 }

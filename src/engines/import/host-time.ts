@@ -105,7 +105,8 @@ export class HostTime {
       lists[t]!.push(i);
     }
     // By start, outer first (both importers give each thread's ops in that order already: then no sort is needed).
-    const before = (a: number, b: number) => s.startNs[a]! - s.startNs[b]! || s.endNs[b]! - s.endNs[a]! || s.node[a]! - s.node[b]!;
+    const before = (a: number, b: number) =>
+      s.startNs[a]! - s.startNs[b]! || s.endNs[b]! - s.endNs[a]! || s.node[a]! - s.node[b]!;
     this.own = lists.map((l) => {
       for (let k = 1; k < l.length; k++) if (before(l[k - 1]!, l[k]!) > 0) return Int32Array.from(l.sort(before));
       return Int32Array.from(l);
@@ -173,7 +174,11 @@ export class HostTime {
     const mine = this.stretches(i);
     if (!mine.some(([a, b]) => this.touchesForeign(i, a, b))) return;
     const inside: number[] = [];
-    for (let k = lowerBound(this.byStart.length, (m) => startNs[this.byStart[m]!]!, startNs[i]!); k < this.byStart.length; k++) {
+    for (
+      let k = lowerBound(this.byStart.length, (m) => startNs[this.byStart[m]!]!, startNs[i]!);
+      k < this.byStart.length;
+      k++
+    ) {
       const j = this.byStart[k]!;
       if (startNs[j]! >= endNs[i]!) break;
       if (this.thread[j] !== this.thread[i] && endNs[j]! <= endNs[i]!) inside.push(j);
@@ -215,7 +220,9 @@ export class HostTime {
     for (const node of nodes) {
       const i = spanOf.get(node);
       if (i === undefined) continue;
-      const cut = length(intersect(this.stretches(i), merge([...(this.overlapped.get(node) ?? []), ...(waits.get(node) ?? [])])));
+      const cut = length(
+        intersect(this.stretches(i), merge([...(this.overlapped.get(node) ?? []), ...(waits.get(node) ?? [])])),
+      );
       if (cut > 0) out.set(node, cut);
     }
     return out;

@@ -19,12 +19,11 @@ import { pairFolder, type ImportPair } from './pair-folder.js';
 import type { MeasuredRankStats } from './measure-rank.js';
 import { pickStep, stepWindow, userWindow, type MeasuredWindow } from './window.js';
 
-export { linkTraces, type LinkResult, type GpuLink } from './link.js';
-export { pairFolder, type ImportPair, type FolderPairs } from './pair-folder.js';
-export { alignByName } from './align.js';
-export { convertRank, gpuMicros, DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
-export { commInfo, commTypeOf, isNcclKernel } from './comm.js';
-export { importKineto, KINETO_CANNOT_KNOW, type KinetoImportOptions, type KinetoImportResult, type KinetoImportRank } from './kineto.js';
+export { linkTraces } from './link.js';
+export type { ImportPair } from './pair-folder.js';
+export { DELIBERATE_DIFFERENCES, type ConvertedRank } from './convert.js';
+export { commInfo } from './comm.js';
+export { importKineto } from './kineto.js';
 
 export interface ImportOptions {
   pairs?: ImportPair[];
@@ -91,7 +90,7 @@ function measuredWindow(kineto: KinetoTrace, link: LinkResult, o: ImportOptions)
 
 export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
   const folder = o.dir ? await pairFolder(o.dir, { partial: o.partial }) : null;
-  const pairs = folder ? folder.pairs : o.pairs ?? [];
+  const pairs = folder ? folder.pairs : (o.pairs ?? []);
   if (pairs.length === 0) throw new InputError('give --et and --kineto (one pair per rank) or --dir');
   const ranks: ImportRankResult[] = [];
   const runNotes = [...(folder?.notes ?? [])];
@@ -105,7 +104,9 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
     for (const [index, pair] of pairs.entries()) {
       const [et, kineto] = await Promise.all([readExecutionTrace(pair.et), readKinetoTrace(pair.kineto)]);
       if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
-        throw new InputError(`${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the same run`);
+        throw new InputError(
+          `${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the same run`,
+        );
       }
       const notes = [...et.notes, ...kineto.notes];
       let rank = kineto.distributed?.rank ?? null;
@@ -117,11 +118,24 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       if (prev) throw new InputError(`rank ${rank} given twice: ${prev} and ${pair.kineto}`);
       seen.set(rank, pair.kineto);
       const link = linkTraces(et, kineto);
-      if (link.opOf.size === 0) throw new InputError(`${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`);
+      if (link.opOf.size === 0)
+        throw new InputError(
+          `${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`,
+        );
       const window = o.measured === false ? null : measuredWindow(kineto, link, o);
-      if (!window && o.measured !== false) notes.push(`${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`);
+      if (!window && o.measured !== false)
+        notes.push(
+          `${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`,
+        );
       const conv = convertRank(et, kineto, link, window);
-      run.push({ rank, file: pair.kineto, index, trace: { distributed: kineto.distributed, baseUs: kineto.baseUs }, window, collectives: [] });
+      run.push({
+        rank,
+        file: pair.kineto,
+        index,
+        trace: { distributed: kineto.distributed, baseUs: kineto.baseUs },
+        window,
+        collectives: [],
+      });
       const file = `${o.out}.${rank}.et`;
       checkGraph(file, conv.nodes);
       const w = await TraceWriter.create(file, conv.metadata, { set });
@@ -133,9 +147,18 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       }
       await w.close();
       ranks.push({
-        rank, et: pair.et, kineto: pair.kineto, etSchema: et.schema, device: mainDevice(kineto)?.name ?? null,
-        steps: link.steps.map((s) => s.name), link: link.stats, convert: conv.stats, measured: conv.measured, file,
-        notes: [...notes, ...link.notes], diagnostics: conv.diagnostics.summary(),
+        rank,
+        et: pair.et,
+        kineto: pair.kineto,
+        etSchema: et.schema,
+        device: mainDevice(kineto)?.name ?? null,
+        steps: link.steps.map((s) => s.name),
+        link: link.stats,
+        convert: conv.stats,
+        measured: conv.measured,
+        file,
+        notes: [...notes, ...link.notes],
+        diagnostics: conv.diagnostics.summary(),
       });
     }
     // One run: every rank once, all of them (or partial, said), one world size and backend, overlapping iterations.

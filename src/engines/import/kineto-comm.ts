@@ -42,7 +42,13 @@ function inputBytes(c: CommArgs): number | null {
   let any = false;
   c.inputDims.forEach((dims, i) => {
     const b = dtypeBytes(c.inputTypes![i] ?? null);
-    if (b === null || !Array.isArray(dims) || dims.length === 0 || !dims.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)) return;
+    if (
+      b === null ||
+      !Array.isArray(dims) ||
+      dims.length === 0 ||
+      !dims.every((d) => Number.isSafeInteger(d) && (d as number) >= 0)
+    )
+      return;
     total += (dims as number[]).reduce((a, d) => a * d, 1) * b;
     any = true;
   });
@@ -88,6 +94,6 @@ export function kinetoCommInfo(trace: KinetoTrace, kernel: KinetoGpuEvent, enclo
       if (g && Array.isArray(g.ranks) && g.ranks.every((r) => Number.isSafeInteger(r))) pgRanks = g.ranks as number[];
     }
   }
-  const commType = p2p ? null : commTypeOf(collective) ?? commTypeOf(kernel.name);
+  const commType = p2p ? null : (commTypeOf(collective) ?? commTypeOf(kernel.name));
   return { commType, collective, commSizeBytes: size, pgName, pgRanks, p2p };
 }

@@ -14,7 +14,13 @@
  * launched, then the node closing the iteration.
  */
 import { Diagnostics } from '../../diagnostics.js';
-import { makeAttr, NodeType, type Attribute, type ChakraNode, type GlobalMetadata } from '../../formats/chakra/index.js';
+import {
+  makeAttr,
+  NodeType,
+  type Attribute,
+  type ChakraNode,
+  type GlobalMetadata,
+} from '../../formats/chakra/index.js';
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
 import { isNcclKernel, SIMULATED_COLLECTIVES } from './comm.js';
@@ -74,7 +80,11 @@ export function* rankNodes(r: KinetoRank): Generator<ChakraNode> {
 const STEP = /^ProfilerStep#\d+$/;
 
 const idAttr = (name: string, v: number | bigint | string | null): Attribute[] =>
-  v === null ? [] : typeof v === 'string' ? [makeAttr(name, 'string_val', v)] : [makeAttr(name, 'int64_val', BigInt(v))];
+  v === null
+    ? []
+    : typeof v === 'string'
+      ? [makeAttr(name, 'string_val', v)]
+      : [makeAttr(name, 'int64_val', BigInt(v))];
 
 /** Host ops of one thread nested by time: each op's enclosing op (position in `ops`, -1 none) and exclusive time. */
 interface Nesting {
@@ -99,7 +109,8 @@ function nest(ops: KinetoCpuOp[]): Nesting {
     const stack: number[] = [];
     for (const i of list) {
       const op = ops[i]!;
-      while (stack.length && end(stack[stack.length - 1]!) <= op.tsNs && ops[stack[stack.length - 1]!]!.durNs > 0) stack.pop();
+      while (stack.length && end(stack[stack.length - 1]!) <= op.tsNs && ops[stack[stack.length - 1]!]!.durNs > 0)
+        stack.pop();
       while (stack.length && end(stack[stack.length - 1]!) < op.tsNs + op.durNs) stack.pop();
       const p = stack.length ? stack[stack.length - 1]! : -1;
       parent[i] = p;
@@ -113,7 +124,13 @@ function nest(ops: KinetoCpuOp[]): Nesting {
 }
 
 /** The innermost op of a thread (positions in start order) enclosing [t, t + d]; else the last op started by t; -1. */
-function opAt(ops: KinetoCpuOp[], n: Nesting, list: number[], t: number, d: number): { op: number; enclosing: boolean } {
+function opAt(
+  ops: KinetoCpuOp[],
+  n: Nesting,
+  list: number[],
+  t: number,
+  d: number,
+): { op: number; enclosing: boolean } {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -123,7 +140,8 @@ function opAt(ops: KinetoCpuOp[], n: Nesting, list: number[], t: number, d: numb
   }
   if (lo === 0) return { op: -1, enclosing: false };
   const last = list[lo - 1]!;
-  for (let p = last; p >= 0; p = n.parent[p]!) if (ops[p]!.tsNs <= t && ops[p]!.tsNs + ops[p]!.durNs >= t + d) return { op: p, enclosing: true };
+  for (let p = last; p >= 0; p = n.parent[p]!)
+    if (ops[p]!.tsNs <= t && ops[p]!.tsNs + ops[p]!.durNs >= t + d) return { op: p, enclosing: true };
   return { op: last, enclosing: false };
 }
 
@@ -133,12 +151,23 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   const w0 = window.startNs;
   const w1 = window.endNs;
   // Host ops of the window in start order (outer first): node order, and positions for the nesting.
-  const ops = trace.cpuOps.filter((o) => o.tsNs >= w0 && o.tsNs < w1 && !(o.cat === 'user_annotation' && STEP.test(o.name)));
+  const ops = trace.cpuOps.filter(
+    (o) => o.tsNs >= w0 && o.tsNs < w1 && !(o.cat === 'user_annotation' && STEP.test(o.name)),
+  );
   ops.sort((a, b) => a.tsNs - b.tsNs || b.durNs - a.durNs || a.index - b.index);
   const nesting = nest(ops);
   const stats: KinetoRankStats = {
-    hostOps: ops.length, threads: nesting.byThread.size, gpuByKind: { kernel: 0, memcpy: 0, memset: 0 }, collectives: {}, carriedOver: 0,
-    launchedOutsideOps: 0, ncclAsCompute: 0, groupUnknown: 0, copiesWithoutBytes: 0, nodes: 0, gpuComputeKinetoNs: 0,
+    hostOps: ops.length,
+    threads: nesting.byThread.size,
+    gpuByKind: { kernel: 0, memcpy: 0, memset: 0 },
+    collectives: {},
+    carriedOver: 0,
+    launchedOutsideOps: 0,
+    ncclAsCompute: 0,
+    groupUnknown: 0,
+    copiesWithoutBytes: 0,
+    nodes: 0,
+    gpuComputeKinetoNs: 0,
   };
   // GPU events of the window and the op that launched each (position in ops, -1: none).
   const gpu: KinetoGpuEvent[] = [];
@@ -157,7 +186,9 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     gpuHost.push(host);
   }
   // Node order: GPU events without a launching op, then each op followed by the GPU events it launched (by start).
-  const gpuOrder = gpu.map((_, k) => k).sort((a, b) => gpuHost[a]! - gpuHost[b]! || gpu[a]!.tsNs - gpu[b]!.tsNs || gpu[a]!.index - gpu[b]!.index);
+  const gpuOrder = gpu
+    .map((_, k) => k)
+    .sort((a, b) => gpuHost[a]! - gpuHost[b]! || gpu[a]!.tsNs - gpu[b]!.tsNs || gpu[a]!.index - gpu[b]!.index);
   const size = ops.length + gpu.length;
   /** Per node: ≥ 0 the op's position in ops, < 0 the GPU event −(k + 1). */
   const source = new Int32Array(size);
@@ -196,18 +227,32 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       const info = kinetoCommInfo(trace, ev, enclosing(gpuHost[k]!));
       if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
         isColl[i] = 1;
-        const attrs = [makeAttr('comm_type', 'int64_val', BigInt(info.commType)), makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes))];
+        const attrs = [
+          makeAttr('comm_type', 'int64_val', BigInt(info.commType)),
+          makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)),
+        ];
         if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
         else stats.groupUnknown++;
         comm.set(i, attrs);
         stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
-        collectives.push({ node: BigInt(i), collective: info.collective, commType: info.commType, bytes: info.commSizeBytes, pgName: info.pgName, pgRanks: info.pgRanks });
+        collectives.push({
+          node: BigInt(i),
+          collective: info.collective,
+          commType: info.commType,
+          bytes: info.commSizeBytes,
+          pgName: info.pgName,
+          pgRanks: info.pgRanks,
+        });
         return;
       }
       stats.ncclAsCompute++;
-      diagnostics.add('nccl-kernel-as-compute', { nodeId: BigInt(i), message: `${ev.name.slice(0, 60)}: ${whyCompute(info)}; written as a GPU COMP_NODE replayed from its duration` });
+      diagnostics.add('nccl-kernel-as-compute', {
+        nodeId: BigInt(i),
+        message: `${ev.name.slice(0, 60)}: ${whyCompute(info)}; written as a GPU COMP_NODE replayed from its duration`,
+      });
     }
-    if ((ev.kind === 'memcpy' || ev.kind === 'memset') && (ev.bytes === null || ev.bytes < 0)) stats.copiesWithoutBytes++;
+    if ((ev.kind === 'memcpy' || ev.kind === 'memset') && (ev.bytes === null || ev.bytes < 0))
+      stats.copiesWithoutBytes++;
     stats.gpuComputeKinetoNs += ev.durNs;
   });
 
@@ -243,7 +288,10 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   }
 
   const timed = measureRank(trace, window, {
-    size, chains, hostOp: opOf, gpuEvent: gpuOf,
+    size,
+    chains,
+    hostOp: opOf,
+    gpuEvent: gpuOf,
     deps: (i) => data[i]!,
     ctrl: (i) => ctrl[i]!,
     launcher: (i) => (source[i]! < 0 ? ctrl[i]! : -1),
@@ -255,10 +303,20 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   });
   const measured = timed.stats;
   stats.nodes = size + 1;
-  if (stats.carriedOver) notes.push(`${stats.carriedOver} GPU events running in the window were launched before it (the previous iteration, or before profiling began): kept, with no launching op`);
-  if (stats.launchedOutsideOps) notes.push(`${stats.launchedOutsideOps} GPU events were launched by a call outside every host op: kept, with no launching op`);
-  if (stats.groupUnknown) notes.push(`${stats.groupUnknown} collectives do not record their process group (PyTorch < 2.2): taken over all ranks`);
-  if (stats.copiesWithoutBytes) notes.push(`${stats.copiesWithoutBytes} memcpy/memset events record no byte count: no tensor_size`);
+  if (stats.carriedOver)
+    notes.push(
+      `${stats.carriedOver} GPU events running in the window were launched before it (the previous iteration, or before profiling began): kept, with no launching op`,
+    );
+  if (stats.launchedOutsideOps)
+    notes.push(
+      `${stats.launchedOutsideOps} GPU events were launched by a call outside every host op: kept, with no launching op`,
+    );
+  if (stats.groupUnknown)
+    notes.push(
+      `${stats.groupUnknown} collectives do not record their process group (PyTorch < 2.2): taken over all ranks`,
+    );
+  if (stats.copiesWithoutBytes)
+    notes.push(`${stats.copiesWithoutBytes} memcpy/memset events record no byte count: no tensor_size`);
   const dev = mainDevice(trace);
   const metadata: GlobalMetadata = {
     version: '0.0.4',
@@ -284,18 +342,44 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     let node: ChakraNode;
     const ctrlDeps = ctrl[i]! >= 0 ? [BigInt(ctrl[i]!)] : [];
     if (op) {
-      attrs.push(makeAttr('is_cpu_op', 'bool_val', true), ...idAttr('tid', op.tid), ...idAttr('rf_id', op.recordFunctionId));
+      attrs.push(
+        makeAttr('is_cpu_op', 'bool_val', true),
+        ...idAttr('tid', op.tid),
+        ...idAttr('rf_id', op.recordFunctionId),
+      );
       node = {
-        id: BigInt(i), name: op.name, type: NodeType.COMP_NODE, ctrlDeps, dataDeps: ids(data[i]!), startTimeMicros: abs(op.tsNs),
-        durationMicros: modelledHostMicros(nesting.exclusiveNs[source[i]!]!, timed.hostCutNs.get(i)), inputs: null, outputs: null, attrs,
+        id: BigInt(i),
+        name: op.name,
+        type: NodeType.COMP_NODE,
+        ctrlDeps,
+        dataDeps: ids(data[i]!),
+        startTimeMicros: abs(op.tsNs),
+        durationMicros: modelledHostMicros(nesting.exclusiveNs[source[i]!]!, timed.hostCutNs.get(i)),
+        inputs: null,
+        outputs: null,
+        attrs,
       };
     } else {
       const ev = gpuOf(i)!;
-      attrs.push(makeAttr('is_cpu_op', 'bool_val', false), ...idAttr('stream', ev.stream), ...idAttr('correlation', ev.correlation), ...(comm.get(i) ?? []));
-      if ((ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0) attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
+      attrs.push(
+        makeAttr('is_cpu_op', 'bool_val', false),
+        ...idAttr('stream', ev.stream),
+        ...idAttr('correlation', ev.correlation),
+        ...(comm.get(i) ?? []),
+      );
+      if ((ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0)
+        attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
       node = {
-        id: BigInt(i), name: ev.name, type: isColl[i] ? NodeType.COMM_COLL_NODE : NodeType.COMP_NODE, ctrlDeps, dataDeps: ids(data[i]!),
-        startTimeMicros: abs(ev.tsNs), durationMicros: gpuMicros(ev.durNs), inputs: null, outputs: null, attrs,
+        id: BigInt(i),
+        name: ev.name,
+        type: isColl[i] ? NodeType.COMM_COLL_NODE : NodeType.COMP_NODE,
+        ctrlDeps,
+        dataDeps: ids(data[i]!),
+        startTimeMicros: abs(ev.tsNs),
+        durationMicros: gpuMicros(ev.durNs),
+        inputs: null,
+        outputs: null,
+        attrs,
       };
     }
     attrs.push(...measuredAttrs(timed.result, i));
@@ -315,7 +399,10 @@ function interThreadOrder(ops: KinetoCpuOp[], n: Nesting): Map<number, number> {
   if (n.byThread.size < 2) return out;
   const end = (p: number) => ops[p]!.tsNs + ops[p]!.durNs;
   // Per thread, its ops by end, for "the op of another thread that ended last by t".
-  const byEnd = [...n.byThread.entries()].map(([tid, list]) => ({ tid, list: [...list].sort((a, b) => end(a) - end(b)) }));
+  const byEnd = [...n.byThread.entries()].map(([tid, list]) => ({
+    tid,
+    list: [...list].sort((a, b) => end(a) - end(b)),
+  }));
   const endedBefore = (tid: string, t: number): number => {
     let best = -1;
     for (const th of byEnd) {
@@ -347,6 +434,7 @@ function interThreadOrder(ops: KinetoCpuOp[], n: Nesting): Map<number, number> {
 function whyCompute(info: KinetoComm): string {
   if (info.p2p) return `point-to-point ${info.p2p} (no peer rank recorded)`;
   if (info.commType === null) return `collective "${info.collective}" not recognised`;
-  if (info.commSizeBytes === null) return `collective "${info.collective}" without a recorded size (record_shapes off and no record_param_comms sizes)`;
+  if (info.commSizeBytes === null)
+    return `collective "${info.collective}" without a recorded size (record_shapes off and no record_param_comms sizes)`;
   return `collective "${info.collective}" is not simulated by ASTRA-sim`;
 }

@@ -34,7 +34,11 @@ const SAME_RUN_SLACK_NS = 10_000_000_000n;
 function pgConfigKey(t: RankOfRun['trace']): string | null {
   const cfg = t.distributed?.raw.pg_config;
   if (!Array.isArray(cfg)) return null;
-  return JSON.stringify((cfg as Record<string, unknown>[]).map((g) => [String(g?.pg_name), Array.isArray(g?.ranks) ? g.ranks : null]).sort());
+  return JSON.stringify(
+    (cfg as Record<string, unknown>[])
+      .map((g) => [String(g?.pg_name), Array.isArray(g?.ranks) ? g.ranks : null])
+      .sort(),
+  );
 }
 
 export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: boolean }): RunCheck {
@@ -50,13 +54,21 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
   for (const r of ranks) {
     const d = r.trace.distributed;
     if ((d?.worldSize ?? null) !== worldSize) {
-      throw new InputError(`${r.file} is from another run: world size ${d?.worldSize ?? 'not recorded'}, ${first.file} says ${worldSize ?? 'not recorded'}`);
+      throw new InputError(
+        `${r.file} is from another run: world size ${d?.worldSize ?? 'not recorded'}, ${first.file} says ${worldSize ?? 'not recorded'}`,
+      );
     }
     if ((d?.backend ?? null) !== (first.trace.distributed?.backend ?? null)) {
-      throw new InputError(`${r.file} is from another run: backend ${d?.backend ?? 'not recorded'}, ${first.file} says ${first.trace.distributed?.backend ?? 'not recorded'}`);
+      throw new InputError(
+        `${r.file} is from another run: backend ${d?.backend ?? 'not recorded'}, ${first.file} says ${first.trace.distributed?.backend ?? 'not recorded'}`,
+      );
     }
-    if (pgConfigKey(r.trace) !== pgConfigKey(first.trace)) throw new InputError(`${r.file} is from another run: its process groups (distributedInfo.pg_config) differ from ${first.file}'s`);
-    if (worldSize !== null && r.rank >= worldSize) throw new InputError(`${r.file}: rank ${r.rank} does not exist in a run of world size ${worldSize}`);
+    if (pgConfigKey(r.trace) !== pgConfigKey(first.trace))
+      throw new InputError(
+        `${r.file} is from another run: its process groups (distributedInfo.pg_config) differ from ${first.file}'s`,
+      );
+    if (worldSize !== null && r.rank >= worldSize)
+      throw new InputError(`${r.file}: rank ${r.rank} does not exist in a run of world size ${worldSize}`);
   }
   const expected = worldSize ?? ranks.length;
   const missingRanks: number[] = [];
@@ -64,7 +76,9 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
   if (missingRanks.length) {
     const list = `${missingRanks.slice(0, 12).join(', ')}${missingRanks.length > 12 ? ` … (${missingRanks.length} in all)` : ''}`;
     if (!o.partial) {
-      throw new InputError(`the run has ${expected} ranks but no trace was given for rank${missingRanks.length > 1 ? 's' : ''} ${list} (pass --partial to import only the ranks given; replay --as-measured works on those, a modelled replay needs every rank)`);
+      throw new InputError(
+        `the run has ${expected} ranks but no trace was given for rank${missingRanks.length > 1 ? 's' : ''} ${list} (pass --partial to import only the ranks given; replay --as-measured works on those, a modelled replay needs every rank)`,
+      );
     }
     notes.push(`partial run: ${ranks.length} of ${expected} ranks imported; no trace for ranks ${list}`);
   }
@@ -73,7 +87,9 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
   const labels = new Set(withWindow.map((r) => r.window!.label));
   if (labels.size > 1 && !o.stepGiven) {
     const say = withWindow.map((r) => `rank ${r.rank}: ${r.window!.label}`).join(', ');
-    throw new InputError(`the ranks' longest ProfilerSteps differ (${say}): pass --step NAME to take the same one on every rank`);
+    throw new InputError(
+      `the ranks' longest ProfilerSteps differ (${say}): pass --step NAME to take the same one on every rank`,
+    );
   }
   const timed = withWindow.filter((r) => r.window!.startUnixNs !== null);
   if (timed.length > 1) {
@@ -83,11 +99,18 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
       const gap = r.window!.startUnixNs! - refStart;
       const slack = SAME_RUN_SLACK_NS + BigInt(Math.max(r.window!.iterationNs, ref.window!.iterationNs));
       if (gap > slack || -gap > slack) {
-        throw new InputError(`${r.file} is from another run: its ${r.window!.label} starts ${fmtGap(gap)} ${gap > 0n ? 'after' : 'before'} rank ${ref.rank}'s (${ref.file})`);
+        throw new InputError(
+          `${r.file} is from another run: its ${r.window!.label} starts ${fmtGap(gap)} ${gap > 0n ? 'after' : 'before'} rank ${ref.rank}'s (${ref.file})`,
+        );
       }
     }
   }
-  return { worldSize, missingRanks, commGroups: matchCollectives(ranks, seen, worldSize ?? ranks.length, notes), notes };
+  return {
+    worldSize,
+    missingRanks,
+    commGroups: matchCollectives(ranks, seen, worldSize ?? ranks.length, notes),
+    notes,
+  };
 }
 
 const fmtGap = (ns: bigint) => {
@@ -99,7 +122,12 @@ const fmtGap = (ns: bigint) => {
  * The k-th collective of a group on one member is the k-th on every other member: same type in the same order, on
  * every member present. Returns the named groups (not the default group) for a comm-group file.
  */
-function matchCollectives(ranks: RankOfRun[], byRank: Map<number, RankOfRun>, world: number, notes: string[]): Map<string, number[]> {
+function matchCollectives(
+  ranks: RankOfRun[],
+  byRank: Map<number, RankOfRun>,
+  world: number,
+  notes: string[],
+): Map<string, number[]> {
   const groups = new Map<string, { members: number[]; byRank: Map<number, KinetoCollective[]> }>();
   const all = Array.from({ length: world }, (_, i) => i);
   for (const r of ranks) {
@@ -122,18 +150,25 @@ function matchCollectives(ranks: RankOfRun[], byRank: Map<number, RankOfRun>, wo
     for (const m of present.slice(1)) {
       const list = g.byRank.get(m) ?? [];
       if (list.length !== refList.length) {
-        throw new InputError(`${byRank.get(m)!.file}: rank ${m} runs ${list.length} collectives in ${name}, rank ${ref} (${byRank.get(ref)!.file}) runs ${refList.length}: the traces are not of the same iteration (or events are missing from one of them)`);
+        throw new InputError(
+          `${byRank.get(m)!.file}: rank ${m} runs ${list.length} collectives in ${name}, rank ${ref} (${byRank.get(ref)!.file}) runs ${refList.length}: the traces are not of the same iteration (or events are missing from one of them)`,
+        );
       }
       list.forEach((c, k) => {
         const a = refList[k]!;
         if (c.commType !== a.commType) {
-          throw new InputError(`${byRank.get(m)!.file}: collective ${k + 1} of ${name} is ${commTypeName(c.commType)} on rank ${m} but ${commTypeName(a.commType)} on rank ${ref}: the traces are not of the same iteration (or events are missing from one of them)`);
+          throw new InputError(
+            `${byRank.get(m)!.file}: collective ${k + 1} of ${name} is ${commTypeName(c.commType)} on rank ${m} but ${commTypeName(a.commType)} on rank ${ref}: the traces are not of the same iteration (or events are missing from one of them)`,
+          );
         }
         if (c.bytes !== a.bytes) sizeDiffers++;
       });
     }
   }
-  if (sizeDiffers) notes.push(`${sizeDiffers} collectives have a size on some rank that differs from the same collective on the group's first rank (all-to-allv, uneven splits): each rank keeps its own`);
+  if (sizeDiffers)
+    notes.push(
+      `${sizeDiffers} collectives have a size on some rank that differs from the same collective on the group's first rank (all-to-allv, uneven splits): each rank keeps its own`,
+    );
   const named = new Map<string, number[]>();
   for (const [key, g] of groups) if (key !== '' && key !== '0') named.set(key, g.members);
   return named;

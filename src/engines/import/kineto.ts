@@ -64,7 +64,7 @@ export interface KinetoImportResult {
 
 /** What `import kineto` cannot know that `import pytorch` (with the execution trace) can. */
 export const KINETO_CANNOT_KNOW = [
-  'op inputs and outputs: Kineto records at most input shapes and types (record_shapes), not output shapes, tensor identities or values, so host ops depend only on their thread\'s order (no data dependencies between ops) and kernels have no tensor sizes: annotate times them from their measured duration, and FLOP-based (roofline) estimates are not possible',
+  "op inputs and outputs: Kineto records at most input shapes and types (record_shapes), not output shapes, tensor identities or values, so host ops depend only on their thread's order (no data dependencies between ops) and kernels have no tensor sizes: annotate times them from their measured duration, and FLOP-based (roofline) estimates are not possible",
   'op schemas and the operator tree above what was profiled: ops are nested by time on their thread',
   'GPU work launched before the profiler started, or before the window: its launch is not in the trace (kept, with no launching op, and counted)',
   'process groups on PyTorch < 2.2 (no record_param_comms group): collectives are taken over all ranks',
@@ -82,9 +82,13 @@ async function kinetoFiles(o: KinetoImportOptions): Promise<{ files: string[]; o
     if (!o.traces?.length) throw new InputError('give the Kineto trace of each rank, or --dir');
     return { files: o.traces, others: [] };
   }
-  const names = (await readdir(o.dir).catch(() => {
-    throw new InputError(`${o.dir}: cannot read the folder`);
-  })).filter((n) => /\.json(\.gz)?$/.test(n)).sort();
+  const names = (
+    await readdir(o.dir).catch(() => {
+      throw new InputError(`${o.dir}: cannot read the folder`);
+    })
+  )
+    .filter((n) => /\.json(\.gz)?$/.test(n))
+    .sort();
   const files: string[] = [];
   const others: string[] = [];
   for (const n of names) {
@@ -94,7 +98,8 @@ async function kinetoFiles(o: KinetoImportOptions): Promise<{ files: string[]; o
     if (looksLikeKineto(h)) files.push(file);
     else if (!looksLikePytorchEt(h)) others.push(file); // execution traces: import pytorch's, not said here
   }
-  if (files.length === 0) throw new InputError(`${o.dir}: no Kineto trace (.json / .json.gz with traceEvents) in the folder`);
+  if (files.length === 0)
+    throw new InputError(`${o.dir}: no Kineto trace (.json / .json.gz with traceEvents) in the folder`);
   return { files, others };
 }
 
@@ -105,12 +110,17 @@ function windowOf(trace: KinetoTrace, o: KinetoImportOptions): { window: Measure
   // No step: the whole trace, with no measured iteration recorded.
   const { first, last } = eventSpan(trace);
   if (!Number.isFinite(first)) throw new InputError(`${trace.file}: no host op and no GPU event: nothing to import`);
-  return { window: { label: 'whole trace', startNs: first, endNs: last + 1, iterationNs: last + 1 - first, startUnixNs: null }, recorded: false };
+  return {
+    window: { label: 'whole trace', startNs: first, endNs: last + 1, iterationNs: last + 1 - first, startUnixNs: null },
+    recorded: false,
+  };
 }
 
-const isRocm = (t: KinetoTrace) => t.runtime.some((c) => /^hip/.test(c.name)) || t.devices.some((d) => /AMD|Radeon|Instinct/i.test(d.name));
+const isRocm = (t: KinetoTrace) =>
+  t.runtime.some((c) => /^hip/.test(c.name)) || t.devices.some((d) => /AMD|Radeon|Instinct/i.test(d.name));
 
-const ROCM_NOTE = 'ROCm (HIP) trace: hip* runtime calls read as their CUDA counterparts (hipLaunchKernel, hipMemcpyWithStream, hipDeviceSynchronize, …), streams given as hex strings read as numbers; its kernels carry no grid, block or register arguments and its memcpy events no byte count; no cuda_sync records, so synchronisation is inferred';
+const ROCM_NOTE =
+  'ROCm (HIP) trace: hip* runtime calls read as their CUDA counterparts (hipLaunchKernel, hipMemcpyWithStream, hipDeviceSynchronize, …), streams given as hex strings read as numbers; its kernels carry no grid, block or register arguments and its memcpy events no byte count; no cuda_sync records, so synchronisation is inferred';
 
 export async function importKineto(o: KinetoImportOptions): Promise<KinetoImportResult> {
   const { files, others } = await kinetoFiles(o);
@@ -119,13 +129,23 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
   let commGroupsFile: string | null = null;
   let worldSize: number | null = null;
   let missingRanks: number[] = [];
-  const notes: string[] = others.length ? [`${o.dir}: ${others.length} .json file(s) neither a Kineto trace nor an execution trace, not read: ${listExcerpt(others.map((f) => path.basename(f)))}`] : [];
+  const notes: string[] = others.length
+    ? [
+        `${o.dir}: ${others.length} .json file(s) neither a Kineto trace nor an execution trace, not read: ${listExcerpt(others.map((f) => path.basename(f)))}`,
+      ]
+    : [];
   await OutputSet.write(o.out, async (set) => {
-    set.supersede(path.dirname(o.out), (name) => isRankFileOf(o.out, name) || name === `${path.basename(o.out)}.comm-groups.json`);
+    set.supersede(
+      path.dirname(o.out),
+      (name) => isRankFileOf(o.out, name) || name === `${path.basename(o.out)}.comm-groups.json`,
+    );
     for (const [index, kineto] of files.entries()) {
       const trace = await readKinetoTrace(kineto);
       const rank = trace.distributed?.rank ?? (files.length === 1 ? 0 : null);
-      if (rank === null) throw new InputError(`${kineto} has no distributedInfo.rank, and ${files.length} traces were given: cannot tell which rank it is`);
+      if (rank === null)
+        throw new InputError(
+          `${kineto} has no distributedInfo.rank, and ${files.length} traces were given: cannot tell which rank it is`,
+        );
       const { window, recorded } = windowOf(trace, o);
       const conv = convertKinetoRank(trace, window, recorded);
       const platform = isRocm(trace) ? 'rocm' : 'cuda';
@@ -137,10 +157,21 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
       trace.launches = new Map();
       trace.syncs = [];
       const rankNotes = [...trace.notes, ...conv.notes];
-      if (!trace.distributed) rankNotes.push(`${kineto} has no distributedInfo: taken as rank ${rank} of a run of ${files.length} rank(s)`);
-      if (!recorded) rankNotes.push(`${kineto} has no ProfilerStep: the whole trace is written, with no measured iteration (replay --as-measured needs one: import again with --window START:END)`);
+      if (!trace.distributed)
+        rankNotes.push(`${kineto} has no distributedInfo: taken as rank ${rank} of a run of ${files.length} rank(s)`);
+      if (!recorded)
+        rankNotes.push(
+          `${kineto} has no ProfilerStep: the whole trace is written, with no measured iteration (replay --as-measured needs one: import again with --window START:END)`,
+        );
       if (platform === 'rocm') rankNotes.push(ROCM_NOTE);
-      run.push({ rank, file: kineto, index, trace: { distributed: trace.distributed, baseUs: trace.baseUs }, window: recorded ? window : null, collectives: conv.collectives });
+      run.push({
+        rank,
+        file: kineto,
+        index,
+        trace: { distributed: trace.distributed, baseUs: trace.baseUs },
+        window: recorded ? window : null,
+        collectives: conv.collectives,
+      });
       const file = `${o.out}.${rank}.et`;
       const w = await TraceWriter.create(file, conv.metadata, { set });
       try {
@@ -152,18 +183,28 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
       await w.close();
       const { metadata: _m, window: _w, ...measured } = conv.measured;
       ranks.push({
-        rank, kineto, file, device, platform,
+        rank,
+        kineto,
+        file,
+        device,
+        platform,
         iteration: recorded ? { label: window.label, ns: window.iterationNs } : null,
-        stats: conv.stats, measured, notes: rankNotes, diagnostics: conv.diagnostics.summary(),
+        stats: conv.stats,
+        measured,
+        notes: rankNotes,
+        diagnostics: conv.diagnostics.summary(),
       });
     }
-    const checked = checkRun(run, { partial: o.partial ?? false, stepGiven: o.step !== undefined || o.window !== undefined });
+    const checked = checkRun(run, {
+      partial: o.partial ?? false,
+      stepGiven: o.step !== undefined || o.window !== undefined,
+    });
     worldSize = checked.worldSize;
     missingRanks = checked.missingRanks;
     notes.push(...checked.notes);
     if (checked.commGroups.size > 0) {
       commGroupsFile = `${o.out}.comm-groups.json`;
-      await set.put(commGroupsFile, JSON.stringify(Object.fromEntries(checked.commGroups), null, 1) + '\n');
+      await set.put(commGroupsFile, `${JSON.stringify(Object.fromEntries(checked.commGroups), null, 1)}\n`);
     }
   });
   ranks.sort((a, b) => a.rank - b.rank);

@@ -39,7 +39,15 @@ export interface LinkStats {
   etUnlinked: number;
   /** Kineto ops with no ET node (e.g. ProfilerStep#N). */
   kinetoUnlinked: number;
-  gpu: { events: number; byExternalId: number; byEnclosing: number; byPreceding: number; notInEt: number; noLaunch: number; outside: number };
+  gpu: {
+    events: number;
+    byExternalId: number;
+    byEnclosing: number;
+    byPreceding: number;
+    notInEt: number;
+    noLaunch: number;
+    outside: number;
+  };
 }
 
 export interface LinkResult {
@@ -77,7 +85,11 @@ function groupBy<T, K>(items: T[], key: (t: T) => K): Map<K, T[]> {
 }
 
 /** Per thread: ops by start (outer first), each op's enclosing op, and exclusive times. */
-export function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCpuOp | null>; exclusive: Map<KinetoCpuOp, number>; byThread: Map<string, KinetoCpuOp[]> } {
+export function nestOps(ops: KinetoCpuOp[]): {
+  parent: Map<KinetoCpuOp, KinetoCpuOp | null>;
+  exclusive: Map<KinetoCpuOp, number>;
+  byThread: Map<string, KinetoCpuOp[]>;
+} {
   const parent = new Map<KinetoCpuOp, KinetoCpuOp | null>();
   const exclusive = new Map<KinetoCpuOp, number>();
   const byThread = groupBy(ops, (o) => String(o.tid));
@@ -85,8 +97,14 @@ export function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCp
     list.sort((x, y) => x.tsNs - y.tsNs || y.durNs - x.durNs || x.index - y.index);
     const stack: KinetoCpuOp[] = [];
     for (const op of list) {
-      while (stack.length && stack[stack.length - 1]!.tsNs + stack[stack.length - 1]!.durNs <= op.tsNs && stack[stack.length - 1]!.durNs > 0) stack.pop();
-      while (stack.length && stack[stack.length - 1]!.tsNs + stack[stack.length - 1]!.durNs < op.tsNs + op.durNs) stack.pop();
+      while (
+        stack.length &&
+        stack[stack.length - 1]!.tsNs + stack[stack.length - 1]!.durNs <= op.tsNs &&
+        stack[stack.length - 1]!.durNs > 0
+      )
+        stack.pop();
+      while (stack.length && stack[stack.length - 1]!.tsNs + stack[stack.length - 1]!.durNs < op.tsNs + op.durNs)
+        stack.pop();
       const p = stack.length ? stack[stack.length - 1]! : null;
       parent.set(op, p);
       exclusive.set(op, op.durNs);
@@ -99,7 +117,12 @@ export function nestOps(ops: KinetoCpuOp[]): { parent: Map<KinetoCpuOp, KinetoCp
 }
 
 /** Innermost op of a thread's sorted ops enclosing [t, t + d]; else the last one started at or before t. */
-export function hostOpAt(list: KinetoCpuOp[], parent: Map<KinetoCpuOp, KinetoCpuOp | null>, t: number, d: number): { op: KinetoCpuOp; enclosing: boolean } | null {
+export function hostOpAt(
+  list: KinetoCpuOp[],
+  parent: Map<KinetoCpuOp, KinetoCpuOp | null>,
+  t: number,
+  d: number,
+): { op: KinetoCpuOp; enclosing: boolean } | null {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -141,15 +164,25 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
       link(n, k);
       linkedByRfId++;
     }
-    if (wrongName) notes.push(`${wrongName} Kineto ops carry a Record function id whose ET node has another name; left to the name alignment`);
+    if (wrongName)
+      notes.push(
+        `${wrongName} Kineto ops carry a Record function id whose ET node has another name; left to the name alignment`,
+      );
   }
   // 1b. The rest by per-thread name alignment.
   let linkedBySequence = 0;
-  const etThreads = groupBy(ops.filter((n) => !opOf.has(n.id)), (n) => n.tid);
-  const kThreads = groupBy(kineto.cpuOps.filter((k) => !etOfOp.has(k)), (k) => String(k.tid));
+  const etThreads = groupBy(
+    ops.filter((n) => !opOf.has(n.id)),
+    (n) => n.tid,
+  );
+  const kThreads = groupBy(
+    kineto.cpuOps.filter((k) => !etOfOp.has(k)),
+    (k) => String(k.tid),
+  );
   const byExt = kineto.cpuOps.every((k) => k.externalId !== null);
   for (const l of etThreads.values()) l.sort((x, y) => (x.rfId ?? x.id) - (y.rfId ?? y.id) || x.id - y.id);
-  for (const l of kThreads.values()) l.sort(byExt ? (x, y) => x.externalId! - y.externalId! : (x, y) => x.tsNs - y.tsNs || x.index - y.index);
+  for (const l of kThreads.values())
+    l.sort(byExt ? (x, y) => x.externalId! - y.externalId! : (x, y) => x.tsNs - y.tsNs || x.index - y.index);
   const etNames = new Map([...etThreads].map(([t, l]) => [t, l.map((n) => n.name)]));
   const kNames = new Map([...kThreads].map(([t, l]) => [t, l.map((k) => k.name)]));
   const candidates: { e: number | null; k: string; score: number }[] = [];
@@ -168,7 +201,10 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
       linkedBySequence++;
     }
   }
-  if (linkedBySequence) notes.push(`${linkedBySequence} ops linked by aligning each host thread's op names in record-function order (${byExt ? 'Kineto External id' : 'Kineto start time'} against ET rf_id)`);
+  if (linkedBySequence)
+    notes.push(
+      `${linkedBySequence} ops linked by aligning each host thread's op names in record-function order (${byExt ? 'Kineto External id' : 'Kineto start time'} against ET rf_id)`,
+    );
 
   // 2. GPU events → launching host op → ET node.
   const { parent, exclusive, byThread } = nestOps(kineto.cpuOps);
@@ -182,7 +218,15 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
   }
   const gpuOf = new Map<number, GpuLink[]>();
   const unattached: GpuLink[] = [];
-  const g = { events: kineto.gpu.length, byExternalId: 0, byEnclosing: 0, byPreceding: 0, notInEt: 0, noLaunch: 0, outside: 0 };
+  const g = {
+    events: kineto.gpu.length,
+    byExternalId: 0,
+    byEnclosing: 0,
+    byPreceding: 0,
+    notInEt: 0,
+    noLaunch: 0,
+    outside: 0,
+  };
   for (const ev of kineto.gpu) {
     const launch = ev.correlation !== null ? kineto.launches.get(ev.correlation) : undefined;
     if (!launch) {
@@ -197,7 +241,12 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
     let host: KinetoCpuOp | null = null;
     let via: GpuVia = 'enclosing';
     const byId = launch.externalId !== null ? kByExt.get(launch.externalId) : undefined;
-    if (byId && byId.tid === launch.tid && byId.tsNs <= launch.tsNs && byId.tsNs + byId.durNs >= launch.tsNs + launch.durNs) {
+    if (
+      byId &&
+      byId.tid === launch.tid &&
+      byId.tsNs <= launch.tsNs &&
+      byId.tsNs + byId.durNs >= launch.tsNs + launch.durNs
+    ) {
       host = byId;
       via = 'external-id';
     } else if (list) {
@@ -229,10 +278,20 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
     else gpuOf.set(etId, [gl]);
   }
   for (const l of gpuOf.values()) l.sort((x, y) => x.event.tsNs - y.event.tsNs || x.event.index - y.event.index);
-  if (g.noLaunch) notes.push(`${g.noLaunch} GPU events have no launch in the trace (launched before profiling started, by the previous iteration): left out`);
-  if (g.outside) notes.push(`${g.outside} GPU events were launched outside the span of the ops the ET has (another iteration): left out`);
-  if (g.byPreceding) notes.push(`${g.byPreceding} GPU events were launched outside any host op: given to the op that started last before the launch on its thread`);
-  if (g.notInEt) notes.push(`${g.notInEt} GPU events were launched by host ops the ET does not have: written without a host parent`);
+  if (g.noLaunch)
+    notes.push(
+      `${g.noLaunch} GPU events have no launch in the trace (launched before profiling started, by the previous iteration): left out`,
+    );
+  if (g.outside)
+    notes.push(
+      `${g.outside} GPU events were launched outside the span of the ops the ET has (another iteration): left out`,
+    );
+  if (g.byPreceding)
+    notes.push(
+      `${g.byPreceding} GPU events were launched outside any host op: given to the op that started last before the launch on its thread`,
+    );
+  if (g.notInEt)
+    notes.push(`${g.notInEt} GPU events were launched by host ops the ET does not have: written without a host parent`);
 
   const unlinked = ops.filter((n) => !opOf.has(n.id));
   if (unlinked.length) notes.push(unlinkedNote(unlinked));
@@ -248,10 +307,21 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
     return null;
   };
   return {
-    opOf, exclusiveNs: exclusive, gpuOf, unattached, interThread: interThreadOrder(byThread, linkedOps), steps, etIdAt,
+    opOf,
+    exclusiveNs: exclusive,
+    gpuOf,
+    unattached,
+    interThread: interThreadOrder(byThread, linkedOps),
+    steps,
+    etIdAt,
     stats: {
-      etOps: ops.length, kinetoOps: kineto.cpuOps.length, linkedByRfId, linkedBySequence,
-      etUnlinked: ops.length - opOf.size, kinetoUnlinked: kineto.cpuOps.length - etOfOp.size, gpu: g,
+      etOps: ops.length,
+      kinetoOps: kineto.cpuOps.length,
+      linkedByRfId,
+      linkedBySequence,
+      etUnlinked: ops.length - opOf.size,
+      kinetoUnlinked: kineto.cpuOps.length - etOfOp.size,
+      gpu: g,
     },
     notes,
   };
@@ -263,8 +333,10 @@ function unlinkedNote(unlinked: readonly EtNode[], top = 5): string {
   for (const n of unlinked) byName.set(n.name, (byName.get(n.name) ?? 0) + 1);
   const named = [...byName].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, top);
   const more = byName.size - named.length;
-  return `${unlinked.length} ET op${unlinked.length === 1 ? ' has' : 's have'} no Kineto op (kept without a measured duration): ` +
-    `${named.map(([n, c]) => `${n.length > 60 ? `${n.slice(0, 59)}…` : n} ×${c}`).join(', ')}${more > 0 ? `, and ${more} other name${more === 1 ? '' : 's'}` : ''}`;
+  return (
+    `${unlinked.length} ET op${unlinked.length === 1 ? ' has' : 's have'} no Kineto op (kept without a measured duration): ` +
+    `${named.map(([n, c]) => `${n.length > 60 ? `${n.slice(0, 59)}…` : n} ×${c}`).join(', ')}${more > 0 ? `, and ${more} other name${more === 1 ? '' : 's'}` : ''}`
+  );
 }
 
 /**
@@ -272,7 +344,10 @@ function unlinkedNote(unlinked: readonly EtNode[], top = 5): string {
  * one ended (and the thread's first op) waits for the op of another thread that started last before it. Only ops
  * the ET has take part.
  */
-export function interThreadOrder(byThread: Map<string, KinetoCpuOp[]>, linked: Set<KinetoCpuOp>): Map<KinetoCpuOp, KinetoCpuOp> {
+export function interThreadOrder(
+  byThread: Map<string, KinetoCpuOp[]>,
+  linked: Set<KinetoCpuOp>,
+): Map<KinetoCpuOp, KinetoCpuOp> {
   const out = new Map<KinetoCpuOp, KinetoCpuOp>();
   if (byThread.size < 2) return out;
   const threads = [...byThread.values()].map((l) => l.filter((k) => linked.has(k)));

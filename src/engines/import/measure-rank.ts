@@ -9,7 +9,13 @@ import { makeAttr, NodeType, type Attribute, type ChakraNode } from '../../forma
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
 import { measuredAttrs, measuredMetadata } from './measured-attrs.js';
-import { measureTimeline, newMeasuredNodes, type HostWait, type MeasuredResult, type MeasuredStats } from './measured.js';
+import {
+  measureTimeline,
+  newMeasuredNodes,
+  type HostWait,
+  type MeasuredResult,
+  type MeasuredStats,
+} from './measured.js';
 import { findSyncs, type LaunchedGpu, type SyncResult } from './sync.js';
 import { HostTime, type HostSpans } from './host-time.js';
 import type { MeasuredWindow } from './window.js';
@@ -71,11 +77,23 @@ const UNEXPLAINED_NS = 100_000;
 export const ITERATION_END = (label: string) => `[end of measured iteration ${label}]`;
 
 /** The closing node as written: a host node of no duration, after the last op of each chain and each stream. */
-export function iterationEndNode(id: bigint, depIds: bigint[], kineto: KinetoTrace, window: MeasuredWindow): ChakraNode {
+export function iterationEndNode(
+  id: bigint,
+  depIds: bigint[],
+  kineto: KinetoTrace,
+  window: MeasuredWindow,
+): ChakraNode {
   return {
-    id, name: ITERATION_END(window.label), type: NodeType.COMP_NODE, ctrlDeps: [], dataDeps: depIds,
-    startTimeMicros: BigInt(kineto.baseUs) + BigInt(Math.floor((window.startNs + window.iterationNs) / 1000)), durationMicros: 0n,
-    inputs: null, outputs: null, attrs: [makeAttr('is_cpu_op', 'bool_val', true)],
+    id,
+    name: ITERATION_END(window.label),
+    type: NodeType.COMP_NODE,
+    ctrlDeps: [],
+    dataDeps: depIds,
+    startTimeMicros: BigInt(kineto.baseUs) + BigInt(Math.floor((window.startNs + window.iterationNs) / 1000)),
+    durationMicros: 0n,
+    inputs: null,
+    outputs: null,
+    attrs: [makeAttr('is_cpu_op', 'bool_val', true)],
   };
 }
 
@@ -158,7 +176,13 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
       syncs.counts.unresolved++;
       continue;
     }
-    hostWaits.push({ at, callStartNs: s.call.tsNs - w0, callEndNs: s.call.tsNs + s.call.durNs - w0, awaited: s.awaited.map((k) => launchedNode[k]!), inferred: s.inferred });
+    hostWaits.push({
+      at,
+      callStartNs: s.call.tsNs - w0,
+      callEndNs: s.call.tsNs + s.call.durNs - w0,
+      awaited: s.awaited.map((k) => launchedNode[k]!),
+      inferred: s.inferred,
+    });
   }
   // The host ops' spans, thread by thread in chain order (each thread's ops by start, outer first).
   for (const chain of g.chains) {
@@ -178,7 +202,11 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
     hostWaits,
     threadWaits: host.threadWaits,
     lastResume: n,
-    gpuWaits: syncs.gpuWaits.map((w) => ({ node: launchedNode[w.node]!, dep: launchedNode[w.dep]!, inferred: w.inferred })),
+    gpuWaits: syncs.gpuWaits.map((w) => ({
+      node: launchedNode[w.node]!,
+      dep: launchedNode[w.dep]!,
+      inferred: w.inferred,
+    })),
   });
 
   // A GPU op that began long after every dependency was ready and after its launch call returned.
@@ -186,20 +214,32 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
   let unexplainedWaitNs = 0;
   launched.forEach((l, k) => {
     const i = launchedNode[k]!;
-    const callEnd = l.event.correlation !== null ? (kineto.launches.get(l.event.correlation)?.durNs ?? 0) + l.launchNs : -Infinity;
+    const callEnd =
+      l.event.correlation !== null ? (kineto.launches.get(l.event.correlation)?.durNs ?? 0) + l.launchNs : -Infinity;
     if (m.delayNs[i]! > UNEXPLAINED_NS && l.event.tsNs - callEnd > UNEXPLAINED_NS) {
       unexplainedWaits++;
       unexplainedWaitNs += m.delayNs[i]!;
     }
   });
-  const name = (i: number) => (i === n ? ITERATION_END(window.label) : (g.hostOp(i)?.name ?? g.gpuEvent(i)?.name ?? '?').slice(0, 60));
-  const clampedNotes = m.stats.clampedSamples.map((c) => `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`);
+  const name = (i: number) =>
+    i === n ? ITERATION_END(window.label) : (g.hostOp(i)?.name ?? g.gpuEvent(i)?.name ?? '?').slice(0, 60);
+  const clampedNotes = m.stats.clampedSamples.map(
+    (c) =>
+      `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`,
+  );
   const cut = host.cutNs(m.blocked);
   let modelledHostCutNs = 0;
   for (const ns of cut.values()) modelledHostCutNs += ns;
   const stats: MeasuredRankStats = {
-    ...m.stats, window, syncs: syncs.counts, syncsFromRecords: syncs.fromRecords, unexplainedWaits, unexplainedWaitNs, clampedNotes,
-    modelledHostCutNs, metadata: measuredMetadata(window, mainDevice(kineto)?.name || null),
+    ...m.stats,
+    window,
+    syncs: syncs.counts,
+    syncsFromRecords: syncs.fromRecords,
+    unexplainedWaits,
+    unexplainedWaitNs,
+    clampedNotes,
+    modelledHostCutNs,
+    metadata: measuredMetadata(window, mainDevice(kineto)?.name || null),
   };
   return { stats, result: m, endDeps, hostCutNs: cut };
 }
@@ -218,7 +258,8 @@ export function graphOfNodes(
   const index = new Map(nodes.map((x, i) => [x.id, i]));
   const indexOf = (id: bigint): number => {
     const j = index.get(id);
-    if (j === undefined) throw new TracewattError('INTERNAL', `node ${id} is a dependency but not a node (importer bug)`);
+    if (j === undefined)
+      throw new TracewattError('INTERNAL', `node ${id} is a dependency but not a node (importer bug)`);
     return j;
   };
   return {
@@ -249,7 +290,13 @@ export function graphOfNodes(
  * Writes a measured rank onto Chakra nodes built up front: the closing node appended, sync dependencies, attributes,
  * and each host op's duration_micros less what host-time.ts cuts (`exclusiveNs`: the op's exclusive time).
  */
-export function applyToNodes(nodes: ChakraNode[], timed: MeasuredRank, kineto: KinetoTrace, window: MeasuredWindow, exclusiveNs: (i: number) => number | null): void {
+export function applyToNodes(
+  nodes: ChakraNode[],
+  timed: MeasuredRank,
+  kineto: KinetoTrace,
+  window: MeasuredWindow,
+  exclusiveNs: (i: number) => number | null,
+): void {
   for (const [i, ns] of timed.hostCutNs) {
     const ex = exclusiveNs(i);
     if (ex !== null) nodes[i]!.durationMicros = modelledHostMicros(ex, ns);
@@ -263,6 +310,13 @@ export function applyToNodes(nodes: ChakraNode[], timed: MeasuredRank, kineto: K
     const d = nodes[dep]!.id;
     if (!x.dataDeps.includes(d)) x.dataDeps.push(d);
   }
-  nodes.push(iterationEndNode(id, timed.endDeps.map((i) => nodes[i]!.id), kineto, window));
+  nodes.push(
+    iterationEndNode(
+      id,
+      timed.endDeps.map((i) => nodes[i]!.id),
+      kineto,
+      window,
+    ),
+  );
   nodes.forEach((x, i) => x.attrs.push(...measuredAttrs(timed.result, i)));
 }

@@ -15,7 +15,6 @@ export function measuredAttrs(m: MeasuredResult, i: number): Attribute[] {
   return attrs;
 }
 
-
 /** The measured iteration as global metadata attributes. */
 export function measuredMetadata(w: MeasuredWindow, device: string | null): Attribute[] {
   return [

@@ -27,8 +27,13 @@ export interface MeasuredNodes {
 
 export function newMeasuredNodes(n: number): MeasuredNodes {
   return {
-    host: new Uint8Array(n), startNs: new Float64Array(n).fill(NaN), endNs: new Float64Array(n).fill(NaN), deps: new Array(n),
-    ctrl: new Int32Array(n).fill(-1), launcher: new Int32Array(n).fill(-1), launchNs: new Float64Array(n).fill(NaN),
+    host: new Uint8Array(n),
+    startNs: new Float64Array(n).fill(NaN),
+    endNs: new Float64Array(n).fill(NaN),
+    deps: new Array(n),
+    ctrl: new Int32Array(n).fill(-1),
+    launcher: new Int32Array(n).fill(-1),
+    launchNs: new Float64Array(n).fill(NaN),
   };
 }
 
@@ -120,7 +125,17 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
   const dur = new Array<number>(n).fill(0);
   const delay = new Array<number>(n).fill(0);
   const launchOffset = new Array<number>(n).fill(NaN);
-  const stats: MeasuredStats = { clamped: 0, clampedNs: 0, clampedSamples: [], hostWaitDeps: 0, gpuWaitDeps: 0, threadWaitDeps: 0, inferredDeps: 0, contradicted: 0, blockedNs: 0 };
+  const stats: MeasuredStats = {
+    clamped: 0,
+    clampedNs: 0,
+    clampedSamples: [],
+    hostWaitDeps: 0,
+    gpuWaitDeps: 0,
+    threadWaitDeps: 0,
+    inferredDeps: 0,
+    contradicted: 0,
+    blockedNs: 0,
+  };
   const timed = (i: number) => !Number.isNaN(startNs[i]!) && !Number.isNaN(endNs[i]!);
 
   // Durations: GPU nodes as measured; host ops up to the next op of their chain.
@@ -136,7 +151,12 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
       dur[i] = Math.max(0, Math.min(endNs[i]!, nextStart) - startNs[i]!);
       nextStart = startNs[i]!;
     }
-    byTime.push(chain.filter(timed).map((i) => ({ t: startNs[i]!, i })).sort((a, b) => a.t - b.t));
+    byTime.push(
+      chain
+        .filter(timed)
+        .map((i) => ({ t: startNs[i]!, i }))
+        .sort((a, b) => a.t - b.t),
+    );
   });
 
   // Host waits: the first op of the chain that starts after the call waits for the awaited GPU nodes; the time the

@@ -33,7 +33,13 @@ interface Found {
 const head = async (file: string) => (await readHead(file, 64 * 1024)).bytes.toString('utf8');
 
 const trailingNumber = (f: string) => {
-  const m = /(\d+)(?!.*\d)/.exec(path.basename(f).replace(/\.json(\.gz)?$/, '').replace(/\.pt\.trace$/, '').replace(/\.\d{10,}$/, ''));
+  const m = /(\d+)(?!.*\d)/.exec(
+    path
+      .basename(f)
+      .replace(/\.json(\.gz)?$/, '')
+      .replace(/\.pt\.trace$/, '')
+      .replace(/\.\d{10,}$/, ''),
+  );
   return m ? Number(m[1]) : null;
 };
 
@@ -41,9 +47,11 @@ const names = (files: string[]) => listExcerpt(files.map((f) => path.basename(f)
 
 /** Pairs the ET and Kineto files of a folder: by process id, else by the number in the file name. */
 export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Promise<FolderPairs> {
-  const entries = (await readdir(dir).catch(() => {
-    throw new InputError(`${dir}: cannot read the folder`);
-  })).sort();
+  const entries = (
+    await readdir(dir).catch(() => {
+      throw new InputError(`${dir}: cannot read the folder`);
+    })
+  ).sort();
   const ets: Found[] = [];
   const linked: Found[] = [];
   const kinetos: Found[] = [];
@@ -65,12 +73,20 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
   const notes: string[] = [];
   // An ET+ beside the ET it was made from (same process): the plain one is read.
   for (const l of linked) {
-    if (l.pid !== null && ets.some((e) => e.pid === l.pid)) notes.push(`${l.file} is a linked "ET+" (chakra_trace_link output) of the same process as an execution trace in the folder: left out, the execution trace is read`);
+    if (l.pid !== null && ets.some((e) => e.pid === l.pid))
+      notes.push(
+        `${l.file} is a linked "ET+" (chakra_trace_link output) of the same process as an execution trace in the folder: left out, the execution trace is read`,
+      );
     else ets.push(l);
   }
-  if (other.length) notes.push(`${dir}: ${other.length} file(s) neither an execution trace nor a Kineto trace, not read: ${names(other)}`);
+  if (other.length)
+    notes.push(
+      `${dir}: ${other.length} file(s) neither an execution trace nor a Kineto trace, not read: ${names(other)}`,
+    );
   if (ets.length === 0 || kinetos.length === 0) {
-    throw new InputError(`${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for each rank${other.length ? ` (not recognised: ${names(other)})` : ''}`);
+    throw new InputError(
+      `${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for each rank${other.length ? ` (not recognised: ${names(other)})` : ''}`,
+    );
   }
   const pairs: ImportPair[] = [];
   const used = new Set<string>();
@@ -80,14 +96,20 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
       const n = trailingNumber(e.file);
       k = n !== null ? kinetos.find((x) => trailingNumber(x.file) === n && !used.has(x.file)) : undefined;
     }
-    if (!k) throw new InputError(`${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number${other.length ? `; not recognised as a trace: ${names(other)}` : ''}`);
+    if (!k)
+      throw new InputError(
+        `${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number${other.length ? `; not recognised as a trace: ${names(other)}` : ''}`,
+      );
     used.add(k.file);
     pairs.push({ et: e.file, kineto: k.file });
   }
   const alone = kinetos.filter((k) => !used.has(k.file)).map((k) => k.file);
   if (alone.length && !o.partial) {
-    throw new InputError(`${alone[0]}: no execution trace in ${dir} pairs with this Kineto trace (same process id or rank number)${alone.length > 1 ? `, nor with ${alone.length - 1} other(s): ${names(alone.slice(1))}` : ''}${other.length ? `; not recognised as a trace: ${names(other)}` : ''}; give its execution trace, or pass --partial to import the ranks that have both`);
+    throw new InputError(
+      `${alone[0]}: no execution trace in ${dir} pairs with this Kineto trace (same process id or rank number)${alone.length > 1 ? `, nor with ${alone.length - 1} other(s): ${names(alone.slice(1))}` : ''}${other.length ? `; not recognised as a trace: ${names(other)}` : ''}; give its execution trace, or pass --partial to import the ranks that have both`,
+    );
   }
-  if (alone.length) notes.push(`partial import: ${alone.length} Kineto trace(s) without an execution trace left out: ${names(alone)}`);
+  if (alone.length)
+    notes.push(`partial import: ${alone.length} Kineto trace(s) without an execution trace left out: ${names(alone)}`);
   return { pairs, notes };
 }

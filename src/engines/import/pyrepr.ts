@@ -22,6 +22,9 @@ export function pyRepr(v: unknown): string {
     return quote + s + quote;
   }
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (typeof v === 'object')
+    return `{${Object.entries(v as Record<string, unknown>)
+      .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`;
   return String(v);
 }

@@ -44,7 +44,8 @@ export interface SyncResult {
 const STREAM_SYNC = /^(cuda|hip)StreamSynchronize$|^cuStreamSynchronize$/;
 const EVENT_SYNC = /^(cuda|hip)EventSynchronize$|^cuEventSynchronize$/;
 const DEVICE_SYNC = /^(cuda|hip)(Device|Thread)Synchronize$|^cuCtxSynchronize$/;
-const COPY_SYNC = /^(cuda|hip)Memcpy(2D|3D|ToSymbol|FromSymbol|WithStream|Peer)?$|^(cuda|hip)Memset$|^cuMemcpy(HtoD|DtoH|DtoD)?(_v2)?$/;
+const COPY_SYNC =
+  /^(cuda|hip)Memcpy(2D|3D|ToSymbol|FromSymbol|WithStream|Peer)?$|^(cuda|hip)Memset$|^cuMemcpy(HtoD|DtoH|DtoD)?(_v2)?$/;
 const ASYNC_COPY = /^(cuda|hip)Memcpy(2D|3D|Peer)?Async$|^cuMemcpy(HtoD|DtoH|DtoD)?Async(_v2)?$/;
 const STREAM_WAIT = /^(cuda|hip)StreamWaitEvent$|^cuStreamWaitEvent$/;
 const RECORD = /^(cuda|hip)EventRecord(WithFlags)?$|^cuEventRecord$/;
@@ -131,7 +132,12 @@ export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoL
     const r = trace.launches.get(corr);
     return r && RECORD.test(r.name) ? r.tsNs : null;
   };
-  const res: SyncResult = { hostWaits: [], gpuWaits: [], counts: { streamSync: 0, eventSync: 0, deviceSync: 0, copySync: 0, streamWaitEvent: 0, unresolved: 0 }, fromRecords: 0 };
+  const res: SyncResult = {
+    hostWaits: [],
+    gpuWaits: [],
+    counts: { streamSync: 0, eventSync: 0, deviceSync: 0, copySync: 0, streamWaitEvent: 0, unresolved: 0 },
+    fromRecords: 0,
+  };
   const end = (i: number) => gpu[i]!.event.tsNs + gpu[i]!.event.durNs;
 
   /** The stream a blocking call waited on, by elimination: the last op (launched before) that ended while it blocked. */
@@ -211,7 +217,8 @@ export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoL
           }
         }
       }
-      if (node >= 0 && dep >= 0 && gpu[node]!.event.stream !== gpu[dep]!.event.stream) res.gpuWaits.push({ node, dep, inferred: !recorded });
+      if (node >= 0 && dep >= 0 && gpu[node]!.event.stream !== gpu[dep]!.event.stream)
+        res.gpuWaits.push({ node, dep, inferred: !recorded });
       else res.counts.unresolved++;
     }
   }

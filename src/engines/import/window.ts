@@ -20,7 +20,8 @@ export interface MeasuredWindow {
 
 function windowOf(trace: KinetoTrace, label: string, startNs: number, endNs: number): MeasuredWindow {
   let last = endNs;
-  for (const g of trace.gpu) if (g.tsNs >= startNs && g.tsNs < endNs && g.tsNs + g.durNs > last) last = g.tsNs + g.durNs;
+  for (const g of trace.gpu)
+    if (g.tsNs >= startNs && g.tsNs < endNs && g.tsNs + g.durNs > last) last = g.tsNs + g.durNs;
   let startUnixNs: bigint | null = null;
   if (trace.baseUs >= 1e15) startUnixNs = BigInt(trace.baseUs) * 1000n + BigInt(startNs);
   else {
@@ -39,7 +40,9 @@ export function pickStep(trace: KinetoTrace, name?: string): KinetoStep | null {
   if (name !== undefined) {
     const s = trace.steps.find((x) => x.name === name || String(x.step) === name);
     if (!s) {
-      throw new InputError(`${trace.file}: no ${name} in the trace (it has ${trace.steps.length ? trace.steps.map((x) => x.name).join(', ') : 'no ProfilerStep'})`);
+      throw new InputError(
+        `${trace.file}: no ${name} in the trace (it has ${trace.steps.length ? trace.steps.map((x) => x.name).join(', ') : 'no ProfilerStep'})`,
+      );
     }
     return s;
   }
@@ -69,7 +72,10 @@ export function eventSpan(trace: KinetoTrace): { first: number; last: number } {
 
 export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
   const m = /^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(spec);
-  if (!m) throw new InputError(`--window ${spec}: expected START:END in µs as the trace writes "ts" (e.g. 1694128201428000:1694128201442000)`);
+  if (!m)
+    throw new InputError(
+      `--window ${spec}: expected START:END in µs as the trace writes "ts" (e.g. 1694128201428000:1694128201442000)`,
+    );
   const toNs = (x: string) => {
     const [whole, frac = ''] = x.split('.');
     return (Number(whole) - trace.baseUs) * 1000 + Math.round(Number(`0.${frac || '0'}`) * 1000);
@@ -79,7 +85,9 @@ export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
   if (!(endNs > startNs)) throw new InputError(`--window ${spec}: END must be after START`);
   const { first, last } = eventSpan(trace);
   if (!(endNs > first && startNs < last)) {
-    throw new InputError(`${trace.file}: --window ${spec} holds no event (the trace's events span "ts" ${fmtUs(trace.baseUs, first)} to ${fmtUs(trace.baseUs, last)} µs)`);
+    throw new InputError(
+      `${trace.file}: --window ${spec} holds no event (the trace's events span "ts" ${fmtUs(trace.baseUs, first)} to ${fmtUs(trace.baseUs, last)} µs)`,
+    );
   }
   return windowOf(trace, `window ${m[1]}:${m[2]}`, startNs, endNs);
 }

@@ -17,7 +17,15 @@ import { InputError } from '../../errors.js';
 import type { CollectiveKind, NetworkDim } from '../../formats/astra/index.js';
 import { nnls } from '../../model/nnls.js';
 import type { MeasuredCollective } from './measured.js';
-import { dimensionsCrossed, dimsWith, modelledNs, modelledOn, nsPerByteOf, type LinkParams, type ModelContext } from './model.js';
+import {
+  dimensionsCrossed,
+  dimsWith,
+  modelledNs,
+  modelledOn,
+  nsPerByteOf,
+  type LinkParams,
+  type ModelContext,
+} from './model.js';
 
 const LATENCY_STEP_NS = 64;
 const NS_PER_BYTE_STEP = 0.1;
@@ -47,7 +55,8 @@ export interface FitOutcome {
   fitted: Param[];
 }
 
-const describeParam = (p: Param, ctx: ModelContext) => `${p.what} of dimension ${p.dim} (${ctx.network.dims[p.dim].topology}, ${ctx.network.dims[p.dim].npus} NPUs)`;
+const describeParam = (p: Param, ctx: ModelContext) =>
+  `${p.what} of dimension ${p.dim} (${ctx.network.dims[p.dim].topology}, ${ctx.network.dims[p.dim].npus} NPUs)`;
 
 function get(p: LinkParams, q: Param): number {
   return q.what === 'latency' ? p.latencyNs[q.dim] : p.nsPerByte[q.dim];
@@ -69,16 +78,23 @@ function loss(model: Float64Array, measured: number[]): number {
 export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o: FitOptions = {}): FitOutcome {
   const unit = ctx.bandwidthUnit;
   const D = ctx.network.dims.length;
-  for (const [flag, list] of [['--keep-latency', o.keepLatency], ['--keep-bandwidth', o.keepBandwidth]] as const) {
-    for (const d of list ?? []) if (!(Number.isInteger(d) && d >= 0 && d < D)) throw new InputError(`${flag}: dimension ${d} is not in ${ctx.network.file} (dimensions 0..${D - 1})`);
+  for (const [flag, list] of [
+    ['--keep-latency', o.keepLatency],
+    ['--keep-bandwidth', o.keepBandwidth],
+  ] as const) {
+    for (const d of list ?? [])
+      if (!(Number.isInteger(d) && d >= 0 && d < D))
+        throw new InputError(`${flag}: dimension ${d} is not in ${ctx.network.file} (dimensions 0..${D - 1})`);
   }
   const params: Param[] = [];
   const crossed = dimensionsCrossed(collectives, ctx);
   ctx.network.dims.forEach((d, i) => {
     if (d.npus <= 1) return;
     if (!crossed[i] && !(o.keepLatency?.includes(i) && o.keepBandwidth?.includes(i))) {
-      throw new InputError(`no measured collective crosses dimension ${i} (${d.topology}, ${d.npus} NPUs): its latency and bandwidth cannot be fitted; ` +
-        `keep them from ${ctx.network.file} with --keep-latency ${i} --keep-bandwidth ${i}, or fit on a run whose collectives cross it`);
+      throw new InputError(
+        `no measured collective crosses dimension ${i} (${d.topology}, ${d.npus} NPUs): its latency and bandwidth cannot be fitted; ` +
+          `keep them from ${ctx.network.file} with --keep-latency ${i} --keep-bandwidth ${i}, or fit on a run whose collectives cross it`,
+      );
     }
     if (!o.keepLatency?.includes(i)) params.push({ dim: i, what: 'latency' });
     if (!o.keepBandwidth?.includes(i)) params.push({ dim: i, what: 'bandwidth' });
@@ -98,8 +114,10 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
     const step = nnls(x, y).map((v, j) => v / scale[j]);
     for (const [j, q] of params.entries()) {
       if (q.what === 'bandwidth' && !(step[j] > 0)) {
-        throw new InputError(`the measured collectives do not grow with size on dimension ${q.dim}: its bandwidth fits as unbounded; ` +
-          `keep it from ${ctx.network.file} with --keep-bandwidth ${q.dim}`);
+        throw new InputError(
+          `the measured collectives do not grow with size on dimension ${q.dim}: its bandwidth fits as unbounded; ` +
+            `keep it from ${ctx.network.file} with --keep-bandwidth ${q.dim}`,
+        );
       }
     }
     let accepted = false;
@@ -122,7 +140,9 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
   ({ p, model } = polish(collectives, ctx, params, p, model, measured));
   // Round as written to the file, and model the rounded values: the errors reported are those of the file.
   const dims = dimsWith(ctx.network, p, unit).map((d) => ({
-    ...d, bandwidthGBps: Number(d.bandwidthGBps.toPrecision(6)), latencyNs: Math.round(d.latencyNs * 10) / 10,
+    ...d,
+    bandwidthGBps: Number(d.bandwidthGBps.toPrecision(6)),
+    latencyNs: Math.round(d.latencyNs * 10) / 10,
   }));
   return { params: p, dims, modelledNs: modelledOn(collectives, ctx, dims), iterations, fitted: params };
 }
@@ -132,8 +152,14 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
  * point can sit a little off the model's own minimum: a pattern search on the model's error (each parameter
  * moved by ±5 % … ±0.1 %, a latency by at least 0.1 ns) takes it the rest of the way.
  */
-function polish(collectives: MeasuredCollective[], ctx: ModelContext, params: Param[], p: LinkParams, model: Float64Array, measured: number[]):
-{ p: LinkParams; model: Float64Array } {
+function polish(
+  collectives: MeasuredCollective[],
+  ctx: ModelContext,
+  params: Param[],
+  p: LinkParams,
+  model: Float64Array,
+  measured: number[],
+): { p: LinkParams; model: Float64Array } {
   let err = loss(model, measured);
   for (const rel of [0.05, 0.02, 0.01, 0.005, 0.002, 0.001]) {
     for (let improved = true, rounds = 0; improved && rounds < 50; rounds++) {
@@ -162,8 +188,14 @@ function polish(collectives: MeasuredCollective[], ctx: ModelContext, params: Pa
  * The linearised least-squares problem at `p`: rows (modelled slope / measured), target (measured − modelled +
  * slope·p) / measured, so that x·p′ ≈ y; columns scaled to unit length (scale[j]).
  */
-function linearised(collectives: MeasuredCollective[], ctx: ModelContext, p: LinkParams, model: Float64Array, params: Param[], measured: number[]):
-{ x: number[][]; y: number[]; scale: number[] } {
+function linearised(
+  collectives: MeasuredCollective[],
+  ctx: ModelContext,
+  p: LinkParams,
+  model: Float64Array,
+  params: Param[],
+  measured: number[],
+): { x: number[][]; y: number[]; scale: number[] } {
   const slopes = params.map((q) => {
     const v = get(p, q);
     const h = q.what === 'latency' ? LATENCY_STEP_NS : Math.max(v, 1e-9) * NS_PER_BYTE_STEP;
@@ -181,9 +213,11 @@ function linearised(collectives: MeasuredCollective[], ctx: ModelContext, p: Lin
 function checkIdentifiable(x: number[][], params: Param[], ctx: ModelContext): void {
   const flat = params.filter((_, j) => x.every((row) => row[j] === 0));
   if (flat.length > 0) {
-    throw new InputError(`at the starting point (${ctx.network.file}) no measured collective's time depends on the ${flat.map((q) => describeParam(q, ctx)).join(' or ')} ` +
-      '(its time hides behind the other dimensions\' there): start from other values, or keep it with ' +
-      `${flat.map((q) => `--keep-${q.what} ${q.dim}`).join(' ')}`);
+    throw new InputError(
+      `at the starting point (${ctx.network.file}) no measured collective's time depends on the ${flat.map((q) => describeParam(q, ctx)).join(' or ')} ` +
+        "(its time hides behind the other dimensions' there): start from other values, or keep it with " +
+        `${flat.map((q) => `--keep-${q.what} ${q.dim}`).join(' ')}`,
+    );
   }
   const svd = new SingularValueDecomposition(new Matrix(x), { autoTranspose: true });
   const sv = svd.diagonal;
@@ -193,9 +227,11 @@ function checkIdentifiable(x: number[][], params: Param[], ctx: ModelContext): v
     // The parameters the weakest direction moves: those the measurements cannot tell apart.
     const v = sv.length < params.length ? null : svd.rightSingularVectors.getColumn(smallest);
     const tied = v ? params.filter((_, j) => Math.abs(v[j]) > 0.1) : params;
-    throw new InputError(`the measured collectives cannot tell apart the ${tied.map((q) => describeParam(q, ctx)).join(' and ')}: ` +
-      'every one of them depends on these in the same proportion (for one dimension: all its collectives send messages of one size); ' +
-      `keep some from ${ctx.network.file} with ${tied.map((q) => `--keep-${q.what} ${q.dim}`).join(' or ')}, or fit on a run with collectives of other sizes or kinds`);
+    throw new InputError(
+      `the measured collectives cannot tell apart the ${tied.map((q) => describeParam(q, ctx)).join(' and ')}: ` +
+        'every one of them depends on these in the same proportion (for one dimension: all its collectives send messages of one size); ' +
+        `keep some from ${ctx.network.file} with ${tied.map((q) => `--keep-${q.what} ${q.dim}`).join(' or ')}, or fit on a run with collectives of other sizes or kinds`,
+    );
   }
 }
 
@@ -224,10 +260,15 @@ export function errorsByKind(collectives: MeasuredCollective[], model: ArrayLike
     const errs = idx.map((i) => (100 * (model[i] - collectives[i].measuredNs)) / collectives[i].measuredNs);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     return {
-      kind, instances: idx.length,
-      minBytes: Math.min(...idx.map((i) => collectives[i].bytes)), maxBytes: Math.max(...idx.map((i) => collectives[i].bytes)),
-      measuredMeanUs: mean(idx.map((i) => collectives[i].measuredNs)) / 1000, modelledMeanUs: mean(idx.map((i) => model[i])) / 1000,
-      meanErrorPct: mean(errs), meanAbsErrorPct: mean(errs.map(Math.abs)), maxAbsErrorPct: Math.max(...errs.map(Math.abs)),
+      kind,
+      instances: idx.length,
+      minBytes: Math.min(...idx.map((i) => collectives[i].bytes)),
+      maxBytes: Math.max(...idx.map((i) => collectives[i].bytes)),
+      measuredMeanUs: mean(idx.map((i) => collectives[i].measuredNs)) / 1000,
+      modelledMeanUs: mean(idx.map((i) => model[i])) / 1000,
+      meanErrorPct: mean(errs),
+      meanAbsErrorPct: mean(errs.map(Math.abs)),
+      maxAbsErrorPct: Math.max(...errs.map(Math.abs)),
     };
   });
 }

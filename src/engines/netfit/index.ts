@@ -12,9 +12,8 @@ import { errorsByKind, fitLinks, type TypeErrorRow } from './fit.js';
 import { readMeasuredCollectives, type MeasuredCollective } from './measured.js';
 import { modelledOn, type ModelContext } from './model.js';
 
-export { readMeasuredCollectives, type MeasuredCollective, type MeasuredRun } from './measured.js';
-export { fitLinks, errorsByKind, type TypeErrorRow, type FitOutcome, type FitOptions } from './fit.js';
-export { modelledNs, modelledOn, type LinkParams, type ModelContext } from './model.js';
+export { readMeasuredCollectives } from './measured.js';
+export { fitLinks, type TypeErrorRow } from './fit.js';
 
 export interface FitNetworkInput {
   /** <prefix> of the imported run's rank files. */
@@ -87,46 +86,82 @@ export interface NetworkFitResult {
 
 export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResult> {
   const diagnostics = new Diagnostics();
-  const { system, network, commGroups } = await loadClusterConfigs({ system: input.system, network: input.network, commGroup: input.commGroup, power: undefined }, diagnostics);
+  const { system, network, commGroups } = await loadClusterConfigs(
+    { system: input.system, network: input.network, commGroup: input.commGroup, power: undefined },
+    diagnostics,
+  );
   const run = await readMeasuredCollectives({ trace: input.trace, system, network, commGroups, diagnostics });
   const notes: string[] = [];
-  for (const [name, count] of Object.entries(run.skipped)) notes.push(`${name} ×${count}: not a collective the model times (replayed from its duration); not fitted to`);
+  for (const [name, count] of Object.entries(run.skipped))
+    notes.push(`${name} ×${count}: not a collective the model times (replayed from its duration); not fitted to`);
   const zero = run.collectives.filter((c) => c.measuredNs <= 0);
-  if (zero.length > 0) notes.push(`${zero.length} collective(s) measured 0 µs on some member (below the trace's µs resolution): not fitted to`);
+  if (zero.length > 0)
+    notes.push(
+      `${zero.length} collective(s) measured 0 µs on some member (below the trace's µs resolution): not fitted to`,
+    );
   const collectives = run.collectives.filter((c) => c.measuredNs > 0);
   const short = collectives.filter((c) => c.measuredNs < 20_000);
   if (short.length > 0) {
     const worst = Math.min(...short.map((c) => c.measuredNs));
-    notes.push(`${short.length} collective(s) shorter than 20 µs: the trace holds whole-µs durations, so their measured times carry up to ±${(50_000 / worst).toFixed(0)} % rounding`);
+    notes.push(
+      `${short.length} collective(s) shorter than 20 µs: the trace holds whole-µs durations, so their measured times carry up to ±${(50_000 / worst).toFixed(0)} % rounding`,
+    );
   }
   const ctx: ModelContext = { system, network, commGroups, bandwidthUnit: input.bandwidthUnit ?? 'astra-sim' };
   const given = modelledOn(collectives, ctx, network.dims);
   const fit = fitLinks(collectives, ctx, { keepLatency: input.keepLatency, keepBandwidth: input.keepBandwidth });
   const rmsFitted = rmsPct(collectives, fit.modelledNs);
   if (rmsFitted > 20) {
-    notes.push(`the fit leaves ${rmsFitted.toFixed(0)} % RMS error: no bandwidth and latency per dimension gives every collective its measured time ` +
-      `under ${system.file}'s algorithms (e.g. ASTRA-sim's ring all-to-all takes p(p−1)/2 steps per chunk where NCCL sends to each peer once); ` +
-      'compare system files before trusting the fitted figures');
+    notes.push(
+      `the fit leaves ${rmsFitted.toFixed(0)} % RMS error: no bandwidth and latency per dimension gives every collective its measured time ` +
+        `under ${system.file}'s algorithms (e.g. ASTRA-sim's ring all-to-all takes p(p−1)/2 steps per chunk where NCCL sends to each peer once); ` +
+        'compare system files before trusting the fitted figures',
+    );
   }
   const before = errorsByKind(collectives, given);
   const after = errorsByKind(collectives, fit.modelledNs);
-  const errors = ({ modelledMeanUs, meanErrorPct, meanAbsErrorPct, maxAbsErrorPct }: TypeErrorRow) => ({ modelledMeanUs, meanErrorPct, meanAbsErrorPct, maxAbsErrorPct });
+  const errors = ({ modelledMeanUs, meanErrorPct, meanAbsErrorPct, maxAbsErrorPct }: TypeErrorRow) => ({
+    modelledMeanUs,
+    meanErrorPct,
+    meanAbsErrorPct,
+    maxAbsErrorPct,
+  });
   return {
-    kind: 'network-fit', trace: input.trace, system: system.file, network: network.file, bandwidthUnit: ctx.bandwidthUnit, ranks: run.ranks,
+    kind: 'network-fit',
+    trace: input.trace,
+    system: system.file,
+    network: network.file,
+    bandwidthUnit: ctx.bandwidthUnit,
+    ranks: run.ranks,
     kernels: collectives.reduce((a, c) => a + c.members.length, 0),
     dims: network.dims.map((d, i) => ({
-      dim: i, topology: d.topology, npus: d.npus,
-      givenBandwidthGBps: d.bandwidthGBps, fittedBandwidthGBps: fit.dims[i].bandwidthGBps,
-      givenLatencyNs: d.latencyNs, fittedLatencyNs: fit.dims[i].latencyNs,
+      dim: i,
+      topology: d.topology,
+      npus: d.npus,
+      givenBandwidthGBps: d.bandwidthGBps,
+      fittedBandwidthGBps: fit.dims[i].bandwidthGBps,
+      givenLatencyNs: d.latencyNs,
+      fittedLatencyNs: fit.dims[i].latencyNs,
       fitted: fit.fitted.filter((q) => q.dim === i).map((q) => q.what),
     })),
     byKind: before.map((b, i) => ({
-      kind: b.kind, instances: b.instances, minBytes: b.minBytes, maxBytes: b.maxBytes, measuredMeanUs: b.measuredMeanUs,
-      given: errors(b), fitted: errors(after[i]),
+      kind: b.kind,
+      instances: b.instances,
+      minBytes: b.minBytes,
+      maxBytes: b.maxBytes,
+      measuredMeanUs: b.measuredMeanUs,
+      given: errors(b),
+      fitted: errors(after[i]),
     })),
     instances: collectives.map((c, i) => ({
-      kind: c.kind, bytes: c.bytes, group: c.spec.group, ordinal: c.ordinal, measuredNs: c.measuredNs, lastRank: c.lastMemberRank,
-      givenNs: given[i], fittedNs: fit.modelledNs[i],
+      kind: c.kind,
+      bytes: c.bytes,
+      group: c.spec.group,
+      ordinal: c.ordinal,
+      measuredNs: c.measuredNs,
+      lastRank: c.lastMemberRank,
+      givenNs: given[i],
+      fittedNs: fit.modelledNs[i],
     })),
     rmsErrorPct: { given: rmsPct(collectives, given), fitted: rmsFitted },
     iterations: fit.iterations,
@@ -137,5 +172,10 @@ export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResu
 
 /** RMS of (modelled − measured) / measured over the collectives, %. */
 function rmsPct(collectives: MeasuredCollective[], model: ArrayLike<number>): number {
-  return 100 * Math.sqrt(collectives.reduce((s, c, i) => s + ((model[i] - c.measuredNs) / c.measuredNs) ** 2, 0) / collectives.length);
+  return (
+    100 *
+    Math.sqrt(
+      collectives.reduce((s, c, i) => s + ((model[i] - c.measuredNs) / c.measuredNs) ** 2, 0) / collectives.length,
+    )
+  );
 }

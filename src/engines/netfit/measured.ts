@@ -12,7 +12,11 @@
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
-  checkSystemAgainstNetwork, type CollectiveKind, type CommGroupConfig, type NetworkConfig, type SystemConfig,
+  checkSystemAgainstNetwork,
+  type CollectiveKind,
+  type CommGroupConfig,
+  type NetworkConfig,
+  type SystemConfig,
 } from '../../formats/astra/index.js';
 import { attrInt, CollectiveCommType, NodeType, type ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier, type CollSpec } from '../replay/classify.js';
@@ -78,14 +82,25 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
   const cluster = makeCluster(network);
   const sources = await rankSourcesFromFiles(trace, diagnostics);
   if (sources.length !== cluster.totalNpus) {
-    throw new InputError(`${trace}: ${sources.length} rank file(s) but ${network.file} describes ${cluster.totalNpus} NPUs ` +
-      `(npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give the network the run ran on`);
+    throw new InputError(
+      `${trace}: ${sources.length} rank file(s) but ${network.file} describes ${cluster.totalNpus} NPUs ` +
+        `(npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give the network the run ran on`,
+    );
   }
   sources.forEach((s, i) => {
-    if (s.rank !== i) throw new InputError(`${trace}: rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`);
+    if (s.rank !== i)
+      throw new InputError(
+        `${trace}: rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`,
+      );
   });
   const classifier = new NodeClassifier({
-    system, commGroups, networkFile: network.file, dims: network.dims.length, ranks: sources.length, diag: diagnostics, keepNames: false,
+    system,
+    commGroups,
+    networkFile: network.file,
+    dims: network.dims.length,
+    ranks: sources.length,
+    diag: diagnostics,
+    keepNames: false,
   });
   const view = new DecodedReplayNode();
   const skipped: Record<string, number> = {};
@@ -97,28 +112,64 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
       for (const n of batch) {
         if (n.type !== NodeType.COMM_COLL_NODE) continue;
         const type = attrInt(n, 'comm_type', diagnostics);
-        if (type !== undefined && type !== BigInt(CollectiveCommType.BROADCAST) && attrInt(n, 'comm_size', diagnostics) === undefined) {
-          throw new InputError(`${src.file}: node ${n.id} ("${n.name}") is a collective without comm_size: the fit needs the bytes of every ` +
-            'collective (import pytorch writes them from the tensors the execution trace records)');
+        if (
+          type !== undefined &&
+          type !== BigInt(CollectiveCommType.BROADCAST) &&
+          attrInt(n, 'comm_size', diagnostics) === undefined
+        ) {
+          throw new InputError(
+            `${src.file}: node ${n.id} ("${n.name}") is a collective without comm_size: the fit needs the bytes of every ` +
+              'collective (import pytorch writes them from the tensors the execution trace records)',
+          );
         }
         const key = idKey(n.id);
         const s = table.add(key);
         classifier.classify(table, s, view.of(n), src.file);
-        if (table.op[s] === OpKind.Collective) list.push({ node: n, spec: classifier.specs[table.peer[s]], bytes: table.amount[s] });
+        if (table.op[s] === OpKind.Collective)
+          list.push({ node: n, spec: classifier.specs[table.peer[s]], bytes: table.amount[s] });
         else skipped[n.name] = (skipped[n.name] ?? 0) + 1;
         table.remove(s, key);
       }
     }
-    list.sort((a, b) => (a.node.startTimeMicros < b.node.startTimeMicros ? -1 : a.node.startTimeMicros > b.node.startTimeMicros ? 1 : a.node.id < b.node.id ? -1 : 1));
+    list.sort((a, b) =>
+      a.node.startTimeMicros < b.node.startTimeMicros
+        ? -1
+        : a.node.startTimeMicros > b.node.startTimeMicros
+          ? 1
+          : a.node.id < b.node.id
+            ? -1
+            : 1,
+    );
     perRank.push(list);
   }
   if (perRank.every((l) => l.length === 0)) {
-    throw new InputError(`${trace}: no collective with comm_type and comm_size in any of its ${sources.length} rank file(s)` +
-      `${Object.keys(skipped).length ? ` (only ${Object.entries(skipped).map(([k, v]) => `${k} ×${v}`).join(', ')}, replayed from their durations)` : ''}: ` +
-      'nothing to fit the network to; import the run with `import pytorch` from an execution trace and Kineto trace that hold its NCCL kernels');
+    throw new InputError(
+      `${trace}: no collective with comm_type and comm_size in any of its ${sources.length} rank file(s)` +
+        `${
+          Object.keys(skipped).length
+            ? ` (only ${Object.entries(skipped)
+                .map(([k, v]) => `${k} ×${v}`)
+                .join(', ')}, replayed from their durations)`
+            : ''
+        }: ` +
+        'nothing to fit the network to; import the run with `import pytorch` from an execution trace and Kineto trace that hold its NCCL kernels',
+    );
   }
-  const matcher = new CollectiveMatcher(cluster, commGroups, new CollectiveModel(cluster, system), ({ rank }) => ({ file: sources[rank].file, nodeId: -1n }));
-  return { trace, ranks: sources.length, collectives: match(perRank, matcher, sources.map((s) => s.file)), skipped, diagnostics };
+  const matcher = new CollectiveMatcher(cluster, commGroups, new CollectiveModel(cluster, system), ({ rank }) => ({
+    file: sources[rank].file,
+    nodeId: -1n,
+  }));
+  return {
+    trace,
+    ranks: sources.length,
+    collectives: match(
+      perRank,
+      matcher,
+      sources.map((s) => s.file),
+    ),
+    skipped,
+    diagnostics,
+  };
 }
 
 /** Groups each rank's collectives into instances: per group, the k-th of every member. */
@@ -130,20 +181,34 @@ function match(perRank: RankCollective[][], matcher: CollectiveMatcher, files: s
     for (const { node, spec, bytes } of list) {
       const group = matcher.groupFor(rank, spec);
       const index = group.indexOf(rank);
-      if (index < 0) throw new InputError(`${files[rank]}: node ${node.id} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`);
+      if (index < 0)
+        throw new InputError(
+          `${files[rank]}: node ${node.id} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`,
+        );
       const ordinal = ordinals.get(group) ?? 0;
       ordinals.set(group, ordinal + 1);
       let instances = byGroup.get(group);
       if (!instances) byGroup.set(group, (instances = new Map()));
       let inst = instances.get(ordinal);
       if (!inst) {
-        inst = { ordinal, kind: spec.coll, bytes, spec, group, members: new Array<MeasuredMember>(group.members.length), measuredNs: Infinity, lastMemberRank: -1 };
+        inst = {
+          ordinal,
+          kind: spec.coll,
+          bytes,
+          spec,
+          group,
+          members: new Array<MeasuredMember>(group.members.length),
+          measuredNs: Infinity,
+          lastMemberRank: -1,
+        };
         instances.set(ordinal, inst);
         out.push(inst);
       } else if (inst.kind !== spec.coll || inst.bytes !== bytes) {
         const first = inst.members.find((m) => m)!;
-        throw new InputError(`collective #${ordinal} of ${groupName(group)} differs between ranks: ${files[first.rank]} node ${first.nodeId} is ` +
-          `${inst.kind} of ${inst.bytes} B, ${files[rank]} node ${node.id} is ${spec.coll} of ${bytes} B`);
+        throw new InputError(
+          `collective #${ordinal} of ${groupName(group)} differs between ranks: ${files[first.rank]} node ${first.nodeId} is ` +
+            `${inst.kind} of ${inst.bytes} B, ${files[rank]} node ${node.id} is ${spec.coll} of ${bytes} B`,
+        );
       }
       const durationNs = Number(node.durationMicros) * 1000;
       inst.members[index] = { rank, nodeId: node.id, startMicros: node.startTimeMicros, durationNs };
@@ -153,8 +218,10 @@ function match(perRank: RankCollective[][], matcher: CollectiveMatcher, files: s
     inst.group.members.forEach((rank, m) => {
       if (!inst.members[m]) {
         const first = inst.members.find((x) => x)!;
-        throw new InputError(`collective #${inst.ordinal} of ${groupName(inst.group)} (${inst.kind} of ${inst.bytes} B, ${files[first.rank]} node ${first.nodeId}) ` +
-          `has no counterpart in ${files[rank]}: rank ${rank} issues fewer collectives on that group`);
+        throw new InputError(
+          `collective #${inst.ordinal} of ${groupName(inst.group)} (${inst.kind} of ${inst.bytes} B, ${files[first.rank]} node ${first.nodeId}) ` +
+            `has no counterpart in ${files[rank]}: rank ${rank} issues fewer collectives on that group`,
+        );
       }
     });
     for (const m of inst.members) {

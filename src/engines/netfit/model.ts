@@ -35,7 +35,11 @@ export function nsPerByteOf(dim: NetworkDim, unit: BandwidthUnit): number {
 }
 
 export function dimsWith(network: NetworkConfig, p: LinkParams, unit: BandwidthUnit): NetworkDim[] {
-  return network.dims.map((d, i) => ({ ...d, latencyNs: p.latencyNs[i], bandwidthGBps: bandwidthOf(p.nsPerByte[i], unit) }));
+  return network.dims.map((d, i) => ({
+    ...d,
+    latencyNs: p.latencyNs[i],
+    bandwidthGBps: bandwidthOf(p.nsPerByte[i], unit),
+  }));
 }
 
 /** Modelled ns of every collective on the network with these link parameters (equal arrivals). */
@@ -46,10 +50,14 @@ export function modelledNs(collectives: MeasuredCollective[], ctx: ModelContext,
 /** Per dimension, whether any of the collectives sends bytes over it. */
 export function dimensionsCrossed(collectives: MeasuredCollective[], ctx: ModelContext): boolean[] {
   const cluster = makeCluster(ctx.network, ctx.bandwidthUnit);
-  const matcher = new CollectiveMatcher(cluster, ctx.commGroups, new CollectiveModel(cluster, ctx.system), () => ({ file: ctx.network.file, nodeId: -1n }));
+  const matcher = new CollectiveMatcher(cluster, ctx.commGroups, new CollectiveModel(cluster, ctx.system), () => ({
+    file: ctx.network.file,
+    nodeId: -1n,
+  }));
   const crossed = ctx.network.dims.map(() => false);
   for (const c of collectives) {
-    for (const row of matcher.planFor(c.group, c.spec, c.bytes).bytesSentPerDim) row.forEach((b, d) => (crossed[d] ||= b > 0));
+    for (const row of matcher.planFor(c.group, c.spec, c.bytes).bytesSentPerDim)
+      row.forEach((b, d) => (crossed[d] ||= b > 0));
   }
   return crossed;
 }
@@ -57,7 +65,10 @@ export function dimensionsCrossed(collectives: MeasuredCollective[], ctx: ModelC
 export function modelledOn(collectives: MeasuredCollective[], ctx: ModelContext, dims: NetworkDim[]): Float64Array {
   const cluster = makeCluster({ file: ctx.network.file, dims }, ctx.bandwidthUnit);
   const model = new CollectiveModel(cluster, ctx.system);
-  const matcher = new CollectiveMatcher(cluster, ctx.commGroups, model, () => ({ file: ctx.network.file, nodeId: -1n }));
+  const matcher = new CollectiveMatcher(cluster, ctx.commGroups, model, () => ({
+    file: ctx.network.file,
+    nodeId: -1n,
+  }));
   const byPlan = new Map<string, number>();
   const out = new Float64Array(collectives.length);
   collectives.forEach((c, i) => {
@@ -68,7 +79,9 @@ export function modelledOn(collectives: MeasuredCollective[], ctx: ModelContext,
       const n = c.group.members.length;
       const finish = new Float64Array(n);
       if (model.finishTimes(plan, new Float64Array(n), finish)) {
-        throw new InputError(`${ctx.system.file}: the collective model stalls on ${c.kind} of ${c.bytes} B over ${groupName(c.group)} even with every member arriving together`);
+        throw new InputError(
+          `${ctx.system.file}: the collective model stalls on ${c.kind} of ${c.bytes} B over ${groupName(c.group)} even with every member arriving together`,
+        );
       }
       ns = finish.reduce((a, b) => Math.max(a, b), 0);
       byPlan.set(key, ns);

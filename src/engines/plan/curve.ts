@@ -46,11 +46,21 @@ export interface Curve {
 export function makeCurve(label: string, all: readonly ClockOption[], blockingPowerW: number): Curve {
   if (all.length === 0) throw new InputError(`${label}: no clock options`);
   for (const o of all) {
-    if (!(o.timeS > 0) || !Number.isFinite(o.timeS) || !(o.energyJ >= 0) || !Number.isFinite(o.energyJ) || !Number.isFinite(o.clockMHz)) {
-      throw new InputError(`${label} at ${o.clockMHz} MHz: expected a positive time and a non-negative energy, got ${o.timeS} s and ${o.energyJ} J`);
+    if (
+      !(o.timeS > 0) ||
+      !Number.isFinite(o.timeS) ||
+      !(o.energyJ >= 0) ||
+      !Number.isFinite(o.energyJ) ||
+      !Number.isFinite(o.clockMHz)
+    ) {
+      throw new InputError(
+        `${label} at ${o.clockMHz} MHz: expected a positive time and a non-negative energy, got ${o.timeS} s and ${o.energyJ} J`,
+      );
     }
   }
-  const maxClock = all.reduce((a, b) => (b.clockMHz > a.clockMHz || (b.clockMHz === a.clockMHz && b.timeS < a.timeS) ? b : a));
+  const maxClock = all.reduce((a, b) =>
+    b.clockMHz > a.clockMHz || (b.clockMHz === a.clockMHz && b.timeS < a.timeS) ? b : a,
+  );
   const cost = (o: ClockOption) => o.energyJ - blockingPowerW * o.timeS;
   // Fastest first; among equal times the cheapest, then the highest clock (modelled options above a power cap tie,
   // and the highest clock is the one that really is fastest). Keep an option only if it is cheaper than every faster one.
@@ -71,7 +81,8 @@ export function makeCurve(label: string, all: readonly ClockOption[], blockingPo
       const a = hull[hull.length - 2]!;
       const b = hull[hull.length - 1]!;
       // b lies on or above the chord a→i: not a hull vertex.
-      if ((costJ[b]! - costJ[a]!) * (timeS[i]! - timeS[a]!) >= (costJ[i]! - costJ[a]!) * (timeS[b]! - timeS[a]!)) hull.pop();
+      if ((costJ[b]! - costJ[a]!) * (timeS[i]! - timeS[a]!) >= (costJ[i]! - costJ[a]!) * (timeS[b]! - timeS[a]!))
+        hull.pop();
       else break;
     }
     hull.push(i);
@@ -80,7 +91,8 @@ export function makeCurve(label: string, all: readonly ClockOption[], blockingPo
   const hullOption = Int32Array.from(hull);
   const hullCostJ = Float64Array.from(hull, (i) => costJ[i]!);
   const hullSlope = new Float64Array(Math.max(0, hull.length - 1));
-  for (let k = 0; k + 1 < hull.length; k++) hullSlope[k] = (hullCostJ[k]! - hullCostJ[k + 1]!) / (hullTimeS[k + 1]! - hullTimeS[k]!);
+  for (let k = 0; k + 1 < hull.length; k++)
+    hullSlope[k] = (hullCostJ[k]! - hullCostJ[k + 1]!) / (hullTimeS[k + 1]! - hullTimeS[k]!);
   const byClock = [...all].sort((a, b) => a.clockMHz - b.clockMHz || a.timeS - b.timeS);
   return { label, options, byClock, timeS, costJ, hullTimeS, hullOption, hullCostJ, hullSlope, maxClock, lag: false };
 }
@@ -90,9 +102,17 @@ export function lagCurve(label: string, timeS: number): Curve {
   if (!(timeS >= 0) || !Number.isFinite(timeS)) throw new InputError(`${label}: expected a delay ≥ 0 s, got ${timeS}`);
   const option = { clockMHz: 0, timeS, energyJ: 0 };
   return {
-    label, options: [option], byClock: [option], timeS: Float64Array.of(timeS), costJ: Float64Array.of(0),
-    hullTimeS: Float64Array.of(timeS), hullOption: Int32Array.of(0), hullCostJ: Float64Array.of(0), hullSlope: new Float64Array(0),
-    maxClock: option, lag: true,
+    label,
+    options: [option],
+    byClock: [option],
+    timeS: Float64Array.of(timeS),
+    costJ: Float64Array.of(0),
+    hullTimeS: Float64Array.of(timeS),
+    hullOption: Int32Array.of(0),
+    hullCostJ: Float64Array.of(0),
+    hullSlope: new Float64Array(0),
+    maxClock: option,
+    lag: true,
   };
 }
 

@@ -38,7 +38,8 @@ export class Dag {
     for (let i = 0; i < n; i++) this.succStart[i + 1] = this.succStart[i]! + succCount[i]!;
     this.succList = new Int32Array(this.succStart[n]!);
     const fill = this.succStart.slice(0, n);
-    for (let i = 0; i < n; i++) for (let k = this.predStart[i]!; k < this.predStart[i + 1]!; k++) this.succList[fill[this.predList[k]!]!++] = i;
+    for (let i = 0; i < n; i++)
+      for (let k = this.predStart[i]!; k < this.predStart[i + 1]!; k++) this.succList[fill[this.predList[k]!]!++] = i;
     this.order = topologicalOrder(this);
   }
 
@@ -48,7 +49,8 @@ export class Dag {
     for (let k = 0; k < this.size; k++) {
       const i = this.order[k]!;
       let start = 0;
-      for (let p = this.predStart[i]!; p < this.predStart[i + 1]!; p++) start = Math.max(start, finish[this.predList[p]!]!);
+      for (let p = this.predStart[i]!; p < this.predStart[i + 1]!; p++)
+        start = Math.max(start, finish[this.predList[p]!]!);
       finish[i] = start + d[i]!;
       if (finish[i]! > makespan) makespan = finish[i]!;
     }
@@ -60,7 +62,8 @@ export class Dag {
     for (let k = this.size - 1; k >= 0; k--) {
       const i = this.order[k]!;
       let after = 0;
-      for (let s = this.succStart[i]!; s < this.succStart[i + 1]!; s++) after = Math.max(after, tail[this.succList[s]!]!);
+      for (let s = this.succStart[i]!; s < this.succStart[i + 1]!; s++)
+        after = Math.max(after, tail[this.succList[s]!]!);
       tail[i] = after + d[i]!;
     }
   }
@@ -85,6 +88,7 @@ function topologicalOrder(g: Dag): Int32Array {
       if (--indeg[v]! === 0) order[tail++] = v;
     }
   }
-  if (tail !== n) throw new InputError(`the computation graph has a cycle (${n - tail} of ${n} ops never become ready)`);
+  if (tail !== n)
+    throw new InputError(`the computation graph has a cycle (${n - tail} of ${n} ops never become ready)`);
   return order;
 }

@@ -21,7 +21,11 @@ export function envPipe(g: PipelineGraph, maxIterations = 10_000): EnvPipeResult
   const onEnvelope = (i: number) => {
     const op = ops[i];
     if (!op) return true; // a message delay: fixed, like EnvPipe's dummy edges
-    return op.stage === stages - 1 || (op.microBatch === 0 && op.pass === 'forward') || (op.microBatch === microBatches - 1 && op.pass === 'backward');
+    return (
+      op.stage === stages - 1 ||
+      (op.microBatch === 0 && op.pass === 'forward') ||
+      (op.microBatch === microBatches - 1 && op.pass === 'backward')
+    );
   };
   // Position in byClock of each op's clock.
   const at = new Int32Array(n);
@@ -55,7 +59,9 @@ export function envPipe(g: PipelineGraph, maxIterations = 10_000): EnvPipeResult
     if (!raised) break;
   }
   // The envelope runs at the highest clock in the end, whatever the loop did.
-  const options = Array.from({ length: n }, (_, i) => (onEnvelope(i) ? dag.curveOf[i]!.maxClock : dag.curveOf[i]!.byClock[at[i]!]!));
+  const options = Array.from({ length: n }, (_, i) =>
+    onEnvelope(i) ? dag.curveOf[i]!.maxClock : dag.curveOf[i]!.byClock[at[i]!]!,
+  );
   return { options, iterations, reachedEnvelope };
 }
 
@@ -64,7 +70,11 @@ function criticalPath(g: PipelineGraph, d: Float64Array, finish: Float64Array): 
   const { dag } = g;
   const makespan = dag.earliestFinish(d, finish);
   let cur = -1;
-  for (let i = 0; i < dag.size; i++) if (finish[i] === makespan) { cur = i; break; }
+  for (let i = 0; i < dag.size; i++)
+    if (finish[i] === makespan) {
+      cur = i;
+      break;
+    }
   const path: number[] = [];
   while (cur >= 0) {
     path.push(cur);

@@ -66,7 +66,12 @@ export interface GraphFrontier {
 }
 
 /** Iteration time and energy with `optionOf(i)` running op i. */
-export function iterationEnergy(dag: Dag, optionOf: (i: number) => ClockOption, blockingPowerW: number, lanes: number): BaselinePoint {
+export function iterationEnergy(
+  dag: Dag,
+  optionOf: (i: number) => ClockOption,
+  blockingPowerW: number,
+  lanes: number,
+): BaselinePoint {
   const d = new Float64Array(dag.size);
   let computeEnergyJ = 0;
   let busyS = 0;
@@ -110,7 +115,11 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
     const x = step.timeS - at;
     for (let i = 0; i < dag.size; i++) scratch[i] = step.durationsS[i]! + x * step.rate[i]!;
     const tryMix = (next - 1) % MIX_EVERY === 0 || next === grid.length;
-    collected.push({ deadlineS: at, ...best(scratch, at, step.costJ + x * step.slopeJPerS + blockingPowerW * lanes * at, tryMix), relaxedS: scratch.slice() });
+    collected.push({
+      deadlineS: at,
+      ...best(scratch, at, step.costJ + x * step.slopeJPerS + blockingPowerW * lanes * at, tryMix),
+      relaxedS: scratch.slice(),
+    });
   };
   const fastestS = dag.makespan(Float64Array.from(dag.curveOf, (c) => c.timeS[0]!));
   const result = sweep(dag, {
@@ -125,11 +134,30 @@ export function graphFrontier(dag: Dag, options: FrontierOptions): GraphFrontier
   for (; next < grid.length; next++) {
     const at = Math.max(grid[next]!, result.fastestS);
     const boundJ = result.points[result.points.length - 1]!.costJ + blockingPowerW * lanes * at;
-    collected.push({ deadlineS: grid[next]!, ...best(result.durationsS, at, boundJ, true), relaxedS: result.durationsS.slice() });
+    collected.push({
+      deadlineS: grid[next]!,
+      ...best(result.durationsS, at, boundJ, true),
+      relaxedS: result.durationsS.slice(),
+    });
   }
-  const bound = result.points.map((p) => ({ timeS: p.timeS, energyJ: p.costJ + blockingPowerW * lanes * p.timeS })).reverse();
-  const points = markPareto(collected.map((p) => ({ ...p, lowerBoundJ: boundAt(result.points, p.deadlineS, blockingPowerW, lanes), pareto: false })));
-  return { baseline, points, slowestS: result.slowestS, fastestS: result.fastestS, solverSteps: result.steps, lowerBound: bound };
+  const bound = result.points
+    .map((p) => ({ timeS: p.timeS, energyJ: p.costJ + blockingPowerW * lanes * p.timeS }))
+    .reverse();
+  const points = markPareto(
+    collected.map((p) => ({
+      ...p,
+      lowerBoundJ: boundAt(result.points, p.deadlineS, blockingPowerW, lanes),
+      pareto: false,
+    })),
+  );
+  return {
+    baseline,
+    points,
+    slowestS: result.slowestS,
+    fastestS: result.fastestS,
+    solverSteps: result.steps,
+    lowerBound: bound,
+  };
 }
 
 /** Every computation at its highest clock. */
@@ -155,14 +183,24 @@ function withTime(grid: number[], timeS: number): number[] {
  * breakpoint where the relaxation is cheaper (past its lowest-energy time, waiting costs more than slowing saves). A
  * lower bound for every one-clock plan that meets `timeS`, its energy counted to its own end.
  */
-function boundAt(points: { timeS: number; costJ: number }[], timeS: number, blockingPowerW: number, lanes: number): number {
+function boundAt(
+  points: { timeS: number; costJ: number }[],
+  timeS: number,
+  blockingPowerW: number,
+  lanes: number,
+): number {
   let least = relaxationAt(points, timeS, blockingPowerW, lanes);
   for (const p of points) if (p.timeS <= timeS) least = Math.min(least, p.costJ + blockingPowerW * lanes * p.timeS);
   return least;
 }
 
 /** The relaxation's iteration energy at `timeS` (its breakpoints are slowest first; convex, piecewise linear). */
-function relaxationAt(points: { timeS: number; costJ: number }[], timeS: number, blockingPowerW: number, lanes: number): number {
+function relaxationAt(
+  points: { timeS: number; costJ: number }[],
+  timeS: number,
+  blockingPowerW: number,
+  lanes: number,
+): number {
   let cost = points[points.length - 1]!.costJ;
   if (timeS >= points[0]!.timeS) cost = points[0]!.costJ;
   else {
@@ -170,7 +208,10 @@ function relaxationAt(points: { timeS: number; costJ: number }[], timeS: number,
       const a = points[k]!;
       const b = points[k + 1]!;
       if (timeS <= a.timeS && timeS >= b.timeS) {
-        cost = a.timeS === b.timeS ? Math.min(a.costJ, b.costJ) : a.costJ + ((b.costJ - a.costJ) * (a.timeS - timeS)) / (a.timeS - b.timeS);
+        cost =
+          a.timeS === b.timeS
+            ? Math.min(a.costJ, b.costJ)
+            : a.costJ + ((b.costJ - a.costJ) * (a.timeS - timeS)) / (a.timeS - b.timeS);
         break;
       }
     }

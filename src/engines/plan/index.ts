@@ -1,11 +1,15 @@
 export { planPipeline, type PipelinePlanInput } from './plan-pipeline.js';
-export { measuredStageOptions, fittedStageOptions, quantizeOptions, clockGrid, stageOf, type StageOptions } from './stage-options.js';
-export { makeCurve, splitAt, slowestWithin, hullCostAt, type Curve, type ClockOption } from './curve.js';
+export {
+  measuredStageOptions,
+  fittedStageOptions,
+  quantizeOptions,
+  clockGrid,
+  type StageOptions,
+} from './stage-options.js';
+export { makeCurve, splitAt, slowestWithin, type ClockOption } from './curve.js';
 export { Dag } from './dag.js';
-export { pipelineGraph, type PipelineGraph, type PipelineOp, type Pass } from './pipeline.js';
-export { sweep, type SweepResult, type SweepStep, type SweepOptions } from './solver.js';
-export { graphFrontier, planEnergy, type GraphFrontier, type PlanPoint, type FrontierOptions } from './frontier.js';
-export { envPipe, type EnvPipeResult } from './envpipe.js';
-export { extrinsicSaving, type ExtrinsicSaving } from './extrinsic.js';
+export { pipelineGraph } from './pipeline.js';
+export { sweep } from './solver.js';
+export { graphFrontier } from './frontier.js';
 export * from './types.js';
 export { planTrace, type TracePlanInput } from './trace-plan.js';

@@ -76,9 +76,17 @@ export function pipelineGraph(
   ops.forEach((op, i) => {
     let dep: number | undefined;
     if (op.pass === 'forward' && op.stage > 0) {
-      dep = delayed(index.get(key(op.stage - 1, 'forward', op.microBatch))!, lags?.activationS[op.stage - 1] ?? 0, `activation ${op.stage - 1}→${op.stage}`);
+      dep = delayed(
+        index.get(key(op.stage - 1, 'forward', op.microBatch))!,
+        lags?.activationS[op.stage - 1] ?? 0,
+        `activation ${op.stage - 1}→${op.stage}`,
+      );
     } else if (op.pass === 'backward' && op.stage < stages - 1) {
-      dep = delayed(index.get(key(op.stage + 1, 'backward', op.microBatch))!, lags?.gradientS[op.stage] ?? 0, `gradient ${op.stage + 1}→${op.stage}`);
+      dep = delayed(
+        index.get(key(op.stage + 1, 'backward', op.microBatch))!,
+        lags?.gradientS[op.stage] ?? 0,
+        `gradient ${op.stage + 1}→${op.stage}`,
+      );
     } else if (op.pass === 'backward') dep = index.get(key(op.stage, 'forward', op.microBatch));
     if (dep !== undefined && !preds[i]!.includes(dep)) preds[i]!.push(dep);
   });

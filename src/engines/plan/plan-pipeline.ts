@@ -12,7 +12,7 @@ import { graphFrontier, iterationEnergy, type PlanPoint } from './frontier.js';
 import { pipelineGraph, type PipelineGraph, type StageLags } from './pipeline.js';
 import type { StageOptions } from './stage-options.js';
 import { RESULT_SCHEMA_VERSION } from '../replay/index.js';
-import { type IterationPoint, type NamedPlan, type PlanRecord, type Saving, type SplitComputation } from './types.js';
+import type { IterationPoint, NamedPlan, PlanRecord, Saving, SplitComputation } from './types.js';
 
 export interface PipelinePlanInput {
   label: string;
@@ -44,7 +44,8 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   const stages = input.stages.length;
   if (!(stages >= 1)) throw new InputError('plan: at least one pipeline stage is needed');
   if (!(microBatches >= 1)) throw new InputError('plan: at least one micro-batch is needed');
-  if (!(blockingPowerW >= 0) || !Number.isFinite(blockingPowerW)) throw new InputError(`plan: blocking power must be a number of W ≥ 0, got ${blockingPowerW}`);
+  if (!(blockingPowerW >= 0) || !Number.isFinite(blockingPowerW))
+    throw new InputError(`plan: blocking power must be a number of W ≥ 0, got ${blockingPowerW}`);
   const curves = input.stages.map((o, s) => ({
     forward: makeCurve(`stage ${s} forward`, o.forward, blockingPowerW),
     backward: makeCurve(`stage ${s} backward`, o.backward, blockingPowerW),
@@ -53,10 +54,17 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   const lanes = stages;
   const f = graphFrontier(graph.dag, { blockingPowerW, lanes, points: input.points });
   const base = f.baseline;
-  const saving = (p: IterationPoint): Saving => ({ timeS: p.timeS, energyJ: p.energyJ, savingPct: 100 * (1 - p.energyJ / base.energyJ), timeChangePct: 100 * (p.timeS / base.timeS - 1) });
+  const saving = (p: IterationPoint): Saving => ({
+    timeS: p.timeS,
+    energyJ: p.energyJ,
+    savingPct: 100 * (1 - p.energyJ / base.energyJ),
+    timeChangePct: 100 * (p.timeS / base.timeS - 1),
+  });
 
   const pareto = f.points.filter((p) => p.pareto);
-  const intrinsicPoint = f.points.reduce((a, b) => (Math.abs(b.deadlineS - base.timeS) < Math.abs(a.deadlineS - base.timeS) ? b : a));
+  const intrinsicPoint = f.points.reduce((a, b) =>
+    Math.abs(b.deadlineS - base.timeS) < Math.abs(a.deadlineS - base.timeS) ? b : a,
+  );
   const minPoint = pareto.reduce((a, b) => (b.energyJ < a.energyJ ? b : a));
   const fastestPoint = pareto[0]!;
   const split = f.lowerBound; // fastest first
@@ -75,15 +83,23 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   const extrinsicCurve = Array.from({ length: CURVE_STEPS + 1 }, (_, k) => {
     const slowdownFactor = 1 + k / 100;
     const e = extrinsicAt(slowdownFactor * base.timeS)!;
-    return { slowdownFactor, savingPct: e.savingPct, extrinsicSavingPct: e.extrinsicSavingPct, splitSavingPct: e.splitSavingPct };
+    return {
+      slowdownFactor,
+      savingPct: e.savingPct,
+      extrinsicSavingPct: e.extrinsicSavingPct,
+      splitSavingPct: e.splitSavingPct,
+    };
   });
   let deadlineS = input.deadlineS;
   if (input.stragglerSlowdown !== undefined) {
-    if (!(input.stragglerSlowdown >= 1)) throw new InputError(`--straggler-slowdown: expected a factor ≥ 1, got ${input.stragglerSlowdown}`);
+    if (!(input.stragglerSlowdown >= 1))
+      throw new InputError(`--straggler-slowdown: expected a factor ≥ 1, got ${input.stragglerSlowdown}`);
     deadlineS = input.stragglerSlowdown * base.timeS;
   }
   if (deadlineS !== undefined && !(deadlineS >= base.timeS)) {
-    throw new InputError(`--deadline-s ${deadlineS}: faster than the all-max-clock iteration (${base.timeS.toPrecision(6)} s); no plan can meet it`);
+    throw new InputError(
+      `--deadline-s ${deadlineS}: faster than the all-max-clock iteration (${base.timeS.toPrecision(6)} s); no plan can meet it`,
+    );
   }
   const extrinsic = deadlineS !== undefined ? extrinsicAt(deadlineS)! : undefined;
 
@@ -104,8 +120,20 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
     blockingPowerW,
     lanes,
     gpusPerStage: input.gpusPerStage ?? 1,
-    baseline: { timeS: base.timeS, energyJ: base.energyJ, computeEnergyJ: base.computeEnergyJ, blockingEnergyJ: base.blockingEnergyJ },
-    frontier: pareto.map((p) => ({ timeS: p.timeS, energyJ: p.energyJ, deadlineS: p.deadlineS, computeEnergyJ: p.computeEnergyJ, blockingEnergyJ: p.blockingEnergyJ, splitEnergyJ: p.lowerBoundJ })),
+    baseline: {
+      timeS: base.timeS,
+      energyJ: base.energyJ,
+      computeEnergyJ: base.computeEnergyJ,
+      blockingEnergyJ: base.blockingEnergyJ,
+    },
+    frontier: pareto.map((p) => ({
+      timeS: p.timeS,
+      energyJ: p.energyJ,
+      deadlineS: p.deadlineS,
+      computeEnergyJ: p.computeEnergyJ,
+      blockingEnergyJ: p.blockingEnergyJ,
+      splitEnergyJ: p.lowerBoundJ,
+    })),
     splitFrontier: split,
     intrinsic: { ...saving(intrinsicPoint), split: saving(splitIntrinsic) },
     minEnergy: { ...saving(minPoint), split: saving(splitMin) },
@@ -113,7 +141,9 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
     envPipe: saving(envPoint),
     ...(extrinsic ? { extrinsic } : {}),
     extrinsicCurve,
-    ...(input.measured ? { measuredCheck: measuredCheck(graph, input.measured, intrinsicPoint, blockingPowerW, lanes) } : {}),
+    ...(input.measured
+      ? { measuredCheck: measuredCheck(graph, input.measured, intrinsicPoint, blockingPowerW, lanes) }
+      : {}),
     plans,
     splitPlan: splitPlan(graph, intrinsicPoint),
     solver: { steps: f.solverSteps, plansRealized: f.points.length },
@@ -122,7 +152,12 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   };
 }
 
-function energyOf(graph: PipelineGraph, options: readonly ClockOption[], blockingPowerW: number, lanes: number): IterationPoint {
+function energyOf(
+  graph: PipelineGraph,
+  options: readonly ClockOption[],
+  blockingPowerW: number,
+  lanes: number,
+): IterationPoint {
   return iterationEnergy(graph.dag, (i) => options[i]!, blockingPowerW, lanes);
 }
 
@@ -134,7 +169,14 @@ function namedPlan(name: string, graph: PipelineGraph, p: PlanPoint): NamedPlan 
     energyJ: p.energyJ,
     computations: graph.ops.map((op, i) => {
       const o = graph.dag.curveOf[i]!.options[p.choice[i]!]!;
-      return { stage: op.stage, instruction: op.pass, microBatch: op.microBatch, clockMHz: o.clockMHz, timeS: o.timeS, energyJ: o.energyJ };
+      return {
+        stage: op.stage,
+        instruction: op.pass,
+        microBatch: op.microBatch,
+        clockMHz: o.clockMHz,
+        timeS: o.timeS,
+        energyJ: o.energyJ,
+      };
     }),
   };
 }
@@ -159,7 +201,13 @@ function splitPlan(graph: PipelineGraph, p: PlanPoint): SplitComputation[] {
 }
 
 /** The intrinsic plan's clocks on measured options (fit mode); computations whose clock was not measured are counted. */
-function measuredCheck(graph: PipelineGraph, measured: StageOptions[], p: PlanPoint, blockingPowerW: number, lanes: number): PlanRecord['measuredCheck'] {
+function measuredCheck(
+  graph: PipelineGraph,
+  measured: StageOptions[],
+  p: PlanPoint,
+  blockingPowerW: number,
+  lanes: number,
+): PlanRecord['measuredCheck'] {
   let missing = 0;
   const lookup = (i: number, clockMHz: number): ClockOption | null => {
     const op = graph.ops[i]!;
@@ -183,7 +231,12 @@ function measuredCheck(graph: PipelineGraph, measured: StageOptions[], p: PlanPo
   const plan = energyOf(graph, planOptions, blockingPowerW, lanes);
   return {
     baseline: { timeS: base.timeS, energyJ: base.energyJ },
-    intrinsic: { timeS: plan.timeS, energyJ: plan.energyJ, savingPct: 100 * (1 - plan.energyJ / base.energyJ), timeChangePct: 100 * (plan.timeS / base.timeS - 1) },
+    intrinsic: {
+      timeS: plan.timeS,
+      energyJ: plan.energyJ,
+      savingPct: 100 * (1 - plan.energyJ / base.energyJ),
+      timeChangePct: 100 * (plan.timeS / base.timeS - 1),
+    },
     missing,
   };
 }

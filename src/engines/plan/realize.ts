@@ -69,7 +69,9 @@ export class Realizer {
     const choice = new Int32Array(n);
     const tol = deadlineS * 1e-12;
     dag.earliestFinish(relaxedS, finish);
-    const byStart = Array.from({ length: n }, (_, i) => i).sort((a, b) => finish[a]! - relaxedS[a]! - (finish[b]! - relaxedS[b]!) || a - b);
+    const byStart = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) => finish[a]! - relaxedS[a]! - (finish[b]! - relaxedS[b]!) || a - b,
+    );
     const carry = new Map<object, number>();
     for (const i of byStart) {
       const c = dag.curveOf[i]!;
@@ -151,7 +153,8 @@ export class Realizer {
     for (let k = 0; k < dag.size; k++) {
       const i = dag.order[k]!;
       let start = 0;
-      for (let p = dag.predStart[i]!; p < dag.predStart[i + 1]!; p++) start = Math.max(start, finish[dag.predList[p]!]!);
+      for (let p = dag.predStart[i]!; p < dag.predStart[i + 1]!; p++)
+        start = Math.max(start, finish[dag.predList[p]!]!);
       // Latest end of op i given its successors' current durations: deadline − longest path after it.
       const after = latest[i]! - duration[i]!;
       const c = dag.curveOf[i]!;

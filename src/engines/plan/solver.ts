@@ -131,13 +131,18 @@ export function sweep(dag: Dag, options: SweepOptions = {}): SweepResult {
       if (finish[i]! >= time - eps) endArc[i] = network.addArc(2 * c + 1, sink, 0, Infinity, endFlow[i]!);
       for (let k = dag.predStart[i]!; k < dag.predStart[i + 1]!; k++) {
         const p = dag.predList[k]!;
-        if (criticalId[p]! >= 0 && finish[p]! + tail[i]! >= time - eps) edgeArc[k] = network.addArc(2 * criticalId[p]! + 1, 2 * c, 0, Infinity, edgeFlow[k]!);
+        if (criticalId[p]! >= 0 && finish[p]! + tail[i]! >= time - eps)
+          edgeArc[k] = network.addArc(2 * criticalId[p]! + 1, 2 * c, 0, Infinity, edgeFlow[k]!);
       }
     }
     if (side.length < 2 * critical + 2) side = new Uint8Array(4 * critical + 4);
     const cut = network.minCut(source, sink, side);
     if (cut === Infinity) break; // every critical path runs at its fastest hull vertex somewhere
-    if (cut === null) throw new TracewattError('PLAN_SOLVER', `plan solver: no feasible flow at iteration time ${time} s (numerical trouble)`);
+    if (cut === null)
+      throw new TracewattError(
+        'PLAN_SOLVER',
+        `plan solver: no feasible flow at iteration time ${time} s (numerical trouble)`,
+      );
     const flowOf = (arc: number) => (arc < 0 ? 0 : network.flow(arc));
     for (let i = 0; i < n; i++) {
       opFlow[i] = flowOf(opArc[i]!);
@@ -204,7 +209,16 @@ export function sweep(dag: Dag, options: SweepOptions = {}): SweepResult {
  * durations d + x·rate must stay at time − x. The makespan is convex and piecewise linear in x; each Newton step
  * lands where the currently longest path meets time − x.
  */
-function limitByOtherPaths(dag: Dag, d: Float64Array, rate: Int8Array, time: number, stepS: number, trial: Float64Array, slope: Float64Array, finish: Float64Array): number {
+function limitByOtherPaths(
+  dag: Dag,
+  d: Float64Array,
+  rate: Int8Array,
+  time: number,
+  stepS: number,
+  trial: Float64Array,
+  slope: Float64Array,
+  finish: Float64Array,
+): number {
   const n = dag.size;
   const eps = STEP_EPS * time;
   let x = stepS;

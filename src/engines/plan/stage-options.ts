@@ -19,7 +19,14 @@ export interface StageOptions {
   backward: ClockOption[];
 }
 
-const PASS_NAMES: Record<string, Pass> = { forward: 'forward', fwd: 'forward', f: 'forward', backward: 'backward', bwd: 'backward', b: 'backward' };
+const PASS_NAMES: Record<string, Pass> = {
+  forward: 'forward',
+  fwd: 'forward',
+  f: 'forward',
+  backward: 'backward',
+  bwd: 'backward',
+  b: 'backward',
+};
 
 /** Stage and pass of a sample, or null when it names neither. */
 export function stageOf(s: KernelSample): { stage: number; pass: Pass } | null {
@@ -45,16 +52,27 @@ function sampleOption(s: KernelSample): ClockOption | null {
  * Measured options of stages 0 … stages−1. Samples of the same stage, pass and clock are averaged (counted in
  * diagnostics as `repeated-clock`); samples naming no stage, or stages beyond `stages`, are counted and skipped.
  */
-export function measuredStageOptions(table: ProfileTable, stages: number, file: string, diagnostics?: Diagnostics): StageOptions[] {
+export function measuredStageOptions(
+  table: ProfileTable,
+  stages: number,
+  file: string,
+  diagnostics?: Diagnostics,
+): StageOptions[] {
   const groups = new Map<string, { stage: number; pass: Pass; clockMHz: number; timeS: number[]; energyJ: number[] }>();
   for (const s of table.samples) {
     const at = stageOf(s);
     if (!at) {
-      diagnostics?.add('plan-unnamed-sample', { file, message: `row ${s.source.row}: "${s.kernelName}" names no pipeline stage and pass` });
+      diagnostics?.add('plan-unnamed-sample', {
+        file,
+        message: `row ${s.source.row}: "${s.kernelName}" names no pipeline stage and pass`,
+      });
       continue;
     }
     if (at.stage >= stages) {
-      diagnostics?.add('plan-extra-stage', { file, message: `row ${s.source.row}: stage ${at.stage} is beyond --stages ${stages}` });
+      diagnostics?.add('plan-extra-stage', {
+        file,
+        message: `row ${s.source.row}: stage ${at.stage} is beyond --stages ${stages}`,
+      });
       continue;
     }
     const o = sampleOption(s);
@@ -65,16 +83,24 @@ export function measuredStageOptions(table: ProfileTable, stages: number, file: 
     const key = `${at.stage}|${at.pass}|${o.clockMHz}`;
     let g = groups.get(key);
     if (!g) groups.set(key, (g = { ...at, clockMHz: o.clockMHz, timeS: [], energyJ: [] }));
-    else diagnostics?.add('repeated-clock', { file, message: `stage ${at.stage} ${at.pass} at ${o.clockMHz} MHz appears more than once: averaged` });
+    else
+      diagnostics?.add('repeated-clock', {
+        file,
+        message: `stage ${at.stage} ${at.pass} at ${o.clockMHz} MHz appears more than once: averaged`,
+      });
     g.timeS.push(o.timeS);
     g.energyJ.push(o.energyJ);
   }
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const out: StageOptions[] = Array.from({ length: stages }, () => ({ forward: [], backward: [] }));
-  for (const g of groups.values()) out[g.stage]![g.pass].push({ clockMHz: g.clockMHz, timeS: mean(g.timeS), energyJ: mean(g.energyJ) });
+  for (const g of groups.values())
+    out[g.stage]![g.pass].push({ clockMHz: g.clockMHz, timeS: mean(g.timeS), energyJ: mean(g.energyJ) });
   out.forEach((o, s) => {
     for (const pass of ['forward', 'backward'] as const) {
-      if (o[pass].length === 0) throw new InputError(`${file}: no ${pass} samples of stage ${s} (expected stages 0–${stages - 1}, each with forward and backward at several clocks)`);
+      if (o[pass].length === 0)
+        throw new InputError(
+          `${file}: no ${pass} samples of stage ${s} (expected stages 0–${stages - 1}, each with forward and backward at several clocks)`,
+        );
       o[pass].sort((a, b) => a.clockMHz - b.clockMHz);
     }
   });
@@ -87,14 +113,26 @@ export function measuredStageOptions(table: ProfileTable, stages: number, file: 
  * model keeps time and power flat above the clock where the cap is reached. Throws InputError when a stage was not
  * measured at two or more of the fit clocks.
  */
-export function fittedStageOptions(measured: StageOptions[], fitClocksMHz: number[], candidateClocksMHz: number[], file: string, powerCapW: number | null = null): StageOptions[] {
+export function fittedStageOptions(
+  measured: StageOptions[],
+  fitClocksMHz: number[],
+  candidateClocksMHz: number[],
+  file: string,
+  powerCapW: number | null = null,
+): StageOptions[] {
   const near = (f: number) => fitClocksMHz.some((g) => Math.abs(g - f) < 0.5);
   return measured.map((stage, s) => {
     const fitted: StageOptions = { forward: [], backward: [] };
     for (const pass of ['forward', 'backward'] as const) {
       const pts = stage[pass].filter((o) => near(o.clockMHz));
-      if (pts.length < 2) throw new InputError(`${file}: stage ${s} ${pass} was measured at ${pts.length} of the fit clocks ${fitClocksMHz.join(', ')} MHz (need at least 2)`);
-      const fit = fitStage(pts.map((o) => ({ smClockMHz: o.clockMHz, durationNs: o.timeS * 1e9, powerW: o.energyJ / o.timeS })), powerCapW);
+      if (pts.length < 2)
+        throw new InputError(
+          `${file}: stage ${s} ${pass} was measured at ${pts.length} of the fit clocks ${fitClocksMHz.join(', ')} MHz (need at least 2)`,
+        );
+      const fit = fitStage(
+        pts.map((o) => ({ smClockMHz: o.clockMHz, durationNs: o.timeS * 1e9, powerW: o.energyJ / o.timeS })),
+        powerCapW,
+      );
       fitted[pass] = candidateClocksMHz.map((f) => {
         const p = predictStage(fit, f);
         return { clockMHz: f, timeS: p.durationNs / 1e9, energyJ: p.energyJ };
@@ -112,7 +150,8 @@ export function fittedStageOptions(measured: StageOptions[], fitClocksMHz: numbe
 export function quantizeOptions(stages: StageOptions[], quantumS: number): StageOptions[] {
   const q = (o: ClockOption): ClockOption => {
     const timeS = Math.floor(o.timeS / quantumS + 1e-9) * quantumS;
-    if (!(timeS > 0)) throw new InputError(`--time-quantum ${quantumS}: longer than a computation (${o.timeS} s at ${o.clockMHz} MHz)`);
+    if (!(timeS > 0))
+      throw new InputError(`--time-quantum ${quantumS}: longer than a computation (${o.timeS} s at ${o.clockMHz} MHz)`);
     return { ...o, timeS };
   };
   return stages.map((s) => ({ forward: s.forward.map(q), backward: s.backward.map(q) }));

@@ -13,11 +13,18 @@
  */
 import { InputError } from '../../errors.js';
 import { Diagnostics } from '../../diagnostics.js';
-import {
-  attrBool, NodeType, readTraceFile, resolveRankFiles, type ChakraNode,
-} from '../../formats/chakra/index.js';
+import { attrBool, NodeType, readTraceFile, resolveRankFiles, type ChakraNode } from '../../formats/chakra/index.js';
 import { outputPrefixes } from '../annotate/index.js';
-import { commPowerW, loadClusterConfigs, replay, type ClusterFiles, type RankSource, type ReplayOptions, type ReplayResult, type ReplaySlice } from '../replay/index.js';
+import {
+  commPowerW,
+  loadClusterConfigs,
+  replay,
+  type ClusterFiles,
+  type RankSource,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplaySlice,
+} from '../replay/index.js';
 import type { BandwidthUnit } from '../replay/index.js';
 import type { ClockOption } from './curve.js';
 import type { Pass, StageLags } from './pipeline.js';
@@ -60,11 +67,18 @@ const MICRO_BATCH = /^mb(\d+)\./;
 function llmConfig(nodes: { metadata: { attrs: { name: string; value: unknown }[] } | null }, file: string): LlmConfig {
   const attr = nodes.metadata?.attrs.find((a) => a.name === 'tracewatt_llm_config');
   if (!attr || typeof attr.value !== 'string') {
-    throw new InputError(`${file}: no tracewatt_llm_config metadata: plan --trace needs a trace written by \`tracewatt generate llm\` (it names the stages and micro-batches)`);
+    throw new InputError(
+      `${file}: no tracewatt_llm_config metadata: plan --trace needs a trace written by \`tracewatt generate llm\` (it names the stages and micro-batches)`,
+    );
   }
   const c = JSON.parse(attr.value) as Partial<LlmConfig>;
-  for (const k of ['tp', 'dp', 'pp', 'microBatches'] as const) if (!Number.isInteger(c[k]) || c[k]! < 1) throw new InputError(`${file}: tracewatt_llm_config.${k} is not a positive integer`);
-  if (c.schedule !== '1f1b' && c.schedule !== 'gpipe') throw new InputError(`${file}: tracewatt_llm_config.schedule is ${JSON.stringify(c.schedule)}, expected 1f1b or gpipe`);
+  for (const k of ['tp', 'dp', 'pp', 'microBatches'] as const)
+    if (!Number.isInteger(c[k]) || c[k]! < 1)
+      throw new InputError(`${file}: tracewatt_llm_config.${k} is not a positive integer`);
+  if (c.schedule !== '1f1b' && c.schedule !== 'gpipe')
+    throw new InputError(
+      `${file}: tracewatt_llm_config.schedule is ${JSON.stringify(c.schedule)}, expected 1f1b or gpipe`,
+    );
   return c as LlmConfig;
 }
 
@@ -73,7 +87,11 @@ function isGpuCompute(n: ChakraNode): boolean {
 }
 
 /** Groups of one rank, keyed `<microBatch>:<pass>`; also maps node ids of group members (collectives included) to their group. */
-function groupsOf(nodes: ChakraNode[], rank: number, stage: number): { groups: Map<string, Group>; member: Map<bigint, string> } {
+function groupsOf(
+  nodes: ChakraNode[],
+  rank: number,
+  stage: number,
+): { groups: Map<string, Group>; member: Map<bigint, string> } {
   const groups = new Map<string, Group>();
   const member = new Map<bigint, string>();
   nodes.forEach((n, index) => {
@@ -108,11 +126,16 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
   const cfg = config!;
   const rankCount = cfg.tp * cfg.dp * cfg.pp;
   traces.forEach((ranks, k) => {
-    if (ranks.length !== rankCount || ranks.some((r) => !r)) throw new InputError(`${prefixes[k]}: expected ranks 0–${rankCount - 1} (tp ${cfg.tp} × dp ${cfg.dp} × pp ${cfg.pp})`);
+    if (ranks.length !== rankCount || ranks.some((r) => !r))
+      throw new InputError(
+        `${prefixes[k]}: expected ranks 0–${rankCount - 1} (tp ${cfg.tp} × dp ${cfg.dp} × pp ${cfg.pp})`,
+      );
     ranks.forEach((nodes, rank) => {
       const ref = traces[0]![rank]!;
       if (nodes.length !== ref.length || nodes.some((n, i) => n.id !== ref[i]!.id)) {
-        throw new InputError(`${prefixes[k]}.${rank}.et: its nodes differ from ${prefixes[0]}.${rank}.et (annotate one trace at every clock)`);
+        throw new InputError(
+          `${prefixes[k]}.${rank}.et: its nodes differ from ${prefixes[0]}.${rank}.et (annotate one trace at every clock)`,
+        );
       }
     });
   });
@@ -122,23 +145,41 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
   const groupCount = perRank.reduce((a, r) => a + r.groups.size, 0);
 
   const diagnostics = new Diagnostics();
-  const cluster = await loadClusterConfigs({ ...input, power: input.power ?? `${prefixes[0]}.power.json` }, diagnostics);
+  const cluster = await loadClusterConfigs(
+    { ...input, power: input.power ?? `${prefixes[0]}.power.json` },
+    diagnostics,
+  );
   const notes: string[] = [];
-  if (cluster.system.rooflineEnabled) notes.push('the system config has roofline-enabled: replayed with it off, so the annotated durations count');
-  const options: ReplayOptions = { ...cluster, system: { ...cluster.system, rooflineEnabled: false }, bandwidthUnit: input.bandwidthUnit, diagnostics };
+  if (cluster.system.rooflineEnabled)
+    notes.push('the system config has roofline-enabled: replayed with it off, so the annotated durations count');
+  const options: ReplayOptions = {
+    ...cluster,
+    system: { ...cluster.system, rooflineEnabled: false },
+    bandwidthUnit: input.bandwidthUnit,
+    diagnostics,
+  };
   let replays = 0;
-  const run = async (nodesOf: (rank: number) => ChakraNode[], onSlice?: (s: ReplaySlice) => void): Promise<ReplayResult> => {
+  const run = async (
+    nodesOf: (rank: number) => ChakraNode[],
+    onSlice?: (s: ReplaySlice) => void,
+  ): Promise<ReplayResult> => {
     replays++;
     const sources: RankSource[] = Array.from({ length: rankCount }, (_, rank) => {
       let given = false;
-      return { rank, file: `${input.trace}.plan.${rank}.et`, nextBatch: async () => (given ? null : ((given = true), nodesOf(rank))) };
+      return {
+        rank,
+        file: `${input.trace}.plan.${rank}.et`,
+        nextBatch: async () => (given ? null : ((given = true), nodesOf(rank))),
+      };
     });
     return replay(sources, { ...options, onSlice, label: input.trace });
   };
 
   // Group spans and energies at every clock; message delays at the highest.
   // Per clock, rank and group: its span, and its GPU compute nodes' busy time (ns) and energy (J).
-  const spans = clocks.map(() => perRank.map(() => new Map<string, { start: number; end: number; gpuNs: number; gpuJ: number }>()));
+  const spans = clocks.map(() =>
+    perRank.map(() => new Map<string, { start: number; end: number; gpuNs: number; gpuJ: number }>()),
+  );
   const sends: { rank: number; name: string; endNs: number }[] = [];
   for (let k = 0; k < clocks.length; k++) {
     await run(
@@ -157,7 +198,8 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
             span.gpuNs += s.endNs - s.startNs;
             span.gpuJ += s.powerW * (s.endNs - s.startNs) * 1e-9;
           }
-        } else if (k === 0 && /^mb\d+\.send_(activation|gradient)$/.test(s.name)) sends.push({ rank: s.rank, name: s.name, endNs: s.endNs });
+        } else if (k === 0 && /^mb\d+\.send_(activation|gradient)$/.test(s.name))
+          sends.push({ rank: s.rank, name: s.name, endNs: s.endNs });
       },
     );
   }
@@ -221,17 +263,20 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
     const target = fastest.timeS + share * (chosen.timeS - fastest.timeS);
     // The slowest annotated clock whose group time fits the scaled-back target (clocks are fastest first).
     let best = 0;
-    for (let k = 0; k < list.length; k++) if (list[k]!.timeS <= target * (1 + 1e-12) && list[k]!.timeS >= list[best]!.timeS) best = k;
+    for (let k = 0; k < list.length; k++)
+      if (list[k]!.timeS <= target * (1 + 1e-12) && list[k]!.timeS >= list[best]!.timeS) best = k;
     return best;
   };
-  const applied = (share: number) => (rank: number): ChakraNode[] => {
-    const out = traces[0]![rank]!.slice();
-    for (const g of perRank[rank]!.groups.values()) {
-      const k = clockIndex(g.stage, g.pass, share, `${g.stage}:${g.microBatch}:${g.pass}`);
-      for (const i of g.compute) out[i] = traces[k]![rank]![i]!;
-    }
-    return out;
-  };
+  const applied =
+    (share: number) =>
+    (rank: number): ChakraNode[] => {
+      const out = traces[0]![rank]!.slice();
+      for (const g of perRank[rank]!.groups.values()) {
+        const k = clockIndex(g.stage, g.pass, share, `${g.stage}:${g.microBatch}:${g.pass}`);
+        for (const i of g.compute) out[i] = traces[k]![rank]![i]!;
+      }
+      return out;
+    };
   const baseline = summarize(await run((rank) => traces[0]![rank]!));
   let share = 1;
   let result = summarize(await run(applied(share)));
@@ -253,13 +298,18 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
   }
   record.replayCheck = {
     baseline,
-    plan: { ...result, savingPct: 100 * (1 - result.energyJ / baseline.energyJ), timeChangePct: 100 * (result.timeS / baseline.timeS - 1) },
+    plan: {
+      ...result,
+      savingPct: 100 * (1 - result.energyJ / baseline.energyJ),
+      timeChangePct: 100 * (result.timeS / baseline.timeS - 1),
+    },
     slowdownShare: share,
     tolerancePct,
     replays,
     groups: groupCount,
   };
-  for (const d of diagnostics.summary()) record.notes.push(`replay: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}`);
+  for (const d of diagnostics.summary())
+    record.notes.push(`replay: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}`);
   return record;
 }
 

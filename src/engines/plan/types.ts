@@ -5,7 +5,7 @@
  * with blocking power while a GPU waits).
  */
 import type { ExtrinsicSaving } from './extrinsic.js';
-import { RESULT_SCHEMA_VERSION, type EnergyBreakdownJ } from '../replay/index.js';
+import type { RESULT_SCHEMA_VERSION, EnergyBreakdownJ } from '../replay/index.js';
 
 export interface IterationPoint {
   timeS: number;

@@ -13,7 +13,15 @@ import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { BufferPool } from '../../formats/chakra/buffer-pool.js';
 import {
-  attrBool, attrInt, attrNumber, NodeType, openTrace, readTraceMetadata, resolveRankFiles, type ChakraNode, type GlobalMetadata,
+  attrBool,
+  attrInt,
+  attrNumber,
+  NodeType,
+  openTrace,
+  readTraceMetadata,
+  resolveRankFiles,
+  type ChakraNode,
+  type GlobalMetadata,
 } from '../../formats/chakra/index.js';
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../formats/chakra/measured.js';
 import { CHUNK_BYTES } from '../../formats/chakra/source.js';
@@ -58,7 +66,14 @@ export interface AsMeasuredRank {
 /** A replay result (as `replay --json` writes it) with, per rank, the measurement beside the replay. */
 export interface AsMeasuredResult extends ReplayResult {
   mode: 'as-measured';
-  ranks: (RankResult & { measuredIterationNs: number | null; measuredStep: string | null; errorPct: number | null; commOnlyNs: number; hostOnlyNs: number; waitNs: number })[];
+  ranks: (RankResult & {
+    measuredIterationNs: number | null;
+    measuredStep: string | null;
+    errorPct: number | null;
+    commOnlyNs: number;
+    hostOnlyNs: number;
+    waitNs: number;
+  })[];
   /** Per-rank error |replayed − measured| / measured: worst and mean over the ranks with a measurement, %. */
   worstErrorPct: number | null;
   meanErrorPct: number | null;
@@ -81,9 +96,12 @@ const metaStr = (m: GlobalMetadata | null, name: string): string | null => {
 const need = (file: string, n: ChakraNode, name: string, diag: Diagnostics): number => {
   const v = attrInt(n, name, diag);
   if (v === undefined) {
-    throw new InputError(`${file}: node ${n.id} ("${n.name}") has no ${name}: replay --as-measured reads traces written by import pytorch or import kineto (annotate keeps the attributes)`);
+    throw new InputError(
+      `${file}: node ${n.id} ("${n.name}") has no ${name}: replay --as-measured reads traces written by import pytorch or import kineto (annotate keeps the attributes)`,
+    );
   }
-  if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER)) throw new InputError(`${file}: node ${n.id}: ${name} = ${v} is out of range`);
+  if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InputError(`${file}: node ${n.id}: ${name} = ${v} is out of range`);
   return Number(v);
 };
 
@@ -92,7 +110,12 @@ const COMM = 2;
 const CPU = 3;
 
 /** Replays one rank file as measured. */
-export async function replayRankAsMeasured(rank: number, file: string, power: PowerConfig, diag: Diagnostics): Promise<AsMeasuredRank> {
+export async function replayRankAsMeasured(
+  rank: number,
+  file: string,
+  power: PowerConfig,
+  diag: Diagnostics,
+): Promise<AsMeasuredRank> {
   const reader = await openTrace(file, { diagnostics: diag });
   const meta = reader.metadata;
   const index = new Map<bigint, number>();
@@ -117,7 +140,8 @@ export async function replayRankAsMeasured(rank: number, file: string, power: Po
       launchOffset.push(off === undefined ? NaN : Number(off));
       launcher.push(off !== undefined && n.ctrlDeps.length ? n.ctrlDeps[0]! : null);
       const cpu = attrBool(n, 'is_cpu_op', diag) ?? false;
-      const isComm = n.type === NodeType.COMM_COLL_NODE || n.type === NodeType.COMM_SEND_NODE || n.type === NodeType.COMM_RECV_NODE;
+      const isComm =
+        n.type === NodeType.COMM_COLL_NODE || n.type === NodeType.COMM_SEND_NODE || n.type === NodeType.COMM_RECV_NODE;
       const k = isComm ? COMM : n.type === NodeType.COMP_NODE && !cpu ? GPU_COMPUTE : CPU;
       kind.push(k);
       let e = 0;
@@ -131,15 +155,25 @@ export async function replayRankAsMeasured(rank: number, file: string, power: Po
         const micros = Number(n.durationMicros);
         const scale = micros > 0 ? d / (micros * 1000) : NaN;
         e = gpuNodeEnergyJ(annotated !== undefined && micros > 0 ? annotated * scale : NaN, d, power);
-        const split = splitNodeEnergy(e, annotatedMemory !== undefined && micros > 0 ? annotatedMemory * scale : NaN,
-          Number(attrInt(n, 'tensor_size', diag) ?? 0n), power.memory.energyPjPerBit);
+        const split = splitNodeEnergy(
+          e,
+          annotatedMemory !== undefined && micros > 0 ? annotatedMemory * scale : NaN,
+          Number(attrInt(n, 'tensor_size', diag) ?? 0n),
+          power.memory.energyPjPerBit,
+        );
         m = split.memoryJ;
         b = Number(attrInt(n, 'tensor_size', diag) ?? 0n);
       }
       energyJ.push(e - m);
       nodeMemoryJ.push(m);
       bytes.push(b);
-      deps.push(n.dataDeps.length && n.ctrlDeps.length ? [...n.dataDeps, ...n.ctrlDeps] : n.dataDeps.length ? n.dataDeps : n.ctrlDeps);
+      deps.push(
+        n.dataDeps.length && n.ctrlDeps.length
+          ? [...n.dataDeps, ...n.ctrlDeps]
+          : n.dataDeps.length
+            ? n.dataDeps
+            : n.ctrlDeps,
+      );
     }
   }
   const n = durNs.length;
@@ -151,7 +185,10 @@ export async function replayRankAsMeasured(rank: number, file: string, power: Po
     for (const d of list) {
       const j = index.get(d);
       if (j === undefined) {
-        diag.add('as-measured.missing-dependency', { file, message: `${file}: a node depends on id ${d}, which is not in the file; that dependency is ignored` });
+        diag.add('as-measured.missing-dependency', {
+          file,
+          message: `${file}: a node depends on id ${d}, which is not in the file; that dependency is ignored`,
+        });
         continue;
       }
       if (j !== i) seen.add(j);
@@ -206,17 +243,23 @@ export async function replayRankAsMeasured(rank: number, file: string, power: Po
   }
   const iteration = metaInt(meta, MEASURED_META_ATTRS.iterationNs);
   return {
-    rank, file, nodes: n, finishNs,
+    rank,
+    file,
+    nodes: n,
+    finishNs,
     measuredIterationNs: iteration === null ? null : Number(iteration),
     measuredStep: metaStr(meta, MEASURED_META_ATTRS.step),
     measuredStartUnixNs: metaInt(meta, MEASURED_META_ATTRS.startUnixNs),
     device: metaStr(meta, MEASURED_META_ATTRS.device),
-    gpuComputeNs: gpuNs, commNs, cpuNs,
+    gpuComputeNs: gpuNs,
+    commNs,
+    cpuNs,
     commOnlyNs: gpuOrComm - gpuNs,
     hostOnlyNs: wallNs - gpuOrComm,
     waitNs: finishNs - wallNs,
     overlapNs: gpuNs + commNs - gpuOrComm,
-    wallNs, computeJ,
+    wallNs,
+    computeJ,
     memoryJ,
     memoryBytes,
   };
@@ -232,14 +275,18 @@ export interface AsMeasuredInput {
 }
 
 /** Replays every rank of an imported trace as measured. Refuses a rank without a measured iteration. */
-export async function replayAsMeasured(input: AsMeasuredInput): Promise<{ ranks: AsMeasuredRank[]; diagnostics: Diagnostics }> {
+export async function replayAsMeasured(
+  input: AsMeasuredInput,
+): Promise<{ ranks: AsMeasuredRank[]; diagnostics: Diagnostics }> {
   const diagnostics = input.diagnostics ?? new Diagnostics();
   const files = await resolveRankFiles(input.trace);
   const ranks: AsMeasuredRank[] = [];
   for (const f of files) ranks.push(await replayRankAsMeasured(f.rank, f.file, input.power, diagnostics));
   const missing = ranks.filter((r) => r.measuredIterationNs === null);
   if (missing.length) {
-    throw new InputError(`${missing[0]!.file}: no measured iteration (its Kineto trace had no ProfilerStep): import it again with --step NAME or --window START:END (µs as the trace writes "ts"), then replay --as-measured`);
+    throw new InputError(
+      `${missing[0]!.file}: no measured iteration (its Kineto trace had no ProfilerStep): import it again with --step NAME or --window START:END (µs as the trace writes "ts"), then replay --as-measured`,
+    );
   }
   return { ranks, diagnostics };
 }
@@ -254,14 +301,25 @@ export async function replayFilesAsMeasured(input: AsMeasuredInput): Promise<AsM
 }
 
 /** The measured iteration and its wall-clock start each rank file records (metadata only; null where the import recorded none). */
-export async function measuredIterations(trace: string): Promise<{ rank: number; file: string; measuredIterationNs: number | null; measuredStep: string | null; measuredStartUnixNs: bigint | null }[]> {
+export async function measuredIterations(trace: string): Promise<
+  {
+    rank: number;
+    file: string;
+    measuredIterationNs: number | null;
+    measuredStep: string | null;
+    measuredStartUnixNs: bigint | null;
+  }[]
+> {
   const out = [];
   const pool = new BufferPool(CHUNK_BYTES);
   for (const f of await resolveRankFiles(trace)) {
     const meta = await readTraceMetadata(f.file, { pool });
     const it = metaInt(meta, MEASURED_META_ATTRS.iterationNs);
     out.push({
-      rank: f.rank, file: f.file, measuredIterationNs: it === null ? null : Number(it), measuredStep: metaStr(meta, MEASURED_META_ATTRS.step),
+      rank: f.rank,
+      file: f.file,
+      measuredIterationNs: it === null ? null : Number(it),
+      measuredStep: metaStr(meta, MEASURED_META_ATTRS.step),
       measuredStartUnixNs: metaInt(meta, MEASURED_META_ATTRS.startUnixNs),
     });
   }
@@ -272,15 +330,39 @@ export async function measuredIterations(trace: string): Promise<{ rank: number;
  * The ledger on the measured timeline: per-rank totals into the shared summary (result.ts). Kept to this one function
  * so that it follows the ledger's RankTotals as that grows. No network is modelled here: network energy is 0 (said).
  */
-export function summarizeAsMeasured(ranks: AsMeasuredRank[], power: PowerConfig, label: string, diagnostics: Diagnostics): AsMeasuredResult {
+export function summarizeAsMeasured(
+  ranks: AsMeasuredRank[],
+  power: PowerConfig,
+  label: string,
+  diagnostics: Diagnostics,
+): AsMeasuredResult {
   const totals: RankTotals[] = ranks.map((r) => ({
-    rank: r.rank, file: r.file, finishNs: r.finishNs, gpuComputeNs: r.gpuComputeNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
-    remoteMemNs: 0, wallNs: r.wallNs, overlapNs: r.overlapNs, bytesSentPerDim: [], memoryBytes: r.memoryBytes,
-    computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: 0, nodes: r.nodes,
-    commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, remoteMemOnlyNs: 0,
+    rank: r.rank,
+    file: r.file,
+    finishNs: r.finishNs,
+    gpuComputeNs: r.gpuComputeNs,
+    cpuComputeNs: r.cpuNs,
+    commNs: r.commNs,
+    remoteMemNs: 0,
+    wallNs: r.wallNs,
+    overlapNs: r.overlapNs,
+    bytesSentPerDim: [],
+    memoryBytes: r.memoryBytes,
+    computeJ: r.computeJ,
+    memoryJ: r.memoryJ,
+    networkJ: 0,
+    nodes: r.nodes,
+    commOnlyNs: r.commOnlyNs,
+    hostOnlyNs: r.hostOnlyNs,
+    remoteMemOnlyNs: 0,
   }));
   const base = summarizeRun(totals, {
-    label, network: { file: '(none: as measured)', dims: [] }, power, bandwidthUnit: 'none', events: 0, diagnostics: diagnostics.summary(),
+    label,
+    network: { file: '(none: as measured)', dims: [] },
+    power,
+    bandwidthUnit: 'none',
+    events: 0,
+    diagnostics: diagnostics.summary(),
   });
   const errors: number[] = [];
   const out: AsMeasuredResult = {
@@ -290,7 +372,15 @@ export function summarizeAsMeasured(ranks: AsMeasuredRank[], power: PowerConfig,
       const r = ranks[i]!;
       const err = r.measuredIterationNs ? ((r.finishNs - r.measuredIterationNs) / r.measuredIterationNs) * 100 : null;
       if (err !== null) errors.push(Math.abs(err));
-      return { ...x, measuredIterationNs: r.measuredIterationNs, measuredStep: r.measuredStep, errorPct: err, commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, waitNs: r.waitNs };
+      return {
+        ...x,
+        measuredIterationNs: r.measuredIterationNs,
+        measuredStep: r.measuredStep,
+        errorPct: err,
+        commOnlyNs: r.commOnlyNs,
+        hostOnlyNs: r.hostOnlyNs,
+        waitNs: r.waitNs,
+      };
     }),
     worstErrorPct: errors.length ? Math.max(...errors) : null,
     meanErrorPct: errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null,
@@ -308,11 +398,15 @@ export function summarizeAsMeasured(ranks: AsMeasuredRank[], power: PowerConfig,
  */
 export function measuredStartOffsets(ranks: { rank: number; measuredStartUnixNs: bigint | null }[]): number[] | null {
   if (ranks.length === 0 || ranks.some((r) => r.measuredStartUnixNs === null)) return null;
-  const first = ranks.reduce((a, r) => (r.measuredStartUnixNs! < a ? r.measuredStartUnixNs! : a), ranks[0]!.measuredStartUnixNs!);
+  const first = ranks.reduce(
+    (a, r) => (r.measuredStartUnixNs! < a ? r.measuredStartUnixNs! : a),
+    ranks[0]!.measuredStartUnixNs!,
+  );
   const out: number[] = [];
   for (const r of ranks) {
     const d = r.measuredStartUnixNs! - first;
-    if (d > BigInt(Number.MAX_SAFE_INTEGER)) throw new InputError(`rank ${r.rank}: its measured start is ${d} ns after the earliest rank's: not one run`);
+    if (d > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new InputError(`rank ${r.rank}: its measured start is ${d} ns after the earliest rank's: not one run`);
     out[r.rank] = Number(d);
   }
   return out;

@@ -45,7 +45,11 @@ export function p2pName(send: boolean, bytes: number): string {
 
 /** Exact for whole KiB / MiB / GiB, else bytes. */
 function formatBytes(b: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
     if (b >= size && b % size === 0) return `${b / size} ${unit}`;
   }
   return `${b} B`;
@@ -65,7 +69,16 @@ export class ByNameLedger {
   /** A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated once). */
   add(kind: ByNameKind, name: string, timeNs: number, parts: Partial<Parts>, weight = 1): void {
     const row = this.row(kind, name);
-    this.addTo(row, timeNs, weight, parts.compute ?? 0, parts.memory ?? 0, parts.communication ?? 0, parts.network ?? 0, parts.host ?? 0);
+    this.addTo(
+      row,
+      timeNs,
+      weight,
+      parts.compute ?? 0,
+      parts.memory ?? 0,
+      parts.communication ?? 0,
+      parts.network ?? 0,
+      parts.host ?? 0,
+    );
     if (parts.idle) this.values[row * STRIDE + 2 + PART_IDLE] += parts.idle * weight;
   }
 
@@ -88,7 +101,16 @@ export class ByNameLedger {
   }
 
   /** add() to a row by number, the parts (J) given one by one (idle never comes from a node). */
-  addTo(row: number, timeNs: number, weight: number, compute: number, memory: number, communication: number, network: number, host: number): void {
+  addTo(
+    row: number,
+    timeNs: number,
+    weight: number,
+    compute: number,
+    memory: number,
+    communication: number,
+    network: number,
+    host: number,
+  ): void {
     const v = this.values;
     const o = row * STRIDE;
     v[o] += weight;
@@ -104,20 +126,39 @@ export class ByNameLedger {
    * All rows, largest energy first, with "(idle)" (the result's idle part over its idle rank-ns) and
    * "(network static)" (`networkStaticW` per rank × makespan × ranks) added where non-zero.
    */
-  rows(idle: { energyJ: number; timeNs: number }, makespanNs: number, ranks: number, networkStaticW: number): ByNameRow[] {
+  rows(
+    idle: { energyJ: number; timeNs: number },
+    makespanNs: number,
+    ranks: number,
+    networkStaticW: number,
+  ): ByNameRow[] {
     const v = this.values;
     const out: ByNameRow[] = this.names.map((name, r) => {
       const o = r * STRIDE;
       const parts = zero();
-      ENERGY_PARTS.forEach((k, i) => { parts[k] = v[o + 2 + i]; });
+      ENERGY_PARTS.forEach((k, i) => {
+        parts[k] = v[o + 2 + i];
+      });
       return { name, kind: this.kinds[r], count: v[o], timeNs: v[o + 1], energyJ: breakdown(parts) };
     });
     if (idle.energyJ > 0 || idle.timeNs > 0) {
-      out.push({ name: '(idle)', kind: 'idle', count: 0, timeNs: idle.timeNs, energyJ: breakdown({ ...zero(), idle: idle.energyJ }) });
+      out.push({
+        name: '(idle)',
+        kind: 'idle',
+        count: 0,
+        timeNs: idle.timeNs,
+        energyJ: breakdown({ ...zero(), idle: idle.energyJ }),
+      });
     }
     if (networkStaticW > 0) {
       const timeNs = makespanNs * ranks;
-      out.push({ name: '(network static)', kind: 'network-static', count: 0, timeNs, energyJ: breakdown({ ...zero(), network: networkStaticW * timeNs * J_PER_W_NS }) });
+      out.push({
+        name: '(network static)',
+        kind: 'network-static',
+        count: 0,
+        timeNs,
+        energyJ: breakdown({ ...zero(), network: networkStaticW * timeNs * J_PER_W_NS }),
+      });
     }
     return out.sort((a, b) => b.energyJ.total - a.energyJ.total || a.name.localeCompare(b.name));
   }
@@ -144,7 +185,10 @@ export class NodeRows {
   private readonly collectives: Map<number, number>[] = [];
   private readonly p2p = [new Map<number, number>(), new Map<number, number>()];
 
-  constructor(private readonly ledger: ByNameLedger, private readonly names: NameTable) {}
+  constructor(
+    private readonly ledger: ByNameLedger,
+    private readonly names: NameTable,
+  ) {}
 
   named(kind: NamedKind, nameId: number): number {
     if (nameId < 0) return this.ledger.row(kind, '(unnamed)');
@@ -189,7 +233,10 @@ export function topByName(rows: readonly ByNameRow[], n: number): { top: ByNameR
     timeNs += r.timeNs;
     for (const k of ENERGY_PARTS) parts[k] += r.energyJ[k];
   }
-  return { top, rest: { name: `rest (${others.length} names)`, kind: 'rest', count, timeNs, energyJ: breakdown(parts) } };
+  return {
+    top,
+    rest: { name: `rest (${others.length} names)`, kind: 'rest', count, timeNs, energyJ: breakdown(parts) },
+  };
 }
 
 /** Part by part sum of rows (equals the result's energyJ). */

@@ -10,7 +10,14 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import {
-  boolListOfAttribute, boolOfAttribute, commTypeName, intOfAttribute, nodeValueProblem, NodeType, nodeTypeName, numberOfAttribute,
+  boolListOfAttribute,
+  boolOfAttribute,
+  commTypeName,
+  intOfAttribute,
+  nodeValueProblem,
+  NodeType,
+  nodeTypeName,
+  numberOfAttribute,
   stringOfAttribute,
 } from '../../formats/chakra/index.js';
 import { ComputeBandCollector } from './energy-band.js';
@@ -20,7 +27,12 @@ import { Attr, REPLAY_ATTRS, type ReplayNode } from './replay-node.js';
 import { FrameMemo, type FrameRecord } from './frame-memo.js';
 import type { DurationSources } from './types.js';
 
-const COLLECTIVES: Record<number, CollectiveKind> = { 0: 'ALL_REDUCE', 2: 'ALL_GATHER', 6: 'ALL_TO_ALL', 7: 'REDUCE_SCATTER' };
+const COLLECTIVES: Record<number, CollectiveKind> = {
+  0: 'ALL_REDUCE',
+  2: 'ALL_GATHER',
+  6: 'ALL_TO_ALL',
+  7: 'REDUCE_SCATTER',
+};
 const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
 const BROADCAST = 5;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -86,11 +98,23 @@ export class NodeClassifier {
     if (op !== OpKind.Send && op !== OpKind.Recv && n.recordable && this.ctx.diag.added === diagnosed && !this.banded) {
       const deps = new Float64Array(n.depCount(false) + n.depCount(true));
       const dataCount = n.depCount(false);
-      for (let i = 0; i < deps.length; i++) deps[i] = i < dataCount ? (n.depKey(false, i) as number) : (n.depKey(true, i - dataCount) as number);
+      for (let i = 0; i < deps.length; i++)
+        deps[i] = i < dataCount ? (n.depKey(false, i) as number) : (n.depKey(true, i - dataCount) as number);
       n.remember({
-        key: n.key as number, deps, dataCount, resource: table.resource[s], category: table.category[s], op: table.op[s], amount: table.amount[s],
-        peer: table.peer[s], aux: table.aux[s], energyJ: table.energyJ[s], energyMemoryJ: table.energyMemoryJ[s], nameId: table.nameId[s],
-        durationSource: this.counted, gpu: table.category[s] === Category.Gpu,
+        key: n.key as number,
+        deps,
+        dataCount,
+        resource: table.resource[s],
+        category: table.category[s],
+        op: table.op[s],
+        amount: table.amount[s],
+        peer: table.peer[s],
+        aux: table.aux[s],
+        energyJ: table.energyJ[s],
+        energyMemoryJ: table.energyMemoryJ[s],
+        nameId: table.nameId[s],
+        durationSource: this.counted,
+        gpu: table.category[s] === Category.Gpu,
       });
     }
   }
@@ -141,7 +165,9 @@ export class NodeClassifier {
       case NodeType.MEM_STORE_NODE: {
         const mem = ctx.memory;
         if (!mem || mem.memoryType === 'NO_MEMORY_EXPANSION') {
-          throw new InputError(`${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`);
+          throw new InputError(
+            `${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`,
+          );
         }
         const bytes = this.intAttr(file, n, Attr.TensorSize, 'MEM_LOAD/STORE nodes need their size')!;
         table.resource[s] = Resource.Comm;
@@ -156,7 +182,10 @@ export class NodeClassifier {
         const peerSlot = send ? Attr.CommDst : Attr.CommSrc;
         const peerName = REPLAY_ATTRS[peerSlot];
         const peer = this.intAttr(file, n, peerSlot, '')!;
-        if (peer < 0 || peer >= ctx.ranks) throw new InputError(`${where(file, n)}: ${peerName} ${peer} is not a rank of this trace (0..${ctx.ranks - 1})`);
+        if (peer < 0 || peer >= ctx.ranks)
+          throw new InputError(
+            `${where(file, n)}: ${peerName} ${peer} is not a rank of this trace (0..${ctx.ranks - 1})`,
+          );
         table.resource[s] = send ? Resource.Comm : Resource.None;
         table.category[s] = Category.Comm;
         table.op[s] = send ? OpKind.Send : OpKind.Recv;
@@ -170,7 +199,9 @@ export class NodeClassifier {
         if (type === undefined) {
           if (isCpu) {
             ctx.diag.add('replay.cpu-collective-replayed', {
-              file, nodeId: n.id, message: `${where(file, n)} is a CPU-side collective without comm_type; replayed from its duration on the CPU`,
+              file,
+              nodeId: n.id,
+              message: `${where(file, n)} is a CPU-side collective without comm_type; replayed from its duration on the CPU`,
             });
             table.resource[s] = Resource.Cpu;
             table.category[s] = Category.Cpu;
@@ -187,18 +218,28 @@ export class NodeClassifier {
         }
         const coll = COLLECTIVES[Number(type)];
         if (!coll) {
-          throw new InputError(`${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`);
+          throw new InputError(
+            `${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`,
+          );
         }
         table.op[s] = OpKind.Collective;
-        table.amount[s] = this.intAttr(file, n, Attr.CommSize,
-          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node')!;
+        table.amount[s] = this.intAttr(
+          file,
+          n,
+          Attr.CommSize,
+          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node',
+        )!;
         table.peer[s] = this.spec(file, n, coll);
         return;
       }
       case NodeType.METADATA_NODE:
         return;
       default:
-        ctx.diag.add('replay.unknown-node-type', { file, nodeId: n.id, message: `${where(file, n)}: node type not replayed; it takes no time` });
+        ctx.diag.add('replay.unknown-node-type', {
+          file,
+          nodeId: n.id,
+          message: `${where(file, n)}: node type not replayed; it takes no time`,
+        });
     }
   }
 
@@ -207,16 +248,24 @@ export class NodeClassifier {
     const a = n.attribute(Attr.InvolvedDim);
     const involved = a ? boolListOfAttribute(a, n, ctx.diag) : undefined;
     if (involved && involved.length < ctx.dims) {
-      throw new InputError(`${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`);
+      throw new InputError(
+        `${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`,
+      );
     }
     if (involved && involved.length > ctx.dims) {
-      ctx.diag.add('replay.involved-dim-longer', { file, nodeId: n.id, message: `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored` });
+      ctx.diag.add('replay.involved-dim-longer', {
+        file,
+        nodeId: n.id,
+        message: `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored`,
+      });
     }
     const pgAttr = n.attribute(Attr.PgName);
     const pg = (pgAttr ? stringOfAttribute(pgAttr, n, ctx.diag) : undefined) ?? '';
     const group = pg === '' || pg === '0' ? '' : pg;
     if (group && !ctx.commGroups?.groups.has(group)) {
-      throw new InputError(`${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`);
+      throw new InputError(
+        `${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`,
+      );
     }
     // The kind, and involved_dim as a bit mask (0 when absent), in one number.
     let mask = 0;
@@ -241,7 +290,14 @@ export class NodeClassifier {
    * num_ops and tensor_size as ASTRA-sim does (tensor_size 0: skipped, no time), and roofline off takes
    * duration_micros (0 becomes 1 ns, as in ASTRA-sim). Counted by source; a node that gets no time is warned about.
    */
-  private gpuDuration(table: NodeTable, s: number, n: ReplayNode, file: string, tensor: number, annotated: boolean): void {
+  private gpuDuration(
+    table: NodeTable,
+    s: number,
+    n: ReplayNode,
+    file: string,
+    tensor: number,
+    annotated: boolean,
+  ): void {
     const { ctx } = this;
     const sys = ctx.system;
     if (annotated) {
@@ -251,7 +307,12 @@ export class NodeClassifier {
     }
     if (sys.rooflineEnabled) {
       if (tensor !== 0) {
-        const ops = this.intAttr(file, n, Attr.NumOps, 'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)')!;
+        const ops = this.intAttr(
+          file,
+          n,
+          Attr.NumOps,
+          'roofline-enabled needs num_ops on every GPU COMP_NODE (ASTRA-sim stalls without it)',
+        )!;
         const perf = Math.min(sys.localMemBandwidthGBps * 1e9 * (ops / tensor), sys.peakPerfTFlops * 1e12);
         table.amount[s] = Math.trunc((ops / perf) * 1e9);
         this.count('roofline');
@@ -259,8 +320,10 @@ export class NodeClassifier {
       }
       this.count('zero');
       ctx.diag.add('replay.gpu-node-without-time', {
-        file, nodeId: n.id,
-        message: `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
+        file,
+        nodeId: n.id,
+        message:
+          `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
           `and no energy, as in ASTRA-sim${n.durationMicros > 0n ? ` (its duration_micros ${n.durationMicros} is not used under roofline)` : ''}`,
       });
       return;
@@ -272,7 +335,8 @@ export class NodeClassifier {
     }
     this.count('zero');
     ctx.diag.add('replay.gpu-node-without-time', {
-      file, nodeId: n.id,
+      file,
+      nodeId: n.id,
       message: `${where(file, n)}: duration_micros 0, roofline off and no annotation: the node takes 1 ns, as in ASTRA-sim`,
     });
   }
@@ -327,7 +391,8 @@ export class NodeClassifier {
     if (fast >= 0) return fast;
     const v = this.int(n, slot);
     if (v === undefined) {
-      if (required !== null) throw new InputError(`${where(file, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
+      if (required !== null)
+        throw new InputError(`${where(file, n)} has no ${name} attribute${required ? `: ${required}` : ''}`);
       return undefined;
     }
     // The one range check validate and export use too (formats/chakra/node-values.ts): one verdict per input.

@@ -8,7 +8,7 @@ import { InputError } from '../../errors.js';
 import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
 import type { CommGroupConfig } from '../../formats/astra/index.js';
 import type { CollSpec } from './classify.js';
-import { CollectiveModel, type CollectivePlan, type CollectiveStall } from './collective.js';
+import type { CollectiveModel, CollectivePlan, CollectiveStall } from './collective.js';
 import { collectiveDiffers } from './collective-sequence.js';
 import { coordinates, type Cluster } from './network.js';
 
@@ -65,8 +65,12 @@ export class CollectiveMatcher {
   private readonly ordinals: Map<CollGroup, number>[];
   private finishScratch = new Float64Array(0);
 
-  constructor(private readonly cluster: Cluster, private readonly commGroups: CommGroupConfig | undefined,
-    private readonly model: CollectiveModel, private readonly describe: DescribeNode) {
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly commGroups: CommGroupConfig | undefined,
+    private readonly model: CollectiveModel,
+    private readonly describe: DescribeNode,
+  ) {
     this.ordinals = Array.from({ length: cluster.totalNpus }, () => new Map());
   }
 
@@ -83,21 +87,37 @@ export class CollectiveMatcher {
     }
     if (index < 0) {
       const d = this.describe({ rank, slot });
-      throw new InputError(`${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`);
+      throw new InputError(
+        `${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`,
+      );
     }
     const n = group.members.length;
     let waiting = this.waiting.get(group);
     if (!waiting) this.waiting.set(group, (waiting = new Map()));
     let inst = waiting.get(ordinal);
     if (!inst) {
-      inst = { ordinal, group, spec, bytes, issuedNs: new Array<number>(n).fill(0), slots: new Array<number>(n).fill(-1), arrived: 0, first: { rank, slot } };
+      inst = {
+        ordinal,
+        group,
+        spec,
+        bytes,
+        issuedNs: new Array<number>(n).fill(0),
+        slots: new Array<number>(n).fill(-1),
+        arrived: 0,
+        first: { rank, slot },
+      };
       waiting.set(ordinal, inst);
     }
     if (inst.spec.coll !== spec.coll || inst.bytes !== bytes) {
       const f = inst.first;
-      throw new InputError(collectiveDiffers(group.key, ordinal,
-        { rank: f.rank, nodeId: this.describe(f).nodeId, coll: inst.spec.coll, bytes: inst.bytes },
-        { rank, nodeId: this.describe({ rank, slot }).nodeId, coll: spec.coll, bytes }));
+      throw new InputError(
+        collectiveDiffers(
+          group.key,
+          ordinal,
+          { rank: f.rank, nodeId: this.describe(f).nodeId, coll: inst.spec.coll, bytes: inst.bytes },
+          { rank, nodeId: this.describe({ rank, slot }).nodeId, coll: spec.coll, bytes },
+        ),
+      );
     }
     inst.issuedNs[index] = now;
     inst.slots[index] = slot;
@@ -123,8 +143,11 @@ export class CollectiveMatcher {
 
   planFor(group: CollGroup, spec: CollSpec, bytes: number): CollectivePlan {
     return this.model.plan(`${group.planKey}|${spec.coll}|${bytes}`, () => ({
-      kind: spec.coll, bytes, involvedDims: group.commGroup ? undefined : group.involvedDims,
-      members: group.members, commGroup: group.commGroup,
+      kind: spec.coll,
+      bytes,
+      involvedDims: group.commGroup ? undefined : group.involvedDims,
+      members: group.members,
+      commGroup: group.commGroup,
     }));
   }
 
@@ -138,7 +161,8 @@ export class CollectiveMatcher {
     const finishNs = new Float64Array(n);
     if (this.model.finishTimes(plan, new Array<number>(n).fill(0), finishNs)) return false;
     const row = plan.bytesSentPerDim[0].join(',');
-    for (let m = 1; m < n; m++) if (finishNs[m] !== finishNs[0] || plan.bytesSentPerDim[m].join(',') !== row) return false;
+    for (let m = 1; m < n; m++)
+      if (finishNs[m] !== finishNs[0] || plan.bytesSentPerDim[m].join(',') !== row) return false;
     return true;
   }
 
@@ -146,7 +170,12 @@ export class CollectiveMatcher {
    * A collective issued at `now` by a rank standing for all its members (they issue it at the same ns, so the rank
    * need not wait for them): when it finishes, and the bytes it sends per dimension.
    */
-  issuedByAll(rank: number, spec: CollSpec, bytes: number, now: number): { finishNs: number; bytesSentPerDim: number[] } {
+  issuedByAll(
+    rank: number,
+    spec: CollSpec,
+    bytes: number,
+    now: number,
+  ): { finishNs: number; bytesSentPerDim: number[] } {
     const group = this.groupFor(rank, spec);
     const plan = this.planFor(group, spec, bytes);
     const n = group.members.length;
@@ -186,7 +215,14 @@ export class CollectiveMatcher {
       let g = this.groups.get(key);
       if (!g) {
         const members = Array.from({ length: c.totalNpus }, (_, r) => r);
-        g = { key, members, indexOf: (r) => r, planKey: `dims:${spec.involved?.join(',') ?? '*'}`, involvedDims: spec.involved, commGroup: false };
+        g = {
+          key,
+          members,
+          indexOf: (r) => r,
+          planKey: `dims:${spec.involved?.join(',') ?? '*'}`,
+          involvedDims: spec.involved,
+          commGroup: false,
+        };
         this.groups.set(key, g);
       }
       return g;
@@ -228,10 +264,13 @@ function stallError(inst: CollInstance, plan: CollectivePlan, stall: CollectiveS
     const ph = plan.phases[j];
     return `${ph.kind.toLowerCase().replace('_', '-')} on ${group.commGroup ? `comm group "${group.key}"` : `dimension ${ph.queue}`}`;
   };
-  const shown = stall.running.slice(0, 4).map((w) => `rank ${group.members[w.member]} runs chunk ${w.chunk}'s ${phaseName(w.phase)}`);
+  const shown = stall.running
+    .slice(0, 4)
+    .map((w) => `rank ${group.members[w.member]} runs chunk ${w.chunk}'s ${phaseName(w.phase)}`);
   return new InputError(
     `collective ${inst.spec.coll} #${inst.ordinal} of ${group.key ? `group "${group.key}"` : 'all ranks'} (rank ${first.rank} node ${firstNodeId}) ` +
-    `deadlocks: the ranks reach it at different times and their queues run its ${plan.chunks} chunks' phases in different orders ` +
-    `(${shown.join('; ')}${stall.running.length > 4 ? ' …' : ''}), each waiting for a peer busy with another chunk. ` +
-    'ASTRA-sim stalls here as well ("Hardware Resource … has unreleased nodes"); use preferred-dataset-splits 1, more active-chunks-per-dimension, or collective-optimization baseline');
+      `deadlocks: the ranks reach it at different times and their queues run its ${plan.chunks} chunks' phases in different orders ` +
+      `(${shown.join('; ')}${stall.running.length > 4 ? ' …' : ''}), each waiting for a peer busy with another chunk. ` +
+      'ASTRA-sim stalls here as well ("Hardware Resource … has unreleased nodes"); use preferred-dataset-splits 1, more active-chunks-per-dimension, or collective-optimization baseline',
+  );
 }

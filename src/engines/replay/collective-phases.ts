@@ -28,8 +28,12 @@ export class PhaseTimer {
     }
     const program = phase.program;
     switch (program.impl) {
-      case 'ring': this.ring(phase, g, start, finish); return;
-      case 'halvingDoubling': this.halvingDoubling(phase, g, start, finish); return;
+      case 'ring':
+        this.ring(phase, g, start, finish);
+        return;
+      case 'halvingDoubling':
+        this.halvingDoubling(phase, g, start, finish);
+        return;
       case 'direct':
         if (program.rounds === 2) directAllReduce(phase, program, g, start, finish);
         else this.directOneRound(phase, program, g, start, finish);
@@ -85,7 +89,13 @@ export class PhaseTimer {
   }
 
   /** Reduce-scatter, all-gather, all-to-all: one message to every peer; done at the bus event of the last receive. */
-  private directOneRound(phase: PhaseSpec, program: DirectProgram, g: number, start: Float64Array, finish: Float64Array): void {
+  private directOneRound(
+    phase: PhaseSpec,
+    program: DirectProgram,
+    g: number,
+    start: Float64Array,
+    finish: Float64Array,
+  ): void {
     const p = phase.groupSize;
     const { send, arrivals } = this;
     for (let x = 0; x < p; x++) send[x] = start[x] + phase.busNs;
@@ -121,7 +131,13 @@ function lastBusEvent(arrivals: Float64Array, count: number, delays: Float64Arra
  * order. Every later bus event, including those of gather-round receives, frees one more slot. A member finishes
  * at its last bus event. Simulated as events over the group.
  */
-function directAllReduce(phase: PhaseSpec, program: DirectProgram, g: number, start: Float64Array, finish: Float64Array): void {
+function directAllReduce(
+  phase: PhaseSpec,
+  program: DirectProgram,
+  g: number,
+  start: Float64Array,
+  finish: Float64Array,
+): void {
   const p = phase.groupSize;
   const n = p - 1;
   const bus = phase.busNs;

@@ -104,7 +104,9 @@ const IMPL_KEY: Record<CollectiveKind, string> = {
  * implementation found"), or null: replay's collective plans and export's repairs say it alike.
  */
 export function missingImplementation(sys: SystemConfig, kind: CollectiveKind): string | null {
-  return sys.implementations[kind] ? null : `${sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`;
+  return sys.implementations[kind]
+    ? null
+    : `${sys.file}: the trace has a ${kind} collective but "${IMPL_KEY[kind]}" is missing`;
 }
 
 /** Where a phase runs: a physical dimension over the members, or a comm group's ring. */
@@ -124,7 +126,10 @@ interface PhaseSite {
 }
 
 export class PlanBuilder {
-  constructor(private readonly cluster: Cluster, private readonly sys: SystemConfig) {}
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly sys: SystemConfig,
+  ) {}
 
   build(req: PlanRequest): CollectivePlan {
     const dims = this.cluster.dims.length;
@@ -211,7 +216,14 @@ export class PlanBuilder {
         groups.push(g);
       });
       out.push({
-        impl, queue: dim, dim, groups, groupOf, positionOf, busNs: this.sys.endpointDelayNs, uniform: true,
+        impl,
+        queue: dim,
+        dim,
+        groups,
+        groupOf,
+        positionOf,
+        busNs: this.sys.endpointDelayNs,
+        uniform: true,
         messageNs: (_g, from, to, bytes) => messageNs(c, dim, hopsInDim(d, from, to), bytes),
         dimOf: () => dim,
       });
@@ -229,8 +241,14 @@ export class PlanBuilder {
     const impl = list.length > 1 ? 'ring' : list[0];
     const g = Int32Array.from(members, (_, i) => i);
     return {
-      impl, queue: 0, dim: -1, groups: [g], groupOf: new Int32Array(members.length), positionOf: g,
-      busNs: LOCAL_RING_BUS_NS, uniform: false,
+      impl,
+      queue: 0,
+      dim: -1,
+      groups: [g],
+      groupOf: new Int32Array(members.length),
+      positionOf: g,
+      busNs: LOCAL_RING_BUS_NS,
+      uniform: false,
       messageNs: (_g, from, to, bytes) => p2pNs(c, members[from], members[to], bytes).ns,
       dimOf: (_g, from, to) => p2pNs(c, members[from], members[to], 0).dim,
     };
@@ -241,10 +259,16 @@ export class PlanBuilder {
     return 3 * Math.trunc((bytes / (this.sys.localMemBandwidthGBps * 1e9)) * 1e9);
   }
 
-  private phase(kind: CollectiveKind, site: PhaseSite, inBytes: number, clockwise: boolean, sent: number[][]):
-  { spec: PhaseSpec; outBytes: number } {
+  private phase(
+    kind: CollectiveKind,
+    site: PhaseSite,
+    inBytes: number,
+    clockwise: boolean,
+    sent: number[][],
+  ): { spec: PhaseSpec; outBytes: number } {
     const p = site.groups[0].length;
-    const outBytes = kind === 'REDUCE_SCATTER' ? Math.floor(inBytes / p) : kind === 'ALL_GATHER' ? inBytes * p : inBytes;
+    const outBytes =
+      kind === 'REDUCE_SCATTER' ? Math.floor(inBytes / p) : kind === 'ALL_GATHER' ? inBytes * p : inBytes;
     const step = clockwise ? 1 : p - 1;
     // Message ns into each position, per group; on a dimension every group has the same times and shares one array.
     const links = (fromOf: (x: number) => number, bytes: number): Float64Array[] => {
@@ -254,20 +278,38 @@ export class PlanBuilder {
       return site.groups.map(() => shared);
     };
     const red = (b: number) => this.reductionNs(b);
-    const { program, linkNs, sends } = ALGORITHMS[site.impl]({ kind, site, p, step, inBytes, links, red, file: this.sys.file });
-    site.groups.forEach((members, g) => members.forEach((m, x) => {
-      for (const [to, bytes] of sends(x)) sent[m][site.dimOf(g, x, to)] += bytes;
-    }));
+    const { program, linkNs, sends } = ALGORITHMS[site.impl]({
+      kind,
+      site,
+      p,
+      step,
+      inBytes,
+      links,
+      red,
+      file: this.sys.file,
+    });
+    site.groups.forEach((members, g) =>
+      members.forEach((m, x) => {
+        for (const [to, bytes] of sends(x)) sent[m][site.dimOf(g, x, to)] += bytes;
+      }),
+    );
     return {
       spec: {
-        kind, program, queue: site.queue, clockwise, busNs: site.busNs, groupSize: p,
-        groups: site.groups, groupOf: site.groupOf, positionOf: site.positionOf, linkNs,
+        kind,
+        program,
+        queue: site.queue,
+        clockwise,
+        busNs: site.busNs,
+        groupSize: p,
+        groups: site.groups,
+        groupOf: site.groupOf,
+        positionOf: site.positionOf,
+        linkNs,
       },
       outBytes,
     };
   }
 }
-
 
 /** What a collective algorithm gets to lay out one phase: the group, its size, the ring direction, the links. */
 interface PhaseInput {
@@ -306,11 +348,14 @@ const ALGORITHMS: Record<CollectiveImplName, (input: PhaseInput) => PhaseLayout>
   direct({ kind, site, p, step, inBytes, links, red }) {
     const program = directProgram(kind, p, inBytes, site.busNs, !site.uniform, red);
     const { msgBytes, rounds } = program;
-    const byOffset = Array.from({ length: p - 1 }, (_, k) => links((x) => (x + p - ((k + 1) * step) % p) % p, msgBytes));
+    const byOffset = Array.from({ length: p - 1 }, (_, k) =>
+      links((x) => (x + p - (((k + 1) * step) % p)) % p, msgBytes),
+    );
     return {
       program,
       linkNs: site.groups.map((_, g) => byOffset.map((perGroup) => perGroup[g])),
-      sends: (x) => Array.from({ length: p - 1 }, (_, k) => [(x + (k + 1) * step) % p, rounds * msgBytes] as [number, number]),
+      sends: (x) =>
+        Array.from({ length: p - 1 }, (_, k) => [(x + (k + 1) * step) % p, rounds * msgBytes] as [number, number]),
     };
   },
   halvingDoubling({ kind, site, p, inBytes, links, red, file }) {
@@ -321,11 +366,14 @@ const ALGORITHMS: Record<CollectiveImplName, (input: PhaseInput) => PhaseLayout>
       throw new InputError(`${file}: "all-to-all-implementation" halvingDoubling is not modelled; use ring or direct`);
     }
     const program = halvingDoublingProgram(kind, p, inBytes, site.busNs, red);
-    const bySteps = Array.from({ length: program.steps }, (_, k) => links((x) => x ^ program.offsets[k], program.sizes[k]));
+    const bySteps = Array.from({ length: program.steps }, (_, k) =>
+      links((x) => x ^ program.offsets[k], program.sizes[k]),
+    );
     return {
       program,
       linkNs: site.groups.map((_, g) => bySteps.map((perGroup) => perGroup[g])),
-      sends: (x) => Array.from({ length: program.steps }, (_, k) => [x ^ program.offsets[k], program.sizes[k]] as [number, number]),
+      sends: (x) =>
+        Array.from({ length: program.steps }, (_, k) => [x ^ program.offsets[k], program.sizes[k]] as [number, number]),
     };
   },
 };
@@ -335,7 +383,12 @@ const ALGORITHMS: Record<CollectiveImplName, (input: PhaseInput) => PhaseLayout>
  * then `processedPerBlock` that are reduced when the collective reduces in that block (reduce-scatter always,
  * all-reduce on every other block). Returns, per insert after the stream start's, whether it is reduced.
  */
-function reducedInserts(kind: CollectiveKind, perBlock: number, processedPerBlock: number, receives: number): boolean[] {
+function reducedInserts(
+  kind: CollectiveKind,
+  perBlock: number,
+  processedPerBlock: number,
+  receives: number,
+): boolean[] {
   let zero = 0;
   let nonZero = 0;
   let toggle = false;
@@ -356,20 +409,42 @@ function reducedInserts(kind: CollectiveKind, perBlock: number, processedPerBloc
   return Array.from({ length: receives }, insert);
 }
 
-function ringProgram(kind: CollectiveKind, p: number, inBytes: number, busNs: number, red: (b: number) => number): RingProgram {
+function ringProgram(
+  kind: CollectiveKind,
+  p: number,
+  inBytes: number,
+  busNs: number,
+  red: (b: number) => number,
+): RingProgram {
   const msgBytes = kind === 'ALL_GATHER' ? inBytes : Math.floor(inBytes / p);
   const steps = kind === 'ALL_REDUCE' ? 2 * (p - 1) : kind === 'ALL_TO_ALL' ? (p * (p - 1)) / 2 : p - 1;
   const reduced = reducedInserts(kind, 1, p - 1, steps);
-  return { impl: 'ring', steps, msgBytes, delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)) };
+  return {
+    impl: 'ring',
+    steps,
+    msgBytes,
+    delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)),
+  };
 }
 
-function directProgram(kind: CollectiveKind, p: number, inBytes: number, busNs: number, localRing: boolean,
-  red: (b: number) => number): DirectProgram {
+function directProgram(
+  kind: CollectiveKind,
+  p: number,
+  inBytes: number,
+  busNs: number,
+  localRing: boolean,
+  red: (b: number) => number,
+): DirectProgram {
   const msgBytes = kind === 'ALL_GATHER' ? inBytes : Math.floor(inBytes / p);
   const rounds = kind === 'ALL_REDUCE' ? 2 : 1;
   // AllToAll::get_non_zero_latency_packets: (p − 1) per block, (p − 1)² on a Local ring.
   const reduced = reducedInserts(kind, p - 1, localRing ? (p - 1) * (p - 1) : p - 1, rounds * (p - 1));
-  return { impl: 'direct', rounds, msgBytes, delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)) };
+  return {
+    impl: 'direct',
+    rounds,
+    msgBytes,
+    delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)),
+  };
 }
 
 /**
@@ -377,8 +452,13 @@ function directProgram(kind: CollectiveKind, p: number, inBytes: number, busNs: 
  * reduction is sized by the message it will send next, as in ASTRA-sim, where the bundle takes the current
  * msg_size after the partner and size have moved on.
  */
-function halvingDoublingProgram(kind: CollectiveKind, p: number, inBytes: number, busNs: number,
-  red: (b: number) => number): HalvingDoublingProgram {
+function halvingDoublingProgram(
+  kind: CollectiveKind,
+  p: number,
+  inBytes: number,
+  busNs: number,
+  red: (b: number) => number,
+): HalvingDoublingProgram {
   const log2p = Math.round(Math.log2(p));
   const steps = kind === 'ALL_REDUCE' ? 2 * log2p : log2p;
   const gather = kind === 'ALL_GATHER';

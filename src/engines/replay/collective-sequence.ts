@@ -20,8 +20,10 @@ export interface IssuedCollective {
 
 /** Replay's refusal when the `ordinal`-th collective of a group differs between two of its members. */
 export function collectiveDiffers(groupKey: string, ordinal: number, a: IssuedCollective, b: IssuedCollective): string {
-  return `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${a.rank} node ${a.nodeId} is ${a.coll} of ${a.bytes} B, ` +
-    `rank ${b.rank} node ${b.nodeId} is ${b.coll} of ${b.bytes} B`;
+  return (
+    `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${a.rank} node ${a.nodeId} is ${a.coll} of ${a.bytes} B, ` +
+    `rank ${b.rank} node ${b.nodeId} is ${b.coll} of ${b.bytes} B`
+  );
 }
 
 const same = (a: IssuedCollective, b: IssuedCollective) => a.coll === b.coll && BigInt(a.bytes) === BigInt(b.bytes);
@@ -42,7 +44,9 @@ export interface CollectiveMismatch {
  * that differs). Collectives the same as multisets but in another file order are left to replay: the order a rank
  * issues them in depends on timing.
  */
-export function unmatchedCollectives(groups: Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>): CollectiveMismatch[] {
+export function unmatchedCollectives(
+  groups: Map<string, { members: number[] | null; byRank: Map<number, IssuedCollective[]> }>,
+): CollectiveMismatch[] {
   const out: CollectiveMismatch[] = [];
   for (const [groupKey, g] of groups) {
     const members = g.members ?? [...g.byRank.keys()].sort((a, b) => a - b);
@@ -56,7 +60,8 @@ export function unmatchedCollectives(groups: Map<string, { members: number[] | n
         const k = Math.min(list.length, refList.length);
         const at = (g.byRank.get(many) ?? [])[k];
         out.push({
-          rank: few, nodeId: at?.nodeId ?? null,
+          rank: few,
+          nodeId: at?.nodeId ?? null,
           message: `group "${groupKey || 'all ranks'}": rank ${ref} issues ${refList.length} collective(s), rank ${m} issues ${list.length}: collective #${k} (rank ${many} node ${at?.nodeId}) is never reached by rank ${few} (replay stalls)`,
         });
         break;
@@ -98,7 +103,12 @@ export function unsentMessages(sends: PostedMessage[], recvs: PostedMessage[]): 
     const k = `${m.peer}>${m.rank}#${m.tag}`;
     const left = sent.get(k) ?? 0;
     if (left > 0) sent.set(k, left - 1);
-    else out.push({ rank: m.rank, nodeId: m.nodeId, message: `${messageNeverSent(m.rank, m.nodeId, m.peer, m.tag)} (replay stalls)` });
+    else
+      out.push({
+        rank: m.rank,
+        nodeId: m.nodeId,
+        message: `${messageNeverSent(m.rank, m.nodeId, m.peer, m.tag)} (replay stalls)`,
+      });
   }
   return out;
 }
@@ -123,7 +133,14 @@ export class CrossRankCheck {
    * A COMM_COLL_NODE with the values replay reads (sizes already range-checked). Kinds replay does not match and
    * collectives whose members depend on the network (involved_dim leaving a dimension out) are left to replay.
    */
-  collective(rank: number, nodeId: bigint, commType: bigint | number, bytes: bigint | number, pgName: string | undefined, involved: readonly unknown[] | undefined): void {
+  collective(
+    rank: number,
+    nodeId: bigint,
+    commType: bigint | number,
+    bytes: bigint | number,
+    pgName: string | undefined,
+    involved: readonly unknown[] | undefined,
+  ): void {
     if (!MATCHED_KINDS.has(Number(commType)) || involved?.some((x) => x === false)) return;
     const key = pgName === undefined || pgName === '0' ? '' : pgName;
     let g = this.groups.get(key);

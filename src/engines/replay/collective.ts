@@ -151,7 +151,8 @@ class ChunkScheduler {
       const row = (c * J + j) * P;
       for (let x = 0; x < members.length; x++) groupStart[x] = startNs[row + members[x]];
       timer.run(ph, g, groupStart, groupFinish);
-      for (let x = 0; x < members.length; x++) heap.push(groupFinish[x], c * P + members[x], c * P + members[x], 0, null);
+      for (let x = 0; x < members.length; x++)
+        heap.push(groupFinish[x], c * P + members[x], c * P + members[x], 0, null);
     };
     const fill = (m: number, q: number, t: number) => {
       const slot = m * Q + q;

@@ -46,13 +46,26 @@ export class ComputeBandCollector {
    * A GPU compute node: its energy_j (undefined when absent) and band attributes (undefined when absent). `where`
    * names the node for a diagnostic.
    */
-  add(name: string, energyJ: number | undefined, p10: number | undefined, p90: number | undefined, where: () => string, file: string): void {
+  add(
+    name: string,
+    energyJ: number | undefined,
+    p10: number | undefined,
+    p90: number | undefined,
+    where: () => string,
+    file: string,
+  ): void {
     this.gpu++;
     if (p10 === undefined && p90 === undefined) return;
-    if (energyJ === undefined || p10 === undefined || p90 === undefined || !(p10 >= 0 && p10 <= energyJ && energyJ <= p90 && Number.isFinite(p90))) {
+    if (
+      energyJ === undefined ||
+      p10 === undefined ||
+      p90 === undefined ||
+      !(p10 >= 0 && p10 <= energyJ && energyJ <= p90 && Number.isFinite(p90))
+    ) {
       this.diag.add('replay.energy-band-unusable', {
         file,
-        message: `${where()}: energy band ${BAND_ATTRS.p10} = ${p10 ?? 'absent'}, energy_j = ${energyJ ?? 'absent'}, ${BAND_ATTRS.p90} = ${p90 ?? 'absent'} ` +
+        message:
+          `${where()}: energy band ${BAND_ATTRS.p10} = ${p10 ?? 'absent'}, energy_j = ${energyJ ?? 'absent'}, ${BAND_ATTRS.p90} = ${p90 ?? 'absent'} ` +
           `is not ${BAND_ATTRS.p10} ≤ energy_j ≤ ${BAND_ATTRS.p90}: the node counts at its estimate without a band`,
       });
       return;
@@ -79,8 +92,14 @@ export class ComputeBandCollector {
       above += g.above * g.above;
     }
     return {
-      belowJ: Math.sqrt(below), aboveJ: Math.sqrt(above), correlatedBelowJ: this.correlatedBelow, correlatedAboveJ: this.correlatedAbove,
-      bandedNodes: this.banded, gpuNodes: this.gpu, bandedEnergyJ: this.bandedEnergy, kernels: this.byName.size,
+      belowJ: Math.sqrt(below),
+      aboveJ: Math.sqrt(above),
+      correlatedBelowJ: this.correlatedBelow,
+      correlatedAboveJ: this.correlatedAbove,
+      bandedNodes: this.banded,
+      gpuNodes: this.gpu,
+      bandedEnergyJ: this.bandedEnergy,
+      kernels: this.byName.size,
     };
   }
 }
@@ -91,10 +110,15 @@ export function energyBand(sums: ComputeBandSums, e: EnergyBreakdownJ): EnergyBa
   const computeP10 = Math.max(0, e.compute - sums.belowJ);
   const computeP90 = e.compute + sums.aboveJ;
   return {
-    computeP10, computeP90,
-    totalP10: computeP10 + rest, totalP90: computeP90 + rest,
-    correlatedComputeP10: Math.max(0, e.compute - sums.correlatedBelowJ), correlatedComputeP90: e.compute + sums.correlatedAboveJ,
-    bandedNodes: sums.bandedNodes, gpuNodes: sums.gpuNodes, kernels: sums.kernels,
+    computeP10,
+    computeP90,
+    totalP10: computeP10 + rest,
+    totalP90: computeP90 + rest,
+    correlatedComputeP10: Math.max(0, e.compute - sums.correlatedBelowJ),
+    correlatedComputeP90: e.compute + sums.correlatedAboveJ,
+    bandedNodes: sums.bandedNodes,
+    gpuNodes: sums.gpuNodes,
+    kernels: sums.kernels,
     bandedShare: e.compute > 0 ? Math.min(1, sums.bandedEnergyJ / e.compute) : 0,
     sums,
   };

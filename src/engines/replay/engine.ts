@@ -18,7 +18,11 @@
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
-  checkSystemAgainstNetwork, type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig,
+  checkSystemAgainstNetwork,
+  type CommGroupConfig,
+  type NetworkConfig,
+  type PowerConfig,
+  type RemoteMemoryConfig,
   type SystemConfig,
 } from '../../formats/astra/index.js';
 import { NodeClassifier } from './classify.js';
@@ -30,7 +34,14 @@ import { FINISHED, NOT_SEEN } from './id-index.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
 import { ByNameLedger, NodeRows } from './by-name.js';
-import { commPowerW, gpuNodeEnergyJ, networkEnergyJ, remoteMemoryEnergyJ, splitNodeEnergy, type PowerSliceKind } from './ledger.js';
+import {
+  commPowerW,
+  gpuNodeEnergyJ,
+  networkEnergyJ,
+  remoteMemoryEnergyJ,
+  splitNodeEnergy,
+  type PowerSliceKind,
+} from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
 import { SharedTables } from './shared-tables.js';
 import { DecodedReplayNode, type ReplayNode } from './replay-node.js';
@@ -158,7 +169,10 @@ class Replay {
   /** Ranks each simulated rank stands for (1 unless identical ranks are simulated once). */
   private weight: number[];
 
-  constructor(sources: RankSource[], private readonly o: ReplayOptions) {
+  constructor(
+    sources: RankSource[],
+    private readonly o: ReplayOptions,
+  ) {
     this.diag = o.diagnostics ?? new Diagnostics();
     checkSystemAgainstNetwork(o.system, o.network, this.diag);
     this.cluster = makeCluster(o.network, o.bandwidthUnit ?? 'astra-sim');
@@ -166,18 +180,30 @@ class Replay {
     if (sources.length !== this.cluster.totalNpus) {
       throw new InputError(
         `the trace has ${sources.length} rank file(s) but ${o.network.file} describes ${this.cluster.totalNpus} NPUs ` +
-        `(npus_count [${o.network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`);
+          `(npus_count [${o.network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`,
+      );
     }
     sources.forEach((s, i) => {
-      if (s.rank !== i) throw new InputError(`rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`);
+      if (s.rank !== i)
+        throw new InputError(
+          `rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`,
+        );
     });
     if (o.power.network.length < this.cluster.dims.length) {
-      throw new InputError(`${o.power.file}: key "network" has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`);
+      throw new InputError(
+        `${o.power.file}: key "network" has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`,
+      );
     }
     this.netPj = this.cluster.dims.map((_, i) => o.power.network[i].energyPjPerBit);
     this.classifier = new NodeClassifier({
-      system: o.system, memory: o.memory, commGroups: o.commGroups, networkFile: o.network.file,
-      dims: this.cluster.dims.length, ranks: sources.length, diag: this.diag, keepNames: true,
+      system: o.system,
+      memory: o.memory,
+      commGroups: o.commGroups,
+      networkFile: o.network.file,
+      dims: this.cluster.dims.length,
+      ranks: sources.length,
+      diag: this.diag,
+      keepNames: true,
     });
     const model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
     this.collectives = new CollectiveMatcher(this.cluster, o.commGroups, model, ({ rank, slot }) => {
@@ -186,16 +212,44 @@ class Replay {
     });
     const starts = o.rankStartNs;
     if (starts && (starts.length !== sources.length || starts.some((t) => !Number.isFinite(t) || t < 0))) {
-      throw new InputError(`rank start times: need one finite time ≥ 0 ns per rank (${sources.length}), got [${starts.join(', ')}]`);
+      throw new InputError(
+        `rank start times: need one finite time ≥ 0 ns per rank (${sources.length}), got [${starts.join(', ')}]`,
+      );
     }
     this.rows = new NodeRows(this.byName, this.classifier.names);
     this.ranks = sources.map((src, i) => ({
-      rank: src.rank, file: src.file, src, loadNode: null!, startNs: starts?.[i] ?? 0, exhausted: false,
-      nodes: new NodeTable(), waitingOn: new Map(), busy: [false, false, false, false],
-      unfinished: 0, loadedNodes: 0,
-      lastT: 0, gpuOn: false, cpuOn: false, commOn: 0, memOn: 0,
-      finishNs: 0, gpuNs: 0, cpuNs: 0, commNs: 0, memNs: 0, wallNs: 0, gpuCommNs: 0, commOnlyNs: 0, hostOnlyNs: 0, memOnlyNs: 0, exposedClockNs: 0,
-      bytesSentPerDim: new Array(this.cluster.dims.length).fill(0), memoryBytes: 0, computeJ: 0, memoryJ: 0, networkJ: 0,
+      rank: src.rank,
+      file: src.file,
+      src,
+      loadNode: null!,
+      startNs: starts?.[i] ?? 0,
+      exhausted: false,
+      nodes: new NodeTable(),
+      waitingOn: new Map(),
+      busy: [false, false, false, false],
+      unfinished: 0,
+      loadedNodes: 0,
+      lastT: 0,
+      gpuOn: false,
+      cpuOn: false,
+      commOn: 0,
+      memOn: 0,
+      finishNs: 0,
+      gpuNs: 0,
+      cpuNs: 0,
+      commNs: 0,
+      memNs: 0,
+      wallNs: 0,
+      gpuCommNs: 0,
+      commOnlyNs: 0,
+      hostOnlyNs: 0,
+      memOnlyNs: 0,
+      exposedClockNs: 0,
+      bytesSentPerDim: new Array(this.cluster.dims.length).fill(0),
+      memoryBytes: 0,
+      computeJ: 0,
+      memoryJ: 0,
+      networkJ: 0,
     }));
     for (const r of this.ranks) r.loadNode = (n) => this.load(r, n);
     this.active = this.ranks;
@@ -271,8 +325,13 @@ class Replay {
    * ranks left out stop sharing tables (`shared`); the simulated ones are given theirs back by the caller.
    */
   private simulateClassesOnce(shared: SharedTables): void {
-    const classes = findRankClasses(this.ranks.map((r) => r.nodes), this.cluster, this.classifier, this.collectives,
-      (rank, table, s) => shared.peerAt(rank, table, s));
+    const classes = findRankClasses(
+      this.ranks.map((r) => r.nodes),
+      this.cluster,
+      this.classifier,
+      this.collectives,
+      (rank, table, s) => shared.peerAt(rank, table, s),
+    );
     if (!classes) return;
     this.classes = classes;
     this.active = classes.representatives.map((rank) => this.ranks[rank]);
@@ -287,7 +346,8 @@ class Replay {
     const n = this.ranks.length;
     const k = classes.representatives.length;
     this.diag.add('replay.identical-ranks-simulated-once', {
-      message: `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in the same places; ` +
+      message:
+        `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in the same places; ` +
         `each class was simulated once (ranks ${classes.representatives.slice(0, 8).join(', ')}${k > 8 ? ' …' : ''}) and its times given to all its members ` +
         '(exact: they run alike; the library option identicalRanksOnce: false simulates every rank)',
     });
@@ -350,7 +410,11 @@ class Replay {
       if (parent === FINISHED) continue;
       if (dk === key) {
         const d = n.dep(ctrl, i);
-        this.diag.add('replay.self-dependency', { file: r.file, nodeId: d, message: `${r.file}: node ${d} depends on itself; that dependency is ignored` });
+        this.diag.add('replay.self-dependency', {
+          file: r.file,
+          nodeId: d,
+          message: `${r.file}: node ${d} depends on itself; that dependency is ignored`,
+        });
         continue;
       }
       table.pending[s]++;
@@ -368,7 +432,8 @@ class Replay {
     for (const [dk, waiters] of r.waitingOn) {
       for (const c of waiters) {
         this.diag.add('replay.missing-dependency', {
-          file: r.file, nodeId: table.id(c),
+          file: r.file,
+          nodeId: table.id(c),
           message: `${r.file}: node ${table.id(c)} depends on id ${dk}, which is not in the file; the dependency is ignored (ASTRA-sim stops on it)`,
         });
         if (--table.pending[c] === 0) table.ready[table.resource[c]].push(c);
@@ -407,8 +472,7 @@ class Replay {
         if (comm) {
           r.commOnlyNs += dt;
           r.exposedClockNs += dt / r.commOn;
-        }
-        else if (r.cpuOn) r.hostOnlyNs += dt;
+        } else if (r.cpuOn) r.hostOnlyNs += dt;
         else if (mem) r.memOnlyNs += dt;
       }
     }
@@ -418,10 +482,18 @@ class Replay {
   private setActive(r: RankState, category: number, delta: 1 | -1): void {
     this.account(r);
     switch (category) {
-      case Category.Gpu: r.gpuOn = delta > 0; break;
-      case Category.Cpu: r.cpuOn = delta > 0; break;
-      case Category.Comm: r.commOn += delta; break;
-      case Category.Mem: r.memOn += delta; break;
+      case Category.Gpu:
+        r.gpuOn = delta > 0;
+        break;
+      case Category.Cpu:
+        r.cpuOn = delta > 0;
+        break;
+      case Category.Comm:
+        r.commOn += delta;
+        break;
+      case Category.Mem:
+        r.memOn += delta;
+        break;
     }
   }
 
@@ -445,7 +517,12 @@ class Replay {
         this.push(arrival, r.rank, s);
         const box = this.mailbox(this.meetingPoint(r.rank), this.meetingPoint(peer), table.aux[s]);
         const waiting = box.recvs.shift();
-        if (waiting) this.push(Math.max(arrival, this.ranks[waiting.rank].nodes.startNs[waiting.slot]), waiting.rank, waiting.slot);
+        if (waiting)
+          this.push(
+            Math.max(arrival, this.ranks[waiting.rank].nodes.startNs[waiting.slot]),
+            waiting.rank,
+            waiting.slot,
+          );
         else box.arrivals.push(arrival);
         return;
       }
@@ -469,7 +546,8 @@ class Replay {
         if (!done) return;
         const { inst, plan, finishNs, together } = done;
         const members = inst.group.members;
-        for (let m = 0; m < members.length; m++) this.ranks[members[m]].nodes.netBytesPerDim[inst.slots[m]] = plan.bytesSentPerDim[m];
+        for (let m = 0; m < members.length; m++)
+          this.ranks[members[m]].nodes.netBytesPerDim[inst.slots[m]] = plan.bytesSentPerDim[m];
         // One event when all members finish at the same ns (equal arrivals), else one per member.
         if (together) this.push(finishNs[0], -1, -1, inst);
         else for (let m = 0; m < members.length; m++) this.push(finishNs[m], members[m], inst.slots[m]);
@@ -514,16 +592,43 @@ class Replay {
       r.computeJ += split.computeJ;
       r.memoryJ += split.memoryJ;
       r.memoryBytes += memBytes;
-      this.byName.addTo(this.rows.named('kernel', table.nameId[s]), dur, this.weight[r.rank], split.computeJ, split.memoryJ, 0, 0, 0);
+      this.byName.addTo(
+        this.rows.named('kernel', table.nameId[s]),
+        dur,
+        this.weight[r.rank],
+        split.computeJ,
+        split.memoryJ,
+        0,
+        0,
+        0,
+      );
     } else if (category === Category.Cpu) {
       r.cpuNs += dur;
       r.memoryBytes += memBytes;
-      this.byName.addTo(this.rows.named('cpu', table.nameId[s]), dur, this.weight[r.rank], 0, 0, 0, 0, (power.hostPowerWPerRank ?? 0) * dur * 1e-9);
+      this.byName.addTo(
+        this.rows.named('cpu', table.nameId[s]),
+        dur,
+        this.weight[r.rank],
+        0,
+        0,
+        0,
+        0,
+        (power.hostPowerWPerRank ?? 0) * dur * 1e-9,
+      );
     } else if (category === Category.Mem) {
       r.memoryBytes += memBytes;
       energyJ = remoteMemoryEnergyJ(memBytes, power);
       r.memoryJ += energyJ;
-      this.byName.addTo(this.rows.named('remote-memory', table.nameId[s]), dur, this.weight[r.rank], 0, energyJ, 0, 0, 0);
+      this.byName.addTo(
+        this.rows.named('remote-memory', table.nameId[s]),
+        dur,
+        this.weight[r.rank],
+        0,
+        energyJ,
+        0,
+        0,
+        0,
+      );
     }
     const net = table.netBytesPerDim[s];
     let nodeNetworkJ = 0;
@@ -538,8 +643,14 @@ class Replay {
     if (this.o.onSlice) {
       this.o.onSlice({
         // Counted from the rank's start, as its finishNs is (so the timeline's power integrates to the ledger's energy).
-        rank: r.rank, slot: SLOT_NAMES[resource], nodeId: table.id(s), name: this.classifier.names.name(table.nameId[s]), startNs: startNs - r.startNs, endNs: this.now - r.startNs,
-        kind: SLICE_KINDS[category], powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
+        rank: r.rank,
+        slot: SLOT_NAMES[resource],
+        nodeId: table.id(s),
+        name: this.classifier.names.name(table.nameId[s]),
+        startNs: startNs - r.startNs,
+        endNs: this.now - r.startNs,
+        kind: SLICE_KINDS[category],
+        powerW: dur > 0 ? energyJ / (dur * 1e-9) : 0,
       });
     }
     r.unfinished--;
@@ -560,7 +671,16 @@ class Replay {
       row = this.rows.p2pRow(op === OpKind.Send, table.amount[s]);
     }
     const exposedNs = r.exposedClockNs - table.exposedMark[s];
-    this.byName.addTo(row, durNs, this.weight[r.rank], 0, 0, commPowerW(this.o.power.gpu) * exposedNs * 1e-9, networkJ, 0);
+    this.byName.addTo(
+      row,
+      durNs,
+      this.weight[r.rank],
+      0,
+      0,
+      commPowerW(this.o.power.gpu) * exposedNs * 1e-9,
+      networkJ,
+      0,
+    );
   }
 
   /** A GPU node whose DRAM part would exceed its energy: memory takes the whole node (counted, named). */
@@ -568,8 +688,10 @@ class Replay {
     const table = r.nodes;
     const attr = table.energyMemoryJ[s];
     this.diag.add('replay.memory-energy-exceeds-node', {
-      file: r.file, nodeId: table.id(s),
-      message: `${r.file}: node ${table.id(s)}: its DRAM energy (${Number.isNaN(attr) ? `tensor_size ${table.aux[s]} B × ${this.o.power.memory.energyPjPerBit} pJ/bit` : `energy_memory_j ${attr} J`}) ` +
+      file: r.file,
+      nodeId: table.id(s),
+      message:
+        `${r.file}: node ${table.id(s)}: its DRAM energy (${Number.isNaN(attr) ? `tensor_size ${table.aux[s]} B × ${this.o.power.memory.energyPjPerBit} pJ/bit` : `energy_memory_j ${attr} J`}) ` +
         `is outside [0, the node's energy ${nodeJ} J]: memory counted as ${memoryJ} J, compute as the rest`,
     });
   }
@@ -581,8 +703,10 @@ class Replay {
     const nodeId = (rank: number, slot: number) => this.ranks[rank].nodes.id(slot);
     for (const inst of this.collectives.unfinished()) {
       const missing = inst.group.members.filter((_, m) => inst.slots[m] < 0);
-      reasons.push(`collective ${inst.spec.coll} #${inst.ordinal} of ${inst.group.key ? `group "${inst.group.key}"` : 'all ranks'} ` +
-        `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`);
+      reasons.push(
+        `collective ${inst.spec.coll} #${inst.ordinal} of ${inst.group.key ? `group "${inst.group.key}"` : 'all ranks'} ` +
+          `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`,
+      );
       if (reasons.length >= 3) break;
     }
     for (const [pair, byTag] of this.mail) {
@@ -597,34 +721,69 @@ class Replay {
       const table = r.nodes;
       const loaded = table.loadedSlots();
       const cycle = findCycle(loaded, (s) => table.children(s));
-      reasons.push(cycle
-        ? `${r.file}: dependency cycle ${cycle.map((s) => table.id(s)).join(' → ')} → ${table.id(cycle[0])}`
-        : `${r.file}: nodes ${loaded.slice(0, 3).map((s) => table.id(s)).join(', ')} wait on parents that never finish`);
+      reasons.push(
+        cycle
+          ? `${r.file}: dependency cycle ${cycle.map((s) => table.id(s)).join(' → ')} → ${table.id(cycle[0])}`
+          : `${r.file}: nodes ${loaded
+              .slice(0, 3)
+              .map((s) => table.id(s))
+              .join(', ')} wait on parents that never finish`,
+      );
     }
-    throw new InputError(`replay stalled at ${this.now} ns with ${stuck.reduce((a, x) => a + x.unfinished, 0)} unfinished node(s) on ${stuck.length} rank(s): ${reasons.join('; ')}`);
+    throw new InputError(
+      `replay stalled at ${this.now} ns with ${stuck.reduce((a, x) => a + x.unfinished, 0)} unfinished node(s) on ${stuck.length} rank(s): ${reasons.join('; ')}`,
+    );
   }
 
   // ---------------------------------------------------------------- results
 
   private result(): ReplayResult {
     const classes = this.classes;
-    const res = summarizeRun(this.ranks.map(({ rank, file, loadedNodes }) => {
-      // A member of a class simulated once has its representative's times.
-      const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
-      const started = this.ranks[rank].startNs;
-      return {
-        rank, file, finishNs: Math.max(0, r.finishNs - started), ...(this.o.rankStartNs ? { startOffsetNs: started } : {}), gpuComputeNs: r.gpuNs, cpuComputeNs: r.cpuNs, commNs: r.commNs,
-        remoteMemNs: r.memNs, wallNs: r.wallNs, overlapNs: r.gpuCommNs,
-        commOnlyNs: r.commOnlyNs, hostOnlyNs: r.hostOnlyNs, remoteMemOnlyNs: r.memOnlyNs, bytesSentPerDim: [...r.bytesSentPerDim],
-        memoryBytes: r.memoryBytes, computeJ: r.computeJ, memoryJ: r.memoryJ, networkJ: r.networkJ, nodes: loadedNodes,
-      };
-    }), {
-      label: this.o.label ?? 'replay', network: this.o.network, power: this.o.power,
-      bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim', events: this.eventCount, diagnostics: this.diag.summary(),
-      computeBand: this.classifier.bands.sums(), durationSources: { ...this.classifier.durationSources },
-    });
+    const res = summarizeRun(
+      this.ranks.map(({ rank, file, loadedNodes }) => {
+        // A member of a class simulated once has its representative's times.
+        const r = classes ? this.ranks[classes.representatives[classes.classOf[rank]]] : this.ranks[rank];
+        const started = this.ranks[rank].startNs;
+        return {
+          rank,
+          file,
+          finishNs: Math.max(0, r.finishNs - started),
+          ...(this.o.rankStartNs ? { startOffsetNs: started } : {}),
+          gpuComputeNs: r.gpuNs,
+          cpuComputeNs: r.cpuNs,
+          commNs: r.commNs,
+          remoteMemNs: r.memNs,
+          wallNs: r.wallNs,
+          overlapNs: r.gpuCommNs,
+          commOnlyNs: r.commOnlyNs,
+          hostOnlyNs: r.hostOnlyNs,
+          remoteMemOnlyNs: r.memOnlyNs,
+          bytesSentPerDim: [...r.bytesSentPerDim],
+          memoryBytes: r.memoryBytes,
+          computeJ: r.computeJ,
+          memoryJ: r.memoryJ,
+          networkJ: r.networkJ,
+          nodes: loadedNodes,
+        };
+      }),
+      {
+        label: this.o.label ?? 'replay',
+        network: this.o.network,
+        power: this.o.power,
+        bandwidthUnit: this.o.bandwidthUnit ?? 'astra-sim',
+        events: this.eventCount,
+        diagnostics: this.diag.summary(),
+        computeBand: this.classifier.bands.sums(),
+        durationSources: { ...this.classifier.durationSources },
+      },
+    );
     const idleNs = res.ranks.reduce((a, x) => a + Math.max(0, res.makespanNs - x.gpuComputeNs - x.exposedCommNs), 0);
-    res.byName = this.byName.rows({ energyJ: res.energyJ.idle, timeNs: idleNs }, res.makespanNs, res.ranks.length, this.o.power.networkIdlePowerWPerRank);
+    res.byName = this.byName.rows(
+      { energyJ: res.energyJ.idle, timeNs: idleNs },
+      res.makespanNs,
+      res.ranks.length,
+      this.o.power.networkIdlePowerWPerRank,
+    );
     return res;
   }
 }

@@ -70,8 +70,16 @@ export class TimeQueue<T> {
 
   private grow(): void {
     const n = this.times.length * 2;
-    const f64 = (x: Float64Array) => { const y = new Float64Array(n); y.set(x); return y; };
-    const i32 = (x: Int32Array) => { const y = new Int32Array(n); y.set(x); return y; };
+    const f64 = (x: Float64Array) => {
+      const y = new Float64Array(n);
+      y.set(x);
+      return y;
+    };
+    const i32 = (x: Int32Array) => {
+      const y = new Int32Array(n);
+      y.set(x);
+      return y;
+    };
     this.times = f64(this.times);
     this.ties = f64(this.ties);
     this.as = i32(this.as);

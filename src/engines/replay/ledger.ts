@@ -38,7 +38,6 @@ export interface EnergyBreakdownJ {
 
 /** The parts in the order tables print them (total last, not a part). */
 export const ENERGY_PARTS = ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const;
-export type EnergyPart = (typeof ENERGY_PARTS)[number];
 
 /** Share of (active − idle) assumed above idle while only communication runs, when the power config gives no commPowerW. */
 export const COMM_POWER_SHARE = 0.3;
@@ -65,7 +64,12 @@ export interface NodeEnergySplit {
  * The DRAM part of a GPU compute node: its `energy_memory_j` when it carries one (NaN when absent), else tensor_size
  * bytes × the memory pJ/bit — carved out of the node's energy, never added on top; kept within [0, node energy].
  */
-export function splitNodeEnergy(nodeJ: number, energyMemoryJ: number, bytes: number, memoryPjPerBit: number): NodeEnergySplit {
+export function splitNodeEnergy(
+  nodeJ: number,
+  energyMemoryJ: number,
+  bytes: number,
+  memoryPjPerBit: number,
+): NodeEnergySplit {
   const wanted = Number.isNaN(energyMemoryJ) ? bytes * 8 * memoryPjPerBit * J_PER_PJ : energyMemoryJ;
   const memoryJ = Math.min(Math.max(0, wanted), Math.max(0, nodeJ));
   return { computeJ: nodeJ - memoryJ, memoryJ, clamped: memoryJ !== wanted };
@@ -193,14 +197,22 @@ const w = (x: number) => `${Number(x.toPrecision(5))} W`;
 export function energyDefinitions(s?: LedgerSettings): string[] {
   const comm = !s
     ? 'gpu.commPowerW (else idle + 0.3 × (active − idle), assumed)'
-    : s.commPowerAssumed ? `${w(s.commPowerW)} (assumed: idle + ${COMM_POWER_SHARE} × (active − idle), no gpu.commPowerW given)` : w(s.commPowerW);
+    : s.commPowerAssumed
+      ? `${w(s.commPowerW)} (assumed: idle + ${COMM_POWER_SHARE} × (active − idle), no gpu.commPowerW given)`
+      : w(s.commPowerW);
   const idle = !s ? 'gpu.idlePowerW' : `${w(s.idlePowerW)}${s.idleSource ? ` (${s.idleSource})` : ''}`;
-  const host = !s ? 'host power × CPU node time; 0 unless configured' : s.hostPowerWPerRank > 0
-    ? `${w(s.hostPowerWPerRank)} per rank × CPU node time` : '0 (no host power configured: not modelled)';
-  const net = !s || s.networkIdlePowerWPerRank > 0 ? ` + ${s ? w(s.networkIdlePowerWPerRank) : 'static power'} per rank × makespan` : '';
+  const host = !s
+    ? 'host power × CPU node time; 0 unless configured'
+    : s.hostPowerWPerRank > 0
+      ? `${w(s.hostPowerWPerRank)} per rank × CPU node time`
+      : '0 (no host power configured: not modelled)';
+  const net =
+    !s || s.networkIdlePowerWPerRank > 0
+      ? ` + ${s ? w(s.networkIdlePowerWPerRank) : 'static power'} per rank × makespan`
+      : '';
   return [
-    'compute: GPU compute nodes\' energy (energy_j, else active power × time) less their DRAM part',
-    'memory: DRAM part of GPU compute nodes (energy_memory_j, else tensor_size × pJ/bit carved out of the node\'s energy) + remote memory',
+    "compute: GPU compute nodes' energy (energy_j, else active power × time) less their DRAM part",
+    "memory: DRAM part of GPU compute nodes (energy_memory_j, else tensor_size × pJ/bit carved out of the node's energy) + remote memory",
     `communication: ${comm} × time communication runs with no GPU compute`,
     `network: bytes sent × pJ/bit per dimension (at the sender)${net}`,
     `idle: ${idle} × (makespan − GPU compute time − communication-only time), per rank`,
@@ -266,7 +278,8 @@ export class PowerTrack {
    */
   steps(makespanNs: number): { tNs: number; powerW: number }[] {
     const times = [...new Set([0, ...this.gpu.keys(), ...this.comm.keys(), ...this.otherW.keys()])]
-      .filter((t) => t <= makespanNs).sort((a, b) => a - b);
+      .filter((t) => t <= makespanNs)
+      .sort((a, b) => a - b);
     const idleW = this.power.gpu.idlePowerW;
     const commW = commPowerW(this.power.gpu);
     const staticW = this.power.networkIdlePowerWPerRank;
@@ -286,16 +299,6 @@ export class PowerTrack {
     if (out[out.length - 1].tNs < makespanNs) out.push({ tNs: makespanNs, powerW: idleW + staticW });
     return out;
   }
-}
-
-/** ∫ of power steps over [0, makespan], J. */
-export function integrateSteps(steps: readonly { tNs: number; powerW: number }[], makespanNs: number): number {
-  let e = 0;
-  for (let i = 0; i < steps.length; i++) {
-    const end = i + 1 < steps.length ? steps[i + 1].tNs : makespanNs;
-    e += steps[i].powerW * Math.max(0, end - steps[i].tNs) * J_PER_W_NS;
-  }
-  return e;
 }
 
 function bump(m: Map<number, number>, startNs: number, endNs: number, delta: number): void {

@@ -3,8 +3,20 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Diagnostics } from '../../diagnostics.js';
 import {
-  defaultSystem, loadCommGroupConfig, loadNetworkConfig, NO_NETWORK, oneNpuNetwork, loadPowerConfig, loadRemoteMemoryConfig, loadSystemConfig, parsePowerConfig,
-  type CommGroupConfig, type NetworkConfig, type PowerConfig, type RemoteMemoryConfig, type SystemConfig,
+  defaultSystem,
+  loadCommGroupConfig,
+  loadNetworkConfig,
+  NO_NETWORK,
+  oneNpuNetwork,
+  loadPowerConfig,
+  loadRemoteMemoryConfig,
+  loadSystemConfig,
+  parsePowerConfig,
+  type CommGroupConfig,
+  type NetworkConfig,
+  type PowerConfig,
+  type RemoteMemoryConfig,
+  type SystemConfig,
 } from '../../formats/astra/index.js';
 import { InputError } from '../../errors.js';
 import { BufferPool } from '../../formats/chakra/buffer-pool.js';
@@ -51,7 +63,8 @@ export function presetPath(name: string): string {
 
 /** A power configuration from a preset name ({@link POWER_PRESETS}) or a power.json path. */
 export async function resolvePower(spec: string = DEFAULT_POWER_PRESET): Promise<PowerConfig> {
-  if ((POWER_PRESETS as readonly string[]).includes(spec)) return parsePowerConfig(presetPath(spec), await readFile(presetPath(spec), 'utf8'));
+  if ((POWER_PRESETS as readonly string[]).includes(spec))
+    return parsePowerConfig(presetPath(spec), await readFile(presetPath(spec), 'utf8'));
   return loadPowerConfig(spec);
 }
 
@@ -60,7 +73,11 @@ export async function resolvePower(spec: string = DEFAULT_POWER_PRESET): Promise
  * what it needs, in place); nextBatch gives the fully decoded nodes (for other engines). `fullDecoder`: no replay
  * reader, so the replay reads decoded nodes too (tests compare the two).
  */
-export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnostics, options: { fullDecoder?: boolean } = {}): Promise<RankSource[]> {
+export async function rankSourcesFromFiles(
+  trace: string,
+  diagnostics?: Diagnostics,
+  options: { fullDecoder?: boolean } = {},
+): Promise<RankSource[]> {
   const files = await resolveRankFiles(trace);
   // The chunk buffers go from rank to rank: the replay reads one rank file at a time.
   const shared = new ReplayReadState(new BufferPool(CHUNK_BYTES));
@@ -69,7 +86,8 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
     let done = false;
     const reader = options.fullDecoder ? null : new ReplayFileReader(file, diagnostics, shared);
     return {
-      rank, file,
+      rank,
+      file,
       async nextBatch() {
         if (done) return null;
         if (!it) it = (await openTrace(file, { diagnostics })).batches();
@@ -83,7 +101,9 @@ export async function rankSourcesFromFiles(trace: string, diagnostics?: Diagnost
         // splice: the suspended reader keeps its reference to the batch it yielded; emptied, that holds no nodes.
         return r.value.splice(0);
       },
-      ...(reader ? { readNodes: (load: (n: ReplayNode) => void, memo?: FrameMemo | null) => reader.readNodes(load, memo) } : {}),
+      ...(reader
+        ? { readNodes: (load: (n: ReplayNode) => void, memo?: FrameMemo | null) => reader.readNodes(load, memo) }
+        : {}),
     };
   });
 }
@@ -112,12 +132,20 @@ export interface ClusterConfigs {
 export async function loadClusterConfigs(files: ClusterFiles, diagnostics?: Diagnostics): Promise<ClusterConfigs> {
   const none = files.network === NO_NETWORK;
   const network = none ? oneNpuNetwork() : await loadNetworkConfig(files.network);
-  if (files.system === undefined && !none) throw new InputError('give --system (an ASTRA-sim system.json); only a one-rank replay with --network none has a default');
+  if (files.system === undefined && !none)
+    throw new InputError(
+      'give --system (an ASTRA-sim system.json); only a one-rank replay with --network none has a default',
+    );
   return {
     system: files.system === undefined ? defaultSystem() : await loadSystemConfig(files.system, diagnostics),
     network,
     memory: files.memory ? await loadRemoteMemoryConfig(files.memory) : undefined,
-    commGroups: files.commGroup ? await loadCommGroupConfig(files.commGroup, network.dims.reduce((a, d) => a * d.npus, 1)) : undefined,
+    commGroups: files.commGroup
+      ? await loadCommGroupConfig(
+          files.commGroup,
+          network.dims.reduce((a, d) => a * d.npus, 1),
+        )
+      : undefined,
     power: await resolvePower(files.power),
   };
 }
@@ -144,7 +172,8 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
     identicalRanksOnce: input.identicalRanksOnce,
     diagnostics,
     onSlice: input.onSlice,
-    label: input.label ?? `${input.trace} on ${input.network === NO_NETWORK ? 'one NPU (--network none)' : input.network}`,
+    label:
+      input.label ?? `${input.trace} on ${input.network === NO_NETWORK ? 'one NPU (--network none)' : input.network}`,
   };
   if (!input.timeline) return replay(sources, opts);
 
@@ -154,7 +183,12 @@ export async function replayFiles(input: ReplayFilesInput): Promise<ReplayResult
   try {
     const res = await replay(sources, {
       ...opts,
-      onSlice: onSlice ? (s) => { rec.slice(s); onSlice(s); } : rec.slice,
+      onSlice: onSlice
+        ? (s) => {
+            rec.slice(s);
+            onSlice(s);
+          }
+        : rec.slice,
       backpressure: rec.pending,
     });
     await rec.finish(res.ranks.length, res.makespanNs);

@@ -91,7 +91,8 @@ export class NameTable {
   private rehash(size: number): void {
     this.slots = new Int32Array(size);
     this.hashes = new Int32Array(size);
-    for (let id = 0; id < this.strings.length; id++) this.insert(id, hashOf(this.arena.subarray(this.start[id], this.start[id + 1])));
+    for (let id = 0; id < this.strings.length; id++)
+      this.insert(id, hashOf(this.arena.subarray(this.start[id], this.start[id + 1])));
   }
 }
 

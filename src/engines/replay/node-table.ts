@@ -9,10 +9,26 @@ import { IdIndex } from './id-index.js';
 import { NO_NAME } from './names.js';
 
 /** Resource a node occupies: the rank's GPU, CPU or comm slot, or none (receives, metadata). */
-export const enum Resource { None = 0, Comm = 1, Gpu = 2, Cpu = 3 }
+export enum Resource {
+  None = 0,
+  Comm = 1,
+  Gpu = 2,
+  Cpu = 3,
+}
 /** What a node's time and energy count as. */
-export const enum Category { None = 0, Gpu = 1, Cpu = 2, Mem = 3, Comm = 4 }
-export const enum OpKind { Fixed = 0, Collective = 1, Send = 2, Recv = 3 }
+export enum Category {
+  None = 0,
+  Gpu = 1,
+  Cpu = 2,
+  Mem = 3,
+  Comm = 4,
+}
+export enum OpKind {
+  Fixed = 0,
+  Collective = 1,
+  Send = 2,
+  Recv = 3,
+}
 
 /** Issue order of the resources: receives first, then comm, GPU, CPU (as before the table existed). */
 export const RESOURCES_IN_ISSUE_ORDER = [Resource.None, Resource.Comm, Resource.Gpu, Resource.Cpu] as const;
@@ -184,15 +200,24 @@ export class NodeTable {
   sameNodesAs(other: NodeTable): boolean {
     if (other === this) return this.freeCount === 0;
     const n = this.used;
-    if (other.used !== n || this.freeCount !== 0 || other.freeCount !== 0 || this.bigIds.size !== other.bigIds.size) return false;
+    if (other.used !== n || this.freeCount !== 0 || other.freeCount !== 0 || this.bigIds.size !== other.bigIds.size)
+      return false;
     if (n === 0) return true;
     const offset = this.bigIds.size > 0 ? 0 : other.idNumber[0] - this.idNumber[0];
     for (let s = 0; s < n; s++) {
-      if (this.idNumber[s] + offset !== other.idNumber[s] || this.resource[s] !== other.resource[s] || this.category[s] !== other.category[s] ||
-        this.op[s] !== other.op[s] || this.amount[s] !== other.amount[s] || this.aux[s] !== other.aux[s] ||
-        this.pending[s] !== other.pending[s] || !Object.is(this.energyJ[s], other.energyJ[s]) ||
+      if (
+        this.idNumber[s] + offset !== other.idNumber[s] ||
+        this.resource[s] !== other.resource[s] ||
+        this.category[s] !== other.category[s] ||
+        this.op[s] !== other.op[s] ||
+        this.amount[s] !== other.amount[s] ||
+        this.aux[s] !== other.aux[s] ||
+        this.pending[s] !== other.pending[s] ||
+        !Object.is(this.energyJ[s], other.energyJ[s]) ||
         !Object.is(this.energyMemoryJ[s], other.energyMemoryJ[s]) ||
-        (this.op[s] === OpKind.Collective && this.peer[s] !== other.peer[s])) return false;
+        (this.op[s] === OpKind.Collective && this.peer[s] !== other.peer[s])
+      )
+        return false;
       let e = this.firstEdge[s];
       let f = other.firstEdge[s];
       while (e !== NO_SLOT && f !== NO_SLOT) {
@@ -230,16 +255,28 @@ export class NodeTable {
    * each send / receive slot `p2pSlots[i]` set to `p2pPeers[i]`.
    */
   copyShifted(idOffset: number, p2pSlots: Int32Array, p2pPeers: Int32Array): NodeTable {
-    if (this.freeCount !== 0 || (idOffset !== 0 && this.bigIds.size > 0)) throw new Error('copyShifted: a table that has run, or shifted ids above 2^53');
+    if (this.freeCount !== 0 || (idOffset !== 0 && this.bigIds.size > 0))
+      throw new Error('copyShifted: a table that has run, or shifted ids above 2^53');
     const t = new NodeTable();
     const n = this.used;
     t.reserve(n);
     if (t.edgeTarget.length < this.edgeCount) t.growEdges(this.edgeCount);
     t.used = n;
     const cols = [
-      [this.idNumber, t.idNumber], [this.amount, t.amount], [this.aux, t.aux], [this.energyJ, t.energyJ], [this.energyMemoryJ, t.energyMemoryJ],
-      [this.startNs, t.startNs], [this.exposedMark, t.exposedMark], [this.peer, t.peer], [this.pending, t.pending], [this.firstEdge, t.firstEdge],
-      [this.nameId, t.nameId], [this.resource, t.resource], [this.category, t.category], [this.op, t.op],
+      [this.idNumber, t.idNumber],
+      [this.amount, t.amount],
+      [this.aux, t.aux],
+      [this.energyJ, t.energyJ],
+      [this.energyMemoryJ, t.energyMemoryJ],
+      [this.startNs, t.startNs],
+      [this.exposedMark, t.exposedMark],
+      [this.peer, t.peer],
+      [this.pending, t.pending],
+      [this.firstEdge, t.firstEdge],
+      [this.nameId, t.nameId],
+      [this.resource, t.resource],
+      [this.category, t.category],
+      [this.op, t.op],
     ] as const;
     for (const [from, to] of cols) (to as Float64Array).set((from as Float64Array).subarray(0, n));
     for (let s = 0; s < n; s++) {
@@ -282,9 +319,24 @@ export class NodeTable {
     // are what growing cost).
     const buffer = new ArrayBuffer(n * (7 * 8 + 4 * 4 + 3));
     let offset = 0;
-    const f64 = (a: Float64Array) => { const b = new Float64Array(buffer, offset, n); offset += n * 8; b.set(a); return b; };
-    const i32 = (a: Int32Array) => { const b = new Int32Array(buffer, offset, n); offset += n * 4; b.set(a); return b; };
-    const u8 = (a: Uint8Array) => { const b = new Uint8Array(buffer, offset, n); offset += n; b.set(a); return b; };
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(buffer, offset, n);
+      offset += n * 8;
+      b.set(a);
+      return b;
+    };
+    const i32 = (a: Int32Array) => {
+      const b = new Int32Array(buffer, offset, n);
+      offset += n * 4;
+      b.set(a);
+      return b;
+    };
+    const u8 = (a: Uint8Array) => {
+      const b = new Uint8Array(buffer, offset, n);
+      offset += n;
+      b.set(a);
+      return b;
+    };
     this.idNumber = f64(this.idNumber);
     this.amount = f64(this.amount);
     this.aux = f64(this.aux);

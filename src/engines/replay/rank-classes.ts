@@ -31,12 +31,18 @@ const OWN_PEER: PeerAt = (_rank, table, s) => table.peer[s];
  * Finds the classes of `tables` (every rank's whole trace, loaded, nothing run; ranks with the same nodes may share
  * one table, with their own peers from `peerAt`); null when every rank is its own.
  */
-export function findRankClasses(tables: NodeTable[], cluster: Cluster, classifier: NodeClassifier,
-  collectives: CollectiveMatcher, peerAt: PeerAt = OWN_PEER): RankClasses | null {
+export function findRankClasses(
+  tables: NodeTable[],
+  cluster: Cluster,
+  classifier: NodeClassifier,
+  collectives: CollectiveMatcher,
+  peerAt: PeerAt = OWN_PEER,
+): RankClasses | null {
   const n = tables.length;
   const classOf = sameTraces(tables);
   if (refineByPeers(tables, cluster, classOf, peerAt) === n) return null;
-  if (!peersOneToOne(tables, classOf, peerAt) || !collectivesWithinClasses(tables, classifier, collectives, classOf)) return null;
+  if (!peersOneToOne(tables, classOf, peerAt) || !collectivesWithinClasses(tables, classifier, collectives, classOf))
+    return null;
   const representatives: number[] = [];
   for (let r = 0; r < n; r++) if (representatives[classOf[r]] === undefined) representatives[classOf[r]] = r;
   return { classOf, representatives };
@@ -122,15 +128,20 @@ function peersOneToOne(tables: NodeTable[], classOf: Int32Array, peerAt: PeerAt)
 }
 
 /** Every collective runs among one class, and finishes for all its members together when they issue it together. */
-function collectivesWithinClasses(tables: NodeTable[], classifier: NodeClassifier, collectives: CollectiveMatcher,
-  classOf: Int32Array): boolean {
+function collectivesWithinClasses(
+  tables: NodeTable[],
+  classifier: NodeClassifier,
+  collectives: CollectiveMatcher,
+  classOf: Int32Array,
+): boolean {
   // The distinct (spec, size) of each class, from its first rank (its members have the same nodes).
   const usedByClass = new Map<number, Map<string, { spec: number; bytes: number }>>();
   tables.forEach((t, r) => {
     if (usedByClass.has(classOf[r])) return;
     const used = new Map<string, { spec: number; bytes: number }>();
     for (let s = 0; s < t.size; s++) {
-      if (t.op[s] === OpKind.Collective) used.set(`${t.peer[s]}|${t.amount[s]}`, { spec: t.peer[s], bytes: t.amount[s] });
+      if (t.op[s] === OpKind.Collective)
+        used.set(`${t.peer[s]}|${t.amount[s]}`, { spec: t.peer[s], bytes: t.amount[s] });
     }
     usedByClass.set(classOf[r], used);
   });

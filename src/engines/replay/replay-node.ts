@@ -9,7 +9,12 @@
  * replays files both ways).
  */
 import {
-  AttributeNames, getAttr, type Attribute, type ChakraNode, type NodeProbe, type U64List,
+  AttributeNames,
+  getAttr,
+  type Attribute,
+  type ChakraNode,
+  type NodeProbe,
+  type U64List,
 } from '../../formats/chakra/index.js';
 import { BAND_ATTRS } from './energy-band.js';
 import type { FrameMemo, FrameRecord } from './frame-memo.js';
@@ -18,12 +23,38 @@ import { idKey, type IdKey } from './node-table.js';
 
 /** The attributes the replay reads, by slot (the `Attr` numbers). */
 export const REPLAY_ATTRS = [
-  'is_cpu_op', 'tensor_size', 'num_ops', 'energy_j', 'frequency_mhz', 'energy_memory_j', BAND_ATTRS.p10, BAND_ATTRS.p90,
-  'comm_src', 'comm_dst', 'comm_size', 'comm_tag', 'comm_type', 'involved_dim', 'pg_name',
+  'is_cpu_op',
+  'tensor_size',
+  'num_ops',
+  'energy_j',
+  'frequency_mhz',
+  'energy_memory_j',
+  BAND_ATTRS.p10,
+  BAND_ATTRS.p90,
+  'comm_src',
+  'comm_dst',
+  'comm_size',
+  'comm_tag',
+  'comm_type',
+  'involved_dim',
+  'pg_name',
 ] as const;
-export const enum Attr {
-  IsCpuOp = 0, TensorSize, NumOps, EnergyJ, FrequencyMHz, EnergyMemoryJ, EnergyP10, EnergyP90,
-  CommSrc, CommDst, CommSize, CommTag, CommType, InvolvedDim, PgName,
+export enum Attr {
+  IsCpuOp = 0,
+  TensorSize,
+  NumOps,
+  EnergyJ,
+  FrequencyMHz,
+  EnergyMemoryJ,
+  EnergyP10,
+  EnergyP90,
+  CommSrc,
+  CommDst,
+  CommSize,
+  CommTag,
+  CommType,
+  InvolvedDim,
+  PgName,
 }
 export const REPLAY_ATTR_NAMES = new AttributeNames(REPLAY_ATTRS);
 
@@ -154,7 +185,8 @@ export class ProbedReplayNode implements ReplayNode {
   get recordable(): boolean {
     const p = this.probe;
     if (this.memo === null || p.cursor!.nonCanonical || p.idNumber < 0) return false;
-    for (const list of [p.dataDeps, p.ctrlDeps]) for (let i = 0; i < list.count; i++) if (list.values[i] < 0) return false;
+    for (const list of [p.dataDeps, p.ctrlDeps])
+      for (let i = 0; i < list.count; i++) if (list.values[i] < 0) return false;
     return true;
   }
   remember(record: FrameRecord): void {

@@ -32,7 +32,11 @@ export class ReplayFileReader {
   private close: (() => void) | null = null;
   private done = false;
 
-  constructor(private readonly file: string, private readonly diagnostics: Diagnostics | undefined, private readonly shared: ReplayReadState) {}
+  constructor(
+    private readonly file: string,
+    private readonly diagnostics: Diagnostics | undefined,
+    private readonly shared: ReplayReadState,
+  ) {}
 
   /**
    * Hands every node of the next chunk that holds one to `load`; false at the end of the file. A frame `memo` holds

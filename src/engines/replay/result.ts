@@ -8,7 +8,13 @@ import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { NetworkConfig, PowerConfig } from '../../formats/astra/index.js';
 import { energyBand, type ComputeBandSums } from './energy-band.js';
 import { ledgerSettings, rankEnergyJ, rankTimeSplit, sumBreakdowns } from './ledger.js';
-import { RESULT_SCHEMA_VERSION, type DurationSources, type RankActivity, type RankResult, type ReplayResult } from './types.js';
+import {
+  RESULT_SCHEMA_VERSION,
+  type DurationSources,
+  type RankActivity,
+  type RankResult,
+  type ReplayResult,
+} from './types.js';
 
 const J_PER_PJ = 1e-12;
 
@@ -47,11 +53,24 @@ export interface RunSummaryContext {
 /** A rank of a result back to its totals (times and the energy of its nodes, before the ledger). */
 export function rankTotalsOf(r: RankResult): RankTotals {
   return {
-    rank: r.rank, file: r.file, finishNs: r.finishNs, gpuComputeNs: r.gpuComputeNs, cpuComputeNs: r.cpuComputeNs,
-    commNs: r.commNs, remoteMemNs: r.remoteMemNs, wallNs: r.wallNs, overlapNs: r.overlapNs,
-    commOnlyNs: r.exposedCommNs, hostOnlyNs: r.hostExposedNs, remoteMemOnlyNs: r.remoteMemExposedNs,
-    bytesSentPerDim: r.bytesSentPerDim, memoryBytes: r.memoryBytes,
-    computeJ: r.energyJ.compute, memoryJ: r.energyJ.memory, networkJ: r.nodeNetworkJ, nodes: r.nodes,
+    rank: r.rank,
+    file: r.file,
+    finishNs: r.finishNs,
+    gpuComputeNs: r.gpuComputeNs,
+    cpuComputeNs: r.cpuComputeNs,
+    commNs: r.commNs,
+    remoteMemNs: r.remoteMemNs,
+    wallNs: r.wallNs,
+    overlapNs: r.overlapNs,
+    commOnlyNs: r.exposedCommNs,
+    hostOnlyNs: r.hostExposedNs,
+    remoteMemOnlyNs: r.remoteMemExposedNs,
+    bytesSentPerDim: r.bytesSentPerDim,
+    memoryBytes: r.memoryBytes,
+    computeJ: r.energyJ.compute,
+    memoryJ: r.energyJ.memory,
+    networkJ: r.nodeNetworkJ,
+    nodes: r.nodes,
   };
 }
 
@@ -61,12 +80,22 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
   const dims = ctx.network.dims;
   const netPj = dims.map((_, i) => p.network[i].energyPjPerBit);
   const ranks: RankResult[] = totals.map((r) => ({
-    rank: r.rank, file: r.file, finishNs: r.finishNs,
+    rank: r.rank,
+    file: r.file,
+    finishNs: r.finishNs,
     ...(r.startOffsetNs !== undefined ? { startOffsetNs: r.startOffsetNs } : {}),
     ...rankTimeSplit(r, makespanNs),
-    gpuComputeNs: r.gpuComputeNs, cpuComputeNs: r.cpuComputeNs, commNs: r.commNs, remoteMemNs: r.remoteMemNs, wallNs: r.wallNs,
-    overlapNs: r.overlapNs, bytesSentPerDim: r.bytesSentPerDim, memoryBytes: r.memoryBytes,
-    energyJ: rankEnergyJ(r, makespanNs, p), nodeNetworkJ: r.networkJ, nodes: r.nodes,
+    gpuComputeNs: r.gpuComputeNs,
+    cpuComputeNs: r.cpuComputeNs,
+    commNs: r.commNs,
+    remoteMemNs: r.remoteMemNs,
+    wallNs: r.wallNs,
+    overlapNs: r.overlapNs,
+    bytesSentPerDim: r.bytesSentPerDim,
+    memoryBytes: r.memoryBytes,
+    energyJ: rankEnergyJ(r, makespanNs, p),
+    nodeNetworkJ: r.networkJ,
+    nodes: r.nodes,
   }));
   const sum = (f: (x: RankResult) => number) => ranks.reduce((a, x) => a + f(x), 0);
   const energyJ = sumBreakdowns(ranks.map((x) => x.energyJ));
@@ -82,7 +111,10 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
     overlap: sum((x) => x.overlapNs) * 1e-9,
     makespan: makespanNs * 1e-9,
   };
-  const last = ranks.reduce<RankResult | undefined>((a, r) => (a === undefined || r.finishNs > a.finishNs ? r : a), undefined);
+  const last = ranks.reduce<RankResult | undefined>(
+    (a, r) => (a === undefined || r.finishNs > a.finishNs ? r : a),
+    undefined,
+  );
   return {
     kind: 'replay',
     schemaVersion: RESULT_SCHEMA_VERSION,
@@ -104,7 +136,8 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
     settings: {
       bandwidthUnit: ctx.bandwidthUnit,
       powerPreset: p.name,
-      networkEnergyConvention: 'bytes each rank injects per dimension × that dimension\'s pJ/bit, counted at the sending rank; ' +
+      networkEnergyConvention:
+        "bytes each rank injects per dimension × that dimension's pJ/bit, counted at the sending rank; " +
         'plus network static power (networkIdlePowerWPerRank × makespan per rank), in energyJ.network but in no dimension',
       ledger: ledgerSettings(p),
     },

@@ -14,7 +14,12 @@ import type { ReplaySlice, Slot } from './types.js';
 const SLOT_TID: Record<Slot, number> = { gpu: 1, cpu: 2, comm: 3, none: 4 };
 /** Extra lanes of a slot get thread ids from here on: slot tid × LANE_STRIDE + lane. */
 const LANE_STRIDE = 100;
-const SLOT_NAME: Record<Slot, string> = { gpu: 'GPU compute', cpu: 'CPU', comm: 'communication', none: 'receives / markers' };
+const SLOT_NAME: Record<Slot, string> = {
+  gpu: 'GPU compute',
+  cpu: 'CPU',
+  comm: 'communication',
+  none: 'receives / markers',
+};
 
 export class TimelineRecorder {
   private readonly named = new Set<number>();
@@ -23,17 +28,26 @@ export class TimelineRecorder {
   /** Per rank × slot: the end (ns) of the last slice in each lane. */
   private readonly lanes = new Map<string, number[]>();
 
-  constructor(private readonly writer: TraceEventWriter, private readonly powerConfig: PowerConfig) {}
+  constructor(
+    private readonly writer: TraceEventWriter,
+    private readonly powerConfig: PowerConfig,
+  ) {}
 
   slice = (s: ReplaySlice): void => {
     if (!this.named.has(s.rank)) {
       this.named.add(s.rank);
       this.writer.processName(s.rank, `rank ${s.rank}`);
-      for (const slot of Object.keys(SLOT_TID) as Slot[]) this.writer.threadName(s.rank, SLOT_TID[slot], SLOT_NAME[slot]);
+      for (const slot of Object.keys(SLOT_TID) as Slot[])
+        this.writer.threadName(s.rank, SLOT_TID[slot], SLOT_NAME[slot]);
     }
     this.writer.complete({
-      name: s.name || `node ${s.nodeId}`, pid: s.rank, tid: this.lane(s), cat: s.slot,
-      startNs: s.startNs, endNs: s.endNs, args: { nodeId: s.nodeId.toString(), estimatedPowerW: round(s.powerW) },
+      name: s.name || `node ${s.nodeId}`,
+      pid: s.rank,
+      tid: this.lane(s),
+      cat: s.slot,
+      startNs: s.startNs,
+      endNs: s.endNs,
+      args: { nodeId: s.nodeId.toString(), estimatedPowerW: round(s.powerW) },
     });
     this.track(s.rank).add(s.kind, s.startNs, s.endNs, s.powerW);
   };

@@ -98,13 +98,20 @@ export function rowOf(s: LayerSweep, published: PublishedCell): LayerStudyRow {
   const fastest = front[0]!;
   const lowest = front[front.length - 1]!;
   return {
-    model: s.model, layer: s.layer, seqLen: s.seqLen,
-    energySavingPct: lowest.energySavedPct, runtimePenaltyPct: lowest.runtimePenaltyPct,
-    fastestClockMHz: fastest.clockMHz, lowestEnergyClockMHz: lowest.clockMHz,
-    publishedEnergySavingPct: published.energySavingPct, publishedRuntimePenaltyPct: published.runtimePenaltyPct,
+    model: s.model,
+    layer: s.layer,
+    seqLen: s.seqLen,
+    energySavingPct: lowest.energySavedPct,
+    runtimePenaltyPct: lowest.runtimePenaltyPct,
+    fastestClockMHz: fastest.clockMHz,
+    lowestEnergyClockMHz: lowest.clockMHz,
+    publishedEnergySavingPct: published.energySavingPct,
+    publishedRuntimePenaltyPct: published.runtimePenaltyPct,
     energySavingDiffPts: lowest.energySavedPct - published.energySavingPct,
     runtimePenaltyDiffPts: lowest.runtimePenaltyPct - published.runtimePenaltyPct,
-    fastestPowerW: fastest.energyJ / fastest.timeS, maxKernelPowerW: s.maxKernelPowerW, fastestTimeUs: fastest.timeS * 1e6,
+    fastestPowerW: fastest.energyJ / fastest.timeS,
+    maxKernelPowerW: s.maxKernelPowerW,
+    fastestTimeUs: fastest.timeS * 1e6,
     bottomWidthPct: bottomWidthPct(s.sweep, fastest.timeS),
   };
 }
@@ -116,9 +123,16 @@ export function bottomWidthPct(sweep: GpuClockSweepRecord, fastestTimeS: number)
   return (100 * (Math.max(...near) - Math.min(...near))) / fastestTimeS;
 }
 
-export function meanAbsDifference(rows: readonly LayerStudyRow[], targetPts: number): LayerClockStudyRecord['meanAbsDifference'] {
+export function meanAbsDifference(
+  rows: readonly LayerStudyRow[],
+  targetPts: number,
+): LayerClockStudyRecord['meanAbsDifference'] {
   const mean = (f: (r: LayerStudyRow) => number) => rows.reduce((a, r) => a + Math.abs(f(r)), 0) / rows.length;
-  return { energySavingPts: mean((r) => r.energySavingDiffPts), runtimePenaltyPts: mean((r) => r.runtimePenaltyDiffPts), targetPts };
+  return {
+    energySavingPts: mean((r) => r.energySavingDiffPts),
+    runtimePenaltyPts: mean((r) => r.runtimePenaltyDiffPts),
+    targetPts,
+  };
 }
 
 /** Spearman rank correlation (average ranks for ties); 0 when either side is constant. */
@@ -126,7 +140,7 @@ export function spearman(x: readonly number[], y: readonly number[]): number {
   const ranks = (v: readonly number[]) => {
     const order = v.map((value, i) => ({ value, i })).sort((a, b) => a.value - b.value);
     const r = new Array<number>(v.length);
-    for (let k = 0; k < order.length;) {
+    for (let k = 0; k < order.length; ) {
       let j = k;
       while (j + 1 < order.length && order[j + 1]!.value === order[k]!.value) j++;
       for (let m = k; m <= j; m++) r[order[m]!.i] = (k + j) / 2;
@@ -139,14 +153,19 @@ export function spearman(x: readonly number[], y: readonly number[]): number {
 
 const f1 = (x: number) => x.toFixed(1);
 const signed2 = (x: number) => `${x < 0 ? '−' : ''}${Math.abs(x).toFixed(2)}`;
-const span = (xs: number[]) => (Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`);
+const span = (xs: number[]) =>
+  Math.min(...xs) === Math.max(...xs) ? `${xs[0]}` : `${Math.min(...xs)}–${Math.max(...xs)}`;
 
 /**
  * The four published observations, each tested on the sweeps (`models` and `seqLens` in ascending size, as the rows
  * are ordered). A runtime counts as slower at the highest clock only beyond 0.5 % (the replay times kernels in whole µs).
  */
 export function observations(
-  layers: readonly LayerSweep[], rows: readonly LayerStudyRow[], models: readonly string[], seqLens: readonly number[], capW: number | null,
+  layers: readonly LayerSweep[],
+  rows: readonly LayerStudyRow[],
+  models: readonly string[],
+  seqLens: readonly number[],
+  capW: number | null,
 ): Observation[] {
   // U shape: the lowest energy strictly inside the clock range, both ends at least 5 % above it.
   const u = layers.filter((l) => {
@@ -160,8 +179,14 @@ export function observations(
 
   // V softening to U: the bottom width grows with layer size and with sequence length (rank correlations).
   const width = rows.map((r) => r.bottomWidthPct);
-  const bySize = spearman(rows.map((r) => models.indexOf(r.model)), width);
-  const bySeq = spearman(rows.map((r) => seqLens.indexOf(r.seqLen)), width);
+  const bySize = spearman(
+    rows.map((r) => models.indexOf(r.model)),
+    width,
+  );
+  const bySeq = spearman(
+    rows.map((r) => seqLens.indexOf(r.seqLen)),
+    width,
+  );
   const grows = [bySize > 0.3, bySeq > 0.3].filter(Boolean).length;
   const vVerdict: Verdict = grows === 2 ? 'confirmed' : grows === 1 ? 'partly confirmed' : 'refuted';
 
@@ -171,7 +196,8 @@ export function observations(
     return { m, layer: rows.find((r) => r.model === m)?.layer ?? m, by: Math.max(...c) - Math.min(...c) };
   });
   const moved = shifts.filter((s) => s.by >= 30);
-  const sVerdict: Verdict = moved.length === shifts.length ? 'confirmed' : moved.length > 0 ? 'partly confirmed' : 'refuted';
+  const sVerdict: Verdict =
+    moved.length === shifts.length ? 'confirmed' : moved.length > 0 ? 'partly confirmed' : 'refuted';
 
   // Fastest runtime below the highest clock: strictly slower at the top clock, or (weaker) a flat top.
   const slowerAtTop = layers.filter((l) => {
@@ -186,23 +212,32 @@ export function observations(
   const cell = (r: Pick<LayerStudyRow, 'layer' | 'seqLen'>) => `${r.layer} S = ${r.seqLen}`;
   return [
     {
-      id: 'u-shaped-energy', published: 'energy against SM clock is U-shaped', verdict: uVerdict,
+      id: 'u-shaped-energy',
+      published: 'energy against SM clock is U-shaped',
+      verdict: uVerdict,
       sentence: `${uVerdict === 'confirmed' ? 'Confirmed' : uVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: ${u.length} of ${layers.length} layers have their lowest energy inside the clock range with both ends at least 5 % above it; the lowest-energy clocks are ${span(optClocks)} MHz.`,
     },
     {
-      id: 'v-to-u-fronts', published: 'time–energy Pareto fronts are V-shaped and soften to U for larger layers and longer sequences', verdict: vVerdict,
+      id: 'v-to-u-fronts',
+      published: 'time–energy Pareto fronts are V-shaped and soften to U for larger layers and longer sequences',
+      verdict: vVerdict,
       sentence: `${vVerdict === 'confirmed' ? 'Confirmed' : vVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: the bottom of the energy curve (runtime span within 2 % of the lowest energy) is ${span(width.map((w) => Number(f1(w))))} % of the fastest runtime; its rank correlation with layer size is ${signed2(bySize)} and with sequence length ${signed2(bySeq)} (softening: both above 0.3).`,
     },
     {
-      id: 'optimum-shifts-with-seq', published: 'the energy-optimal clock shifts with sequence length', verdict: sVerdict,
+      id: 'optimum-shifts-with-seq',
+      published: 'the energy-optimal clock shifts with sequence length',
+      verdict: sVerdict,
       sentence: `${sVerdict === 'confirmed' ? 'Confirmed' : sVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: across S = ${seqLens.join(' / ')} the lowest-energy clock moves by ${shifts.map((s) => `${s.by} MHz (${s.layer})`).join(', ')}; a shift of at least two clock steps (30 MHz) counts.`,
     },
     {
-      id: 'fastest-below-max-clock', published: 'the fastest runtime is not always at the highest clock', verdict: fVerdict,
-      sentence: fVerdict === 'confirmed'
-        ? `Confirmed: ${slowerAtTop.map((l) => cell(l)).join(', ')} run more than 0.5 % slower at ${topClock} MHz than at their fastest clock.`
-        : `${fVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: no layer runs slower at ${topClock} MHz — no kernel draws more than ${f1(maxKernelW)} W there${capW !== null ? `, ${maxKernelW > capW ? 'above' : 'under'} the ${capW} W cap` : ''}, and the roofline estimate never lowers the clock for the cap` +
-          `${flatTop.length ? `; memory-bound layers reach their fastest runtime below ${topClock} MHz and stay flat above it: ${flatTop.map((r) => `${cell(r)} at ${r.fastestClockMHz} MHz`).join(', ')}` : ''}.`,
+      id: 'fastest-below-max-clock',
+      published: 'the fastest runtime is not always at the highest clock',
+      verdict: fVerdict,
+      sentence:
+        fVerdict === 'confirmed'
+          ? `Confirmed: ${slowerAtTop.map((l) => cell(l)).join(', ')} run more than 0.5 % slower at ${topClock} MHz than at their fastest clock.`
+          : `${fVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: no layer runs slower at ${topClock} MHz — no kernel draws more than ${f1(maxKernelW)} W there${capW !== null ? `, ${maxKernelW > capW ? 'above' : 'under'} the ${capW} W cap` : ''}, and the roofline estimate never lowers the clock for the cap` +
+            `${flatTop.length ? `; memory-bound layers reach their fastest runtime below ${topClock} MHz and stay flat above it: ${flatTop.map((r) => `${cell(r)} at ${r.fastestClockMHz} MHz`).join(', ')}` : ''}.`,
     },
   ];
 }

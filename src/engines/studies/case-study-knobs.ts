@@ -21,8 +21,12 @@ export interface PointFigures {
 
 export function figuresOf(r: ReplayResult): PointFigures {
   return {
-    makespanS: r.makespanNs * 1e-9, energyJ: { ...r.energyJ }, networkByDimensionJ: [...r.networkEnergyPerDimJ],
-    bytesSentPerDim: [...r.bytesSentPerDim], communicationS: r.timeS.communication, overlapS: r.timeS.overlap,
+    makespanS: r.makespanNs * 1e-9,
+    energyJ: { ...r.energyJ },
+    networkByDimensionJ: [...r.networkEnergyPerDimJ],
+    bytesSentPerDim: [...r.bytesSentPerDim],
+    communicationS: r.timeS.communication,
+    overlapS: r.timeS.overlap,
   };
 }
 
@@ -36,7 +40,12 @@ export function extrapolate(a: PointFigures, b: PointFigures, m1: number, m2: nu
   return {
     makespanS: l(a.makespanS, b.makespanS),
     energyJ: breakdown({
-      compute: e('compute'), memory: e('memory'), communication: e('communication'), network: e('network'), idle: e('idle'), host: e('host'),
+      compute: e('compute'),
+      memory: e('memory'),
+      communication: e('communication'),
+      network: e('network'),
+      idle: e('idle'),
+      host: e('host'),
     }),
     networkByDimensionJ: b.networkByDimensionJ.map((y, i) => l(a.networkByDimensionJ[i] ?? 0, y)),
     bytesSentPerDim: b.bytesSentPerDim.map((y, i) => l(a.bytesSentPerDim[i] ?? 0, y)),
@@ -70,13 +79,23 @@ export function knobPoint(setting: number, p: PointFigures, nominal: PointFigure
   const energyChangePct = pctChange(p.energyJ.total, nominal.energyJ.total);
   const sorted = (a: number, b: number): [number, number] => (a <= b ? [a, b] : [b, a]);
   return {
-    setting, makespanS: p.makespanS, energyJ: p.energyJ, networkByDimensionJ: p.networkByDimensionJ,
-    timeChangePct, energyChangePct,
+    setting,
+    makespanS: p.makespanS,
+    energyJ: p.energyJ,
+    networkByDimensionJ: p.networkByDimensionJ,
+    timeChangePct,
+    energyChangePct,
     energyChangeBandPct: band
-      ? sorted(pctChange(band.low.energyJ, band.low.nominalEnergyJ), pctChange(band.high.energyJ, band.high.nominalEnergyJ))
+      ? sorted(
+          pctChange(band.low.energyJ, band.low.nominalEnergyJ),
+          pctChange(band.high.energyJ, band.high.nominalEnergyJ),
+        )
       : [energyChangePct, energyChangePct],
     timeChangeBandPct: band
-      ? sorted(pctChange(band.low.makespanS, band.low.nominalMakespanS), pctChange(band.high.makespanS, band.high.nominalMakespanS))
+      ? sorted(
+          pctChange(band.low.makespanS, band.low.nominalMakespanS),
+          pctChange(band.high.makespanS, band.high.nominalMakespanS),
+        )
       : [timeChangePct, timeChangePct],
     deltaEnergyPerDeltaTimeW: dT !== 0 ? dE / dT : null,
     energySavedPctPerSlowdownPct: timeChangePct > 0 ? -energyChangePct / timeChangePct : null,
@@ -89,8 +108,10 @@ export function knobPoint(setting: number, p: PointFigures, nominal: PointFigure
  */
 export function energyPerBitBand(p: PointFigures, nominal: PointFigures, low: number, high: number): PointBand {
   const end = (k: number): BandEnd => ({
-    energyJ: p.energyJ.total + (k - 1) * p.energyJ.network, makespanS: p.makespanS,
-    nominalEnergyJ: nominal.energyJ.total + (k - 1) * nominal.energyJ.network, nominalMakespanS: nominal.makespanS,
+    energyJ: p.energyJ.total + (k - 1) * p.energyJ.network,
+    makespanS: p.makespanS,
+    nominalEnergyJ: nominal.energyJ.total + (k - 1) * nominal.energyJ.network,
+    nominalMakespanS: nominal.makespanS,
   });
   return { low: end(low), high: end(high) };
 }
@@ -101,29 +122,57 @@ export function energyPerBitBand(p: PointFigures, nominal: PointFigures, low: nu
  * to the iteration time as if every kernel erred the same way (fully correlated: wider than independent errors).
  */
 export function clockBand(
-  p: PointFigures, nominal: PointFigures, bands: { energy: QuantityBand; time: QuantityBand }, clockMHz: number, referenceMHz: number,
+  p: PointFigures,
+  nominal: PointFigures,
+  bands: { energy: QuantityBand; time: QuantityBand },
+  clockMHz: number,
+  referenceMHz: number,
 ): PointBand {
   const x = Math.abs(Math.log(referenceMHz / clockMHz));
   const n = { nominalEnergyJ: nominal.energyJ.total, nominalMakespanS: nominal.makespanS };
   // The reference clock is the nominal point itself: its change against nominal is exactly zero, not a prediction.
-  if (x === 0) return { low: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n }, high: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n } };
+  if (x === 0)
+    return {
+      low: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n },
+      high: { energyJ: p.energyJ.total, makespanS: p.makespanS, ...n },
+    };
   const e: Band = bandAround(bands.energy, x, 0, p.energyJ.compute);
   const t: Band = bandAround(bands.time, x, 0, p.makespanS);
   const rest = p.energyJ.total - p.energyJ.compute;
-  return { low: { energyJ: rest + e.p10, makespanS: t.p10, ...n }, high: { energyJ: rest + e.p90, makespanS: t.p90, ...n } };
+  return {
+    low: { energyJ: rest + e.p10, makespanS: t.p10, ...n },
+    high: { energyJ: rest + e.p90, makespanS: t.p90, ...n },
+  };
 }
 
 /** The knob record from its points (any order; the nominal among them). */
 export function knobRecord(
-  id: Knob['id'], name: string, settingUnit: string, nominalSetting: number, points: KnobPoint[], uncertainty: string,
+  id: Knob['id'],
+  name: string,
+  settingUnit: string,
+  nominalSetting: number,
+  points: KnobPoint[],
+  uncertainty: string,
 ): Knob {
   const sorted = [...points].sort((a, b) => a.setting - b.setting);
   const nominal = sorted.find((p) => p.setting === nominalSetting);
   if (!nominal) throw new Error(`knob ${name}: no point at the nominal setting ${nominalSetting}`);
   const best = sorted.reduce((a, p) => (p.energyJ.total < a.energyJ.total ? p : a), nominal);
-  const atEdge = best === nominal ? null : best === sorted[sorted.length - 1] ? 'top' : best === sorted[0] ? 'bottom' : null;
+  const atEdge =
+    best === nominal ? null : best === sorted[sorted.length - 1] ? 'top' : best === sorted[0] ? 'bottom' : null;
   return {
-    id, name, settingUnit, nominalSetting, points: sorted, uncertainty,
-    best: { setting: best.setting, energyChangePct: best.energyChangePct, timeChangePct: best.timeChangePct, energyChangeBandPct: best.energyChangeBandPct, atEdge },
+    id,
+    name,
+    settingUnit,
+    nominalSetting,
+    points: sorted,
+    uncertainty,
+    best: {
+      setting: best.setting,
+      energyChangePct: best.energyChangePct,
+      timeChangePct: best.timeChangePct,
+      energyChangeBandPct: best.energyChangeBandPct,
+      atEdge,
+    },
   };
 }

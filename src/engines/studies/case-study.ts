@@ -21,7 +21,15 @@ import { commPowerW, energyDefinitions, ledgerSettings, resolvePower } from '../
 import type { ReplayResult } from '../replay/types.js';
 import { layoutFinding, overallFinding } from './case-study-finding.js';
 import { atScaleOutBandwidth, checkMapBatches, MAP_DEFAULTS, mapCell, sensitivityMap } from './case-study-map.js';
-import { clockBand, energyPerBitBand, extrapolate, figuresOf, knobPoint, knobRecord, type PointFigures } from './case-study-knobs.js';
+import {
+  clockBand,
+  energyPerBitBand,
+  extrapolate,
+  figuresOf,
+  knobPoint,
+  knobRecord,
+  type PointFigures,
+} from './case-study-knobs.js';
 import { scaledConfigs } from './network-sweep.js';
 import { runPoints, type PoolRun } from './pool.js';
 import type { LlmTraceOptions, PointTask } from './replay-point.js';
@@ -107,46 +115,85 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
   const cal = await loadCalibration(calFile);
   const bandCal = cal.uncertainty ? cal : await loadCalibration(bandFile);
   const bands = bandCal.uncertainty?.modes['one-clock-down'];
-  if (!bands?.energy || !bands.time) throw new InputError(`${bandFile}: no one-clock-down energy and time bands to stand in for ${calFile}'s`);
+  if (!bands?.energy || !bands.time)
+    throw new InputError(`${bandFile}: no one-clock-down energy and time bands to stand in for ${calFile}'s`);
   const fMax = maxSmClock(cal).mhz;
   const scales = [...new Set([...(o.scales ?? CASE_STUDY_DEFAULTS.scales), 1])].sort((a, b) => a - b);
   const clocks = [...new Set([...(o.clocksMHz ?? CASE_STUDY_DEFAULTS.clocksMHz), fMax])].sort((a, b) => a - b);
-  for (const f of clocks) if (!(f > 0 && f <= fMax)) throw new InputError(`SM clock ${f} MHz is outside ${cal.device.name}'s range (up to ${fMax} MHz)`);
+  for (const f of clocks)
+    if (!(f > 0 && f <= fMax))
+      throw new InputError(`SM clock ${f} MHz is outside ${cal.device.name}'s range (up to ${fMax} MHz)`);
   const power = await resolvePower('h100-cluster');
   const [epbLow, epbHigh] = CASE_STUDY_DEFAULTS.energyPerBitBand;
 
   // Every replay of every layout in one pool, so both cores stay busy to the end.
   const tasks: PointTask[] = [];
   const presetOutGBps = power.network[1]?.bandwidthGBps;
-  const mapBandwidths = o.map === false ? [] : [...new Set([...(o.map?.scaleOutBandwidthsGBps ?? MAP_DEFAULTS.scaleOutBandwidthsGBps), ...(presetOutGBps ? [presetOutGBps] : [])])].sort((a, b) => a - b);
-  for (const b of mapBandwidths) if (!(b > 0)) throw new InputError(`map scale-out bandwidth ${b} GB/s must be positive`);
-  const mapBatches = o.map === false ? [] : checkMapBatches(o.map?.batchesSequences ?? MAP_DEFAULTS.batchesSequences, layouts, (name) => replayedMicroBatches(layouts.find((L) => L.name === name)!.pp)[0]);
+  const mapBandwidths =
+    o.map === false
+      ? []
+      : [
+          ...new Set([
+            ...(o.map?.scaleOutBandwidthsGBps ?? MAP_DEFAULTS.scaleOutBandwidthsGBps),
+            ...(presetOutGBps ? [presetOutGBps] : []),
+          ]),
+        ].sort((a, b) => a - b);
+  for (const b of mapBandwidths)
+    if (!(b > 0)) throw new InputError(`map scale-out bandwidth ${b} GB/s must be positive`);
+  const mapBatches =
+    o.map === false
+      ? []
+      : checkMapBatches(
+          o.map?.batchesSequences ?? MAP_DEFAULTS.batchesSequences,
+          layouts,
+          (name) => replayedMicroBatches(layouts.find((L) => L.name === name)!.pp)[0],
+        );
   const plans = layouts.map((L) => {
     const [m1, m2, m3] = replayedMicroBatches(L.pp);
     const microBatches = globalBatch / L.dp;
     if (!Number.isInteger(microBatches) || microBatches < m2) {
-      throw new InputError(`global batch ${globalBatch} gives ${microBatches} micro-batches per replica for ${L.name}: need a whole number ≥ ${m2}`);
+      throw new InputError(
+        `global batch ${globalBatch} gives ${microBatches} micro-batches per replica for ${L.name}: need a whole number ≥ ${m2}`,
+      );
     }
-    const trace = (m: number): LlmTraceOptions => ({ model: 'llama2-70b', dp: L.dp, tp: L.tp, pp: L.pp, microBatch: 1, globalBatch: m * L.dp, seqLen });
+    const trace = (m: number): LlmTraceOptions => ({
+      model: 'llama2-70b',
+      dp: L.dp,
+      tp: L.tp,
+      pp: L.pp,
+      microBatch: 1,
+      globalBatch: m * L.dp,
+      seqLen,
+    });
     const plan = resolvePlan({ ...trace(m1), timeModel: calibratedTimeModel(cal, fMax, 'bf16') });
     const gen = networkConfig(plan);
-    if (gen.topology.length !== 2) throw new InputError(`${L.name}: the case study needs two network dimensions (scale-up, scale-out)`);
+    if (gen.topology.length !== 2)
+      throw new InputError(`${L.name}: the case study needs two network dimensions (scale-up, scale-out)`);
     const network: NetworkConfig = {
       file: `case-study network (${gen.topology.map((t, i) => `${t} ${gen.npusCount[i]}`).join(' × ')})`,
       dims: gen.topology.map((topology, i) => ({
-        topology, npus: gen.npusCount[i], bandwidthGBps: power.network[i].bandwidthGBps ?? gen.bandwidthGBps[i], latencyNs: gen.latencyNs[i],
+        topology,
+        npus: gen.npusCount[i],
+        bandwidthGBps: power.network[i].bandwidthGBps ?? gen.bandwidthGBps[i],
+        latencyNs: gen.latencyNs[i],
       })),
     };
     const system = parseSystemConfig('case-study system.json', systemJson(plan));
     const defs: PointDef[] = [{ knob: 'scale-out', setting: 1, network, power, clockMHz: fMax }];
-    for (const [knob, dim] of [['scale-out', 1], ['scale-up', 0]] as const) {
-      for (const s of scales) if (s !== 1) defs.push({ knob, setting: s, ...scaledConfigs(network, power, dim, s, curve), clockMHz: fMax });
+    for (const [knob, dim] of [
+      ['scale-out', 1],
+      ['scale-up', 0],
+    ] as const) {
+      for (const s of scales)
+        if (s !== 1) defs.push({ knob, setting: s, ...scaledConfigs(network, power, dim, s, curve), clockMHz: fMax });
     }
     for (const f of clocks) if (f !== fMax) defs.push({ knob: 'gpu-clock', setting: f, network, power, clockMHz: f });
     const first = tasks.length;
     const task = (d: PointDef, m: number): PointTask => ({
       trace: { kind: 'llm', options: trace(m), calibrated: { calibrationFile: calFile, clockMHz: d.clockMHz } },
-      system, network: d.network, power: d.power,
+      system,
+      network: d.network,
+      power: d.power,
     });
     // The check replay (largest) first, then each point's two sizes.
     tasks.push(task(defs[0]!, m3));
@@ -156,9 +203,17 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     for (const bw of mapBandwidths) {
       for (const s of scales) {
         const i = defs.findIndex((d, j) => (s === 1 ? j === 0 : d.knob === 'scale-out' && d.setting === s));
-        if (bw === network.dims[1]!.bandwidthGBps && i >= 0) { mapAt.set(`${bw}|${s}`, first + 1 + 2 * i); continue; }
+        if (bw === network.dims[1]!.bandwidthGBps && i >= 0) {
+          mapAt.set(`${bw}|${s}`, first + 1 + 2 * i);
+          continue;
+        }
         const base = atScaleOutBandwidth(network, power, bw);
-        const d: PointDef = { knob: 'scale-out', setting: s, ...(s === 1 ? base : scaledConfigs(base.network, base.power, 1, s, curve)), clockMHz: fMax };
+        const d: PointDef = {
+          knob: 'scale-out',
+          setting: s,
+          ...(s === 1 ? base : scaledConfigs(base.network, base.power, 1, s, curve)),
+          clockMHz: fMax,
+        };
         mapAt.set(`${bw}|${s}`, tasks.length);
         tasks.push(task(d, m1), task(d, m2));
       }
@@ -179,65 +234,106 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     const err = (x: number, y: number) => (y !== 0 ? (100 * (x - y)) / y : 0);
 
     const networkBand = (p: PointFigures) => energyPerBitBand(p, nominal, epbLow, epbHigh);
-    const pointsOf = (knob: Knob['id']): KnobPoint[] => defs.flatMap((d, i) => {
-      const isNominal = i === 0;
-      if (!isNominal && d.knob !== knob) return [];
-      const setting = knob === 'gpu-clock' ? (isNominal ? fMax : d.setting) : d.setting;
-      const p = full[i]!;
-      return [knobPoint(setting, p, nominal, knob === 'gpu-clock' ? clockBand(p, nominal, bands, setting, fMax) : networkBand(p))];
-    });
+    const pointsOf = (knob: Knob['id']): KnobPoint[] =>
+      defs.flatMap((d, i) => {
+        const isNominal = i === 0;
+        if (!isNominal && d.knob !== knob) return [];
+        const setting = knob === 'gpu-clock' ? (isNominal ? fMax : d.setting) : d.setting;
+        const p = full[i]!;
+        return [
+          knobPoint(
+            setting,
+            p,
+            nominal,
+            knob === 'gpu-clock' ? clockBand(p, nominal, bands, setting, fMax) : networkBand(p),
+          ),
+        ];
+      });
     const epb = `${epbLow}× to ${epbHigh}× the configured energy per bit on both dimensions (time unchanged)`;
     const knobs: Knob[] = [
       knobRecord('scale-out', 'scale-out network DVFS', '× nominal', 1, pointsOf('scale-out'), `band: ${epb}`),
       knobRecord('scale-up', 'scale-up network DVFS', '× nominal', 1, pointsOf('scale-up'), `band: ${epb}`),
-      knobRecord('gpu-clock', 'GPU SM clock', 'MHz', fMax, pointsOf('gpu-clock'),
+      knobRecord(
+        'gpu-clock',
+        'GPU SM clock',
+        'MHz',
+        fMax,
+        pointsOf('gpu-clock'),
         `band: the 10–90 % error of ${bandCal === cal ? 'this calibration' : `the fitted ${bandCal.device.name} calibration (${bandFile.split('/').pop()})`} ` +
-        `for predictions one clock down, at each clock's distance from ${fMax} MHz, on compute energy and iteration time, every kernel erring alike`),
+          `for predictions one clock down, at each clock's distance from ${fMax} MHz, on compute energy and iteration time, every kernel erring alike`,
+      ),
     ];
     const big = at(0, 1);
     const e = nominal.energyJ;
     const base = {
-      name: L.name, dp: L.dp, tp: L.tp, pp: L.pp, microBatches,
+      name: L.name,
+      dp: L.dp,
+      tp: L.tp,
+      pp: L.pp,
+      microBatches,
       nominal: {
-        makespanS: nominal.makespanS, energyJ: e, networkByDimensionJ: nominal.networkByDimensionJ,
+        makespanS: nominal.makespanS,
+        energyJ: e,
+        networkByDimensionJ: nominal.networkByDimensionJ,
         bytesSentPerDimGB: nominal.bytesSentPerDim.map((b) => b / 1e9),
         shares: {
           networkEnergy: e.network / e.total,
           scaleOutEnergy: (nominal.networkByDimensionJ[1] ?? 0) / e.total,
           hiddenCommunication: nominal.communicationS > 0 ? nominal.overlapS / nominal.communicationS : 0,
-          exposedCommunication: nominal.communicationS > 0 ? (nominal.communicationS - nominal.overlapS) / nominal.communicationS : 0,
+          exposedCommunication:
+            nominal.communicationS > 0 ? (nominal.communicationS - nominal.overlapS) / nominal.communicationS : 0,
           communicationEnergy: e.communication / e.total,
           idleEnergy: e.idle / e.total,
         },
       },
       knobs,
       extrapolation: {
-        replayedMicroBatches: [m1, m2] as [number, number], checkMicroBatches: m3,
-        makespanErrorPct: err(check.makespanS, checked.makespanS), energyErrorPct: err(check.energyJ.total, checked.energyJ.total),
+        replayedMicroBatches: [m1, m2] as [number, number],
+        checkMicroBatches: m3,
+        makespanErrorPct: err(check.makespanS, checked.makespanS),
+        energyErrorPct: err(check.energyJ.total, checked.energyJ.total),
       },
       ranks: big.ranks.map((r) => ({
-        rank: r.rank, computeS: r.gpuComputeNs * 1e-9, exposedCommS: r.exposedCommNs * 1e-9,
-        hostS: (r.hostExposedNs + r.remoteMemExposedNs) * 1e-9, waitS: r.waitNs * 1e-9, communicationS: r.commNs * 1e-9,
+        rank: r.rank,
+        computeS: r.gpuComputeNs * 1e-9,
+        exposedCommS: r.exposedCommNs * 1e-9,
+        hostS: (r.hostExposedNs + r.remoteMemExposedNs) * 1e-9,
+        waitS: r.waitNs * 1e-9,
+        communicationS: r.commNs * 1e-9,
       })),
     };
     return { ...base, ...layoutFinding(base) };
   });
 
-  const mapRows: SensitivityRow[] = plans.flatMap(({ L, m: [m1, m2], mapAt }) => mapBandwidths.flatMap((bw) => {
-    const replays = scales.map((s) => {
-      const i = mapAt.get(`${bw}|${s}`)!;
-      return [figuresOf(results[i]!), figuresOf(results[i + 1]!)] as [PointFigures, PointFigures];
-    });
-    return mapBatches.map((B) => mapCell({
-      layout: L.name, globalBatchSequences: B, microBatchesPerPipeline: B / L.dp, scaleOutBandwidthGBps: bw,
-      realBatchPoint: B === globalBatch && bw === presetOutGBps,
-    }, scales, replays, m1, m2));
-  }));
+  const mapRows: SensitivityRow[] = plans.flatMap(({ L, m: [m1, m2], mapAt }) =>
+    mapBandwidths.flatMap((bw) => {
+      const replays = scales.map((s) => {
+        const i = mapAt.get(`${bw}|${s}`)!;
+        return [figuresOf(results[i]!), figuresOf(results[i + 1]!)] as [PointFigures, PointFigures];
+      });
+      return mapBatches.map((B) =>
+        mapCell(
+          {
+            layout: L.name,
+            globalBatchSequences: B,
+            microBatchesPerPipeline: B / L.dp,
+            scaleOutBandwidthGBps: bw,
+            realBatchPoint: B === globalBatch && bw === presetOutGBps,
+          },
+          scales,
+          replays,
+          m1,
+          m2,
+        ),
+      );
+    }),
+  );
 
   const d0 = power.network[0]!;
   const d1 = power.network[1]!;
   const record: CaseStudyRecord = {
-    kind: 'case-study', schemaVersion: 1,
+    kind: 'case-study',
+    schemaVersion: 1,
     label: `LLaMA-2-70B training, 32 × H100, Switch(8) × Ring(4), global batch ${globalBatch} × ${seqLen} tokens`,
     system: [
       `LLaMA-2-70B, bf16, 1F1B, one training iteration of ${globalBatch} sequences × ${seqLen} tokens (${((globalBatch * seqLen) / 2 ** 20).toFixed(0)} Mi tokens, LLaMA-2's global batch), micro-batch 1 sequence`,
@@ -249,17 +345,28 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
       `replay: ASTRA-sim analytical network (congestion-unaware); full batch extrapolated from two replays per point (see each layout's check)`,
     ],
     definitions: [
-      'ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration\'s energy, idle included.',
+      "ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration's energy, idle included.",
       'Marginal efficiency: ΔE/ΔT (J/s = W; in the report and --csv) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (saved/slowdown; only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
       'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time and exposed communication (running with no GPU compute) / all communication time (summed over ranks; the two add up to 100 %); communication and idle energy / total.',
       'Per-rank time (report plot): GPU compute + exposed communication + host (CPU or remote memory only) + waiting (nothing running) = the makespan.',
       ...energyDefinitions(ledgerSettings(power)).map((d) => `Energy part ${d}`),
       'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted calibration measured for predictions away from the profiled clock. The roofline times and the congestion-unaware network are not in the bands.',
-      'The poster\'s finding, as tested here: raising the scale-out links\' voltage and frequency (s > 1) lowers the iteration\'s total energy, because the time it saves cuts the GPUs\' communication-time and idle energy by more than the links\' higher energy per bit adds.',
+      "The poster's finding, as tested here: raising the scale-out links' voltage and frequency (s > 1) lowers the iteration's total energy, because the time it saves cuts the GPUs' communication-time and idle energy by more than the links' higher energy per bit adds.",
     ],
     layouts: layoutRecords,
     finding: overallFinding(layoutRecords),
-    ...(mapRows.length ? { sensitivity: sensitivityMap(mapRows, layouts.map((L) => L.name), mapBatches, mapBandwidths, scales, MAP_DEFAULTS.thresholdPct) } : {}),
+    ...(mapRows.length
+      ? {
+          sensitivity: sensitivityMap(
+            mapRows,
+            layouts.map((L) => L.name),
+            mapBatches,
+            mapBandwidths,
+            scales,
+            MAP_DEFAULTS.thresholdPct,
+          ),
+        }
+      : {}),
   };
   return { record, parallelism: run.parallelism, replays: tasks.length };
 }

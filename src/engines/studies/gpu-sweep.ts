@@ -8,7 +8,13 @@
 import path from 'node:path';
 import { InputError } from '../../errors.js';
 import { withTempDir } from '../../formats/output.js';
-import { loadPowerConfig, type CommGroupConfig, type NetworkConfig, type RemoteMemoryConfig, type SystemConfig } from '../../formats/astra/index.js';
+import {
+  loadPowerConfig,
+  type CommGroupConfig,
+  type NetworkConfig,
+  type RemoteMemoryConfig,
+  type SystemConfig,
+} from '../../formats/astra/index.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { annotateTrace, type AnnotateProgress, type AnnotateResult, type PowerOptions } from '../annotate/index.js';
 import type { Calibration } from '../calibrate/index.js';
@@ -54,20 +60,28 @@ export function tradeoffTable(points: readonly OperatingPoint[]): TradeoffRow[] 
   const fastest = front[0];
   // A fastest point of 0 J or 0 s has nothing to save or lose against: 0 %, not 0/0.
   return front.map((p) => ({
-    clockMHz: p.setting, timeS: p.timeS, energyJ: p.energyJ,
+    clockMHz: p.setting,
+    timeS: p.timeS,
+    energyJ: p.energyJ,
     energySavedPct: fastest.energyJ > 0 ? (100 * (fastest.energyJ - p.energyJ)) / fastest.energyJ : 0,
     runtimePenaltyPct: fastest.timeS > 0 ? (100 * (p.timeS - fastest.timeS)) / fastest.timeS : 0,
   }));
 }
 
 /** Builds the sweep record from per-clock results (sorted by clock here). */
-export function gpuSweepRecord(label: string, raw: readonly GpuSweepRawPoint[], selectors: Selector[] = []): GpuClockSweepRecord {
+export function gpuSweepRecord(
+  label: string,
+  raw: readonly GpuSweepRawPoint[],
+  selectors: Selector[] = [],
+): GpuClockSweepRecord {
   if (raw.length === 0) throw new InputError('the GPU clock sweep has no clocks');
   const sorted = [...raw].sort((a, b) => a.clockMHz - b.clockMHz);
   const ops: OperatingPoint[] = sorted.map((p) => ({ setting: p.clockMHz, timeS: p.timeS, energyJ: p.energyJ.total }));
   const dominated = markDominated(ops);
   return {
-    kind: 'gpu-clock-sweep', schemaVersion: 1, label,
+    kind: 'gpu-clock-sweep',
+    schemaVersion: 1,
+    label,
     points: sorted.map((p, i) => ({ ...p, pareto: !dominated[i] })),
     energyOptimalMHz: minimumEnergy().select(ops).setting,
     timeOptimalMHz: minimumTime().select(ops).setting,
@@ -99,11 +113,17 @@ export function sweepPointOf(clockMHz: number, r: ReplayResult): GpuSweepRawPoin
 export function sweepClocks(frequenciesMHz: readonly number[]): number[] {
   const freqs = [...new Set(frequenciesMHz)].sort((a, b) => a - b);
   if (freqs.length === 0) throw new InputError('--frequencies gives no clocks');
-  for (const f of freqs) if (!(f > 0) || !Number.isFinite(f)) throw new InputError(`clock ${f} MHz must be a positive number`);
+  for (const f of freqs)
+    if (!(f > 0) || !Number.isFinite(f)) throw new InputError(`clock ${f} MHz must be a positive number`);
   return freqs;
 }
 
-type SweepPoints = { clocks: number[]; points: GpuSweepRawPoint[]; annotate: AnnotateResult; parallelism: PoolRun['parallelism'] };
+type SweepPoints = {
+  clocks: number[];
+  points: GpuSweepRawPoint[];
+  annotate: AnnotateResult;
+  parallelism: PoolRun['parallelism'];
+};
 
 /**
  * Annotates and replays the clocks at `indices` of the sweep's sorted clocks (default: all); a shard of a sharded
@@ -113,17 +133,30 @@ export async function gpuSweepPoints(input: GpuSweepInput, indices?: readonly nu
   const clocks = sweepClocks(input.frequenciesMHz);
   const freqs = (indices ?? clocks.map((_, i) => i)).map((i) => clocks[i]);
   // The annotated traces go to a temporary folder removed on every exit path (interrupts included).
-  return input.workDir ? pointsIn(input.workDir, input, clocks, freqs) : withTempDir('tracewatt-sweep-gpu-', (dir) => pointsIn(dir, input, clocks, freqs));
+  return input.workDir
+    ? pointsIn(input.workDir, input, clocks, freqs)
+    : withTempDir('tracewatt-sweep-gpu-', (dir) => pointsIn(dir, input, clocks, freqs));
 }
 
 async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], freqs: number[]): Promise<SweepPoints> {
   const annotate = await annotateTrace({
-    trace: input.trace, out: path.join(dir, 'annotated'), calibration: input.calibration, profiles: input.profiles,
-    profileFormat: input.profileFormat, frequenciesMHz: freqs, perFrequencyOutputs: true, referenceClockMHz: input.referenceClockMHz,
-    power: input.power, workers: input.threads, onProgress: input.onAnnotate, bands: true,
+    trace: input.trace,
+    out: path.join(dir, 'annotated'),
+    calibration: input.calibration,
+    profiles: input.profiles,
+    profileFormat: input.profileFormat,
+    frequenciesMHz: freqs,
+    perFrequencyOutputs: true,
+    referenceClockMHz: input.referenceClockMHz,
+    power: input.power,
+    workers: input.threads,
+    onProgress: input.onAnnotate,
+    bands: true,
   });
   if (annotate.ranks.every((r) => r.nodes === 0)) {
-    throw new InputError(`sweep gpu: ${input.trace} has no nodes (${annotate.ranks.length} rank file(s), all empty): there is nothing whose time or energy a clock changes`);
+    throw new InputError(
+      `sweep gpu: ${input.trace} has no nodes (${annotate.ranks.length} rank file(s), all empty): there is nothing whose time or energy a clock changes`,
+    );
   }
   // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would
   // recompute them from num_ops at one fixed peak and hide the clock.
@@ -131,8 +164,13 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
   const tasks: PointTask[] = [];
   for (const o of annotate.outputs) {
     tasks.push({
-      trace: { kind: 'files', trace: o.prefix }, system, network: input.network, power: await loadPowerConfig(o.powerFile),
-      memory: input.memory, commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit,
+      trace: { kind: 'files', trace: o.prefix },
+      system,
+      network: input.network,
+      power: await loadPowerConfig(o.powerFile),
+      memory: input.memory,
+      commGroups: input.commGroups,
+      bandwidthUnit: input.bandwidthUnit,
     });
   }
   let done = 0;
@@ -154,12 +192,19 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
 function namingUserFiles(e: unknown, tempPrefix: string, trace: string): unknown {
   if (!(e instanceof Error)) return e;
   const escaped = tempPrefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  e.message = e.message.replace(new RegExp(`${escaped}\\.([0-9.]+)MHz(?:\\.(\\d+)\\.et)?`, 'g'),
-    (_all, mhz: string, rank?: string) => `${rank === undefined ? '' : `rank ${rank} of `}${trace} (annotated at ${mhz} MHz)`);
+  e.message = e.message.replace(
+    new RegExp(`${escaped}\\.([0-9.]+)MHz(?:\\.(\\d+)\\.et)?`, 'g'),
+    (_all, mhz: string, rank?: string) =>
+      `${rank === undefined ? '' : `rank ${rank} of `}${trace} (annotated at ${mhz} MHz)`,
+  );
   return e;
 }
 
 export async function sweepGpu(input: GpuSweepInput): Promise<GpuSweepOutput> {
   const run = await gpuSweepPoints(input);
-  return { record: gpuSweepRecord(input.label, run.points, input.selectors), annotate: run.annotate, parallelism: run.parallelism };
+  return {
+    record: gpuSweepRecord(input.label, run.points, input.selectors),
+    annotate: run.annotate,
+    parallelism: run.parallelism,
+  };
 }

@@ -1,25 +1,66 @@
 /** What-if studies: network DVFS sweeps, GPU clock sweeps, Pareto fronts and selectors, the LLaMA-2-70B case study. */
 export * from './types.js';
 export { parseRange } from './range.js';
-export { DEFAULT_SERDES_VF_CURVE, loadVfCurve, validateVfCurve, voltageRatio, energyPerBitFactor, type VfCurve, type VfPoint } from './vf-curve.js';
-export { dominates, markDominated, paretoFront, marginal, type TimeEnergy, type Marginal } from './pareto.js';
-export { minimumEnergy, minimumTime, maxSlowdown, energyTimeCost, parseSelector, type Selector, type OperatingPoint } from './selectors.js';
-export { runPoint, llmSources, type PointTask, type TraceSpec, type LlmTraceOptions } from './replay-point.js';
-export { runPoints, type PoolOptions, type PoolRun } from './pool.js';
 export {
-  sweepNetwork, networkSweepPoints, networkSweepRecord, scaledConfigs, type NetworkSweepInput, type NetworkSweepOutput, type NetworkSweepBasePoint,
+  DEFAULT_SERDES_VF_CURVE,
+  loadVfCurve,
+  validateVfCurve,
+  voltageRatio,
+  energyPerBitFactor,
+} from './vf-curve.js';
+export { markDominated, paretoFront, marginal } from './pareto.js';
+export {
+  minimumEnergy,
+  minimumTime,
+  maxSlowdown,
+  energyTimeCost,
+  parseSelector,
+  type OperatingPoint,
+} from './selectors.js';
+export { runPoint } from './replay-point.js';
+export { runPoints } from './pool.js';
+export {
+  sweepNetwork,
+  networkSweepPoints,
+  networkSweepRecord,
+  scaledConfigs,
+  type NetworkSweepOutput,
 } from './network-sweep.js';
-export { MAP_DEFAULTS, MAP_DEFINITIONS, atScaleOutBandwidth, mapCell } from './case-study-map.js';
-export { runCaseStudy, CASE_STUDY_DEFAULTS, CASE_STUDY_LAYOUTS, type CaseStudyOptions, type CaseStudyOutput, type LayoutSpec } from './case-study.js';
+export { MAP_DEFAULTS, atScaleOutBandwidth } from './case-study-map.js';
 export {
-  sweepGpu, gpuSweepPoints, gpuSweepRecord, sweepClocks, sweepPointOf, tradeoffTable, type GpuSweepInput, type GpuSweepOutput, type GpuSweepRawPoint,
+  runCaseStudy,
+  CASE_STUDY_DEFAULTS,
+  CASE_STUDY_LAYOUTS,
+  type CaseStudyOutput,
+} from './case-study.js';
+export {
+  sweepGpu,
+  gpuSweepPoints,
+  gpuSweepRecord,
+  sweepClocks,
+  sweepPointOf,
+  tradeoffTable,
+  type GpuSweepOutput,
 } from './gpu-sweep.js';
 export {
-  parseShard, shardIndices, inputDigests, makePartial, checkPartial, mergePartials, type Shard, type SweepIdentity, type SweepKind, type SweepPartial,
+  parseShard,
+  shardIndices,
+  inputDigests,
+  makePartial,
+  type Shard,
+  type SweepKind,
 } from './shard.js';
-export { loadPartial, mergeSweepFiles, type NetworkSweepRecordOptions, type GpuSweepRecordOptions } from './merge.js';
-export { runA30LayerStudy, a30ClocksMHz, A30_LAYERS, A30_SEQ_LENS, A30_PUBLISHED, A30_PUBLISHED_SOURCE, A30_STUDY_DEFAULTS, type A30StudyOptions, type A30StudyOutput } from './a30-layers.js';
+export { mergeSweepFiles, type NetworkSweepRecordOptions, type GpuSweepRecordOptions } from './merge.js';
 export {
-  rowOf, bottomWidthPct, meanAbsDifference, observations, spearman,
-  type LayerClockStudyRecord, type LayerStudyRow, type LayerSweep, type Observation, type PublishedCell, type Verdict,
+  runA30LayerStudy,
+  a30ClocksMHz,
+  A30_PUBLISHED,
+  type A30StudyOutput,
+} from './a30-layers.js';
+export {
+  rowOf,
+  meanAbsDifference,
+  observations,
+  spearman,
+  type LayerSweep,
 } from './a30-layers-record.js';

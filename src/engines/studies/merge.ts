@@ -7,8 +7,15 @@ import { checkPartial, mergePartials, type SweepPartial } from './shard.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from './types.js';
 
 /** What a sweep puts in its identity's options so that merge can build the record (besides telling sweeps apart). */
-export interface NetworkSweepRecordOptions { label: string; dimension: number; vfCurve: string }
-export interface GpuSweepRecordOptions { label: string; selectors: string[] }
+export interface NetworkSweepRecordOptions {
+  label: string;
+  dimension: number;
+  vfCurve: string;
+}
+export interface GpuSweepRecordOptions {
+  label: string;
+  selectors: string[];
+}
 
 export async function loadPartial(file: string): Promise<SweepPartial> {
   return checkPartial(file, parseJsonText(file, await readTextFile(file)));
@@ -23,5 +30,9 @@ export async function mergeSweepFiles(files: readonly string[]): Promise<Network
     return networkSweepRecord(o.label, o.dimension, o.vfCurve, merged.points as NetworkSweepBasePoint[]);
   }
   const o = merged.identity.options as unknown as GpuSweepRecordOptions;
-  return gpuSweepRecord(o.label, merged.points as GpuSweepRawPoint[], o.selectors.map((s) => parseSelector(s)));
+  return gpuSweepRecord(
+    o.label,
+    merged.points as GpuSweepRawPoint[],
+    o.selectors.map((s) => parseSelector(s)),
+  );
 }

@@ -32,24 +32,48 @@ export interface NetworkSweepOutput {
 }
 
 /** The network and power configurations of one point. */
-export function scaledConfigs(network: NetworkConfig, power: PowerConfig, dimension: number, scale: number, curve: VfCurve): { network: NetworkConfig; power: PowerConfig } {
+export function scaledConfigs(
+  network: NetworkConfig,
+  power: PowerConfig,
+  dimension: number,
+  scale: number,
+  curve: VfCurve,
+): { network: NetworkConfig; power: PowerConfig } {
   const f = energyPerBitFactor(curve, scale);
   return {
-    network: { ...network, dims: network.dims.map((d, i) => (i === dimension ? { ...d, bandwidthGBps: d.bandwidthGBps * scale } : d)) },
+    network: {
+      ...network,
+      dims: network.dims.map((d, i) => (i === dimension ? { ...d, bandwidthGBps: d.bandwidthGBps * scale } : d)),
+    },
     power: {
       ...power,
-      network: power.network.map((n, i) => (i === dimension
-        ? { ...n, energyPjPerBit: n.energyPjPerBit * f, bandwidthGBps: n.bandwidthGBps === undefined ? undefined : n.bandwidthGBps * scale }
-        : n)),
+      network: power.network.map((n, i) =>
+        i === dimension
+          ? {
+              ...n,
+              energyPjPerBit: n.energyPjPerBit * f,
+              bandwidthGBps: n.bandwidthGBps === undefined ? undefined : n.bandwidthGBps * scale,
+            }
+          : n,
+      ),
     },
   };
 }
 
-export function checkSweepInput(network: NetworkConfig, power: PowerConfig, dimension: number, scales: readonly number[], curve: VfCurve): number[] {
+export function checkSweepInput(
+  network: NetworkConfig,
+  power: PowerConfig,
+  dimension: number,
+  scales: readonly number[],
+  curve: VfCurve,
+): number[] {
   if (!Number.isInteger(dimension) || dimension < 0 || dimension >= network.dims.length) {
-    throw new InputError(`--dimension ${dimension} is not a dimension of ${network.file} (0..${network.dims.length - 1})`);
+    throw new InputError(
+      `--dimension ${dimension} is not a dimension of ${network.file} (0..${network.dims.length - 1})`,
+    );
   }
-  if (power.network.length <= dimension) throw new InputError(`${power.file}: no "network" entry for dimension ${dimension}`);
+  if (power.network.length <= dimension)
+    throw new InputError(`${power.file}: no "network" entry for dimension ${dimension}`);
   const sorted = [...new Set(scales)].sort((a, b) => a - b);
   if (sorted.length === 0) throw new InputError('the sweep has no scales');
   for (const s of sorted) {
@@ -66,16 +90,28 @@ export type NetworkSweepBasePoint = Omit<NetworkSweepPoint, 'marginal' | 'domina
  * Replays the points of the sweep at `indices` of its sorted scales (default: all); a shard of a sharded sweep
  * computes every N-th point.
  */
-export async function networkSweepPoints(input: NetworkSweepInput, indices?: readonly number[]): Promise<{
-  scales: number[]; points: NetworkSweepBasePoint[]; replays: ReplayResult[]; parallelism: PoolRun['parallelism'];
+export async function networkSweepPoints(
+  input: NetworkSweepInput,
+  indices?: readonly number[],
+): Promise<{
+  scales: number[];
+  points: NetworkSweepBasePoint[];
+  replays: ReplayResult[];
+  parallelism: PoolRun['parallelism'];
 }> {
   const curve = input.vfCurve ?? DEFAULT_SERDES_VF_CURVE;
   const scales = checkSweepInput(input.network, input.power, input.dimension, input.scales, curve);
   const picked = (indices ?? scales.map((_, i) => i)).map((i) => scales[i]);
   const configs = picked.map((s) => scaledConfigs(input.network, input.power, input.dimension, s, curve));
   const tasks: PointTask[] = configs.map((c) => ({
-    trace: input.trace, system: input.system, network: c.network, power: c.power, memory: input.memory,
-    commGroups: input.commGroups, bandwidthUnit: input.bandwidthUnit, windowNodes: input.windowNodes,
+    trace: input.trace,
+    system: input.system,
+    network: c.network,
+    power: c.power,
+    memory: input.memory,
+    commGroups: input.commGroups,
+    bandwidthUnit: input.bandwidthUnit,
+    windowNodes: input.windowNodes,
   }));
   let done = 0;
   const run = await runPoints(tasks, { threads: input.threads, onDone: () => input.onPoint?.(++done, tasks.length) });
@@ -92,7 +128,12 @@ export async function networkSweepPoints(input: NetworkSweepInput, indices?: rea
 }
 
 /** The sweep record from all its points (sorted by scale): each against its neighbour, dominated ones marked. */
-export function networkSweepRecord(label: string, dimension: number, vfCurve: string, base: readonly NetworkSweepBasePoint[]): NetworkSweepRecord {
+export function networkSweepRecord(
+  label: string,
+  dimension: number,
+  vfCurve: string,
+  base: readonly NetworkSweepBasePoint[],
+): NetworkSweepRecord {
   const te = base.map((p) => ({ timeS: p.makespanNs * 1e-9, energyJ: p.energyJ.total }));
   const dominated = markDominated(te);
   const points: NetworkSweepPoint[] = base.map((p, i) => {
@@ -105,7 +146,12 @@ export function networkSweepRecord(label: string, dimension: number, vfCurve: st
 export async function sweepNetwork(input: NetworkSweepInput): Promise<NetworkSweepOutput> {
   const run = await networkSweepPoints(input);
   return {
-    record: networkSweepRecord(input.label, input.dimension, (input.vfCurve ?? DEFAULT_SERDES_VF_CURVE).name, run.points),
+    record: networkSweepRecord(
+      input.label,
+      input.dimension,
+      (input.vfCurve ?? DEFAULT_SERDES_VF_CURVE).name,
+      run.points,
+    ),
     replays: run.replays,
     parallelism: run.parallelism,
   };

@@ -26,12 +26,19 @@ export async function runPoints(tasks: readonly PointTask[], opts: PoolOptions =
   const file = compiledWorker(new URL('./point-worker.js', import.meta.url));
   if (threads === 1 || !file) {
     const results = await runLanes(tasks, [runPoint], { onDone: opts.onDone });
-    return { results, parallelism: { mode: 'in-process', threads: 1, reason: file ? undefined : 'running from TypeScript sources' } };
+    return {
+      results,
+      parallelism: { mode: 'in-process', threads: 1, reason: file ? undefined : 'running from TypeScript sources' },
+    };
   }
   const pool = WorkerPool.start<PointTask, ReplayResult>(file, threads);
   try {
     const inWorker: Lane<PointTask, ReplayResult> = (t) => pool.run(t);
-    const results = await runLanes(tasks, Array.from({ length: threads }, () => inWorker), { onDone: opts.onDone });
+    const results = await runLanes(
+      tasks,
+      Array.from({ length: threads }, () => inWorker),
+      { onDone: opts.onDone },
+    );
     return { results, parallelism: { mode: 'workers', threads } };
   } finally {
     await pool.close();

@@ -9,7 +9,8 @@ const DECIMALS = 9;
 
 function num(text: string, flag: string, whole: string): number {
   const v = Number(text.trim());
-  if (text.trim() === '' || !Number.isFinite(v)) throw new InputError(`${flag} "${excerpt(whole)}": "${excerpt(text)}" is not a number`);
+  if (text.trim() === '' || !Number.isFinite(v))
+    throw new InputError(`${flag} "${excerpt(whole)}": "${excerpt(text)}" is not a number`);
   return v;
 }
 
@@ -26,13 +27,19 @@ export function parseRange(text: string, flag = 'range', maxPoints = MAX_SWEEP_P
     if (!(step > 0)) throw new InputError(`${flag} "${excerpt(text)}": the step must be positive`);
     if (stop < start) throw new InputError(`${flag} "${excerpt(text)}": stop ${stop} is below start ${start}`);
     const n = Math.floor((stop - start) / step + 1e-9) + 1;
-    if (!(n <= maxPoints)) throw new InputError(`${flag} "${excerpt(text)}" gives ${n} points; at most ${maxPoints} are allowed`);
+    if (!(n <= maxPoints))
+      throw new InputError(`${flag} "${excerpt(text)}" gives ${n} points; at most ${maxPoints} are allowed`);
     values = Array.from({ length: n }, (_, i) => start + i * step);
   } else if (parts.length === 1) {
     values = text.split(',').map((p) => num(p, flag, text));
-    if (values.length > maxPoints) throw new InputError(`${flag} "${excerpt(text)}" gives ${values.length} points; at most ${maxPoints} are allowed`);
+    if (values.length > maxPoints)
+      throw new InputError(
+        `${flag} "${excerpt(text)}" gives ${values.length} points; at most ${maxPoints} are allowed`,
+      );
   } else {
-    throw new InputError(`${flag} "${excerpt(text)}": write start:stop:step (e.g. 0.5:1.0:0.05) or a comma list (e.g. 0.5,0.75,1)`);
+    throw new InputError(
+      `${flag} "${excerpt(text)}": write start:stop:step (e.g. 0.5:1.0:0.05) or a comma list (e.g. 0.5,0.75,1)`,
+    );
   }
   const rounded = values.map((v) => Number(v.toFixed(DECIMALS)));
   return [...new Set(rounded)].sort((a, b) => a - b);

@@ -4,10 +4,23 @@
  * than shipping the nodes across threads).
  */
 import { Diagnostics } from '../../diagnostics.js';
-import type { CommGroupConfig, NetworkConfig, PowerConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import type {
+  CommGroupConfig,
+  NetworkConfig,
+  PowerConfig,
+  RemoteMemoryConfig,
+  SystemConfig,
+} from '../../formats/astra/index.js';
 import { loadCalibration, type Calibration } from '../../model/calibration.js';
 import { calibratedTimeModel, generateLlmTraces, type LlmGenerateOptions } from '../generate/index.js';
-import { measuredRankStarts, rankSourcesFromFiles, replay, type BandwidthUnit, type RankSource, type ReplayResult } from '../replay/index.js';
+import {
+  measuredRankStarts,
+  rankSourcesFromFiles,
+  replay,
+  type BandwidthUnit,
+  type RankSource,
+  type ReplayResult,
+} from '../replay/index.js';
 
 /** Generator options without a custom time model (functions cannot cross threads): the roofline of the GPU preset. */
 export type LlmTraceOptions = Omit<LlmGenerateOptions, 'timeModel'>;
@@ -21,7 +34,9 @@ export interface CalibratedKernels {
   clockMHz: number;
 }
 
-export type TraceSpec = { kind: 'files'; trace: string } | { kind: 'llm'; options: LlmTraceOptions; calibrated?: CalibratedKernels };
+export type TraceSpec =
+  | { kind: 'files'; trace: string }
+  | { kind: 'llm'; options: LlmTraceOptions; calibrated?: CalibratedKernels };
 
 /** Calibrations a worker has loaded, by file; a sweep names one or two, so a small bound suffices. */
 const calibrations = new Map<string, Promise<Calibration>>();
@@ -78,11 +93,21 @@ export function llmSources(options: LlmGenerateOptions): RankSource[] {
 
 export async function runPoint(task: PointTask): Promise<ReplayResult> {
   const diagnostics = new Diagnostics();
-  const sources = task.trace.kind === 'files' ? await rankSourcesFromFiles(task.trace.trace, diagnostics) : llmSources(await llmOptions(task.trace));
+  const sources =
+    task.trace.kind === 'files'
+      ? await rankSourcesFromFiles(task.trace.trace, diagnostics)
+      : llmSources(await llmOptions(task.trace));
   // An imported run's ranks start at their measured starts, as in `replay` (load.ts measuredRankStarts).
   const starts = task.trace.kind === 'files' ? await measuredRankStarts(task.trace.trace, sources.length) : {};
   return replay(sources, {
-    system: task.system, network: task.network, power: task.power, memory: task.memory, commGroups: task.commGroups,
-    bandwidthUnit: task.bandwidthUnit, windowNodes: task.windowNodes, diagnostics, ...starts,
+    system: task.system,
+    network: task.network,
+    power: task.power,
+    memory: task.memory,
+    commGroups: task.commGroups,
+    bandwidthUnit: task.bandwidthUnit,
+    windowNodes: task.windowNodes,
+    diagnostics,
+    ...starts,
   });
 }

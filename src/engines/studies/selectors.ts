@@ -49,7 +49,8 @@ export function minimumTime(): Selector {
     select(points) {
       nonEmpty(points, this.name);
       let best = points[0];
-      for (const p of points) if (p.timeS < best.timeS || (p.timeS === best.timeS && p.energyJ < best.energyJ)) best = p;
+      for (const p of points)
+        if (p.timeS < best.timeS || (p.timeS === best.timeS && p.energyJ < best.energyJ)) best = p;
       return best;
     },
   };
@@ -66,7 +67,10 @@ export function maxSlowdown(maxSlowdownPct: number): Selector {
       nonEmpty(points, this.name);
       const fastest = minimumTime().select(points).timeS;
       const limit = fastest * (1 + maxSlowdownPct / 100);
-      return argmin(points.filter((p) => p.timeS <= limit * (1 + 1e-12)), (p) => p.energyJ);
+      return argmin(
+        points.filter((p) => p.timeS <= limit * (1 + 1e-12)),
+        (p) => p.energyJ,
+      );
     },
   };
 }
@@ -76,8 +80,10 @@ export function maxSlowdown(maxSlowdownPct: number): Selector {
  * (usually the maximum power of the devices).
  */
 export function energyTimeCost(eta: number, maxPowerW: number): Selector {
-  if (!Number.isFinite(eta) || eta < 0 || eta > 1) throw new InputError(`cost selector: η must be within 0..1, got ${eta}`);
-  if (!Number.isFinite(maxPowerW) || maxPowerW <= 0) throw new InputError(`cost selector: P_max must be a positive power in W, got ${maxPowerW}`);
+  if (!Number.isFinite(eta) || eta < 0 || eta > 1)
+    throw new InputError(`cost selector: η must be within 0..1, got ${eta}`);
+  if (!Number.isFinite(maxPowerW) || maxPowerW <= 0)
+    throw new InputError(`cost selector: P_max must be a positive power in W, got ${maxPowerW}`);
   return {
     name: `cost η=${eta} P_max=${maxPowerW} W`,
     select(points) {
@@ -96,13 +102,21 @@ export function parseSelector(text: string, defaultMaxPowerW?: number): Selector
   const nums = args.map(Number);
   const argCount = (lo: number, hi: number) => {
     if (args.length < lo || args.length > hi || nums.some((x) => !Number.isFinite(x))) {
-      throw new InputError(`selector "${text}": expected ${name}${lo === hi ? '' : '['}${':<number>'.repeat(hi)}${lo === hi ? '' : ']'}`);
+      throw new InputError(
+        `selector "${text}": expected ${name}${lo === hi ? '' : '['}${':<number>'.repeat(hi)}${lo === hi ? '' : ']'}`,
+      );
     }
   };
   switch (name) {
-    case 'min-energy': argCount(0, 0); return minimumEnergy();
-    case 'min-time': argCount(0, 0); return minimumTime();
-    case 'max-slowdown': argCount(1, 1); return maxSlowdown(nums[0]);
+    case 'min-energy':
+      argCount(0, 0);
+      return minimumEnergy();
+    case 'min-time':
+      argCount(0, 0);
+      return minimumTime();
+    case 'max-slowdown':
+      argCount(1, 1);
+      return maxSlowdown(nums[0]);
     case 'cost': {
       argCount(1, 2);
       const pmax = nums[1] ?? defaultMaxPowerW;
@@ -110,6 +124,8 @@ export function parseSelector(text: string, defaultMaxPowerW?: number): Selector
       return energyTimeCost(nums[0], pmax);
     }
     default:
-      throw new InputError(`unknown selector "${text}": use min-energy, min-time, max-slowdown:<pct> or cost:<η>[:<P_max W>]`);
+      throw new InputError(
+        `unknown selector "${text}": use min-energy, min-time, max-slowdown:<pct> or cost:<η>[:<P_max W>]`,
+      );
   }
 }

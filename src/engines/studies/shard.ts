@@ -49,7 +49,10 @@ export function parseShard(text: string, flag = '--shard'): Shard {
   if (!m || !(count >= 1) || !(index >= 1) || index > count) {
     throw new InputError(`${flag}: expected i/N with 1 ≤ i ≤ N (shard i of N, e.g. 2/8), got "${excerpt(text)}"`);
   }
-  if (count > MAX_SWEEP_POINTS) throw new InputError(`${flag}: ${count} shards; a sweep has at most ${MAX_SWEEP_POINTS} points, so at most ${MAX_SWEEP_POINTS} shards`);
+  if (count > MAX_SWEEP_POINTS)
+    throw new InputError(
+      `${flag}: ${count} shards; a sweep has at most ${MAX_SWEEP_POINTS} points, so at most ${MAX_SWEEP_POINTS} shards`,
+    );
   return { index, count };
 }
 
@@ -61,7 +64,10 @@ export function shardIndices(total: number, shard: Shard): number[] {
 }
 
 /** SHA-256 of every input: files by content, a trace (`trace` key) by its rank files; undefined entries are left out. */
-export async function inputDigests(files: Record<string, string | readonly string[] | undefined>, trace?: string): Promise<Record<string, string>> {
+export async function inputDigests(
+  files: Record<string, string | readonly string[] | undefined>,
+  trace?: string,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   if (trace !== undefined) out.trace = await rankFilesDigest(await resolveRankFiles(trace));
   for (const [name, f] of Object.entries(files)) {
@@ -76,12 +82,21 @@ export async function inputDigests(files: Record<string, string | readonly strin
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
   if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
 }
 
-export function makePartial<P>(sweep: SweepKind, shard: Shard, identity: SweepIdentity, totalPoints: number, points: { index: number; point: P }[]): SweepPartial<P> {
+export function makePartial<P>(
+  sweep: SweepKind,
+  shard: Shard,
+  identity: SweepIdentity,
+  totalPoints: number,
+  points: { index: number; point: P }[],
+): SweepPartial<P> {
   return { kind: 'sweep-partial', schemaVersion: 1, sweep, shard, identity, totalPoints, points };
 }
 
@@ -92,25 +107,58 @@ const shown = (v: unknown): string => (v === undefined ? 'nothing' : excerpt(JSO
 export function checkPartial(file: string, v: unknown): SweepPartial {
   const o = v as Partial<SweepPartial> | null;
   if (!o || typeof o !== 'object' || o.kind !== 'sweep-partial') {
-    throw new FormatError(file, 'key "kind"', 'not a partial sweep result (write one with `tracewatt sweep … --shard i/N`)');
+    throw new FormatError(
+      file,
+      'key "kind"',
+      'not a partial sweep result (write one with `tracewatt sweep … --shard i/N`)',
+    );
   }
-  if (o.schemaVersion !== 1) throw new FormatError(file, 'key "schemaVersion"', `expected 1, got ${shown(o.schemaVersion)}`);
-  if (o.sweep !== 'network' && o.sweep !== 'gpu') throw new FormatError(file, 'key "sweep"', `expected "network" or "gpu", got ${shown(o.sweep)}`);
+  if (o.schemaVersion !== 1)
+    throw new FormatError(file, 'key "schemaVersion"', `expected 1, got ${shown(o.schemaVersion)}`);
+  if (o.sweep !== 'network' && o.sweep !== 'gpu')
+    throw new FormatError(file, 'key "sweep"', `expected "network" or "gpu", got ${shown(o.sweep)}`);
   const s = o.shard;
-  if (!s || typeof s !== 'object' || !Number.isInteger(s.index) || !Number.isInteger(s.count) || s.index < 1 || s.index > s.count || s.count > MAX_SWEEP_POINTS) {
-    throw new FormatError(file, 'key "shard"', `expected {index, count} with 1 ≤ index ≤ count ≤ ${MAX_SWEEP_POINTS}, got ${shown(s)}`);
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    !Number.isInteger(s.index) ||
+    !Number.isInteger(s.count) ||
+    s.index < 1 ||
+    s.index > s.count ||
+    s.count > MAX_SWEEP_POINTS
+  ) {
+    throw new FormatError(
+      file,
+      'key "shard"',
+      `expected {index, count} with 1 ≤ index ≤ count ≤ ${MAX_SWEEP_POINTS}, got ${shown(s)}`,
+    );
   }
-  if (!o.identity || typeof o.identity !== 'object' || !o.identity.inputs || typeof o.identity.inputs !== 'object' || !o.identity.options || typeof o.identity.options !== 'object') {
+  if (
+    !o.identity ||
+    typeof o.identity !== 'object' ||
+    !o.identity.inputs ||
+    typeof o.identity.inputs !== 'object' ||
+    !o.identity.options ||
+    typeof o.identity.options !== 'object'
+  ) {
     throw new FormatError(file, 'key "identity"', 'expected {inputs, options}');
   }
   if (!Number.isInteger(o.totalPoints) || o.totalPoints! < 1 || o.totalPoints! > MAX_SWEEP_POINTS) {
-    throw new FormatError(file, 'key "totalPoints"', `expected a whole number from 1 to ${MAX_SWEEP_POINTS} (the most points a sweep has), got ${shown(o.totalPoints)}`);
+    throw new FormatError(
+      file,
+      'key "totalPoints"',
+      `expected a whole number from 1 to ${MAX_SWEEP_POINTS} (the most points a sweep has), got ${shown(o.totalPoints)}`,
+    );
   }
   if (!Array.isArray(o.points)) throw new FormatError(file, 'key "points"', 'expected a list');
   const want = shardIndices(o.totalPoints!, s);
   const got = o.points.map((p) => (p && typeof p === 'object' ? p.index : undefined));
   if (canonical(got) !== canonical(want)) {
-    throw new FormatError(file, 'key "points"', `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => shown(x)))}]`);
+    throw new FormatError(
+      file,
+      'key "points"',
+      `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => shown(x)))}]`,
+    );
   }
   const options = o.identity.options as Record<string, unknown>;
   const settings = pointSettings(file, o.sweep, options, o.totalPoints!);
@@ -121,15 +169,28 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
     const point = p.point as Record<string, unknown>;
     const setting = o.sweep === 'network' ? 'scale' : 'clockMHz';
     if (settings && point[setting] !== settings[p.index]) {
-      throw new FormatError(file, `key "${key}.${setting}"`, `is ${shown(point[setting])}, but point ${p.index} of the sweep is at ${settings[p.index]} (identity.options)`);
+      throw new FormatError(
+        file,
+        `key "${key}.${setting}"`,
+        `is ${shown(point[setting])}, but point ${p.index} of the sweep is at ${settings[p.index]} (identity.options)`,
+      );
     }
     if (o.sweep === 'network') {
       const n = (point.networkByDimensionJ as number[]).length;
-      if (dims >= 0 && n !== dims) throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `has ${n} entries, points[0] has ${dims}: one per network dimension in every point`);
+      if (dims >= 0 && n !== dims)
+        throw new FormatError(
+          file,
+          `key "${key}.networkByDimensionJ"`,
+          `has ${n} entries, points[0] has ${dims}: one per network dimension in every point`,
+        );
       dims = n;
       const dimension = options.dimension;
       if (typeof dimension === 'number' && dimension >= n) {
-        throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `has ${n} entries, but the swept dimension is ${dimension} (identity.options)`);
+        throw new FormatError(
+          file,
+          `key "${key}.networkByDimensionJ"`,
+          `has ${n} entries, but the swept dimension is ${dimension} (identity.options)`,
+        );
       }
     }
   });
@@ -140,24 +201,40 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
  * The setting of every point of the sweep, from its identity: the sorted scales of a network sweep, the clocks of a
  * GPU sweep (undefined when the identity does not list them); their number must be totalPoints.
  */
-function pointSettings(file: string, sweep: SweepKind, options: Record<string, unknown>, total: number): number[] | undefined {
+function pointSettings(
+  file: string,
+  sweep: SweepKind,
+  options: Record<string, unknown>,
+  total: number,
+): number[] | undefined {
   const key = sweep === 'network' ? 'scales' : 'frequenciesMHz';
   const list = options[key];
   if (list === undefined) return undefined;
   if (!Array.isArray(list) || !list.every((x) => typeof x === 'number' && Number.isFinite(x))) {
     throw new FormatError(file, `key "identity.options.${key}"`, `expected a list of numbers, got ${shown(list)}`);
   }
-  if (list.length !== total) throw new FormatError(file, `key "identity.options.${key}"`, `lists ${list.length} points, but totalPoints is ${total}`);
+  if (list.length !== total)
+    throw new FormatError(
+      file,
+      `key "identity.options.${key}"`,
+      `lists ${list.length} points, but totalPoints is ${total}`,
+    );
   return list as number[];
 }
 
 /** The figures merge reads from each point, by sweep, and the range each must lie in (the rest is carried as it is). */
 const POINT_NUMBERS: Record<SweepKind, [string, (v: number) => boolean, string][]> = {
   network: [
-    ['scale', (v) => v > 0, '> 0'], ['bandwidthGBps', (v) => v > 0, '> 0 GB/s'], ['energyPerBitPJ', (v) => v >= 0, '≥ 0 pJ/bit'],
-    ['voltageRatio', (v) => v > 0, '> 0'], ['makespanNs', (v) => Number.isSafeInteger(v) && v >= 0, 'a whole number ≥ 0 ns'],
+    ['scale', (v) => v > 0, '> 0'],
+    ['bandwidthGBps', (v) => v > 0, '> 0 GB/s'],
+    ['energyPerBitPJ', (v) => v >= 0, '≥ 0 pJ/bit'],
+    ['voltageRatio', (v) => v > 0, '> 0'],
+    ['makespanNs', (v) => Number.isSafeInteger(v) && v >= 0, 'a whole number ≥ 0 ns'],
   ],
-  gpu: [['clockMHz', (v) => v > 0, '> 0 MHz'], ['timeS', (v) => v >= 0, '≥ 0 s']],
+  gpu: [
+    ['clockMHz', (v) => v > 0, '> 0 MHz'],
+    ['timeS', (v) => v >= 0, '≥ 0 s'],
+  ],
 };
 /** Energy parts every point has; whatever parts it has must add up to its total. */
 const ENERGY_PARTS = ['compute', 'memory', 'network', 'idle', 'total'];
@@ -177,11 +254,16 @@ function checkPoint(file: string, key: string, sweep: SweepKind, point: unknown)
   }
   const e = o.energyJ as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || ENERGY_PARTS.some((k) => !isNumber(e[k]))) {
-    throw new FormatError(file, `key "${key}.energyJ"`, `expected {${ENERGY_PARTS.join(', ')}} in J, got ${shown(o.energyJ)}`);
+    throw new FormatError(
+      file,
+      `key "${key}.energyJ"`,
+      `expected {${ENERGY_PARTS.join(', ')}} in J, got ${shown(o.energyJ)}`,
+    );
   }
   let sum = 0;
   for (const [k, x] of Object.entries(e)) {
-    if (!isNumber(x) || x < 0) throw new FormatError(file, `key "${key}.energyJ.${k}"`, `must be a number ≥ 0 J, got ${shown(x)}`);
+    if (!isNumber(x) || x < 0)
+      throw new FormatError(file, `key "${key}.energyJ.${k}"`, `must be a number ≥ 0 J, got ${shown(x)}`);
     if (k !== 'total') sum += x;
   }
   const total = e.total as number;
@@ -191,15 +273,24 @@ function checkPoint(file: string, key: string, sweep: SweepKind, point: unknown)
   if (sweep === 'network') {
     const byDim = o.networkByDimensionJ;
     if (!(Array.isArray(byDim) && byDim.length > 0 && byDim.every((x) => isNumber(x) && x >= 0))) {
-      throw new FormatError(file, `key "${key}.networkByDimensionJ"`, 'expected a list of J ≥ 0, one per network dimension');
+      throw new FormatError(
+        file,
+        `key "${key}.networkByDimensionJ"`,
+        'expected a list of J ≥ 0, one per network dimension',
+      );
     }
     const dimSum = byDim.reduce((a: number, x: number) => a + x, 0);
     if (dimSum > (e.network as number) * (1 + SUM_TOLERANCE) + SUM_TOLERANCE) {
-      throw new FormatError(file, `key "${key}.networkByDimensionJ"`, `adds up to ${dimSum} J, more than the point's network energy ${e.network} J`);
+      throw new FormatError(
+        file,
+        `key "${key}.networkByDimensionJ"`,
+        `adds up to ${dimSum} J, more than the point's network energy ${e.network} J`,
+      );
     }
   }
   const band = o.energyBandJ;
-  if (band !== undefined && !numbersFinite(band)) throw new FormatError(file, `key "${key}.energyBandJ"`, `expected finite numbers, got ${shown(band)}`);
+  if (band !== undefined && !numbersFinite(band))
+    throw new FormatError(file, `key "${key}.energyBandJ"`, `expected finite numbers, got ${shown(band)}`);
 }
 
 /** Every number in a JSON value is finite (no null where a number belongs either: null is refused). */
@@ -217,9 +308,13 @@ function numbersFinite(v: unknown): boolean {
 /** Where two identities differ, in words ("input trace", "option scales"); empty when they are the same. */
 function identityDifference(a: SweepIdentity, b: SweepIdentity): string[] {
   const diff: string[] = [];
-  for (const [what, x, y] of [['input', a.inputs, b.inputs], ['option', a.options, b.options]] as const) {
+  for (const [what, x, y] of [
+    ['input', a.inputs, b.inputs],
+    ['option', a.options, b.options],
+  ] as const) {
     for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
-      if (canonical((x as Record<string, unknown>)[k]) !== canonical((y as Record<string, unknown>)[k])) diff.push(`${what} ${k}`);
+      if (canonical((x as Record<string, unknown>)[k]) !== canonical((y as Record<string, unknown>)[k]))
+        diff.push(`${what} ${k}`);
     }
   }
   return diff;
@@ -229,17 +324,27 @@ function identityDifference(a: SweepIdentity, b: SweepIdentity): string[] {
  * The points of one sweep from all its partials, in index order. Refuses partials of different sweeps (naming what
  * differs), a shard given twice, and missing shards.
  */
-export function mergePartials(parts: readonly { file: string; partial: SweepPartial }[]): { sweep: SweepKind; identity: SweepIdentity; points: unknown[] } {
+export function mergePartials(parts: readonly { file: string; partial: SweepPartial }[]): {
+  sweep: SweepKind;
+  identity: SweepIdentity;
+  points: unknown[];
+} {
   if (parts.length === 0) throw new InputError('merge: give the partial results of every shard');
   const first = parts[0];
   const { count } = first.partial.shard;
   const byShard = new Map<number, string>();
   for (const { file, partial } of parts) {
-    if (partial.sweep !== first.partial.sweep) throw new InputError(`merge: ${file} is a ${partial.sweep} sweep, ${first.file} a ${first.partial.sweep} sweep`);
+    if (partial.sweep !== first.partial.sweep)
+      throw new InputError(`merge: ${file} is a ${partial.sweep} sweep, ${first.file} a ${first.partial.sweep} sweep`);
     const diff = identityDifference(first.partial.identity, partial.identity);
-    if (diff.length > 0) throw new InputError(`merge: ${file} and ${first.file} are shards of different sweeps (${diff.join(', ')} differ)`);
+    if (diff.length > 0)
+      throw new InputError(
+        `merge: ${file} and ${first.file} are shards of different sweeps (${diff.join(', ')} differ)`,
+      );
     if (partial.shard.count !== count || partial.totalPoints !== first.partial.totalPoints) {
-      throw new InputError(`merge: ${file} is shard ${partial.shard.index}/${partial.shard.count} of ${partial.totalPoints} points, ${first.file} shard ${first.partial.shard.index}/${count} of ${first.partial.totalPoints}`);
+      throw new InputError(
+        `merge: ${file} is shard ${partial.shard.index}/${partial.shard.count} of ${partial.totalPoints} points, ${first.file} shard ${first.partial.shard.index}/${count} of ${first.partial.totalPoints}`,
+      );
     }
     const seen = byShard.get(partial.shard.index);
     if (seen) throw new InputError(`merge: shard ${partial.shard.index}/${count} is given twice (${seen} and ${file})`);
@@ -248,13 +353,19 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
   const missing: number[] = [];
   for (let i = 1; i <= count; i++) if (!byShard.has(i)) missing.push(i);
   if (missing.length > 0) {
-    throw new InputError(`merge: shard${missing.length > 1 ? 's' : ''} ${listExcerpt(missing.map((i) => `${i}/${count}`))} missing (have ${listExcerpt([...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`))})`);
+    throw new InputError(
+      `merge: shard${missing.length > 1 ? 's' : ''} ${listExcerpt(missing.map((i) => `${i}/${count}`))} missing (have ${listExcerpt([...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`))})`,
+    );
   }
   if (first.partial.sweep === 'network') {
-    const dims = (p: SweepPartial) => (p.points[0]?.point as { networkByDimensionJ?: unknown[] } | undefined)?.networkByDimensionJ?.length;
+    const dims = (p: SweepPartial) =>
+      (p.points[0]?.point as { networkByDimensionJ?: unknown[] } | undefined)?.networkByDimensionJ?.length;
     const d0 = parts.map((p) => ({ file: p.file, n: dims(p.partial) })).filter((x) => x.n !== undefined);
     const other = d0.find((x) => x.n !== d0[0]!.n);
-    if (other) throw new InputError(`merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards of one sweep have the same network`);
+    if (other)
+      throw new InputError(
+        `merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards of one sweep have the same network`,
+      );
   }
   const points = new Array<unknown>(first.partial.totalPoints);
   const where = new Array<string>(first.partial.totalPoints);
@@ -264,31 +375,47 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
       where[p.index] = `${file}: key "points[${i}].point`;
     });
   }
-  if (first.partial.sweep === 'network') checkNetworkPoints(points as NetworkPointFigures[], where, first.partial.identity.options);
+  if (first.partial.sweep === 'network')
+    checkNetworkPoints(points as NetworkPointFigures[], where, first.partial.identity.options);
   return { sweep: first.partial.sweep, identity: first.partial.identity, points };
 }
 
-interface NetworkPointFigures { scale: number; bandwidthGBps: number; energyPerBitPJ: number; voltageRatio: number }
+interface NetworkPointFigures {
+  scale: number;
+  bandwidthGBps: number;
+  energyPerBitPJ: number;
+  voltageRatio: number;
+}
 
 /**
  * The figures of a network sweep's points agree with each other as the sweep made them: the swept bandwidth is the
  * nominal one × scale, the energy per bit the nominal one × voltageRatio², and with the default V–f curve the
  * voltage ratio is the curve's at that scale. A point that says otherwise was changed after the sweep.
  */
-function checkNetworkPoints(points: readonly NetworkPointFigures[], where: readonly string[], options: Record<string, unknown>): void {
+function checkNetworkPoints(
+  points: readonly NetworkPointFigures[],
+  where: readonly string[],
+  options: Record<string, unknown>,
+): void {
   const agree = (a: number, b: number) => Math.abs(a - b) <= RATIO_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
   const bw0 = points[0]!.bandwidthGBps / points[0]!.scale;
   const epb0 = points[0]!.energyPerBitPJ / points[0]!.voltageRatio ** 2;
   const defaultCurve = options.vfCurve === DEFAULT_SERDES_VF_CURVE.name;
   points.forEach((p, i) => {
     if (defaultCurve && !agree(p.voltageRatio, voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale))) {
-      throw new InputError(`${where[i]}.voltageRatio" is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`);
+      throw new InputError(
+        `${where[i]}.voltageRatio" is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`,
+      );
     }
     if (!agree(p.bandwidthGBps / p.scale, bw0)) {
-      throw new InputError(`${where[i]}.bandwidthGBps" is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`);
+      throw new InputError(
+        `${where[i]}.bandwidthGBps" is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`,
+      );
     }
     if (!agree(p.energyPerBitPJ / p.voltageRatio ** 2, epb0)) {
-      throw new InputError(`${where[i]}.energyPerBitPJ" is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`);
+      throw new InputError(
+        `${where[i]}.energyPerBitPJ" is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`,
+      );
     }
   });
 }

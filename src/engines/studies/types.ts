@@ -5,7 +5,7 @@
  */
 import type { EnergyBandJ, EnergyBreakdownJ, RESULT_SCHEMA_VERSION } from '../replay/types.js';
 
-export type { EnergyBandJ, EnergyBreakdownJ, TimeBreakdownS, ReplayResult } from '../replay/types.js';
+export type { EnergyBandJ, EnergyBreakdownJ } from '../replay/types.js';
 
 /** Marginal efficiency between a sweep point and its neighbour at the next higher scale. */
 export interface MarginalEfficiency {
@@ -131,7 +131,13 @@ export interface Knob {
   /** Sorted by setting ascending; the nominal point included. */
   points: KnobPoint[];
   /** Lowest-energy setting against nominal; `atEdge` when it is the highest or lowest setting swept (the optimum may lie beyond). */
-  best: { setting: number; energyChangePct: number; timeChangePct: number; energyChangeBandPct: [number, number]; atEdge: 'top' | 'bottom' | null };
+  best: {
+    setting: number;
+    energyChangePct: number;
+    timeChangePct: number;
+    energyChangeBandPct: [number, number];
+    atEdge: 'top' | 'bottom' | null;
+  };
   /** What the bands stand for, in one sentence. */
   uncertainty: string;
 }
@@ -171,13 +177,25 @@ export interface CaseStudyLayout {
    * the micro-batch count (exact in steady state: each extra micro-batch adds the same work; the all-reduce,
    * pipeline fill and drain and optimizer step are fixed); checked against a third replay at the nominal point.
    */
-  extrapolation: { replayedMicroBatches: [number, number]; checkMicroBatches: number; makespanErrorPct: number; energyErrorPct: number };
+  extrapolation: {
+    replayedMicroBatches: [number, number];
+    checkMicroBatches: number;
+    makespanErrorPct: number;
+    energyErrorPct: number;
+  };
   /**
    * Per rank at the nominal point, from the larger replayed iteration, the ledger's time split (s; they add up to the
    * makespan): GPU compute, exposed communication (no GPU compute running), host (CPU or remote memory only),
    * waiting; and all communication time (the denominator of the hidden and exposed shares).
    */
-  ranks: { rank: number; computeS: number; exposedCommS: number; hostS: number; waitS: number; communicationS: number }[];
+  ranks: {
+    rank: number;
+    computeS: number;
+    exposedCommS: number;
+    hostS: number;
+    waitS: number;
+    communicationS: number;
+  }[];
   /** Whether scale-out DVFS gives an efficiency gain here, and why, in plain sentences. */
   finding: string;
   /** The poster's finding (raising the scale-out links' V–f saves energy) holds for this layout. */

@@ -44,29 +44,42 @@ export const VF_LIMITS = { scale: { min: 1e-3, max: 1e3 }, voltage: { min: 1e-6,
 
 /** Checks a curve's shape; throws FormatError naming the field. */
 export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new FormatError(file, '', 'expected a JSON object with "points"');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new FormatError(file, '', 'expected a JSON object with "points"');
   const o = value as Record<string, unknown>;
   const raw = o.points;
   if (!Array.isArray(raw) || raw.length < 2 || raw.length > VF_LIMITS.points) {
-    throw new FormatError(file, 'points', `expected an array of 2 to ${VF_LIMITS.points} { "scale", "voltage" } objects`);
+    throw new FormatError(
+      file,
+      'points',
+      `expected an array of 2 to ${VF_LIMITS.points} { "scale", "voltage" } objects`,
+    );
   }
   const shown = (v: unknown) => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v)));
   const points: VfPoint[] = raw.map((p, i) => {
     const q = (p !== null && typeof p === 'object' ? p : {}) as Record<string, unknown>;
     const scale = q.scale;
     const voltage = q.voltage;
-    for (const [key, v, unit] of [['scale', scale, '× nominal'], ['voltage', voltage, '(V or relative)']] as const) {
+    for (const [key, v, unit] of [
+      ['scale', scale, '× nominal'],
+      ['voltage', voltage, '(V or relative)'],
+    ] as const) {
       const { min, max } = VF_LIMITS[key];
-      if (typeof v !== 'number' || !Number.isFinite(v)) throw new FormatError(file, `points[${i}].${key}`, `expected a positive number, got ${shown(v)}`);
-      if (v < min || v > max) throw new FormatError(file, `points[${i}].${key}`, `must be ≥ ${min} and ≤ ${max} ${unit}, got ${v}`);
+      if (typeof v !== 'number' || !Number.isFinite(v))
+        throw new FormatError(file, `points[${i}].${key}`, `expected a positive number, got ${shown(v)}`);
+      if (v < min || v > max)
+        throw new FormatError(file, `points[${i}].${key}`, `must be ≥ ${min} and ≤ ${max} ${unit}, got ${v}`);
     }
     return { scale: scale as number, voltage: voltage as number };
   });
   for (let i = 1; i < points.length; i++) {
-    if (points[i].scale <= points[i - 1].scale) throw new FormatError(file, `points[${i}].scale`, 'scales must be strictly increasing');
-    if (points[i].voltage < points[i - 1].voltage) throw new FormatError(file, `points[${i}].voltage`, 'voltage must not fall as frequency rises');
+    if (points[i].scale <= points[i - 1].scale)
+      throw new FormatError(file, `points[${i}].scale`, 'scales must be strictly increasing');
+    if (points[i].voltage < points[i - 1].voltage)
+      throw new FormatError(file, `points[${i}].voltage`, 'voltage must not fall as frequency rises');
   }
-  if (points[0].scale > 1 || points[points.length - 1].scale < 1) throw new FormatError(file, 'points', 'the curve must cover scale 1 (nominal)');
+  if (points[0].scale > 1 || points[points.length - 1].scale < 1)
+    throw new FormatError(file, 'points', 'the curve must cover scale 1 (nominal)');
   return { name: typeof o.name === 'string' ? o.name : file, points };
 }
 
@@ -77,7 +90,9 @@ export async function loadVfCurve(file: string): Promise<VfCurve> {
 function voltageAt(curve: VfCurve, scale: number): number {
   const p = curve.points;
   if (scale < p[0].scale || scale > p[p.length - 1].scale) {
-    throw new InputError(`scale ${scale} is outside the V–f curve "${curve.name}" (${p[0].scale}..${p[p.length - 1].scale}); give a --vf-curve that covers it`);
+    throw new InputError(
+      `scale ${scale} is outside the V–f curve "${curve.name}" (${p[0].scale}..${p[p.length - 1].scale}); give a --vf-curve that covers it`,
+    );
   }
   let i = 1;
   while (p[i].scale < scale) i++;

@@ -26,17 +26,26 @@ export function formatOf(file: string): TraceFormat {
  * Converts one trace file by the output discipline (src/formats/output.ts): a failure (bad input, full disk, an
  * interrupt) never leaves a partial file behind.
  */
-export async function convertTrace(input: string, output: string): Promise<{ nodes: number; from: TraceFormat; to: TraceFormat }> {
+export async function convertTrace(
+  input: string,
+  output: string,
+): Promise<{ nodes: number; from: TraceFormat; to: TraceFormat }> {
   const from = formatOf(input);
   const to = formatOf(output);
   const gzipOut = /\.gz$/i.test(output);
   if (from === to && (from === 'json' || gzipOut === /\.gz$/i.test(input))) {
-    throw new InputError(`convert ${input} → ${output}: both are .${from}${from === 'et' ? (gzipOut ? '.gz' : '') : ''}; convert between .et, .et.gz and .json`);
+    throw new InputError(
+      `convert ${input} → ${output}: both are .${from}${from === 'et' ? (gzipOut ? '.gz' : '') : ''}; convert between .et, .et.gz and .json`,
+    );
   }
   // Written under a temporary name (locked), renamed when complete: a failure never leaves a partial file behind.
-  const nodes = await OutputSet.write(output, (set) => (
-    from === 'json' ? jsonToEt(input, output, set) : to === 'et' ? recompress(input, set.file(output), gzipOut) : etToJson(input, set.file(output))
-  ));
+  const nodes = await OutputSet.write(output, (set) =>
+    from === 'json'
+      ? jsonToEt(input, output, set)
+      : to === 'et'
+        ? recompress(input, set.file(output), gzipOut)
+        : etToJson(input, set.file(output)),
+  );
   return { nodes, from, to };
 }
 

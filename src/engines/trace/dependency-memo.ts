@@ -57,7 +57,11 @@ export class DependencyMemo {
         this.missSlot = slot;
         return -1;
       }
-      if (this.entryHash[entry] === hash && this.entryLength[entry] === length && this.sameBytes(entry, buf, view, start, end)) {
+      if (
+        this.entryHash[entry] === hash &&
+        this.entryLength[entry] === length &&
+        this.sameBytes(entry, buf, view, start, end)
+      ) {
         this.hits++;
         return entry;
       }
@@ -65,7 +69,15 @@ export class DependencyMemo {
   }
 
   /** Adds the list find() just missed, with its parents[0, count) and class. */
-  store(buf: Uint8Array, view: DataView, start: number, end: number, parents: Int32Array, count: number, state: number): void {
+  store(
+    buf: Uint8Array,
+    view: DataView,
+    start: number,
+    end: number,
+    parents: Int32Array,
+    count: number,
+    state: number,
+  ): void {
     if (this.missSlot < 0 || this.entryCount >= MAX_ENTRIES) return;
     const entry = this.entryCount++;
     this.slotEntry[this.missSlot] = entry + 1;
@@ -73,7 +85,8 @@ export class DependencyMemo {
     this.entryHash[entry] = this.missHash;
     this.entryLength[entry] = end - start;
     this.entryState[entry] = state;
-    if (this.wordsUsed + (end - start) / 4 + 1 > this.words.length) this.words = grown(this.words, this.wordsUsed + (end - start) / 4 + 1);
+    if (this.wordsUsed + (end - start) / 4 + 1 > this.words.length)
+      this.words = grown(this.words, this.wordsUsed + (end - start) / 4 + 1);
     this.entryWordsAt[entry] = this.wordsUsed;
     let i = start;
     for (; i + 4 <= end; i += 4) this.words[this.wordsUsed++] = view.getInt32(i, true);

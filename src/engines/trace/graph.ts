@@ -42,7 +42,10 @@ const DATA = 0;
  * Feeds the nodes to a graph (`feed` may run twice) and returns its facts. `graph`: one to reuse (reset first), so
  * that a reader of many ranks allocates its tables once.
  */
-export async function graphFacts(feed: (graph: DependencyGraph) => Promise<void> | void, graph = new DependencyGraph(true)): Promise<GraphFacts> {
+export async function graphFacts(
+  feed: (graph: DependencyGraph) => Promise<void> | void,
+  graph = new DependencyGraph(true),
+): Promise<GraphFacts> {
   graph.reset();
   await feed(graph);
   const facts = graph.presumedFacts();
@@ -104,7 +107,8 @@ export class DependencyGraph {
   reset(): void {
     this.index.clear();
     this.memo.clear();
-    for (const list of [this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.edges]) list.clear();
+    for (const list of [this.pendingNode, this.pendingKind, this.pendingPresumed, this.pendingId, this.edges])
+      list.clear();
     this.bigIds.clear();
     this.pendingBig.clear();
     this.nodeCount = this.dataEdges = this.ctrlEdges = this.duplicateTotal = 0;
@@ -129,7 +133,13 @@ export class DependencyGraph {
       }
       return list;
     };
-    this.addNode(node <= MAX_SAFE ? Number(node) : -1, node, fill(this.scratchData, dataDeps!), fill(this.scratchCtrl, ctrlDeps!), null);
+    this.addNode(
+      node <= MAX_SAFE ? Number(node) : -1,
+      node,
+      fill(this.scratchData, dataDeps!),
+      fill(this.scratchCtrl, ctrlDeps!),
+      null,
+    );
   }
 
   /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies (`probe`: the probe that read them, or null). */
@@ -157,8 +167,11 @@ export class DependencyGraph {
     // The data list's class: from the memo when the same bytes were classed before, else looked up (and memoised
     // when every dependency was known).
     const memo = this.memo;
-    const memoised = probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
-    const entry = memoised ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd) : -1;
+    const memoised =
+      probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
+    const entry = memoised
+      ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd)
+      : -1;
     let dataState: number;
     let dataParents = this.dataParents;
     let dataAt = 0;
@@ -169,7 +182,15 @@ export class DependencyGraph {
     } else {
       dataState = this.classify(v, data, this.dataParents, DATA);
       if (memoised && this.pendingId.count === pendingBefore) {
-        memo.store(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd, this.dataParents, data.count, dataState);
+        memo.store(
+          probe.cursor!.buf,
+          probe.cursor!.view,
+          probe.dataDepsStart,
+          probe.dataDepsEnd,
+          this.dataParents,
+          data.count,
+          dataState,
+        );
       }
     }
     const state = Math.max(dataState, this.classify(v, ctrl, this.ctrlParents, 1));
@@ -199,7 +220,11 @@ export class DependencyGraph {
         if (s > state) state = s;
         continue;
       }
-      const presumed = this.presumeDangling && (d >= 0 ? this.maxNewBig !== null || d < this.maxNewId : this.maxNewBig !== null && deps.valueAt(i) < this.maxNewBig);
+      const presumed =
+        this.presumeDangling &&
+        (d >= 0
+          ? this.maxNewBig !== null || d < this.maxNewId
+          : this.maxNewBig !== null && deps.valueAt(i) < this.maxNewBig);
       if (!presumed && state === CLEAR) state = UNKNOWN;
       if (d < 0) this.pendingBig.set(this.pendingId.count, deps.valueAt(i));
       this.pendingNode.push(v);
@@ -214,7 +239,15 @@ export class DependencyGraph {
    * Keeps the edges of an unknown node that can matter (to unknown or blocked nodes, to ids to come); of a blocked
    * one, those up to its first edge to a blocked node (where a cycle walk through it turns).
    */
-  private keepEdges(v: number, state: number, dataCount: number, dataParents: Int32Array, dataAt: number, ctrlCount: number, pending: number): void {
+  private keepEdges(
+    v: number,
+    state: number,
+    dataCount: number,
+    dataParents: Int32Array,
+    dataAt: number,
+    ctrlCount: number,
+    pending: number,
+  ): void {
     const afterData = this.keepEdgesOf(v, state, dataCount, dataParents, dataAt, pending);
     if (afterData >= 0) this.keepEdgesOf(v, state, ctrlCount, this.ctrlParents, 0, afterData);
   }
@@ -223,7 +256,14 @@ export class DependencyGraph {
    * keepEdges for one list, its parents at parents[at, at + count) (`pending`: its first dependency's pending
    * number); the next pending number, or −1 when done.
    */
-  private keepEdgesOf(v: number, state: number, count: number, parents: Int32Array, at: number, pending: number): number {
+  private keepEdgesOf(
+    v: number,
+    state: number,
+    count: number,
+    parents: Int32Array,
+    at: number,
+    pending: number,
+  ): number {
     const states = this.nodes.state;
     for (let i = 0; i < count; i++) {
       const parent = parents[at + i];
@@ -247,15 +287,26 @@ export class DependencyGraph {
 
   /** The facts once every node is in (a graph that presumes nothing: see the constructor). */
   facts(): GraphFacts {
-    if (this.presumeDangling) throw new Error('DependencyGraph.facts: this graph presumes dangling ids; use presumedFacts() (or graphFacts)');
+    if (this.presumeDangling)
+      throw new Error('DependencyGraph.facts: this graph presumes dangling ids; use presumedFacts() (or graphFacts)');
     return this.presumedFacts()!;
   }
 
   /** The facts once every node is in; null when an id presumed dangling turned up after all (read again, exactly). */
   presumedFacts(): GraphFacts | null {
     const f: GraphFacts = {
-      nodeCount: this.nodeCount, dataEdges: this.dataEdges, ctrlEdges: this.ctrlEdges, danglingData: 0, danglingCtrl: 0,
-      danglingSamples: [], duplicateCount: this.duplicateTotal, duplicateIds: Array.from(this.duplicateNodes.subarray(0, Math.min(this.duplicateTotal, SAMPLES)), (v) => this.idOf(v)), nodesInCycles: 0, cycleSample: [],
+      nodeCount: this.nodeCount,
+      dataEdges: this.dataEdges,
+      ctrlEdges: this.ctrlEdges,
+      danglingData: 0,
+      danglingCtrl: 0,
+      danglingSamples: [],
+      duplicateCount: this.duplicateTotal,
+      duplicateIds: Array.from(this.duplicateNodes.subarray(0, Math.min(this.duplicateTotal, SAMPLES)), (v) =>
+        this.idOf(v),
+      ),
+      nodesInCycles: 0,
+      cycleSample: [],
     };
     // Each kept dependency is on a later node (an edge) or on none (dangling).
     const resolved = new Int32Array(this.pendingId.count);
@@ -271,7 +322,11 @@ export class DependencyGraph {
       if (kind === DATA) f.danglingData++;
       else f.danglingCtrl++;
       if (f.danglingSamples.length < SAMPLES) {
-        f.danglingSamples.push({ nodeId: this.idOf(this.pendingNode.values[k]), parentId: big ?? bigintOf(id), kind: kind === DATA ? 'data' : 'ctrl' });
+        f.danglingSamples.push({
+          nodeId: this.idOf(this.pendingNode.values[k]),
+          parentId: big ?? bigintOf(id),
+          kind: kind === DATA ? 'data' : 'ctrl',
+        });
       }
     }
     const edges = this.edges.values;

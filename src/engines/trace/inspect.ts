@@ -52,9 +52,16 @@ export interface Inspection {
 
 function emptyCounts(): TraceCounts {
   return {
-    nodeCount: 0, nodesByType: {}, numOps: 0n, durationMicros: 0n, collectives: {},
-    sendRecv: { sends: 0, recvs: 0, sendBytes: 0n }, edges: { data: 0, ctrl: 0 }, dangling: { data: 0, ctrl: 0 },
-    duplicateIds: 0, nodesInCycles: 0,
+    nodeCount: 0,
+    nodesByType: {},
+    numOps: 0n,
+    durationMicros: 0n,
+    collectives: {},
+    sendRecv: { sends: 0, recvs: 0, sendBytes: 0n },
+    edges: { data: 0, ctrl: 0 },
+    dangling: { data: 0, ctrl: 0 },
+    duplicateIds: 0,
+    nodesInCycles: 0,
   };
 }
 
@@ -145,11 +152,19 @@ class RankTally {
 
   counts(g: GraphFacts): TraceCounts {
     const nodesByType: Record<string, number> = {};
-    for (const type of this.typeOrder) nodesByType[nodeTypeName(type)] = type >= 0 && type < 8 ? this.perType[type] : this.otherTypes.get(type)!;
+    for (const type of this.typeOrder)
+      nodesByType[nodeTypeName(type)] = type >= 0 && type < 8 ? this.perType[type] : this.otherTypes.get(type)!;
     return {
-      nodeCount: this.nodeCount, nodesByType, numOps: this.numOps.value, durationMicros: this.durationMicros.value,
-      collectives: this.collectives, sendRecv: this.sendRecv, edges: { data: g.dataEdges, ctrl: g.ctrlEdges },
-      dangling: { data: g.danglingData, ctrl: g.danglingCtrl }, duplicateIds: g.duplicateCount, nodesInCycles: g.nodesInCycles,
+      nodeCount: this.nodeCount,
+      nodesByType,
+      numOps: this.numOps.value,
+      durationMicros: this.durationMicros.value,
+      collectives: this.collectives,
+      sendRecv: this.sendRecv,
+      edges: { data: g.dataEdges, ctrl: g.ctrlEdges },
+      dangling: { data: g.danglingData, ctrl: g.danglingCtrl },
+      duplicateIds: g.duplicateCount,
+      nodesInCycles: g.nodesInCycles,
     };
   }
 }
@@ -157,13 +172,26 @@ class RankTally {
 export async function inspectRank(file: string, rank: number, workspace?: RankWorkspace): Promise<RankInspection> {
   const diagnostics = new Diagnostics();
   const tally = new RankTally(diagnostics);
-  const { facts: g, stream } = await probeRank(file, new NodeProbe(INSPECTED), diagnostics, (probe) => tally.add(probe), workspace);
+  const { facts: g, stream } = await probeRank(
+    file,
+    new NodeProbe(INSPECTED),
+    diagnostics,
+    (probe) => tally.add(probe),
+    workspace,
+  );
   const md = stream.frames.metadata;
   return {
-    rank, file, bytes: stream.frames.consumed, compressed: stream.compressed, hasMetadata: md !== null,
+    rank,
+    file,
+    bytes: stream.frames.consumed,
+    compressed: stream.compressed,
+    hasMetadata: md !== null,
     version: md ? md.version : null,
     schema: schemaOf(md?.attrs),
-    ...tally.counts(g), danglingSamples: g.danglingSamples, cycleSample: g.cycleSample, diagnostics: diagnostics.summary(),
+    ...tally.counts(g),
+    danglingSamples: g.danglingSamples,
+    cycleSample: g.cycleSample,
+    diagnostics: diagnostics.summary(),
   };
 }
 

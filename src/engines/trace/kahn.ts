@@ -9,7 +9,10 @@ type TypedArray = Float64Array | Int32Array | Uint8Array;
 export class GrowingArray<T extends TypedArray> {
   count = 0;
   values: T;
-  constructor(private readonly make: new (n: number) => T, capacity = 1024) {
+  constructor(
+    private readonly make: new (n: number) => T,
+    capacity = 1024,
+  ) {
     this.values = new make(capacity);
   }
 
@@ -42,7 +45,11 @@ export const BLOCKED = 2;
  * compiles faster than the whole algorithm would, once per loop.)
  */
 export function kahn(
-  n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array,
+  n: number,
+  state: Uint8Array,
+  edgeStart: Int32Array,
+  edgeCount: Int32Array,
+  edges: Float64Array,
 ): { blocked: number; sample: number[] } {
   if (allClear(state, n)) return { blocked: 0, sample: [] };
   // In-degree over edges that count; a blocked node gets 1, so that "never removed" reads indeg > 0 for all.
@@ -64,7 +71,13 @@ function allClear(state: Uint8Array, n: number): boolean {
 
 /** Fills indeg (edges that count, 1 for a blocked node) and childCount[p + 1] (unknown children of p). */
 function countParents(
-  n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, indeg: Int32Array, childCount: Int32Array,
+  n: number,
+  state: Uint8Array,
+  edgeStart: Int32Array,
+  edgeCount: Int32Array,
+  edges: Float64Array,
+  indeg: Int32Array,
+  childCount: Int32Array,
 ): { unknown: number; blocked: number } {
   let unknown = 0;
   let blocked = 0;
@@ -86,7 +99,14 @@ function countParents(
 }
 
 /** The unknown children of each unknown node p: children[childCount[p], childCount[p + 1]). */
-function listChildren(n: number, state: Uint8Array, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, childCount: Int32Array): Int32Array {
+function listChildren(
+  n: number,
+  state: Uint8Array,
+  edgeStart: Int32Array,
+  edgeCount: Int32Array,
+  edges: Float64Array,
+  childCount: Int32Array,
+): Int32Array {
   const children = new Int32Array(childCount[n]);
   const fill = childCount.slice(0, n);
   for (let v = 0; v < n; v++) {
@@ -100,7 +120,14 @@ function listChildren(n: number, state: Uint8Array, edgeStart: Int32Array, edgeC
 }
 
 /** Kahn's algorithm proper: removes unknown nodes as their in-degree reaches 0; returns how many it removed. */
-function removeReady(n: number, state: Uint8Array, indeg: Int32Array, childCount: Int32Array, children: Int32Array, unknown: number): number {
+function removeReady(
+  n: number,
+  state: Uint8Array,
+  indeg: Int32Array,
+  childCount: Int32Array,
+  children: Int32Array,
+  unknown: number,
+): number {
   const queue = new Int32Array(unknown);
   let head = 0;
   let tail = 0;
@@ -121,7 +148,13 @@ function firstNeverRemoved(indeg: Int32Array, n: number): number {
 }
 
 /** Walks parents among the nodes never removed, from v, until one repeats: that loop is a cycle. */
-function cycleFrom(v: number, edgeStart: Int32Array, edgeCount: Int32Array, edges: Float64Array, indeg: Int32Array): number[] {
+function cycleFrom(
+  v: number,
+  edgeStart: Int32Array,
+  edgeCount: Int32Array,
+  edges: Float64Array,
+  indeg: Int32Array,
+): number[] {
   const seenAt = new Map<number, number>();
   const path: number[] = [];
   while (v >= 0 && !seenAt.has(v)) {

@@ -21,7 +21,10 @@ export class RankWorkspace {
  * the stream (metadata, bytes read, compression).
  */
 export async function probeRank(
-  file: string, probe: NodeProbe, diagnostics: Diagnostics, onNode: (probe: NodeProbe, frames: FrameScanner) => void,
+  file: string,
+  probe: NodeProbe,
+  diagnostics: Diagnostics,
+  onNode: (probe: NodeProbe, frames: FrameScanner) => void,
   workspace = new RankWorkspace(),
 ): Promise<{ facts: GraphFacts; stream: FrameStream }> {
   const pool = workspace.pool;
@@ -29,23 +32,31 @@ export async function probeRank(
   const facts = await graphFacts(async (graph) => {
     if (stream) {
       // Read again for the graph alone (an id presumed dangling turned up): the tally has its nodes already.
-      await readFrames(file, (frames) => {
+      await readFrames(
+        file,
+        (frames) => {
+          while (frames.next()) {
+            if (frames.isMetadata) continue;
+            probe.read(frames.cursor, frames.start, frames.end);
+            graph.add(probe);
+          }
+        },
+        { pool },
+      );
+      return;
+    }
+    stream = await readFrames(
+      file,
+      (frames) => {
         while (frames.next()) {
           if (frames.isMetadata) continue;
           probe.read(frames.cursor, frames.start, frames.end);
           graph.add(probe);
+          onNode(probe, frames);
         }
-      }, { pool });
-      return;
-    }
-    stream = await readFrames(file, (frames) => {
-      while (frames.next()) {
-        if (frames.isMetadata) continue;
-        probe.read(frames.cursor, frames.start, frames.end);
-        graph.add(probe);
-        onNode(probe, frames);
-      }
-    }, { diagnostics, pool });
+      },
+      { diagnostics, pool },
+    );
   }, workspace.graph);
   return { facts, stream: stream! };
 }

@@ -8,10 +8,24 @@
 import { Diagnostics } from '../../diagnostics.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
 import { NodeDecoder } from '../../formats/chakra/decode.js';
-import { durationProblem, durationRead, EMPTY_ALL_GATHER, nodeValueProblem, valuesReadBy } from '../../formats/chakra/node-values.js';
+import {
+  durationProblem,
+  durationRead,
+  EMPTY_ALL_GATHER,
+  nodeValueProblem,
+  valuesReadBy,
+} from '../../formats/chakra/node-values.js';
 import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths.js';
 import { AttributeNames, NodeProbe } from '../../formats/chakra/probe.js';
-import { ATTR_MEMBER_BY_FIELD, ATTR_MEMBER_BY_KIND, CollectiveCommType, NodeType, commTypeName, nodeTypeName, type AttrKind } from '../../formats/chakra/schema.js';
+import {
+  ATTR_MEMBER_BY_FIELD,
+  ATTR_MEMBER_BY_KIND,
+  CollectiveCommType,
+  NodeType,
+  commTypeName,
+  nodeTypeName,
+  type AttrKind,
+} from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
 import { CrossRankCheck } from '../replay/collective-sequence.js';
 import { probeRank, RankWorkspace } from './probe-rank.js';
@@ -41,11 +55,23 @@ export interface ValidationReport {
 
 /** Collectives ASTRA-sim's system layer simulates; BROADCAST is replayed from its duration. */
 const SIMULATED = new Set<number>([
-  CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.REDUCE_SCATTER, CollectiveCommType.ALL_TO_ALL,
+  CollectiveCommType.ALL_REDUCE,
+  CollectiveCommType.ALL_GATHER,
+  CollectiveCommType.REDUCE_SCATTER,
+  CollectiveCommType.ALL_TO_ALL,
 ]);
 
 /** Attributes whose value a consumer reads as a number / bool / string / bool list. */
-const NUMERIC_ATTRS = ['num_ops', 'tensor_size', 'comm_type', 'comm_size', 'comm_src', 'comm_dst', 'comm_tag', 'comm_priority'];
+const NUMERIC_ATTRS = [
+  'num_ops',
+  'tensor_size',
+  'comm_type',
+  'comm_size',
+  'comm_src',
+  'comm_dst',
+  'comm_tag',
+  'comm_priority',
+];
 
 class Collector {
   readonly problems: Problem[] = [];
@@ -53,7 +79,11 @@ class Collector {
   errors = 0;
   warnings = 0;
   private readonly listed = new Map<string, number>();
-  constructor(private readonly file: string, private readonly rank: number, private readonly maxPerCode: number) {}
+  constructor(
+    private readonly file: string,
+    private readonly rank: number,
+    private readonly maxPerCode: number,
+  ) {}
 
   /** Counts problems known only by number (beyond the listed samples). */
   addUnlisted(severity: Severity, code: string, n: number): void {
@@ -164,16 +194,45 @@ function checkAttrTypes(node: NodeView, c: Collector): void {
     const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
     if (NUMERIC_ATTRS.includes(a.name)) {
       const numeric = member && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
-      if (!numeric) c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute ${a.name} holds ${a.kind ?? 'no value'}; consumers read an integer`);
+      if (!numeric)
+        c.add(
+          'error',
+          'attribute-type',
+          node.id,
+          `node ${node.id}: attribute ${a.name} holds ${a.kind ?? 'no value'}; consumers read an integer`,
+        );
       else if (member.scalar === 'double' || member.scalar === 'float') {
-        c.add('warning', 'attribute-type', node.id, `node ${node.id}: attribute ${a.name} is ${a.kind}; ASTRA-sim expects an integer member`);
+        c.add(
+          'warning',
+          'attribute-type',
+          node.id,
+          `node ${node.id}: attribute ${a.name} is ${a.kind}; ASTRA-sim expects an integer member`,
+        );
       }
-    } else if (a.name === 'is_cpu_op' && !(member && !member.list && (member.scalar === 'bool' || member.scalar.includes('int')))) {
-      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute is_cpu_op holds ${a.kind ?? 'no value'}; consumers read bool_val`);
+    } else if (
+      a.name === 'is_cpu_op' &&
+      !(member && !member.list && (member.scalar === 'bool' || member.scalar.includes('int')))
+    ) {
+      c.add(
+        'error',
+        'attribute-type',
+        node.id,
+        `node ${node.id}: attribute is_cpu_op holds ${a.kind ?? 'no value'}; consumers read bool_val`,
+      );
     } else if (a.name === 'involved_dim' && a.kind !== 'bool_list') {
-      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute involved_dim holds ${a.kind ?? 'no value'}; ASTRA-sim reads bool_list`);
+      c.add(
+        'error',
+        'attribute-type',
+        node.id,
+        `node ${node.id}: attribute involved_dim holds ${a.kind ?? 'no value'}; ASTRA-sim reads bool_list`,
+      );
     } else if (a.name === 'pg_name' && a.kind !== 'string_val') {
-      c.add('error', 'attribute-type', node.id, `node ${node.id}: attribute pg_name holds ${a.kind ?? 'no value'}; consumers read string_val`);
+      c.add(
+        'error',
+        'attribute-type',
+        node.id,
+        `node ${node.id}: attribute pg_name holds ${a.kind ?? 'no value'}; consumers read string_val`,
+      );
     }
   }
 }
@@ -198,30 +257,67 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     return;
   }
   if (node.type < NodeType.METADATA_NODE || node.type > NodeType.COMM_COLL_NODE) {
-    c.add('error', 'node-type', id, `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim knows (it exits on it; replay gives it no time; export astra-sim makes it INVALID_NODE)`);
+    c.add(
+      'error',
+      'node-type',
+      id,
+      `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim knows (it exits on it; replay gives it no time; export astra-sim makes it INVALID_NODE)`,
+    );
     return;
   }
-  const isComm = node.type === NodeType.COMM_COLL_NODE || node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE;
+  const isComm =
+    node.type === NodeType.COMM_COLL_NODE ||
+    node.type === NodeType.COMM_SEND_NODE ||
+    node.type === NodeType.COMM_RECV_NODE;
   if (isComm && (node.intValue('is_cpu_op') ?? 0n) !== 0n) {
-    c.add('error', 'comm-marked-cpu', id, `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on the CPU slot, not the network`);
+    c.add(
+      'error',
+      'comm-marked-cpu',
+      id,
+      `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on the CPU slot, not the network`,
+    );
   }
   if (node.type === NodeType.COMM_COLL_NODE) {
     const t = node.intValue('comm_type');
-    if (t === undefined) c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
+    if (t === undefined)
+      c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
     else if (!SIMULATED.has(Number(t))) {
       if (Number(t) === CollectiveCommType.BROADCAST) {
-        c.add('warning', 'collective-replayed-from-duration', id, `node ${id}: BROADCAST is replayed from duration_micros, not simulated on the network`);
+        c.add(
+          'warning',
+          'collective-replayed-from-duration',
+          id,
+          `node ${id}: BROADCAST is replayed from duration_micros, not simulated on the network`,
+        );
       } else {
-        c.add('error', 'collective-unsupported', id, `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`);
+        c.add(
+          'error',
+          'collective-unsupported',
+          id,
+          `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`,
+        );
       }
     }
     const size = node.intValue('comm_size');
     if (cross && t !== undefined && size !== undefined && !nodeValueProblem('comm_size', size)) {
       const pg = node.attr('pg_name')?.value;
       const involved = node.attr('involved_dim')?.value;
-      cross.collective(rank, id, t, size, typeof pg === 'string' ? pg : undefined, Array.isArray(involved) ? involved : undefined);
+      cross.collective(
+        rank,
+        id,
+        t,
+        size,
+        typeof pg === 'string' ? pg : undefined,
+        Array.isArray(involved) ? involved : undefined,
+      );
     }
-    if (size === undefined) c.add('error', 'collective-missing-comm-size', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`);
+    if (size === undefined)
+      c.add(
+        'error',
+        'collective-missing-comm-size',
+        id,
+        `node ${id} "${node.name}": COMM_COLL_NODE without comm_size (ASTRA-sim stalls on it)`,
+      );
     else if (size === 0n && t !== undefined && Number(t) === CollectiveCommType.ALL_GATHER) {
       c.add('error', 'collective-empty-all-gather', id, `node ${id} "${node.name}": ${EMPTY_ALL_GATHER}`);
     }
@@ -230,19 +326,38 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     // What ASTRA-sim reads (Workload::issue_send_comm / issue_recv_comm): the peer and the size; its own rank is optional.
     const peerName = node.type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src';
     for (const name of [peerName, 'comm_size']) {
-      if (node.intValue(name) === undefined) c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
+      if (node.intValue(name) === undefined)
+        c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
     const peer = node.intValue(peerName);
-    if (cross && peer !== undefined && peer >= 0n && peer < BigInt(ranks)) cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), node.intValue('comm_tag') ?? 0n);
+    if (cross && peer !== undefined && peer >= 0n && peer < BigInt(ranks))
+      cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), node.intValue('comm_tag') ?? 0n);
     if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
-      c.add('error', 'p2p-peer-not-a-rank', id, `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`);
+      c.add(
+        'error',
+        'p2p-peer-not-a-rank',
+        id,
+        `node ${id}: ${peerName} ${peer} is not a rank of this trace (0..${ranks - 1})`,
+      );
     }
   }
-  if ((node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) && node.intValue('tensor_size') === undefined) {
+  if (
+    (node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) &&
+    node.intValue('tensor_size') === undefined
+  ) {
     c.add('error', 'memory-missing-tensor-size', id, `node ${id}: ${nodeTypeName(node.type)} without tensor_size`);
   }
-  if (node.type === NodeType.COMP_NODE && (node.intValue('is_cpu_op') ?? 0n) === 0n && node.intValue('num_ops') === undefined) {
-    c.add('warning', 'compute-missing-num-ops', id, `node ${id}: GPU COMP_NODE without num_ops (replays from duration only; roofline mode stalls in ASTRA-sim)`);
+  if (
+    node.type === NodeType.COMP_NODE &&
+    (node.intValue('is_cpu_op') ?? 0n) === 0n &&
+    node.intValue('num_ops') === undefined
+  ) {
+    c.add(
+      'warning',
+      'compute-missing-num-ops',
+      id,
+      `node ${id}: GPU COMP_NODE without num_ops (replays from duration only; roofline mode stalls in ASTRA-sim)`,
+    );
   }
 }
 
@@ -250,26 +365,61 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
  * `ranks`: how many ranks the trace has (a send or receive's peer must be one of them). With `cross`, the rank's
  * communication is gathered there for the check across ranks.
  */
-export async function validateRank(file: string, rank: number, maxPerCode = 20, workspace?: RankWorkspace, ranks = 1, cross?: CrossRankCheck): Promise<{ c: Collector; nodes: number }> {
+export async function validateRank(
+  file: string,
+  rank: number,
+  maxPerCode = 20,
+  workspace?: RankWorkspace,
+  ranks = 1,
+  cross?: CrossRankCheck,
+): Promise<{ c: Collector; nodes: number }> {
   const c = new Collector(file, rank, maxPerCode);
   const diagnostics = new Diagnostics();
   const probe = new NodeProbe(CHECKED_NAMES);
   const view = new ProbeView(probe);
   const decoder = new NodeDecoder();
   let nodes = 0;
-  const { facts: g } = await probeRank(file, probe, diagnostics, (p, frames) => {
-    if (frames.frameIndex === 0) c.add('warning', 'no-metadata', null, 'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node');
-    nodes++;
-    checkNode(p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view, c, ranks, rank, cross);
-  }, workspace);
+  const { facts: g } = await probeRank(
+    file,
+    probe,
+    diagnostics,
+    (p, frames) => {
+      if (frames.frameIndex === 0)
+        c.add(
+          'warning',
+          'no-metadata',
+          null,
+          'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node',
+        );
+      nodes++;
+      checkNode(
+        p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view,
+        c,
+        ranks,
+        rank,
+        cross,
+      );
+    },
+    workspace,
+  );
   for (const id of g.duplicateIds) c.add('error', 'duplicate-id', id, `node id ${id} appears more than once`);
   c.addUnlisted('error', 'duplicate-id', g.duplicateCount - g.duplicateIds.length);
   for (const d of g.danglingSamples) {
-    c.add('error', 'dangling-dependency', d.nodeId, `node ${d.nodeId}: ${d.kind} dependency on absent node ${d.parentId} (fatal in ASTRA-sim)`);
+    c.add(
+      'error',
+      'dangling-dependency',
+      d.nodeId,
+      `node ${d.nodeId}: ${d.kind} dependency on absent node ${d.parentId} (fatal in ASTRA-sim)`,
+    );
   }
   c.addUnlisted('error', 'dangling-dependency', g.danglingData + g.danglingCtrl - g.danglingSamples.length);
   if (g.nodesInCycles > 0) {
-    c.add('error', 'cycle', g.cycleSample[0] ?? null, `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`);
+    c.add(
+      'error',
+      'cycle',
+      g.cycleSample[0] ?? null,
+      `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`,
+    );
   }
   for (const d of diagnostics.summary()) {
     for (const s of d.samples) c.add('warning', d.code, s.nodeId ?? null, s.message);
@@ -280,12 +430,27 @@ export async function validateRank(file: string, rank: number, maxPerCode = 20, 
 
 export async function validateTrace(target: string, maxPerCode = 20): Promise<ValidationReport> {
   const files = await resolveRankFiles(target);
-  const report: ValidationReport = { path: target, ranks: files.length, nodes: 0, errors: 0, warnings: 0, counts: {}, problems: [] };
+  const report: ValidationReport = {
+    path: target,
+    ranks: files.length,
+    nodes: 0,
+    errors: 0,
+    warnings: 0,
+    counts: {},
+    problems: [],
+  };
   const gap = missingRankProblem(target, files);
   if (gap) {
     report.errors++;
     report.counts['rank-missing'] = 1;
-    report.problems.push({ severity: 'error', code: 'rank-missing', file: target, rank: files.findIndex((f, i) => f.rank !== i), nodeId: null, message: gap });
+    report.problems.push({
+      severity: 'error',
+      code: 'rank-missing',
+      file: target,
+      rank: files.findIndex((f, i) => f.rank !== i),
+      nodeId: null,
+      message: gap,
+    });
   }
   const workspace = new RankWorkspace();
   const cross = new CrossRankCheck(files.map((f) => f.rank));
@@ -306,7 +471,15 @@ export async function validateTrace(target: string, maxPerCode = 20): Promise<Va
       report.counts[code] = (report.counts[code] ?? 0) + 1;
       const n = listed.get(code) ?? 0;
       listed.set(code, n + 1);
-      if (n < maxPerCode) report.problems.push({ severity: 'error', code, file: fileOf.get(m.rank) ?? target, rank: m.rank, nodeId: m.nodeId, message: m.message });
+      if (n < maxPerCode)
+        report.problems.push({
+          severity: 'error',
+          code,
+          file: fileOf.get(m.rank) ?? target,
+          rank: m.rank,
+          nodeId: m.nodeId,
+          message: m.message,
+        });
     }
   }
   return report;

@@ -23,7 +23,8 @@ type ErrorClass = abstract new (...args: never[]) => Error;
 
 /** Every error class this library throws (src/errors.ts) and the built-in ones, by name. */
 const CLASSES = new Map<string, ErrorClass>();
-for (const c of [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError]) CLASSES.set(c.name, c);
+for (const c of [Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError])
+  CLASSES.set(c.name, c);
 for (const [name, c] of Object.entries(typed)) {
   if (typeof c === 'function' && c.prototype instanceof Error) CLASSES.set(name, c as ErrorClass);
 }
@@ -39,7 +40,8 @@ function cloneable(v: unknown): unknown {
 export function serializeError(e: unknown, depth = 0): SerializedError {
   if (!(e instanceof Error)) return { className: null, message: String(e), fields: {}, value: cloneable(e) };
   const fields: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(e)) if (k !== 'message' && k !== 'stack' && k !== 'cause') fields[k] = cloneable(v);
+  for (const [k, v] of Object.entries(e))
+    if (k !== 'message' && k !== 'stack' && k !== 'cause') fields[k] = cloneable(v);
   const s: SerializedError = { className: e.constructor?.name ?? 'Error', message: e.message, stack: e.stack, fields };
   if (e.cause !== undefined && depth < 4) s.cause = serializeError(e.cause, depth + 1);
   return s;

@@ -13,7 +13,11 @@ export interface LaneOptions<R> {
 }
 
 /** Results in task order. */
-export async function runLanes<T, R>(tasks: readonly T[], lanes: readonly Lane<T, R>[], opts: LaneOptions<R> = {}): Promise<R[]> {
+export async function runLanes<T, R>(
+  tasks: readonly T[],
+  lanes: readonly Lane<T, R>[],
+  opts: LaneOptions<R> = {},
+): Promise<R[]> {
   const results: R[] = new Array(tasks.length);
   let next = 0;
   let failure: { error: unknown } | undefined;

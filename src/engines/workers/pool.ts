@@ -27,7 +27,10 @@ export function compiledWorker(url: URL): string | null {
 export class WorkerPool<T, R> {
   private closing: Promise<void> | undefined;
 
-  private constructor(private readonly piscina: Piscina, readonly threads: number) {}
+  private constructor(
+    private readonly piscina: Piscina,
+    readonly threads: number,
+  ) {}
 
   /** Starts `threads` worker threads loading `file` (they load while the caller goes on). */
   static start<T, R>(file: string, threads: number): WorkerPool<T, R> {

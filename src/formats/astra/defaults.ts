@@ -13,9 +13,17 @@ export const NO_NETWORK = 'none';
 const ONE_NPU_YAML = 'topology: [ Switch ]\nnpus_count: [ 1 ]\nbandwidth: [ 1 ]\nlatency: [ 0 ]\n';
 
 const DEFAULT_SYSTEM_JSON = JSON.stringify({
-  'scheduling-policy': 'LIFO', 'endpoint-delay': 10, 'active-chunks-per-dimension': 1, 'preferred-dataset-splits': 1,
-  'all-reduce-implementation': ['ring'], 'all-gather-implementation': ['ring'], 'reduce-scatter-implementation': ['ring'], 'all-to-all-implementation': ['ring'],
-  'collective-optimization': 'baseline', 'local-mem-bw': 1600, 'roofline-enabled': 0,
+  'scheduling-policy': 'LIFO',
+  'endpoint-delay': 10,
+  'active-chunks-per-dimension': 1,
+  'preferred-dataset-splits': 1,
+  'all-reduce-implementation': ['ring'],
+  'all-gather-implementation': ['ring'],
+  'reduce-scatter-implementation': ['ring'],
+  'all-to-all-implementation': ['ring'],
+  'collective-optimization': 'baseline',
+  'local-mem-bw': 1600,
+  'roofline-enabled': 0,
 });
 
 /** One NPU, no links: every collective is a group of one (no traffic). Named "none (one NPU)" in labels and messages. */

@@ -33,9 +33,10 @@ export function requireKeys(file: string, obj: Obj, required: Record<string, str
   if (missing.length === 0) return;
   if (missing.length === 1) throw missingKey(file, missing[0], required[missing[0]]);
   const expected = new Set(missing.map((k) => required[k]));
-  const what = expected.size === 1
-    ? `each expected as ${[...expected][0]}`
-    : missing.map((k) => `"${k}": ${required[k]}`).join('; ');
+  const what =
+    expected.size === 1
+      ? `each expected as ${[...expected][0]}`
+      : missing.map((k) => `"${k}": ${required[k]}`).join('; ');
   throw new FormatError(file, `keys ${missing.map((k) => `"${k}"`).join(', ')}`, `are required but missing (${what})`);
 }
 
@@ -63,8 +64,16 @@ function outOfRange(v: number, r: NumRange): string | null {
   const u = r.unit ? ` ${r.unit}` : '';
   const n = shortNumber;
   const lower = r.above !== undefined ? `> ${n(r.above)}${u}` : r.min !== undefined ? `≥ ${n(r.min)}${u}` : null;
-  const range = lower && r.max !== undefined ? `${lower} and ≤ ${n(r.max)}${u}` : lower ?? (r.max !== undefined ? `≤ ${n(r.max)}${u}` : null);
-  if ((r.above !== undefined && !(v > r.above)) || (r.min !== undefined && v < r.min) || (r.max !== undefined && v > r.max)) return `must be ${range}, found ${n(v)}`;
+  const range =
+    lower && r.max !== undefined
+      ? `${lower} and ≤ ${n(r.max)}${u}`
+      : (lower ?? (r.max !== undefined ? `≤ ${n(r.max)}${u}` : null));
+  if (
+    (r.above !== undefined && !(v > r.above)) ||
+    (r.min !== undefined && v < r.min) ||
+    (r.max !== undefined && v > r.max)
+  )
+    return `must be ${range}, found ${n(v)}`;
   return null;
 }
 
@@ -75,8 +84,10 @@ export function num(file: string, obj: Obj, key: string, opts: NumRange & { def?
     if (opts.def !== undefined) return opts.def;
     throw missingKey(file, key);
   }
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new FormatError(file, `key "${key}"`, `expected a number, found ${describe(v)}`);
-  if (opts.integer && !Number.isInteger(v)) throw new FormatError(file, `key "${key}"`, `expected an integer, found ${v}`);
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw new FormatError(file, `key "${key}"`, `expected a number, found ${describe(v)}`);
+  if (opts.integer && !Number.isInteger(v))
+    throw new FormatError(file, `key "${key}"`, `expected an integer, found ${v}`);
   const bad = outOfRange(v, opts);
   if (bad) throw new FormatError(file, `key "${key}"`, bad);
   return v;
@@ -105,10 +116,13 @@ export function oneOf<T extends string>(file: string, obj: Obj, key: string, all
 export function numList(file: string, obj: Obj, key: string, opts: NumRange = {}): number[] {
   const v = obj[key];
   if (v === undefined) throw missingKey(file, key, 'a list of numbers, one per dimension');
-  if (!Array.isArray(v) || v.length === 0) throw new FormatError(file, `key "${key}"`, `expected a non-empty list, found ${describe(v)}`);
+  if (!Array.isArray(v) || v.length === 0)
+    throw new FormatError(file, `key "${key}"`, `expected a non-empty list, found ${describe(v)}`);
   return v.map((x, i) => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw new FormatError(file, `key "${key}"[${i}]`, `expected a number, found ${describe(x)}`);
-    if (opts.integer && !Number.isInteger(x)) throw new FormatError(file, `key "${key}"[${i}]`, `expected an integer, found ${x}`);
+    if (typeof x !== 'number' || !Number.isFinite(x))
+      throw new FormatError(file, `key "${key}"[${i}]`, `expected a number, found ${describe(x)}`);
+    if (opts.integer && !Number.isInteger(x))
+      throw new FormatError(file, `key "${key}"[${i}]`, `expected an integer, found ${x}`);
     const bad = outOfRange(x, opts);
     if (bad) throw new FormatError(file, `key "${key}"[${i}]`, bad);
     return x;
@@ -118,9 +132,11 @@ export function numList(file: string, obj: Obj, key: string, opts: NumRange = {}
 export function strList(file: string, obj: Obj, key: string): string[] | undefined {
   const v = obj[key];
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.length === 0) throw new FormatError(file, `key "${key}"`, `expected a non-empty list of strings, found ${describe(v)}`);
+  if (!Array.isArray(v) || v.length === 0)
+    throw new FormatError(file, `key "${key}"`, `expected a non-empty list of strings, found ${describe(v)}`);
   return v.map((x, i) => {
-    if (typeof x !== 'string') throw new FormatError(file, `key "${key}"[${i}]`, `expected a string, found ${describe(x)}`);
+    if (typeof x !== 'string')
+      throw new FormatError(file, `key "${key}"[${i}]`, `expected a string, found ${describe(x)}`);
     return x;
   });
 }
@@ -130,7 +146,8 @@ function distance(a: string, b: string): number {
   let row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     row = next;
   }
   return row[b.length]!;
@@ -143,8 +160,14 @@ function distance(a: string, b: string): number {
 export function refuseUnknown(file: string, obj: Obj, known: readonly string[], hint = ''): void {
   for (const k of Object.keys(obj)) {
     if (known.includes(k)) continue;
-    const near = k.length > 80 ? [] : known.filter((x) => distance(k.toLowerCase(), x.toLowerCase()) <= Math.max(2, Math.floor(x.length / 4)));
-    const which = near.length > 0 ? `did you mean ${near.map((x) => `"${x}"`).join(' or ')}?` : `known keys: ${listExcerpt(known, 12)}`;
+    const near =
+      k.length > 80
+        ? []
+        : known.filter((x) => distance(k.toLowerCase(), x.toLowerCase()) <= Math.max(2, Math.floor(x.length / 4)));
+    const which =
+      near.length > 0
+        ? `did you mean ${near.map((x) => `"${x}"`).join(' or ')}?`
+        : `known keys: ${listExcerpt(known, 12)}`;
     throw new FormatError(file, `key "${excerpt(k)}"`, `unknown key${hint ? ` (${hint})` : ''}; ${which}`);
   }
 }

@@ -50,7 +50,8 @@ const FINISHED = /sys\[(\d+)\] finished, (\d+) cycles(?:, exposed communication 
 const FINISHED_START = /sys\[\d+\] finished/;
 const STAT = /sys\[(\d+)\], (Wall|GPU|CPU|Comm|Remote mem|Replay|Invalid) time: (\d+)\s*$/;
 const OVERLAP = /sys\[(\d+)\], Total compute-communication overlap: (\d+)\s*$/;
-const STAT_START = /sys\[\d+\], (?:(?:Wall|GPU|CPU|Comm|Remote mem|Replay|Invalid) time|Total compute-communication overlap):/;
+const STAT_START =
+  /sys\[\d+\], (?:(?:Wall|GPU|CPU|Comm|Remote mem|Replay|Invalid) time|Total compute-communication overlap):/;
 const TROUBLE = /\[(?:critical|error)\]|unreleased nodes|not found in node|did not finish/i;
 const MAX_TROUBLE = 5;
 const FINGERPRINT = 'tracewatt export fingerprint (sha256, first 16 hex digits):';
@@ -61,14 +62,24 @@ export const FINGERPRINT_DIGITS = 16;
 
 /** The line run.sh writes at the top of ASTRA-sim's log: the export's inputs and the start of their SHA-256. */
 export function fingerprintLine(fp: ExportFingerprint): string {
-  return `${FINGERPRINT} ${Object.entries(fp).map(([k, v]) => `${k}=${v.slice(0, FINGERPRINT_DIGITS)}`).join(' ')}`;
+  return `${FINGERPRINT} ${Object.entries(fp)
+    .map(([k, v]) => `${k}=${v.slice(0, FINGERPRINT_DIGITS)}`)
+    .join(' ')}`;
 }
 
 function parseFingerprint(file: string, lineNo: number, line: string): ExportFingerprint {
   const inputs: ExportFingerprint = {};
-  for (const word of line.slice(line.indexOf(FINGERPRINT) + FINGERPRINT.length).trim().split(/\s+/)) {
+  for (const word of line
+    .slice(line.indexOf(FINGERPRINT) + FINGERPRINT.length)
+    .trim()
+    .split(/\s+/)) {
     const m = FINGERPRINT_ENTRY.exec(word);
-    if (!m) throw new FormatError(file, `line ${lineNo}`, `expected name=<sha256 digits> in the export fingerprint, found "${excerpt(word)}"`);
+    if (!m)
+      throw new FormatError(
+        file,
+        `line ${lineNo}`,
+        `expected name=<sha256 digits> in the export fingerprint, found "${excerpt(word)}"`,
+      );
     inputs[m[1]!] = m[2]!;
   }
   return inputs;
@@ -76,12 +87,23 @@ function parseFingerprint(file: string, lineNo: number, line: string): ExportFin
 
 type StatKey = 'wallNs' | 'gpuNs' | 'cpuNs' | 'commNs' | 'remoteMemNs' | 'overlapNs' | null;
 const STAT_KEYS: Record<string, StatKey> = {
-  Wall: 'wallNs', GPU: 'gpuNs', CPU: 'cpuNs', Comm: 'commNs', 'Remote mem': 'remoteMemNs', Replay: null, Invalid: null,
+  Wall: 'wallNs',
+  GPU: 'gpuNs',
+  CPU: 'cpuNs',
+  Comm: 'commNs',
+  'Remote mem': 'remoteMemNs',
+  Replay: null,
+  Invalid: null,
 };
 
 function whole(file: string, lineNo: number, text: string, digits: string): number {
   const v = Number(digits);
-  if (!Number.isSafeInteger(v)) throw new FormatError(file, `line ${lineNo}`, `${excerpt(digits)} does not fit an exact number of ns ("${excerpt(text.trim(), 100)}")`);
+  if (!Number.isSafeInteger(v))
+    throw new FormatError(
+      file,
+      `line ${lineNo}`,
+      `${excerpt(digits)} does not fit an exact number of ns ("${excerpt(text.trim(), 100)}")`,
+    );
   return v;
 }
 
@@ -95,7 +117,12 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
     const line = lines[i];
     const lineNo = i + 1;
     if (line.includes(FINGERPRINT)) {
-      if (fingerprint) throw new FormatError(file, `line ${lineNo}`, `a second export fingerprint (the first is on line ${fingerprint.line}): one ASTRA-sim run per log`);
+      if (fingerprint)
+        throw new FormatError(
+          file,
+          `line ${lineNo}`,
+          `a second export fingerprint (the first is on line ${fingerprint.line}): one ASTRA-sim run per log`,
+        );
       fingerprint = { inputs: parseFingerprint(file, lineNo, line), line: lineNo };
       continue;
     }
@@ -107,17 +134,30 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
     if (f) {
       const rank = whole(file, lineNo, line, f[1]);
       const prev = byRank.get(rank);
-      if (prev) throw new FormatError(file, `line ${lineNo}`, `sys[${rank}] finished a second time (first on line ${prev.line}): one ASTRA-sim run per log`);
+      if (prev)
+        throw new FormatError(
+          file,
+          `line ${lineNo}`,
+          `sys[${rank}] finished a second time (first on line ${prev.line}): one ASTRA-sim run per log`,
+        );
       const finishNs = whole(file, lineNo, line, f[2]);
       const exposedCommNs = f[3] === undefined ? undefined : whole(file, lineNo, line, f[3]);
       if (exposedCommNs !== undefined && exposedCommNs > finishNs) {
-        throw new FormatError(file, `line ${lineNo}`, `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("${excerpt(line.trim(), 100)}")`);
+        throw new FormatError(
+          file,
+          `line ${lineNo}`,
+          `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("${excerpt(line.trim(), 100)}")`,
+        );
       }
       byRank.set(rank, { rank, finishNs, exposedCommNs, line: lineNo });
       continue;
     }
     if (FINISHED_START.test(line)) {
-      throw new FormatError(file, `line ${lineNo}`, `expected "sys[i] finished, T cycles, exposed communication E cycles.", found "${excerpt(line.trim(), 100)}"`);
+      throw new FormatError(
+        file,
+        `line ${lineNo}`,
+        `expected "sys[i] finished, T cycles, exposed communication E cycles.", found "${excerpt(line.trim(), 100)}"`,
+      );
     }
     const s = STAT.exec(line);
     const o = s ? null : OVERLAP.exec(line);
@@ -129,7 +169,12 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
       if (key) st[key] = whole(file, lineNo, line, (s ?? o)![s ? 3 : 2]);
       continue;
     }
-    if (STAT_START.test(line)) throw new FormatError(file, `line ${lineNo}`, `expected "sys[i], <kind> time: N", found "${excerpt(line.trim(), 100)}"`);
+    if (STAT_START.test(line))
+      throw new FormatError(
+        file,
+        `line ${lineNo}`,
+        `expected "sys[i], <kind> time: N", found "${excerpt(line.trim(), 100)}"`,
+      );
     if (trouble.length < MAX_TROUBLE && TROUBLE.test(line)) trouble.push({ line: lineNo, text: line.trim() });
   }
   for (const [rank, st] of stats) {
@@ -150,15 +195,25 @@ export async function loadAstraSimLog(file: string): Promise<AstraSimLog> {
 export function ranksOfLog(log: AstraSimLog, ranks: number): AstraRankLog[] {
   const out: (AstraRankLog | undefined)[] = new Array(ranks);
   for (const r of log.ranks) {
-    if (r.rank >= ranks) throw new FormatError(log.file, `line ${r.line}`, `sys[${r.rank}] finished, but the trace has ${ranks} rank(s) (0..${ranks - 1}): is this the log of another run?`);
+    if (r.rank >= ranks)
+      throw new FormatError(
+        log.file,
+        `line ${r.line}`,
+        `sys[${r.rank}] finished, but the trace has ${ranks} rank(s) (0..${ranks - 1}): is this the log of another run?`,
+      );
     out[r.rank] = r;
   }
   const missing: number[] = [];
   for (let i = 0; i < ranks; i++) if (!out[i]) missing.push(i);
   if (missing.length > 0) {
     const list = `${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ` … (${missing.length} ranks)` : ''}`;
-    const why = log.trouble.length > 0 ? `; ASTRA-sim printed: ${log.trouble.map((t) => `line ${t.line}: "${t.text}"`).join('; ')}` : '';
-    throw new InputError(`${log.file}: no "sys[i] finished" line for rank ${list} of the trace's ${ranks} (ASTRA-sim did not finish ${missing.length === 1 ? 'it' : 'them'}, or the log is cut short)${why}`);
+    const why =
+      log.trouble.length > 0
+        ? `; ASTRA-sim printed: ${log.trouble.map((t) => `line ${t.line}: "${t.text}"`).join('; ')}`
+        : '';
+    throw new InputError(
+      `${log.file}: no "sys[i] finished" line for rank ${list} of the trace's ${ranks} (ASTRA-sim did not finish ${missing.length === 1 ? 'it' : 'them'}, or the log is cut short)${why}`,
+    );
   }
   return out as AstraRankLog[];
 }

@@ -10,13 +10,32 @@
 import { parseJsonText, readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
-import { FormatError, InputError } from '../../errors.js';
-import { asObject, describe, flag, num, numList, oneOf, refuseUnknown, requireKeys, strList, type NumRange, type Obj } from './json-fields.js';
+import { FormatError } from '../../errors.js';
+import {
+  asObject,
+  describe,
+  flag,
+  num,
+  numList,
+  oneOf,
+  refuseUnknown,
+  requireKeys,
+  strList,
+  type NumRange,
+  type Obj,
+} from './json-fields.js';
 import type {
-  CollectiveImplName, CollectiveKind, CommGroupConfig, MemoryType, NetworkConfig, NetworkDim, PowerConfig,
-  RemoteMemoryConfig, SystemConfig, TopologyKind,
+  CollectiveImplName,
+  CollectiveKind,
+  CommGroupConfig,
+  MemoryType,
+  NetworkConfig,
+  NetworkDim,
+  PowerConfig,
+  RemoteMemoryConfig,
+  SystemConfig,
+  TopologyKind,
 } from './types.js';
-
 
 const parseJson = parseJsonText;
 
@@ -64,24 +83,46 @@ export function parseNetworkConfig(file: string, text: string): NetworkConfig {
   const o = asObject(file, parseYamlText(file, text), 'a network description');
   refuseUnknown(file, o, ['topology', 'npus_count', 'bandwidth', 'latency']);
   const perDim = 'a list of numbers, one per dimension';
-  requireKeys(file, o, { topology: 'a list of Ring | Switch | FullyConnected, one per dimension', npus_count: perDim, bandwidth: perDim, latency: perDim });
+  requireKeys(file, o, {
+    topology: 'a list of Ring | Switch | FullyConnected, one per dimension',
+    npus_count: perDim,
+    bandwidth: perDim,
+    latency: perDim,
+  });
   const topo = o.topology;
-  if (!Array.isArray(topo) || topo.length === 0) throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
+  if (!Array.isArray(topo) || topo.length === 0)
+    throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
   const npus = numList(file, o, 'npus_count', CONFIG_LIMITS.npus);
   const bw = numList(file, o, 'bandwidth', CONFIG_LIMITS.bandwidthGBps);
   const lat = numList(file, o, 'latency', CONFIG_LIMITS.latencyNs);
   const total = npus.reduce((a, n) => a * n, 1);
   if (total > CONFIG_LIMITS.npus.max) {
-    throw new FormatError(file, 'key "npus_count"', `describes ${total} NPUs in all; at most ${CONFIG_LIMITS.npus.max} NPUs are simulated`);
+    throw new FormatError(
+      file,
+      'key "npus_count"',
+      `describes ${total} NPUs in all; at most ${CONFIG_LIMITS.npus.max} NPUs are simulated`,
+    );
   }
-  for (const [key, list] of [['npus_count', npus], ['bandwidth', bw], ['latency', lat]] as const) {
+  for (const [key, list] of [
+    ['npus_count', npus],
+    ['bandwidth', bw],
+    ['latency', lat],
+  ] as const) {
     if (list.length !== topo.length) {
-      throw new FormatError(file, `key "${key}"`, `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`);
+      throw new FormatError(
+        file,
+        `key "${key}"`,
+        `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`,
+      );
     }
   }
   const dims: NetworkDim[] = topo.map((t, i) => {
     if (typeof t !== 'string' || !(TOPOLOGIES as readonly string[]).includes(t)) {
-      throw new FormatError(file, `key "topology"[${i}]`, `expected one of ${TOPOLOGIES.join(' | ')}, found ${describe(t)}`);
+      throw new FormatError(
+        file,
+        `key "topology"[${i}]`,
+        `expected one of ${TOPOLOGIES.join(' | ')}, found ${describe(t)}`,
+      );
     }
     return { topology: t as TopologyKind, npus: npus[i], bandwidthGBps: bw[i], latencyNs: lat[i] };
   });
@@ -111,14 +152,34 @@ const UNMODELLED_IMPLS = ['oneRing', 'doubleBinaryTree', 'oneDirect', 'oneHalvin
  * tracewatt does not write: a warning says so when they ask for it).
  */
 const IGNORED_SYSTEM_KEYS = [
-  'boost-mode', 'L', 'o', 'g', 'G', 'model-shared-bus', 'trace-enabled', 'local-reduction-delay', 'track-local-mem', 'local-mem-trace-filename',
+  'boost-mode',
+  'L',
+  'o',
+  'g',
+  'G',
+  'model-shared-bus',
+  'trace-enabled',
+  'local-reduction-delay',
+  'track-local-mem',
+  'local-mem-trace-filename',
 ];
 /** Custom collectives (Chakra ETs per collective) ASTRA-sim can run: not modelled, refused by name. */
 const CUSTOM_IMPL_KEYS = [...Object.values(IMPL_KEYS).map((k) => `${k}-custom`), 'per-node-custom-implementation'];
 const SYSTEM_KEYS = [
-  'scheduling-policy', 'endpoint-delay', 'active-chunks-per-dimension', 'preferred-dataset-splits',
-  ...Object.values(IMPL_KEYS), 'collective-optimization', 'local-mem-bw', 'peak-perf', 'roofline-enabled', 'replay-only',
-  'intra-dimension-scheduling', 'inter-dimension-scheduling', ...IGNORED_SYSTEM_KEYS, ...CUSTOM_IMPL_KEYS,
+  'scheduling-policy',
+  'endpoint-delay',
+  'active-chunks-per-dimension',
+  'preferred-dataset-splits',
+  ...Object.values(IMPL_KEYS),
+  'collective-optimization',
+  'local-mem-bw',
+  'peak-perf',
+  'roofline-enabled',
+  'replay-only',
+  'intra-dimension-scheduling',
+  'inter-dimension-scheduling',
+  ...IGNORED_SYSTEM_KEYS,
+  ...CUSTOM_IMPL_KEYS,
 ];
 
 /** Keys that ask ASTRA-sim for outputs tracewatt does not make: a warning (they do not change any figure). */
@@ -136,24 +197,42 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
   const o = asObject(file, parseJson(file, text), 'a system configuration');
   refuseUnknown(file, o, SYSTEM_KEYS);
   for (const key of CUSTOM_IMPL_KEYS) {
-    if (o[key] !== undefined) throw new FormatError(file, `key "${key}"`, 'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ring, direct or halvingDoubling');
+    if (o[key] !== undefined)
+      throw new FormatError(
+        file,
+        `key "${key}"`,
+        'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ring, direct or halvingDoubling',
+      );
   }
   for (const key of ['intra-dimension-scheduling', 'inter-dimension-scheduling'] as const) {
     const dflt = key === 'intra-dimension-scheduling' ? 'FIFO' : 'ascending';
     if (o[key] !== undefined && o[key] !== dflt) {
-      throw new FormatError(file, `key "${key}"`, `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describe(o[key])}`);
+      throw new FormatError(
+        file,
+        `key "${key}"`,
+        `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describe(o[key])}`,
+      );
     }
   }
   if (o['model-shared-bus'] !== undefined && flag(file, o, 'model-shared-bus')) {
-    throw new FormatError(file, 'key "model-shared-bus"', 'the shared memory bus (LogGP L, o, g, G) is not modelled; only 0, ASTRA-sim\'s default, is');
+    throw new FormatError(
+      file,
+      'key "model-shared-bus"',
+      "the shared memory bus (LogGP L, o, g, G) is not modelled; only 0, ASTRA-sim's default, is",
+    );
   }
   if (o['scheduling-policy'] === 'EXPLICIT') {
-    throw new FormatError(file, 'key "scheduling-policy"', '"EXPLICIT" (priorities from the trace) is not modelled; use LIFO or FIFO');
+    throw new FormatError(
+      file,
+      'key "scheduling-policy"',
+      '"EXPLICIT" (priorities from the trace) is not modelled; use LIFO or FIFO',
+    );
   }
   warnIgnored(file, o, diagnostics);
   if (o['collective-optimization'] === undefined) {
     diagnostics?.add('system.default-collective-optimization', {
-      file, message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
+      file,
+      message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
     });
   }
   requireKeys(file, o, { 'preferred-dataset-splits': 'an integer ≥ 1', 'local-mem-bw': 'a number > 0 GB/s' });
@@ -163,7 +242,11 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     implementations[kind] = list?.map((s, i) => {
       if (!(IMPLS as readonly string[]).includes(s)) {
         const known = UNMODELLED_IMPLS.includes(s) || /^(one)?[dD]irect\d+$/.test(s);
-        throw new FormatError(file, `key "${key}"[${i}]`, `${describe(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`);
+        throw new FormatError(
+          file,
+          `key "${key}"[${i}]`,
+          `${describe(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`,
+        );
       }
       return s as CollectiveImplName;
     });
@@ -175,7 +258,13 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     activeChunksPerDimension: num(file, o, 'active-chunks-per-dimension', { ...CONFIG_LIMITS.activeChunks, def: 1 }),
     preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', CONFIG_LIMITS.datasetSplits),
     implementations,
-    collectiveOptimization: oneOf(file, o, 'collective-optimization', ['localBWAware', 'baseline'] as const, 'baseline'),
+    collectiveOptimization: oneOf(
+      file,
+      o,
+      'collective-optimization',
+      ['localBWAware', 'baseline'] as const,
+      'baseline',
+    ),
     localMemBandwidthGBps: num(file, o, 'local-mem-bw', CONFIG_LIMITS.localMemBandwidthGBps),
     peakPerfTFlops: num(file, o, 'peak-perf', { ...CONFIG_LIMITS.peakPerfTFlops, def: 0 }),
     rooflineEnabled: flag(file, o, 'roofline-enabled'),
@@ -183,7 +272,11 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
   };
   const peak = CONFIG_LIMITS.rooflinePeakPerfTFlops;
   if (cfg.rooflineEnabled && !(cfg.peakPerfTFlops >= peak.min)) {
-    throw new FormatError(file, 'key "peak-perf"', `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ${o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops}`);
+    throw new FormatError(
+      file,
+      'key "peak-perf"',
+      `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ${o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops}`,
+    );
   }
   return cfg;
 }
@@ -201,13 +294,17 @@ export function checkSystemAgainstNetwork(sys: SystemConfig, net: NetworkConfig,
     const list = sys.implementations[kind];
     if (!list) continue;
     if (list.length < net.dims.length) {
-      throw new FormatError(sys.file, `key "${key}"`,
+      throw new FormatError(
+        sys.file,
+        `key "${key}"`,
         `has ${list.length} entr${list.length === 1 ? 'y' : 'ies'} but ${net.file} describes ${net.dims.length} dimensions: ` +
-        'give one implementation per dimension (ASTRA-sim would silently simulate fewer dimensions)');
+          'give one implementation per dimension (ASTRA-sim would silently simulate fewer dimensions)',
+      );
     }
     if (list.length > net.dims.length) {
       diagnostics?.add('system.extra-implementations', {
-        file: sys.file, message: `${sys.file}: "${key}" lists ${list.length} implementations for ${net.dims.length} dimensions; the extra ones are ignored`,
+        file: sys.file,
+        message: `${sys.file}: "${key}" lists ${list.length} implementations for ${net.dims.length} dimensions; the extra ones are ignored`,
       });
     }
   }
@@ -216,7 +313,12 @@ export function checkSystemAgainstNetwork(sys: SystemConfig, net: NetworkConfig,
 // ---------------------------------------------------------------------------------------------
 // remote memory JSON
 
-const MEMORY_TYPES: readonly MemoryType[] = ['NO_MEMORY_EXPANSION', 'PER_NPU_MEMORY_EXPANSION', 'PER_NODE_MEMORY_EXPANSION', 'MEMORY_POOL'];
+const MEMORY_TYPES: readonly MemoryType[] = [
+  'NO_MEMORY_EXPANSION',
+  'PER_NPU_MEMORY_EXPANSION',
+  'PER_NODE_MEMORY_EXPANSION',
+  'MEMORY_POOL',
+];
 
 export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemoryConfig {
   const o = asObject(file, parseJson(file, text), 'a remote memory configuration');
@@ -224,7 +326,8 @@ export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemor
   const memoryType = oneOf(file, o, 'memory-type', MEMORY_TYPES);
   if (memoryType === 'NO_MEMORY_EXPANSION') return { file, memoryType, latencyNs: 0, bandwidthGBps: 0 };
   return {
-    file, memoryType,
+    file,
+    memoryType,
     latencyNs: num(file, o, 'remote-mem-latency', CONFIG_LIMITS.remoteMemLatencyNs),
     bandwidthGBps: num(file, o, 'remote-mem-bw', CONFIG_LIMITS.remoteMemBandwidthGBps),
   };
@@ -241,12 +344,24 @@ export function parseCommGroupConfig(file: string, text: string, rankCount?: num
   const o = asObject(file, parseJson(file, text), 'a comm-group map (pg_name → ranks)');
   const groups = new Map<string, number[]>();
   for (const [name, members] of Object.entries(o)) {
-    if (name === '0') throw new FormatError(file, `key "0"`, 'group id 0 is reserved for all ranks (ASTRA-sim aborts on it); use another id');
-    if (!Array.isArray(members) || members.length === 0) throw new FormatError(file, `key "${name}"`, `expected a non-empty list of ranks, found ${describe(members)}`);
+    if (name === '0')
+      throw new FormatError(
+        file,
+        `key "0"`,
+        'group id 0 is reserved for all ranks (ASTRA-sim aborts on it); use another id',
+      );
+    if (!Array.isArray(members) || members.length === 0)
+      throw new FormatError(file, `key "${name}"`, `expected a non-empty list of ranks, found ${describe(members)}`);
     const seen = new Set<number>();
     const ranks = members.map((r, i) => {
-      if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) throw new FormatError(file, `key "${name}"[${i}]`, `expected a rank (integer ≥ 0), found ${describe(r)}`);
-      if (rankCount !== undefined && r >= rankCount) throw new FormatError(file, `key "${name}"[${i}]`, `rank ${r} does not exist (the trace has ${rankCount} ranks)`);
+      if (typeof r !== 'number' || !Number.isInteger(r) || r < 0)
+        throw new FormatError(file, `key "${name}"[${i}]`, `expected a rank (integer ≥ 0), found ${describe(r)}`);
+      if (rankCount !== undefined && r >= rankCount)
+        throw new FormatError(
+          file,
+          `key "${name}"[${i}]`,
+          `rank ${r} does not exist (the trace has ${rankCount} ranks)`,
+        );
       if (seen.has(r)) throw new FormatError(file, `key "${name}"[${i}]`, `rank ${r} listed twice`);
       seen.add(r);
       return r;
@@ -266,25 +381,51 @@ export async function loadCommGroupConfig(file: string, rankCount?: number): Pro
 function componentPowers(file: string, v: unknown): Record<string, number> {
   const o = asObject(file, v, '"gpu.componentPowersW" ({component: W})');
   const out: Record<string, number> = {};
-  for (const k of Object.keys(o)) out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, POWER_LIMITS.gpuPowerW));
+  for (const k of Object.keys(o))
+    out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, POWER_LIMITS.gpuPowerW));
   return out;
 }
 
 export function parsePowerConfig(file: string, text: string): PowerConfig {
   const o = asObject(file, parseJson(file, text), 'a power configuration');
-  refuseUnknown(file, o, ['name', 'description', 'sources', 'assumptions', 'gpu', 'memory', 'network', 'networkIdlePowerWPerRank', 'hostPowerWPerRank']);
+  refuseUnknown(file, o, [
+    'name',
+    'description',
+    'sources',
+    'assumptions',
+    'gpu',
+    'memory',
+    'network',
+    'networkIdlePowerWPerRank',
+    'hostPowerWPerRank',
+  ]);
   const gpu = asObject(file, o.gpu, '"gpu" ({activePowerW, idlePowerW})');
-  refuseUnknown(file, gpu, ['activePowerW', 'idlePowerW', 'idleSource', 'commPowerW', 'frequencyMHz', 'componentPowersW'], 'in "gpu"');
+  refuseUnknown(
+    file,
+    gpu,
+    ['activePowerW', 'idlePowerW', 'idleSource', 'commPowerW', 'frequencyMHz', 'componentPowersW'],
+    'in "gpu"',
+  );
   if (gpu.idleSource !== undefined && typeof gpu.idleSource !== 'string') {
-    throw new FormatError(file, 'key "gpu.idleSource"', `expected a string (where idlePowerW comes from), found ${describe(gpu.idleSource)}`);
+    throw new FormatError(
+      file,
+      'key "gpu.idleSource"',
+      `expected a string (where idlePowerW comes from), found ${describe(gpu.idleSource)}`,
+    );
   }
   const mem = o.memory === undefined ? {} : asObject(file, o.memory, '"memory" ({energyPjPerBit})');
   refuseUnknown(file, mem, ['energyPjPerBit', 'remoteEnergyPjPerBit'], 'in "memory"');
   const netList = o.network;
   if (!Array.isArray(netList) || netList.length === 0) {
-    throw new FormatError(file, 'key "network"', 'expected a list with one {name, energyPjPerBit} per network dimension');
+    throw new FormatError(
+      file,
+      'key "network"',
+      'expected a list with one {name, energyPjPerBit} per network dimension',
+    );
   }
-  const memEnergy = prefixed(file, 'memory.', () => num(file, mem, 'energyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: 0 }));
+  const memEnergy = prefixed(file, 'memory.', () =>
+    num(file, mem, 'energyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: 0 }),
+  );
   const name = o.name === undefined ? file : o.name;
   if (typeof name !== 'string') throw new FormatError(file, 'key "name"', `expected a string, found ${describe(name)}`);
   return {
@@ -294,18 +435,35 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
       activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', POWER_LIMITS.gpuPowerW)),
       idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', POWER_LIMITS.gpuPowerW)),
       ...(gpu.idleSource === undefined ? {} : { idleSource: gpu.idleSource as string }),
-      ...(gpu.commPowerW === undefined ? {} : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', POWER_LIMITS.gpuPowerW)) }),
-      ...(gpu.frequencyMHz === undefined ? {} : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', POWER_LIMITS.frequencyMHz)) }),
+      ...(gpu.commPowerW === undefined
+        ? {}
+        : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', POWER_LIMITS.gpuPowerW)) }),
+      ...(gpu.frequencyMHz === undefined
+        ? {}
+        : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', POWER_LIMITS.frequencyMHz)) }),
       ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(file, gpu.componentPowersW) }),
     },
-    memory: { energyPjPerBit: memEnergy, remoteEnergyPjPerBit: prefixed(file, 'memory.', () => num(file, mem, 'remoteEnergyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: memEnergy })) },
+    memory: {
+      energyPjPerBit: memEnergy,
+      remoteEnergyPjPerBit: prefixed(file, 'memory.', () =>
+        num(file, mem, 'remoteEnergyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: memEnergy }),
+      ),
+    },
     network: netList.map((d, i) => {
       const e = asObject(file, d, `"network"[${i}]`);
       refuseUnknown(file, e, ['name', 'energyPjPerBit', 'bandwidthGBps', 'note'], `in "network"[${i}]`);
       return {
         name: typeof e.name === 'string' ? e.name : `dim${i}`,
-        energyPjPerBit: prefixed(file, `network[${i}].`, () => num(file, e, 'energyPjPerBit', POWER_LIMITS.energyPjPerBit)),
-        ...(e.bandwidthGBps === undefined ? {} : { bandwidthGBps: prefixed(file, `network[${i}].`, () => num(file, e, 'bandwidthGBps', POWER_LIMITS.bandwidthGBps)) }),
+        energyPjPerBit: prefixed(file, `network[${i}].`, () =>
+          num(file, e, 'energyPjPerBit', POWER_LIMITS.energyPjPerBit),
+        ),
+        ...(e.bandwidthGBps === undefined
+          ? {}
+          : {
+              bandwidthGBps: prefixed(file, `network[${i}].`, () =>
+                num(file, e, 'bandwidthGBps', POWER_LIMITS.bandwidthGBps),
+              ),
+            }),
       };
     }),
     networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
@@ -317,7 +475,8 @@ function prefixed<T>(file: string, prefix: string, fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof FormatError) throw new FormatError(file, '', e.message.slice(file.length + 2).replace('key "', `key "${prefix}`));
+    if (e instanceof FormatError)
+      throw new FormatError(file, '', e.message.slice(file.length + 2).replace('key "', `key "${prefix}`));
     throw e;
   }
 }
@@ -325,5 +484,3 @@ function prefixed<T>(file: string, prefix: string, fn: () => T): T {
 export async function loadPowerConfig(file: string): Promise<PowerConfig> {
   return parsePowerConfig(file, await readTextFile(file));
 }
-
-export type { Obj };

@@ -37,7 +37,11 @@ export interface SystemConfig {
   replayOnly: boolean;
 }
 
-export type MemoryType = 'NO_MEMORY_EXPANSION' | 'PER_NPU_MEMORY_EXPANSION' | 'PER_NODE_MEMORY_EXPANSION' | 'MEMORY_POOL';
+export type MemoryType =
+  | 'NO_MEMORY_EXPANSION'
+  | 'PER_NPU_MEMORY_EXPANSION'
+  | 'PER_NODE_MEMORY_EXPANSION'
+  | 'MEMORY_POOL';
 /** Remote memory JSON. */
 export interface RemoteMemoryConfig {
   file: string;

@@ -6,18 +6,42 @@ import { ATTR_MEMBER_BY_FIELD, type AttrMember, type ScalarType } from './schema
 import { WIRE_I32, WIRE_I64, WIRE_LEN, WIRE_VARINT, WireError, type WireCursor } from './cursor.js';
 
 export const SCALAR_CODES: Record<ScalarType, number> = {
-  double: 0, float: 1, int32: 2, int64: 3, uint32: 4, uint64: 5, sint32: 6, sint64: 7,
-  fixed32: 8, fixed64: 9, sfixed32: 10, sfixed64: 11, bool: 12, string: 13, bytes: 14,
+  double: 0,
+  float: 1,
+  int32: 2,
+  int64: 3,
+  uint32: 4,
+  uint64: 5,
+  sint32: 6,
+  sint64: 7,
+  fixed32: 8,
+  fixed64: 9,
+  sfixed32: 10,
+  sfixed64: 11,
+  bool: 12,
+  string: 13,
+  bytes: 14,
 };
 export const BOOL = SCALAR_CODES.bool;
-export interface FastMember { member: AttrMember; code: number; wire: number }
+export interface FastMember {
+  member: AttrMember;
+  code: number;
+  wire: number;
+}
 /** Oneof members indexed by field number. */
 export const MEMBER_AT: (FastMember | undefined)[] = [];
 for (const m of ATTR_MEMBER_BY_FIELD.values()) {
   MEMBER_AT[m.field] = { member: m, code: SCALAR_CODES[m.scalar], wire: wireTypeOf(m.scalar) };
 }
 
-export function wrongWire(tagPos: number, message: string, field: number, name: string, got: number, want: string): WireError {
+export function wrongWire(
+  tagPos: number,
+  message: string,
+  field: number,
+  name: string,
+  got: number,
+  want: string,
+): WireError {
   return new WireError(tagPos, `${message}.${name} (field ${field}) has wire type ${got}, expected ${want}`);
 }
 
@@ -38,19 +62,26 @@ export function memberAt(tagPos: number, field: number, wt: number): FastMember 
 /** Checks the tag just read inside an XxxList; true when it opens a packed run. */
 export function listTag(c: WireCursor, fast: FastMember): boolean {
   const { field, wireType: wt, tagPos } = c;
-  if (field !== 1) throw new WireError(tagPos, `${fast.member.kind} list has field ${field}; only field 1 (values) exists`);
+  if (field !== 1)
+    throw new WireError(tagPos, `${fast.member.kind} list has field ${field}; only field 1 (values) exists`);
   if (wt === WIRE_LEN && fast.wire !== WIRE_LEN) return true;
-  if (wt !== fast.wire) throw new WireError(tagPos, `${fast.member.kind}.values has wire type ${wt}, expected ${fast.wire} or 2 (packed)`);
+  if (wt !== fast.wire)
+    throw new WireError(tagPos, `${fast.member.kind}.values has wire type ${wt}, expected ${fast.wire} or 2 (packed)`);
   return false;
 }
 
 export function wireTypeOf(scalar: ScalarType): number {
   switch (scalar) {
-    case 'double': case 'fixed64': case 'sfixed64':
+    case 'double':
+    case 'fixed64':
+    case 'sfixed64':
       return WIRE_I64;
-    case 'float': case 'fixed32': case 'sfixed32':
+    case 'float':
+    case 'fixed32':
+    case 'sfixed32':
       return WIRE_I32;
-    case 'string': case 'bytes':
+    case 'string':
+    case 'bytes':
       return WIRE_LEN;
     default:
       return WIRE_VARINT;

@@ -89,7 +89,13 @@ const SIMPLE_MEMBERS = Uint8Array.from({ length: 33 }, (_, field) => {
  * nothing, for anything else: walkAttribute then checks it (callers try this first). `checkName` false: the caller
  * checks the name itself.
  */
-export function walkSimpleAttribute(c: WireCursor, start: number, end: number, found: AttributeLayout | null, checkName = true): boolean {
+export function walkSimpleAttribute(
+  c: WireCursor,
+  start: number,
+  end: number,
+  found: AttributeLayout | null,
+  checkName = true,
+): boolean {
   const buf = c.buf;
   if (end - start < 4 || buf[start] !== 0x0a || buf[start + 1] >= 0x80) return false;
   const nameStart = start + 2;
@@ -124,7 +130,13 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
       number += (b & 0x7f) * mul;
       mul *= 128;
     }
-    if (b >= 0x80 || q !== end || (b === 0 && q - valueStart > 1) || (kind === BOOL_VARINT && (q - valueStart > 1 || b > 1))) return false;
+    if (
+      b >= 0x80 ||
+      q !== end ||
+      (b === 0 && q - valueStart > 1) ||
+      (kind === BOOL_VARINT && (q - valueStart > 1 || b > 1))
+    )
+      return false;
     if (q - valueStart > 7) number = -1;
   }
   if (checkName && !c.isAscii(nameStart, nameEnd)) return false;
@@ -143,10 +155,14 @@ export function walkSimpleAttribute(c: WireCursor, start: number, end: number, f
 /** Advances over one scalar of the given code, with the checks readScalar makes. */
 function skipScalar(c: WireCursor, end: number, code: number): void {
   switch (code) {
-    case 0: case 9: case 11:
+    case 0:
+    case 9:
+    case 11:
       c.double(end);
       return;
-    case 1: case 8: case 10:
+    case 1:
+    case 8:
+    case 10:
       c.fixed32(end);
       return;
     case BOOL:

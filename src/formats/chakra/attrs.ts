@@ -30,7 +30,10 @@ export interface AttributeOwner {
 function unexpected(diag: Diagnostics | undefined, owner: AttributeOwner, attr: Attribute, wanted: string): undefined {
   if (diag) {
     const id = owner.id;
-    diag.add('unexpected-attribute-type', { nodeId: id, message: `node ${id} attribute ${attr.name} holds ${attr.kind ?? 'no value'}, expected ${wanted}` });
+    diag.add('unexpected-attribute-type', {
+      nodeId: id,
+      message: `node ${id} attribute ${attr.name} holds ${attr.kind ?? 'no value'}, expected ${wanted}`,
+    });
   }
   return undefined;
 }
@@ -74,7 +77,10 @@ export function numberOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Di
   const v = intOfAttribute(a, owner, diag);
   if (v === undefined) return undefined;
   if (v > MAX_SAFE || v < MIN_SAFE) {
-    diag?.add('attribute-exceeds-2^53', { nodeId: owner.id, message: `node ${owner.id} attribute ${a.name} = ${v} does not fit a float exactly` });
+    diag?.add('attribute-exceeds-2^53', {
+      nodeId: owner.id,
+      message: `node ${owner.id} attribute ${a.name} = ${v} does not fit a float exactly`,
+    });
     return undefined;
   }
   return Number(v);

@@ -6,7 +6,10 @@
 export class BufferPool {
   private readonly free: Buffer[] = [];
 
-  constructor(readonly size: number, private readonly keep = 16) {}
+  constructor(
+    readonly size: number,
+    private readonly keep = 16,
+  ) {}
 
   /** A buffer of `size` bytes, contents undefined. */
   take(): Buffer {

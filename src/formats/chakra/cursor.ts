@@ -238,7 +238,8 @@ export class WireCursor {
     if (p < end) {
       const b = this.buf[p];
       if (b < 0x80) {
-        if (b > end - p - 1) throw new WireError(p, `length ${b} runs past the end of its message (${end - p - 1} bytes left)`);
+        if (b > end - p - 1)
+          throw new WireError(p, `length ${b} runs past the end of its message (${end - p - 1} bytes left)`);
         this.pos = p + 1;
         return p + 1 + b;
       }
@@ -272,7 +273,8 @@ export class WireCursor {
 
   /** Throws unless buf[start, stop) is valid UTF-8 (the check `string` makes). */
   checkUtf8(start: number, stop: number): void {
-    if (!this.isAscii(start, stop) && !isUtf8(this.buf.subarray(start, stop))) throw new WireError(start, 'string field is not valid UTF-8');
+    if (!this.isAscii(start, stop) && !isUtf8(this.buf.subarray(start, stop)))
+      throw new WireError(start, 'string field is not valid UTF-8');
   }
 
   /** A length-delimited bytes field, copied. */
@@ -305,7 +307,10 @@ export class WireCursor {
         this.take(end, 4);
         return;
       default:
-        throw new WireError(tagPos, `invalid wire type ${wireType} (groups and types 6–7 do not occur in Chakra traces)`);
+        throw new WireError(
+          tagPos,
+          `invalid wire type ${wireType} (groups and types 6–7 do not occur in Chakra traces)`,
+        );
     }
   }
 
@@ -321,7 +326,9 @@ export class WireCursor {
     const view = this.view;
     let high = view.getInt32(end - 4, true);
     let i = start;
-    for (; i < end - 16; i += 16) high |= view.getInt32(i, true) | view.getInt32(i + 4, true) | view.getInt32(i + 8, true) | view.getInt32(i + 12, true);
+    for (; i < end - 16; i += 16)
+      high |=
+        view.getInt32(i, true) | view.getInt32(i + 4, true) | view.getInt32(i + 8, true) | view.getInt32(i + 12, true);
     for (; i < end - 4; i += 4) high |= view.getInt32(i, true);
     return (high & 0x80808080) === 0;
   }

@@ -7,9 +7,14 @@ import type { AttrScalarValue, AttrValue, Attribute, Lossless } from './types.js
 import { WIRE_LEN, type WireCursor } from './cursor.js';
 
 export { wireTypeOf, wrongWire } from './attribute-members.js';
-export { AttributeLayout, walkAttribute, walkSimpleAttribute } from './attribute-walk.js';
 
-export function keepUnknown(l: Lossless | undefined, field: number, buf: Buffer, tagPos: number, end: number): Lossless {
+export function keepUnknown(
+  l: Lossless | undefined,
+  field: number,
+  buf: Buffer,
+  tagPos: number,
+  end: number,
+): Lossless {
   const out = l ?? {};
   (out.unknown ??= []).push({ field, bytes: Uint8Array.prototype.slice.call(buf, tagPos, end) });
   return out;
@@ -63,21 +68,36 @@ export function decodeAttribute(c: WireCursor, start: number, end: number): Attr
 
 function readScalar(c: WireCursor, end: number, code: number): AttrScalarValue {
   switch (code) {
-    case 0: return c.double(end);
-    case 1: return c.float(end);
-    case 2: return c.int32(end);
-    case 3: return c.int64(end);
-    case 4: return c.uint32(end);
-    case 5: return c.varint64(end);
-    case 6: return c.sint32(end);
-    case 7: return c.sint64(end);
-    case 8: return c.fixed32(end);
-    case 9: return c.fixed64(end);
-    case 10: return c.sfixed32(end);
-    case 11: return c.sfixed64(end);
-    case 12: return c.bool(end);
-    case 13: return c.string(end);
-    default: return c.bytes(end);
+    case 0:
+      return c.double(end);
+    case 1:
+      return c.float(end);
+    case 2:
+      return c.int32(end);
+    case 3:
+      return c.int64(end);
+    case 4:
+      return c.uint32(end);
+    case 5:
+      return c.varint64(end);
+    case 6:
+      return c.sint32(end);
+    case 7:
+      return c.sint64(end);
+    case 8:
+      return c.fixed32(end);
+    case 9:
+      return c.fixed64(end);
+    case 10:
+      return c.sfixed32(end);
+    case 11:
+      return c.sfixed64(end);
+    case 12:
+      return c.bool(end);
+    case 13:
+      return c.string(end);
+    default:
+      return c.bytes(end);
   }
 }
 

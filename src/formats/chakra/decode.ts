@@ -12,9 +12,6 @@ import { Slab } from './slab.js';
 import type { Attribute, ChakraNode, GlobalMetadata, Lossless } from './types.js';
 import { WIRE_LEN, WireCursor } from './cursor.js';
 
-export { decodeAttribute, wireTypeOf } from './decode-attribute.js';
-export { decodeIOInfo } from './io-info.js';
-
 /** Decodes the Node frames of one stream: its probe, and the slab its nodes keep their lazily read bytes in. */
 export class NodeDecoder {
   readonly probe = new NodeProbe();
@@ -25,7 +22,15 @@ export class NodeDecoder {
     const p = this.probe;
     p.read(c, start, end);
     const node = new DecodedNode(
-      p.id, p.name, p.type, p.ctrlDeps.toBigints(), p.dataDeps.toBigints(), p.startTimeMicros, p.durationMicros, null, null,
+      p.id,
+      p.name,
+      p.type,
+      p.ctrlDeps.toBigints(),
+      p.dataDeps.toBigints(),
+      p.startTimeMicros,
+      p.durationMicros,
+      null,
+      null,
     );
     let attrStart = p.attrStart;
     if (attrStart >= 0 && !p.attrsAsBytes) {
@@ -35,7 +40,11 @@ export class NodeDecoder {
     const { inputsStart, outputsStart } = p;
     if (inputsStart >= 0 || outputsStart >= 0 || attrStart >= 0) {
       // One copy holds every lazily decoded part (they are usually adjacent, at the end of the frame).
-      const lo = Math.min(inputsStart < 0 ? end : inputsStart, outputsStart < 0 ? end : outputsStart, attrStart < 0 ? end : attrStart);
+      const lo = Math.min(
+        inputsStart < 0 ? end : inputsStart,
+        outputsStart < 0 ? end : outputsStart,
+        attrStart < 0 ? end : attrStart,
+      );
       const hi = Math.max(p.inputsEnd, p.outputsEnd, attrStart < 0 ? -1 : p.attrEnd);
       const shift = this.slab.keep(c.buf, lo, hi) - lo;
       const raw = this.slab.keptIn;

@@ -115,8 +115,21 @@ export class DecodedNode implements ChakraNode {
   }
 
   toJSON(): ChakraNode {
-    const { id, name, type, ctrlDeps, dataDeps, startTimeMicros, durationMicros, inputs, outputs, attrs, lossless } = this;
-    return { id, name, type, ctrlDeps, dataDeps, startTimeMicros, durationMicros, inputs, outputs, attrs, ...(lossless ? { lossless } : {}) };
+    const { id, name, type, ctrlDeps, dataDeps, startTimeMicros, durationMicros, inputs, outputs, attrs, lossless } =
+      this;
+    return {
+      id,
+      name,
+      type,
+      ctrlDeps,
+      dataDeps,
+      startTimeMicros,
+      durationMicros,
+      inputs,
+      outputs,
+      attrs,
+      ...(lossless ? { lossless } : {}),
+    };
   }
 }
 

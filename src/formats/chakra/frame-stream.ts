@@ -14,7 +14,10 @@ export interface FrameStreamOptions extends Omit<FrameScannerOptions, 'knownSize
 }
 
 export class FrameStream {
-  private constructor(readonly frames: FrameScanner, private readonly source: TraceBytes) {}
+  private constructor(
+    readonly frames: FrameScanner,
+    private readonly source: TraceBytes,
+  ) {}
 
   /** Opens `file` (InputError naming it when it cannot be read). */
   static async open(file: string, options: FrameStreamOptions = {}): Promise<FrameStream> {
@@ -55,7 +58,9 @@ export class FrameStream {
 
 /** Opens `file`, reads all of it through `take`, and closes it. */
 export async function readFrames(
-  file: string, take: (frames: FrameScanner) => void | Promise<void>, options: FrameStreamOptions = {},
+  file: string,
+  take: (frames: FrameScanner) => void | Promise<void>,
+  options: FrameStreamOptions = {},
 ): Promise<FrameStream> {
   const stream = await FrameStream.open(file, options);
   try {

@@ -58,7 +58,10 @@ export class FrameScanner {
   private join: Buffer | null = null;
   private ended = false;
 
-  constructor(readonly file: string, private readonly options: FrameScannerOptions = {}) {
+  constructor(
+    readonly file: string,
+    private readonly options: FrameScannerOptions = {},
+  ) {
     this.knownSize = options.knownSize ?? null;
   }
 
@@ -78,7 +81,8 @@ export class FrameScanner {
     const take = need >= 0 && need < chunk.length ? need : chunk.length;
     const old = this.join;
     const join = this.joinBuffer(left + take);
-    if (join === old && this.buf.buffer === join.buffer && this.buf.byteOffset === join.byteOffset) join.copyWithin(0, this.pos, this.buf.length);
+    if (join === old && this.buf.buffer === join.buffer && this.buf.byteOffset === join.byteOffset)
+      join.copyWithin(0, this.pos, this.buf.length);
     else join.set(this.buf.subarray(this.pos), 0);
     if (old !== null && join !== old) this.options.pool?.give(old);
     join.set(take === chunk.length ? chunk : chunk.subarray(0, take), left);
@@ -90,7 +94,11 @@ export class FrameScanner {
   /** The stream has ended: a frame left incomplete is now an error (and a stream without bytes too). */
   finish(): void {
     this.ended = true;
-    if (this.received === 0) throw new ChakraDecodeError({ file: this.file, offset: 0, frameIndex: 0 }, 'empty file: a Chakra trace has at least one frame');
+    if (this.received === 0)
+      throw new ChakraDecodeError(
+        { file: this.file, offset: 0, frameIndex: 0 },
+        'empty file: a Chakra trace has at least one frame',
+      );
   }
 
   /**
@@ -154,17 +162,24 @@ export class FrameScanner {
         }
       }
       if (!complete) {
-        if (q - p >= MAX_PREFIX_BYTES) this.fail(p, `frame length prefix is longer than ${MAX_PREFIX_BYTES} bytes (corrupt data)`);
-        if (this.ended) this.fail(p, `file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
+        if (q - p >= MAX_PREFIX_BYTES)
+          this.fail(p, `frame length prefix is longer than ${MAX_PREFIX_BYTES} bytes (corrupt data)`);
+        if (this.ended)
+          this.fail(p, `file ends inside a frame length prefix (${end - p} byte(s) left): truncated trace`);
         return false;
       }
-      if (len > MAX_FRAME_BYTES) this.fail(p, `frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
+      if (len > MAX_FRAME_BYTES)
+        this.fail(p, `frame length ${len} exceeds ${MAX_FRAME_BYTES} bytes: corrupt length prefix`);
       const frameEnd = q + len;
       if (this.knownSize !== null && this.offset + frameEnd > this.knownSize) {
-        this.fail(p, `frame length ${len} runs past end of file (${this.knownSize - (this.offset + q)} bytes left): truncated or corrupt trace`);
+        this.fail(
+          p,
+          `frame length ${len} runs past end of file (${this.knownSize - (this.offset + q)} bytes left): truncated or corrupt trace`,
+        );
       }
       if (frameEnd > end) {
-        if (this.ended) this.fail(p, `frame length ${len} runs past end of file (${end - q} bytes left): truncated trace`);
+        if (this.ended)
+          this.fail(p, `frame length ${len} runs past end of file (${end - q} bytes left): truncated trace`);
         return false;
       }
       if (len === 0) {
@@ -236,7 +251,8 @@ export class FrameScanner {
 
   private streamError(e: unknown): Error {
     const err = e as NodeJS.ErrnoException;
-    const at = (problem: string) => new ChakraDecodeError({ file: this.file, offset: this.received, frameIndex: this.frameIndex }, problem);
+    const at = (problem: string) =>
+      new ChakraDecodeError({ file: this.file, offset: this.received, frameIndex: this.frameIndex }, problem);
     if (err?.code === 'Z_BUF_ERROR' || /unexpected end/i.test(String(err?.message))) {
       return at('gzip stream cut short (unexpected end of compressed data): truncated file');
     }
@@ -274,7 +290,10 @@ export class FrameScanner {
     const old = this.join;
     if (old !== null && old.length >= n) return old;
     const pool = this.options.pool;
-    this.join = pool?.size !== undefined && n <= pool.size ? pool.take() : Buffer.allocUnsafe(Math.max(n, MIN_JOIN_BYTES, 2 * (old?.length ?? 0)));
+    this.join =
+      pool?.size !== undefined && n <= pool.size
+        ? pool.take()
+        : Buffer.allocUnsafe(Math.max(n, MIN_JOIN_BYTES, 2 * (old?.length ?? 0)));
     return this.join;
   }
 }
@@ -303,13 +322,14 @@ function bytesToComplete(rest: Buffer, from: number, next: Buffer): number {
  * `import pytorch`.
  */
 export function notChakraHint(file: string): string {
-  const both = '`tracewatt import kineto <trace>... --out <prefix>` for Kineto traces alone, `tracewatt import pytorch --dir <folder> --out <prefix>` ' +
+  const both =
+    '`tracewatt import kineto <trace>... --out <prefix>` for Kineto traces alone, `tracewatt import pytorch --dir <folder> --out <prefix>` ' +
     'for execution traces with their Kineto traces; then give <prefix>';
   if (/\.json(\.gz)?$/i.test(file)) {
     const kineto = /(pt\.trace|kineto|trace)\.json(\.gz)?$/i.test(file) && !/\bet\.json/i.test(file);
     return kineto
       ? ' — this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with `tracewatt import kineto ' +
-        `${file} --out <prefix>\` (or, with its execution trace, \`tracewatt import pytorch --dir <folder> --out <prefix>\`), then give <prefix>`
+          `${file} --out <prefix>\` (or, with its execution trace, \`tracewatt import pytorch --dir <folder> --out <prefix>\`), then give <prefix>`
       : ` — this looks like a JSON trace, not a Chakra .et file: convert it first with ${both}`;
   }
   return ` — is this a Chakra .et file? (a PyTorch trace: ${both})`;

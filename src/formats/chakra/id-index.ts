@@ -181,7 +181,7 @@ export class IdIndex {
  */
 function slotOf(id: number): number {
   // Ids below 2^31 (nearly all) without the division.
-  const low = id < 0x80000000 ? id : (id % 0x100000000 | 0) ^ Math.imul((id / 0x100000000) | 0, 0x85ebca6b);
+  const low = id < 0x80000000 ? id : ((id % 0x100000000) | 0) ^ Math.imul((id / 0x100000000) | 0, 0x85ebca6b);
   const h = Math.imul(low, 0x9e3779b1);
   return h ^ (h >>> 15);
 }

@@ -99,6 +99,11 @@ export class LazyIOInfo implements IOInfo {
   }
 
   toJSON(): IOInfo {
-    return { values: this.values, shapes: this.shapes, types: this.types, ...(this.lossless ? { lossless: this.lossless } : {}) };
+    return {
+      values: this.values,
+      shapes: this.shapes,
+      types: this.types,
+      ...(this.lossless ? { lossless: this.lossless } : {}),
+    };
   }
 }

@@ -7,7 +7,14 @@
  */
 import { tooDeepAt, tooDeepError } from '../text-file.js';
 import { FormatError } from '../../errors.js';
-import { ATTR_MEMBER_BY_KIND, ATTR_MEMBERS, BIGINT_SCALARS, nodeTypeFromName, nodeTypeName, type AttrMember } from './schema.js';
+import {
+  ATTR_MEMBER_BY_KIND,
+  ATTR_MEMBERS,
+  BIGINT_SCALARS,
+  nodeTypeFromName,
+  nodeTypeName,
+  type AttrMember,
+} from './schema.js';
 import type { AttrScalarValue, AttrValue, Attribute, ChakraNode, GlobalMetadata, IOInfo, Lossless } from './types.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -45,7 +52,9 @@ function losslessJson(l: Lossless | undefined): string {
   if (l.explicitDefaults) parts.push(`"explicitDefaults":${l.explicitDefaults}`);
   if (l.unpacked) parts.push(`"unpacked":${l.unpacked}`);
   if (l.unknown?.length) {
-    parts.push(`"unknown":[${l.unknown.map((u) => `{"field":${u.field},"bytes":"${Buffer.from(u.bytes).toString('base64')}"}`).join(',')}]`);
+    parts.push(
+      `"unknown":[${l.unknown.map((u) => `{"field":${u.field},"bytes":"${Buffer.from(u.bytes).toString('base64')}"}`).join(',')}]`,
+    );
   }
   return parts.length ? `,"$lossless":{${parts.join(',')}}` : '';
 }
@@ -63,7 +72,7 @@ export function attributeToJson(a: Attribute): string {
       s += `,"${key}":${scalarJson(m, a.value as AttrScalarValue)}`;
     }
   }
-  return s + losslessJson(a.lossless) + '}';
+  return `${s + losslessJson(a.lossless)}}`;
 }
 
 function ioJson(io: IOInfo): string {
@@ -112,7 +121,10 @@ export const jsonDocument = {
 // ---------- from JSON ----------
 
 class Ctx {
-  constructor(readonly file: string, readonly where: string) {}
+  constructor(
+    readonly file: string,
+    readonly where: string,
+  ) {}
   fail(problem: string): never {
     throw new FormatError(this.file, this.where, problem);
   }
@@ -158,10 +170,16 @@ function floatFrom(ctx: Ctx, v: Json, field: string): number {
 
 /** Value ranges of the integer scalars, checked so nothing wraps silently on encode. */
 const INT_RANGES: Partial<Record<AttrMember['scalar'], [bigint, bigint]>> = {
-  int32: [-(2n ** 31n), 2n ** 31n - 1n], sint32: [-(2n ** 31n), 2n ** 31n - 1n], sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
-  uint32: [0n, 2n ** 32n - 1n], fixed32: [0n, 2n ** 32n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n], sint64: [-(2n ** 63n), 2n ** 63n - 1n], sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
-  uint64: [0n, 2n ** 64n - 1n], fixed64: [0n, 2n ** 64n - 1n],
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sint32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  fixed32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sint64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+  fixed64: [0n, 2n ** 64n - 1n],
 };
 
 function inRange(ctx: Ctx, m: AttrMember, v: bigint, field: string): bigint {
@@ -206,7 +224,12 @@ function losslessFrom(ctx: Ctx, v: Json | undefined): Lossless | undefined {
 
 export function attributeFromJson(ctx: Ctx, v: Json): Attribute {
   const o = obj(ctx, v, 'attribute');
-  const a: Attribute = { name: str(ctx, o.name, 'name'), docString: str(ctx, o.docString, 'docString'), kind: null, value: null };
+  const a: Attribute = {
+    name: str(ctx, o.name, 'name'),
+    docString: str(ctx, o.docString, 'docString'),
+    kind: null,
+    value: null,
+  };
   for (const [key, val] of Object.entries(o)) {
     if (key === 'name' || key === 'docString' || key === '$lossless') continue;
     const m = MEMBER_BY_JSON.get(key);
@@ -228,13 +251,29 @@ export function attributeFromJson(ctx: Ctx, v: Json): Attribute {
 
 function ioFrom(ctx: Ctx, v: Json): IOInfo {
   const o = obj(ctx, v, 'IOInfo');
-  const io: IOInfo = { values: str(ctx, o.values, 'values'), shapes: str(ctx, o.shapes, 'shapes'), types: str(ctx, o.types, 'types') };
+  const io: IOInfo = {
+    values: str(ctx, o.values, 'values'),
+    shapes: str(ctx, o.shapes, 'shapes'),
+    types: str(ctx, o.types, 'types'),
+  };
   const l = losslessFrom(ctx, o.$lossless);
   if (l) io.lossless = l;
   return io;
 }
 
-const NODE_KEYS = new Set(['id', 'name', 'type', 'ctrlDeps', 'dataDeps', 'startTimeMicros', 'durationMicros', 'inputs', 'outputs', 'attr', '$lossless']);
+const NODE_KEYS = new Set([
+  'id',
+  'name',
+  'type',
+  'ctrlDeps',
+  'dataDeps',
+  'startTimeMicros',
+  'durationMicros',
+  'inputs',
+  'outputs',
+  'attr',
+  '$lossless',
+]);
 
 export function nodeFromJson(ctx: Ctx, v: Json): ChakraNode {
   const o = obj(ctx, v, 'node');
@@ -273,7 +312,10 @@ export function metadataFromJson(ctx: Ctx, v: Json): GlobalMetadata {
   const o = obj(ctx, v, 'metadata');
   const attrs = o.attr ?? [];
   if (!Array.isArray(attrs)) ctx.fail('metadata.attr must be an array');
-  const md: GlobalMetadata = { version: str(ctx, o.version, 'version'), attrs: (attrs as Json[]).map((a) => attributeFromJson(ctx, a)) };
+  const md: GlobalMetadata = {
+    version: str(ctx, o.version, 'version'),
+    attrs: (attrs as Json[]).map((a) => attributeFromJson(ctx, a)),
+  };
   const l = losslessFrom(ctx, o.$lossless);
   if (l) md.lossless = l;
   return md;
@@ -293,7 +335,8 @@ export function traceFromJson(text: string, file: string): { metadata: GlobalMet
   const o = obj(root, doc, 'the document');
   if (!('nodes' in o)) root.fail('missing "nodes" array; expected {"metadata": …, "nodes": […]}');
   if (!Array.isArray(o.nodes)) root.fail('"nodes" must be an array');
-  const metadata = o.metadata === null || o.metadata === undefined ? null : metadataFromJson(root.at('metadata'), o.metadata);
+  const metadata =
+    o.metadata === null || o.metadata === undefined ? null : metadataFromJson(root.at('metadata'), o.metadata);
   const nodes = (o.nodes as Json[]).map((n, i) => {
     const id = n && typeof n === 'object' && !Array.isArray(n) ? (n as Record<string, Json>).id : undefined;
     return nodeFromJson(root.at(`nodes[${i}]${id !== undefined ? ` (id ${String(id)})` : ''}`), n);

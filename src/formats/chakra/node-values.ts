@@ -43,14 +43,22 @@ const READ_BY_TYPE: Record<number, readonly string[]> = {
   [NodeType.COMM_COLL_NODE]: ['comm_size'],
 };
 /** The collectives ASTRA-sim simulates (the others run for their duration). */
-const SIMULATED: readonly bigint[] = [CollectiveCommType.ALL_REDUCE, CollectiveCommType.ALL_GATHER, CollectiveCommType.ALL_TO_ALL, CollectiveCommType.REDUCE_SCATTER].map(BigInt);
+const SIMULATED: readonly bigint[] = [
+  CollectiveCommType.ALL_REDUCE,
+  CollectiveCommType.ALL_GATHER,
+  CollectiveCommType.ALL_TO_ALL,
+  CollectiveCommType.REDUCE_SCATTER,
+].map(BigInt);
 
 /**
  * Whether a node's duration is read (it runs for duration_micros): compute nodes, and collectives that are not one of
  * the four ASTRA-sim simulates (a BROADCAST, a CPU-side collective without comm_type).
  */
 export function durationRead(type: number, commType: bigint | undefined): boolean {
-  return type === NodeType.COMP_NODE || (type === NodeType.COMM_COLL_NODE && (commType === undefined || !SIMULATED.includes(commType)));
+  return (
+    type === NodeType.COMP_NODE ||
+    (type === NodeType.COMM_COLL_NODE && (commType === undefined || !SIMULATED.includes(commType)))
+  );
 }
 
 /** duration_micros: its value in ns (× 1000) must be exact. */
@@ -65,7 +73,9 @@ export function nodeValueProblem(name: string, v: bigint): string | null {
 
 /** The problem with a duration_micros, or null. */
 export function durationProblem(micros: bigint): string | null {
-  return micros > MAX_DURATION_MICROS ? `duration_micros ${micros} is too large (at most ${MAX_DURATION_MICROS} µs, so that its ns are exact)` : null;
+  return micros > MAX_DURATION_MICROS
+    ? `duration_micros ${micros} is too large (at most ${MAX_DURATION_MICROS} µs, so that its ns are exact)`
+    : null;
 }
 
 /**
@@ -73,4 +83,5 @@ export function durationProblem(micros: bigint): string | null {
  * empty collectives up to preferred-dataset-splits × NPUs bytes (and charges their latency), but an all-gather keeps
  * size 0, makes no stream, and is never finished. validate and replay refuse it with these words.
  */
-export const EMPTY_ALL_GATHER = 'ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it (every rank stalls); give it a comm_size > 0';
+export const EMPTY_ALL_GATHER =
+  'ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it (every rank stalls); give it a comm_size > 0';

@@ -33,9 +33,14 @@ export async function resolveRankFiles(target: string): Promise<RankFile[]> {
     if (names.length === 0) throw new InputError(`${target}: directory holds no <prefix>.<rank>.et files`);
     const prefixes = new Set(names.map((n) => RANK_FILE.exec(n)![1]));
     if (prefixes.size > 1) {
-      throw new InputError(`${target}: directory holds traces of several prefixes (${[...prefixes].join(', ')}); pass <dir>/<prefix> instead`);
+      throw new InputError(
+        `${target}: directory holds traces of several prefixes (${[...prefixes].join(', ')}); pass <dir>/<prefix> instead`,
+      );
     }
-    return checkRanks(target, sortRanks(names.map((n) => ({ rank: Number(RANK_FILE.exec(n)![2]), file: path.join(target, n) }))));
+    return checkRanks(
+      target,
+      sortRanks(names.map((n) => ({ rank: Number(RANK_FILE.exec(n)![2]), file: path.join(target, n) }))),
+    );
   }
   const dir = path.dirname(target);
   const base = path.basename(target);
@@ -54,7 +59,9 @@ export async function resolveRankFiles(target: string): Promise<RankFile[]> {
 function checkRanks(target: string, files: RankFile[]): RankFile[] {
   for (let i = 1; i < files.length; i++) {
     if (files[i].rank === files[i - 1].rank) {
-      throw new InputError(`${target}: rank ${files[i].rank} appears twice (${files[i - 1].file} and ${files[i].file})`);
+      throw new InputError(
+        `${target}: rank ${files[i].rank} appears twice (${files[i - 1].file} and ${files[i].file})`,
+      );
     }
   }
   return files;
@@ -68,7 +75,8 @@ function checkRanks(target: string, files: RankFile[]): RankFile[] {
 export function missingRankProblem(target: string, files: readonly RankFile[]): string | null {
   if (files.length === 1 && files[0]!.file === target) return null;
   for (let i = 0; i < files.length; i++) {
-    if (files[i]!.rank !== i) return `rank files must be numbered 0..${files.length - 1}; rank ${i} is missing (found ${files[i]!.file} as rank ${files[i]!.rank})`;
+    if (files[i]!.rank !== i)
+      return `rank files must be numbered 0..${files.length - 1}; rank ${i} is missing (found ${files[i]!.file} as rank ${files[i]!.rank})`;
   }
   return null;
 }

@@ -30,7 +30,8 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
   while (p < end) {
     const tag = buf[p];
     const field = tag >>> 3;
-    if (field === 0 || field > 10 || tag !== CANONICAL_TAGS[field] || field < last || (field === last && field !== 10)) break;
+    if (field === 0 || field > 10 || tag !== CANONICAL_TAGS[field] || field < last || (field === last && field !== 10))
+      break;
     // Every field starts with a varint: the value, or the payload's length.
     const packed = canonicalVarintAt(buf, p + 1, end);
     if (packed < 0) break;
@@ -65,7 +66,8 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
         probe.noteSlot(slot, from, to, layout);
         probe.attrEnd = to;
       } else if (field === 4 || field === 5) {
-        if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null)) break;
+        if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null))
+          break;
         if (to === from) probe.explicitDefaults |= 1 << field;
         if (field === 5) {
           probe.dataDepsStart = from;

@@ -17,7 +17,19 @@ import { readCanonicalFields } from './probe-canonical.js';
 export { AttributeNames } from './attribute-names.js';
 export { U64List } from './u64-list.js';
 
-const NODE_FIELD_NAMES = ['', 'id', 'name', 'type', 'ctrl_deps', 'data_deps', 'start_time_micros', 'duration_micros', 'inputs', 'outputs', 'attr'];
+const NODE_FIELD_NAMES = [
+  '',
+  'id',
+  'name',
+  'type',
+  'ctrl_deps',
+  'data_deps',
+  'start_time_micros',
+  'duration_micros',
+  'inputs',
+  'outputs',
+  'attr',
+];
 /** Node fields whose insertion points are kept (1–11: every schema field, and "after all of them"). */
 const LAST_KNOWN_FIELD = 11;
 /** varintAt's answer when there is no plain value. */
@@ -91,7 +103,10 @@ export class NodeProbe {
    * `names`: the attributes to note by name. `keepDeps` false, for readers that do not look at dependencies.
    * `canonicalPath` false: every frame through the general walk alone (for tests comparing the two).
    */
-  constructor(readonly names: AttributeNames | null = null, options: { keepDeps?: boolean; canonicalPath?: boolean } = {}) {
+  constructor(
+    readonly names: AttributeNames | null = null,
+    options: { keepDeps?: boolean; canonicalPath?: boolean } = {},
+  ) {
     this.keepDeps = options.keepDeps ?? true;
     this.canonicalPath = options.canonicalPath ?? true;
     const n = names?.names.length ?? 0;
@@ -215,7 +230,8 @@ export class NodeProbe {
         }
         case 8:
         case 9: {
-          if (wt !== WIRE_LEN) throw wrongWire(tagPos, 'Node', field, NODE_FIELD_NAMES[field], wt, '2 (length-delimited)');
+          if (wt !== WIRE_LEN)
+            throw wrongWire(tagPos, 'Node', field, NODE_FIELD_NAMES[field], wt, '2 (length-delimited)');
           const stop = c.length(end);
           const from = c.pos;
           checkIOInfo(c, from, stop);
@@ -242,7 +258,10 @@ export class NodeProbe {
           break;
         }
         case 11:
-          throw new WireError(tagPos, 'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra schema that tracewatt does not read; re-convert it with a current chakra_converter');
+          throw new WireError(
+            tagPos,
+            'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra schema that tracewatt does not read; re-convert it with a current chakra_converter',
+          );
         default:
           c.skip(end, wt, tagPos);
           this.unknown[this.unknownLength++] = field;
@@ -256,7 +275,8 @@ export class NodeProbe {
 
   /** Notes the attribute entry c.buf[start, end), just walked into `found`, when its name is asked for. */
   noteAttribute(c: WireCursor, start: number, end: number, found: AttributeLayout): void {
-    if (this.names !== null && found.nameStart >= 0) this.noteSlot(this.names.slotOf(c, found.nameStart, found.nameEnd), start, end, found);
+    if (this.names !== null && found.nameStart >= 0)
+      this.noteSlot(this.names.slotOf(c, found.nameStart, found.nameEnd), start, end, found);
   }
 
   /** Notes the attribute entry c.buf[start, end), walked into `found`, under its name's slot (none: −1). */

@@ -10,7 +10,7 @@ import { openTraceBytes, type ChunkBufferPool } from './source.js';
 import type { ChakraNode, GlobalMetadata } from './types.js';
 
 export { MAX_FRAME_BYTES } from './frames.js';
-export { openTraceBytes, type TraceBytes, type TraceBytesOptions, type ChunkBufferPool } from './source.js';
+export { openTraceBytes, type ChunkBufferPool } from './source.js';
 
 export interface ReadOptions {
   /** Receives counts of odd-but-usable input (non-canonical encodings, zero-length frames…). */
@@ -115,16 +115,28 @@ export async function openTraceSource(
 /** Opens a `.et` file (plain or gzip) for streaming. */
 export async function openTrace(file: string, options: ReadOptions = {}): Promise<TraceReader> {
   const source = await openTraceBytes(file, { reuseBuffers: true });
-  return openTraceSource(file, source.chunks, { ...options, knownSize: source.size, compressed: source.compressed, close: source.close });
+  return openTraceSource(file, source.chunks, {
+    ...options,
+    knownSize: source.size,
+    compressed: source.compressed,
+    close: source.close,
+  });
 }
 
 /**
  * The GlobalMetadata of a trace file (null when its first frame is a Node), reading no further than its first
  * frame: no node is decoded. `pool`: chunk buffers to reuse (a caller reading many files).
  */
-export async function readTraceMetadata(file: string, options: ReadOptions & { pool?: ChunkBufferPool } = {}): Promise<GlobalMetadata | null> {
+export async function readTraceMetadata(
+  file: string,
+  options: ReadOptions & { pool?: ChunkBufferPool } = {},
+): Promise<GlobalMetadata | null> {
   const source = await openTraceBytes(file, { reuseBuffers: options.pool ?? true });
-  const frames = new FrameScanner(file, { diagnostics: options.diagnostics, knownSize: source.size, pool: options.pool });
+  const frames = new FrameScanner(file, {
+    diagnostics: options.diagnostics,
+    knownSize: source.size,
+    pool: options.pool,
+  });
   const it = source.chunks[Symbol.asyncIterator]();
   try {
     let more = true;

@@ -55,12 +55,38 @@ function invert(table: Record<string, number>): Map<number, string> {
 
 /** Scalar kinds of the AttributeProto oneof, named as in the .proto. */
 export type ScalarType =
-  | 'double' | 'float' | 'int32' | 'int64' | 'uint32' | 'uint64' | 'sint32' | 'sint64'
-  | 'fixed32' | 'fixed64' | 'sfixed32' | 'sfixed64' | 'bool' | 'string' | 'bytes';
+  | 'double'
+  | 'float'
+  | 'int32'
+  | 'int64'
+  | 'uint32'
+  | 'uint64'
+  | 'sint32'
+  | 'sint64'
+  | 'fixed32'
+  | 'fixed64'
+  | 'sfixed32'
+  | 'sfixed64'
+  | 'bool'
+  | 'string'
+  | 'bytes';
 
 export const SCALAR_TYPES: readonly ScalarType[] = [
-  'double', 'float', 'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64',
-  'fixed32', 'fixed64', 'sfixed32', 'sfixed64', 'bool', 'string', 'bytes',
+  'double',
+  'float',
+  'int32',
+  'int64',
+  'uint32',
+  'uint64',
+  'sint32',
+  'sint64',
+  'fixed32',
+  'fixed64',
+  'sfixed32',
+  'sfixed64',
+  'bool',
+  'string',
+  'bytes',
 ];
 
 /** AttributeProto oneof member names, e.g. "int64_val", "bool_list". */
@@ -83,7 +109,16 @@ export const ATTR_MEMBER_BY_FIELD: ReadonlyMap<number, AttrMember> = new Map(ATT
 export const ATTR_MEMBER_BY_KIND: ReadonlyMap<string, AttrMember> = new Map(ATTR_MEMBERS.map((m) => [m.kind, m]));
 
 export const INTEGER_SCALARS: ReadonlySet<ScalarType> = new Set([
-  'int32', 'int64', 'uint32', 'uint64', 'sint32', 'sint64', 'fixed32', 'fixed64', 'sfixed32', 'sfixed64',
+  'int32',
+  'int64',
+  'uint32',
+  'uint64',
+  'sint32',
+  'sint64',
+  'fixed32',
+  'fixed64',
+  'sfixed32',
+  'sfixed64',
 ]);
 
 /** Scalars whose JS value is a bigint (64-bit integers). */
@@ -93,8 +128,16 @@ export const BIGINT_SCALARS: ReadonlySet<ScalarType> = new Set(['int64', 'uint64
 export const FIELDS = {
   GlobalMetadata: { version: 1, attr: 2 },
   Node: {
-    id: 1, name: 2, type: 3, ctrl_deps: 4, data_deps: 5, start_time_micros: 6, duration_micros: 7,
-    inputs: 8, outputs: 9, attr: 10,
+    id: 1,
+    name: 2,
+    type: 3,
+    ctrl_deps: 4,
+    data_deps: 5,
+    start_time_micros: 6,
+    duration_micros: 7,
+    inputs: 8,
+    outputs: 9,
+    attr: 10,
   },
   IOInfo: { values: 1, shapes: 2, types: 3 },
   AttributeProto: { name: 1, doc_string: 2 },

@@ -49,7 +49,10 @@ export interface TraceBytesOptions {
 }
 
 /** Chunks of a plain file read into two alternating buffers (see TraceBytesOptions.reuseBuffers); fd is open. */
-function reusedChunks(fd: number, pool: ChunkBufferPool | null): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
+function reusedChunks(
+  fd: number,
+  pool: ChunkBufferPool | null,
+): { chunks: AsyncGenerator<Buffer>; bytesRead: () => number; close: () => void } {
   let position = 0;
   let open = true;
   let bufs: Buffer[] | null = null;
@@ -60,7 +63,9 @@ function reusedChunks(fd: number, pool: ChunkBufferPool | null): { chunks: Async
   async function* chunks(): AsyncGenerator<Buffer> {
     if (!open) throw new Error('trace bytes read after close()');
     try {
-      const b = (bufs = pool ? [pool.take(), pool.take()] : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
+      const b = (bufs = pool
+        ? [pool.take(), pool.take()]
+        : [Buffer.allocUnsafe(CHUNK_BYTES), Buffer.allocUnsafe(CHUNK_BYTES)]);
       if (b.some((x) => x.length < CHUNK_BYTES)) throw new RangeError(`chunk buffers must hold ${CHUNK_BYTES} bytes`);
       for (let i = 0; open; i ^= 1) {
         const n = readSync(fd, b[i], 0, CHUNK_BYTES, position);

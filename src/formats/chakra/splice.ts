@@ -20,7 +20,15 @@ export function viewOf(b: Uint8Array): DataView {
 }
 
 /** Copies src[s, e) to dst at p (the caller checked the room), short ranges through the DataViews. */
-export function copyRange(src: Uint8Array, sv: DataView, s: number, e: number, dst: Uint8Array, dv: DataView, p: number): void {
+export function copyRange(
+  src: Uint8Array,
+  sv: DataView,
+  s: number,
+  e: number,
+  dst: Uint8Array,
+  dv: DataView,
+  p: number,
+): void {
   const n = e - s;
   if (n >= NATIVE_COPY_BYTES) {
     dst.set(src.subarray(s, e), p);
@@ -87,7 +95,7 @@ export class SpliceSink extends ByteSink {
     }
     const trailerLen = trailer >= 0 ? varintLen(trailer) : 0;
     const valueLen = varintLen(value);
-    const len = (cut - s) + 1 + valueLen + (at - resume) + bytes.length + trailerLen + (e - at);
+    const len = cut - s + 1 + valueLen + (at - resume) + bytes.length + trailerLen + (e - at);
     this.ensure(len + 10);
     const b = this.buf;
     const dv = this.dv;

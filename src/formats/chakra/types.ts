@@ -60,7 +60,15 @@ export interface ChakraNode {
 
 export function emptyNode(id: bigint, name = '', type = 0): ChakraNode {
   return {
-    id, name, type, ctrlDeps: [], dataDeps: [], startTimeMicros: 0n, durationMicros: 0n,
-    inputs: null, outputs: null, attrs: [],
+    id,
+    name,
+    type,
+    ctrlDeps: [],
+    dataDeps: [],
+    startTimeMicros: 0n,
+    durationMicros: 0n,
+    inputs: null,
+    outputs: null,
+    attrs: [],
   };
 }

@@ -6,7 +6,10 @@ import { isUtf8 } from 'node:buffer';
 
 /** A problem at an absolute buffer position; the frame scanner words it with file, offset and frame. */
 export class WireError extends Error {
-  constructor(readonly position: number, readonly problem: string) {
+  constructor(
+    readonly position: number,
+    readonly problem: string,
+  ) {
     super(problem);
   }
 }

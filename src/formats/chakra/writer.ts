@@ -59,7 +59,11 @@ export class TraceWriter {
    * the metadata frame when given. close() completes the file; the set's commit() renames it to `file` (close()
    * commits a set of its own), so an interrupted write never leaves a partial trace under the real name.
    */
-  static async create(file: string, metadata: GlobalMetadata | null, options: { gzip?: boolean; set?: OutputSet } = {}): Promise<TraceWriter> {
+  static async create(
+    file: string,
+    metadata: GlobalMetadata | null,
+    options: { gzip?: boolean; set?: OutputSet } = {},
+  ): Promise<TraceWriter> {
     const set = options.set ?? OutputSet.open(file);
     let tmp: string;
     try {
@@ -147,7 +151,12 @@ export class TraceWriter {
 }
 
 /** Writes a whole trace, into `set` when given (committed by its owner), else by itself (locked, renamed when complete). */
-export async function writeTraceFile(file: string, metadata: GlobalMetadata | null, nodes: Iterable<ChakraNode>, set?: OutputSet): Promise<void> {
+export async function writeTraceFile(
+  file: string,
+  metadata: GlobalMetadata | null,
+  nodes: Iterable<ChakraNode>,
+  set?: OutputSet,
+): Promise<void> {
   const w = await TraceWriter.create(file, metadata, { set });
   try {
     await w.writeAll(nodes);

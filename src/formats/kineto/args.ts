@@ -60,7 +60,12 @@ export function streamOf(v: unknown): number | null {
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
-const whole = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : null);
+const whole = (v: unknown) =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
+    ? v
+    : typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))
+      ? Number(v)
+      : null;
 
 /** "[0, 1, 2]" or [0, 1, 2] → the ranks; null when not a list of ranks. */
 function ranksOf(v: unknown): number[] | null {

@@ -18,7 +18,9 @@ export function looksLikeAccelWattch(fields: string[]): boolean {
 export async function readAccelWattch(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
   let header: Header | null = null;
-  let iMean = -1, iSd = -1, iN = -1;
+  let iMean = -1,
+    iSd = -1,
+    iN = -1;
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -39,16 +41,24 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
     if (sd !== null) extra.powerStdDevW = sd;
     const n = iN >= 0 ? numberCell(file, row, header, iN, { nonNegative: true }) : null;
     if (n !== null) extra.powerSamples = n;
-    ctx.sink.add(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, {
-      powerW,
-      extra,
-    }));
+    ctx.sink.add(
+      newSample(
+        name,
+        { file, row: row.line, format: ACCELWATTCH_FORMAT },
+        {
+          powerW,
+          extra,
+        },
+      ),
+    );
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   return {
     format: ACCELWATTCH_FORMAT,
     device: deviceFromFileName(file, [[/volta/i, 'Volta QV100']]),
     samples: [],
-    notes: ['measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no durations or counters in this file'],
+    notes: [
+      'measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no durations or counters in this file',
+    ],
   };
 }

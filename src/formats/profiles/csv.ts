@@ -34,7 +34,8 @@ export interface CsvReadOptions {
 }
 
 /** True for the lines Nsight Compute interleaves with its CSV output. */
-export const isProfLine = (line: string): boolean => line.startsWith('==PROF==') || line.startsWith('==WARNING==') || line.startsWith('==ERROR==');
+export const isProfLine = (line: string): boolean =>
+  line.startsWith('==PROF==') || line.startsWith('==WARNING==') || line.startsWith('==ERROR==');
 
 class LineFilter extends Transform {
   private pending = '';
@@ -51,7 +52,7 @@ class LineFilter extends Transform {
     this.pending = parts.pop() ?? '';
     const out: string[] = [];
     for (const p of parts) out.push(this.filterLine(p));
-    if (out.length) this.push(out.join('\n') + '\n');
+    if (out.length) this.push(`${out.join('\n')}\n`);
     cb();
   }
   override _flush(cb: TransformCallback): void {
@@ -149,7 +150,11 @@ export class Header {
     const i = this.find(...names);
     if (i < 0) {
       const alts = names.map((n) => `'${n}'`).join(' or ');
-      throw new FormatError(this.file, `row ${this.line}`, `missing column ${alts} (columns present: ${this.names.join(', ')})`);
+      throw new FormatError(
+        this.file,
+        `row ${this.line}`,
+        `missing column ${alts} (columns present: ${this.names.join(', ')})`,
+      );
     }
     return i;
   }
@@ -158,7 +163,19 @@ export class Header {
   }
 }
 
-const MISSING = new Set(['', 'n/a', 'na', '[n/a]', 'n.a.', '-', '[not supported]', 'not supported', '[unknown error]', 'none', 'null']);
+const MISSING = new Set([
+  '',
+  'n/a',
+  'na',
+  '[n/a]',
+  'n.a.',
+  '-',
+  '[not supported]',
+  'not supported',
+  '[unknown error]',
+  'none',
+  'null',
+]);
 
 /** True when a cell says "no value" (empty, n/a, [N/A], [Not Supported] …). */
 export function isMissingCell(raw: string | undefined): boolean {
@@ -217,7 +234,12 @@ export function numberCell(
   const col = header.name(index);
   const v = parseNumberCell(raw, { file, line: row.line, column: col });
   if (v === null) {
-    if (opts.required) throw new FormatError(file, where(row.line, col), `missing value${raw === undefined ? ' (row too short)' : ` '${raw}'`}`);
+    if (opts.required)
+      throw new FormatError(
+        file,
+        where(row.line, col),
+        `missing value${raw === undefined ? ' (row too short)' : ` '${raw}'`}`,
+      );
     return null;
   }
   if (!Number.isFinite(v)) throw new FormatError(file, where(row.line, col), `'${raw}' is not a finite number`);

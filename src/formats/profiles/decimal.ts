@@ -21,7 +21,10 @@ export interface CellAt {
   column: string;
 }
 
-type Cell = { kind: 'plain'; value: number } | { kind: 'settles'; mark: DecimalMark; value: number } | { kind: 'ambiguous'; mark: DecimalMark; asDecimal: number; asThousands: number };
+type Cell =
+  | { kind: 'plain'; value: number }
+  | { kind: 'settles'; mark: DecimalMark; value: number }
+  | { kind: 'ambiguous'; mark: DecimalMark; asDecimal: number; asThousands: number };
 
 const SIGN = '[-+]?';
 const EXP = '(?:[eE][-+]?\\d+)?';
@@ -45,11 +48,14 @@ function classify(s: string): Cell | null {
   if (ONE_DOT.test(s)) return { kind: 'settles', mark: '.', value: Number(s) };
   if (ONE_COMMA.test(s)) return { kind: 'settles', mark: ',', value: Number(s.replace(',', '.')) };
   if (COMMA_GROUPS_DOT.test(s)) return { kind: 'settles', mark: '.', value: Number(s.replace(/,/g, '')) };
-  if (DOT_GROUPS_COMMA.test(s)) return { kind: 'settles', mark: ',', value: Number(s.replace(/\./g, '').replace(',', '.')) };
+  if (DOT_GROUPS_COMMA.test(s))
+    return { kind: 'settles', mark: ',', value: Number(s.replace(/\./g, '').replace(',', '.')) };
   if (SPACE_GROUPS.test(s)) {
     const digits = s.replace(/[ \u00a0\u202f]/g, '');
     const mark = /[.,]/.exec(digits)?.[0] as DecimalMark | undefined;
-    return mark ? { kind: 'settles', mark, value: Number(digits.replace(',', '.')) } : { kind: 'plain', value: Number(digits) };
+    return mark
+      ? { kind: 'settles', mark, value: Number(digits.replace(',', '.')) }
+      : { kind: 'plain', value: Number(digits) };
   }
   return null;
 }
@@ -85,13 +91,23 @@ export class DecimalRule {
       if (this.mark === null) {
         if (this.strict && c.mark === ',' && (this.provisionalDot || this.provisionalComma)) {
           const p = (this.provisionalDot ?? this.provisionalComma)!;
-          throw new FormatError(this.file, `row ${where.line}, column '${where.column}'`, `'${s}' has a decimal comma, but ${at(p.at, p.raw)} was already read with a decimal point: a file must use one decimal separator`);
+          throw new FormatError(
+            this.file,
+            `row ${where.line}, column '${where.column}'`,
+            `'${s}' has a decimal comma, but ${at(p.at, p.raw)} was already read with a decimal point: a file must use one decimal separator`,
+          );
         }
         this.mark = c.mark;
         this.settledAt = { at: where, raw: s };
       } else if (this.mark !== c.mark) {
-        const first = this.settledAt ? ` but ${at(this.settledAt.at, this.settledAt.raw)} has ${NAME[this.mark]}` : ` but the file was settled as using ${NAME[this.mark]}`;
-        throw new FormatError(this.file, `row ${where.line}, column '${where.column}'`, `'${s}' has ${NAME[c.mark]}${first}: a file must use one decimal separator`);
+        const first = this.settledAt
+          ? ` but ${at(this.settledAt.at, this.settledAt.raw)} has ${NAME[this.mark]}`
+          : ` but the file was settled as using ${NAME[this.mark]}`;
+        throw new FormatError(
+          this.file,
+          `row ${where.line}, column '${where.column}'`,
+          `'${s}' has ${NAME[c.mark]}${first}: a file must use one decimal separator`,
+        );
       }
       if (/[ \u00a0\u202f]/.test(s) || (c.mark === '.' ? s.includes(',') : s.includes('.'))) this.grouped = true;
       return c.value;
@@ -124,14 +140,17 @@ export class DecimalRule {
    * Throws when ambiguous commas were never settled.
    */
   mustReread(): boolean {
-    if (this.provisionalComma && this.mark === null) throw this.ambiguity(this.provisionalComma.at, this.provisionalComma.raw);
+    if (this.provisionalComma && this.mark === null)
+      throw this.ambiguity(this.provisionalComma.at, this.provisionalComma.raw);
     return this.mark === ',' && (this.provisionalComma !== null || this.provisionalDot !== null);
   }
 
   /** A note for the table when the file's numbers are not plain decimal-point numbers; null otherwise. */
   note(): string | null {
-    if (this.mark === ',') return `numbers read with a decimal comma${this.grouped ? " and '.' or spaces as thousands separators" : ''} (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
-    if (this.grouped) return `numbers read with a decimal point and ',' as the thousands separator (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
+    if (this.mark === ',')
+      return `numbers read with a decimal comma${this.grouped ? " and '.' or spaces as thousands separators" : ''} (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
+    if (this.grouped)
+      return `numbers read with a decimal point and ',' as the thousands separator (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
     return null;
   }
 }

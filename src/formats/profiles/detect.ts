@@ -13,7 +13,10 @@ import { looksLikePerseus } from './perseus.js';
 import { looksLikeZeus, looksLikeZeusProfile } from './zeus.js';
 import { POWER_FORMATS, type PowerFormat, type ProfileFormat } from './types.js';
 
-export type DetectedFormat = { kind: 'profile'; format: ProfileFormat } | { kind: 'power'; format: PowerFormat } | { kind: 'pytorch-et' };
+export type DetectedFormat =
+  | { kind: 'profile'; format: ProfileFormat }
+  | { kind: 'power'; format: PowerFormat }
+  | { kind: 'pytorch-et' };
 
 const SNIFF_BYTES = 64 * 1024;
 const SNIFF_LINES = 400;
@@ -22,12 +25,6 @@ const SNIFF_LINES = 400;
 async function headText(file: string, maxBytes = SNIFF_BYTES): Promise<{ text: string; cut: boolean }> {
   const { bytes, cut } = await readHead(file, maxBytes);
   return { text: bytes.toString('utf8'), cut };
-}
-
-/** Reads the first lines of a file (BOM and CR stripped; gzip read through). */
-export async function headLines(file: string, maxBytes = SNIFF_BYTES): Promise<string[]> {
-  const { text, cut } = await headText(file, maxBytes);
-  return splitHead(text, cut);
 }
 
 function splitHead(head: string, cut: boolean): string[] {
@@ -63,7 +60,8 @@ export function isNsysHeader(line: string): boolean {
   const f = splitHeader(line);
   const has = (re: RegExp) => f.some((x) => re.test(x));
   if (has(/^Total Time \(/) && f.includes('Instances') && f.includes('Name')) return true;
-  if (has(/^Start \(/) && has(/^Duration \(/) && f.includes('Name') && (f.includes('CorrId') || f.includes('GrdX'))) return true;
+  if (has(/^Start \(/) && has(/^Duration \(/) && f.includes('Name') && (f.includes('CorrId') || f.includes('GrdX')))
+    return true;
   return f[0] === 'Name' && f.includes('Start') && f.includes('Duration') && f.includes('GPU');
 }
 
@@ -95,7 +93,8 @@ const SNIFFERS: Record<ProfileFormat | PowerFormat, Sniff | null> = {
   'nvidia-smi': { header: (_line, f) => f.some((x) => /^power\.draw(\.average|\.instant)?(\s*\[.*\])?$/.test(x)) },
   'zeus-monitor': { header: (_line, f) => f.length === 2 && f[0] === 'Time' && f[1] === 'Power' },
   'power-csv': {
-    header: (_line, f) => f.length >= 2 && f.some((x) => /^(time|timestamp|t)(\b|_)/i.test(x)) && f.some((x) => /^power/i.test(x)),
+    header: (_line, f) =>
+      f.length >= 2 && f.some((x) => /^(time|timestamp|t)(\b|_)/i.test(x)) && f.some((x) => /^power/i.test(x)),
   },
   generic: null,
 };
@@ -104,7 +103,9 @@ const POWER = new Set<string>(POWER_FORMATS);
 const SNIFF_ORDER = Object.entries(SNIFFERS).filter((e): e is [ProfileFormat | PowerFormat, Sniff] => e[1] !== null);
 
 function detected(format: ProfileFormat | PowerFormat): DetectedFormat {
-  return POWER.has(format) ? { kind: 'power', format: format as PowerFormat } : { kind: 'profile', format: format as ProfileFormat };
+  return POWER.has(format)
+    ? { kind: 'power', format: format as PowerFormat }
+    : { kind: 'profile', format: format as ProfileFormat };
 }
 
 /** True when the format is told from its head (else it needs --format or --mapping). */
@@ -124,7 +125,8 @@ export function detectFormatFromLines(lines: string[]): DetectedFormat | null {
   for (const line of lines) {
     if (!line.trim() || isProfLine(line)) continue;
     const fields = splitHeader(line);
-    for (const [format, sniff] of SNIFF_ORDER) if ('header' in sniff && sniff.header(line, fields)) return detected(format);
+    for (const [format, sniff] of SNIFF_ORDER)
+      if ('header' in sniff && sniff.header(line, fields)) return detected(format);
     // A line no format claims decides nothing; keep looking past application output (ncu prints the program's
     // stdout before its CSV).
   }

@@ -89,7 +89,8 @@ export function validateColumnMapping(data: unknown, file = '<mapping>'): Column
   const bad = (field: string, problem: string): never => {
     throw new FormatError(file, `field '${field}'`, problem);
   };
-  if (!data || typeof data !== 'object' || Array.isArray(data)) bad('(root)', 'must be an object with a "columns" object');
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    bad('(root)', 'must be an object with a "columns" object');
   const m = data as Record<string, unknown>;
   for (const k of ['format', 'device', 'delimiter'] as const) {
     if (m[k] !== undefined && typeof m[k] !== 'string') bad(k, 'must be a string');
@@ -101,24 +102,30 @@ export function validateColumnMapping(data: unknown, file = '<mapping>'): Column
     if (!allowed.has(k)) bad(`columns.${k}`, `unknown field (allowed: ${[...allowed].join(', ')})`);
     if (!isRef(v)) bad(`columns.${k}`, 'must be a column name, a list of names, or { column, unit }');
     const spec = normRef(v as ColumnRef);
-    if (k !== 'kernelName' && Array.isArray(spec.column)) bad(`columns.${k}`, 'only kernelName may join several columns');
+    if (k !== 'kernelName' && Array.isArray(spec.column))
+      bad(`columns.${k}`, 'only kernelName may join several columns');
     if (spec.unit !== undefined && k in FIELD_QUANTITY) {
       const want = FIELD_QUANTITY[k as NumField].quantity;
       const info = lookupUnit(spec.unit);
       if (!info) bad(`columns.${k}.unit`, `unknown unit '${spec.unit}'`);
-      if (want && info!.quantity !== want) bad(`columns.${k}.unit`, `'${spec.unit}' is a ${info!.quantity} unit, expected ${want}`);
+      if (want && info!.quantity !== want)
+        bad(`columns.${k}.unit`, `'${spec.unit}' is a ${info!.quantity} unit, expected ${want}`);
     }
   }
   if (cols!.kernelName === undefined) bad('columns.kernelName', 'required');
   if (m.utilization !== undefined) {
-    if (!m.utilization || typeof m.utilization !== 'object' || Array.isArray(m.utilization)) bad('utilization', 'must be an object component → column');
+    if (!m.utilization || typeof m.utilization !== 'object' || Array.isArray(m.utilization))
+      bad('utilization', 'must be an object component → column');
     for (const [k, v] of Object.entries(m.utilization as Record<string, unknown>)) {
-      if (!isRef(v) || Array.isArray(normRef(v as ColumnRef).column)) bad(`utilization.${k}`, 'must be a column name or { column, unit }');
+      if (!isRef(v) || Array.isArray(normRef(v as ColumnRef).column))
+        bad(`utilization.${k}`, 'must be a column name or { column, unit }');
       const u = normRef(v as ColumnRef).unit;
-      if (u !== undefined && u !== '%' && u.toLowerCase() !== 'ratio') bad(`utilization.${k}.unit`, `must be "ratio" or "%", got '${u}'`);
+      if (u !== undefined && u !== '%' && u.toLowerCase() !== 'ratio')
+        bad(`utilization.${k}.unit`, `must be "ratio" or "%", got '${u}'`);
     }
   }
-  if (m.extra !== undefined && (!Array.isArray(m.extra) || !m.extra.every((x) => typeof x === 'string'))) bad('extra', 'must be a list of column names');
+  if (m.extra !== undefined && (!Array.isArray(m.extra) || !m.extra.every((x) => typeof x === 'string')))
+    bad('extra', 'must be a list of column names');
   return m as unknown as ColumnMapping;
 }
 
@@ -131,14 +138,18 @@ interface Resolved {
 
 export async function readGeneric(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics, options } = ctx;
-  if (!options.mapping) throw new InputError(`${file}: the generic reader needs a column mapping (--mapping file.json|yaml)`);
+  if (!options.mapping)
+    throw new InputError(`${file}: the generic reader needs a column mapping (--mapping file.json|yaml)`);
   const mappingFile = typeof options.mapping === 'string' ? options.mapping : '<mapping>';
-  const mapping = typeof options.mapping === 'string' ? await loadColumnMapping(options.mapping) : validateColumnMapping(options.mapping);
+  const mapping =
+    typeof options.mapping === 'string'
+      ? await loadColumnMapping(options.mapping)
+      : validateColumnMapping(options.mapping);
   const format = mapping.format ?? 'generic';
   const notes: string[] = [`columns mapped by ${mappingFile}`];
   let header: Header | null = null;
   let nameIdx: number[] = [];
-  let numeric: Resolved[] = [];
+  const numeric: Resolved[] = [];
   let utilIdx: { component: string; index: number; scale: number; column: string }[] = [];
   let extraIdx: [string, number][] = [];
   for await (const row of readCsvRows(file, { delimiter: mapping.delimiter, trim: true })) {
@@ -147,7 +158,12 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
       header = h;
       const col = (c: string, field: string) => {
         const i = h.find(c);
-        if (i < 0) throw new FormatError(file, `row ${row.line}`, `missing column '${c}' (mapped to ${field} by ${mappingFile}; columns present: ${h.names.join(', ')})`);
+        if (i < 0)
+          throw new FormatError(
+            file,
+            `row ${row.line}`,
+            `missing column '${c}' (mapped to ${field} by ${mappingFile}; columns present: ${h.names.join(', ')})`,
+          );
         return i;
       };
       const nameSpec = normRef(mapping.columns.kernelName);
@@ -163,12 +179,22 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
         if (q.quantity) {
           const unit = spec.unit ?? splitHeaderUnit(h.name(index)).unit ?? undefined;
           if (unit === undefined) {
-            if (q.unitRequired) throw new FormatError(mappingFile, `field 'columns.${f}'`, `column '${c}' has no unit in its header: give { column: ${c}, unit: ... }`);
+            if (q.unitRequired)
+              throw new FormatError(
+                mappingFile,
+                `field 'columns.${f}'`,
+                `column '${c}' has no unit in its header: give { column: ${c}, unit: ... }`,
+              );
             notes.push(`${f}: column '${c}' has no unit, taken as ${q.base}`);
           } else {
             const info = lookupUnit(unit);
             if (!info) throw new FormatError(file, where(row.line, c), `unknown unit '${unit}'`);
-            if (info.quantity !== q.quantity) throw new FormatError(file, where(row.line, c), `unit '${unit}' is a ${info.quantity} unit, expected ${q.quantity}`);
+            if (info.quantity !== q.quantity)
+              throw new FormatError(
+                file,
+                where(row.line, c),
+                `unit '${unit}' is a ${info.quantity} unit, expected ${q.quantity}`,
+              );
             factor = info.factor;
           }
         }
@@ -188,7 +214,8 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
     }
     const h = header;
     const parts = nameIdx.map((i) => row.fields[i]?.trim() ?? '');
-    if (parts.some((p) => !p)) throw new FormatError(file, where(row.line, h.name(nameIdx[parts.findIndex((p) => !p)]!)), 'missing kernel name');
+    if (parts.some((p) => !p))
+      throw new FormatError(file, where(row.line, h.name(nameIdx[parts.findIndex((p) => !p)]!)), 'missing kernel name');
     const s: KernelSample = newSample(parts.join('/'), { file, row: row.line, format });
     for (const r of numeric) {
       const v = numberCell(file, row, h, r.index, { nonNegative: true, positive: r.field.endsWith('MHz') });

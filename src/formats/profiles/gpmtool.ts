@@ -46,7 +46,13 @@ const INT_LIST = /^\s*\d+(\s*,\s*\d+)*\s*,?\s*$/;
 
 /** True when the first four lines have the gpmTOOL layout. */
 export function looksLikeGpmtool(lines: string[]): boolean {
-  return lines.length >= 4 && /^\s*\d+\s*,?\s*$/.test(lines[0]!) && INT_LIST.test(lines[1]!) && INT_LIST.test(lines[2]!) && /[A-Za-z]/.test(lines[3]!);
+  return (
+    lines.length >= 4 &&
+    /^\s*\d+\s*,?\s*$/.test(lines[0]!) &&
+    INT_LIST.test(lines[1]!) &&
+    INT_LIST.test(lines[2]!) &&
+    /[A-Za-z]/.test(lines[3]!)
+  );
 }
 
 function component(name: string): Component {
@@ -70,17 +76,21 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
       const ints = (r: string[], line: string) =>
         r.map((f) => {
           const v = Number(f);
-          if (!Number.isInteger(v)) throw new FormatError(file, line, `expected integers (gpmTOOL header), got '${r.join(',')}'`);
+          if (!Number.isInteger(v))
+            throw new FormatError(file, line, `expected integers (gpmTOOL header), got '${r.join(',')}'`);
           return v;
         });
       domains = ints(head[0]!, 'row 1')[0]!;
       defaults = ints(head[1]!, 'row 2');
       perDomain = ints(head[2]!, 'row 3');
       names = head[3]!.map((n) => n.trim());
-      if (defaults.length !== domains) throw new FormatError(file, 'row 2', `${defaults.length} default frequencies for ${domains} domains`);
-      if (perDomain.length !== domains) throw new FormatError(file, 'row 3', `${perDomain.length} component counts for ${domains} domains`);
+      if (defaults.length !== domains)
+        throw new FormatError(file, 'row 2', `${defaults.length} default frequencies for ${domains} domains`);
+      if (perDomain.length !== domains)
+        throw new FormatError(file, 'row 3', `${perDomain.length} component counts for ${domains} domains`);
       const total = perDomain.reduce((a, b) => a + b, 0);
-      if (total !== names.length) throw new FormatError(file, 'row 4', `${names.length} component names but row 3 announces ${total}`);
+      if (total !== names.length)
+        throw new FormatError(file, 'row 4', `${names.length} component names but row 3 announces ${total}`);
       header = new Header(file, ['power', 'core_frequency', 'memory_frequency', ...names], row.line);
       continue;
     }
@@ -96,8 +106,17 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
       fields = fields.slice(1);
       hasApp = true;
     }
-    if (fields.length < expected) throw new FormatError(file, `row ${row.line}`, `${fields.length} values, expected ${expected} (power, ${domains} clocks, ${names.length} utilizations)`);
-    if (fields.length > expected) diagnostics.add('extra-fields', { file, message: `row ${row.line}: ${fields.length - expected} extra fields ignored` });
+    if (fields.length < expected)
+      throw new FormatError(
+        file,
+        `row ${row.line}`,
+        `${fields.length} values, expected ${expected} (power, ${domains} clocks, ${names.length} utilizations)`,
+      );
+    if (fields.length > expected)
+      diagnostics.add('extra-fields', {
+        file,
+        message: `row ${row.line}: ${fields.length - expected} extra fields ignored`,
+      });
     const h = header!;
     const r = { fields, line: row.line };
     const powerW = numberCell(file, r, h, 0, { required: true, nonNegative: true })!;
@@ -115,12 +134,18 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
       app = microNames.get(key) ?? `micro${microNames.size}`;
       microNames.set(key, app);
     }
-    ctx.sink.add(newSample(app, { file, row: row.line, format: GPMTOOL_FORMAT }, {
-      smClockMHz,
-      memClockMHz,
-      utilization,
-      powerW,
-    }));
+    ctx.sink.add(
+      newSample(
+        app,
+        { file, row: row.line, format: GPMTOOL_FORMAT },
+        {
+          smClockMHz,
+          memClockMHz,
+          utilization,
+          powerW,
+        },
+      ),
+    );
   }
   if (!header) throw new FormatError(file, '', 'truncated gpmTOOL header (needs 4 lines)');
   return {
@@ -130,7 +155,9 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
     notes: [
       `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); utilizations measured at the default clocks and repeated on every clock row`,
       `components: ${names.map((n) => `${n}→${component(n)}`).join(', ')}`,
-      hasApp ? 'kernelName is the application name' : 'no application column: kernelName micro<N> numbers distinct utilization vectors',
+      hasApp
+        ? 'kernelName is the application name'
+        : 'no application column: kernelName micro<N> numbers distinct utilization vectors',
       'no durations: power only',
     ],
   };

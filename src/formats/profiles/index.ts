@@ -17,19 +17,21 @@ import { readNcuCsv, readNcuRaw } from './ncu.js';
 import { readNsysGpuTrace, readNsysKernSum } from './nsys.js';
 import { readNvDvfs } from './nv-dvfs.js';
 import { readPerseus } from './perseus.js';
-import { PROFILE_FORMATS, type ProfileFormat, type ProfileReader, type ReadProfileOptions, type SampleSink } from './types.js';
+import {
+  PROFILE_FORMATS,
+  type ProfileFormat,
+  type ProfileReader,
+  type ReadProfileOptions,
+  type SampleSink,
+} from './types.js';
 import { readZeus, readZeusProfile } from './zeus.js';
 
 export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
 export type { ProfileFormat, PowerFormat, ReadProfileOptions, SampleSink } from './types.js';
-export { detectFormat, type DetectedFormat } from './detect.js';
-export { KINETO_FORMAT, kinetoClock } from './kineto.js';
-export { integratePower, estimateSensorPeriodNs, readPowerSeries, parseTimestamp, type PowerSeries } from './power.js';
-export { NCU_METRIC_MAP, type NcuMetricRule } from './ncu.js';
-export { DCGM_FIELDS } from './dcgm-fields.js';
-export { GPMTOOL_COMPONENTS } from './gpmtool.js';
-export { loadColumnMapping, validateColumnMapping, type ColumnMapping, type ColumnSpec } from './generic.js';
-export { UNITS, lookupUnit } from './units.js';
+export { detectFormat } from './detect.js';
+export { integratePower, estimateSensorPeriodNs, readPowerSeries } from './power.js';
+export { NCU_METRIC_MAP } from './ncu.js';
+export { loadColumnMapping } from './generic.js';
 export { parseNumberCell } from './csv.js';
 
 interface FormatEntry {
@@ -38,31 +40,61 @@ interface FormatEntry {
 }
 
 const READERS: Record<ProfileFormat, FormatEntry> = {
-  'ncu-csv': { read: readNcuCsv, description: 'Nsight Compute `ncu --csv` long format (old and new headers), one row per metric' },
-  'ncu-raw': { read: readNcuRaw, description: 'Nsight Compute `--page raw --csv`, one row per kernel with a units row' },
+  'ncu-csv': {
+    read: readNcuCsv,
+    description: 'Nsight Compute `ncu --csv` long format (old and new headers), one row per metric',
+  },
+  'ncu-raw': {
+    read: readNcuRaw,
+    description: 'Nsight Compute `--page raw --csv`, one row per kernel with a units row',
+  },
   'nsys-gpu-trace': {
     read: readNsysGpuTrace,
-   
-    description: 'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power) for per-kernel energy',
+
+    description:
+      'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power) for per-kernel energy',
   },
-  'nsys-kern-sum': { read: readNsysKernSum, description: 'Nsight Systems cuda_gpu_kern_sum CSV: mean duration per kernel name' },
-  'nv-dvfs-benchmark': { read: readNvDvfs, description: 'NV-DVFS-Benchmark tables: DCGM ratios, core_frequency, time, average_power per kernel and clock' },
-  perseus: { read: readPerseus, description: 'Perseus stage profiles: stage, instruction, frequency, time (s), energy (J); no counters' },
-  gpmtool: { read: readGpmtool, description: 'gpmTOOL tables: power per (core, memory) clock pair with utilizations measured at default clocks' },
+  'nsys-kern-sum': {
+    read: readNsysKernSum,
+    description: 'Nsight Systems cuda_gpu_kern_sum CSV: mean duration per kernel name',
+  },
+  'nv-dvfs-benchmark': {
+    read: readNvDvfs,
+    description: 'NV-DVFS-Benchmark tables: DCGM ratios, core_frequency, time, average_power per kernel and clock',
+  },
+  perseus: {
+    read: readPerseus,
+    description: 'Perseus stage profiles: stage, instruction, frequency, time (s), energy (J); no counters',
+  },
+  gpmtool: {
+    read: readGpmtool,
+    description: 'gpmTOOL tables: power per (core, memory) clock pair with utilizations measured at default clocks',
+  },
   zeus: { read: readZeus, description: 'Zeus power-limit sweeps: time per epoch and average power per power limit' },
-  'zeus-profile': { read: readZeusProfile, description: 'Zeus power-limit optimizer profile windows: energy per GPU per window' },
-  accelwattch: { read: readAccelWattch, description: 'AccelWattch measured mean power per validation kernel (one clock)' },
+  'zeus-profile': {
+    read: readZeusProfile,
+    description: 'Zeus power-limit optimizer profile windows: energy per GPU per window',
+  },
+  accelwattch: {
+    read: readAccelWattch,
+    description: 'AccelWattch measured mean power per validation kernel (one clock)',
+  },
   kineto: {
     read: readKineto,
-   
-    description: 'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power)',
+
+    description:
+      'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power)',
   },
   generic: { read: readGeneric, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
 };
 
 /** The formats readProfile understands, with a one-line description (for --help and the README). */
 export function listProfileFormats(): { format: ProfileFormat; description: string; autoDetected: boolean }[] {
-  return PROFILE_FORMATS.map((format) => ({ format, description: READERS[format].description, autoDetected: isSniffed(format) }));
+  return PROFILE_FORMATS.map((format) => ({
+    format,
+    description: READERS[format].description,
+    autoDetected: isSniffed(format),
+  }));
 }
 
 /**
@@ -83,7 +115,11 @@ export async function readProfile(file: string, options: ReadProfileOptions = {}
  * what the sink keeps (readProfile keeps every sample; a consumer that merges repeats keeps one per kernel and
  * clock). A file read twice (decimal.ts) gets a fresh sink for the second read. The table returned has no samples.
  */
-export async function readProfileInto<S extends SampleSink>(file: string, options: ReadProfileOptions, makeSink: () => S): Promise<{ table: ProfileTable; sink: S }> {
+export async function readProfileInto<S extends SampleSink>(
+  file: string,
+  options: ReadProfileOptions,
+  makeSink: () => S,
+): Promise<{ table: ProfileTable; sink: S }> {
   const diagnostics = options.diagnostics ?? new Diagnostics();
   let format = options.format;
   if (format !== undefined && !(PROFILE_FORMATS as readonly string[]).includes(format)) {
@@ -94,13 +130,19 @@ export async function readProfileInto<S extends SampleSink>(file: string, option
     const d = await detectFormat(file);
     if (!d) {
       await refuseEmptyOrBinary(file);
-      throw new InputError(`${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`);
+      throw new InputError(
+        `${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`,
+      );
     }
     if (d.kind === 'pytorch-et') {
-      throw new InputError(`${file}: this is a PyTorch execution trace, not a kernel profile; convert it with its Kineto trace: tracewatt import pytorch --et ${file} --kineto <trace.json> --out <prefix>`);
+      throw new InputError(
+        `${file}: this is a PyTorch execution trace, not a kernel profile; convert it with its Kineto trace: tracewatt import pytorch --et ${file} --kineto <trace.json> --out <prefix>`,
+      );
     }
     if (d.kind === 'power') {
-      throw new InputError(`${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power)`);
+      throw new InputError(
+        `${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power)`,
+      );
     }
     format = d.format;
   }
@@ -133,5 +175,10 @@ async function refuseEmptyOrBinary(file: string): Promise<void> {
   }
   if (head.length === 0) throw new FormatError(file, '', 'empty file, not a profile');
   const bad = binaryOffset(head);
-  if (bad >= 0) throw new FormatError(file, '', `binary data (byte ${bad} is 0x${head[bad]!.toString(16).padStart(2, '0')}), not a profile (CSV or JSON text)`);
+  if (bad >= 0)
+    throw new FormatError(
+      file,
+      '',
+      `binary data (byte ${bad} is 0x${head[bad]!.toString(16).padStart(2, '0')}), not a profile (CSV or JSON text)`,
+    );
 }

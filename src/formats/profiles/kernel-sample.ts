@@ -71,7 +71,15 @@ export function newSample(
   fields: Partial<Omit<KernelSample, 'kernelName' | 'source'>> = {},
 ): KernelSample {
   return {
-    kernelName, invocation: null, smClockMHz: null, memClockMHz: null, durationNs: null, utilization: {},
-    powerW: null, energyJ: null, ...fields, source,
+    kernelName,
+    invocation: null,
+    smClockMHz: null,
+    memClockMHz: null,
+    durationNs: null,
+    utilization: {},
+    powerW: null,
+    energyJ: null,
+    ...fields,
+    source,
   };
 }

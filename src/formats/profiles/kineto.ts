@@ -7,7 +7,13 @@
  * With a power log (options.power) every kernel gets the power integrated over its interval (power-join.ts).
  */
 import { defaultSmClockMHz } from '../kineto/clocks.js';
-import { mainDevice, readKinetoTrace, type KinetoDevice, type KinetoGpuEvent, type KinetoTrace } from '../kineto/trace.js';
+import {
+  mainDevice,
+  readKinetoTrace,
+  type KinetoDevice,
+  type KinetoGpuEvent,
+  type KinetoTrace,
+} from '../kineto/trace.js';
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { NCU_METRIC_MAP } from './ncu.js';
 import { readPowerSeries, type PowerSeries } from './power.js';
@@ -33,29 +39,43 @@ function utilizationOf(counters: Record<string, number>): Record<string, number>
 function sampleOf(file: string, g: KinetoGpuEvent, smClockMHz: number | null, rank: number | null): KernelSample {
   const extra: Record<string, number | string> = { startNs: g.tsNs, kind: g.kind };
   if (g.stream !== null) extra.stream = g.stream;
-  if (g.correlation !== null) extra.correlationId = typeof g.correlation === 'bigint' ? String(g.correlation) : g.correlation;
+  if (g.correlation !== null)
+    extra.correlationId = typeof g.correlation === 'bigint' ? String(g.correlation) : g.correlation;
   if (g.device !== null) extra.device = g.device;
   if (g.bytes !== null) extra.bytes = g.bytes;
   if (rank !== null) extra.rank = rank;
   // Row: the event's index in traceEvents (1-based), so a message points at the event.
-  return newSample(g.name, { file, row: g.index + 1, format: KINETO_FORMAT }, {
-    durationNs: g.durNs, smClockMHz, utilization: g.counters ? utilizationOf(g.counters) : {}, extra,
-  });
+  return newSample(
+    g.name,
+    { file, row: g.index + 1, format: KINETO_FORMAT },
+    {
+      durationNs: g.durNs,
+      smClockMHz,
+      utilization: g.counters ? utilizationOf(g.counters) : {},
+      extra,
+    },
+  );
 }
 
 /** The device properties a user checks against the calibration: " (compute capability 7.0, 80 SMs, 31.7 GiB)". */
 export function deviceSummary(dev: KinetoDevice): string {
   const parts: string[] = [];
-  if (Number.isInteger(dev.computeMajor) && Number.isInteger(dev.computeMinor)) parts.push(`compute capability ${dev.computeMajor}.${dev.computeMinor}`);
+  if (Number.isInteger(dev.computeMajor) && Number.isInteger(dev.computeMinor))
+    parts.push(`compute capability ${dev.computeMajor}.${dev.computeMinor}`);
   if (Number.isInteger(dev.numSms)) parts.push(`${dev.numSms} SMs`);
-  if (typeof dev.totalGlobalMem === 'number' && dev.totalGlobalMem > 0) parts.push(`${(dev.totalGlobalMem / 2 ** 30).toFixed(1)} GiB`);
+  if (typeof dev.totalGlobalMem === 'number' && dev.totalGlobalMem > 0)
+    parts.push(`${(dev.totalGlobalMem / 2 ** 30).toFixed(1)} GiB`);
   return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 /** The SM clock samples are given, and the note saying where it came from. */
 export function kinetoClock(trace: KinetoTrace, given: number | undefined): { mhz: number | null; note: string } {
   const dev = mainDevice(trace);
-  if (given !== undefined) return { mhz: given, note: `SM clock ${given} MHz for every sample (given: --reference-frequency); Kineto records no clock` };
+  if (given !== undefined)
+    return {
+      mhz: given,
+      note: `SM clock ${given} MHz for every sample (given: --reference-frequency); Kineto records no clock`,
+    };
   const d = defaultSmClockMHz(dev?.name ?? null);
   if (d) {
     return {
@@ -104,7 +124,11 @@ export function alignPower(trace: KinetoTrace, series: PowerSeries, kernels: Tra
     const off = (offsetMs + shiftMs) * 1e6;
     return first + off >= 0 && last + off <= endNs;
   };
-  if (inside(0)) return { offsetNs: offsetMs * 1e6, note: `trace placed on the power log by wall-clock stamps (trace start ${new Date(traceStartMs).toISOString()}; log stamps read as UTC)` };
+  if (inside(0))
+    return {
+      offsetNs: offsetMs * 1e6,
+      note: `trace placed on the power log by wall-clock stamps (trace start ${new Date(traceStartMs).toISOString()}; log stamps read as UTC)`,
+    };
   for (let h = 1; h <= 14; h++) {
     for (const s of [h, -h]) {
       if (inside(s * 3600e3)) {
@@ -132,15 +156,24 @@ export async function readKineto(file: string, ctx: ReaderContext): Promise<Prof
     return { sample: sampleOf(file, g, clock.mhz, rank), startNs: g.tsNs };
   });
   notes.push(
-    `${counts.kernel} kernels, ${counts.memcpy} memcpy and ${counts.memset} memset events` + (rank !== null ? ` of rank ${rank}` : '') +
+    `${counts.kernel} kernels, ${counts.memcpy} memcpy and ${counts.memset} memset events` +
+      (rank !== null ? ` of rank ${rank}` : '') +
       (dev ? ` on ${dev.name}${deviceSummary(dev)}` : ''),
   );
-  if (![...trace.gpu].some((g) => g.counters)) notes.push('no counters (no CUPTI range-profiler events): samples carry duration only, no utilization or power');
+  if (![...trace.gpu].some((g) => g.counters))
+    notes.push('no counters (no CUPTI range-profiler events): samples carry duration only, no utilization or power');
   const samples = kernels.map((k) => k.sample);
   numberInvocations(samples);
   const device = dev?.name || null;
   if (!options.power) return { format: KINETO_FORMAT, device, samples, notes };
   const series = await readPowerSeries(options.power, options, diagnostics);
-  const joined = joinPower(file, kernels, series, ctx, notes, options.powerOffsetNs === undefined ? alignPower(trace, series, kernels) : null);
+  const joined = joinPower(
+    file,
+    kernels,
+    series,
+    ctx,
+    notes,
+    options.powerOffsetNs === undefined ? alignPower(trace, series, kernels) : null,
+  );
   return { format: KINETO_FORMAT, device: device ?? series.device, samples: joined, notes };
 }

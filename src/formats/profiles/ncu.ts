@@ -42,15 +42,27 @@ export interface NcuMetricRule {
  */
 export const NCU_METRIC_MAP: readonly NcuMetricRule[] = [
   { target: 'durationNs', quantity: 'time', metrics: ['gpu__time_duration.sum', 'gpu__time_duration.avg', 'Duration'] },
-  { target: 'smClockMHz', quantity: 'frequency', metrics: ['gpc__cycles_elapsed.avg.per_second', 'sm__cycles_elapsed.avg.per_second', 'SM Frequency'] },
-  { target: 'memClockMHz', quantity: 'frequency', metrics: ['dram__cycles_elapsed.avg.per_second', 'DRAM Frequency', 'Memory Frequency'] },
+  {
+    target: 'smClockMHz',
+    quantity: 'frequency',
+    metrics: ['gpc__cycles_elapsed.avg.per_second', 'sm__cycles_elapsed.avg.per_second', 'SM Frequency'],
+  },
+  {
+    target: 'memClockMHz',
+    quantity: 'frequency',
+    metrics: ['dram__cycles_elapsed.avg.per_second', 'DRAM Frequency', 'Memory Frequency'],
+  },
   {
     target: 'sm_active',
     quantity: 'percent',
     metrics: ['sm__cycles_active.avg.pct_of_peak_sustained_elapsed'],
     note: 'else derived as SM Active Cycles / Elapsed Cycles (sm__cycles_active.avg / sm__cycles_elapsed.avg)',
   },
-  { target: 'sm_occupancy', quantity: 'percent', metrics: ['sm__warps_active.avg.pct_of_peak_sustained_active', 'Achieved Occupancy'] },
+  {
+    target: 'sm_occupancy',
+    quantity: 'percent',
+    metrics: ['sm__warps_active.avg.pct_of_peak_sustained_active', 'Achieved Occupancy'],
+  },
   {
     target: 'tensor_active',
     quantity: 'percent',
@@ -61,25 +73,83 @@ export const NCU_METRIC_MAP: readonly NcuMetricRule[] = [
       'sm__inst_executed_pipe_tensor.avg.pct_of_peak_sustained_active',
     ],
   },
-  { target: 'fp16_active', quantity: 'percent', metrics: ['sm__pipe_fp16_cycles_active.avg.pct_of_peak_sustained_active', 'sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active'] },
+  {
+    target: 'fp16_active',
+    quantity: 'percent',
+    metrics: [
+      'sm__pipe_fp16_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__inst_executed_pipe_fp16.avg.pct_of_peak_sustained_active',
+    ],
+  },
   {
     target: 'fp32_active',
     quantity: 'percent',
-    metrics: ['sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active', 'sm__pipe_fp32_cycles_active.avg.pct_of_peak_sustained_active', 'sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active'],
+    metrics: [
+      'sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__pipe_fp32_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active',
+    ],
   },
-  { target: 'fp64_active', quantity: 'percent', metrics: ['sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active', 'sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active'] },
-  { target: 'int_active', quantity: 'percent', metrics: ['sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active', 'sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active'] },
-  { target: 'sfu_active', quantity: 'percent', metrics: ['sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active', 'sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active'] },
-  { target: 'ldst_active', quantity: 'percent', metrics: ['sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active'] },
+  {
+    target: 'fp64_active',
+    quantity: 'percent',
+    metrics: [
+      'sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active',
+    ],
+  },
+  {
+    target: 'int_active',
+    quantity: 'percent',
+    metrics: [
+      'sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active',
+    ],
+  },
+  {
+    target: 'sfu_active',
+    quantity: 'percent',
+    metrics: [
+      'sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_active',
+      'sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active',
+    ],
+  },
+  {
+    target: 'ldst_active',
+    quantity: 'percent',
+    metrics: ['sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active'],
+  },
   {
     target: 'dram_active',
     quantity: 'percent',
-    metrics: ['dram__throughput.avg.pct_of_peak_sustained_elapsed', 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed', 'DRAM Throughput', 'SOL FB'],
+    metrics: [
+      'dram__throughput.avg.pct_of_peak_sustained_elapsed',
+      'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed',
+      'DRAM Throughput',
+      'SOL FB',
+    ],
   },
-  { target: 'l2_active', quantity: 'percent', metrics: ['lts__t_sectors.avg.pct_of_peak_sustained_elapsed', 'lts__throughput.avg.pct_of_peak_sustained_elapsed', 'L2 Cache Throughput', 'SOL L2'] },
-  { target: 'l1_active', quantity: 'percent', metrics: ['l1tex__throughput.avg.pct_of_peak_sustained_active', 'L1/TEX Cache Throughput', 'SOL TEX'] },
+  {
+    target: 'l2_active',
+    quantity: 'percent',
+    metrics: [
+      'lts__t_sectors.avg.pct_of_peak_sustained_elapsed',
+      'lts__throughput.avg.pct_of_peak_sustained_elapsed',
+      'L2 Cache Throughput',
+      'SOL L2',
+    ],
+  },
+  {
+    target: 'l1_active',
+    quantity: 'percent',
+    metrics: ['l1tex__throughput.avg.pct_of_peak_sustained_active', 'L1/TEX Cache Throughput', 'SOL TEX'],
+  },
   { target: 'pcie_active', quantity: 'percent', metrics: ['pcie__throughput.avg.pct_of_peak_sustained_elapsed'] },
-  { target: 'sm_throughput', quantity: 'percent', metrics: ['sm__throughput.avg.pct_of_peak_sustained_elapsed', 'Compute (SM) Throughput', 'SM [%]', 'SOL SM'] },
+  {
+    target: 'sm_throughput',
+    quantity: 'percent',
+    metrics: ['sm__throughput.avg.pct_of_peak_sustained_elapsed', 'Compute (SM) Throughput', 'SM [%]', 'SOL SM'],
+  },
   {
     target: 'memory_throughput',
     quantity: 'percent',
@@ -113,7 +183,20 @@ interface NcuLaunch {
   metrics: NcuMetric[];
 }
 
-const IDENTITY_COLUMNS = new Set(['ID', 'Process ID', 'Process Name', 'Host Name', 'Kernel Name', 'Kernel Time', 'Context', 'Stream', 'Block Size', 'Grid Size', 'Device', 'CC']);
+const IDENTITY_COLUMNS = new Set([
+  'ID',
+  'Process ID',
+  'Process Name',
+  'Host Name',
+  'Kernel Name',
+  'Kernel Time',
+  'Context',
+  'Stream',
+  'Block Size',
+  'Grid Size',
+  'Device',
+  'CC',
+]);
 
 function extraKey(name: string, baseUnit: string): string {
   return baseUnit ? `${name} [${baseUnit}]` : name;
@@ -123,10 +206,20 @@ interface BuildStats {
   naValues: number;
 }
 
-function buildSample(file: string, format: string, launch: NcuLaunch, diagnostics: Diagnostics, stats: BuildStats): KernelSample {
-  const s: KernelSample = newSample(launch.kernelName, { file, row: launch.line, format }, {
-    extra: { ...launch.extra },
-  });
+function buildSample(
+  file: string,
+  format: string,
+  launch: NcuLaunch,
+  diagnostics: Diagnostics,
+  stats: BuildStats,
+): KernelSample {
+  const s: KernelSample = newSample(
+    launch.kernelName,
+    { file, row: launch.line, format },
+    {
+      extra: { ...launch.extra },
+    },
+  );
   const best = new Map<NcuTarget, { rank: number; value: number; m: NcuMetric }>();
   const byName = new Map<string, number>();
   for (const m of launch.metrics) {
@@ -138,18 +231,28 @@ function buildSample(file: string, format: string, launch: NcuLaunch, diagnostic
     const hit = RULE_BY_METRIC.get(m.name);
     const info = lookupUnit(m.unit);
     if (!info) {
-      if (hit) throw new FormatError(file, where(m.unitLine, m.unitColumn), `unknown unit '${m.unit}' for metric '${m.name}'`);
-      diagnostics.add('ncu-unknown-unit', { file, message: `${where(m.unitLine, m.unitColumn)}: unknown unit '${m.unit}' (metric '${m.name}'), value kept unconverted` });
+      if (hit)
+        throw new FormatError(file, where(m.unitLine, m.unitColumn), `unknown unit '${m.unit}' for metric '${m.name}'`);
+      diagnostics.add('ncu-unknown-unit', {
+        file,
+        message: `${where(m.unitLine, m.unitColumn)}: unknown unit '${m.unit}' (metric '${m.name}'), value kept unconverted`,
+      });
       if (Number.isFinite(v)) s.extra![`${m.name} [${m.unit}]`] ??= v;
       continue;
     }
     if (Number.isNaN(v)) {
       // A text metric (e.g. launch__execution_model = SIMT): keep it as text unless it is one we map.
-      if (hit && hit.rule.quantity === info.quantity) throw new FormatError(file, where(m.line, m.valueColumn), `'${m.raw}' is not a number (metric '${m.name}')`);
+      if (hit && hit.rule.quantity === info.quantity)
+        throw new FormatError(file, where(m.line, m.valueColumn), `'${m.raw}' is not a number (metric '${m.name}')`);
       s.extra![m.name] ??= m.raw.trim();
       continue;
     }
-    if (!Number.isFinite(v)) throw new FormatError(file, where(m.line, m.valueColumn), `'${m.raw}' is not a finite number (metric '${m.name}')`);
+    if (!Number.isFinite(v))
+      throw new FormatError(
+        file,
+        where(m.line, m.valueColumn),
+        `'${m.raw}' is not a finite number (metric '${m.name}')`,
+      );
     const value = scaleValue(v, info.factor);
     const key = extraKey(m.name, info.baseUnit);
     if (!(key in s.extra!)) s.extra![key] = value;
@@ -161,10 +264,16 @@ function buildSample(file: string, format: string, launch: NcuLaunch, diagnostic
   }
   for (const [target, { value, m }] of best) {
     if (target === 'durationNs') {
-      if (value < 0) throw new FormatError(file, where(m.line, m.valueColumn), `duration must not be negative, got ${m.raw} ${m.unit}`);
+      if (value < 0)
+        throw new FormatError(
+          file,
+          where(m.line, m.valueColumn),
+          `duration must not be negative, got ${m.raw} ${m.unit}`,
+        );
       s.durationNs = value;
     } else if (target === 'smClockMHz' || target === 'memClockMHz') {
-      if (value <= 0) throw new FormatError(file, where(m.line, m.valueColumn), `clock must be positive, got ${m.raw} ${m.unit}`);
+      if (value <= 0)
+        throw new FormatError(file, where(m.line, m.valueColumn), `clock must be positive, got ${m.raw} ${m.unit}`);
       s[target] = value;
     } else {
       s.utilization[target] = checkUtilization(file, m.line, m.valueColumn, value / 100, diagnostics);
@@ -174,7 +283,13 @@ function buildSample(file: string, format: string, launch: NcuLaunch, diagnostic
     const active = byName.get('sm__cycles_active.avg [cycle]') ?? byName.get('SM Active Cycles [cycle]');
     const elapsed = byName.get('sm__cycles_elapsed.avg [cycle]') ?? byName.get('Elapsed Cycles [cycle]');
     if (active !== undefined && elapsed !== undefined && elapsed > 0) {
-      s.utilization.sm_active = checkUtilization(file, launch.line, 'SM Active Cycles / Elapsed Cycles', active / elapsed, diagnostics);
+      s.utilization.sm_active = checkUtilization(
+        file,
+        launch.line,
+        'SM Active Cycles / Elapsed Cycles',
+        active / elapsed,
+        diagnostics,
+      );
       s.extra!.smActiveDerived = 'SM Active Cycles / Elapsed Cycles';
     }
   }
@@ -204,7 +319,13 @@ function identityExtra(h: Header, fields: string[]): Record<string, string | num
   return extra;
 }
 
-function finish(file: string, format: string, launches: NcuLaunch[], ctx: ReaderContext, notes: string[]): ProfileTable {
+function finish(
+  file: string,
+  format: string,
+  launches: NcuLaunch[],
+  ctx: ReaderContext,
+  notes: string[],
+): ProfileTable {
   const stats: BuildStats = { naValues: 0 };
   const samples = launches.map((l) => buildSample(file, format, l, ctx.diagnostics, stats));
   numberInvocations(samples);
@@ -212,7 +333,10 @@ function finish(file: string, format: string, launches: NcuLaunch[], ctx: Reader
   if (stats.naValues) notes.push(`${stats.naValues} metric values were n/a (not collected) and are absent`);
   const missingDur = samples.filter((s) => s.durationNs === null).length;
   if (missingDur) {
-    ctx.diagnostics.add('ncu-no-duration', { file, message: `${missingDur} of ${samples.length} kernels have no duration metric (gpu__time_duration.sum or Duration)` });
+    ctx.diagnostics.add('ncu-no-duration', {
+      file,
+      message: `${missingDur} of ${samples.length} kernels have no duration metric (gpu__time_duration.sum or Duration)`,
+    });
     notes.push(`${missingDur} kernels have no duration metric`);
   }
   notes.push(
@@ -227,7 +351,11 @@ export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<Prof
   let header: Header | null = null;
   let preamble = 0;
   let ruleRows = 0;
-  let iId = -1, iName = -1, iMetric = -1, iUnit = -1, iValue = -1;
+  let iId = -1,
+    iName = -1,
+    iMetric = -1,
+    iUnit = -1,
+    iValue = -1;
   const launches = new Map<string, NcuLaunch>();
   const rows = readCsvRows(file, { headerMatch: isNcuHeader, dropLine: isProfLine, onPreamble: (n) => (preamble = n) });
   for await (const row of rows) {
@@ -246,14 +374,26 @@ export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<Prof
       ruleRows++;
       continue;
     }
-    if (row.fields.length <= iValue) throw new FormatError(file, `row ${row.line}`, `${row.fields.length} fields, 'Metric Value' is field ${iValue + 1}`);
+    if (row.fields.length <= iValue)
+      throw new FormatError(
+        file,
+        `row ${row.line}`,
+        `${row.fields.length} fields, 'Metric Value' is field ${iValue + 1}`,
+      );
     const id = row.fields[iId]?.trim() ?? '';
     if (!id) throw new FormatError(file, where(row.line, 'ID'), 'missing value');
     let l = launches.get(id);
     if (!l) {
       const name = row.fields[iName]?.trim() ?? '';
       if (!name) throw new FormatError(file, where(row.line, 'Kernel Name'), 'missing value');
-      l = { id, kernelName: name, line: row.line, device: null, extra: { ncuId: Number(id), ...identityExtra(header, row.fields) }, metrics: [] };
+      l = {
+        id,
+        kernelName: name,
+        line: row.line,
+        device: null,
+        extra: { ncuId: Number(id), ...identityExtra(header, row.fields) },
+        metrics: [],
+      };
       launches.set(id, l);
     }
     l.metrics.push({
@@ -279,7 +419,9 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
   let units: string[] | null = null;
   let unitLine = 0;
   let preamble = 0;
-  let iId = -1, iName = -1, iDevName = -1;
+  let iId = -1,
+    iName = -1,
+    iDevName = -1;
   const launches: NcuLaunch[] = [];
   const rows = readCsvRows(file, { headerMatch: isNcuHeader, dropLine: isProfLine, onPreamble: (n) => (preamble = n) });
   let skippedAttrs = 0;
@@ -299,7 +441,10 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
         continue;
       }
       units = header.names.map(() => '');
-      ctx.diagnostics.add('ncu-raw-no-units-row', { file, message: `row ${row.line}: no units row after the header; values taken as printed` });
+      ctx.diagnostics.add('ncu-raw-no-units-row', {
+        file,
+        message: `row ${row.line}: no units row after the header; values taken as printed`,
+      });
     }
     const name = row.fields[iName]?.trim() ?? '';
     if (!name) throw new FormatError(file, where(row.line, 'Kernel Name'), 'missing value');
@@ -312,7 +457,15 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
         skippedAttrs++;
         return;
       }
-      metrics.push({ name: col, unit: units![i] ?? '', raw: row.fields[i] ?? '', line: row.line, valueColumn: col, unitLine, unitColumn: col });
+      metrics.push({
+        name: col,
+        unit: units![i] ?? '',
+        raw: row.fields[i] ?? '',
+        line: row.line,
+        valueColumn: col,
+        unitLine,
+        unitColumn: col,
+      });
     });
     launches.push({
       id,
@@ -326,6 +479,9 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
   if (!header) throw new FormatError(file, '', 'no Nsight Compute CSV header ("ID","Process ID",…) found');
   const notes: string[] = [];
   if (preamble) notes.push(`${preamble} lines before the CSV header skipped`);
-  if (skippedAttrs) notes.push(`${skippedAttrs} device__attribute_* columns per kernel not kept (device name taken from device__attribute_display_name)`);
+  if (skippedAttrs)
+    notes.push(
+      `${skippedAttrs} device__attribute_* columns per kernel not kept (device name taken from device__attribute_display_name)`,
+    );
   return finish(file, NCU_RAW_FORMAT, launches, ctx, notes);
 }

@@ -23,7 +23,6 @@ import { lookupUnit, parseValueWithUnit, scaleValue, splitHeaderUnit } from './u
 
 export const NSYS_GPU_TRACE_FORMAT = 'nsys-gpu-trace';
 export const NSYS_KERN_SUM_FORMAT = 'nsys-kern-sum';
-export { DEFAULT_SENSOR_PERIOD_NS } from './power-join.js';
 
 function timeColumn(h: Header, base: string, required: boolean): { index: number; factor: number } {
   const index = h.names.findIndex((n) => splitHeaderUnit(n).name === base);
@@ -34,25 +33,35 @@ function timeColumn(h: Header, base: string, required: boolean): { index: number
   const unit = splitHeaderUnit(h.name(index)).unit;
   if (unit === null) return { index, factor: NaN }; // values carry their unit (GUI export)
   const info = lookupUnit(unit);
-  if (!info || info.quantity !== 'time') throw new FormatError(h.file, where(h.line, h.name(index)), `unknown time unit '${unit}'`);
+  if (!info || info.quantity !== 'time')
+    throw new FormatError(h.file, where(h.line, h.name(index)), `unknown time unit '${unit}'`);
   return { index, factor: info.factor };
 }
 
 /** Reads a time cell: a number in the header's unit, or (GUI export) a value with its own unit suffix. */
-function timeCell(file: string, row: { fields: string[]; line: number }, h: Header, col: { index: number; factor: number }, what: string): number {
+function timeCell(
+  file: string,
+  row: { fields: string[]; line: number },
+  h: Header,
+  col: { index: number; factor: number },
+  what: string,
+): number {
   const raw = row.fields[col.index] ?? '';
   let v: number;
   if (Number.isNaN(col.factor)) {
     const vu = parseValueWithUnit(raw.replace(/\u00a0/g, ' '), { file, line: row.line, column: h.name(col.index) });
     if (!vu) throw new FormatError(file, where(row.line, h.name(col.index)), `'${raw}' is not a time`);
     const info = lookupUnit(vu.unit || 'ns');
-    if (!info || info.quantity !== 'time') throw new FormatError(file, where(row.line, h.name(col.index)), `unknown time unit '${vu.unit}'`);
+    if (!info || info.quantity !== 'time')
+      throw new FormatError(file, where(row.line, h.name(col.index)), `unknown time unit '${vu.unit}'`);
     v = scaleValue(vu.value, info.factor);
   } else {
     v = scaleValue(numberCell(file, row, h, col.index, { required: true })!, col.factor);
   }
-  if (!Number.isFinite(v)) throw new FormatError(file, where(row.line, h.name(col.index)), `${what} '${raw}' is not a finite number`);
-  if (v < 0) throw new FormatError(file, where(row.line, h.name(col.index)), `${what} must not be negative, got '${raw}'`);
+  if (!Number.isFinite(v))
+    throw new FormatError(file, where(row.line, h.name(col.index)), `${what} '${raw}' is not a finite number`);
+  if (v < 0)
+    throw new FormatError(file, where(row.line, h.name(col.index)), `${what} must not be negative, got '${raw}'`);
   return v;
 }
 
@@ -61,7 +70,11 @@ export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promis
   let header: Header | null = null;
   let start = { index: -1, factor: 1 };
   let dur = { index: -1, factor: 1 };
-  let iName = -1, iGrdX = -1, iDevice = -1, iStrm = -1, iCorr = -1;
+  let iName = -1,
+    iGrdX = -1,
+    iDevice = -1,
+    iStrm = -1,
+    iCorr = -1;
   let preamble = 0;
   let nonKernel = 0;
   let device: string | null = null;
@@ -88,17 +101,22 @@ export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promis
     if (!name) throw new FormatError(file, where(row.line, 'Name'), 'missing kernel name');
     const startNs = timeCell(file, row, header, start, 'start');
     const durationNs = timeCell(file, row, header, dur, 'duration');
-    if (durationNs === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, header.name(dur.index))}: 0` });
+    if (durationNs === 0)
+      diagnostics.add('zero-duration', { file, message: `${where(row.line, header.name(dur.index))}: 0` });
     if (!device && iDevice >= 0) device = row.fields[iDevice]?.trim() || null;
     const extra: Record<string, string | number> = { startNs };
     if (iStrm >= 0 && row.fields[iStrm]) extra.stream = row.fields[iStrm]!.trim();
     if (iCorr >= 0 && row.fields[iCorr]) extra.correlationId = Number(row.fields[iCorr]);
     kernels.push({
       startNs,
-      sample: newSample(name, { file, row: row.line, format: NSYS_GPU_TRACE_FORMAT }, {
-        durationNs,
-        extra,
-      }),
+      sample: newSample(
+        name,
+        { file, row: row.line, format: NSYS_GPU_TRACE_FORMAT },
+        {
+          durationNs,
+          extra,
+        },
+      ),
     });
   }
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_trace header found');
@@ -121,11 +139,14 @@ export async function readNsysGpuTrace(file: string, ctx: ReaderContext): Promis
 export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics, options } = ctx;
   if (options.power) {
-    throw new InputError(`${file}: cuda_gpu_kern_sum has no kernel timestamps, so a power series cannot be joined; export cuda_gpu_trace instead`);
+    throw new InputError(
+      `${file}: cuda_gpu_kern_sum has no kernel timestamps, so a power series cannot be joined; export cuda_gpu_trace instead`,
+    );
   }
   let header: Header | null = null;
   let preamble = 0;
-  let iName = -1, iInst = -1;
+  let iName = -1,
+    iInst = -1;
   let cols: Record<string, { index: number; factor: number }> = {};
   for await (const row of readCsvRows(file, { headerMatch: isNsysHeader, onPreamble: (n) => (preamble = n) })) {
     if (!header) {
@@ -134,7 +155,10 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
       iName = h.require('Name');
       iInst = h.require('Instances');
       cols = Object.fromEntries(
-        (['Total Time', 'Avg', 'Med', 'Min', 'Max', 'StdDev'] as const).map((b) => [b, timeColumn(h, b, b === 'Avg' || b === 'Total Time')]),
+        (['Total Time', 'Avg', 'Med', 'Min', 'Max', 'StdDev'] as const).map((b) => [
+          b,
+          timeColumn(h, b, b === 'Avg' || b === 'Total Time'),
+        ]),
       );
       continue;
     }
@@ -147,17 +171,31 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
     const instances = numberCell(file, row, header, iInst, { required: true, nonNegative: true })!;
     const t = (b: string) => (cols[b]!.index >= 0 ? timeCell(file, row, header!, cols[b]!, b) : null);
     const extra: Record<string, number> = { instances, totalTimeNs: t('Total Time')! };
-    for (const [b, key] of [['Med', 'medianNs'], ['Min', 'minNs'], ['Max', 'maxNs'], ['StdDev', 'stdDevNs']] as const) {
+    for (const [b, key] of [
+      ['Med', 'medianNs'],
+      ['Min', 'minNs'],
+      ['Max', 'maxNs'],
+      ['StdDev', 'stdDevNs'],
+    ] as const) {
       const v = t(b);
       if (v !== null) extra[key] = v;
     }
-    ctx.sink.add(newSample(name, { file, row: row.line, format: NSYS_KERN_SUM_FORMAT }, {
-      durationNs: t('Avg'),
-      extra,
-    }));
+    ctx.sink.add(
+      newSample(
+        name,
+        { file, row: row.line, format: NSYS_KERN_SUM_FORMAT },
+        {
+          durationNs: t('Avg'),
+          extra,
+        },
+      ),
+    );
   }
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_kern_sum header found');
-  const notes = ['one sample per kernel name: durationNs is the mean over its instances (extra: instances, total/median/min/max/stddev)', 'no power: powerW and energyJ are null'];
+  const notes = [
+    'one sample per kernel name: durationNs is the mean over its instances (extra: instances, total/median/min/max/stddev)',
+    'no power: powerW and energyJ are null',
+  ];
   if (preamble) notes.unshift(`${preamble} lines before the CSV header skipped`);
   return { format: NSYS_KERN_SUM_FORMAT, device: null, samples: [], notes };
 }

@@ -44,7 +44,8 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
       header = new Header(file, row.fields, row.line);
       idx = Object.fromEntries(REQUIRED.map((c) => [c, header!.require(c)]));
       utilIdx = UTIL_COLUMNS.map((c) => [c, header!.find(c)] as [string, number]).filter(([, i]) => i >= 0);
-      if (utilIdx.length === 0) throw new FormatError(file, `row ${row.line}`, `no DCGM utilization column (${UTIL_COLUMNS.join(', ')})`);
+      if (utilIdx.length === 0)
+        throw new FormatError(file, `row ${row.line}`, `no DCGM utilization column (${UTIL_COLUMNS.join(', ')})`);
       argIdx = header.find('argNo');
       memIdx = header.find('memory_frequency');
       continue;
@@ -56,7 +57,8 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     const h = header;
     const bench = row.fields[idx.benchmark!]?.trim() ?? '';
     const kernel = row.fields[idx.kernel!]?.trim() ?? '';
-    if (!bench || !kernel) throw new FormatError(file, where(row.line, bench ? 'kernel' : 'benchmark'), 'missing value');
+    if (!bench || !kernel)
+      throw new FormatError(file, where(row.line, bench ? 'kernel' : 'benchmark'), 'missing value');
     const arg = argIdx >= 0 ? (row.fields[argIdx]?.trim() ?? '') : '';
     const timeMs = numberCell(file, row, h, idx.time!, { required: true, nonNegative: true })!;
     const powerW = numberCell(file, row, h, idx.average_power!, { required: true, nonNegative: true })!;
@@ -65,7 +67,11 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     const utilization: KernelSample['utilization'] = {};
     const values = utilIdx.map(([, i]) => numberCell(file, row, h, i));
     const blank = values.every((v) => v === null);
-    if (blank) diagnostics.add('blank-counters', { file, message: `row ${row.line}: every DCGM counter is blank (kept, with no utilization)` });
+    if (blank)
+      diagnostics.add('blank-counters', {
+        file,
+        message: `row ${row.line}: every DCGM counter is blank (kept, with no utilization)`,
+      });
     for (const [k, [col]] of utilIdx.entries()) {
       const v = values[k] ?? null;
       if (v === null) {
@@ -75,14 +81,18 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
       utilization[DCGM_BY_SHORT_NAME.get(col)!.component!] = checkUtilization(file, row.line, col, v, diagnostics);
     }
     if (timeMs === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
-    const s: KernelSample = newSample(arg ? `${bench}/${kernel}/${arg}` : `${bench}/${kernel}`, { file, row: row.line, format: NV_DVFS_FORMAT }, {
-      smClockMHz,
-      memClockMHz,
-      durationNs: timeMs * NV_DVFS_TIME_UNIT_NS,
-      utilization,
-      powerW,
-      extra: { benchmark: bench, kernel, ...(arg ? { argNo: arg } : {}) },
-    });
+    const s: KernelSample = newSample(
+      arg ? `${bench}/${kernel}/${arg}` : `${bench}/${kernel}`,
+      { file, row: row.line, format: NV_DVFS_FORMAT },
+      {
+        smClockMHz,
+        memClockMHz,
+        durationNs: timeMs * NV_DVFS_TIME_UNIT_NS,
+        utilization,
+        powerW,
+        extra: { benchmark: bench, kernel, ...(arg ? { argNo: arg } : {}) },
+      },
+    );
     completePowerEnergy(s);
     ctx.sink.add(s);
   }

@@ -27,7 +27,11 @@ export function looksLikePerseus(fields: string[]): boolean {
 export async function readPerseus(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
   let header: Header | null = null;
-  let iStage = -1, iInstr = -1, iFreq = -1, iTime = -1, iEnergy = -1;
+  let iStage = -1,
+    iInstr = -1,
+    iFreq = -1,
+    iTime = -1,
+    iEnergy = -1;
   for await (const row of readCsvRows(file)) {
     if (!header) {
       header = new Header(file, row.fields, row.line);
@@ -50,12 +54,16 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
     const energyJ = numberCell(file, row, header, iEnergy, { required: true, nonNegative: true })!;
     const smClockMHz = numberCell(file, row, header, iFreq, { required: true, positive: true })!;
     if (timeS === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
-    const s: KernelSample = newSample(`stage${stage}/${instr}`, { file, row: row.line, format: PERSEUS_FORMAT }, {
-      smClockMHz,
-      durationNs: timeS * 1e9,
-      energyJ,
-      extra: { stage, instruction: instr },
-    });
+    const s: KernelSample = newSample(
+      `stage${stage}/${instr}`,
+      { file, row: row.line, format: PERSEUS_FORMAT },
+      {
+        smClockMHz,
+        durationNs: timeS * 1e9,
+        energyJ,
+        extra: { stage, instruction: instr },
+      },
+    );
     completePowerEnergy(s);
     ctx.sink.add(s);
   }

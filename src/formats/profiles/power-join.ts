@@ -32,7 +32,12 @@ export interface PowerAlignment {
  * while many invocations spread over the log average the sensor out.
  */
 export function joinPower(
-  file: string, kernels: TraceKernel[], series: PowerSeries, ctx: ReaderContext, notes: string[], alignment: PowerAlignment | null,
+  file: string,
+  kernels: TraceKernel[],
+  series: PowerSeries,
+  ctx: ReaderContext,
+  notes: string[],
+  alignment: PowerAlignment | null,
 ): KernelSample[] {
   const { diagnostics, options } = ctx;
   const offsetNs = options.powerOffsetNs ?? alignment?.offsetNs ?? 0;
@@ -65,7 +70,10 @@ export function joinPower(
       const e = integratePower(series, k.startNs + offsetNs, k.startNs + offsetNs + k.sample.durationNs!);
       if (e === null) {
         outside++;
-        diagnostics.add('kernel-outside-power-series', { file, message: `row ${k.sample.source.row}: kernel '${name}' lies outside the power series` });
+        diagnostics.add('kernel-outside-power-series', {
+          file,
+          message: `row ${k.sample.source.row}: kernel '${name}' lies outside the power series`,
+        });
       }
       return e;
     });
@@ -80,7 +88,10 @@ export function joinPower(
       });
       continue;
     }
-    let eSum = 0, tSum = 0, n = 0, durAll = 0;
+    let eSum = 0,
+      tSum = 0,
+      n = 0,
+      durAll = 0;
     list.forEach((k, i) => {
       durAll += k.sample.durationNs!;
       const e = energies[i];
@@ -98,7 +109,12 @@ export function joinPower(
       durationNs: durAll / list.length,
       powerW: n && tSum > 0 ? eSum / (tSum / 1e9) : null,
       energyJ: n ? eSum / n : null,
-      extra: { ...first.extra, invocations: list.length, invocationsWithPower: n, aggregated: 'mean over invocations (shorter than the sensor period)' },
+      extra: {
+        ...first.extra,
+        invocations: list.length,
+        invocationsWithPower: n,
+        aggregated: 'mean over invocations (shorter than the sensor period)',
+      },
     });
   }
   if (aggregatedNames) {
@@ -109,4 +125,3 @@ export function joinPower(
   if (outside) notes.push(`${outside} kernel invocations fall outside the power series: no energy for them`);
   return out;
 }
-

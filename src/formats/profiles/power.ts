@@ -37,7 +37,10 @@ export interface PowerSeries {
 
 /** Parses a timestamp to [whole seconds since epoch, fraction in ns]; null when it is not one. */
 export function parseTimestamp(raw: string): { sec: number; fracNs: number } | null {
-  const m = /^\s*(\d{4})[-/](\d{1,2})[-/](\d{1,2})[ T](\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/.exec(raw);
+  const m =
+    /^\s*(\d{4})[-/](\d{1,2})[-/](\d{1,2})[ T](\d{1,2}):(\d{2}):(\d{2})(?:[.,](\d+))?\s*(Z|[+-]\d{2}:?\d{2})?\s*$/.exec(
+      raw,
+    );
   if (!m) return null;
   let sec = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!) / 1000;
   const frac = m[7] ? Number(`0.${m[7]}`) * 1e9 : 0;
@@ -60,7 +63,10 @@ function buildSeries(
   let unsorted = 0;
   for (let i = 1; i < pts.length; i++) if (pts[i]!.t < pts[i - 1]!.t) unsorted++;
   if (unsorted) {
-    diagnostics.add('power-time-unsorted', { file, message: `${unsorted} samples earlier than the previous one; series sorted by time` });
+    diagnostics.add('power-time-unsorted', {
+      file,
+      message: `${unsorted} samples earlier than the previous one; series sorted by time`,
+    });
     pts.sort((a, b) => a.t - b.t);
   }
   const t0 = pts[0]!.t;
@@ -81,8 +87,21 @@ function buildSeries(
     timeNs.push(t);
     powerW.push(q.p);
   }
-  if (merged) diagnostics.add('power-time-duplicate', { file, message: `${merged} samples share a timestamp with the previous one; averaged` });
-  return { timeNs, powerW, originEpochMs: null, gpu: null, device: null, source: { file, format }, notes: [], ...extra };
+  if (merged)
+    diagnostics.add('power-time-duplicate', {
+      file,
+      message: `${merged} samples share a timestamp with the previous one; averaged`,
+    });
+  return {
+    timeNs,
+    powerW,
+    originEpochMs: null,
+    gpu: null,
+    device: null,
+    source: { file, format },
+    notes: [],
+    ...extra,
+  };
 }
 
 function checkPower(file: string, line: number, column: string, v: number): number {
@@ -93,7 +112,10 @@ function checkPower(file: string, line: number, column: string, v: number): numb
 
 async function readNvidiaSmi(file: string, opts: ReadProfileOptions, diagnostics: Diagnostics): Promise<PowerSeries> {
   let header: Header | null = null;
-  let iTime = -1, iPower = -1, iGpu = -1, iName = -1;
+  let iTime = -1,
+    iPower = -1,
+    iGpu = -1,
+    iName = -1;
   let headerUnit: string | null = null;
   let chosen: string | null = opts.gpuIndex !== undefined ? String(opts.gpuIndex) : null;
   const gpus = new Set<string>();
@@ -123,24 +145,32 @@ async function readNvidiaSmi(file: string, opts: ReadProfileOptions, diagnostics
       missing++;
       continue;
     }
-    let p: number;
     const vu = parseValueWithUnit(rawP, { file, line: row.line, column: header.name(iPower) });
     if (!vu) throw new FormatError(file, where(row.line, header.name(iPower)), `'${rawP}' is not a power value`);
     const unit = vu.unit || headerUnit || 'W';
     const info = lookupUnit(unit);
-    if (!info || info.quantity !== 'power') throw new FormatError(file, where(row.line, header.name(iPower)), `unknown power unit '${unit}'`);
-    p = checkPower(file, row.line, header.name(iPower), vu.value * info.factor);
+    if (!info || info.quantity !== 'power')
+      throw new FormatError(file, where(row.line, header.name(iPower)), `unknown power unit '${unit}'`);
+    const p = checkPower(file, row.line, header.name(iPower), vu.value * info.factor);
     const ts = parseTimestamp(row.fields[iTime] ?? '');
-    if (!ts) throw new FormatError(file, where(row.line, header.name(iTime)), `'${row.fields[iTime] ?? ''}' is not a timestamp`);
+    if (!ts)
+      throw new FormatError(
+        file,
+        where(row.line, header.name(iTime)),
+        `'${row.fields[iTime] ?? ''}' is not a timestamp`,
+      );
     origin ??= ts;
     pts.push({ t: (ts.sec - origin.sec) * 1e9 + (ts.fracNs - origin.fracNs), p, line: row.line });
     if (iName >= 0 && !device) device = row.fields[iName] || null;
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
-  if (missing) diagnostics.add('power-missing', { file, message: `${missing} samples with no power value ([N/A]) skipped` });
+  if (missing)
+    diagnostics.add('power-missing', { file, message: `${missing} samples with no power value ([N/A]) skipped` });
   const notes: string[] = [];
-  if (gpus.size > 1) notes.push(`${gpus.size} GPUs in the log (${[...gpus].join(', ')}); took GPU ${chosen} (set gpuIndex to choose)`);
-  if (chosen !== null && !gpus.has(chosen)) throw new InputError(`${file}: no rows for GPU ${chosen} (GPUs in the log: ${[...gpus].join(', ')})`);
+  if (gpus.size > 1)
+    notes.push(`${gpus.size} GPUs in the log (${[...gpus].join(', ')}); took GPU ${chosen} (set gpuIndex to choose)`);
+  if (chosen !== null && !gpus.has(chosen))
+    throw new InputError(`${file}: no rows for GPU ${chosen} (GPUs in the log: ${[...gpus].join(', ')})`);
   return buildSeries(file, 'nvidia-smi', pts, diagnostics, {
     originEpochMs: origin ? origin.sec * 1000 + origin.fracNs / 1e6 : null,
     gpu: chosen || null,
@@ -149,9 +179,14 @@ async function readNvidiaSmi(file: string, opts: ReadProfileOptions, diagnostics
   });
 }
 
-async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-csv', diagnostics: Diagnostics): Promise<PowerSeries> {
+async function readTimePowerCsv(
+  file: string,
+  format: 'zeus-monitor' | 'power-csv',
+  diagnostics: Diagnostics,
+): Promise<PowerSeries> {
   let header: Header | null = null;
-  let iTime = -1, iPower = -1;
+  let iTime = -1,
+    iPower = -1;
   let pFactor = 1;
   let tFactor: number | null = null;
   const pts: { t: number; p: number; line: number }[] = [];
@@ -167,16 +202,21 @@ async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-cs
       if (iTime < 0) header.require('time', 'timestamp');
       if (iPower < 0) header.require('power');
       const pName = header.name(iPower);
-      const pUnit = format === 'zeus-monitor' ? 'mW' : (splitHeaderUnit(pName).unit ?? /_(mw|w|watts?|kw)$/i.exec(pName)?.[1] ?? 'W');
+      const pUnit =
+        format === 'zeus-monitor'
+          ? 'mW'
+          : (splitHeaderUnit(pName).unit ?? /_(mw|w|watts?|kw)$/i.exec(pName)?.[1] ?? 'W');
       const pi = lookupUnit(pUnit);
-      if (!pi || pi.quantity !== 'power') throw new FormatError(file, where(row.line, pName), `unknown power unit '${pUnit}'`);
+      if (!pi || pi.quantity !== 'power')
+        throw new FormatError(file, where(row.line, pName), `unknown power unit '${pUnit}'`);
       pFactor = pi.factor;
       if (format === 'zeus-monitor') notes.push('Zeus monitor: Power column in mW');
       const tName = header.name(iTime);
       const tUnit = splitHeaderUnit(tName).unit ?? /_(ns|us|ms|s|sec)$/i.exec(tName)?.[1] ?? null;
       if (tUnit) {
         const ti = lookupUnit(tUnit);
-        if (!ti || ti.quantity !== 'time') throw new FormatError(file, where(row.line, tName), `unknown time unit '${tUnit}'`);
+        if (!ti || ti.quantity !== 'time')
+          throw new FormatError(file, where(row.line, tName), `unknown time unit '${tUnit}'`);
         tFactor = ti.factor;
       }
       continue;
@@ -196,7 +236,12 @@ async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-cs
       t = (ts.sec - origin.sec) * 1e9 + (ts.fracNs - origin.fracNs);
     } else {
       const tv = parseNumberCell(rawT, { file, line: row.line, column: header.name(iTime) });
-      if (tv === null || !Number.isFinite(tv)) throw new FormatError(file, where(row.line, header.name(iTime)), `'${rawT}' is neither a timestamp nor a number`);
+      if (tv === null || !Number.isFinite(tv))
+        throw new FormatError(
+          file,
+          where(row.line, header.name(iTime)),
+          `'${rawT}' is neither a timestamp nor a number`,
+        );
       if (tFactor === null) {
         tFactor = 1e9;
         notes.push(`time column '${header.name(iTime)}' has no unit: taken as seconds`);
@@ -208,7 +253,10 @@ async function readTimePowerCsv(file: string, format: 'zeus-monitor' | 'power-cs
   }
   if (!header) throw new FormatError(file, '', 'empty file (no header)');
   if (missing) diagnostics.add('power-missing', { file, message: `${missing} samples with no power value skipped` });
-  return buildSeries(file, format, pts, diagnostics, { originEpochMs: origin ? origin.sec * 1000 + origin.fracNs / 1e6 : null, notes });
+  return buildSeries(file, format, pts, diagnostics, {
+    originEpochMs: origin ? origin.sec * 1000 + origin.fracNs / 1e6 : null,
+    notes,
+  });
 }
 
 async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics: Diagnostics): Promise<PowerSeries> {
@@ -228,9 +276,17 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
       const line = raw.trim();
       if (!line) continue;
       if (/^#\s*Entity\b/.test(line)) {
-        cols = line.replace(/^#\s*Entity\s*/, '').split(/\s+/).filter(Boolean);
+        cols = line
+          .replace(/^#\s*Entity\s*/, '')
+          .split(/\s+/)
+          .filter(Boolean);
         iPower = cols.indexOf('POWER');
-        if (iPower < 0) throw new FormatError(file, `row ${lineNo}`, `missing column 'POWER' (dcgmi dmon -e 155); columns present: ${cols.join(', ')}`);
+        if (iPower < 0)
+          throw new FormatError(
+            file,
+            `row ${lineNo}`,
+            `missing column 'POWER' (dcgmi dmon -e 155); columns present: ${cols.join(', ')}`,
+          );
         continue;
       }
       if (!cols) {
@@ -241,7 +297,10 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
       const m = /^(GPU-I|GPU-CI|GPU|CPU|NvSwitch|Link)\s+(\S+)\s+(.*)$/.exec(line);
       if (!m) {
         odd++;
-        diagnostics.add('dmon-unparsed-line', { file, message: `row ${lineNo}: '${line.slice(0, 60)}' is not a dmon data row` });
+        diagnostics.add('dmon-unparsed-line', {
+          file,
+          message: `row ${lineNo}: '${line.slice(0, 60)}' is not a dmon data row`,
+        });
         continue;
       }
       const entity = `${m[1]} ${m[2]}`;
@@ -249,14 +308,20 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
       chosen ??= m[2]!;
       if (m[2] !== chosen || (m[1] !== 'GPU' && m[1] !== 'GPU-I')) continue;
       const vals = m[3]!.split(/\s+/);
-      if (vals.length < cols.length) throw new FormatError(file, `row ${lineNo}`, `${vals.length} values for ${cols.length} columns`);
+      if (vals.length < cols.length)
+        throw new FormatError(file, `row ${lineNo}`, `${vals.length} values for ${cols.length} columns`);
       const rawP = vals[iPower]!;
       const t = pts.length * intervalNs + missing * intervalNs;
       if (isMissingCell(rawP)) {
         missing++;
         continue;
       }
-      const p = checkPower(file, lineNo, 'POWER', parseNumberCell(rawP, { file, line: lineNo, column: 'POWER' }) ?? NaN);
+      const p = checkPower(
+        file,
+        lineNo,
+        'POWER',
+        parseNumberCell(rawP, { file, line: lineNo, column: 'POWER' }) ?? NaN,
+      );
       pts.push({ t, p, line: lineNo });
     }
   } catch (e) {
@@ -266,17 +331,24 @@ async function readDcgmiDmon(file: string, opts: ReadProfileOptions, diagnostics
   if (missing) diagnostics.add('power-missing', { file, message: `${missing} samples with POWER N/A skipped` });
   if (odd) diagnostics.add('dmon-odd-lines', { file, message: `${odd} lines neither header, units nor data` });
   const notes = [`dcgmi dmon has no timestamps: samples taken ${intervalNs / 1e6} ms apart (dmonIntervalMs)`];
-  if (entities.size > 1) notes.push(`${entities.size} entities (${[...entities].join(', ')}); took ${chosen} (set gpuIndex to choose)`);
+  if (entities.size > 1)
+    notes.push(`${entities.size} entities (${[...entities].join(', ')}); took ${chosen} (set gpuIndex to choose)`);
   return buildSeries(file, 'dcgmi-dmon', pts, diagnostics, { gpu: chosen, notes });
 }
 
 /** Reads a power time series, sniffing its format unless `opts.powerFormat` says it. */
-export async function readPowerSeries(file: string, opts: ReadProfileOptions, diagnostics: Diagnostics): Promise<PowerSeries> {
+export async function readPowerSeries(
+  file: string,
+  opts: ReadProfileOptions,
+  diagnostics: Diagnostics,
+): Promise<PowerSeries> {
   let format = opts.powerFormat;
   if (!format) {
     const d = await detectFormat(file);
     if (!d || d.kind !== 'power') {
-      throw new InputError(`${file}: not a recognised power log (nvidia-smi --query-gpu CSV, dcgmi dmon table, Zeus monitor, or a time,power CSV); set powerFormat`);
+      throw new InputError(
+        `${file}: not a recognised power log (nvidia-smi --query-gpu CSV, dcgmi dmon table, Zeus monitor, or a time,power CSV); set powerFormat`,
+      );
     }
     format = d.format;
   }
@@ -296,7 +368,8 @@ export async function readPowerSeries(file: string, opts: ReadProfileOptions, di
 }
 
 function upperBound(a: readonly number[], x: number): number {
-  let lo = 0, hi = a.length;
+  let lo = 0,
+    hi = a.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
     if (a[mid]! <= x) lo = mid + 1;
@@ -310,13 +383,18 @@ function upperBound(a: readonly number[], x: number): number {
  * samples (trapezoids). Returns null when the interval is not inside the series (or is reversed/NaN);
  * 0 for an empty interval inside it.
  */
-export function integratePower(series: Pick<PowerSeries, 'timeNs' | 'powerW'>, startNs: number, endNs: number): number | null {
+export function integratePower(
+  series: Pick<PowerSeries, 'timeNs' | 'powerW'>,
+  startNs: number,
+  endNs: number,
+): number | null {
   const t = series.timeNs;
   const p = series.powerW;
   const n = t.length;
   if (n === 0 || !(endNs >= startNs) || startNs < t[0]! || endNs > t[n - 1]!) return null;
   if (endNs === startNs) return 0;
-  const at = (i: number, x: number) => (i >= n - 1 ? p[n - 1]! : p[i]! + ((p[i + 1]! - p[i]!) * (x - t[i]!)) / (t[i + 1]! - t[i]!));
+  const at = (i: number, x: number) =>
+    i >= n - 1 ? p[n - 1]! : p[i]! + ((p[i + 1]! - p[i]!) * (x - t[i]!)) / (t[i + 1]! - t[i]!);
   let i = Math.min(upperBound(t, startNs) - 1, n - 2);
   let a = startNs;
   let pa = at(i, a);

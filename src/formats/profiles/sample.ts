@@ -18,7 +18,8 @@ export function checkUtilization(
   value: number,
   diagnostics: Diagnostics,
 ): number {
-  if (!Number.isFinite(value)) throw new FormatError(file, where(line, column), `utilization '${value}' is not a finite number`);
+  if (!Number.isFinite(value))
+    throw new FormatError(file, where(line, column), `utilization '${value}' is not a finite number`);
   if (value < 0) throw new FormatError(file, where(line, column), `utilization must not be negative, got ${value}`);
   if (value > 1 + UTIL_TOLERANCE) {
     diagnostics.add('utilization-above-1', { file, message: `${where(line, column)}: ${value} > 1 kept as is` });

@@ -26,23 +26,66 @@ const P = (factor: number): UnitInfo => ({ quantity: 'power', factor, baseUnit: 
 const E = (factor: number): UnitInfo => ({ quantity: 'energy', factor, baseUnit: 'J' });
 
 const timeUnits: Record<string, number> = {
-  ns: 1, nsec: 1, nsecond: 1, nanosecond: 1, nanoseconds: 1,
-  us: 1e3, usec: 1e3, usecond: 1e3, µs: 1e3, μs: 1e3, microsecond: 1e3, microseconds: 1e3,
-  ms: 1e6, msec: 1e6, msecond: 1e6, millisecond: 1e6, milliseconds: 1e6,
-  s: 1e9, sec: 1e9, second: 1e9, seconds: 1e9,
-  min: 60e9, minute: 60e9, h: 3600e9, hour: 3600e9,
+  ns: 1,
+  nsec: 1,
+  nsecond: 1,
+  nanosecond: 1,
+  nanoseconds: 1,
+  us: 1e3,
+  usec: 1e3,
+  usecond: 1e3,
+  µs: 1e3,
+  μs: 1e3,
+  microsecond: 1e3,
+  microseconds: 1e3,
+  ms: 1e6,
+  msec: 1e6,
+  msecond: 1e6,
+  millisecond: 1e6,
+  milliseconds: 1e6,
+  s: 1e9,
+  sec: 1e9,
+  second: 1e9,
+  seconds: 1e9,
+  min: 60e9,
+  minute: 60e9,
+  h: 3600e9,
+  hour: 3600e9,
 };
 const byteUnits: Record<string, number> = {
-  byte: 1, bytes: 1, b: 1,
-  kbyte: 1e3, kb: 1e3, mbyte: 1e6, mb: 1e6, gbyte: 1e9, gb: 1e9, tbyte: 1e12, tb: 1e12,
-  kib: 1024, kibyte: 1024, mib: 1024 ** 2, mibyte: 1024 ** 2, gib: 1024 ** 3, gibyte: 1024 ** 3, tib: 1024 ** 4,
+  byte: 1,
+  bytes: 1,
+  b: 1,
+  kbyte: 1e3,
+  kb: 1e3,
+  mbyte: 1e6,
+  mb: 1e6,
+  gbyte: 1e9,
+  gb: 1e9,
+  tbyte: 1e12,
+  tb: 1e12,
+  kib: 1024,
+  kibyte: 1024,
+  mib: 1024 ** 2,
+  mibyte: 1024 ** 2,
+  gib: 1024 ** 3,
+  gibyte: 1024 ** 3,
+  tib: 1024 ** 4,
 };
 const freqUnits: Record<string, number> = {
-  hz: 1e-6, khz: 1e-3, mhz: 1, ghz: 1e3,
-  'cycle/second': 1e-6, 'cycle/s': 1e-6, 'cycle/sec': 1e-6,
-  'cycle/msecond': 1e-3, 'cycle/ms': 1e-3,
-  'cycle/usecond': 1, 'cycle/us': 1,
-  'cycle/nsecond': 1e3, 'cycle/ns': 1e3,
+  hz: 1e-6,
+  khz: 1e-3,
+  mhz: 1,
+  ghz: 1e3,
+  'cycle/second': 1e-6,
+  'cycle/s': 1e-6,
+  'cycle/sec': 1e-6,
+  'cycle/msecond': 1e-3,
+  'cycle/ms': 1e-3,
+  'cycle/usecond': 1,
+  'cycle/us': 1,
+  'cycle/nsecond': 1e3,
+  'cycle/ns': 1e3,
 };
 
 export const UNITS: ReadonlyMap<string, UnitInfo> = (() => {
@@ -58,7 +101,8 @@ export const UNITS: ReadonlyMap<string, UnitInfo> = (() => {
   m.set('pct', { quantity: 'percent', factor: 1, baseUnit: '%' });
   m.set('percent', { quantity: 'percent', factor: 1, baseUnit: '%' });
   for (const [u, f] of Object.entries({ w: 1, watt: 1, watts: 1, mw: 1e-3, milliwatt: 1e-3, kw: 1e3 })) m.set(u, P(f));
-  for (const [u, f] of Object.entries({ j: 1, joule: 1, joules: 1, mj: 1e-3, kj: 1e3, wh: 3600, kwh: 3.6e6 })) m.set(u, E(f));
+  for (const [u, f] of Object.entries({ j: 1, joule: 1, joules: 1, mj: 1e-3, kj: 1e3, wh: 3600, kwh: 3.6e6 }))
+    m.set(u, E(f));
   return m;
 })();
 
@@ -66,7 +110,8 @@ export const UNITS: ReadonlyMap<string, UnitInfo> = (() => {
  * Count-like units ncu prints (cycle, inst, warp, sector …): values are kept as they are, with the
  * unit in the key. Anything containing one of these words is accepted as a count.
  */
-const COUNT_WORDS = /^(cycle|inst|warp|block|thread|register|sector|request|pass|sm|cluster|byte\/block|byte\/cycle|inst\/cycle|warp\/cycle|sector\/request|request\/cycle|byte\/request|flop|op|ops|instruction|kernel|launch|wave|count|x|ratio|1)(\/[a-z]+)?$/i;
+const COUNT_WORDS =
+  /^(cycle|inst|warp|block|thread|register|sector|request|pass|sm|cluster|byte\/block|byte\/cycle|inst\/cycle|warp\/cycle|sector\/request|request\/cycle|byte\/request|flop|op|ops|instruction|kernel|launch|wave|count|x|ratio|1)(\/[a-z]+)?$/i;
 
 /** Looks up a unit; null when unknown. `''` (no unit) is a plain count. */
 export function lookupUnit(unit: string): UnitInfo | null {
@@ -76,12 +121,6 @@ export function lookupUnit(unit: string): UnitInfo | null {
   if (hit) return hit;
   if (COUNT_WORDS.test(u)) return { quantity: 'count', factor: 1, baseUnit: u };
   return null;
-}
-
-/** Converts a value to its quantity's base unit; null when the unit is unknown. */
-export function toBase(value: number, unit: string): { value: number; info: UnitInfo } | null {
-  const info = lookupUnit(unit);
-  return info ? { value: scaleValue(value, info.factor), info } : null;
 }
 
 /** Splits a header such as `Start (ns)`, `power.draw [W]` or `time_ms` into name and unit. */

@@ -38,7 +38,9 @@ export function looksLikeZeusProfile(fields: string[]): boolean {
 export async function readZeus(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
   let header: Header | null = null;
-  let iLimit = -1, iTime = -1, iPower = -1;
+  let iLimit = -1,
+    iTime = -1,
+    iPower = -1;
   let keyIdx: [string, number][] = [];
   for await (const row of readCsvRows(file)) {
     if (!header) {
@@ -46,7 +48,9 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
       iLimit = header.require('power_limit');
       iTime = header.require('time_per_epoch');
       iPower = header.require('average_power');
-      keyIdx = ['dataset', 'network', 'batch_size', 'optimizer'].map((c) => [c, header!.require(c)] as [string, number]);
+      keyIdx = ['dataset', 'network', 'batch_size', 'optimizer'].map(
+        (c) => [c, header!.require(c)] as [string, number],
+      );
       continue;
     }
     if (isBlankRow(row)) {
@@ -61,12 +65,16 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
     const timeS = numberCell(file, row, header, iTime, { required: true, nonNegative: true })!;
     const powerW = numberCell(file, row, header, iPower, { required: true, nonNegative: true })!;
     const powerLimitW = numberCell(file, row, header, iLimit, { required: true, positive: true })!;
-    const s: KernelSample = newSample(`${key[0]}/${key[1]}/bs${key[2]}/${key[3]}`, { file, row: row.line, format: ZEUS_FORMAT }, {
-      durationNs: timeS * 1e9,
-      powerW,
-      powerLimitW,
-      extra: { dataset: key[0]!, network: key[1]!, batchSize: Number(key[2]), optimizer: key[3]! },
-    });
+    const s: KernelSample = newSample(
+      `${key[0]}/${key[1]}/bs${key[2]}/${key[3]}`,
+      { file, row: row.line, format: ZEUS_FORMAT },
+      {
+        durationNs: timeS * 1e9,
+        powerW,
+        powerLimitW,
+        extra: { dataset: key[0]!, network: key[1]!, batchSize: Number(key[2]), optimizer: key[3]! },
+      },
+    );
     completePowerEnergy(s);
     ctx.sink.add(s);
   }
@@ -85,7 +93,8 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
 export async function readZeusProfile(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
   let header: Header | null = null;
-  let iWin = -1, iElapsed = -1;
+  let iWin = -1,
+    iElapsed = -1;
   let gpuIdx: [string, number][] = [];
   const samples: KernelSample[] = [];
   for await (const row of readCsvRows(file)) {
@@ -114,12 +123,16 @@ export async function readZeusProfile(file: string, ctx: ReaderContext): Promise
         diagnostics.add('missing-energy', { file, message: `${where(row.line, header.name(i))}: no value` });
         continue;
       }
-      const s: KernelSample = newSample(m ? m[1]! : win, { file, row: row.line, format: ZEUS_PROFILE_FORMAT }, {
-        durationNs: elapsedS * 1e9,
-        energyJ,
-        powerLimitW: m ? Number(m[2]) : null,
-        extra: { gpu: Number(gpu), window: win },
-      });
+      const s: KernelSample = newSample(
+        m ? m[1]! : win,
+        { file, row: row.line, format: ZEUS_PROFILE_FORMAT },
+        {
+          durationNs: elapsedS * 1e9,
+          energyJ,
+          powerLimitW: m ? Number(m[2]) : null,
+          extra: { gpu: Number(gpu), window: win },
+        },
+      );
       completePowerEnergy(s);
       samples.push(s);
     }
@@ -130,6 +143,8 @@ export async function readZeusProfile(file: string, ctx: ReaderContext): Promise
     format: ZEUS_PROFILE_FORMAT,
     device: deviceFromFileName(file, DEVICES),
     samples,
-    notes: ['one sample per (profiling window, GPU): energy of that GPU over the window; power limit parsed from the window name suffix'],
+    notes: [
+      'one sample per (profiling window, GPU): energy of that GPU over the window; power limit parsed from the window name suffix',
+    ],
   };
 }

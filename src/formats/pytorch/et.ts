@@ -64,7 +64,15 @@ export function looksLikeLinkedEt(head: string): boolean {
 }
 
 /** Schemas whose layout tracewatt was written against. */
-export const KNOWN_ET_SCHEMAS = ['1.0.1', '1.0.2-chakra.0.0.4', '1.0.3-chakra.0.0.4', '1.0.4-chakra.0.0.4', '1.1.0-chakra.0.0.4', '1.1.1-chakra.0.0.4', '1.1.1-chakra.1.0.0'];
+export const KNOWN_ET_SCHEMAS = [
+  '1.0.1',
+  '1.0.2-chakra.0.0.4',
+  '1.0.3-chakra.0.0.4',
+  '1.0.4-chakra.0.0.4',
+  '1.1.0-chakra.0.0.4',
+  '1.1.1-chakra.0.0.4',
+  '1.1.1-chakra.1.0.0',
+];
 
 /** Names of the process and thread root nodes the observer adds (older traces say execution_graph). */
 export const ET_PROCESS_ROOT = /^\[pytorch\|profiler\|execution_(trace|graph)\|process\]$/;
@@ -89,7 +97,8 @@ function int(file: string, at: string, v: unknown, what: string, nullable: boole
     if (nullable) return null;
     throw new FormatError(file, at, `missing ${what}`);
   }
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new FormatError(file, at, `${what} must be an integer below 2^53, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v))
+    throw new FormatError(file, at, `${what} must be an integer below 2^53, got ${JSON.stringify(v)}`);
   return v;
 }
 
@@ -122,7 +131,8 @@ function parseNode(file: string, raw: Raw, at: string): EtNode {
     const o = (raw.outputs ?? {}) as Raw;
     inputs = io(i.values, i.shapes, i.types);
     outputs = io(o.values, o.shapes, o.types);
-    for (const [k, v] of Object.entries(raw)) if (!['id', 'name', 'ctrl_deps', 'parent', 'inputs', 'outputs', 'attrs'].includes(k)) attrs[k] = v;
+    for (const [k, v] of Object.entries(raw))
+      if (!['id', 'name', 'ctrl_deps', 'parent', 'inputs', 'outputs', 'attrs'].includes(k)) attrs[k] = v;
   } else {
     fields = raw;
     parent = raw.parent;
@@ -131,7 +141,9 @@ function parseNode(file: string, raw: Raw, at: string): EtNode {
   }
   const p = int(file, where, Array.isArray(parent) ? parent[0] : parent, 'parent', true);
   return {
-    id, name, parent: p,
+    id,
+    name,
+    parent: p,
     rfId: int(file, where, fields.rf_id, 'rf_id', true),
     fwParent: int(file, where, fields.fw_parent, 'fw_parent', true),
     seqId: int(file, where, fields.seq_id, 'seq_id', true),
@@ -139,51 +151,70 @@ function parseNode(file: string, raw: Raw, at: string): EtNode {
     tid: int(file, where, fields.tid, 'tid', true),
     fwTid: int(file, where, fields.fw_tid, 'fw_tid', true),
     opSchema: typeof fields.op_schema === 'string' ? fields.op_schema : '',
-    inputs, outputs, attrs,
+    inputs,
+    outputs,
+    attrs,
   };
 }
 
 /** Reads an execution trace. Bad JSON or a node without an integer id is a FormatError naming the byte offset. */
 export async function readExecutionTrace(file: string): Promise<EtTrace> {
-  const et: EtTrace = { file, schema: '', pid: null, time: null, startTs: null, finishTs: null, nodes: [], meta: {}, notes: [], linkedGpuNodes: 0, linked: false };
+  const et: EtTrace = {
+    file,
+    schema: '',
+    pid: null,
+    time: null,
+    startTs: null,
+    finishTs: null,
+    nodes: [],
+    meta: {},
+    notes: [],
+    linkedGpuNodes: 0,
+    linked: false,
+  };
   let sawNodes = false;
   const ids = new Set<number>();
-  for await (const batch of readJsonPieceBatches(file, new Set(['nodes']))) for (const piece of batch) {
-    if (piece.kind === 'value') {
-      const v = piece.value;
-      if (piece.key === 'schema') et.schema = String(v);
-      else if (piece.key === 'pid' && Number.isSafeInteger(v)) et.pid = v as number;
-      else if (piece.key === 'time' && typeof v === 'string') et.time = v;
-      else if (piece.key === 'start_ts' && Number.isSafeInteger(v)) et.startTs = v as number;
-      else if (piece.key === 'finish_ts' && Number.isSafeInteger(v)) et.finishTs = v as number;
-      else et.meta[piece.key] = v;
-      continue;
+  for await (const batch of readJsonPieceBatches(file, new Set(['nodes'])))
+    for (const piece of batch) {
+      if (piece.kind === 'value') {
+        const v = piece.value;
+        if (piece.key === 'schema') et.schema = String(v);
+        else if (piece.key === 'pid' && Number.isSafeInteger(v)) et.pid = v as number;
+        else if (piece.key === 'time' && typeof v === 'string') et.time = v;
+        else if (piece.key === 'start_ts' && Number.isSafeInteger(v)) et.startTs = v as number;
+        else if (piece.key === 'finish_ts' && Number.isSafeInteger(v)) et.finishTs = v as number;
+        else et.meta[piece.key] = v;
+        continue;
+      }
+      if (piece.kind === 'array') {
+        sawNodes = true;
+        continue;
+      }
+      const raw = parseElement(file, piece);
+      const at = `byte ${piece.offset}, node ${piece.index}`;
+      if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+        throw new FormatError(file, at, 'a node must be a JSON object');
+      const r = raw as Raw;
+      if (!et.linked && LINK_KEYS.some((k) => k in r)) et.linked = true;
+      // A GPU operator chakra_trace_link added (Kineto's cat and ph on a node): not part of the execution trace.
+      if (typeof r.cat === 'string' && typeof r.ph === 'string') {
+        et.linkedGpuNodes++;
+        continue;
+      }
+      const node = parseNode(file, raw as Raw, at);
+      if (ids.has(node.id)) throw new FormatError(file, at, `node id ${node.id} appears twice`);
+      ids.add(node.id);
+      et.nodes.push(node);
     }
-    if (piece.kind === 'array') {
-      sawNodes = true;
-      continue;
-    }
-    const raw = parseElement(file, piece);
-    const at = `byte ${piece.offset}, node ${piece.index}`;
-    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new FormatError(file, at, 'a node must be a JSON object');
-    const r = raw as Raw;
-    if (!et.linked && LINK_KEYS.some((k) => k in r)) et.linked = true;
-    // A GPU operator chakra_trace_link added (Kineto's cat and ph on a node): not part of the execution trace.
-    if (typeof r.cat === 'string' && typeof r.ph === 'string') {
-      et.linkedGpuNodes++;
-      continue;
-    }
-    const node = parseNode(file, raw as Raw, at);
-    if (ids.has(node.id)) throw new FormatError(file, at, `node id ${node.id} appears twice`);
-    ids.add(node.id);
-    et.nodes.push(node);
-  }
   if (!sawNodes) throw new FormatError(file, '', 'no "nodes" array: not a PyTorch execution trace');
   const known = `the schemas tracewatt was written against: ${KNOWN_ET_SCHEMAS.join(', ')}`;
   if (!et.schema) et.notes.push(`the execution trace has no "schema" key (${known}): read by its node layout`);
-  else if (!KNOWN_ET_SCHEMAS.includes(et.schema)) et.notes.push(`execution-trace schema ${et.schema} is not one of ${known}: read by its node layout`);
+  else if (!KNOWN_ET_SCHEMAS.includes(et.schema))
+    et.notes.push(`execution-trace schema ${et.schema} is not one of ${known}: read by its node layout`);
   if (et.linked || et.linkedGpuNodes) {
-    et.notes.push(`the execution trace is a linked "ET+" (chakra_trace_link output): read as the execution trace it was made from, its ${et.linkedGpuNodes} GPU node(s) and the durations it added left out (the Kineto trace gives them)`);
+    et.notes.push(
+      `the execution trace is a linked "ET+" (chakra_trace_link output): read as the execution trace it was made from, its ${et.linkedGpuNodes} GPU node(s) and the durations it added left out (the Kineto trace gives them)`,
+    );
   }
   return et;
 }

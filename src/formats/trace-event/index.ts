@@ -1,1 +1,1 @@
-export { TraceEventWriter, exactSlice, type CompleteEvent, type CounterEvent } from './writer.js';
+export { TraceEventWriter, exactSlice } from './writer.js';

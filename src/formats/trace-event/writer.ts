@@ -39,7 +39,10 @@ export interface CounterEvent {
  * `ts` and `dur` in µs (3 decimals at most) of a slice from `startNs` to `endNs`, such that a viewer's
  * floating-point `ts + dur` is at most `endNs / 1000`: never past the start of a slice that begins at its end.
  */
-export function exactSlice(startNs: number, endNs: number): { ts: number; dur: number; startNs: number; endNs: number } {
+export function exactSlice(
+  startNs: number,
+  endNs: number,
+): { ts: number; dur: number; startNs: number; endNs: number } {
   const s = Math.round(startNs);
   const e = Math.max(s, Math.round(endNs));
   if (!Number.isSafeInteger(e)) throw new RangeError(`trace-event time ${endNs} ns is not a safe integer`);
@@ -64,7 +67,11 @@ export class TraceEventWriter {
   private failed: unknown;
   private drained: Promise<void> | undefined;
 
-  private constructor(readonly file: string, private readonly set: OutputSet, private readonly out: WriteStream) {
+  private constructor(
+    readonly file: string,
+    private readonly set: OutputSet,
+    private readonly out: WriteStream,
+  ) {
     out.on('error', (e) => {
       this.failed ??= e;
     });
@@ -74,7 +81,7 @@ export class TraceEventWriter {
   /** Creates the file's folder and its temporary file (locked); an unwritable path is an InputError naming `file`. */
   static async create(file: string): Promise<TraceEventWriter> {
     const set = OutputSet.open(file);
-    let handle;
+    let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(set.file(file), TEMP_OPEN_FLAGS);
     } catch (e) {
@@ -127,7 +134,16 @@ export class TraceEventWriter {
 
   complete(e: CompleteEvent): void {
     const { ts, dur, startNs, endNs } = exactSlice(e.startNs, e.endNs);
-    this.write({ ph: 'X', name: e.name, cat: e.cat ?? '', pid: e.pid, tid: e.tid, ts, dur, args: { ...e.args, startNs, endNs } });
+    this.write({
+      ph: 'X',
+      name: e.name,
+      cat: e.cat ?? '',
+      pid: e.pid,
+      tid: e.tid,
+      ts,
+      dur,
+      args: { ...e.args, startNs, endNs },
+    });
   }
 
   counter(e: CounterEvent): void {

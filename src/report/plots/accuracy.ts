@@ -26,7 +26,13 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
         name: 'error_bars',
         mark: { type: 'bar' },
         encoding: {
-          x: { field: 'clock', type: 'nominal', sort: sorted.map((r) => String(r.frequencyMHz)), title: 'SM clock (MHz)', axis: { labelAngle: 0 } },
+          x: {
+            field: 'clock',
+            type: 'nominal',
+            sort: sorted.map((r) => String(r.frequencyMHz)),
+            title: 'SM clock (MHz)',
+            axis: { labelAngle: 0 },
+          },
           xOffset: { field: 'metric', type: 'nominal', sort: [...METRICS] },
           y: { field: 'errorPct', type: 'quantitative', title: 'mean absolute error (%, MAPE)' },
           color: {
@@ -43,7 +49,12 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
           ],
         },
       },
-      { name: 'zero_rule', data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#555' }, encoding: { y: { field: 'zero', type: 'quantitative' } } },
+      {
+        name: 'zero_rule',
+        data: { values: [{ zero: 0 }] },
+        mark: { type: 'rule', color: '#555' },
+        encoding: { y: { field: 'zero', type: 'quantitative' } },
+      },
     ],
   } as TopLevelSpec;
 }

@@ -27,7 +27,10 @@ function components(bars: readonly BreakdownBar[]): { name: string; colour: stri
   const dims = Math.max(0, ...bars.map((b) => b.networkByDimensionJ?.length ?? 0));
   const network =
     dims > 0
-      ? Array.from({ length: dims }, (_, d) => ({ name: `network dim ${d}`, colour: NETWORK_SHADES[d % NETWORK_SHADES.length]! }))
+      ? Array.from({ length: dims }, (_, d) => ({
+          name: `network dim ${d}`,
+          colour: NETWORK_SHADES[d % NETWORK_SHADES.length]!,
+        }))
       : [{ name: 'network', colour: COMPONENT_COLOURS.network! }];
   return [
     { name: 'compute', colour: COMPONENT_COLOURS.compute! },
@@ -77,7 +80,13 @@ export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: Brea
         title: options.categoryTitle,
         axis: { labelAngle: longest > 4 || bars.length > 24 ? -45 : 0 },
       },
-      y: { field: 'energyJ', type: 'quantitative', stack: 'zero', title: 'energy (J, estimated)', scale: { domainMax: headroomJ } },
+      y: {
+        field: 'energyJ',
+        type: 'quantitative',
+        stack: 'zero',
+        title: 'energy (J, estimated)',
+        scale: { domainMax: headroomJ },
+      },
       color: {
         field: 'component',
         type: 'nominal',

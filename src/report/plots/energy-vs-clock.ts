@@ -13,13 +13,20 @@ const SERIES = ['total', 'compute', 'memory', 'communication', 'network', 'idle'
 
 /** One line per series, one point per clock on the total, two rules (energy- and time-optimal clocks). */
 export function energyVsClockSpec(points: readonly GpuClockPoint[], options: EnergyVsClockOptions): TopLevelSpec {
-  const lines = points.flatMap((p) => SERIES.map((series) => ({ clockMHz: p.clockMHz, series, energyJ: p.energyJ[series] })));
+  const lines = points.flatMap((p) =>
+    SERIES.map((series) => ({ clockMHz: p.clockMHz, series, energyJ: p.energyJ[series] })),
+  );
   const totals = points.map((p) => ({ clockMHz: p.clockMHz, energyJ: p.energyJ.total, timeS: p.timeS }));
   const clocks = points.map((p) => p.clockMHz);
   const lo = Math.min(...clocks);
   const hi = Math.max(...clocks);
   const optima = [
-    { clockMHz: options.energyOptimalMHz, what: `energy-optimal ${options.energyOptimalMHz} MHz`, colour: '#2ca02c', y: 4 },
+    {
+      clockMHz: options.energyOptimalMHz,
+      what: `energy-optimal ${options.energyOptimalMHz} MHz`,
+      colour: '#2ca02c',
+      y: 4,
+    },
     { clockMHz: options.timeOptimalMHz, what: `time-optimal ${options.timeOptimalMHz} MHz`, colour: '#d62728', y: 18 },
   ];
   // A label near the right edge is written to the left of its rule so it stays inside the plot.
@@ -28,7 +35,14 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
     return {
       name,
       data: { values: [o] },
-      mark: { type: 'text', align: right ? 'right' : 'left', dx: right ? -4 : 4, baseline: 'top', fontSize: 11, color: o.colour },
+      mark: {
+        type: 'text',
+        align: right ? 'right' : 'left',
+        dx: right ? -4 : 4,
+        baseline: 'top',
+        fontSize: 11,
+        color: o.colour,
+      },
       encoding: { x, y: { value: o.y }, text: { field: 'what' } },
     };
   };

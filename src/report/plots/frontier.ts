@@ -39,8 +39,18 @@ function thin(points: readonly FrontierCurvePoint[], max: number): FrontierCurve
 
 export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
   // Padding (px): markers at the frontier's ends (all max clock) stay inside the plot, off its edges.
-  const x = { field: 'timeS', type: 'quantitative', title: 'iteration time (s, estimated)', scale: { zero: false, padding: 16 } };
-  const y = { field: 'energyJ', type: 'quantitative', title: 'iteration energy (J, estimated)', scale: { zero: false, padding: 16 } };
+  const x = {
+    field: 'timeS',
+    type: 'quantitative',
+    title: 'iteration time (s, estimated)',
+    scale: { zero: false, padding: 16 },
+  };
+  const y = {
+    field: 'energyJ',
+    type: 'quantitative',
+    title: 'iteration energy (J, estimated)',
+    scale: { zero: false, padding: 16 },
+  };
   const curves = [
     ...thin(o.frontier, 300).map((p, i) => ({ ...p, i, series: SERIES[0] })),
     ...thin(o.splitFrontier, 300).map((p, i) => ({ ...p, i, series: SERIES[1] })),
@@ -59,8 +69,26 @@ export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
           x,
           y,
           order: { field: 'i', type: 'quantitative' },
-          color: { field: 'series', type: 'nominal', title: 'frontier', legend: { labelLimit: 260 }, scale: { domain: seriesDomain, range: ['#4c78a8', '#72b7b2', '#9d755d'] } },
-          strokeDash: { field: 'series', type: 'nominal', legend: null, scale: { domain: seriesDomain, range: [[1, 0], [6, 3], [2, 2]] } },
+          color: {
+            field: 'series',
+            type: 'nominal',
+            title: 'frontier',
+            legend: { labelLimit: 260 },
+            scale: { domain: seriesDomain, range: ['#4c78a8', '#72b7b2', '#9d755d'] },
+          },
+          strokeDash: {
+            field: 'series',
+            type: 'nominal',
+            legend: null,
+            scale: {
+              domain: seriesDomain,
+              range: [
+                [1, 0],
+                [6, 3],
+                [2, 2],
+              ],
+            },
+          },
         },
       },
       {
@@ -70,10 +98,26 @@ export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
         encoding: {
           x,
           y,
-          fill: { field: 'name', type: 'nominal', title: 'plan', legend: { labelLimit: 260 }, scale: { domain: markerNames, range: MARKER_COLOURS.slice(0, markerNames.length) } },
+          fill: {
+            field: 'name',
+            type: 'nominal',
+            title: 'plan',
+            legend: { labelLimit: 260 },
+            scale: { domain: markerNames, range: MARKER_COLOURS.slice(0, markerNames.length) },
+          },
           // Each plan its own shape, later ones smaller and drawn on top: a plan at the same point as another stays visible.
-          shape: { field: 'name', type: 'nominal', title: 'plan', scale: { domain: markerNames, range: MARKER_SHAPES.slice(0, markerNames.length) } },
-          size: { field: 'name', type: 'nominal', title: 'plan', scale: { domain: markerNames, range: markerNames.map((_, i) => Math.max(40, 200 - 40 * i)) } },
+          shape: {
+            field: 'name',
+            type: 'nominal',
+            title: 'plan',
+            scale: { domain: markerNames, range: MARKER_SHAPES.slice(0, markerNames.length) },
+          },
+          size: {
+            field: 'name',
+            type: 'nominal',
+            title: 'plan',
+            scale: { domain: markerNames, range: markerNames.map((_, i) => Math.max(40, 200 - 40 * i)) },
+          },
           tooltip: [
             { field: 'name', type: 'nominal', title: 'plan' },
             { field: 'timeS', type: 'quantitative', title: 'iteration time (s, estimated)', format: '.5~f' },
@@ -106,9 +150,20 @@ export function extrinsicSpec(
     data: { values },
     mark: { type: 'line', strokeWidth: 2 },
     encoding: {
-      x: { field: 'slowdownFactor', type: 'quantitative', title: 'straggler slowdown (T′ / T)', scale: { zero: false } },
+      x: {
+        field: 'slowdownFactor',
+        type: 'quantitative',
+        title: 'straggler slowdown (T′ / T)',
+        scale: { zero: false },
+      },
       y: { field: 'savingPct', type: 'quantitative', title: 'energy saved (%, estimated)' },
-      color: { field: 'series', type: 'nominal', title: 'saving', legend: { labelLimit: 260 }, scale: { domain: names, range: ['#4c78a8', '#f58518', '#72b7b2'] } },
+      color: {
+        field: 'series',
+        type: 'nominal',
+        title: 'saving',
+        legend: { labelLimit: 260 },
+        scale: { domain: names, range: ['#4c78a8', '#f58518', '#72b7b2'] },
+      },
     },
   } as TopLevelSpec;
 }

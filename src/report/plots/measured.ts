@@ -25,7 +25,13 @@ export interface MeasuredPlotInput {
 /** Measured in black, the as-measured replay in blue-grey, modelled replays in orange shades. */
 const SERIES_COLOURS = ['#333333', '#4c78a8', '#f58518', '#e45756', '#b279a2', '#72b7b2'];
 
-function panel(title: string, axisTitle: string, bars: readonly MeasuredBar[], series: readonly string[], ranks: number): Record<string, unknown> {
+function panel(
+  title: string,
+  axisTitle: string,
+  bars: readonly MeasuredBar[],
+  series: readonly string[],
+  ranks: number,
+): Record<string, unknown> {
   const max = Math.max(0, ...bars.map((b) => b.value));
   return {
     title: { text: title, fontSize: 13 },
@@ -38,9 +44,24 @@ function panel(title: string, axisTitle: string, bars: readonly MeasuredBar[], s
       y: { field: 'rankLabel', type: 'nominal', title: null, sort: { field: 'rank' } },
       yOffset: { field: 'series', type: 'nominal', sort: [...series] },
       // 8 % headroom beyond the longest bar.
-      x: { field: 'value', type: 'quantitative', title: axisTitle, scale: { domain: [0, max * 1.08 || 1], nice: false } },
-      color: { field: 'series', type: 'nominal', title: null, sort: [...series], scale: { domain: [...series], range: SERIES_COLOURS.slice(0, series.length) } },
-      tooltip: [{ field: 'rankLabel', title: 'rank' }, { field: 'series' }, { field: 'value', type: 'quantitative', title: axisTitle, format: '.4~g' }],
+      x: {
+        field: 'value',
+        type: 'quantitative',
+        title: axisTitle,
+        scale: { domain: [0, max * 1.08 || 1], nice: false },
+      },
+      color: {
+        field: 'series',
+        type: 'nominal',
+        title: null,
+        sort: [...series],
+        scale: { domain: [...series], range: SERIES_COLOURS.slice(0, series.length) },
+      },
+      tooltip: [
+        { field: 'rankLabel', title: 'rank' },
+        { field: 'series' },
+        { field: 'value', type: 'quantitative', title: axisTitle, format: '.4~g' },
+      ],
     },
   };
 }
@@ -48,9 +69,18 @@ function panel(title: string, axisTitle: string, bars: readonly MeasuredBar[], s
 export function measuredBesideSpec(input: MeasuredPlotInput): TopLevelSpec {
   const ranks = new Set(input.timeMs.map((b) => b.rank)).size;
   const panels = [panel('Iteration time per rank', 'iteration (ms)', input.timeMs, input.series, ranks)];
-  if (input.energyJ.length > 0) panels.push(panel('Energy of the iteration per rank', 'energy (J)', input.energyJ, input.series, ranks));
+  if (input.energyJ.length > 0)
+    panels.push(panel('Energy of the iteration per rank', 'energy (J)', input.energyJ, input.series, ranks));
   return {
-    config: { ...PLOT_CONFIG, legend: { ...PLOT_CONFIG.legend, orient: 'bottom', direction: 'horizontal', columns: Math.min(3, input.series.length) } },
+    config: {
+      ...PLOT_CONFIG,
+      legend: {
+        ...PLOT_CONFIG.legend,
+        orient: 'bottom',
+        direction: 'horizontal',
+        columns: Math.min(3, input.series.length),
+      },
+    },
     hconcat: panels,
     spacing: 24,
   } as unknown as TopLevelSpec;

@@ -70,8 +70,22 @@ export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: 
     config: PLOT_CONFIG,
     data: { values },
     vconcat: [
-      panel('sweep_energy', 'energyChangePct', `ΔE vs s = ${ref.scale} (%)`, '#f58518', xTitle, relativeDomain(values.map((v) => v.energyChangePct))),
-      panel('sweep_makespan', 'timeChangePct', `Δ makespan vs s = ${ref.scale} (%)`, '#4c78a8', xTitle, relativeDomain(values.map((v) => v.timeChangePct))),
+      panel(
+        'sweep_energy',
+        'energyChangePct',
+        `ΔE vs s = ${ref.scale} (%)`,
+        '#f58518',
+        xTitle,
+        relativeDomain(values.map((v) => v.energyChangePct)),
+      ),
+      panel(
+        'sweep_makespan',
+        'timeChangePct',
+        `Δ makespan vs s = ${ref.scale} (%)`,
+        '#4c78a8',
+        xTitle,
+        relativeDomain(values.map((v) => v.timeChangePct)),
+      ),
     ],
     resolve: { scale: { color: 'independent' } },
   } as TopLevelSpec;
@@ -85,17 +99,28 @@ export function networkSweepSvg(points: readonly NetworkSweepPoint[], options: N
  * What changes with the scale: each component's energy minus its value at nominal (J), side by side per scale —
  * the components that stay put (compute, memory) drop out, unlike stacked totals that all look alike.
  */
-export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], options: NetworkSweepOptions): TopLevelSpec {
+export function networkSweepChangeSpec(
+  points: readonly NetworkSweepPoint[],
+  options: NetworkSweepOptions,
+): TopLevelSpec {
   const ref = points.find((p) => p.scale === 1) ?? points[points.length - 1]!;
   const dims = Math.max(0, ...points.map((p) => p.networkByDimensionJ.length));
   const parts = [
-    ...Array.from({ length: dims }, (_, d) => ({ name: `network dim ${d}`, of: (p: NetworkSweepPoint) => p.networkByDimensionJ[d] ?? 0 })),
+    ...Array.from({ length: dims }, (_, d) => ({
+      name: `network dim ${d}`,
+      of: (p: NetworkSweepPoint) => p.networkByDimensionJ[d] ?? 0,
+    })),
     { name: 'communication', of: (p: NetworkSweepPoint) => p.energyJ.communication },
     { name: 'idle', of: (p: NetworkSweepPoint) => p.energyJ.idle },
-    { name: 'compute + memory + host', of: (p: NetworkSweepPoint) => p.energyJ.compute + p.energyJ.memory + p.energyJ.host },
+    {
+      name: 'compute + memory + host',
+      of: (p: NetworkSweepPoint) => p.energyJ.compute + p.energyJ.memory + p.energyJ.host,
+    },
     { name: 'total', of: (p: NetworkSweepPoint) => p.energyJ.total },
   ];
-  const values = points.flatMap((p) => parts.map((c) => ({ scale: p.scale.toFixed(3).replace(/\.?0+$/, ''), part: c.name, deltaJ: c.of(p) - c.of(ref) })));
+  const values = points.flatMap((p) =>
+    parts.map((c) => ({ scale: p.scale.toFixed(3).replace(/\.?0+$/, ''), part: c.name, deltaJ: c.of(p) - c.of(ref) })),
+  );
   const colours = ['#f58518', '#ffbf79', '#e45756', '#ff9d98'].slice(0, dims);
   // 10 % headroom beyond the tallest bar either way.
   const lo = Math.min(0, ...values.map((v) => v.deltaJ));
@@ -106,11 +131,31 @@ export function networkSweepChangeSpec(points: readonly NetworkSweepPoint[], opt
     data: { values },
     mark: { type: 'bar' },
     encoding: {
-      x: { field: 'scale', type: 'ordinal', title: `dimension ${options.dimension} frequency scale (× nominal)`, sort: null, axis: { labelAngle: 0 } },
+      x: {
+        field: 'scale',
+        type: 'ordinal',
+        title: `dimension ${options.dimension} frequency scale (× nominal)`,
+        sort: null,
+        axis: { labelAngle: 0 },
+      },
       xOffset: { field: 'part', type: 'nominal', sort: parts.map((c) => c.name) },
-      y: { field: 'deltaJ', type: 'quantitative', title: `ΔE vs s = ${ref.scale} (J, estimated)`, scale: { domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0], nice: false } },
-      color: { field: 'part', type: 'nominal', title: 'component', scale: { domain: parts.map((c) => c.name), range: [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'] } },
-      tooltip: [{ field: 'scale', type: 'nominal', title: 'scale' }, { field: 'part', type: 'nominal' }, { field: 'deltaJ', type: 'quantitative', title: 'ΔE (J)', format: '.4~s' }],
+      y: {
+        field: 'deltaJ',
+        type: 'quantitative',
+        title: `ΔE vs s = ${ref.scale} (J, estimated)`,
+        scale: { domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0], nice: false },
+      },
+      color: {
+        field: 'part',
+        type: 'nominal',
+        title: 'component',
+        scale: { domain: parts.map((c) => c.name), range: [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'] },
+      },
+      tooltip: [
+        { field: 'scale', type: 'nominal', title: 'scale' },
+        { field: 'part', type: 'nominal' },
+        { field: 'deltaJ', type: 'quantitative', title: 'ΔE (J)', format: '.4~s' },
+      ],
     },
   } as TopLevelSpec;
 }

@@ -25,7 +25,12 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
   const notes = values.filter((p) => p.note !== '').sort((a, b) => a.timeS - b.timeS);
   // Padding (px) keeps the notes above and below the outer points inside the plot, clear of the axis labels.
   const x = { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', scale: { zero: false, padding: 16 } };
-  const y = { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', scale: { zero: false, padding: 24 } };
+  const y = {
+    field: 'energyJ',
+    type: 'quantitative',
+    title: 'energy (J, estimated)',
+    scale: { zero: false, padding: 24 },
+  };
   const noteLayer = (name: string, data: typeof values, dy: number) => ({
     name,
     data: { values: data },
@@ -63,8 +68,16 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
         },
       },
       // Notes alternate above and below their points so neighbouring notes do not overprint.
-      noteLayer('pareto_notes_above', notes.filter((_, i) => i % 2 === 0), -8),
-      noteLayer('pareto_notes_below', notes.filter((_, i) => i % 2 === 1), 12),
+      noteLayer(
+        'pareto_notes_above',
+        notes.filter((_, i) => i % 2 === 0),
+        -8,
+      ),
+      noteLayer(
+        'pareto_notes_below',
+        notes.filter((_, i) => i % 2 === 1),
+        12,
+      ),
     ],
   } as TopLevelSpec;
 }

@@ -57,6 +57,8 @@ export async function renderPlot(spec: TopLevelSpec): Promise<RenderedPlot> {
     debug: quiet,
   };
   const [{ parse, View }, { compile }] = await Promise.all([import('vega'), import('vega-lite')]);
+  // vega-lite's logger type is vega-util's LoggerInterface; this one has every method it calls.
+  // biome-ignore lint/suspicious/noExplicitAny: the interface is not exported by vega-lite's typings
   const vgSpec = compile(spec, { logger: logger as any }).spec as Spec;
   const view = new View(parse(vgSpec), { renderer: 'none' });
   try {

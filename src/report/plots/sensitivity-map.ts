@@ -10,14 +10,26 @@ import { signedFixed } from '../tables.js';
 
 export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
   const values = m.rows.map((r) => ({
-    layout: r.layout, batch: r.globalBatchSequences, bandwidth: r.scaleOutBandwidthGBps,
-    dE: r.energyChangePct, dT: r.timeChangePct, best: r.bestScale,
+    layout: r.layout,
+    batch: r.globalBatchSequences,
+    bandwidth: r.scaleOutBandwidthGBps,
+    dE: r.energyChangePct,
+    dT: r.timeChangePct,
+    best: r.bestScale,
     label: `${signedFixed(2, '')(r.energyChangePct)}${r.realBatchPoint ? ' ★' : ''}`,
-    beyond: Math.abs(r.energyChangePct) > m.thresholdPct, real: r.realBatchPoint,
-    network: r.networkEnergySharePct, hidden: r.hiddenCommunicationSharePct, idle: r.idleEnergySharePct,
+    beyond: Math.abs(r.energyChangePct) > m.thresholdPct,
+    real: r.realBatchPoint,
+    network: r.networkEnergySharePct,
+    hidden: r.hiddenCommunicationSharePct,
+    idle: r.idleEnergySharePct,
   }));
   const span = Math.max(m.thresholdPct, ...values.map((v) => Math.abs(v.dE)));
-  const x = { field: 'bandwidth', type: 'ordinal', title: 'scale-out link bandwidth at s = 1 (GB/s)', sort: m.scaleOutBandwidthsGBps } as const;
+  const x = {
+    field: 'bandwidth',
+    type: 'ordinal',
+    title: 'scale-out link bandwidth at s = 1 (GB/s)',
+    sort: m.scaleOutBandwidthsGBps,
+  } as const;
   const y = { field: 'batch', type: 'ordinal', title: 'global batch (sequences)', sort: m.batchesSequences } as const;
   return {
     title: `Best scale-out DVFS setting: ΔE % against s = 1 (estimated; bold: beyond ±${m.thresholdPct} %, ★ real batch)`,
@@ -34,15 +46,25 @@ export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
           mark: { type: 'rect' },
           encoding: {
             color: {
-              field: 'dE', type: 'quantitative', title: 'ΔE (%)',
+              field: 'dE',
+              type: 'quantitative',
+              title: 'ΔE (%)',
               scale: { scheme: 'blueorange', domain: [-span, span], domainMid: 0 },
             },
             tooltip: [
-              { field: 'layout', type: 'nominal' }, { field: 'batch', type: 'ordinal', title: 'global batch (sequences)' },
-              { field: 'bandwidth', type: 'ordinal', title: 'scale-out bandwidth (GB/s)' }, { field: 'best', type: 'quantitative', title: 'best scale s' },
-              { field: 'dE', type: 'quantitative', title: 'ΔE (%)', format: '.2f' }, { field: 'dT', type: 'quantitative', title: 'ΔT (%)', format: '.2f' },
+              { field: 'layout', type: 'nominal' },
+              { field: 'batch', type: 'ordinal', title: 'global batch (sequences)' },
+              { field: 'bandwidth', type: 'ordinal', title: 'scale-out bandwidth (GB/s)' },
+              { field: 'best', type: 'quantitative', title: 'best scale s' },
+              { field: 'dE', type: 'quantitative', title: 'ΔE (%)', format: '.2f' },
+              { field: 'dT', type: 'quantitative', title: 'ΔT (%)', format: '.2f' },
               { field: 'network', type: 'quantitative', title: 'direct network energy (% of total)', format: '.2f' },
-              { field: 'hidden', type: 'quantitative', title: 'communication hidden (% of communication time)', format: '.1f' },
+              {
+                field: 'hidden',
+                type: 'quantitative',
+                title: 'communication hidden (% of communication time)',
+                format: '.1f',
+              },
               { field: 'idle', type: 'quantitative', title: 'idle energy (% of total)', format: '.2f' },
             ],
           },
