@@ -5,7 +5,8 @@
 import { parseRange } from '../engines/studies/index.js';
 import { excerpt, InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
-import type { OptionSpec } from './command.js';
+import type { CommandIO, OptionSpec } from './command.js';
+import { toJson } from '../core/json.js';
 
 type Opts = Record<string, unknown>;
 
@@ -110,4 +111,19 @@ export function tableLayout(opts: Opts): TableOptions {
 /** Rows as an aligned table (fitted to 100 columns unless --wide), or as CSV with `--csv`. */
 export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly (readonly Cell[])[]): string {
   return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows, tableLayout(opts));
+}
+
+/** How a result prints: its table (for --csv) and its text; --json prints the result itself. */
+export interface ResultViews {
+  table: () => { columns: readonly Column[]; rows: readonly (readonly Cell[])[] };
+  text: () => string;
+}
+
+/** The one place a command's result becomes output: --json (the result), --csv (its table) or text. */
+export function emit(io: CommandIO, opts: Opts, result: unknown, views: ResultViews): void {
+  if (opts.json) io.out(`${toJson(result)}\n`);
+  else if (opts.csv) {
+    const t = views.table();
+    io.out(rowsText(opts, t.columns, t.rows));
+  } else io.out(views.text());
 }

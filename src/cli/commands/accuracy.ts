@@ -1,4 +1,3 @@
-import { toJson } from '../../core/json.js';
 import {
   accuracy,
   calibrationOnlyAccuracy,
@@ -15,7 +14,7 @@ import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatTable, wrapText, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandIO, CommandSpec } from '../command.js';
-import { choice, rowsText, tableLayout, tableOptions } from '../io.js';
+import { choice, emit, tableLayout, tableOptions } from '../io.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
 import { parseClockList } from './predict.js';
 import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
@@ -279,9 +278,5 @@ function print(
   table: () => { columns: Column[]; rows: Cell[][] },
   text: () => string,
 ): void {
-  if (opts.json) io.out(`${toJson(result)}\n`);
-  else if (opts.csv) {
-    const t = table();
-    io.out(rowsText(opts, t.columns, t.rows));
-  } else io.out(text());
+  emit(io, opts, result, { table: () => table(), text: () => text() });
 }

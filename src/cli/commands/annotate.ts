@@ -1,5 +1,3 @@
-/** `tracewatt annotate`: per-node utilization, duration and energy at target SM clocks, written into the trace. */
-import { toJson } from '../../core/json.js';
 import { annotateTrace, type AnnotateResult, type RooflinePrecision } from '../../engines/annotate/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
 import { InputError } from '../../errors.js';
@@ -8,7 +6,7 @@ import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
 import { progressBar } from '../progress.js';
-import { choice, int, num, numberList, rowsText, str, tableLayout, tableOptions } from '../io.js';
+import { choice, emit, int, num, numberList, str, tableLayout, tableOptions } from '../io.js';
 import { PROFILE_OPTIONS, profileReadOptions } from './profile-options.js';
 
 const pct = (x: number | null) => (x === null ? null : 100 * x);
@@ -275,11 +273,7 @@ export const annotateCommand: CommandSpec = {
     } finally {
       if (started) bar?.stop();
     }
-    if (opts.json) io.out(`${toJson(result)}\n`);
-    else if (opts.csv) {
-      const t = rankRows(result, true);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(summary(result, tableLayout(opts)));
+    emit(io, opts, result, { table: () => rankRows(result, true), text: () => summary(result, tableLayout(opts)) });
     for (const p of result.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
     for (const n of result.notes) io.err(`note: ${n}\n`);
     for (const d of result.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);

@@ -1,8 +1,7 @@
 /** `tracewatt energy --astra-sim-log`: replay's energy breakdown with the times ASTRA-sim printed for the run. */
 import { energyFromAstraSimLog } from '../../engines/astra-sim/index.js';
 import type { CommandSpec } from '../command.js';
-import { int, str } from '../io.js';
-import { printReplayResult, replayCommand } from './replay.js';
+import { printReplayResult, replayCommand, replayConfigOptions } from './replay.js';
 
 export const energyCommand: CommandSpec = {
   name: 'energy',
@@ -32,12 +31,7 @@ export const energyCommand: CommandSpec = {
       trace: args[0],
       system: String(opts.system),
       network: String(opts.network),
-      memory: str(opts, 'memory'),
-      commGroup: str(opts, 'commGroup'),
-      power: str(opts, 'power'),
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      windowNodes: int(opts, 'window'),
-      label: str(opts, 'label'),
+      ...replayConfigOptions(opts),
     });
     printReplayResult(res, opts, io);
     return 0;

@@ -1,10 +1,8 @@
-/** `tracewatt fit network`: a network.yml whose bandwidth and latency per dimension fit an imported run's measured collectives. */
-import { toJson } from '../../core/json.js';
 import { fitNetwork } from '../../engines/netfit/index.js';
 import { writeFileAtomic } from '../../formats/output.js';
 import { networkFitKindRows, networkFitText, networkFitYaml } from '../../report/netfit-text.js';
 import type { CommandSpec } from '../command.js';
-import { numberList, rowsText, str, tableLayout, tableOptions } from '../io.js';
+import { emit, numberList, str, tableLayout, tableOptions } from '../io.js';
 
 export const fitNetworkCommand: CommandSpec = {
   name: 'fit network',
@@ -64,11 +62,12 @@ export const fitNetworkCommand: CommandSpec = {
       keepBandwidth: numberList(opts, 'keepBandwidth', 'dimension'),
     });
     await writeFileAtomic(out, networkFitYaml(r));
-    if (opts.json) io.out(`${toJson({ ...r, out })}\n`);
-    else if (opts.csv) {
-      const t = networkFitKindRows(r);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(`${networkFitText(r, tableLayout(opts))}wrote ${out}\n`);
+    emit(
+      io,
+      opts,
+      { ...r, out },
+      { table: () => networkFitKindRows(r), text: () => `${networkFitText(r, tableLayout(opts))}wrote ${out}\n` },
+    );
     for (const d of r.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
     return 0;
   },

@@ -1,10 +1,8 @@
-/** `tracewatt import kineto`: Kineto (PyTorch profiler) traces alone, one per rank → Chakra `<out>.<rank>.et`. */
-import { toJson } from '../../core/json.js';
 import { importKineto, type KinetoImportResult } from '../../engines/import/kineto.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { wrapText, type Cell, type Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText, str, tableLayout, tableOptions } from '../io.js';
+import { emit, rowsText, str, tableLayout, tableOptions } from '../io.js';
 
 /** One row per rank: what was read, what was written, the measured iteration. */
 function rankRows(r: KinetoImportResult): { columns: Column[]; rows: Cell[][] } {
@@ -159,11 +157,7 @@ export const importKinetoCommand: CommandSpec = {
     } catch (e) {
       throw outputErrorUnder(String(opts.out), e);
     }
-    if (opts.json) io.out(`${toJson(r)}\n`);
-    else if (opts.csv) {
-      const t = rankRows(r);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(summary(r, opts));
+    emit(io, opts, r, { table: () => rankRows(r), text: () => summary(r, opts) });
     return 0;
   },
 };

@@ -1,11 +1,9 @@
-/** `tracewatt import pytorch`: PyTorch execution trace + Kineto trace per rank → Chakra `<out>.<rank>.et`. */
-import { toJson } from '../../core/json.js';
 import { importPytorch, type ImportPair, type ImportResult } from '../../engines/import/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import type { Cell, Column } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText, str, tableOptions } from '../io.js';
+import { emit, rowsText, str, tableOptions } from '../io.js';
 
 const list = (v: unknown) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map(String));
 
@@ -151,11 +149,7 @@ export const importPytorchCommand: CommandSpec = {
     } catch (e) {
       throw outputErrorUnder(String(opts.out), e);
     }
-    if (opts.json) io.out(`${toJson(r)}\n`);
-    else if (opts.csv) {
-      const t = rankRows(r);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(summary(r, opts));
+    emit(io, opts, r, { table: () => rankRows(r), text: () => summary(r, opts) });
     return 0;
   },
 };

@@ -1,8 +1,7 @@
-import { toJson } from '../../core/json.js';
 import { inspectTrace, type Inspection } from '../../engines/trace/inspect.js';
 import { formatTable, grouped, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandSpec } from '../command.js';
-import { rowsText, tableLayout, tableOptions } from '../io.js';
+import { emit, tableLayout, tableOptions } from '../io.js';
 
 /** One row per rank and a total row. */
 function rankTable(r: Inspection): { columns: Column[]; rows: Cell[][] } {
@@ -76,11 +75,7 @@ export const inspectCommand: CommandSpec = {
   example: 'tracewatt inspect traces/astra-sim/all_reduce/8npus_1MB/all_reduce',
   async run([target], opts, io) {
     const r = await inspectTrace(target);
-    if (opts.json) io.out(`${toJson(r)}\n`);
-    else if (opts.csv) {
-      const t = rankTable(r);
-      io.out(rowsText(opts, t.columns, t.rows));
-    } else io.out(render(r, tableLayout(opts)));
+    emit(io, opts, r, { table: () => rankTable(r), text: () => render(r, tableLayout(opts)) });
     return 0;
   },
 };

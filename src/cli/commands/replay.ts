@@ -14,7 +14,7 @@ import { asMeasuredRows, asMeasuredText, measuredBesideRows, START_OFFSET_NOTE }
 import { formatTable, wrapText } from '../../report/tables.js';
 import { replayRanks, replayText } from '../../report/text.js';
 import type { CommandIO, CommandSpec } from '../command.js';
-import { int, rowsText, str, tableLayout, tableOptions } from '../io.js';
+import { emit, int, rowsText, str, tableLayout, tableOptions } from '../io.js';
 
 export const replayCommand: CommandSpec = {
   name: 'replay',
@@ -96,11 +96,7 @@ export const replayCommand: CommandSpec = {
         powerLog: str(opts, 'powerLog'),
         label: str(opts, 'label'),
       });
-      if (opts.json) io.out(`${toJson(res)}\n`);
-      else if (opts.csv) {
-        const t = asMeasuredRows(res);
-        io.out(rowsText(opts, t.columns, t.rows));
-      } else io.out(asMeasuredText(res, tableLayout(opts)));
+      emit(io, opts, res, { table: () => asMeasuredRows(res), text: () => asMeasuredText(res, tableLayout(opts)) });
       for (const d of res.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
       return 0;
     }
@@ -114,12 +110,7 @@ export const replayCommand: CommandSpec = {
       trace: args[0]!,
       system: str(opts, 'system'),
       network: String(opts.network),
-      memory: str(opts, 'memory'),
-      commGroup: str(opts, 'commGroup'),
-      power: str(opts, 'power'),
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      windowNodes: int(opts, 'window'),
-      label: str(opts, 'label'),
+      ...replayConfigOptions(opts),
       timeline: str(opts, 'timeline'),
       startAsMeasured: !opts.startTogether,
     });
@@ -133,6 +124,18 @@ export const replayCommand: CommandSpec = {
  * A replay result as JSON, CSV rows or the text tables, and its diagnostics as warnings (replay, energy). With the
  * measured iterations of an imported trace, they are set beside the modelled finish (JSON: ranks[].measuredIterationNs).
  */
+/** The options replay and energy share past the trace, system and network: configs, units, window, label. */
+export function replayConfigOptions(opts: Record<string, unknown>) {
+  return {
+    memory: str(opts, 'memory'),
+    commGroup: str(opts, 'commGroup'),
+    power: str(opts, 'power'),
+    bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
+    windowNodes: int(opts, 'window'),
+    label: str(opts, 'label'),
+  };
+}
+
 export function printReplayResult(
   res: ReplayResult,
   opts: Record<string, unknown>,

@@ -27,7 +27,7 @@ import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
 import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
-import { int, rangeList, rowsText, num, str, tableLayout, tableOptions } from '../io.js';
+import { emit, int, num, rangeList, str, tableLayout, tableOptions } from '../io.js';
 
 /** Progress on a terminal's stderr. */
 export function progress(io: CommandIO, what: string) {
@@ -62,11 +62,10 @@ export async function printSweepRecord(
   const out = str(opts, 'out');
   if (out) await writeFileAtomic(out, `${toJson(record)}\n`);
   const network = record.kind === 'network-sweep';
-  if (opts.json) io.out(`${toJson(record)}\n`);
-  else if (opts.csv) {
-    const t = network ? networkSweepRows(record) : gpuSweepRows(record);
-    io.out(rowsText(opts, t.columns, t.rows));
-  } else io.out(network ? networkSweepText(record, tableLayout(opts)) : gpuSweepText(record, tableLayout(opts)));
+  emit(io, opts, record, {
+    table: () => (network ? networkSweepRows(record) : gpuSweepRows(record)),
+    text: () => (network ? networkSweepText(record, tableLayout(opts)) : gpuSweepText(record, tableLayout(opts))),
+  });
 }
 
 /** Writes a shard's partial result (to --out, or stdout). */
