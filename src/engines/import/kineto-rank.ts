@@ -79,12 +79,11 @@ export function* rankNodes(r: KinetoRank): Generator<ChakraNode> {
 
 const STEP = /^ProfilerStep#\d+$/;
 
-const idAttr = (name: string, v: number | bigint | string | null): Attribute[] =>
-  v === null
-    ? []
-    : typeof v === 'string'
-      ? [makeAttr(name, 'string_val', v)]
-      : [makeAttr(name, 'int64_val', BigInt(v))];
+/** Appends an id attribute (none for a null id). */
+function pushIdAttr(attrs: Attribute[], name: string, v: number | bigint | string | null): void {
+  if (v === null) return;
+  attrs.push(typeof v === 'string' ? makeAttr(name, 'string_val', v) : makeAttr(name, 'int64_val', BigInt(v)));
+}
 
 /** Host ops of one thread nested by time: each op's enclosing op (position in `ops`, -1 none) and exclusive time. */
 interface Nesting {
@@ -342,11 +341,9 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     let node: ChakraNode;
     const ctrlDeps = ctrl[i]! >= 0 ? [BigInt(ctrl[i]!)] : [];
     if (op) {
-      attrs.push(
-        makeAttr('is_cpu_op', 'bool_val', true),
-        ...idAttr('tid', op.tid),
-        ...idAttr('rf_id', op.recordFunctionId),
-      );
+      attrs.push(makeAttr('is_cpu_op', 'bool_val', true));
+      pushIdAttr(attrs, 'tid', op.tid);
+      pushIdAttr(attrs, 'rf_id', op.recordFunctionId);
       node = {
         id: BigInt(i),
         name: op.name,
@@ -361,12 +358,11 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       };
     } else {
       const ev = gpuOf(i)!;
-      attrs.push(
-        makeAttr('is_cpu_op', 'bool_val', false),
-        ...idAttr('stream', ev.stream),
-        ...idAttr('correlation', ev.correlation),
-        ...(comm.get(i) ?? []),
-      );
+      attrs.push(makeAttr('is_cpu_op', 'bool_val', false));
+      pushIdAttr(attrs, 'stream', ev.stream);
+      pushIdAttr(attrs, 'correlation', ev.correlation);
+      const commAttrs = comm.get(i);
+      if (commAttrs) for (const a of commAttrs) attrs.push(a);
       if ((ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0)
         attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
       node = {
@@ -382,7 +378,7 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
         attrs,
       };
     }
-    attrs.push(...measuredAttrs(timed.result, i));
+    for (const a of measuredAttrs(timed.result, i)) attrs.push(a);
     return node;
   };
   return { metadata, size: size + 1, nodeAt, collectives, stats, measured, diagnostics, notes };

@@ -102,6 +102,20 @@ export class ByteSink {
     this.ensure(s.length * 3 + 5);
     if (s.length < 128) {
       const lenPos = this.pos++;
+      // Short ASCII strings (nearly all names) byte by byte: cheaper than a call into Buffer.write.
+      const b = this.buf;
+      let p = this.pos;
+      let k = 0;
+      for (; k < s.length; k++) {
+        const c = s.charCodeAt(k);
+        if (c >= 0x80) break;
+        b[p++] = c;
+      }
+      if (k === s.length) {
+        b[lenPos] = k;
+        this.pos = p;
+        return;
+      }
       const n = this.buf.write(s, this.pos, 'utf8');
       if (n < 128) {
         this.buf[lenPos] = n;
