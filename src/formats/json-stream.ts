@@ -131,7 +131,12 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
           }
           continue;
         }
-        const c = chunk[i]!;
+        let c = chunk[i]!;
+        if (depth > 0) {
+          // Inside the value's brackets only quotes and brackets matter: skip numbers, ':' and ',' in one loop.
+          while (c !== QUOTE && c !== 0x7b && c !== 0x5b && c !== 0x7d && c !== 0x5d && ++i < n) c = chunk[i]!;
+          if (i === n) continue;
+        }
         if (c === QUOTE) {
           inString = true;
           i++;
