@@ -171,13 +171,23 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   // GPU events of the window and the op that launched each (position in ops, -1: none).
   const gpu: KinetoGpuEvent[] = [];
   const gpuHost: number[] = [];
+  // The thread's ops of the launching call, the last one looked up kept (launches come from few threads).
+  let lastTid: number | string | undefined;
+  let lastList: number[] | undefined;
+  const opsOfThread = (tid: number | string) => {
+    if (tid !== lastTid) {
+      lastTid = tid;
+      lastList = nesting.byThread.get(String(tid));
+    }
+    return lastList;
+  };
   for (const ev of trace.gpu) {
     const launch = ev.correlation !== null ? trace.launches.get(ev.correlation) : undefined;
     const launchedIn = launch !== undefined && launch.tsNs >= w0 && launch.tsNs < w1;
     if (!launchedIn && !(ev.tsNs >= w0 && ev.tsNs < w1 && (!launch || launch.tsNs < w0))) continue;
     let host = -1;
     if (launchedIn) {
-      const list = nesting.byThread.get(String(launch.tid));
+      const list = opsOfThread(launch.tid);
       host = list ? opAt(ops, nesting, list, launch.tsNs, launch.durNs).op : -1;
       if (host < 0) stats.launchedOutsideOps++;
     } else stats.carriedOver++;
@@ -275,15 +285,17 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     }
     chains.push(chain);
   }
-  const lastInStream = new Map<string, number>();
+  // The last node of each stream, by device then stream.
+  const lastInStream = new Map<number | null, Map<number | null, number>>();
   const byStart = gpu.map((_, k) => k).sort((a, b) => gpu[a]!.tsNs - gpu[b]!.tsNs || gpu[a]!.index - gpu[b]!.index);
   for (const k of byStart) {
     const i = nodeOfGpu[k]!;
     if (gpuHost[k]! >= 0) ctrl[i] = nodeOfOp[gpuHost[k]!]!;
-    const key = `${gpu[k]!.device}:${gpu[k]!.stream}`;
-    const prev = lastInStream.get(key);
+    let streams = lastInStream.get(gpu[k]!.device);
+    if (!streams) lastInStream.set(gpu[k]!.device, (streams = new Map()));
+    const prev = streams.get(gpu[k]!.stream);
     if (prev !== undefined) data[i]!.push(prev);
-    lastInStream.set(key, i);
+    streams.set(gpu[k]!.stream, i);
   }
 
   const timed = measureRank(trace, window, {
