@@ -4,7 +4,8 @@
 // baseline), the profile reader (GPU events only), the full reader import uses (host ops, runtime calls too), and
 // `import kineto` whole (read, convert, write the Chakra trace; issue 25's target: ≤ 5 s, ≤ 400 MiB for 100 MB).
 // Prints wall time, CPU time (the process, all threads: under load the fairer figure), MB/s and peak RSS of each
-// (node scripts/bench-kineto.mjs [--mb 100] [--phases json-parse-baseline,profile,full,import]).
+// (node scripts/bench-kineto.mjs [--mb 100] [--phases json-parse-baseline,profile,full,import] [--keep]; --keep leaves
+// the generated trace and the imported output in place, for profiling and for comparing outputs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -106,6 +107,7 @@ else {
       );
     }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    if (process.argv.includes('--keep')) console.log(`kept: ${big} (import output: ${path.join(tmp, 'out')})`);
+    else rmSync(tmp, { recursive: true, force: true });
   }
 }

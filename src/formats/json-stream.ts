@@ -71,8 +71,11 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
   const fail = (offset: number, what: string): never => {
     throw new FormatError(file, `byte ${offset}`, what);
   };
-  const text = () => {
-    const s = parts.length === 1 ? parts[0]!.toString('utf8') : Buffer.concat(parts).toString('utf8');
+  // The collected text ending at chunk[to]: straight from the chunk when it began there (most do), without a view.
+  const textTo = (chunk: Buffer, from: number, to: number) => {
+    if (parts.length === 0) return chunk.toString('utf8', from, to);
+    parts.push(chunk.subarray(from, to));
+    const s = Buffer.concat(parts).toString('utf8');
     parts = [];
     return s;
   };
@@ -113,22 +116,27 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
           i = q + 1;
           inString = false;
           if (collectingKey) {
-            parts.push(chunk.subarray(from, i));
+            const t = textTo(chunk, from, i);
             from = -1;
             collecting = false;
             collectingKey = false;
-            const k = JSON.parse(text()) as string;
+            const k = JSON.parse(t) as string;
             key = k;
             state = At.Colon;
           } else if (depth === 0) {
-            parts.push(chunk.subarray(from, i));
+            const t = textTo(chunk, from, i);
             from = -1;
             collecting = false;
-            batch.push(emit());
+            batch.push(emit(t));
           }
           continue;
         }
-        const c = chunk[i]!;
+        let c = chunk[i]!;
+        if (depth > 0) {
+          // Inside the value's brackets only quotes and brackets matter: skip numbers, ':' and ',' in one loop.
+          while (c !== QUOTE && c !== 0x7b && c !== 0x5b && c !== 0x7d && c !== 0x5d && ++i < n) c = chunk[i]!;
+          if (i === n) continue;
+        }
         if (c === QUOTE) {
           inString = true;
           i++;
@@ -142,27 +150,27 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
         if (c === 0x7d || c === 0x5d) {
           if (depth === 0) {
             // The end of a scalar, closed by its container.
-            parts.push(chunk.subarray(from, i));
+            const t = textTo(chunk, from, i);
             from = -1;
             collecting = false;
-            batch.push(emit());
+            batch.push(emit(t));
             continue; // the bracket is read by the outer state
           }
           depth--;
           i++;
           if (depth === 0) {
-            parts.push(chunk.subarray(from, i));
+            const t = textTo(chunk, from, i);
             from = -1;
             collecting = false;
-            batch.push(emit());
+            batch.push(emit(t));
           }
           continue;
         }
         if (depth === 0 && (c === 0x2c || isSpace(c))) {
-          parts.push(chunk.subarray(from, i));
+          const t = textTo(chunk, from, i);
           from = -1;
           collecting = false;
-          batch.push(emit());
+          batch.push(emit(t));
           continue;
         }
         i++;
@@ -260,8 +268,7 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
     parts = [];
   }
 
-  function emit(): JsonPiece {
-    const t = text();
+  function emit(t: string): JsonPiece {
     if (state === At.ArrayOpen) {
       state = At.ArrayAfter;
       return { kind: 'element', key, index: index++, text: t, offset: startOffset };

@@ -73,6 +73,18 @@ function lowerBound(n: number, key: (k: number) => number, x: number): number {
   return lo;
 }
 
+/** Two lists each sorted by `before` (a total order), merged. */
+function mergeSorted(a: Int32Array, b: Int32Array, before: (x: number, y: number) => number): Int32Array {
+  const out = new Int32Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = before(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
 export class HostTime {
   /** Span indices by start (outer first), all threads. */
   private readonly byStart: Int32Array;
@@ -111,7 +123,8 @@ export class HostTime {
       for (let k = 1; k < l.length; k++) if (before(l[k - 1]!, l[k]!) > 0) return Int32Array.from(l.sort(before));
       return Int32Array.from(l);
     });
-    this.byStart = this.own.length === 1 ? this.own[0]! : Int32Array.from(this.own.flatMap((l) => [...l]).sort(before));
+    // All threads by start: the threads' sorted lists merged (the order is total, so as a sort of them all would give).
+    this.byStart = this.own.reduce((a, b) => mergeSorted(a, b, before), new Int32Array(0));
     // Nesting per thread: the enclosing span is the innermost still open.
     const parent = new Int32Array(n).fill(-1);
     const count = new Int32Array(n + 1);
@@ -163,8 +176,15 @@ export class HostTime {
   /** Whether [a, b) meets a merged span of another thread than span i's. */
   private touchesForeign(i: number, a: number, b: number): boolean {
     const f = this.foreign[this.thread[i]!]!;
-    const k = lowerBound(f.length / 2, (m) => f[2 * m + 1]!, a + 1);
-    return k < f.length / 2 && f[2 * k]! < b;
+    // lowerBound over the spans' ends, inlined (called for every span).
+    let lo = 0;
+    let hi = f.length / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (f[2 * mid + 1]! < a + 1) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < f.length / 2 && f[2 * lo]! < b;
   }
 
   /** Span i's overlap with other threads' ops inside its span, and the thread wait it ends in. */

@@ -79,12 +79,11 @@ export function* rankNodes(r: KinetoRank): Generator<ChakraNode> {
 
 const STEP = /^ProfilerStep#\d+$/;
 
-const idAttr = (name: string, v: number | bigint | string | null): Attribute[] =>
-  v === null
-    ? []
-    : typeof v === 'string'
-      ? [makeAttr(name, 'string_val', v)]
-      : [makeAttr(name, 'int64_val', BigInt(v))];
+/** Appends an id attribute (none for a null id). */
+function pushIdAttr(attrs: Attribute[], name: string, v: number | bigint | string | null): void {
+  if (v === null) return;
+  attrs.push(typeof v === 'string' ? makeAttr(name, 'string_val', v) : makeAttr(name, 'int64_val', BigInt(v)));
+}
 
 /** Host ops of one thread nested by time: each op's enclosing op (position in `ops`, -1 none) and exclusive time. */
 interface Nesting {
@@ -172,13 +171,23 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   // GPU events of the window and the op that launched each (position in ops, -1: none).
   const gpu: KinetoGpuEvent[] = [];
   const gpuHost: number[] = [];
+  // The thread's ops of the launching call, the last one looked up kept (launches come from few threads).
+  let lastTid: number | string | undefined;
+  let lastList: number[] | undefined;
+  const opsOfThread = (tid: number | string) => {
+    if (tid !== lastTid) {
+      lastTid = tid;
+      lastList = nesting.byThread.get(String(tid));
+    }
+    return lastList;
+  };
   for (const ev of trace.gpu) {
     const launch = ev.correlation !== null ? trace.launches.get(ev.correlation) : undefined;
     const launchedIn = launch !== undefined && launch.tsNs >= w0 && launch.tsNs < w1;
     if (!launchedIn && !(ev.tsNs >= w0 && ev.tsNs < w1 && (!launch || launch.tsNs < w0))) continue;
     let host = -1;
     if (launchedIn) {
-      const list = nesting.byThread.get(String(launch.tid));
+      const list = opsOfThread(launch.tid);
       host = list ? opAt(ops, nesting, list, launch.tsNs, launch.durNs).op : -1;
       if (host < 0) stats.launchedOutsideOps++;
     } else stats.carriedOver++;
@@ -276,15 +285,17 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     }
     chains.push(chain);
   }
-  const lastInStream = new Map<string, number>();
+  // The last node of each stream, by device then stream.
+  const lastInStream = new Map<number | null, Map<number | null, number>>();
   const byStart = gpu.map((_, k) => k).sort((a, b) => gpu[a]!.tsNs - gpu[b]!.tsNs || gpu[a]!.index - gpu[b]!.index);
   for (const k of byStart) {
     const i = nodeOfGpu[k]!;
     if (gpuHost[k]! >= 0) ctrl[i] = nodeOfOp[gpuHost[k]!]!;
-    const key = `${gpu[k]!.device}:${gpu[k]!.stream}`;
-    const prev = lastInStream.get(key);
+    let streams = lastInStream.get(gpu[k]!.device);
+    if (!streams) lastInStream.set(gpu[k]!.device, (streams = new Map()));
+    const prev = streams.get(gpu[k]!.stream);
     if (prev !== undefined) data[i]!.push(prev);
-    lastInStream.set(key, i);
+    streams.set(gpu[k]!.stream, i);
   }
 
   const timed = measureRank(trace, window, {
@@ -342,11 +353,9 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     let node: ChakraNode;
     const ctrlDeps = ctrl[i]! >= 0 ? [BigInt(ctrl[i]!)] : [];
     if (op) {
-      attrs.push(
-        makeAttr('is_cpu_op', 'bool_val', true),
-        ...idAttr('tid', op.tid),
-        ...idAttr('rf_id', op.recordFunctionId),
-      );
+      attrs.push(makeAttr('is_cpu_op', 'bool_val', true));
+      pushIdAttr(attrs, 'tid', op.tid);
+      pushIdAttr(attrs, 'rf_id', op.recordFunctionId);
       node = {
         id: BigInt(i),
         name: op.name,
@@ -361,12 +370,11 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       };
     } else {
       const ev = gpuOf(i)!;
-      attrs.push(
-        makeAttr('is_cpu_op', 'bool_val', false),
-        ...idAttr('stream', ev.stream),
-        ...idAttr('correlation', ev.correlation),
-        ...(comm.get(i) ?? []),
-      );
+      attrs.push(makeAttr('is_cpu_op', 'bool_val', false));
+      pushIdAttr(attrs, 'stream', ev.stream);
+      pushIdAttr(attrs, 'correlation', ev.correlation);
+      const commAttrs = comm.get(i);
+      if (commAttrs) for (const a of commAttrs) attrs.push(a);
       if ((ev.kind === 'memcpy' || ev.kind === 'memset') && ev.bytes !== null && ev.bytes >= 0)
         attrs.push(makeAttr('tensor_size', 'uint64_val', BigInt(Math.round(ev.bytes))));
       node = {
@@ -382,7 +390,7 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
         attrs,
       };
     }
-    attrs.push(...measuredAttrs(timed.result, i));
+    for (const a of measuredAttrs(timed.result, i)) attrs.push(a);
     return node;
   };
   return { metadata, size: size + 1, nodeAt, collectives, stats, measured, diagnostics, notes };

@@ -133,8 +133,12 @@ export function boolListOfAttribute(a: Attribute, owner: AttributeOwner, diag?: 
 export function makeAttr(name: string, kind: AttrKind, value: AttrValue): Attribute {
   const member = ATTR_MEMBER_BY_KIND.get(kind);
   if (!member) throw new TypeError(`unknown attribute kind ${kind}`);
-  const conv = (v: unknown) => (BIGINT_SCALARS.has(member.scalar) && typeof v === 'number' ? BigInt(v) : v);
-  const v = member.list ? (value as unknown[]).map(conv) : conv(value);
+  const toBig = BIGINT_SCALARS.has(member.scalar);
+  const v = member.list
+    ? (value as unknown[]).map((x) => (toBig && typeof x === 'number' ? BigInt(x) : x))
+    : toBig && typeof value === 'number'
+      ? BigInt(value)
+      : value;
   return { name, docString: '', kind, value: v as AttrValue };
 }
 

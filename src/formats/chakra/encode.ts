@@ -102,6 +102,20 @@ export class ByteSink {
     this.ensure(s.length * 3 + 5);
     if (s.length < 128) {
       const lenPos = this.pos++;
+      // Short ASCII strings (nearly all names) byte by byte: cheaper than a call into Buffer.write.
+      const b = this.buf;
+      let p = this.pos;
+      let k = 0;
+      for (; k < s.length; k++) {
+        const c = s.charCodeAt(k);
+        if (c >= 0x80) break;
+        b[p++] = c;
+      }
+      if (k === s.length) {
+        b[lenPos] = k;
+        this.pos = p;
+        return;
+      }
       const n = this.buf.write(s, this.pos, 'utf8');
       if (n < 128) {
         this.buf[lenPos] = n;
@@ -162,6 +176,14 @@ class UnknownCursor {
   }
 }
 
+/** A cursor over nothing: shared, since flushing it never moves it. */
+const NO_UNKNOWN = new UnknownCursor(undefined);
+
+/** The cursor over l's unknown fields (the shared empty one when there are none: one object less per message). */
+function unknownCursor(l: Lossless | undefined): UnknownCursor {
+  return l?.unknown ? new UnknownCursor(l.unknown) : NO_UNKNOWN;
+}
+
 function explicit(l: Lossless | undefined, field: number): boolean {
   return l?.explicitDefaults !== undefined && (l.explicitDefaults & (1 << field)) !== 0;
 }
@@ -201,7 +223,7 @@ function depsField(sink: ByteSink, field: number, deps: bigint[], l: Lossless | 
 
 export function encodeNode(sink: ByteSink, node: ChakraNode): void {
   const l = node.lossless;
-  const u = new UnknownCursor(l?.unknown);
+  const u = unknownCursor(l);
   uint64Field(sink, 1, node.id, l);
   u.flush(sink, 2);
   stringField(sink, 2, node.name, l);
@@ -246,7 +268,7 @@ function ioField(sink: ByteSink, field: number, io: IOInfo): void {
   }
   const at = sink.beginLength();
   const l = io.lossless;
-  const u = new UnknownCursor(l?.unknown);
+  const u = unknownCursor(l);
   stringField(sink, 1, io.values, l);
   u.flush(sink, 2);
   stringField(sink, 2, io.shapes, l);
@@ -258,7 +280,7 @@ function ioField(sink: ByteSink, field: number, io: IOInfo): void {
 
 export function encodeMetadata(sink: ByteSink, md: GlobalMetadata): void {
   const l = md.lossless;
-  const u = new UnknownCursor(l?.unknown);
+  const u = unknownCursor(l);
   stringField(sink, 1, md.version, l);
   u.flush(sink, 2);
   for (const a of md.attrs) {
@@ -272,7 +294,7 @@ export function encodeMetadata(sink: ByteSink, md: GlobalMetadata): void {
 
 export function encodeAttribute(sink: ByteSink, a: Attribute): void {
   const l = a.lossless;
-  const u = new UnknownCursor(l?.unknown);
+  const u = unknownCursor(l);
   stringField(sink, 1, a.name, l);
   u.flush(sink, 2);
   stringField(sink, 2, a.docString, l);

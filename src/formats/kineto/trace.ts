@@ -12,7 +12,7 @@
 import { excerpt, FormatError } from '../../errors.js';
 import { shortNumber } from '../astra/json-fields.js';
 import { CONFIG_LIMITS } from '../astra/parse.js';
-import { parseElement, readJsonPieceBatches } from '../json-stream.js';
+import { type JsonPiece, parseElement, readJsonPieceBatches } from '../json-stream.js';
 import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
 
 export type { CommArgs, EventId } from './args.js';
@@ -224,6 +224,24 @@ function distributedOf(file: string, v: Record<string, unknown>): NonNullable<Ki
   };
 }
 
+type ElementPiece = Extract<JsonPiece, { kind: 'element' }>;
+
+/** How an event is named in a message (built only when one is thrown). */
+function eventLabel(piece: ElementPiece, ev: Ev): string {
+  return `event ${piece.index} ("${excerpt(String(ev.name ?? ''))}")`;
+}
+
+/** A host event's process or thread: an integer, or a label string (Kineto writes both). */
+function threadOf(file: string, piece: ElementPiece, ev: Ev, key: 'pid' | 'tid'): number | string {
+  const v = ev[key];
+  if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'string') return v;
+  throw new FormatError(
+    file,
+    `byte ${piece.offset}`,
+    `${eventLabel(piece, ev)}: "${key}" must be an integer below 2^53 or a string, found ${v === undefined ? 'nothing' : typeof v === 'number' ? shortNumber(v) : (JSON.stringify(v)?.slice(0, 40) ?? typeof v)}`,
+  );
+}
+
 /** A decimal µs stamp's exact integer µs and fraction in ns, from its sign, digits, fraction and exponent. */
 function exactMicros(m: RegExpExecArray): { us: number; fracNs: number } {
   const digits = m[2]! + (m[3] ?? '');
@@ -333,37 +351,26 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         }
       }
       const dur = num(ev.dur);
-      const label = `event ${piece.index} ("${excerpt(String(ev.name ?? ''))}")`;
       if (dur === null || dur < 0)
-        throw new FormatError(file, `byte ${piece.offset}`, `${label} has no non-negative "dur"`);
+        throw new FormatError(file, `byte ${piece.offset}`, `${eventLabel(piece, ev)} has no non-negative "dur"`);
       if (dur > MAX_EVENT_DURATION_US)
         throw new FormatError(
           file,
           `byte ${piece.offset}`,
-          `${label}: dur ${shortNumber(dur)} µs is out of range (must be ≤ ${shortNumber(MAX_EVENT_DURATION_US)} µs, a week)`,
+          `${eventLabel(piece, ev)}: dur ${shortNumber(dur)} µs is out of range (must be ≤ ${shortNumber(MAX_EVENT_DURATION_US)} µs, a week)`,
         );
       if (Number.isNaN(trace.baseUs)) trace.baseUs = us;
       if (Math.abs(us - trace.baseUs) > MAX_EVENT_OFFSET_US) {
         throw new FormatError(
           file,
           `byte ${piece.offset}`,
-          `${label}: ts ${us} µs is more than ${shortNumber(MAX_EVENT_OFFSET_US)} µs (a week) from the trace's first event (ts ${trace.baseUs} µs)`,
+          `${eventLabel(piece, ev)}: ts ${us} µs is more than ${shortNumber(MAX_EVENT_OFFSET_US)} µs (a week) from the trace's first event (ts ${trace.baseUs} µs)`,
         );
       }
       const tsNs = (us - trace.baseUs) * 1000 + fracNs;
       const durNs = Math.round(dur * 1000);
       const name = typeof ev.name === 'string' ? ev.name : '';
       const args = ev.args && typeof ev.args === 'object' ? ev.args : undefined;
-      // A host event's process and thread: an integer, or a label string (Kineto writes both).
-      const thread = (key: 'pid' | 'tid'): number | string => {
-        const v = ev[key];
-        if ((typeof v === 'number' && Number.isSafeInteger(v)) || typeof v === 'string') return v;
-        throw new FormatError(
-          file,
-          `byte ${piece.offset}`,
-          `${label}: "${key}" must be an integer below 2^53 or a string, found ${v === undefined ? 'nothing' : typeof v === 'number' ? shortNumber(v) : (JSON.stringify(v)?.slice(0, 40) ?? typeof v)}`,
-        );
-      };
       if (kind) {
         trace.gpu.push({
           kind,
@@ -389,8 +396,8 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         const op: KinetoCpuOp = {
           name,
           cat: cat as KinetoCpuOp['cat'],
-          pid: thread('pid'),
-          tid: thread('tid'),
+          pid: threadOf(file, piece, ev, 'pid'),
+          tid: threadOf(file, piece, ev, 'tid'),
           tsNs,
           durNs,
           externalId: intArg(args, 'External id'),
@@ -419,7 +426,7 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         }
         trace.runtime.push({
           name,
-          tid: thread('tid'),
+          tid: threadOf(file, piece, ev, 'tid'),
           tsNs,
           durNs,
           correlation,
