@@ -6,7 +6,7 @@
  */
 import { newSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows } from './csv.js';
+import { deviceFromFileName, forEachCsvRecord, type Header, numberCell } from './csv.js';
 import type { ReaderContext } from './types.js';
 
 export const ACCELWATTCH_FORMAT = 'accelwattch';
@@ -16,43 +16,22 @@ export function looksLikeAccelWattch(fields: string[]): boolean {
 }
 
 export async function readAccelWattch(file: string, ctx: ReaderContext): Promise<ProfileTable> {
-  const { diagnostics } = ctx;
-  let header: Header | null = null;
-  let iMean = -1,
-    iSd = -1,
-    iN = -1;
-  for await (const row of readCsvRows(file)) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iMean = header.require('mean HW_power');
-      iSd = header.find('st_dev');
-      iN = header.find('#samples');
-      continue;
-    }
-    if (isBlankRow(row)) {
-      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
-      continue;
-    }
+  const columns = (header: Header) => ({
+    mean: header.require('mean HW_power'),
+    sd: header.find('st_dev'),
+    n: header.find('#samples'),
+  });
+  await forEachCsvRecord(file, ctx.diagnostics, columns, (row, header, c) => {
     const name = row.fields[0]?.trim() ?? '';
     if (!name) throw new FormatError(file, `row ${row.line}, column 1`, 'missing kernel name');
-    const powerW = numberCell(file, row, header, iMean, { required: true, nonNegative: true })!;
+    const powerW = numberCell(file, row, header, c.mean, { required: true, nonNegative: true })!;
     const extra: Record<string, number> = {};
-    const sd = iSd >= 0 ? numberCell(file, row, header, iSd, { nonNegative: true }) : null;
+    const sd = c.sd >= 0 ? numberCell(file, row, header, c.sd, { nonNegative: true }) : null;
     if (sd !== null) extra.powerStdDevW = sd;
-    const n = iN >= 0 ? numberCell(file, row, header, iN, { nonNegative: true }) : null;
+    const n = c.n >= 0 ? numberCell(file, row, header, c.n, { nonNegative: true }) : null;
     if (n !== null) extra.powerSamples = n;
-    ctx.sink.add(
-      newSample(
-        name,
-        { file, row: row.line, format: ACCELWATTCH_FORMAT },
-        {
-          powerW,
-          extra,
-        },
-      ),
-    );
-  }
-  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+    ctx.sink.add(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, { powerW, extra }));
+  });
   return {
     format: ACCELWATTCH_FORMAT,
     device: deviceFromFileName(file, [[/volta/i, 'Volta QV100']]),

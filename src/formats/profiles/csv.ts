@@ -8,6 +8,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
+import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { fileReadError } from '../file-chunks.js';
 import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
@@ -258,4 +259,32 @@ export function deviceFromFileName(file: string, table: [RegExp, string][]): str
   const base = file.split(/[\\/]/).pop() ?? file;
   for (const [re, name] of table) if (re.test(base)) return name;
   return null;
+}
+
+/**
+ * The loop every one-header CSV profile reader shares: the first row is the header, read once by `columns` into
+ * the column indices the reader needs; a blank row is counted (`blank-row`) and skipped; every other row goes to
+ * `onRow`. A file without a header row is an error.
+ */
+export async function forEachCsvRecord<C>(
+  file: string,
+  diagnostics: Diagnostics,
+  columns: (header: Header, row: CsvRow) => C,
+  onRow: (row: CsvRow, header: Header, cols: C) => void,
+): Promise<void> {
+  let header: Header | null = null;
+  let cols: C | undefined;
+  for await (const row of readCsvRows(file)) {
+    if (!header) {
+      header = new Header(file, row.fields, row.line);
+      cols = columns(header, row);
+      continue;
+    }
+    if (isBlankRow(row)) {
+      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
+      continue;
+    }
+    onRow(row, header, cols as C);
+  }
+  if (!header) throw new FormatError(file, '', 'empty file (no header)');
 }

@@ -11,7 +11,7 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
+import { type CsvRow, deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { DCGM_BY_SHORT_NAME } from './dcgm-fields.js';
 import { checkUtilization, completePowerEnergy } from './sample.js';
 import type { ReaderContext } from './types.js';
@@ -34,27 +34,14 @@ export function looksLikeNvDvfs(fields: string[]): boolean {
 
 export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
-  let header: Header | null = null;
-  let idx: Record<string, number> = {};
-  let utilIdx: [string, number][] = [];
-  let argIdx = -1;
-  let memIdx = -1;
-  for await (const row of readCsvRows(file)) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      idx = Object.fromEntries(REQUIRED.map((c) => [c, header!.require(c)]));
-      utilIdx = UTIL_COLUMNS.map((c) => [c, header!.find(c)] as [string, number]).filter(([, i]) => i >= 0);
-      if (utilIdx.length === 0)
-        throw new FormatError(file, `row ${row.line}`, `no DCGM utilization column (${UTIL_COLUMNS.join(', ')})`);
-      argIdx = header.find('argNo');
-      memIdx = header.find('memory_frequency');
-      continue;
-    }
-    if (isBlankRow(row)) {
-      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
-      continue;
-    }
-    const h = header;
+  const columns = (header: Header, row: CsvRow) => {
+    const idx: Record<string, number> = Object.fromEntries(REQUIRED.map((c) => [c, header.require(c)]));
+    const utilIdx = UTIL_COLUMNS.map((c) => [c, header.find(c)] as [string, number]).filter(([, i]) => i >= 0);
+    if (utilIdx.length === 0)
+      throw new FormatError(file, `row ${row.line}`, `no DCGM utilization column (${UTIL_COLUMNS.join(', ')})`);
+    return { idx, utilIdx, argIdx: header.find('argNo'), memIdx: header.find('memory_frequency') };
+  };
+  await forEachCsvRecord(file, diagnostics, columns, (row, h, { idx, utilIdx, argIdx, memIdx }) => {
     const bench = row.fields[idx.benchmark!]?.trim() ?? '';
     const kernel = row.fields[idx.kernel!]?.trim() ?? '';
     if (!bench || !kernel)
@@ -95,8 +82,7 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     );
     completePowerEnergy(s);
     ctx.sink.add(s);
-  }
-  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+  });
   return {
     format: NV_DVFS_FORMAT,
     device: deviceFromFileName(file, DEVICES),

@@ -7,7 +7,7 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
+import { deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { completePowerEnergy } from './sample.js';
 import type { ReaderContext } from './types.js';
 
@@ -26,48 +26,30 @@ export function looksLikePerseus(fields: string[]): boolean {
 
 export async function readPerseus(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
-  let header: Header | null = null;
-  let iStage = -1,
-    iInstr = -1,
-    iFreq = -1,
-    iTime = -1,
-    iEnergy = -1;
-  for await (const row of readCsvRows(file)) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iStage = header.require('stage');
-      iInstr = header.require('instruction');
-      iFreq = header.require('frequency');
-      iTime = header.require('time');
-      iEnergy = header.require('energy');
-      continue;
-    }
-    if (isBlankRow(row)) {
-      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
-      continue;
-    }
-    const stage = row.fields[iStage]?.trim() ?? '';
-    const instr = row.fields[iInstr]?.trim() ?? '';
+  const columns = (header: Header) => ({
+    stage: header.require('stage'),
+    instr: header.require('instruction'),
+    freq: header.require('frequency'),
+    time: header.require('time'),
+    energy: header.require('energy'),
+  });
+  await forEachCsvRecord(file, diagnostics, columns, (row, header, c) => {
+    const stage = row.fields[c.stage]?.trim() ?? '';
+    const instr = row.fields[c.instr]?.trim() ?? '';
     if (!stage) throw new FormatError(file, where(row.line, 'stage'), 'missing value');
     if (!instr) throw new FormatError(file, where(row.line, 'instruction'), 'missing value');
-    const timeS = numberCell(file, row, header, iTime, { required: true, nonNegative: true })!;
-    const energyJ = numberCell(file, row, header, iEnergy, { required: true, nonNegative: true })!;
-    const smClockMHz = numberCell(file, row, header, iFreq, { required: true, positive: true })!;
+    const timeS = numberCell(file, row, header, c.time, { required: true, nonNegative: true })!;
+    const energyJ = numberCell(file, row, header, c.energy, { required: true, nonNegative: true })!;
+    const smClockMHz = numberCell(file, row, header, c.freq, { required: true, positive: true })!;
     if (timeS === 0) diagnostics.add('zero-duration', { file, message: `${where(row.line, 'time')}: 0` });
     const s: KernelSample = newSample(
       `stage${stage}/${instr}`,
       { file, row: row.line, format: PERSEUS_FORMAT },
-      {
-        smClockMHz,
-        durationNs: timeS * 1e9,
-        energyJ,
-        extra: { stage, instruction: instr },
-      },
+      { smClockMHz, durationNs: timeS * 1e9, energyJ, extra: { stage, instruction: instr } },
     );
     completePowerEnergy(s);
     ctx.sink.add(s);
-  }
-  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+  });
   return {
     format: PERSEUS_FORMAT,
     device: deviceFromFileName(file, DEVICES),

@@ -9,7 +9,7 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
+import { type CsvRow, deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { completePowerEnergy, numberInvocations } from './sample.js';
 import type { ReaderContext } from './types.js';
 
@@ -36,35 +36,21 @@ export function looksLikeZeusProfile(fields: string[]): boolean {
 }
 
 export async function readZeus(file: string, ctx: ReaderContext): Promise<ProfileTable> {
-  const { diagnostics } = ctx;
-  let header: Header | null = null;
-  let iLimit = -1,
-    iTime = -1,
-    iPower = -1;
-  let keyIdx: [string, number][] = [];
-  for await (const row of readCsvRows(file)) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iLimit = header.require('power_limit');
-      iTime = header.require('time_per_epoch');
-      iPower = header.require('average_power');
-      keyIdx = ['dataset', 'network', 'batch_size', 'optimizer'].map(
-        (c) => [c, header!.require(c)] as [string, number],
-      );
-      continue;
-    }
-    if (isBlankRow(row)) {
-      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
-      continue;
-    }
-    const key = keyIdx.map(([c, i]) => {
+  const columns = (header: Header) => ({
+    limit: header.require('power_limit'),
+    time: header.require('time_per_epoch'),
+    power: header.require('average_power'),
+    key: ['dataset', 'network', 'batch_size', 'optimizer'].map((c) => [c, header.require(c)] as [string, number]),
+  });
+  await forEachCsvRecord(file, ctx.diagnostics, columns, (row, header, c) => {
+    const key = c.key.map(([name, i]) => {
       const v = row.fields[i]?.trim() ?? '';
-      if (!v) throw new FormatError(file, where(row.line, c), 'missing value');
+      if (!v) throw new FormatError(file, where(row.line, name), 'missing value');
       return v;
     });
-    const timeS = numberCell(file, row, header, iTime, { required: true, nonNegative: true })!;
-    const powerW = numberCell(file, row, header, iPower, { required: true, nonNegative: true })!;
-    const powerLimitW = numberCell(file, row, header, iLimit, { required: true, positive: true })!;
+    const timeS = numberCell(file, row, header, c.time, { required: true, nonNegative: true })!;
+    const powerW = numberCell(file, row, header, c.power, { required: true, nonNegative: true })!;
+    const powerLimitW = numberCell(file, row, header, c.limit, { required: true, positive: true })!;
     const s: KernelSample = newSample(
       `${key[0]}/${key[1]}/bs${key[2]}/${key[3]}`,
       { file, row: row.line, format: ZEUS_FORMAT },
@@ -77,8 +63,7 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
     );
     completePowerEnergy(s);
     ctx.sink.add(s);
-  }
-  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+  });
   return {
     format: ZEUS_FORMAT,
     device: deviceFromFileName(file, DEVICES),
@@ -92,32 +77,23 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
 
 export async function readZeusProfile(file: string, ctx: ReaderContext): Promise<ProfileTable> {
   const { diagnostics } = ctx;
-  let header: Header | null = null;
-  let iWin = -1,
-    iElapsed = -1;
-  let gpuIdx: [string, number][] = [];
   const samples: KernelSample[] = [];
-  for await (const row of readCsvRows(file)) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iWin = header.require('window_name');
-      iElapsed = header.require('elapsed_time');
-      gpuIdx = header.names.flatMap((n, i) => {
-        const m = /^gpu(\d+)_energy$/.exec(n);
-        return m ? [[m[1]!, i] as [string, number]] : [];
-      });
-      if (!gpuIdx.length) throw new FormatError(file, `row ${row.line}`, "missing column 'gpu<N>_energy'");
-      continue;
-    }
-    if (isBlankRow(row)) {
-      diagnostics.add('blank-row', { file, message: `row ${row.line} is blank` });
-      continue;
-    }
-    const win = row.fields[iWin]?.trim() ?? '';
+  const columns = (header: Header, row: CsvRow) => {
+    const win = header.require('window_name');
+    const elapsed = header.require('elapsed_time');
+    const gpus = header.names.flatMap((n, i) => {
+      const m = /^gpu(\d+)_energy$/.exec(n);
+      return m ? [[m[1]!, i] as [string, number]] : [];
+    });
+    if (!gpus.length) throw new FormatError(file, `row ${row.line}`, "missing column 'gpu<N>_energy'");
+    return { win, elapsed, gpus };
+  };
+  await forEachCsvRecord(file, diagnostics, columns, (row, header, c) => {
+    const win = row.fields[c.win]?.trim() ?? '';
     if (!win) throw new FormatError(file, where(row.line, 'window_name'), 'missing value');
     const m = /^(.*?)_(\d+(?:\.\d+)?)$/.exec(win);
-    const elapsedS = numberCell(file, row, header, iElapsed, { required: true, nonNegative: true })!;
-    for (const [gpu, i] of gpuIdx) {
+    const elapsedS = numberCell(file, row, header, c.elapsed, { required: true, nonNegative: true })!;
+    for (const [gpu, i] of c.gpus) {
       const energyJ = numberCell(file, row, header, i, { nonNegative: true });
       if (energyJ === null) {
         diagnostics.add('missing-energy', { file, message: `${where(row.line, header.name(i))}: no value` });
@@ -136,8 +112,7 @@ export async function readZeusProfile(file: string, ctx: ReaderContext): Promise
       completePowerEnergy(s);
       samples.push(s);
     }
-  }
-  if (!header) throw new FormatError(file, '', 'empty file (no header)');
+  });
   numberInvocations(samples);
   return {
     format: ZEUS_PROFILE_FORMAT,
