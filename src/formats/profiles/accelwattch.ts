@@ -6,7 +6,7 @@
  */
 import { newSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { deviceFromFileName, forEachCsvRecord, type Header, numberCell } from './csv.js';
+import { streamedTable, forEachCsvRecord, type Header, numberCell } from './csv.js';
 import type { ReaderContext } from './types.js';
 
 export const ACCELWATTCH_FORMAT = 'accelwattch';
@@ -32,12 +32,12 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
     if (n !== null) extra.powerSamples = n;
     ctx.sink.add(newSample(name, { file, row: row.line, format: ACCELWATTCH_FORMAT }, { powerW, extra }));
   });
-  return {
-    format: ACCELWATTCH_FORMAT,
-    device: deviceFromFileName(file, [[/volta/i, 'Volta QV100']]),
-    samples: [],
-    notes: [
+  return streamedTable(
+    ACCELWATTCH_FORMAT,
+    file,
+    [[/volta/i, 'Volta QV100']],
+    [
       'measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no durations or counters in this file',
     ],
-  };
+  );
 }

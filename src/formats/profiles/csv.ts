@@ -12,6 +12,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { fileReadError } from '../file-chunks.js';
 import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
+import type { ProfileTable } from './kernel-sample.js';
 
 export interface CsvRow {
   fields: string[];
@@ -252,6 +253,19 @@ export function numberCell(
 /** True when every field of the row is blank (a row of separators only). */
 export function isBlankRow(row: CsvRow): boolean {
   return row.fields.every((f) => f.trim() === '');
+}
+
+/**
+ * The table a streaming reader returns: its samples went to the reader's sink, so `samples` is empty; the device
+ * is guessed from the file name.
+ */
+export function streamedTable(
+  format: string,
+  file: string,
+  devices: [RegExp, string][],
+  notes: string[],
+): ProfileTable {
+  return { format, device: deviceFromFileName(file, devices), samples: [], notes };
 }
 
 /** Device name guessed from a file name (dataset files name their GPU); null when nothing matches. */

@@ -11,7 +11,7 @@
  */
 import { newSample, type Component, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { Header, deviceFromFileName, isBlankRow, numberCell, readCsvRows } from './csv.js';
+import { Header, streamedTable, isBlankRow, numberCell, readCsvRows } from './csv.js';
 import { checkUtilization } from './sample.js';
 import type { ReaderContext } from './types.js';
 
@@ -148,17 +148,12 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
     );
   }
   if (!header) throw new FormatError(file, '', 'truncated gpmTOOL header (needs 4 lines)');
-  return {
-    format: GPMTOOL_FORMAT,
-    device: deviceFromFileName(file, DEVICES),
-    samples: [],
-    notes: [
-      `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); utilizations measured at the default clocks and repeated on every clock row`,
-      `components: ${names.map((n) => `${n}→${component(n)}`).join(', ')}`,
-      hasApp
-        ? 'kernelName is the application name'
-        : 'no application column: kernelName micro<N> numbers distinct utilization vectors',
-      'no durations: power only',
-    ],
-  };
+  return streamedTable(GPMTOOL_FORMAT, file, DEVICES, [
+    `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); utilizations measured at the default clocks and repeated on every clock row`,
+    `components: ${names.map((n) => `${n}→${component(n)}`).join(', ')}`,
+    hasApp
+      ? 'kernelName is the application name'
+      : 'no application column: kernelName micro<N> numbers distinct utilization vectors',
+    'no durations: power only',
+  ]);
 }

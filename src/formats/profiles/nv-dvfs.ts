@@ -11,7 +11,7 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { type CsvRow, deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
+import { type CsvRow, streamedTable, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { DCGM_BY_SHORT_NAME } from './dcgm-fields.js';
 import { checkUtilization, completePowerEnergy } from './sample.js';
 import type { ReaderContext } from './types.js';
@@ -83,15 +83,10 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
     completePowerEnergy(s);
     ctx.sink.add(s);
   });
-  return {
-    format: NV_DVFS_FORMAT,
-    device: deviceFromFileName(file, DEVICES),
-    samples: [],
-    notes: [
-      'time column taken as milliseconds (unit undocumented by NV-DVFS-Benchmark)',
-      'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = average_power × time',
-      'utilizations are DCGM ratios measured at each clock (SMACT→sm_active, SMOCC→sm_occupancy, TENSO→tensor_active, DRAMA→dram_active, FP64A/FP32A/FP16A→fp64/fp32/fp16_active)',
-      'kernelName is benchmark/kernel/argNo; one sample per (kernel, clock), invocation unknown',
-    ],
-  };
+  return streamedTable(NV_DVFS_FORMAT, file, DEVICES, [
+    'time column taken as milliseconds (unit undocumented by NV-DVFS-Benchmark)',
+    'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = average_power × time',
+    'utilizations are DCGM ratios measured at each clock (SMACT→sm_active, SMOCC→sm_occupancy, TENSO→tensor_active, DRAMA→dram_active, FP64A/FP32A/FP16A→fp64/fp32/fp16_active)',
+    'kernelName is benchmark/kernel/argNo; one sample per (kernel, clock), invocation unknown',
+  ]);
 }

@@ -7,7 +7,7 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
+import { streamedTable, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { completePowerEnergy } from './sample.js';
 import type { ReaderContext } from './types.js';
 
@@ -50,14 +50,9 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
     completePowerEnergy(s);
     ctx.sink.add(s);
   });
-  return {
-    format: PERSEUS_FORMAT,
-    device: deviceFromFileName(file, DEVICES),
-    samples: [],
-    notes: [
-      'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage execution; powerW = energy / time',
-      'no hardware counters: utilization is empty',
-      'energies include power drawn while blocked on pipeline communication',
-    ],
-  };
+  return streamedTable(PERSEUS_FORMAT, file, DEVICES, [
+    'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage execution; powerW = energy / time',
+    'no hardware counters: utilization is empty',
+    'energies include power drawn while blocked on pipeline communication',
+  ]);
 }

@@ -9,7 +9,15 @@
  */
 import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
 import { FormatError } from '../../errors.js';
-import { type CsvRow, deviceFromFileName, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
+import {
+  type CsvRow,
+  deviceFromFileName,
+  forEachCsvRecord,
+  type Header,
+  numberCell,
+  streamedTable,
+  where,
+} from './csv.js';
 import { completePowerEnergy, numberInvocations } from './sample.js';
 import type { ReaderContext } from './types.js';
 
@@ -64,15 +72,10 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
     completePowerEnergy(s);
     ctx.sink.add(s);
   });
-  return {
-    format: ZEUS_FORMAT,
-    device: deviceFromFileName(file, DEVICES),
-    samples: [],
-    notes: [
-      'one sample per training epoch at a power limit: durationNs = time_per_epoch, powerW = average_power, energyJ = their product',
-      'kernelName is dataset/network/bs<batch_size>/optimizer; no clocks or counters (power-limit sweep, not clock sweep)',
-    ],
-  };
+  return streamedTable(ZEUS_FORMAT, file, DEVICES, [
+    'one sample per training epoch at a power limit: durationNs = time_per_epoch, powerW = average_power, energyJ = their product',
+    'kernelName is dataset/network/bs<batch_size>/optimizer; no clocks or counters (power-limit sweep, not clock sweep)',
+  ]);
 }
 
 export async function readZeusProfile(file: string, ctx: ReaderContext): Promise<ProfileTable> {
