@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
-import { DOMINATED_GREY, PLOT_CONFIG } from './plots/render.js';
+import { DOMINATED_GREY, PLOT_CONFIG, quantitative } from './plots/render.js';
 
 /** Sequence-length colours: short to long. */
 const SEQ_COLOURS = ['#72b7b2', '#4c78a8', '#b279a2'];
@@ -40,13 +40,8 @@ const layerOrder = (r: LayerClockStudyRecord) => [...new Set(r.rows.map((x) => x
 /** Energy of each clock as % of the fastest point's, against the SM clock: one panel per layer, a line per sequence length. */
 export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
   const values = relativePoints(r);
-  const x = { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)', scale: { zero: false, nice: false } };
-  const y = {
-    field: 'energyPct',
-    type: 'quantitative',
-    title: 'energy (% of the fastest point, estimated)',
-    scale: { zero: false },
-  };
+  const x = quantitative('clockMHz', 'SM clock (MHz)', { zero: false, nice: false });
+  const y = quantitative('energyPct', 'energy (% of the fastest point, estimated)', { zero: false });
   const color = { field: 'seq', type: 'nominal', title: 'sequence', scale: seqScale(r) };
   return {
     title: 'Energy of one layer pass against SM clock (estimated): the U, lowest-energy clock ringed',
@@ -67,7 +62,7 @@ export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
             order: { field: 'clockMHz', type: 'quantitative' },
             tooltip: [
               { field: 'seq', type: 'nominal' },
-              { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
+              quantitative('clockMHz', 'SM clock (MHz)'),
               { field: 'energyPct', type: 'quantitative', title: 'energy (% of fastest)', format: '.2f' },
             ],
           },
@@ -96,22 +91,15 @@ export function layerParetoSpec(r: LayerClockStudyRecord): TopLevelSpec {
     savingPct: x.publishedEnergySavingPct,
     energyPct: 100 - x.publishedEnergySavingPct,
   }));
-  const x = {
-    field: 'penaltyPct',
-    type: 'quantitative',
-    title: 'runtime penalty vs fastest (%, estimated)',
-    scale: { domain: [0, FRONT_MAX_PENALTY_PCT], nice: false },
-  };
-  const y = {
-    field: 'energyPct',
-    type: 'quantitative',
-    title: 'energy (% of the fastest point, estimated)',
-    scale: { zero: false },
-  };
+  const x = quantitative('penaltyPct', 'runtime penalty vs fastest (%, estimated)', {
+    domain: [0, FRONT_MAX_PENALTY_PCT],
+    nice: false,
+  });
+  const y = quantitative('energyPct', 'energy (% of the fastest point, estimated)', { zero: false });
   const color = { field: 'seq', type: 'nominal', title: 'sequence', scale: seqScale(r) };
   const tooltip = [
     { field: 'seq', type: 'nominal' },
-    { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
+    quantitative('clockMHz', 'SM clock (MHz)'),
     { field: 'penaltyPct', type: 'quantitative', title: 'runtime penalty (%)', format: '.1f' },
     { field: 'savingPct', type: 'quantitative', title: 'energy saving (%)', format: '.1f' },
   ];
@@ -152,8 +140,8 @@ export function layerParetoSpec(r: LayerClockStudyRecord): TopLevelSpec {
             color: color,
             tooltip: [
               { field: 'seq', type: 'nominal' },
-              { field: 'penaltyPct', type: 'quantitative', title: 'published penalty (%)' },
-              { field: 'savingPct', type: 'quantitative', title: 'published saving (%)' },
+              quantitative('penaltyPct', 'published penalty (%)'),
+              quantitative('savingPct', 'published saving (%)'),
             ],
           },
         },

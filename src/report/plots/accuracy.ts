@@ -1,7 +1,7 @@
 /** Model error per SM clock: grouped bars of time, power and energy error. */
 import type { TopLevelSpec } from 'vega-lite';
 import type { AccuracyRow } from '../types.js';
-import { baseSpec, renderSvg } from './render.js';
+import { baseSpec, renderSvg, quantitative } from './render.js';
 
 export interface AccuracyOptions {
   title: string;
@@ -34,7 +34,7 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
             axis: { labelAngle: 0 },
           },
           xOffset: { field: 'metric', type: 'nominal', sort: [...METRICS] },
-          y: { field: 'errorPct', type: 'quantitative', title: 'mean absolute error (%, MAPE)' },
+          y: quantitative('errorPct', 'mean absolute error (%, MAPE)'),
           color: {
             field: 'metric',
             type: 'nominal',
@@ -45,7 +45,7 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
             { field: 'clock', type: 'nominal', title: 'SM clock (MHz)' },
             { field: 'metric', type: 'nominal' },
             { field: 'errorPct', type: 'quantitative', title: 'MAPE (%)', format: '.2f' },
-            { field: 'n', type: 'quantitative', title: 'n (kernels)' },
+            quantitative('n', 'n (kernels)'),
           ],
         },
       },

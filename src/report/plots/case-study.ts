@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { CaseStudyLayout } from '../../engines/studies/types.js';
-import { baseSpec, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG } from './render.js';
+import { baseSpec, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG, quantitative } from './render.js';
 
 const KNOB_COLOURS = {
   'scale-out network DVFS': '#f58518',
@@ -131,18 +131,8 @@ export function knobOverviewSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
         text: `${k.name}: ${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`}`,
       })),
   );
-  const x = {
-    field: 'dT',
-    type: 'quantitative',
-    title: 'time change ΔT vs nominal (%)',
-    scale: { domain: xDomain, nice: false },
-  };
-  const y = {
-    field: 'dE',
-    type: 'quantitative',
-    title: 'energy change ΔE vs nominal (%)',
-    scale: { domain: yDomain, nice: false },
-  };
+  const x = quantitative('dT', 'time change ΔT vs nominal (%)', { domain: xDomain, nice: false });
+  const y = quantitative('dE', 'energy change ΔE vs nominal (%)', { domain: yDomain, nice: false });
   const color = {
     field: 'knob',
     type: 'nominal',
@@ -255,18 +245,8 @@ export function clockFrontSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpe
       };
     });
   });
-  const x = {
-    field: 'timeS',
-    type: 'quantitative',
-    title: 'iteration time (s, estimated)',
-    scale: { zero: false, padding: 16 },
-  };
-  const y = {
-    field: 'energyMJ',
-    type: 'quantitative',
-    title: 'iteration energy (MJ, estimated)',
-    scale: { zero: false, padding: 24 },
-  };
+  const x = quantitative('timeS', 'iteration time (s, estimated)', { zero: false, padding: 16 });
+  const y = quantitative('energyMJ', 'iteration energy (MJ, estimated)', { zero: false, padding: 24 });
   return {
     title: 'GPU SM clock: time–energy points per layout (estimated)',
     config: PLOT_CONFIG,
@@ -339,13 +319,8 @@ export function networkKnobsSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
       [-1, 1].map((v) => ({ layout: l.name, knob: '', scale: 1, measure: m, value: v, pad: true })),
     ),
   );
-  const x = {
-    field: 'scale',
-    type: 'quantitative',
-    title: 'frequency scale s (× nominal)',
-    scale: { zero: false, nice: false },
-  };
-  const y = { field: 'value', type: 'quantitative', title: null };
+  const x = quantitative('scale', 'frequency scale s (× nominal)', { zero: false, nice: false });
+  const y = quantitative('value', null);
   const names = Object.keys(KNOB_COLOURS).filter((n) => n.includes('network'));
   return {
     title: "Network DVFS: energy and time change against the links' frequency scale (estimated)",
@@ -377,7 +352,7 @@ export function networkKnobsSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
             },
             tooltip: [
               { field: 'knob', type: 'nominal' },
-              { field: 'scale', type: 'quantitative', title: 's' },
+              quantitative('scale', 's'),
               { field: 'measure', type: 'nominal' },
               { field: 'value', type: 'quantitative', title: '%', format: '.3f' },
             ],

@@ -1,7 +1,7 @@
 /** Energy against SM clock: the U-shaped total plus each component, with the optimal clocks marked. */
 import type { TopLevelSpec } from 'vega-lite';
 import type { GpuClockPoint } from '../types.js';
-import { baseSpec, COMPONENT_COLOURS, renderSvg } from './render.js';
+import { baseSpec, COMPONENT_COLOURS, renderSvg, quantitative } from './render.js';
 
 export interface EnergyVsClockOptions {
   title: string;
@@ -46,7 +46,7 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
       encoding: { x, y: { value: o.y }, text: { field: 'what' } },
     };
   };
-  const x = { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)', scale: { zero: false, nice: false } };
+  const x = quantitative('clockMHz', 'SM clock (MHz)', { zero: false, nice: false });
   return {
     ...baseSpec(options.title, 520, 300),
     layer: [
@@ -56,7 +56,7 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
         mark: { type: 'line', strokeWidth: 1.5 },
         encoding: {
           x,
-          y: { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)' },
+          y: quantitative('energyJ', 'energy (J, estimated)'),
           color: {
             field: 'series',
             type: 'nominal',
@@ -74,7 +74,7 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
           x,
           y: { field: 'energyJ', type: 'quantitative' },
           tooltip: [
-            { field: 'clockMHz', type: 'quantitative', title: 'SM clock (MHz)' },
+            quantitative('clockMHz', 'SM clock (MHz)'),
             { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', format: '.4~s' },
             { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', format: '.4~s' },
           ],

@@ -4,7 +4,7 @@
  * straggler's deadline) as labelled markers. Optionally a reference frontier (e.g. Perseus' own) dotted.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { baseSpec, renderSvg } from './render.js';
+import { baseSpec, renderSvg, quantitative } from './render.js';
 
 export interface FrontierCurvePoint {
   timeS: number;
@@ -39,18 +39,8 @@ function thin(points: readonly FrontierCurvePoint[], max: number): FrontierCurve
 
 export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
   // Padding (px): markers at the frontier's ends (all max clock) stay inside the plot, off its edges.
-  const x = {
-    field: 'timeS',
-    type: 'quantitative',
-    title: 'iteration time (s, estimated)',
-    scale: { zero: false, padding: 16 },
-  };
-  const y = {
-    field: 'energyJ',
-    type: 'quantitative',
-    title: 'iteration energy (J, estimated)',
-    scale: { zero: false, padding: 16 },
-  };
+  const x = quantitative('timeS', 'iteration time (s, estimated)', { zero: false, padding: 16 });
+  const y = quantitative('energyJ', 'iteration energy (J, estimated)', { zero: false, padding: 16 });
   const curves = [
     ...thin(o.frontier, 300).map((p, i) => ({ ...p, i, series: SERIES[0] })),
     ...thin(o.splitFrontier, 300).map((p, i) => ({ ...p, i, series: SERIES[1] })),
@@ -150,13 +140,8 @@ export function extrinsicSpec(
     data: { values },
     mark: { type: 'line', strokeWidth: 2 },
     encoding: {
-      x: {
-        field: 'slowdownFactor',
-        type: 'quantitative',
-        title: 'straggler slowdown (T′ / T)',
-        scale: { zero: false },
-      },
-      y: { field: 'savingPct', type: 'quantitative', title: 'energy saved (%, estimated)' },
+      x: quantitative('slowdownFactor', 'straggler slowdown (T′ / T)', { zero: false }),
+      y: quantitative('savingPct', 'energy saved (%, estimated)'),
       color: {
         field: 'series',
         type: 'nominal',

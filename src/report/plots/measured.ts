@@ -5,7 +5,7 @@
  * the figure (measured-html.ts), so the bars carry no value labels that could collide.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { PLOT_CONFIG } from './render.js';
+import { PLOT_CONFIG, quantitative } from './render.js';
 
 /** One bar: a rank, the series it belongs to (measured, as measured, a modelled replay), its value. */
 export interface MeasuredBar {
@@ -44,12 +44,7 @@ function panel(
       y: { field: 'rankLabel', type: 'nominal', title: null, sort: { field: 'rank' } },
       yOffset: { field: 'series', type: 'nominal', sort: [...series] },
       // 8 % headroom beyond the longest bar.
-      x: {
-        field: 'value',
-        type: 'quantitative',
-        title: axisTitle,
-        scale: { domain: [0, max * 1.08 || 1], nice: false },
-      },
+      x: quantitative('value', axisTitle, { domain: [0, max * 1.08 || 1], nice: false }),
       color: {
         field: 'series',
         type: 'nominal',

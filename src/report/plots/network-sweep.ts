@@ -6,7 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { NetworkSweepPoint } from '../types.js';
 import { relativeDomain } from './case-study.js';
-import { baseSpec, DOMINATED_GREY, PLOT_CONFIG, renderSvg } from './render.js';
+import { baseSpec, DOMINATED_GREY, PLOT_CONFIG, renderSvg, quantitative } from './render.js';
 
 export interface NetworkSweepOptions {
   title: string;
@@ -15,7 +15,7 @@ export interface NetworkSweepOptions {
 
 function panel(name: string, field: string, title: string, colour: string, xTitle: string, domain: [number, number]) {
   // 10 px inside each end, so the first and last points are not cut by the frame.
-  const x = { field: 'scale', type: 'quantitative', title: xTitle, scale: { zero: false, nice: false, padding: 10 } };
+  const x = quantitative('scale', xTitle, { zero: false, nice: false, padding: 10 });
   const y = { field, type: 'quantitative', title, scale: { domain } };
   return {
     width: 520,
@@ -35,10 +35,10 @@ function panel(name: string, field: string, title: string, colour: string, xTitl
             scale: { domain: ['worth taking', 'dominated'], range: [colour, DOMINATED_GREY] },
           },
           tooltip: [
-            { field: 'scale', type: 'quantitative', title: 'scale (× nominal)' },
+            quantitative('scale', 'scale (× nominal)'),
             { field: 'energyChangePct', type: 'quantitative', title: 'energy change (%)', format: '.3f' },
             { field: 'timeChangePct', type: 'quantitative', title: 'makespan change (%)', format: '.3f' },
-            { field: 'bandwidthGBps', type: 'quantitative', title: 'bandwidth (GB/s)' },
+            quantitative('bandwidthGBps', 'bandwidth (GB/s)'),
             { field: 'energyPerBitPJ', type: 'quantitative', title: 'energy per bit (pJ/bit)', format: '.3~f' },
             { field: 'energyJ', type: 'quantitative', title: 'energy (J, estimated)', format: '.4~s' },
             { field: 'makespanS', type: 'quantitative', title: 'makespan (s, estimated)', format: '.4~s' },
@@ -139,12 +139,10 @@ export function networkSweepChangeSpec(
         axis: { labelAngle: 0 },
       },
       xOffset: { field: 'part', type: 'nominal', sort: parts.map((c) => c.name) },
-      y: {
-        field: 'deltaJ',
-        type: 'quantitative',
-        title: `ΔE vs s = ${ref.scale} (J, estimated)`,
-        scale: { domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0], nice: false },
-      },
+      y: quantitative('deltaJ', `ΔE vs s = ${ref.scale} (J, estimated)`, {
+        domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0],
+        nice: false,
+      }),
       color: {
         field: 'part',
         type: 'nominal',

@@ -1,6 +1,6 @@
 /** Time–energy Pareto front: every configuration as a point, dominated ones grey, the front joined by a line. */
 import type { TopLevelSpec } from 'vega-lite';
-import { baseSpec, DOMINATED_GREY, renderSvg } from './render.js';
+import { baseSpec, DOMINATED_GREY, renderSvg, quantitative } from './render.js';
 
 export interface ParetoPoint {
   /** e.g. "1410 MHz". */
@@ -24,13 +24,8 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
   const front = values.filter((p) => p.pareto).sort((a, b) => a.timeS - b.timeS || a.energyJ - b.energyJ);
   const notes = values.filter((p) => p.note !== '').sort((a, b) => a.timeS - b.timeS);
   // Padding (px) keeps the notes above and below the outer points inside the plot, clear of the axis labels.
-  const x = { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', scale: { zero: false, padding: 16 } };
-  const y = {
-    field: 'energyJ',
-    type: 'quantitative',
-    title: 'energy (J, estimated)',
-    scale: { zero: false, padding: 24 },
-  };
+  const x = quantitative('timeS', 'time (s, estimated)', { zero: false, padding: 16 });
+  const y = quantitative('energyJ', 'energy (J, estimated)', { zero: false, padding: 24 });
   const noteLayer = (name: string, data: typeof values, dy: number) => ({
     name,
     data: { values: data },

@@ -22,6 +22,16 @@ export const PLOT_CONFIG = {
   view: { stroke: '#ccc' },
 };
 
+/**
+ * A quantitative field of a plot (an axis, a tooltip line): its title carries the unit, and "estimated" where the
+ * figure is modelled; `scale` as vega-lite takes it.
+ */
+export function quantitative(field: string, title: string | null, scale?: Record<string, unknown>) {
+  return scale
+    ? { field, type: 'quantitative' as const, title, scale }
+    : { field, type: 'quantitative' as const, title };
+}
+
 /** Colours of the energy components, the same in every plot. */
 export const COMPONENT_COLOURS: Record<string, string> = {
   compute: '#4c78a8',

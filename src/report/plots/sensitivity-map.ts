@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { SensitivityMap } from '../../engines/studies/types.js';
-import { PLOT_CONFIG } from './render.js';
+import { PLOT_CONFIG, quantitative } from './render.js';
 import { signedFixed } from '../tables.js';
 
 export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
@@ -45,17 +45,12 @@ export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
         {
           mark: { type: 'rect' },
           encoding: {
-            color: {
-              field: 'dE',
-              type: 'quantitative',
-              title: 'ΔE (%)',
-              scale: { scheme: 'blueorange', domain: [-span, span], domainMid: 0 },
-            },
+            color: quantitative('dE', 'ΔE (%)', { scheme: 'blueorange', domain: [-span, span], domainMid: 0 }),
             tooltip: [
               { field: 'layout', type: 'nominal' },
               { field: 'batch', type: 'ordinal', title: 'global batch (sequences)' },
               { field: 'bandwidth', type: 'ordinal', title: 'scale-out bandwidth (GB/s)' },
-              { field: 'best', type: 'quantitative', title: 'best scale s' },
+              quantitative('best', 'best scale s'),
               { field: 'dE', type: 'quantitative', title: 'ΔE (%)', format: '.2f' },
               { field: 'dT', type: 'quantitative', title: 'ΔT (%)', format: '.2f' },
               { field: 'network', type: 'quantitative', title: 'direct network energy (% of total)', format: '.2f' },
