@@ -102,14 +102,21 @@ export function tabulate(cmp: Comparison[]): AccuracyRow[] {
             )
           : 0,
         n: cs.length,
-        timeCoveragePct: coverage(
-          cs,
-          (c) => c.tBand,
-          (c) => c.tMeas,
-        ),
-        energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
+        ...bandCoverage(cs),
       };
     });
+}
+
+/** How often the measured time and energy fall inside their bands (%). */
+function bandCoverage(cs: Comparison[]): { timeCoveragePct: number | null; energyCoveragePct: number | null } {
+  return {
+    timeCoveragePct: coverage(
+      cs,
+      (c) => c.tBand,
+      (c) => c.tMeas,
+    ),
+    energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
+  };
 }
 
 /** Coverage per band regime, most populated first. */
@@ -120,12 +127,7 @@ export function regimeTable(cmp: Comparison[]): RegimeRow[] {
     .map(([regime, cs]) => ({
       regime,
       n: cs.length,
-      timeCoveragePct: coverage(
-        cs,
-        (c) => c.tBand,
-        (c) => c.tMeas,
-      ),
-      energyCoveragePct: coverage(cs, (c) => c.eBand, measuredEnergyJ),
+      ...bandCoverage(cs),
     }))
     .sort((a, b) => b.n - a.n || a.regime.localeCompare(b.regime));
 }
