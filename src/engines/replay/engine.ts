@@ -11,7 +11,7 @@
  *
  * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank) into
  * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
- * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
+ * kept (node-id-states.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
  * the window could have started earlier than the window let it load; the default window (65,536 nodes
  * per rank) holds every trace the project is tested on whole.
  */
@@ -30,7 +30,7 @@ import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
 import { messageNeverSent } from './collective-sequence.js';
 import { TimeQueue } from './heap.js';
-import { FINISHED, NOT_SEEN } from './id-index.js';
+import { FINISHED, NOT_SEEN } from './node-id-states.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
 import { ByNameLedger, NodeRows } from './by-name.js';
