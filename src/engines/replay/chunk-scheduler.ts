@@ -8,8 +8,8 @@
  * while none of its running phases is still untimed, since an untimed one might finish first. Timing a group makes
  * its members' finishes known and lets those with nothing else untimed go on. When every member with a known
  * finish still waits on an untimed phase, the earliest known finish of all is taken: every untimed phase finishes
- * after it (a phase finishes after its group's last start, and every start still to come is at a finish yet to
- * be taken, or later). The result is the one a single time-ordered event queue over all members gives, with no
+ * after it (a phase finishes after its group's last start, at least the endpoint delay of ≥ 1 ns later, and every
+ * start still to come is at a finish yet to be taken, or later). The result is the one a single time-ordered event queue over all members gives, with no
  * queue: each member holds at most (queues × active chunks) running phases.
  */
 import type { CollectivePlan } from './collective-plan.js';
@@ -120,14 +120,18 @@ export class ChunkScheduler {
         this.listed[m] = 0;
         while (this.untimed[m] === 0 && known[m] > 0) this.takeEarliest(m);
       }
-      // Every member with a known finish waits on an untimed phase: the earliest known finish of all goes first.
+      // Every member with a known finish waits on an untimed phase: the earliest known finish of all goes first
+      // (same ns: lower chunk, then lower member, the order of one event queue over all members).
       let first = -1;
       let firstNs = Infinity;
+      let firstChunk = 0;
       for (let m = 0; m < P; m++) {
         if (known[m] === 0) continue;
-        const t = this.knownNs[m * this.perMember + this.earliest(m)];
-        if (t < firstNs) {
+        const k = m * this.perMember + this.earliest(m);
+        const t = this.knownNs[k];
+        if (t < firstNs || (t === firstNs && this.knownChunk[k] < firstChunk)) {
           firstNs = t;
+          firstChunk = this.knownChunk[k];
           first = m;
         }
       }
