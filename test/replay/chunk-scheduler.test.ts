@@ -9,19 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { parseNetworkConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
 import { CollectiveModel } from '../../src/engines/replay/collective.js';
 import { makeCluster } from '../../src/engines/replay/network.js';
+import { BENCH_SYSTEM } from '../../scripts/replay-traces.mjs';
 
-const system = parseSystemConfig(
-  'sys.json',
-  JSON.stringify({
-    'scheduling-policy': 'LIFO',
-    'endpoint-delay': 10,
-    'active-chunks-per-dimension': 1,
-    'preferred-dataset-splits': 4,
-    'all-reduce-implementation': ['ring', 'ring', 'ring'],
-    'collective-optimization': 'localBWAware',
-    'local-mem-bw': 1600,
-  }),
-);
+// The benchmark's system: ASTRA-sim's "example" (4 splits, 1 active chunk, localBWAware), ring on every dimension.
+const system = parseSystemConfig('sys.json', JSON.stringify(BENCH_SYSTEM));
 const network = parseNetworkConfig(
   'net.yml',
   'topology: [Ring, Ring, Ring]\nnpus_count: [2, 2, 2]\nbandwidth: [50, 50, 50]\nlatency: [500, 500, 500]\n',
