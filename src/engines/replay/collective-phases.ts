@@ -47,25 +47,32 @@ export class PhaseTimer {
 
   private ring(phase: PhaseSpec, g: number, start: Float64Array, finish: Float64Array): void {
     const p = phase.groupSize;
-    const { send, recv } = this;
+    const send = this.send;
     const link = phase.linkNs[g][0];
     const delays = (phase.program as { delayAfterNs: Float64Array }).delayAfterNs;
     const last = p - 1;
     for (let x = 0; x < p; x++) send[x] = start[x] + phase.busNs;
+    // Each step in place: position x's receive needs its neighbour's previous send, so the positions are taken
+    // against the direction of travel and the one whose neighbour wraps round goes last, from the saved send.
     for (let k = 0; k < delays.length; k++) {
-      if (phase.clockwise) {
-        for (let x = 0; x < p; x++) {
-          const arrival = send[x === 0 ? last : x - 1] + link[x];
-          recv[x] = arrival > send[x] ? arrival : send[x];
-        }
-      } else {
-        for (let x = 0; x < p; x++) {
-          const arrival = send[x === last ? 0 : x + 1] + link[x];
-          recv[x] = arrival > send[x] ? arrival : send[x];
-        }
-      }
       const delay = delays[k];
-      for (let x = 0; x < p; x++) send[x] = recv[x] + delay;
+      if (phase.clockwise) {
+        const wrapped = send[last] + link[0];
+        for (let x = last; x > 0; x--) {
+          const arrival = send[x - 1] + link[x];
+          const posted = send[x];
+          send[x] = (arrival > posted ? arrival : posted) + delay;
+        }
+        send[0] = (wrapped > send[0] ? wrapped : send[0]) + delay;
+      } else {
+        const wrapped = send[0] + link[last];
+        for (let x = 0; x < last; x++) {
+          const arrival = send[x + 1] + link[x];
+          const posted = send[x];
+          send[x] = (arrival > posted ? arrival : posted) + delay;
+        }
+        send[last] = (wrapped > send[last] ? wrapped : send[last]) + delay;
+      }
     }
     for (let x = 0; x < p; x++) finish[x] = send[x];
   }

@@ -14,10 +14,10 @@
  */
 import type { SystemConfig } from '../../formats/astra/index.js';
 import { PlanBuilder, type CollectivePlan, type PlanRequest } from './collective-plan.js';
-import { PhaseTimer } from './collective-phases.js';
-import { TimeQueue } from './heap.js';
+import { ChunkScheduler, type CollectiveStall } from './chunk-scheduler.js';
 import type { Cluster } from './network.js';
 
+export type { CollectiveStall } from './chunk-scheduler.js';
 export type { CollectivePlan, PlanRequest } from './collective-plan.js';
 
 export interface CollectiveModelOptions {
@@ -77,130 +77,7 @@ export class CollectiveModel {
   }
 }
 
-/**
- * Members whose queues wait on each other: each runs a phase of a chunk whose group cannot start it because another
- * member's queue of that dimension is busy with a different chunk (possible when one queue holds two phases, as
- * the reduce-scatter and all-gather of a middle dimension in a 3-D localBWAware all-reduce, and ranks reach it
- * at different times).
- */
-export interface CollectiveStall {
-  /** Member index, and the chunk and phase index it runs but cannot finish. */
-  running: { member: number; chunk: number; phase: number }[];
-}
-
 function allEqual(a: ArrayLike<number>): boolean {
   for (let i = 1; i < a.length; i++) if (a[i] !== a[0]) return false;
   return true;
-}
-
-/** The per-member queues and streams of one collective, simulated as events over its members. */
-class ChunkScheduler {
-  private readonly timer = new PhaseTimer();
-  /** Phase finishes: a = chunk · members + member, also the tie (same ns: lower chunk first). */
-  private readonly heap = new TimeQueue<null>();
-  private groupStart = new Float64Array(0);
-  private groupFinish = new Float64Array(0);
-
-  constructor(private readonly active: number) {}
-
-  run(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
-    const P = issuedNs.length;
-    const C = plan.chunks;
-    const phases = plan.phases;
-    const J = phases.length;
-    // Queues by dense index.
-    const queueIds: number[] = [];
-    const queueOf = phases.map((ph) => {
-      let q = queueIds.indexOf(ph.queue);
-      if (q < 0) q = queueIds.push(ph.queue) - 1;
-      return q;
-    });
-    const Q = queueIds.length;
-    const running = new Int32Array(P * Q);
-    // Waiting chunks per (member, queue): a FIFO of chunk indices in a ring buffer of C slots.
-    const fifo = new Int32Array(P * Q * C);
-    const head = new Int32Array(P * Q);
-    const length = new Int32Array(P * Q);
-    const phaseOf = new Int32Array(P * C);
-    // 1 while a member runs a chunk's current phase (started, not finished).
-    const inPhase = new Uint8Array(P * C);
-    const chunksDone = new Int32Array(P);
-    const groupBase: number[] = [];
-    let groups = 0;
-    for (const ph of phases) {
-      groupBase.push(groups);
-      groups += ph.groups.length;
-    }
-    const started = new Int32Array(C * groups);
-    const startNs = new Float64Array(C * J * P);
-    const maxGroup = phases.reduce((a, ph) => Math.max(a, ph.groupSize), 0);
-    if (this.groupStart.length < maxGroup) {
-      this.groupStart = new Float64Array(maxGroup);
-      this.groupFinish = new Float64Array(maxGroup);
-    }
-    const { groupStart, groupFinish, heap, timer, active } = this;
-
-    const start = (m: number, c: number, t: number) => {
-      const j = phaseOf[m * C + c];
-      const ph = phases[j];
-      inPhase[m * C + c] = 1;
-      startNs[(c * J + j) * P + m] = t;
-      const g = ph.groupOf[m];
-      if (++started[c * groups + groupBase[j] + g] < ph.groupSize) return;
-      const members = ph.groups[g];
-      const row = (c * J + j) * P;
-      for (let x = 0; x < members.length; x++) groupStart[x] = startNs[row + members[x]];
-      timer.run(ph, g, groupStart, groupFinish);
-      for (let x = 0; x < members.length; x++)
-        heap.push(groupFinish[x], c * P + members[x], c * P + members[x], 0, null);
-    };
-    const fill = (m: number, q: number, t: number) => {
-      const slot = m * Q + q;
-      while (running[slot] < active && length[slot] > 0) {
-        const c = fifo[slot * C + head[slot]];
-        head[slot] = (head[slot] + 1) % C;
-        length[slot]--;
-        running[slot]++;
-        start(m, c, t);
-      }
-    };
-    const enqueue = (m: number, q: number, c: number) => {
-      const slot = m * Q + q;
-      fifo[slot * C + ((head[slot] + length[slot]) % C)] = c;
-      length[slot]++;
-    };
-
-    for (let m = 0; m < P; m++) {
-      for (let c = 0; c < C; c++) enqueue(m, queueOf[0], c);
-      fill(m, queueOf[0], issuedNs[m]);
-    }
-    while (heap.size > 0) {
-      const t = heap.topTime();
-      heap.pop();
-      const key = heap.a;
-      const c = Math.floor(key / P);
-      const m = key - c * P;
-      const j = phaseOf[m * C + c];
-      const q = queueOf[j];
-      running[m * Q + q]--;
-      inPhase[m * C + c] = 0;
-      if (j + 1 < J) {
-        phaseOf[m * C + c] = j + 1;
-        enqueue(m, queueOf[j + 1], c);
-      } else if (++chunksDone[m] === C) {
-        finishNs[m] = t;
-      }
-      fill(m, q, t);
-      if (j + 1 < J) fill(m, queueOf[j + 1], t);
-    }
-    let stall: CollectiveStall | null = null;
-    for (let m = 0; m < P; m++) {
-      if (chunksDone[m] === C) continue;
-      stall ??= { running: [] };
-      for (let c = 0; c < C; c++) {
-        if (inPhase[m * C + c]) stall.running.push({ member: m, chunk: c, phase: phaseOf[m * C + c] });
-      }
-    }
-    return stall;
-  }
 }

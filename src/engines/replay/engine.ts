@@ -11,7 +11,7 @@
  *
  * Memory: nodes are read per rank through a window (`windowNodes` unfinished nodes per rank) into
  * typed columns (node-table.ts, no object per node); finished nodes are dropped, only their ids are
- * kept (id-index.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
+ * kept (node-id-states.ts: about a bit per id when ids are dense). The replay is exact as long as no node beyond
  * the window could have started earlier than the window let it load; the default window (65,536 nodes
  * per rank) holds every trace the project is tested on whole.
  */
@@ -30,7 +30,7 @@ import { CollectiveModel } from './collective.js';
 import { CollectiveMatcher, type CollInstance } from './collective-matching.js';
 import { messageNeverSent } from './collective-sequence.js';
 import { TimeQueue } from './heap.js';
-import { FINISHED, NOT_SEEN } from './id-index.js';
+import { FINISHED, NOT_SEEN } from './node-id-states.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
 import { ByNameLedger, NodeRows } from './by-name.js';
@@ -99,6 +99,8 @@ interface RankState {
   /** No node of the rank starts before this, ns (ReplayOptions.rankStartNs). */
   startNs: number;
   exhausted: boolean;
+  /** Touched by an event since it last issued (Replay.run). */
+  dirty: boolean;
   nodes: NodeTable;
   /** Children loaded before a parent: parent id → child slots. */
   waitingOn: Map<IdKey, number[]>;
@@ -224,6 +226,7 @@ class Replay {
       loadNode: null!,
       startNs: starts?.[i] ?? 0,
       exhausted: false,
+      dirty: false,
       nodes: new NodeTable(),
       waitingOn: new Map(),
       busy: [false, false, false, false],
@@ -280,16 +283,26 @@ class Replay {
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
     // A rank that starts later is woken then (an event of no node: slot -1).
     for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
-    const dirty = new Set<RankState>(this.active);
+    // Ranks touched since they last issued, in the order first touched (an array and a mark: a Set per ns step cost more).
+    const dirty: RankState[] = [];
+    const touch = (r: RankState) => {
+      if (r.dirty) return;
+      r.dirty = true;
+      dirty.push(r);
+    };
+    for (const r of this.active) touch(r);
     for (;;) {
-      for (const r of dirty) this.issue(r);
-      dirty.clear();
+      for (const r of dirty) {
+        r.dirty = false;
+        this.issue(r);
+      }
+      dirty.length = 0;
       if (this.events.size === 0) {
         const starving = this.active.filter((r) => !r.exhausted);
         if (starving.length === 0) break;
         for (const r of starving) {
           await this.refill(r, true);
-          dirty.add(r);
+          touch(r);
         }
         continue;
       }
@@ -304,12 +317,12 @@ class Replay {
           for (let m = 0; m < slots.length; m++) {
             const r = this.ranks[group.members[m]];
             this.finish(r, slots[m]);
-            dirty.add(r);
+            touch(r);
           }
         } else {
           const r = this.ranks[events.a];
           if (events.b >= 0) this.finish(r, events.b);
-          dirty.add(r);
+          touch(r);
         }
       }
       for (const r of dirty) if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);

@@ -1,11 +1,15 @@
 /**
  * A queue of timed events, earliest first; events at the same time in the order of their `tie` number (the
- * replay passes the push order, a collective's chunk scheduler its chunk and member). Entries live in typed arrays
- * (no object per event); pop() leaves the removed entry's fields in `a`, `b` and `payload`.
+ * replay passes the push order). The heap holds each event's time, tie and entry number; the entry's fields (a, b,
+ * payload) stay where they were written, so sifting moves three numbers a level instead of every field. The
+ * entry numbers not in use are kept past the heap's end. pop() leaves the removed event's fields in `a`, `b` and
+ * `payload`.
  */
 export class TimeQueue<T> {
   private times = new Float64Array(64);
   private ties = new Float64Array(64);
+  /** Entry number of each heap position; past `size`, the free entry numbers. */
+  private entries = Int32Array.from({ length: 64 }, (_, i) => i);
   private as = new Int32Array(64);
   private bs = new Int32Array(64);
   private payloads: (T | null)[] = [];
@@ -22,54 +26,60 @@ export class TimeQueue<T> {
 
   push(t: number, tie: number, a: number, b: number, payload: T | null): void {
     if (this.size === this.times.length) this.grow();
-    const { times, ties } = this;
+    const { times, ties, entries } = this;
     let i = this.size++;
+    const e = entries[i];
+    this.as[e] = a;
+    this.bs[e] = b;
+    this.payloads[e] = payload;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (times[p] < t || (times[p] === t && ties[p] < tie)) break;
-      this.move(i, p);
+      const tp = times[p];
+      if (tp < t || (tp === t && ties[p] < tie)) break;
+      times[i] = tp;
+      ties[i] = ties[p];
+      entries[i] = entries[p];
       i = p;
     }
-    this.set(i, t, tie, a, b, payload);
+    times[i] = t;
+    ties[i] = tie;
+    entries[i] = e;
   }
 
   /** Removes the earliest event; its fields are then in a, b and payload. */
   pop(): void {
-    const { times, ties } = this;
-    this.a = this.as[0];
-    this.b = this.bs[0];
-    this.payload = this.payloads[0];
+    const { times, ties, entries } = this;
+    const top = entries[0];
+    this.a = this.as[top];
+    this.b = this.bs[top];
+    this.payload = this.payloads[top];
+    this.payloads[top] = null;
     const n = --this.size;
     const t = times[n];
     const tie = ties[n];
+    const e = entries[n];
     let i = 0;
     for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && (times[r] < times[l] || (times[r] === times[l] && ties[r] < ties[l])) ? r : l;
-      if (times[c] > t || (times[c] === t && ties[c] > tie)) break;
-      this.move(i, c);
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      const r = c + 1;
+      if (r < n && (times[r] < times[c] || (times[r] === times[c] && ties[r] < ties[c]))) c = r;
+      const tc = times[c];
+      if (tc > t || (tc === t && ties[c] > tie)) break;
+      times[i] = tc;
+      ties[i] = ties[c];
+      entries[i] = entries[c];
       i = c;
     }
-    this.set(i, t, tie, this.as[n], this.bs[n], this.payloads[n]);
-    this.payloads[n] = null;
-  }
-
-  private move(to: number, from: number): void {
-    this.set(to, this.times[from], this.ties[from], this.as[from], this.bs[from], this.payloads[from]);
-  }
-
-  private set(i: number, t: number, tie: number, a: number, b: number, payload: T | null): void {
-    this.times[i] = t;
-    this.ties[i] = tie;
-    this.as[i] = a;
-    this.bs[i] = b;
-    this.payloads[i] = payload;
+    times[i] = t;
+    ties[i] = tie;
+    entries[i] = e;
+    entries[n] = top;
   }
 
   private grow(): void {
-    const n = this.times.length * 2;
+    const old = this.times.length;
+    const n = old * 2;
     const f64 = (x: Float64Array) => {
       const y = new Float64Array(n);
       y.set(x);
@@ -84,5 +94,7 @@ export class TimeQueue<T> {
     this.ties = f64(this.ties);
     this.as = i32(this.as);
     this.bs = i32(this.bs);
+    this.entries = i32(this.entries);
+    for (let i = old; i < n; i++) this.entries[i] = i;
   }
 }

@@ -5,7 +5,7 @@
  * Node ids are kept as numbers when they fit a double exactly (they nearly always do); larger ids are kept as
  * bigints beside, so order and identity stay exact.
  */
-import { IdIndex } from './id-index.js';
+import { NodeIdStates } from './node-id-states.js';
 import { NO_NAME } from './names.js';
 
 /** Resource a node occupies: the rank's GPU, CPU or comm slot, or none (receives, metadata). */
@@ -82,7 +82,7 @@ export class NodeTable {
   private used = 0;
 
   /** Every id of the rank: its slot while loaded, or finished. */
-  ids = new IdIndex();
+  ids = new NodeIdStates();
   /** Ready nodes per resource, lowest id first. */
   readonly ready: ReadyHeap[];
 
@@ -236,7 +236,7 @@ export class NodeTable {
     this.used = this.freeCount = this.edgeCount = this.freeEdgeCount = 0;
     this.freeSlot = this.freeEdge = NO_SLOT;
     this.bigIds.clear();
-    this.ids = new IdIndex();
+    this.ids = new NodeIdStates();
     for (const heap of this.ready) heap.size = 0;
     this.netBytesPerDim.length = 0;
   }

@@ -25,7 +25,7 @@ interface Block {
   loaded: number;
 }
 
-export class IdIndex {
+export class NodeIdStates {
   private readonly blocks = new Map<number, Block>();
   /** Sparse and string ids: slot, or FINISHED. */
   private readonly loose = new Map<IdKey, number>();

@@ -3,13 +3,13 @@
  * as nodes load in order and finish out of order: across block promotion, compaction to bitmaps and expansion.
  */
 import { describe, expect, it } from 'vitest';
-import { FINISHED, IdIndex, NOT_SEEN } from '../../src/engines/replay/id-index.js';
+import { FINISHED, NodeIdStates, NOT_SEEN } from '../../src/engines/replay/node-id-states.js';
 import { seededRandom } from '../../scripts/replay-traces.mjs';
 
-describe('IdIndex', () => {
+describe('NodeIdStates', () => {
   it('agrees with a Map on every lookup', () => {
     const rand = seededRandom(11);
-    const index = new IdIndex();
+    const index = new NodeIdStates();
     const ref = new Map<number | string, number>();
     const ids: (number | string)[] = [];
     for (let i = 0; i < 30_000; i++) ids.push(i);
