@@ -11,7 +11,7 @@
  * presumed (graphFacts does that).
  */
 import { IdIndex } from '../../formats/chakra/id-index.js';
-import type { NodeProbe } from '../../formats/chakra/probe.js';
+import type { KnownPackedLists, NodeProbe } from '../../formats/chakra/probe.js';
 import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
 import { DependencyMemo, MEMO_MIN_BYTES } from './dependency-memo.js';
@@ -98,6 +98,11 @@ export class DependencyGraph {
    */
   constructor(private readonly presumeDangling = false) {}
 
+  /** The data dependency lists classed so far, for a node probe to leave those it finds undecoded. */
+  get knownLists(): KnownPackedLists {
+    return this.memo;
+  }
+
   /** Whether a node with this id has been added. */
   has(id: bigint): boolean {
     return id <= MAX_SAFE ? this.index.get(Number(id)) >= 0 : this.index.getBig(id) >= 0;
@@ -159,26 +164,38 @@ export class DependencyGraph {
         this.maxNewId = id;
       }
     }
-    this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
     const pendingBefore = this.pendingId.count;
     if (this.dataParents.length < data.count) this.dataParents = new Int32Array(data.count * 2);
     if (this.ctrlParents.length < ctrl.count) this.ctrlParents = new Int32Array(ctrl.count * 2);
     // The data list's class: from the memo when the same bytes were classed before, else looked up (and memoised
-    // when every dependency was known).
+    // when every dependency was known). A probe reading with this memo as its knownLists has looked the bytes up
+    // already (and left a list it found undecoded).
     const memo = this.memo;
     const memoised =
       probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
-    const entry = memoised
-      ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd)
-      : -1;
+    const entry =
+      probe !== null && probe.knownLists === memo
+        ? probe.dataDepsKnown
+        : memoised
+          ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd)
+          : -1;
+    // An entry's facts read on every node (entry 0's when none is found), so that the code compiled before the first
+    // hit already has every step a hit takes.
+    const known = entry >= 0 ? entry : 0;
+    const knownState = memo.stateOf(known);
+    const knownParents = memo.parents;
+    const knownAt = memo.parentsAt(known);
+    const knownCount = memo.countOf(known);
     let dataState: number;
     let dataParents = this.dataParents;
     let dataAt = 0;
+    let dataCount = data.count;
     if (entry >= 0) {
-      dataState = memo.stateOf(entry);
-      dataParents = memo.parents;
-      dataAt = memo.parentsAt(entry);
+      dataState = knownState;
+      dataParents = knownParents;
+      dataAt = knownAt;
+      dataCount = knownCount;
     } else {
       dataState = this.classify(v, data, this.dataParents, DATA);
       if (memoised && this.pendingId.count === pendingBefore) {
@@ -193,11 +210,12 @@ export class DependencyGraph {
         );
       }
     }
+    this.dataEdges += dataCount;
     const state = Math.max(dataState, this.classify(v, ctrl, this.ctrlParents, 1));
     nodes.state[v] = state;
     const edgeStart = this.edges.count;
     nodes.edgeStart[v] = edgeStart;
-    if (state !== CLEAR) this.keepEdges(v, state, data.count, dataParents, dataAt, ctrl.count, pendingBefore);
+    if (state !== CLEAR) this.keepEdges(v, state, dataCount, dataParents, dataAt, ctrl.count, pendingBefore);
     nodes.edgeCount[v] = this.edges.count - edgeStart;
   }
 

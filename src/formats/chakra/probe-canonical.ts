@@ -66,7 +66,15 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
         probe.noteSlot(slot, from, to, layout);
         probe.attrEnd = to;
       } else if (field === 4 || field === 5) {
-        if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null))
+        // A data_deps list read before (knownLists) is not decoded again. Looked up and noted on every list (−1 for
+        // ctrl_deps and without knownLists), so that the same steps run whether it is found or not.
+        const known = probe.knownLists;
+        const entry = field === 5 && known !== null ? known.find(buf, c.view, from, to) : -1;
+        probe.dataDepsKnown = entry;
+        if (
+          entry < 0 &&
+          !readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null)
+        )
           break;
         if (to === from) probe.explicitDefaults |= 1 << field;
         if (field === 5) {
