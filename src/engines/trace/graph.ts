@@ -1,6 +1,6 @@
 /**
  * Per-rank dependency graph facts (dangling dependencies, duplicate ids, nodes on or behind cycles) from node frames
- * as the node probe reads them, in one pass and without keeping the graph. Ids become dense integers (IdIndex:
+ * as the node probe reads them, in one pass and without keeping the graph. Ids become dense integers (DenseIdMap:
  * exact, no bigint per node), and each node is classed when it arrives:
  * - clear: every dependency is on an earlier clear node: Kahn's algorithm removes it whatever follows;
  * - blocked: it depends on itself or on a blocked node: Kahn's algorithm never removes it;
@@ -10,7 +10,7 @@
  * mostly ascend); if such an id turns up later after all, facts() says so and the rank is read again with nothing
  * presumed (graphFacts does that).
  */
-import { IdIndex } from '../../formats/chakra/id-index.js';
+import { DenseIdMap } from '../../formats/chakra/dense-id-map.js';
 import type { KnownPackedLists, NodeProbe } from '../../formats/chakra/probe.js';
 import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
@@ -56,7 +56,7 @@ export async function graphFacts(
 }
 
 export class DependencyGraph {
-  private readonly index = new IdIndex();
+  private readonly index = new DenseIdMap();
   /** Per node: its id, class and kept edges. */
   private readonly nodes = new NodeColumns();
   private readonly bigIds = new Map<number, bigint>();
