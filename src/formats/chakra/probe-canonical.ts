@@ -144,9 +144,14 @@ function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64
   return true;
 }
 
-/** Whether the IOInfo message in c.buf[start, end) is only its three string fields, canonical and ASCII. */
+/**
+ * Whether the IOInfo message in c.buf[start, end) is only its three string fields, canonical and ASCII. Most are
+ * ASCII throughout (strings shorter than 128 bytes have one-byte lengths): one check of the whole message then
+ * stands for each string's.
+ */
 function asciiStrings(c: WireCursor, start: number, end: number): boolean {
   const buf = c.buf;
+  const allAscii = c.isAscii(start, end);
   let p = start;
   while (p < end) {
     const tag = buf[p];
@@ -156,7 +161,7 @@ function asciiStrings(c: WireCursor, start: number, end: number): boolean {
     const length = packed & 7;
     const from = p + 1 + length;
     const to = from + (packed - length) / 8;
-    if (to > end || !c.isAscii(from, to)) return false;
+    if (to > end || !(allAscii || c.isAscii(from, to))) return false;
     p = to;
   }
   return true;
