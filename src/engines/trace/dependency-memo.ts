@@ -5,13 +5,15 @@
  * with the same bytes has the same parents (an id's node number never changes) and so the same class. Exact: a hit
  * compares every byte.
  */
+import type { KnownPackedLists } from '../../formats/chakra/probe.js';
+
 /** Lists shorter than this are classed directly (a few lookups cost less than hashing them). */
 export const MEMO_MIN_BYTES = 24;
 /** Table slots (a power of 2); entries stop being added at half of them. */
 const SLOTS = 1 << 14;
 const MAX_ENTRIES = SLOTS >> 1;
 
-export class DependencyMemo {
+export class DependencyMemo implements KnownPackedLists {
   /** Per slot: entry number + 1 (0: empty). */
   private readonly slotEntry = new Int32Array(SLOTS);
   /** Per entry: hash, byte length, where its bytes and parents lie in the slabs, its class. */
@@ -20,6 +22,7 @@ export class DependencyMemo {
   private readonly entryLength = new Int32Array(MAX_ENTRIES);
   private readonly entryWordsAt = new Int32Array(MAX_ENTRIES);
   private readonly entryParentsAt = new Int32Array(MAX_ENTRIES);
+  private readonly entryCountOf = new Int32Array(MAX_ENTRIES);
   private readonly entryState = new Uint8Array(MAX_ENTRIES);
   /** Every entry's bytes as little-endian 32-bit words (the last 0–3 bytes as one more), one entry after another. */
   private words = new Int32Array(1 << 14);
@@ -93,6 +96,7 @@ export class DependencyMemo {
     this.words[this.wordsUsed++] = tailOf(buf, i, end);
     if (this.parentsUsed + count > this.parents.length) this.parents = grown(this.parents, this.parentsUsed + count);
     this.entryParentsAt[entry] = this.parentsUsed;
+    this.entryCountOf[entry] = count;
     this.parents.set(parents.subarray(0, count), this.parentsUsed);
     this.parentsUsed += count;
   }
@@ -100,6 +104,11 @@ export class DependencyMemo {
   /** The class an entry's parents give. */
   stateOf(entry: number): number {
     return this.entryState[entry];
+  }
+
+  /** How many dependencies an entry's list holds. */
+  countOf(entry: number): number {
+    return this.entryCountOf[entry];
   }
 
   /** Where an entry's parents start in `parents`. */

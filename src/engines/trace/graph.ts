@@ -1,6 +1,6 @@
 /**
  * Per-rank dependency graph facts (dangling dependencies, duplicate ids, nodes on or behind cycles) from node frames
- * as the node probe reads them, in one pass and without keeping the graph. Ids become dense integers (IdIndex:
+ * as the node probe reads them, in one pass and without keeping the graph. Ids become dense integers (DenseIdMap:
  * exact, no bigint per node), and each node is classed when it arrives:
  * - clear: every dependency is on an earlier clear node: Kahn's algorithm removes it whatever follows;
  * - blocked: it depends on itself or on a blocked node: Kahn's algorithm never removes it;
@@ -10,8 +10,8 @@
  * mostly ascend); if such an id turns up later after all, facts() says so and the rank is read again with nothing
  * presumed (graphFacts does that).
  */
-import { IdIndex } from '../../formats/chakra/id-index.js';
-import type { NodeProbe } from '../../formats/chakra/probe.js';
+import { DenseIdMap } from '../../formats/chakra/dense-id-map.js';
+import type { KnownPackedLists, NodeProbe } from '../../formats/chakra/probe.js';
 import { U64List } from '../../formats/chakra/u64-list.js';
 import { bigintOf } from '../../formats/chakra/values.js';
 import { DependencyMemo, MEMO_MIN_BYTES } from './dependency-memo.js';
@@ -56,7 +56,7 @@ export async function graphFacts(
 }
 
 export class DependencyGraph {
-  private readonly index = new IdIndex();
+  private readonly index = new DenseIdMap();
   /** Per node: its id, class and kept edges. */
   private readonly nodes = new NodeColumns();
   private readonly bigIds = new Map<number, bigint>();
@@ -97,6 +97,11 @@ export class DependencyGraph {
    * every such dependency is taken as possibly on a later node, and facts() is exact in one pass.
    */
   constructor(private readonly presumeDangling = false) {}
+
+  /** The data dependency lists classed so far, for a node probe to leave those it finds undecoded. */
+  get knownLists(): KnownPackedLists {
+    return this.memo;
+  }
 
   /** Whether a node with this id has been added. */
   has(id: bigint): boolean {
@@ -159,26 +164,38 @@ export class DependencyGraph {
         this.maxNewId = id;
       }
     }
-    this.dataEdges += data.count;
     this.ctrlEdges += ctrl.count;
     const pendingBefore = this.pendingId.count;
     if (this.dataParents.length < data.count) this.dataParents = new Int32Array(data.count * 2);
     if (this.ctrlParents.length < ctrl.count) this.ctrlParents = new Int32Array(ctrl.count * 2);
     // The data list's class: from the memo when the same bytes were classed before, else looked up (and memoised
-    // when every dependency was known).
+    // when every dependency was known). A probe reading with this memo as its knownLists has looked the bytes up
+    // already (and left a list it found undecoded).
     const memo = this.memo;
     const memoised =
       probe !== null && probe.dataDepsStart >= 0 && probe.dataDepsEnd - probe.dataDepsStart >= MEMO_MIN_BYTES;
-    const entry = memoised
-      ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd)
-      : -1;
+    const entry =
+      probe !== null && probe.knownLists === memo
+        ? probe.dataDepsKnown
+        : memoised
+          ? memo.find(probe.cursor!.buf, probe.cursor!.view, probe.dataDepsStart, probe.dataDepsEnd)
+          : -1;
+    // An entry's facts read on every node (entry 0's when none is found), so that the code compiled before the first
+    // hit already has every step a hit takes.
+    const known = entry >= 0 ? entry : 0;
+    const knownState = memo.stateOf(known);
+    const knownParents = memo.parents;
+    const knownAt = memo.parentsAt(known);
+    const knownCount = memo.countOf(known);
     let dataState: number;
     let dataParents = this.dataParents;
     let dataAt = 0;
+    let dataCount = data.count;
     if (entry >= 0) {
-      dataState = memo.stateOf(entry);
-      dataParents = memo.parents;
-      dataAt = memo.parentsAt(entry);
+      dataState = knownState;
+      dataParents = knownParents;
+      dataAt = knownAt;
+      dataCount = knownCount;
     } else {
       dataState = this.classify(v, data, this.dataParents, DATA);
       if (memoised && this.pendingId.count === pendingBefore) {
@@ -193,11 +210,12 @@ export class DependencyGraph {
         );
       }
     }
+    this.dataEdges += dataCount;
     const state = Math.max(dataState, this.classify(v, ctrl, this.ctrlParents, 1));
     nodes.state[v] = state;
     const edgeStart = this.edges.count;
     nodes.edgeStart[v] = edgeStart;
-    if (state !== CLEAR) this.keepEdges(v, state, data.count, dataParents, dataAt, ctrl.count, pendingBefore);
+    if (state !== CLEAR) this.keepEdges(v, state, dataCount, dataParents, dataAt, ctrl.count, pendingBefore);
     nodes.edgeCount[v] = this.edges.count - edgeStart;
   }
 

@@ -178,6 +178,7 @@ export async function inspectRank(file: string, rank: number, workspace?: RankWo
     diagnostics,
     (probe) => tally.add(probe),
     workspace,
+    true,
   );
   const md = stream.frames.metadata;
   return {

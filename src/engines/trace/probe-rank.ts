@@ -18,7 +18,8 @@ export class RankWorkspace {
 
 /**
  * Reads a rank's node frames through `probe` into the dependency graph and `onNode`; returns the graph's facts and
- * the stream (metadata, bytes read, compression).
+ * the stream (metadata, bytes read, compression). `dataDepsUnread`: onNode never reads probe.dataDeps, so a data
+ * dependency list the graph has classed before is left undecoded (NodeProbe.knownLists).
  */
 export async function probeRank(
   file: string,
@@ -26,10 +27,12 @@ export async function probeRank(
   diagnostics: Diagnostics,
   onNode: (probe: NodeProbe, frames: FrameScanner) => void,
   workspace = new RankWorkspace(),
+  dataDepsUnread = false,
 ): Promise<{ facts: GraphFacts; stream: FrameStream }> {
   const pool = workspace.pool;
   let stream: FrameStream | null = null;
   const facts = await graphFacts(async (graph) => {
+    if (dataDepsUnread) probe.knownLists = graph.knownLists;
     if (stream) {
       // Read again for the graph alone (an id presumed dangling turned up): the tally has its nodes already.
       await readFrames(
@@ -58,5 +61,6 @@ export async function probeRank(
       { diagnostics, pool },
     );
   }, workspace.graph);
+  probe.knownLists = null;
   return { facts, stream: stream! };
 }

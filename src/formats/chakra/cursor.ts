@@ -32,10 +32,15 @@ export class WireCursor {
   /** The buffer read, and a view of it for reading four bytes at a time (set together: see reset). */
   buf: Buffer;
   view: DataView;
+  /** The whole memory under `buf` as aligned 32-bit words (buf[i] lies in words[(byteOffset + i) >> 2]), for isAscii. */
+  private words: Int32Array;
+  private byteOffset: number;
 
   constructor(buf: Buffer = EMPTY, pos = 0) {
     this.buf = buf;
     this.view = viewOf(buf);
+    this.words = wordsOf(buf);
+    this.byteOffset = buf.byteOffset;
     this.pos = pos;
   }
 
@@ -47,6 +52,8 @@ export class WireCursor {
     if (buf !== this.buf) {
       this.buf = buf;
       this.view = viewOf(buf);
+      this.words = wordsOf(buf);
+      this.byteOffset = buf.byteOffset;
     }
     this.pos = pos;
   }
@@ -321,15 +328,16 @@ export class WireCursor {
       for (let i = start; i < end; i++) if (buf[i] >= 0x80) return false;
       return true;
     }
-    // Sixteen bytes a step while they last, then four; the last step overlaps the one before rather than finishing
-    // byte by byte.
+    // The first and last four bytes as DataView loads (they may overlap the words between), and the whole aligned
+    // words between as Int32Array loads (cheaper), four a step while they last.
     const view = this.view;
-    let high = view.getInt32(end - 4, true);
-    let i = start;
-    for (; i < end - 16; i += 16)
-      high |=
-        view.getInt32(i, true) | view.getInt32(i + 4, true) | view.getInt32(i + 8, true) | view.getInt32(i + 12, true);
-    for (; i < end - 4; i += 4) high |= view.getInt32(i, true);
+    let high = view.getInt32(start, true) | view.getInt32(end - 4, true);
+    const at = this.byteOffset;
+    const words = this.words;
+    let w = (start + at + 3) >> 2;
+    const stop = (end + at) >> 2;
+    for (; w + 4 <= stop; w += 4) high |= words[w] | words[w + 1] | words[w + 2] | words[w + 3];
+    for (; w < stop; w++) high |= words[w];
     return (high & 0x80808080) === 0;
   }
 
@@ -344,4 +352,9 @@ export class WireCursor {
 
 function viewOf(b: Buffer): DataView {
   return new DataView(b.buffer, b.byteOffset, b.length);
+}
+
+/** The whole memory under b as 32-bit words from its start (aligned). */
+function wordsOf(b: Buffer): Int32Array {
+  return new Int32Array(b.buffer, 0, b.buffer.byteLength >> 2);
 }

@@ -27,6 +27,6 @@ export {
 export { FrameScanner, type FrameScannerOptions } from './frames.js';
 export { FrameStream, readFrames, type FrameStreamOptions } from './frame-stream.js';
 export { NodeProbe, AttributeNames, U64List } from './probe.js';
-export { IdIndex } from './id-index.js';
+export { DenseIdMap } from './dense-id-map.js';
 export { SpliceSink, FrameEdit } from './splice.js';
 export { WireCursor, WireError } from './cursor.js';

@@ -66,7 +66,15 @@ export function readCanonicalFields(probe: NodeProbe, c: WireCursor, start: numb
         probe.noteSlot(slot, from, to, layout);
         probe.attrEnd = to;
       } else if (field === 4 || field === 5) {
-        if (!readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null))
+        // A data_deps list read before (knownLists) is not decoded again. Looked up and noted on every list (−1 for
+        // ctrl_deps and without knownLists), so that the same steps run whether it is found or not.
+        const known = probe.knownLists;
+        const entry = field === 5 && known !== null ? known.find(buf, c.view, from, to) : -1;
+        probe.dataDepsKnown = entry;
+        if (
+          entry < 0 &&
+          !readPackedValues(buf, from, to, probe.keepDeps ? (field === 4 ? probe.ctrlDeps : probe.dataDeps) : null)
+        )
           break;
         if (to === from) probe.explicitDefaults |= 1 << field;
         if (field === 5) {
@@ -136,9 +144,14 @@ function readPackedValues(buf: Uint8Array, start: number, end: number, list: U64
   return true;
 }
 
-/** Whether the IOInfo message in c.buf[start, end) is only its three string fields, canonical and ASCII. */
+/**
+ * Whether the IOInfo message in c.buf[start, end) is only its three string fields, canonical and ASCII. Most are
+ * ASCII throughout (strings shorter than 128 bytes have one-byte lengths): one check of the whole message then
+ * stands for each string's.
+ */
 function asciiStrings(c: WireCursor, start: number, end: number): boolean {
   const buf = c.buf;
+  const allAscii = c.isAscii(start, end);
   let p = start;
   while (p < end) {
     const tag = buf[p];
@@ -148,7 +161,7 @@ function asciiStrings(c: WireCursor, start: number, end: number): boolean {
     const length = packed & 7;
     const from = p + 1 + length;
     const to = from + (packed - length) / 8;
-    if (to > end || !c.isAscii(from, to)) return false;
+    if (to > end || !(allAscii || c.isAscii(from, to))) return false;
     p = to;
   }
   return true;

@@ -17,6 +17,17 @@ import { readCanonicalFields } from './probe-canonical.js';
 export { AttributeNames } from './attribute-names.js';
 export { U64List } from './u64-list.js';
 
+/**
+ * Packed dependency lists already read, by their bytes (engines/trace's DependencyMemo): see NodeProbe.knownLists.
+ * find() returns the entry whose bytes equal buf[start, end) (compared in full), or −1 (and notes the miss, for
+ * its owner to store the list once it has classed it).
+ */
+export interface KnownPackedLists {
+  find(buf: Uint8Array, view: DataView, start: number, end: number): number;
+  /** How many values an entry's list holds. */
+  countOf(entry: number): number;
+}
+
 const NODE_FIELD_NAMES = [
   '',
   'id',
@@ -56,6 +67,15 @@ export class NodeProbe {
   /** data_deps' bytes when one packed field of canonical varints holds them all (readers may memoise on them); −1 else. */
   dataDepsStart = -1;
   dataDepsEnd = -1;
+  /**
+   * Lists whose bytes were read (and checked) before: when set, a data_deps list found there is not decoded again
+   * (the same bytes are the same canonical varints): dataDepsKnown is its entry and dataDeps stays empty (its
+   * length is knownLists.countOf(dataDepsKnown)). Only for a reader that takes the list from the entry (inspect's
+   * dependency graph); null (the default): every list is decoded into dataDeps.
+   */
+  knownLists: KnownPackedLists | null = null;
+  /** The knownLists entry of this node's data_deps, −1 when they were decoded into dataDeps (or are absent). */
+  dataDepsKnown = -1;
   /** IOInfo messages (payloads), −1 when absent. */
   inputsStart = -1;
   inputsEnd = -1;
@@ -127,6 +147,7 @@ export class NodeProbe {
     this.type = 0;
     this.idNumber = this.startNumber = this.durationNumber = 0;
     this.durationTag = this.durationEnd = this.nameStart = this.nameEnd = this.dataDepsStart = this.dataDepsEnd = -1;
+    this.dataDepsKnown = -1;
     this.inputsStart = this.inputsEnd = this.outputsStart = this.outputsEnd = this.attrStart = this.attrEnd = -1;
     this.attrsAsBytes = this.canonical = true;
     this.explicitDefaults = this.unpacked = 0;
@@ -207,7 +228,11 @@ export class NodeProbe {
         case 4:
         case 5: {
           const list = field === 4 ? this.ctrlDeps : this.dataDeps;
-          if (field === 5) this.dataDepsStart = this.dataDepsEnd = -1;
+          if (field === 5) {
+            // A second data_deps field: the first one's values are needed after all.
+            if (this.dataDepsKnown >= 0) this.decodeKnownDataDeps();
+            this.dataDepsStart = this.dataDepsEnd = -1;
+          }
           if (wt === WIRE_LEN) {
             const stop = c.length(end);
             if (stop === c.pos) this.explicitDefaults |= 1 << field;
@@ -271,6 +296,17 @@ export class NodeProbe {
       p = c.pos;
     }
     for (let k = Math.min(last, LAST_KNOWN_FIELD + 1); k <= LAST_KNOWN_FIELD; k++) firstAbove[k] = end;
+  }
+
+  /** Decodes the data_deps list that was found in knownLists (the canonical varints at dataDepsStart…dataDepsEnd). */
+  private decodeKnownDataDeps(): void {
+    const c = this.cursor!;
+    const pos = c.pos;
+    this.dataDeps.clear();
+    c.pos = this.dataDepsStart;
+    readPackedInto(c, this.dataDeps, this.dataDepsEnd);
+    c.pos = pos;
+    this.dataDepsKnown = -1;
   }
 
   /** Notes the attribute entry c.buf[start, end), just walked into `found`, when its name is asked for. */

@@ -1,14 +1,14 @@
 /**
- * The graph's id index (direct table for small ids, hash table for the rest, a Map above 2^53 − 1) against a plain
+ * DenseIdMap, the graph's id index (direct table for small ids, hash table for the rest, a Map above 2^53 − 1) against a plain
  * Map: dense ids from 0, strided ids from an offset, random sparse ids, and a mix that moves hashed ids into the
  * direct table as it grows.
  */
 import { describe, expect, it } from 'vitest';
-import { IdIndex } from '../../src/formats/chakra/id-index.js';
+import { DenseIdMap } from '../../src/formats/chakra/dense-id-map.js';
 import { seededRandom } from '../../scripts/replay-traces.mjs';
 
 function agrees(ids: number[], misses: number[]): void {
-  const index = new IdIndex();
+  const index = new DenseIdMap();
   const ref = new Map<number, number>();
   // Disagreements collected, then compared once (an expect per id would be most of the test's time).
   const wrong: string[] = [];
@@ -26,7 +26,7 @@ function agrees(ids: number[], misses: number[]): void {
   expect(index.get(ids[0])).toBe(-1);
 }
 
-describe('IdIndex (chakra)', () => {
+describe('DenseIdMap', () => {
   const rand = seededRandom(5);
   const randomIds = (n: number, below: number) => Array.from({ length: n }, () => Math.floor(rand() * below));
   it('agrees with a Map on dense, strided and sparse ids', () => {

@@ -1,8 +1,8 @@
 /**
- * Node ids (uint64) to dense integers. Ids in a dense run (a rank's ids mostly are: PyTorch's from near 0, generated
- * multi-rank traces' from the rank's first id) index a direct table, one load a lookup; other ids up to 2^53 − 1 are
- * kept exactly as doubles in an open-addressing table (no bigint, no Map entry per node); larger ids, which only a
- * bigint holds exactly, in a Map beside.
+ * DenseIdMap: node ids (uint64) to the dense integers (node numbers) given with them. Ids in a dense run (a rank's
+ * ids mostly are: PyTorch's from near 0, generated multi-rank traces' from the rank's first id) index a direct
+ * table, one load a lookup; other ids up to 2^53 − 1 are kept exactly as doubles in an open-addressing table (no
+ * bigint, no Map entry per node); larger ids, which only a bigint holds exactly, in a Map beside.
  */
 /** A slot holds id + 1 (exact: ids here are at most 2^53 − 1), so that a fresh table's zeros are its empty slots. */
 const EMPTY_KEY = 0;
@@ -17,7 +17,7 @@ const DIRECT_MAX = 1 << 24;
 const DIRECT_SLACK = 1 << 16;
 const DIRECT_BELOW = 4096;
 
-export class IdIndex {
+export class DenseIdMap {
   /**
    * Keys as id + 1 in a table left as allocated (zeros): never filled, so that only the pages ids land on are ever
    * touched (fresh memory costs page faults, and dense ids fill the table's low part only).
