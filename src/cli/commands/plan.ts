@@ -1,59 +1,11 @@
 /** `tracewatt plan`: Perseus-style time–energy frontier and per-computation clock plans for pipeline training. */
-import path from 'node:path';
-import { toJson } from '../../core/json.js';
-import {
-  clockGrid,
-  fittedStageOptions,
-  measuredStageOptions,
-  planPipeline,
-  planTrace,
-  quantizeOptions,
-  type PlanRecord,
-} from '../../engines/plan/index.js';
-import { Diagnostics } from '../../diagnostics.js';
-import { loadCalibration } from '../../engines/calibrate/index.js';
+import { planProfile, planTrace, type PlanRecord } from '../../engines/plan/index.js';
 import { InputError } from '../../errors.js';
-import { OutputSet } from '../../formats/output.js';
-import { readProfile } from '../../formats/profiles/index.js';
-import {
-  extrinsicCurveRows,
-  planComputationRows,
-  planFrontierRows,
-  planText,
-  splitPlanRows,
-} from '../../report/plan-text.js';
-import { toCsv, type RowSet } from '../../report/index.js';
+import { planFrontierRows, planText } from '../../report/plan-text.js';
+import { writePlanOutputs } from '../../report/text/plan-outputs.js';
 import type { CommandIO, CommandSpec } from '../command.js';
-import { choice, flagOf, int, intOf, num, numberList, str, tableLayout, tableOptions } from '../io.js';
+import { choice, emit, flagOf, int, intOf, num, numberList, str, tableLayout, tableOptions } from '../io.js';
 import { profileReadOptions, reportProfile } from './profile-options.js';
-
-/** Writes the record and its tables into `dir`, all files renamed into place together once complete. */
-async function writeOutputs(dir: string, r: PlanRecord): Promise<string[]> {
-  const files: [string, string][] = [
-    ['plan.json', `${toJson(r)}\n`],
-    ['frontier.csv', csv(planFrontierRows(r))],
-    [
-      'split-frontier.csv',
-      toCsv(
-        [{ header: 'iteration time (s, est.)' }, { header: 'iteration energy (J, est.)' }],
-        r.splitFrontier.map((p) => [p.timeS, p.energyJ]),
-      ),
-    ],
-    ['extrinsic.csv', csv(extrinsicCurveRows(r))],
-    ['split-plan-intrinsic.csv', csv(splitPlanRows(r.splitPlan))],
-    ...r.plans.map((p): [string, string] => [`plan-${p.name}.csv`, csv(planComputationRows(p))]),
-  ];
-  await OutputSet.write(
-    dir,
-    async (set) => {
-      for (const [name, text] of files) await set.put(path.join(dir, name), text);
-    },
-    { folder: true },
-  );
-  return files.map(([name]) => path.join(dir, name));
-}
-
-const csv = (t: RowSet) => toCsv(t.columns, t.rows);
 
 export const planCommand: CommandSpec = {
   name: 'plan',
@@ -155,10 +107,11 @@ export const planCommand: CommandSpec = {
   async run(_args, opts, io) {
     const record = opts.trace !== undefined ? await traceRecord(opts) : await profileRecord(opts, io);
     const out = str(opts, 'out');
-    const written = out ? await writeOutputs(out, record) : [];
-    if (opts.json) io.out(`${toJson(record)}\n`);
-    else if (opts.csv) io.out(csv(planFrontierRows(record)));
-    else io.out(planText(record, tableLayout(opts)) + (written.length ? `wrote ${written.join(', ')}\n` : ''));
+    const written = out ? await writePlanOutputs(out, record) : [];
+    emit(io, opts, record, {
+      table: () => planFrontierRows(record),
+      text: () => planText(record, tableLayout(opts)) + (written.length ? `wrote ${written.join(', ')}\n` : ''),
+    });
     return 0;
   },
 };
@@ -217,49 +170,28 @@ async function profileRecord(opts: Record<string, unknown>, io: CommandIO): Prom
   const deadlineS = num(opts, 'deadlineS', { positive: true, unit: 's' });
   if (stragglerSlowdown !== undefined && deadlineS !== undefined)
     throw new InputError('give --straggler-slowdown or --deadline-s, not both');
-  const diagnostics = new Diagnostics();
-  const table = await readProfile(file, { ...profileReadOptions(opts), diagnostics });
-  const measured = measuredStageOptions(table, stages, file, diagnostics);
-  reportProfile(file, table, diagnostics, io);
+  const read = profileReadOptions(opts);
   const fit = numberList(opts, 'fitFrequencies', 'MHz');
-  let planned = measured;
-  let clocksMHz = [...new Set(measured.flatMap((s) => [...s.forward, ...s.backward].map((o) => o.clockMHz)))].sort(
-    (a, b) => a - b,
-  );
-  const notes: string[] = [];
   if (!fit && (opts.calibration !== undefined || opts.powerCap !== undefined))
     throw new InputError('--calibration and --power-cap apply to --fit-frequencies');
-  if (fit) {
-    if (fit.length < 2) throw new InputError('--fit-frequencies: give at least two clocks');
-    const step = num(opts, 'clockStep', { positive: true, unit: 'MHz' }) ?? 15;
-    clocksMHz = clockGrid(Math.min(...fit), Math.max(...fit), step);
-    let capW = num(opts, 'powerCap', { positive: true, unit: 'W' }) ?? null;
-    if (capW === null && opts.calibration !== undefined)
-      capW = (await loadCalibration(String(opts.calibration))).powerCap.powerW;
-    planned = fittedStageOptions(measured, fit, clocksMHz, file, capW);
-    notes.push(
-      `options at ${clocksMHz.length} clocks modelled from ${fit.join(', ')} MHz (t = A + B/f, P quadratic in f per stage and pass; ` +
-        `${capW === null ? 'no power cap' : `power cap ${capW.toFixed(1)} W`})`,
-    );
-  }
-  const quantumS = num(opts, 'timeQuantum', { positive: true, unit: 's' });
-  if (quantumS !== undefined) {
-    planned = quantizeOptions(planned, quantumS);
-    notes.push(
-      `every computation's time floored to a multiple of ${quantumS} s (Perseus' convention): iterations look shorter than they are`,
-    );
-  }
-  return planPipeline({
-    label: path.basename(file),
-    source: { mode: fit ? 'fit' : 'profile', file, ...(fit ? { fitClocksMHz: fit } : {}), clocksMHz },
-    stages: planned,
-    ...(fit ? { measured } : {}),
+  if (fit && fit.length < 2) throw new InputError('--fit-frequencies: give at least two clocks');
+  return planProfile({
+    file,
+    read,
+    stages,
     microBatches,
     schedule,
     blockingPowerW,
+    fit: fit && {
+      clocksMHz: fit,
+      clockStepMHz: num(opts, 'clockStep', { positive: true, unit: 'MHz' }),
+      powerCapW: num(opts, 'powerCap', { positive: true, unit: 'W' }),
+      calibration: str(opts, 'calibration'),
+    },
+    timeQuantumS: num(opts, 'timeQuantum', { positive: true, unit: 's' }),
     points: int(opts, 'points', { min: 2 }),
     stragglerSlowdown,
     deadlineS,
-    notes,
+    onRead: (table, diagnostics) => reportProfile(file, table, diagnostics, io),
   });
 }
