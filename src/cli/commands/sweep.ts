@@ -1,31 +1,18 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
-import { Diagnostics } from '../../diagnostics.js';
 import { toJson } from '../../core/json.js';
-import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS, presetPath } from '../../engines/replay/index.js';
+import { DEFAULT_POWER_PRESET, POWER_PRESETS } from '../../engines/replay/index.js';
 import {
-  DEFAULT_SERDES_VF_CURVE,
-  gpuSweepPoints,
-  gpuSweepRecord,
-  inputDigests,
-  loadVfCurve,
-  makePartial,
-  networkSweepPoints,
-  networkSweepRecord,
-  mergeSweepFiles,
-  parseSelector,
+  mergeSweep,
   parseShard,
-  shardIndices,
-  sweepClocks,
+  runGpuSweep,
+  runNetworkSweep,
   type GpuClockSweepRecord,
-  type GpuSweepRecordOptions,
   type NetworkSweepRecord,
-  type NetworkSweepRecordOptions,
-  type Shard,
-  type SweepKind,
+  type SweepRun,
 } from '../../engines/studies/index.js';
-import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
+import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
 import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
 import { emit, int, num, rangeList, str, tableLayout, tableOptions } from '../io.js';
 
@@ -53,14 +40,12 @@ const SHARD_OPTIONS: OptionSpec[] = [
   },
 ];
 
-/** A sweep's record as JSON, CSV or text; with --out also as JSON in that file. */
-export async function printSweepRecord(
+/** A sweep's record as JSON, CSV or text. */
+function printSweepRecord(
   record: NetworkSweepRecord | GpuClockSweepRecord,
   opts: Record<string, unknown>,
   io: CommandIO,
-): Promise<void> {
-  const out = str(opts, 'out');
-  if (out) await writeFileAtomic(out, `${toJson(record)}\n`);
+) {
   const network = record.kind === 'network-sweep';
   emit(io, opts, record, {
     table: () => (network ? networkSweepRows(record) : gpuSweepRows(record)),
@@ -68,36 +53,21 @@ export async function printSweepRecord(
   });
 }
 
-/** Writes a shard's partial result (to --out, or stdout). */
-async function writePartial<P>(
-  sweep: SweepKind,
-  shard: Shard,
-  identity: { inputs: Record<string, string>; options: object },
-  indices: number[],
-  total: number,
-  points: P[],
-  opts: Record<string, unknown>,
-  io: CommandIO,
-): Promise<void> {
-  const partial = makePartial(
-    sweep,
-    shard,
-    { inputs: identity.inputs, options: { ...identity.options } },
-    total,
-    indices.map((index, i) => ({ index, point: points[i] })),
-  );
-  const out = str(opts, 'out');
-  if (!out) {
-    io.out(`${toJson(partial)}\n`);
-    return;
+/**
+ * A sweep's output: its record; or a shard's partial, which is itself the output (JSON, as merge reads it) unless
+ * --out took it, then what was written. Then the notes and warnings on stderr.
+ */
+function printSweep(run: SweepRun, opts: Record<string, unknown>, io: CommandIO): number {
+  if (run.kind === 'record') printSweepRecord(run.record, opts, io);
+  else if (!run.written) io.out(`${toJson(run.partial)}\n`);
+  else {
+    const w = run.written;
+    emit(io, opts, w, { table: () => shardWrittenRows(w), text: () => shardWrittenText(w) });
   }
-  await writeFileAtomic(out, `${toJson(partial)}\n`);
-  io.out(
-    opts.json
-      ? `${toJson({ out, shard, points: indices.length, totalPoints: total })}\n`
-      : `wrote ${out}: shard ${shard.index}/${shard.count}, ${indices.length} of ${total} points\n`,
-  );
+  io.err(sweepNoticesText(run.profileNotes, run.diagnostics));
+  return 0;
 }
+
 const DEFAULT_CLOCKS = '210:1980:15';
 
 export const sweepNetworkCommand: CommandSpec = {
@@ -136,68 +106,24 @@ export const sweepNetworkCommand: CommandSpec = {
   example:
     'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    const dimension = int(opts, 'dimension', { min: 0 }) ?? 1;
-    const diagnostics = new Diagnostics();
-    const cluster = await loadClusterConfigs(
-      {
-        system: String(opts.system),
-        network: String(opts.network),
-        memory: str(opts, 'memory'),
-        commGroup: str(opts, 'commGroup'),
-        power: str(opts, 'power'),
-      },
-      diagnostics,
-    );
-    const vfFile = str(opts, 'vfCurve');
-    const vfCurve = vfFile ? await loadVfCurve(vfFile) : undefined;
     const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
-    const record: NetworkSweepRecordOptions = {
-      label: `${args[0]} on ${String(opts.network)}: dimension ${dimension} DVFS`,
-      dimension,
-      vfCurve: (vfCurve ?? DEFAULT_SERDES_VF_CURVE).name,
-    };
-    const scales = rangeList(opts, 'scale', DEFAULT_SCALES);
-    const input = {
-      label: record.label,
-      trace: { kind: 'files' as const, trace: args[0] },
-      ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
-      dimension,
-      scales,
-      vfCurve,
+    const run = await runNetworkSweep({
+      trace: args[0],
+      system: String(opts.system),
+      network: String(opts.network),
+      memory: str(opts, 'memory'),
+      commGroup: str(opts, 'commGroup'),
+      power: str(opts, 'power'),
+      vfCurve: str(opts, 'vfCurve'),
+      dimension: int(opts, 'dimension', { min: 0 }) ?? 1,
+      scales: rangeList(opts, 'scale', DEFAULT_SCALES),
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
       threads: int(opts, 'threads'),
       onPoint: progress(io, 'replaying scales'),
-    };
-    const indices = shard ? shardIndices(scales.length, shard) : undefined;
-    const run = await networkSweepPoints(input, indices);
-    if (shard) {
-      const inputs = await inputDigests(
-        {
-          system: cluster.system.file,
-          network: cluster.network.file,
-          memory: cluster.memory?.file,
-          commGroup: cluster.commGroups?.file,
-          power: cluster.power.file,
-          vfCurve: vfFile,
-        },
-        args[0],
-      );
-      await writePartial(
-        'network',
-        shard,
-        { inputs, options: { ...record, scales: run.scales, bandwidthUnit: input.bandwidthUnit } },
-        indices!,
-        run.scales.length,
-        run.points,
-        opts,
-        io,
-      );
-    } else {
-      await printSweepRecord(networkSweepRecord(record.label, dimension, record.vfCurve, run.points), opts, io);
-    }
-    const diags = [...diagnostics.summary(), ...(run.replays[0]?.diagnostics ?? [])];
-    for (const d of diags) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
-    return 0;
+      shard,
+      out: str(opts, 'out'),
+    });
+    return printSweep(run, opts, io);
   },
 };
 
@@ -256,72 +182,28 @@ export const sweepGpuCommand: CommandSpec = {
   example:
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    const diagnostics = new Diagnostics();
-    const { power: _power, ...cluster } = await loadClusterConfigs(
-      {
-        system: String(opts.system),
-        network: String(opts.network),
-        memory: str(opts, 'memory'),
-        commGroup: str(opts, 'commGroup'),
-      },
-      diagnostics,
-    );
-    const powerPreset = str(opts, 'powerPreset');
-    const selectors = ((opts.select as unknown[] | undefined) ?? []).map(String);
     const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
-    const record: GpuSweepRecordOptions = { label: `${args[0]}: SM clock sweep`, selectors };
-    const profiles = ((opts.profile as unknown[] | undefined) ?? []).map(String);
-    const input = {
-      label: record.label,
+    const run = await runGpuSweep({
       trace: args[0],
       calibration: String(opts.calibration),
-      profiles,
+      profiles: ((opts.profile as unknown[] | undefined) ?? []).map(String),
       profileFormat: str(opts, 'format') as ProfileFormat | undefined,
       frequenciesMHz: rangeList(opts, 'frequencies', DEFAULT_CLOCKS),
       referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
-      power: powerPreset ? { preset: powerPreset } : undefined,
-      ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
-      workDir: str(opts, 'keep'),
-      selectors: selectors.map((t) => parseSelector(t)),
+      system: String(opts.system),
+      network: String(opts.network),
+      memory: str(opts, 'memory'),
+      commGroup: str(opts, 'commGroup'),
+      powerPreset: str(opts, 'powerPreset'),
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      keep: str(opts, 'keep'),
+      selectors: ((opts.select as unknown[] | undefined) ?? []).map(String),
       threads: int(opts, 'threads'),
       onPoint: progress(io, 'replaying clocks'),
-    };
-    const clocks = sweepClocks(input.frequenciesMHz);
-    const indices = shard ? shardIndices(clocks.length, shard) : undefined;
-    const run = await gpuSweepPoints(input, indices);
-    if (shard) {
-      const presetFile =
-        powerPreset && (POWER_PRESETS as readonly string[]).includes(powerPreset)
-          ? presetPath(powerPreset)
-          : powerPreset;
-      const inputs = await inputDigests(
-        {
-          system: cluster.system.file,
-          network: cluster.network.file,
-          memory: cluster.memory?.file,
-          commGroup: cluster.commGroups?.file,
-          calibration: input.calibration,
-          profile: profiles,
-          powerPreset: presetFile,
-        },
-        args[0],
-      );
-      const options = {
-        ...record,
-        frequenciesMHz: clocks,
-        referenceClockMHz: input.referenceClockMHz ?? null,
-        profileFormat: input.profileFormat ?? null,
-        bandwidthUnit: input.bandwidthUnit,
-      };
-      await writePartial('gpu', shard, { inputs, options }, indices!, clocks.length, run.points, opts, io);
-    } else {
-      await printSweepRecord(gpuSweepRecord(record.label, run.points, input.selectors), opts, io);
-    }
-    for (const p of run.annotate.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
-    for (const d of [...diagnostics.summary(), ...run.annotate.diagnostics])
-      io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
-    return 0;
+      shard,
+      out: str(opts, 'out'),
+    });
+    return printSweep(run, opts, io);
   },
 };
 
@@ -340,7 +222,7 @@ export const mergeCommand: CommandSpec = {
   ],
   example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out out/sweep-network.json',
   async run(args, opts, io) {
-    await printSweepRecord(await mergeSweepFiles(args), opts, io);
+    printSweepRecord(await mergeSweep(args, str(opts, 'out')), opts, io);
     return 0;
   },
 };

@@ -64,3 +64,13 @@ export {
   spearman,
   type LayerSweep,
 } from './a30-layers-record.js';
+export {
+  runNetworkSweep,
+  runGpuSweep,
+  mergeSweep,
+  type NetworkSweepRequest,
+  type GpuSweepRequest,
+  type SweepRun,
+  type SweepRunOptions,
+  type ShardWritten,
+} from './sweep-run.js';
