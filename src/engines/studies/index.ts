@@ -74,3 +74,4 @@ export {
   type SweepRunOptions,
   type ShardWritten,
 } from './sweep-run.js';
+export { writeStudyFolder, type StudyRun, type StudyFiles, type StudyWritten } from './study-folder.js';
