@@ -1,38 +1,10 @@
 /** `tracewatt export astra-sim`: a folder ASTRA-sim runs as it is, with every repair listed. */
-import { toJson } from '../../core/json.js';
-import { exportAstraSim, type AstraSimExport } from '../../engines/astra-sim/index.js';
+import { exportAstraSim } from '../../engines/astra-sim/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
+import { astraSimExportRows, astraSimExportText } from '../../report/text/astra-sim-export.js';
+import { warningsText } from '../../report/text/warnings.js';
 import type { CommandSpec } from '../command.js';
-import { int, str } from '../io.js';
-
-function exportText(r: AstraSimExport): string {
-  const lines = [
-    `wrote ${r.out}: ${r.ranks} rank file(s) (${r.workload}.<rank>.et, ${r.nodes} nodes; ${r.unchangedRanks} byte-identical to the input), ` +
-      `${[r.files.system, r.files.network, r.files.memory, r.files.commGroup, r.files.power]
-        .filter(Boolean)
-        .map((f) => f!.split('/').pop())
-        .join(', ')}, run.sh, export.json`,
-  ];
-  if (r.repairs.length === 0) lines.push('repairs: none (ASTRA-sim reads the rank files as they were)');
-  else {
-    lines.push('repairs (so that ASTRA-sim runs these nodes as tracewatt replay does; all in export.json):');
-    for (const d of r.repairs)
-      lines.push(`  ${d.code} ×${d.count}: ${d.what}`, `    first: ${d.samples[0]?.message ?? ''}`);
-  }
-  lines.push(
-    'run ASTRA-sim (congestion-unaware, or congestion-aware):',
-    `  ${r.files.runScript} unaware`,
-    `  ${r.files.runScript} aware`,
-  );
-  lines.push(
-    '  or directly:',
-    `  ${r.commands.congestionUnaware}`,
-    'then the energy breakdown from its times:',
-    `  ${r.commands.energy}`,
-  );
-  for (const n of r.notes) lines.push(`note: ${n}`);
-  return `${lines.join('\n')}\n`;
-}
+import { emit, int, str } from '../io.js';
 
 export const exportAstraSimCommand: CommandSpec = {
   name: 'export astra-sim',
@@ -91,8 +63,9 @@ export const exportAstraSimCommand: CommandSpec = {
       power: str(opts, 'power'),
       commSizeBytes: commSize === undefined ? undefined : BigInt(commSize),
     });
-    io.out(opts.json ? `${toJson(r)}\n` : exportText(r));
-    for (const d of r.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    emit(io, opts, r, { table: () => astraSimExportRows(r), text: () => astraSimExportText(r) });
+    const warnings = warningsText(r.diagnostics);
+    if (warnings) io.err(warnings);
     return 0;
   },
 };

@@ -1,21 +1,17 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { toJson } from '../../core/json.js';
 import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
-import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
-import { loadCalibration } from '../../engines/calibrate/index.js';
+import { modelPresetNames } from '../../core/llm/models.js';
 import {
-  calibratedTimeModel,
-  TRACE_SCOPES,
-  writeLlmTraces,
+  generateLlm,
   type PipelineSchedule,
   type Recompute,
+  TRACE_SCOPES,
   type TraceScope,
 } from '../../engines/generate/index.js';
 import { InputError } from '../../errors.js';
-import { outputErrorUnder } from '../../formats/output.js';
-import { fixed, wrapText } from '../../report/tables.js';
+import { generateLlmJson, generateLlmRows, generateLlmText } from '../../report/text/generate-llm.js';
 import type { CommandSpec } from '../command.js';
-import { choice, intOf, num, rowsText, tableLayout, tableOptions } from '../io.js';
+import { choice, emit, intOf, num, tableLayout, tableOptions } from '../io.js';
 
 export const generateLlmCommand: CommandSpec = {
   name: 'generate llm',
@@ -87,22 +83,15 @@ export const generateLlmCommand: CommandSpec = {
   ],
   example: 'tracewatt generate llm --model llama2-70b --tp 8 --pp 4 --global-batch 32 --seq 4096 --out out/llama70b',
   async run(_args, opts, io) {
-    const model = await resolveModel(String(opts.model));
     const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
-    const out = String(opts.out);
     const clockMHz = num(opts, 'frequency', { positive: true, unit: 'MHz' });
     if ((opts.calibration === undefined) !== (clockMHz === undefined)) {
       throw new InputError(
         '--calibration and --frequency go together: durations from a calibration are taken at one SM clock',
       );
     }
-    const dtype = parseDtype(String(opts.dtype));
-    const timeModel =
-      opts.calibration === undefined
-        ? undefined
-        : calibratedTimeModel(await loadCalibration(String(opts.calibration)), clockMHz!, dtype);
-    const input = {
-      model,
+    const r = await generateLlm({
+      model: String(opts.model),
       dp: intOf(opts, 'dp'),
       tp: intOf(opts, 'tp'),
       pp: intOf(opts, 'pp'),
@@ -113,57 +102,17 @@ export const generateLlmCommand: CommandSpec = {
       scope: choice<TraceScope>(opts, 'scope', TRACE_SCOPES),
       sequenceParallel: Boolean(opts.sequenceParallel),
       recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
-      dtype,
-      timeModel,
+      dtype: parseDtype(String(opts.dtype)),
+      calibration: opts.calibration === undefined ? undefined : { file: String(opts.calibration), clockMHz: clockMHz! },
       gradReduceDtype: parseDtype(String(opts.gradReduceDtype)),
       dpBucketBytes: bucketMb === undefined ? undefined : bucketMb * 1e6,
       gpu: resolveGpu(String(opts.gpu)),
-      outPrefix: out,
-    };
-    const r = await writeLlmTraces(input).catch((e: unknown) => {
-      throw outputErrorUnder(out, e);
+      outPrefix: String(opts.out),
     });
-    if (opts.json) {
-      io.out(
-        `${toJson({
-          ranks: r.ranks,
-          microBatches: r.plan.microBatches,
-          nodes: r.nodes,
-          bytes: r.bytes,
-          flopsPerIteration: r.flopsPerIteration,
-          traceFiles: r.traceFiles,
-          networkFile: r.networkFile,
-          systemFile: r.systemFile,
-          stages: r.stages,
-        })}\n`,
-      );
-      return 0;
-    }
-    const p = r.plan;
-    const stages = rowsText(
-      opts,
-      [
-        { header: 'stage' },
-        { header: 'layers' },
-        { header: 'nodes per rank' },
-        { header: 'work per rank (TFLOP)', format: fixed(1) },
-        { header: 'compute time per rank (ms, est.)', format: fixed(1) },
-      ],
-      r.stages.map((s) => [s.stage, s.layers, s.nodesPerRank, s.flopsPerRank / 1e12, s.computeMicrosPerRank / 1e3]),
-    );
-    if (opts.csv) {
-      io.out(stages);
-      return 0;
-    }
-    const width = tableLayout(opts).width;
-    io.out(
-      `${wrapText(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}`, width)}\n`,
-    );
-    io.out(stages);
-    io.out(
-      `${wrapText(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB`, width)}\n`,
-    );
-    io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
+    emit(io, opts, generateLlmJson(r), {
+      table: () => generateLlmRows(r),
+      text: () => generateLlmText(r, tableLayout(opts)),
+    });
     return 0;
   },
 };

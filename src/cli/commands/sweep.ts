@@ -17,7 +17,7 @@ import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
 import { emit, int, num, rangeList, str, tableLayout, tableOptions } from '../io.js';
 
 /** Progress on a terminal's stderr. */
-export function progress(io: CommandIO, what: string) {
+function progress(io: CommandIO, what: string) {
   return (done: number, total: number) => {
     if (io.isTTY) io.err(`\r${what}: ${done}/${total}${done === total ? '\n' : ''}`);
   };
@@ -64,7 +64,8 @@ function printSweep(run: SweepRun, opts: Record<string, unknown>, io: CommandIO)
     const w = run.written;
     emit(io, opts, w, { table: () => shardWrittenRows(w), text: () => shardWrittenText(w) });
   }
-  io.err(sweepNoticesText(run.profileNotes, run.diagnostics));
+  const notices = sweepNoticesText(run.profileNotes, run.diagnostics);
+  if (notices) io.err(notices);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ShardWritten } from '../../engines/studies/sweep-run.js';
 import type { RowSet } from '../text.js';
+import { warningsText } from './warnings.js';
 
 /** "wrote <file>: shard i/N, k of n points". */
 export function shardWrittenText(w: ShardWritten): string {
@@ -26,9 +27,4 @@ export function sweepNoticesText(
 ): string {
   const lines = profileNotes.flatMap((p) => p.notes.map((n) => `${p.profile}: note: ${n}\n`));
   return lines.join('') + warningsText(diagnostics);
-}
-
-/** One line per diagnostic code: "warning: <code> ×<count>: <first message>". */
-export function warningsText(diagnostics: readonly DiagnosticSummary[]): string {
-  return diagnostics.map((d) => `warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`).join('');
 }
