@@ -1,43 +1,49 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
+import { resolveGpu, type Dtype } from '../../core/llm/gpus.js';
 import { modelPresetNames } from '../../core/llm/models.js';
-import {
-  generateLlm,
-  type PipelineSchedule,
-  type Recompute,
-  TRACE_SCOPES,
-  type TraceScope,
-} from '../../engines/generate/index.js';
-import { InputError } from '../../errors.js';
+import { generateLlm, type PipelineSchedule, type Recompute, TRACE_SCOPES } from '../../engines/generate/index.js';
 import { generateLlmJson, generateLlmRows, generateLlmText } from '../../report/text/generate-llm.js';
-import type { CommandSpec } from '../command.js';
-import { choice, emit, intOf, num, tableLayout, tableOptions } from '../io.js';
+import { defineCommand } from '../command.js';
+import { emit, tableLayout, tableOptions } from '../io.js';
 
-export const generateLlmCommand: CommandSpec = {
+const DTYPES = ['bf16', 'fp16', 'fp32'] as const satisfies readonly Dtype[];
+
+export const generateLlmCommand = defineCommand({
   name: 'generate llm',
   summary: 'Generate Chakra traces of one LLM training iteration (data, tensor and pipeline parallelism)',
   args: [],
   options: [
     {
       name: 'model',
+      type: 'string',
       value: 'name|file',
       description: `model preset (${modelPresetNames().join(', ')}) or a JSON model file`,
       required: true,
     },
-    { name: 'dp', value: 'n', description: 'data-parallel degree', default: 1 },
-    { name: 'tp', value: 'n', description: 'tensor-parallel degree (network dimension 0)', default: 1 },
-    { name: 'pp', value: 'n', description: 'pipeline-parallel stages', default: 1 },
-    { name: 'micro-batch', value: 'n', description: 'sequences per micro-batch', default: 1 },
+    { name: 'dp', type: 'int', value: 'n', description: 'data-parallel degree', default: 1 },
+    { name: 'tp', type: 'int', value: 'n', description: 'tensor-parallel degree (network dimension 0)', default: 1 },
+    { name: 'pp', type: 'int', value: 'n', description: 'pipeline-parallel stages', default: 1 },
+    { name: 'micro-batch', type: 'int', value: 'n', description: 'sequences per micro-batch', default: 1 },
     {
       name: 'global-batch',
+      type: 'int',
       value: 'n',
       description: 'sequences per iteration over all data-parallel replicas',
       required: true,
     },
-    { name: 'seq', value: 'tokens', description: 'sequence length', required: true },
-    { name: 'schedule', value: '1f1b|gpipe', description: 'pipeline schedule', default: '1f1b' },
+    { name: 'seq', type: 'int', value: 'tokens', description: 'sequence length', required: true },
+    {
+      name: 'schedule',
+      type: 'choice',
+      choices: ['1f1b', 'gpipe'] satisfies PipelineSchedule[],
+      value: '1f1b|gpipe',
+      description: 'pipeline schedule',
+      default: '1f1b',
+    },
     {
       name: 'scope',
+      type: 'choice',
+      choices: TRACE_SCOPES,
       value: 'iteration|layer-forward',
       description:
         'a training iteration, or the forward pass of one decoder layer per micro-batch (a layer looped on its own)',
@@ -45,36 +51,67 @@ export const generateLlmCommand: CommandSpec = {
     },
     {
       name: 'sequence-parallel',
+      type: 'boolean',
       description: 'Megatron sequence parallelism (reduce-scatter/all-gather instead of all-reduce)',
     },
-    { name: 'recompute', value: 'none|full', description: 'activation recomputation', default: 'none' },
-    { name: 'dtype', value: 'bf16|fp16|fp32', description: 'training data type', default: 'bf16' },
+    {
+      name: 'recompute',
+      type: 'choice',
+      choices: ['none', 'full'] satisfies Recompute[],
+      value: 'none|full',
+      description: 'activation recomputation',
+      default: 'none',
+    },
+    {
+      name: 'dtype',
+      type: 'choice',
+      choices: DTYPES,
+      value: 'bf16|fp16|fp32',
+      description: 'training data type',
+      default: 'bf16',
+    },
     {
       name: 'grad-reduce-dtype',
+      type: 'choice',
+      choices: DTYPES,
       value: 'bf16|fp16|fp32',
       description: 'gradient accumulation and data-parallel reduction type',
       default: 'fp32',
     },
     {
       name: 'dp-bucket-mb',
+      type: 'number',
+      positive: true,
+      unit: 'MB',
       value: 'MB',
       description: "data-parallel all-reduce bucket size in MB (default: Megatron's max(40M, 1M·dp) parameters)",
     },
     {
       name: 'gpu',
+      type: 'string',
       value: 'h100|a100|v100',
       description: 'GPU preset for roofline durations and network bandwidths',
       default: 'h100',
     },
     {
       name: 'calibration',
+      type: 'string',
       value: 'file',
-      description:
-        "take durations from this calibration's time model instead of the GPU preset's roofline (needs --frequency)",
+      requires: 'frequency',
+      description: "take durations from this calibration's time model instead of the GPU preset's roofline",
     },
-    { name: 'frequency', value: 'MHz', description: 'SM clock for --calibration durations' },
+    {
+      name: 'frequency',
+      type: 'number',
+      positive: true,
+      unit: 'MHz',
+      value: 'MHz',
+      requires: 'calibration',
+      description: 'SM clock for --calibration durations',
+    },
     {
       name: 'out',
+      type: 'string',
       value: 'prefix',
       description: 'writes <prefix>.<rank>.et, <prefix>.network.yml, <prefix>.system.json',
       required: true,
@@ -83,31 +120,27 @@ export const generateLlmCommand: CommandSpec = {
   ],
   example: 'tracewatt generate llm --model llama2-70b --tp 8 --pp 4 --global-batch 32 --seq 4096 --out out/llama70b',
   async run(_args, opts, io) {
-    const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
-    const clockMHz = num(opts, 'frequency', { positive: true, unit: 'MHz' });
-    if ((opts.calibration === undefined) !== (clockMHz === undefined)) {
-      throw new InputError(
-        '--calibration and --frequency go together: durations from a calibration are taken at one SM clock',
-      );
-    }
     const r = await generateLlm({
-      model: String(opts.model),
-      dp: intOf(opts, 'dp'),
-      tp: intOf(opts, 'tp'),
-      pp: intOf(opts, 'pp'),
-      microBatch: intOf(opts, 'microBatch'),
-      globalBatch: intOf(opts, 'globalBatch'),
-      seqLen: intOf(opts, 'seq'),
-      schedule: choice<PipelineSchedule>(opts, 'schedule', ['1f1b', 'gpipe']),
-      scope: choice<TraceScope>(opts, 'scope', TRACE_SCOPES),
-      sequenceParallel: Boolean(opts.sequenceParallel),
-      recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
-      dtype: parseDtype(String(opts.dtype)),
-      calibration: opts.calibration === undefined ? undefined : { file: String(opts.calibration), clockMHz: clockMHz! },
-      gradReduceDtype: parseDtype(String(opts.gradReduceDtype)),
-      dpBucketBytes: bucketMb === undefined ? undefined : bucketMb * 1e6,
-      gpu: resolveGpu(String(opts.gpu)),
-      outPrefix: String(opts.out),
+      model: opts.model,
+      dp: opts.dp,
+      tp: opts.tp,
+      pp: opts.pp,
+      microBatch: opts.microBatch,
+      globalBatch: opts.globalBatch,
+      seqLen: opts.seq,
+      schedule: opts.schedule,
+      scope: opts.scope,
+      sequenceParallel: opts.sequenceParallel,
+      recompute: opts.recompute,
+      dtype: opts.dtype,
+      calibration:
+        opts.calibration === undefined || opts.frequency === undefined
+          ? undefined
+          : { file: opts.calibration, clockMHz: opts.frequency },
+      gradReduceDtype: opts.gradReduceDtype,
+      dpBucketBytes: opts.dpBucketMb === undefined ? undefined : opts.dpBucketMb * 1e6,
+      gpu: resolveGpu(opts.gpu),
+      outPrefix: opts.out,
     });
     emit(io, opts, generateLlmJson(r), {
       table: () => generateLlmRows(r),
@@ -115,4 +148,4 @@ export const generateLlmCommand: CommandSpec = {
     });
     return 0;
   },
-};
+});

@@ -13,8 +13,8 @@ import {
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
 import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
-import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
-import { emit, int, num, rangeList, str, tableLayout, tableOptions } from '../io.js';
+import { defineCommand, type CommandIO, type OptionSpec } from '../command.js';
+import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 
 /** Progress on a terminal's stderr. */
 function progress(io: CommandIO, what: string) {
@@ -26,19 +26,21 @@ function progress(io: CommandIO, what: string) {
 const DEFAULT_SCALES = '0.5:1.0:0.05';
 
 /** Options every sweep has for running as shards (a job array) and writing its JSON to a file. */
-const SHARD_OPTIONS: OptionSpec[] = [
+const SHARD_OPTIONS = [
   {
     name: 'shard',
+    type: 'string',
     value: 'i/N',
     description:
       'compute only shard i of N (every N-th point, from point i) and write a partial result for `tracewatt merge`',
   },
   {
     name: 'out',
+    type: 'string',
     value: 'file',
     description: 'write the JSON (the record, or the partial with --shard) to this file, atomically',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
 /** A sweep's record as JSON, CSV or text. */
 function printSweepRecord(
@@ -71,111 +73,147 @@ function printSweep(run: SweepRun, opts: Record<string, unknown>, io: CommandIO)
 
 const DEFAULT_CLOCKS = '210:1980:15';
 
-export const sweepNetworkCommand: CommandSpec = {
+const PLAIN_BANDWIDTH = {
+  name: 'plain-bandwidth',
+  type: 'boolean',
+  description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)',
+} as const satisfies OptionSpec;
+
+export const sweepNetworkCommand = defineCommand({
   name: 'sweep network',
   summary:
     'network DVFS what-if: replay at each frequency scale of one dimension (bandwidth × s, pJ/bit × (V(s)/V(1))²)',
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json', required: true },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml', required: true },
+    { name: 'system', type: 'string', value: 'file', description: 'ASTRA-sim system.json', required: true },
+    { name: 'network', type: 'string', value: 'file', description: 'ASTRA-sim network.yml', required: true },
     {
-      name: 'power',
-      value: 'file',
-      description: `power.json, or a preset name: ${POWER_PRESETS.join(', ')}`,
+      ...powerConfigOption(`power.json, or a preset name: ${POWER_PRESETS.join(', ')}`),
       default: DEFAULT_POWER_PRESET,
     },
-    { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)' },
-    { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
-    { name: 'dimension', value: 'n', description: 'network dimension to scale (0 = first in network.yml)', default: 1 },
+    {
+      name: 'memory',
+      type: 'string',
+      value: 'file',
+      description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)',
+    },
+    { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
+    {
+      name: 'dimension',
+      type: 'int',
+      min: 0,
+      value: 'n',
+      description: 'network dimension to scale (0 = first in network.yml)',
+      default: 1,
+    },
     {
       name: 'scale',
+      type: 'range',
       value: 'a:b:step',
       description: 'frequency scales, start:stop:step or a comma list (1 = nominal)',
       default: DEFAULT_SCALES,
     },
     {
       name: 'vf-curve',
+      type: 'string',
       value: 'file',
       description: 'V–f curve JSON {"points":[{"scale","voltage"}…]} (default: the SerDes curve in the README)',
     },
-    { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
-    { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
+    PLAIN_BANDWIDTH,
+    {
+      name: 'threads',
+      type: 'int',
+      value: 'n',
+      description: 'worker threads replaying points (default: available cores)',
+    },
     ...tableOptions('one row per frequency scale'),
     ...SHARD_OPTIONS,
   ],
   example:
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
     const run = await runNetworkSweep({
       trace: args[0],
-      system: String(opts.system),
-      network: String(opts.network),
-      memory: str(opts, 'memory'),
-      commGroup: str(opts, 'commGroup'),
-      power: str(opts, 'power'),
-      vfCurve: str(opts, 'vfCurve'),
-      dimension: int(opts, 'dimension', { min: 0 }) ?? 1,
-      scales: rangeList(opts, 'scale', DEFAULT_SCALES),
+      system: opts.system,
+      network: opts.network,
+      memory: opts.memory,
+      commGroup: opts.commGroup,
+      power: opts.powerConfig,
+      vfCurve: opts.vfCurve,
+      dimension: opts.dimension,
+      scales: opts.scale,
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      threads: int(opts, 'threads'),
+      threads: opts.threads,
       onPoint: progress(io, 'replaying scales'),
-      shard,
-      out: str(opts, 'out'),
+      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+      out: opts.out,
     });
     return printSweep(run, opts, io);
   },
-};
+});
 
-export const sweepGpuCommand: CommandSpec = {
+export const sweepGpuCommand = defineCommand({
   name: 'sweep gpu',
   summary:
     'GPU clock what-if: annotate at each SM clock, replay, and report the U-curve, Pareto front and optimal clocks',
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
-    { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate)', required: true },
+    {
+      name: 'calibration',
+      type: 'string',
+      value: 'file',
+      description: 'calibration JSON (tracewatt calibrate)',
+      required: true,
+    },
     {
       name: 'profile',
+      type: 'string',
       value: 'file',
       description:
         'profile of the traced kernels at the reference clock (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates',
       repeatable: true,
     },
-    { name: 'format', value: 'F', description: 'force the profile format' },
+    { name: 'format', type: 'string', value: 'F', description: 'force the profile format' },
     {
       name: 'frequencies',
+      type: 'range',
       value: 'a:b:step',
       description: 'SM clocks in MHz, start:stop:step or a comma list',
       default: DEFAULT_CLOCKS,
     },
     {
       name: 'reference-frequency',
+      type: 'number',
+      positive: true,
+      unit: 'MHz',
       value: 'MHz',
       description: "SM clock the trace durations were recorded at (default: the calibration's highest)",
     },
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json', required: true },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml', required: true },
-    { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON' },
-    { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON' },
+    { name: 'system', type: 'string', value: 'file', description: 'ASTRA-sim system.json', required: true },
+    { name: 'network', type: 'string', value: 'file', description: 'ASTRA-sim network.yml', required: true },
+    { name: 'memory', type: 'string', value: 'file', description: 'ASTRA-sim remote memory JSON' },
+    { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON' },
     {
       name: 'power-preset',
+      type: 'string',
       value: 'name|file',
       description: `memory and network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json (default: by device)`,
     },
     {
       name: 'select',
+      type: 'string',
       value: 'selector',
       description: 'min-energy, min-time, max-slowdown:<pct> or cost:<η>:<P_max W> (repeatable)',
       repeatable: true,
     },
     {
       name: 'keep',
+      type: 'string',
       value: 'dir',
       description: 'keep the annotated traces in this folder (default: a temporary folder, removed)',
     },
-    { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
-    { name: 'threads', value: 'n', description: 'worker threads (default: available cores)' },
+    PLAIN_BANDWIDTH,
+    { name: 'threads', type: 'int', value: 'n', description: 'worker threads (default: available cores)' },
     ...tableOptions('one row per SM clock'),
     ...SHARD_OPTIONS,
   ],
@@ -183,47 +221,46 @@ export const sweepGpuCommand: CommandSpec = {
   example:
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
     const run = await runGpuSweep({
       trace: args[0],
-      calibration: String(opts.calibration),
-      profiles: ((opts.profile as unknown[] | undefined) ?? []).map(String),
-      profileFormat: str(opts, 'format') as ProfileFormat | undefined,
-      frequenciesMHz: rangeList(opts, 'frequencies', DEFAULT_CLOCKS),
-      referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
-      system: String(opts.system),
-      network: String(opts.network),
-      memory: str(opts, 'memory'),
-      commGroup: str(opts, 'commGroup'),
-      powerPreset: str(opts, 'powerPreset'),
+      calibration: opts.calibration,
+      profiles: opts.profile,
+      profileFormat: opts.format as ProfileFormat | undefined,
+      frequenciesMHz: opts.frequencies,
+      referenceClockMHz: opts.referenceFrequency,
+      system: opts.system,
+      network: opts.network,
+      memory: opts.memory,
+      commGroup: opts.commGroup,
+      powerPreset: opts.powerPreset,
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      keep: str(opts, 'keep'),
-      selectors: ((opts.select as unknown[] | undefined) ?? []).map(String),
-      threads: int(opts, 'threads'),
+      keep: opts.keep,
+      selectors: opts.select,
+      threads: opts.threads,
       onPoint: progress(io, 'replaying clocks'),
-      shard,
-      out: str(opts, 'out'),
+      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+      out: opts.out,
     });
     return printSweep(run, opts, io);
   },
-};
+});
 
-export const mergeCommand: CommandSpec = {
+export const mergeCommand = defineCommand({
   name: 'merge',
   summary:
     'merge the partial results of a sharded sweep (sweep … --shard i/N) into the record the unsharded sweep gives',
   args: [{ name: 'partials', description: 'the partial results JSON of every shard, in any order', variadic: true }],
   options: [
-    { name: 'out', value: 'file', description: 'also write the record JSON to this file, atomically' },
+    { name: 'out', type: 'string', value: 'file', description: 'also write the record JSON to this file, atomically' },
     ...tableOptions('one row per point'),
   ],
   exampleSetup: [
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
   ],
   example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out out/sweep-network.json',
   async run(args, opts, io) {
-    printSweepRecord(await mergeSweep(args, str(opts, 'out')), opts, io);
+    printSweepRecord(await mergeSweep(args, opts.out), opts, io);
     return 0;
   },
-};
+});
