@@ -2,8 +2,14 @@
  * One table of commands and options drives commander (help, parsing) and the README's command
  * reference (scripts/readme-reference.mjs), so the three cannot drift apart.
  */
+import { parseOptions, type OptionValues, type TypedOption } from './options.js';
 
-export interface OptionSpec {
+/**
+ * An option not yet typed (the transition to typed options): its value reaches the command as commander gives it.
+ * @deprecated declare a {@link TypedOption} and the command with {@link defineCommand}.
+ */
+export interface UntypedOption {
+  type?: undefined;
   /** Long flag without dashes, e.g. "calibration". Becomes opts.calibration (camelCased). */
   name: string;
   /** Value placeholder, e.g. "file"; omit for a boolean flag. */
@@ -13,7 +19,12 @@ export interface OptionSpec {
   /** Repeatable option collected into an array. */
   repeatable?: boolean;
   required?: boolean;
+  requires?: undefined;
+  deprecatedNames?: undefined;
 }
+
+/** One row of a command's option table. */
+export type OptionSpec = TypedOption | UntypedOption;
 
 export interface ArgSpec {
   name: string;
@@ -34,7 +45,7 @@ export interface CommandSpec {
   name: string;
   summary: string;
   args: ArgSpec[];
-  options: OptionSpec[];
+  options: readonly OptionSpec[];
   /**
    * A real example invocation shown in --help and the command reference, written `tracewatt …` (shown as
    * `npx tracewatt …`). It runs as written from the repository root on shipped files only (traces/, calibration/,
@@ -43,8 +54,48 @@ export interface CommandSpec {
   example: string;
   /** Commands that make the example's inputs under out/, run before it in this order (shown with it). */
   exampleSetup?: string[];
-  /** Returns the process exit code (0 = success). Throw TracewattError for bad input. */
+  /**
+   * Returns the process exit code (0 = success). Throw TracewattError for bad input. `opts` holds the options given
+   * on the command line by camelCased name, as commander gives them (a command made by defineCommand parses them).
+   */
   run(args: string[], opts: Record<string, unknown>, io: CommandIO): Promise<number>;
+}
+
+/** What {@link defineCommand} takes: a command whose `run` receives its options parsed and typed from its table. */
+export interface TypedCommandSpec<T extends readonly TypedOption[]> extends Omit<CommandSpec, 'options' | 'run'> {
+  options: T;
+  run(args: string[], opts: OptionValues<T> & OptionValues<typeof COMMON_OPTIONS>, io: CommandIO): Promise<number>;
+}
+
+/**
+ * A command whose options type themselves: `opts` is derived from the `options` table (`opts.calibration: string`
+ * for a required text option, `opts.frequency: number[]` for a list), so a misspelt option does not compile. Options
+ * are parsed (and defaults, deprecated names and `requires` applied) before `run`, whether commander or a test calls it.
+ */
+export function defineCommand<const T extends readonly TypedOption[]>(spec: TypedCommandSpec<T>): CommandSpec {
+  return {
+    ...spec,
+    run: async (args, raw, io) =>
+      spec.run(
+        args,
+        parseOptions([...spec.options, ...COMMON_OPTIONS], raw, (line) =>
+          io.err(`note: ${line}\n`),
+        ) as OptionValues<T> & OptionValues<typeof COMMON_OPTIONS>,
+        io,
+      ),
+  };
+}
+
+/** The value placeholder of an option, e.g. "file"; none for a flag. */
+export function placeholder(o: OptionSpec): string | undefined {
+  if (o.type === 'boolean') return undefined;
+  if (o.type === undefined) return o.value;
+  return o.value ?? (o.type === 'choice' ? o.choices.join('|') : 'value');
+}
+
+/** The help line of an option: its description, what it needs, and for a typed option its type. */
+export function optionHelp(o: OptionSpec): string {
+  return `${o.required ? '(required) ' : ''}${o.description}${o.requires ? ` (needs --${o.requires})` : ''}`;
 }
 
 /** The example as a user types it in the repository root: setup commands first, `tracewatt` run through npx. */
@@ -53,7 +104,7 @@ export function exampleLines(spec: Pick<CommandSpec, 'example' | 'exampleSetup'>
 }
 
 /** Options every command accepts. */
-export const COMMON_OPTIONS: OptionSpec[] = [
-  { name: 'json', description: 'print machine-readable JSON instead of a table' },
-  { name: 'verbose', description: 'print stack traces and extra diagnostics on error' },
-];
+export const COMMON_OPTIONS = [
+  { name: 'json', type: 'boolean', description: 'print machine-readable JSON instead of a table' },
+  { name: 'verbose', type: 'boolean', description: 'print stack traces and extra diagnostics on error' },
+] as const satisfies readonly TypedOption[];

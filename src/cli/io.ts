@@ -2,18 +2,15 @@
  * Helpers shared by the command files: option parsers that name the flag in their error (an InputError, so the
  * CLI exits 2 with one line), and table output through the report layer's one formatter.
  */
-import { parseRange } from '../engines/studies/index.js';
-import { excerpt, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
 import { toJson } from '../core/json.js';
+import { flagOf, parseChoice, parseWhole, parseList, parseNumber, parseRange } from './options.js';
 
 type Opts = Record<string, unknown>;
 
-/** "maxPerCode" → "--max-per-code": the flag as the user typed it. */
-export function flagOf(key: string): string {
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
+export { flagOf };
 
 function given(opts: Opts, key: string): string | undefined {
   const raw = opts[key];
@@ -21,18 +18,13 @@ function given(opts: Opts, key: string): string | undefined {
   return String(raw).trim();
 }
 
+// The readers below serve commands not yet declared with defineCommand (the transition to typed options); they
+// parse with the one parser in options.ts.
+
 /** A whole number ≥ `min` (default 1); without a value, undefined (the engine's default applies). */
 export function int(opts: Opts, key: string, o: { min?: number } = {}): number | undefined {
   const text = given(opts, key);
-  if (text === undefined) return undefined;
-  const min = o.min ?? 1;
-  const v = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(v) || v < min) {
-    throw new InputError(
-      `${flagOf(key)}: expected a whole number${min === 1 ? ' ≥ 1' : min === 0 ? ' ≥ 0' : ` ≥ ${min}`}, got "${excerpt(text)}"`,
-    );
-  }
-  return v;
+  return text === undefined ? undefined : parseWhole(text, flagOf(key), o.min);
 }
 
 /** Like {@link int} for an option that has a commander default or is required (so a value is always there). */
@@ -49,33 +41,19 @@ export function num(
   o: { unit?: string; positive?: boolean; min?: number } = {},
 ): number | undefined {
   const text = given(opts, key);
-  if (text === undefined) return undefined;
-  const v = text === '' ? NaN : Number(text);
-  const bad = !Number.isFinite(v) || (o.positive && !(v > 0)) || (o.min !== undefined && v < o.min);
-  if (bad) {
-    const what = o.positive ? 'a positive number' : o.min !== undefined ? `a number ≥ ${o.min}` : 'a number';
-    throw new InputError(`${flagOf(key)}: expected ${what}${o.unit ? ` of ${o.unit}` : ''}, got "${excerpt(text)}"`);
-  }
-  return v;
+  return text === undefined ? undefined : parseNumber(text, flagOf(key), o);
 }
 
 /** One of `allowed`; without a value, undefined. */
 export function choice<T extends string>(opts: Opts, key: string, allowed: readonly T[]): T | undefined {
   const text = given(opts, key);
-  if (text === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(text))
-    throw new InputError(`${flagOf(key)}: expected one of ${allowed.join(', ')}, got "${excerpt(text)}"`);
-  return text as T;
+  return text === undefined ? undefined : (parseChoice(text, flagOf(key), allowed) as T);
 }
 
 /** A comma-separated list of numbers ≥ 0 (clocks, pJ/bit per dimension); without a value, undefined. */
 export function numberList(opts: Opts, key: string, unit: string): number[] | undefined {
   const text = given(opts, key);
-  if (text === undefined) return undefined;
-  const list = text.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
-  if (!text || list.some((x) => !Number.isFinite(x) || x < 0))
-    throw new InputError(`${flagOf(key)}: expected ${unit} values separated by commas, got "${excerpt(text)}"`);
-  return list;
+  return text === undefined ? undefined : (parseList(text, flagOf(key), { unit }) as number[]);
 }
 
 /**
@@ -96,11 +74,29 @@ export function str(opts: Opts, key: string): string | undefined {
  * --csv and --wide, for every command that prints a table: `csv` says what the CSV holds ("one row per rank").
  * Text tables fit 100 columns unless --wide; CSV headers are camelCase keys with unit suffixes (report/tables.ts).
  */
-export function tableOptions(csv: string): OptionSpec[] {
+export function tableOptions(csv: string) {
   return [
-    { name: 'csv', description: `print CSV instead of the text table: ${csv}` },
-    { name: 'wide', description: 'do not fit text tables to 100 columns (one line per row, however wide)' },
-  ];
+    { name: 'csv', type: 'boolean', description: `print CSV instead of the text table: ${csv}` },
+    {
+      name: 'wide',
+      type: 'boolean',
+      description: 'do not fit text tables to 100 columns (one line per row, however wide)',
+    },
+  ] as const satisfies readonly OptionSpec[];
+}
+
+/**
+ * --power-config: a power.json or a preset name (replay, energy, export, sweep, plan). It was --power, which the
+ * profile commands use for a power log: --power is still accepted for one release, with a note.
+ */
+export function powerConfigOption(description: string) {
+  return {
+    name: 'power-config',
+    type: 'string',
+    value: 'file|preset',
+    description,
+    deprecatedNames: ['power'],
+  } as const satisfies OptionSpec;
 }
 
 /** The text table layout the options ask for (--wide: no width limit). */

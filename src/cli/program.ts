@@ -5,15 +5,50 @@
 import { Command, Option } from 'commander';
 import { TracewattError } from '../errors.js';
 import { tracewattVersion } from '../report/version.js';
-import { COMMON_OPTIONS, exampleLines, type CommandIO, type CommandSpec, type OptionSpec } from './command.js';
+import {
+  COMMON_OPTIONS,
+  exampleLines,
+  optionHelp,
+  placeholder,
+  type CommandIO,
+  type CommandSpec,
+  type OptionSpec,
+} from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 /** Exit codes: 0 ok, 1 the input has problems (e.g. validate found errors), 2 bad input or usage, 3 internal error. */
 export const EXIT = { OK: 0, PROBLEMS: 1, BAD_INPUT: 2, INTERNAL: 3 } as const;
 
-function optionFlags(o: OptionSpec): string {
-  if (!o.value) return `--${o.name}`;
-  return o.repeatable ? `--${o.name} <${o.value}...>` : `--${o.name} <${o.value}>`;
+function optionFlags(o: OptionSpec, name = o.name): string {
+  const value = placeholder(o);
+  if (!value) return `--${name}`;
+  return o.repeatable ? `--${name} <${value}...>` : `--${name} <${value}>`;
+}
+
+/** Commander options for one row of the table: the option, and each deprecated name hidden from help. */
+function commanderOptions(o: OptionSpec): Option[] {
+  const opt = new Option(optionFlags(o), optionHelp(o));
+  if (o.default !== undefined) opt.default(o.default);
+  // Choices are shown in help; the option parser checks them (one line, exit 2).
+  if (o.type === 'choice') opt.argChoices = [...o.choices];
+  if (o.required && o.type === undefined) opt.makeOptionMandatory(true);
+  const old = (o.deprecatedNames ?? []).map((n) =>
+    new Option(optionFlags(o, n), `deprecated: use --${o.name}`).hideHelp(),
+  );
+  return [opt, ...old];
+}
+
+/**
+ * The options given on the command line, by camelCased name. Defaults of typed options are left out (the option
+ * parser applies them, and so tells a given value from a default); untyped options keep commander's defaults.
+ */
+function givenOptions(cmd: Command, table: readonly OptionSpec[]): Record<string, unknown> {
+  const typed = new Set<string>();
+  for (const o of table) if (o.type !== undefined) typed.add(new Option(optionFlags(o)).attributeName());
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(cmd.opts()))
+    if (!(typed.has(key) && cmd.getOptionValueSource(key) === 'default')) out[key] = value;
+  return out;
 }
 
 function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: string, result: { code: number }): void {
@@ -26,12 +61,8 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
   const clash = spec.options.find((o) => COMMON_OPTIONS.some((c) => c.name === o.name));
   if (clash)
     throw new Error(`command "${spec.name}" declares --${clash.name}, which every command gets from COMMON_OPTIONS`);
-  for (const o of [...spec.options, ...COMMON_OPTIONS]) {
-    const opt = new Option(optionFlags(o), o.required ? `(required) ${o.description}` : o.description);
-    if (o.default !== undefined) opt.default(o.default);
-    if (o.required) opt.makeOptionMandatory(true);
-    cmd.addOption(opt);
-  }
+  const table: readonly OptionSpec[] = [...spec.options, ...COMMON_OPTIONS];
+  for (const o of table) for (const opt of commanderOptions(o)) cmd.addOption(opt);
   cmd.addHelpText(
     'after',
     `\nExample (in the repository root):\n${exampleLines(spec)
@@ -39,7 +70,7 @@ function addCommand(parent: Command, spec: CommandSpec, io: CommandIO, leaf: str
       .join('')}`,
   );
   cmd.action(async (...received: unknown[]) => {
-    const opts = (received[received.length - 2] ?? {}) as Record<string, unknown>;
+    const opts = givenOptions(cmd, table);
     const args = received
       .slice(0, spec.args.length)
       .flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));

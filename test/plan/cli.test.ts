@@ -135,7 +135,7 @@ describe('tracewatt plan', () => {
       [[...base, '--deadline-s', '7'], /--deadline-s 7: faster than the all-max-clock iteration \(7\.546\d+ s\)/],
       [[...base.slice(0, 4), '9', ...base.slice(5)], /no forward samples of stage 8/],
       [[...base, '--schedule', 'zb'], /--schedule: expected one of 1f1b, gpipe, got "zb"/],
-      [[...base, '--calibration', 'calibration/a40.json'], /--calibration and --power-cap apply to --fit-frequencies/],
+      [[...base, '--calibration', 'calibration/a40.json'], /--calibration needs --fit-frequencies: pass it too/],
     ];
     for (const [argv, message] of cases) {
       const r = await cli(argv);

@@ -6,6 +6,7 @@ import {
   measuredStageOptions,
   pipelineGraph,
   planPipeline,
+  planProfile,
   quantizeOptions,
   type PlanRecord,
   type StageOptions,
@@ -127,24 +128,20 @@ export function extrinsicAgainstPerseus(r: PlanRecord, perseus: readonly { timeS
   });
 }
 
+/** The plan `tracewatt plan --profile` makes of a model's A40 stage profile (8 stages, 1F1B, A40 blocking power). */
 export async function planFor(
   model: Model,
   microBatches: number,
   extra: { fitClocksMHz?: number[]; powerCapW?: number; points?: number } = {},
 ): Promise<PlanRecord> {
-  const file = stageProfile(model);
-  const measured = measuredStageOptions(await readProfile(file), 8, file);
-  const { fittedStageOptions, clockGrid } = await import('../../src/engines/plan/index.js');
   const fit = extra.fitClocksMHz;
-  const clocksMHz = fit ? clockGrid(Math.min(...fit), Math.max(...fit), 15) : [];
-  return planPipeline({
-    label: `${model} ${microBatches}`,
-    source: { mode: fit ? 'fit' : 'profile', file, clocksMHz, ...(fit ? { fitClocksMHz: fit } : {}) },
-    stages: fit ? fittedStageOptions(measured, fit, clocksMHz, file, extra.powerCapW ?? null) : measured,
-    ...(fit ? { measured } : {}),
+  return planProfile({
+    file: stageProfile(model),
+    stages: 8,
     microBatches,
     schedule: '1f1b',
     blockingPowerW: A40_BLOCKING_W,
+    fit: fit && { clocksMHz: fit, powerCapW: extra.powerCapW },
     points: extra.points,
   });
 }

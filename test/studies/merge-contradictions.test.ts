@@ -26,7 +26,7 @@ const sweep = [
   shipped('configs', 'sys_ring_example.json'),
   '--network',
   shipped('configs', 'Switch_8npus.yml'),
-  '--power',
+  '--power-config',
   'h100-cluster',
   '--dimension',
   '0',

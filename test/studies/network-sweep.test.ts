@@ -129,7 +129,7 @@ describe('sweep network command', () => {
   const base = {
     system: shipped('configs', 'sys_ring_example.json'),
     network: shipped('configs', 'Ring_4npus.yml'),
-    power: 'h100-cluster',
+    powerConfig: 'h100-cluster',
     dimension: 0,
     scale: '0.5:1:0.25',
   };

@@ -1,4 +1,4 @@
-/** Pure parts of the studies: ranges, V–f curves, dominance and Pareto fronts, marginal efficiency, selectors. */
+/** Pure parts of the studies: V–f curves, dominance and Pareto fronts, marginal efficiency, selectors. */
 import { describe, expect, it } from 'vitest';
 import { InputError, FormatError } from '../../src/errors.js';
 import {
@@ -12,34 +12,12 @@ import {
   minimumEnergy,
   minimumTime,
   paretoFront,
-  parseRange,
   parseSelector,
   tradeoffTable,
   validateVfCurve,
   voltageRatio,
   type OperatingPoint,
 } from '../../src/engines/studies/index.js';
-
-describe('parseRange', () => {
-  it('includes both ends of start:stop:step without float drift', () => {
-    const r = parseRange('0.5:1.0:0.05');
-    expect(r.length).toBe(11);
-    expect(r[0]).toBe(0.5);
-    expect(r.at(-1)).toBe(1);
-    expect(r).toContain(0.85);
-  });
-  it('gives every 15 MHz of 210:1980:15', () => {
-    const r = parseRange('210:1980:15');
-    expect(r.length).toBe((1980 - 210) / 15 + 1);
-    r.forEach((v, i) => expect(v).toBe(210 + 15 * i));
-  });
-  it('sorts and de-duplicates comma lists', () => {
-    expect(parseRange('1,0.5,0.75,0.5')).toEqual([0.5, 0.75, 1]);
-  });
-  it.each(['0.5:1', '1:0.5:0.1', '0.5:1:0', 'a:1:0.1', '0.5:1:x'])('rejects %s', (t) => {
-    expect(() => parseRange(t, '--scale')).toThrow(InputError);
-  });
-});
 
 describe('V–f curves', () => {
   it('default SerDes curve is V(s)/V(1) = 0.6 + 0.4·s below nominal', () => {

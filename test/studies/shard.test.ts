@@ -61,7 +61,7 @@ describe('sweep network --shard, merge', () => {
     shipped('configs', 'sys_ring_example.json'),
     '--network',
     shipped('configs', 'Switch_8npus.yml'),
-    '--power',
+    '--power-config',
     'h100-cluster',
     '--dimension',
     '0',

@@ -1,47 +1,49 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { toJson } from '../../core/json.js';
-import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
-import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
-import { loadCalibration } from '../../engines/calibrate/index.js';
-import {
-  calibratedTimeModel,
-  TRACE_SCOPES,
-  writeLlmTraces,
-  type PipelineSchedule,
-  type Recompute,
-  type TraceScope,
-} from '../../engines/generate/index.js';
-import { InputError } from '../../errors.js';
-import { outputErrorUnder } from '../../formats/output.js';
-import { fixed, wrapText } from '../../report/tables.js';
-import type { CommandSpec } from '../command.js';
-import { choice, intOf, num, rowsText, tableLayout, tableOptions } from '../io.js';
+import { resolveGpu, type Dtype } from '../../core/llm/gpus.js';
+import { modelPresetNames } from '../../core/llm/models.js';
+import { generateLlm, type PipelineSchedule, type Recompute, TRACE_SCOPES } from '../../engines/generate/index.js';
+import { generateLlmJson, generateLlmRows, generateLlmText } from '../../report/text/generate-llm.js';
+import { defineCommand } from '../command.js';
+import { emit, tableLayout, tableOptions } from '../io.js';
 
-export const generateLlmCommand: CommandSpec = {
+const DTYPES = ['bf16', 'fp16', 'fp32'] as const satisfies readonly Dtype[];
+
+export const generateLlmCommand = defineCommand({
   name: 'generate llm',
   summary: 'Generate Chakra traces of one LLM training iteration (data, tensor and pipeline parallelism)',
   args: [],
   options: [
     {
       name: 'model',
+      type: 'string',
       value: 'name|file',
       description: `model preset (${modelPresetNames().join(', ')}) or a JSON model file`,
       required: true,
     },
-    { name: 'dp', value: 'n', description: 'data-parallel degree', default: 1 },
-    { name: 'tp', value: 'n', description: 'tensor-parallel degree (network dimension 0)', default: 1 },
-    { name: 'pp', value: 'n', description: 'pipeline-parallel stages', default: 1 },
-    { name: 'micro-batch', value: 'n', description: 'sequences per micro-batch', default: 1 },
+    { name: 'dp', type: 'int', value: 'n', description: 'data-parallel degree', default: 1 },
+    { name: 'tp', type: 'int', value: 'n', description: 'tensor-parallel degree (network dimension 0)', default: 1 },
+    { name: 'pp', type: 'int', value: 'n', description: 'pipeline-parallel stages', default: 1 },
+    { name: 'micro-batch', type: 'int', value: 'n', description: 'sequences per micro-batch', default: 1 },
     {
       name: 'global-batch',
+      type: 'int',
       value: 'n',
       description: 'sequences per iteration over all data-parallel replicas',
       required: true,
     },
-    { name: 'seq', value: 'tokens', description: 'sequence length', required: true },
-    { name: 'schedule', value: '1f1b|gpipe', description: 'pipeline schedule', default: '1f1b' },
+    { name: 'seq', type: 'int', value: 'tokens', description: 'sequence length', required: true },
+    {
+      name: 'schedule',
+      type: 'choice',
+      choices: ['1f1b', 'gpipe'] satisfies PipelineSchedule[],
+      value: '1f1b|gpipe',
+      description: 'pipeline schedule',
+      default: '1f1b',
+    },
     {
       name: 'scope',
+      type: 'choice',
+      choices: TRACE_SCOPES,
       value: 'iteration|layer-forward',
       description:
         'a training iteration, or the forward pass of one decoder layer per micro-batch (a layer looped on its own)',
@@ -49,36 +51,67 @@ export const generateLlmCommand: CommandSpec = {
     },
     {
       name: 'sequence-parallel',
+      type: 'boolean',
       description: 'Megatron sequence parallelism (reduce-scatter/all-gather instead of all-reduce)',
     },
-    { name: 'recompute', value: 'none|full', description: 'activation recomputation', default: 'none' },
-    { name: 'dtype', value: 'bf16|fp16|fp32', description: 'training data type', default: 'bf16' },
+    {
+      name: 'recompute',
+      type: 'choice',
+      choices: ['none', 'full'] satisfies Recompute[],
+      value: 'none|full',
+      description: 'activation recomputation',
+      default: 'none',
+    },
+    {
+      name: 'dtype',
+      type: 'choice',
+      choices: DTYPES,
+      value: 'bf16|fp16|fp32',
+      description: 'training data type',
+      default: 'bf16',
+    },
     {
       name: 'grad-reduce-dtype',
+      type: 'choice',
+      choices: DTYPES,
       value: 'bf16|fp16|fp32',
       description: 'gradient accumulation and data-parallel reduction type',
       default: 'fp32',
     },
     {
       name: 'dp-bucket-mb',
+      type: 'number',
+      positive: true,
+      unit: 'MB',
       value: 'MB',
       description: "data-parallel all-reduce bucket size in MB (default: Megatron's max(40M, 1M·dp) parameters)",
     },
     {
       name: 'gpu',
+      type: 'string',
       value: 'h100|a100|v100',
       description: 'GPU preset for roofline durations and network bandwidths',
       default: 'h100',
     },
     {
       name: 'calibration',
+      type: 'string',
       value: 'file',
-      description:
-        "take durations from this calibration's time model instead of the GPU preset's roofline (needs --frequency)",
+      requires: 'frequency',
+      description: "take durations from this calibration's time model instead of the GPU preset's roofline",
     },
-    { name: 'frequency', value: 'MHz', description: 'SM clock for --calibration durations' },
+    {
+      name: 'frequency',
+      type: 'number',
+      positive: true,
+      unit: 'MHz',
+      value: 'MHz',
+      requires: 'calibration',
+      description: 'SM clock for --calibration durations',
+    },
     {
       name: 'out',
+      type: 'string',
       value: 'prefix',
       description: 'writes <prefix>.<rank>.et, <prefix>.network.yml, <prefix>.system.json',
       required: true,
@@ -87,83 +120,32 @@ export const generateLlmCommand: CommandSpec = {
   ],
   example: 'tracewatt generate llm --model llama2-70b --tp 8 --pp 4 --global-batch 32 --seq 4096 --out out/llama70b',
   async run(_args, opts, io) {
-    const model = await resolveModel(String(opts.model));
-    const bucketMb = num(opts, 'dpBucketMb', { positive: true, unit: 'MB' });
-    const out = String(opts.out);
-    const clockMHz = num(opts, 'frequency', { positive: true, unit: 'MHz' });
-    if ((opts.calibration === undefined) !== (clockMHz === undefined)) {
-      throw new InputError(
-        '--calibration and --frequency go together: durations from a calibration are taken at one SM clock',
-      );
-    }
-    const dtype = parseDtype(String(opts.dtype));
-    const timeModel =
-      opts.calibration === undefined
-        ? undefined
-        : calibratedTimeModel(await loadCalibration(String(opts.calibration)), clockMHz!, dtype);
-    const input = {
-      model,
-      dp: intOf(opts, 'dp'),
-      tp: intOf(opts, 'tp'),
-      pp: intOf(opts, 'pp'),
-      microBatch: intOf(opts, 'microBatch'),
-      globalBatch: intOf(opts, 'globalBatch'),
-      seqLen: intOf(opts, 'seq'),
-      schedule: choice<PipelineSchedule>(opts, 'schedule', ['1f1b', 'gpipe']),
-      scope: choice<TraceScope>(opts, 'scope', TRACE_SCOPES),
-      sequenceParallel: Boolean(opts.sequenceParallel),
-      recompute: choice<Recompute>(opts, 'recompute', ['none', 'full']),
-      dtype,
-      timeModel,
-      gradReduceDtype: parseDtype(String(opts.gradReduceDtype)),
-      dpBucketBytes: bucketMb === undefined ? undefined : bucketMb * 1e6,
-      gpu: resolveGpu(String(opts.gpu)),
-      outPrefix: out,
-    };
-    const r = await writeLlmTraces(input).catch((e: unknown) => {
-      throw outputErrorUnder(out, e);
+    const r = await generateLlm({
+      model: opts.model,
+      dp: opts.dp,
+      tp: opts.tp,
+      pp: opts.pp,
+      microBatch: opts.microBatch,
+      globalBatch: opts.globalBatch,
+      seqLen: opts.seq,
+      schedule: opts.schedule,
+      scope: opts.scope,
+      sequenceParallel: opts.sequenceParallel,
+      recompute: opts.recompute,
+      dtype: opts.dtype,
+      calibration:
+        opts.calibration === undefined || opts.frequency === undefined
+          ? undefined
+          : { file: opts.calibration, clockMHz: opts.frequency },
+      gradReduceDtype: opts.gradReduceDtype,
+      dpBucketBytes: opts.dpBucketMb === undefined ? undefined : opts.dpBucketMb * 1e6,
+      gpu: resolveGpu(opts.gpu),
+      outPrefix: opts.out,
     });
-    if (opts.json) {
-      io.out(
-        `${toJson({
-          ranks: r.ranks,
-          microBatches: r.plan.microBatches,
-          nodes: r.nodes,
-          bytes: r.bytes,
-          flopsPerIteration: r.flopsPerIteration,
-          traceFiles: r.traceFiles,
-          networkFile: r.networkFile,
-          systemFile: r.systemFile,
-          stages: r.stages,
-        })}\n`,
-      );
-      return 0;
-    }
-    const p = r.plan;
-    const stages = rowsText(
-      opts,
-      [
-        { header: 'stage' },
-        { header: 'layers' },
-        { header: 'nodes per rank' },
-        { header: 'work per rank (TFLOP)', format: fixed(1) },
-        { header: 'compute time per rank (ms, est.)', format: fixed(1) },
-      ],
-      r.stages.map((s) => [s.stage, s.layers, s.nodesPerRank, s.flopsPerRank / 1e12, s.computeMicrosPerRank / 1e3]),
-    );
-    if (opts.csv) {
-      io.out(stages);
-      return 0;
-    }
-    const width = tableLayout(opts).width;
-    io.out(
-      `${wrapText(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}`, width)}\n`,
-    );
-    io.out(stages);
-    io.out(
-      `${wrapText(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB`, width)}\n`,
-    );
-    io.out(`wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`);
+    emit(io, opts, generateLlmJson(r), {
+      table: () => generateLlmRows(r),
+      text: () => generateLlmText(r, tableLayout(opts)),
+    });
     return 0;
   },
-};
+});

@@ -1,6 +1,6 @@
 import { inspectTrace, type Inspection } from '../../engines/trace/inspect.js';
 import { formatTable, grouped, type Cell, type Column, type TableOptions } from '../../report/tables.js';
-import type { CommandSpec } from '../command.js';
+import { defineCommand } from '../command.js';
 import { emit, tableLayout, tableOptions } from '../io.js';
 
 /** One row per rank and a total row. */
@@ -67,7 +67,7 @@ function render(r: Inspection, layout: TableOptions): string {
   return out;
 }
 
-export const inspectCommand: CommandSpec = {
+export const inspectCommand = defineCommand({
   name: 'inspect',
   summary: 'Count nodes, compute work, collectives and dependencies per rank of a Chakra trace',
   args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
@@ -78,4 +78,4 @@ export const inspectCommand: CommandSpec = {
     emit(io, opts, r, { table: () => rankTable(r), text: () => render(r, tableLayout(opts)) });
     return 0;
   },
-};
+});

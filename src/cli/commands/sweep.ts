@@ -1,36 +1,23 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
-import { Diagnostics } from '../../diagnostics.js';
 import { toJson } from '../../core/json.js';
-import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS, presetPath } from '../../engines/replay/index.js';
+import { DEFAULT_POWER_PRESET, POWER_PRESETS } from '../../engines/replay/index.js';
 import {
-  DEFAULT_SERDES_VF_CURVE,
-  gpuSweepPoints,
-  gpuSweepRecord,
-  inputDigests,
-  loadVfCurve,
-  makePartial,
-  networkSweepPoints,
-  networkSweepRecord,
-  mergeSweepFiles,
-  parseSelector,
+  mergeSweep,
   parseShard,
-  shardIndices,
-  sweepClocks,
+  runGpuSweep,
+  runNetworkSweep,
   type GpuClockSweepRecord,
-  type GpuSweepRecordOptions,
   type NetworkSweepRecord,
-  type NetworkSweepRecordOptions,
-  type Shard,
-  type SweepKind,
+  type SweepRun,
 } from '../../engines/studies/index.js';
-import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
-import type { CommandIO, CommandSpec, OptionSpec } from '../command.js';
-import { emit, int, num, rangeList, str, tableLayout, tableOptions } from '../io.js';
+import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
+import { defineCommand, type CommandIO, type OptionSpec } from '../command.js';
+import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 
 /** Progress on a terminal's stderr. */
-export function progress(io: CommandIO, what: string) {
+function progress(io: CommandIO, what: string) {
   return (done: number, total: number) => {
     if (io.isTTY) io.err(`\r${what}: ${done}/${total}${done === total ? '\n' : ''}`);
   };
@@ -39,28 +26,28 @@ export function progress(io: CommandIO, what: string) {
 const DEFAULT_SCALES = '0.5:1.0:0.05';
 
 /** Options every sweep has for running as shards (a job array) and writing its JSON to a file. */
-const SHARD_OPTIONS: OptionSpec[] = [
+const SHARD_OPTIONS = [
   {
     name: 'shard',
+    type: 'string',
     value: 'i/N',
     description:
       'compute only shard i of N (every N-th point, from point i) and write a partial result for `tracewatt merge`',
   },
   {
     name: 'out',
+    type: 'string',
     value: 'file',
     description: 'write the JSON (the record, or the partial with --shard) to this file, atomically',
   },
-];
+] as const satisfies readonly OptionSpec[];
 
-/** A sweep's record as JSON, CSV or text; with --out also as JSON in that file. */
-export async function printSweepRecord(
+/** A sweep's record as JSON, CSV or text. */
+function printSweepRecord(
   record: NetworkSweepRecord | GpuClockSweepRecord,
   opts: Record<string, unknown>,
   io: CommandIO,
-): Promise<void> {
-  const out = str(opts, 'out');
-  if (out) await writeFileAtomic(out, `${toJson(record)}\n`);
+) {
   const network = record.kind === 'network-sweep';
   emit(io, opts, record, {
     table: () => (network ? networkSweepRows(record) : gpuSweepRows(record)),
@@ -68,187 +55,165 @@ export async function printSweepRecord(
   });
 }
 
-/** Writes a shard's partial result (to --out, or stdout). */
-async function writePartial<P>(
-  sweep: SweepKind,
-  shard: Shard,
-  identity: { inputs: Record<string, string>; options: object },
-  indices: number[],
-  total: number,
-  points: P[],
-  opts: Record<string, unknown>,
-  io: CommandIO,
-): Promise<void> {
-  const partial = makePartial(
-    sweep,
-    shard,
-    { inputs: identity.inputs, options: { ...identity.options } },
-    total,
-    indices.map((index, i) => ({ index, point: points[i] })),
-  );
-  const out = str(opts, 'out');
-  if (!out) {
-    io.out(`${toJson(partial)}\n`);
-    return;
+/**
+ * A sweep's output: its record; or a shard's partial, which is itself the output (JSON, as merge reads it) unless
+ * --out took it, then what was written. Then the notes and warnings on stderr.
+ */
+function printSweep(run: SweepRun, opts: Record<string, unknown>, io: CommandIO): number {
+  if (run.kind === 'record') printSweepRecord(run.record, opts, io);
+  else if (!run.written) io.out(`${toJson(run.partial)}\n`);
+  else {
+    const w = run.written;
+    emit(io, opts, w, { table: () => shardWrittenRows(w), text: () => shardWrittenText(w) });
   }
-  await writeFileAtomic(out, `${toJson(partial)}\n`);
-  io.out(
-    opts.json
-      ? `${toJson({ out, shard, points: indices.length, totalPoints: total })}\n`
-      : `wrote ${out}: shard ${shard.index}/${shard.count}, ${indices.length} of ${total} points\n`,
-  );
+  const notices = sweepNoticesText(run.profileNotes, run.diagnostics);
+  if (notices) io.err(notices);
+  return 0;
 }
+
 const DEFAULT_CLOCKS = '210:1980:15';
 
-export const sweepNetworkCommand: CommandSpec = {
+const PLAIN_BANDWIDTH = {
+  name: 'plain-bandwidth',
+  type: 'boolean',
+  description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)',
+} as const satisfies OptionSpec;
+
+export const sweepNetworkCommand = defineCommand({
   name: 'sweep network',
   summary:
     'network DVFS what-if: replay at each frequency scale of one dimension (bandwidth × s, pJ/bit × (V(s)/V(1))²)',
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json', required: true },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml', required: true },
+    { name: 'system', type: 'string', value: 'file', description: 'ASTRA-sim system.json', required: true },
+    { name: 'network', type: 'string', value: 'file', description: 'ASTRA-sim network.yml', required: true },
     {
-      name: 'power',
-      value: 'file',
-      description: `power.json, or a preset name: ${POWER_PRESETS.join(', ')}`,
+      ...powerConfigOption(`power.json, or a preset name: ${POWER_PRESETS.join(', ')}`),
       default: DEFAULT_POWER_PRESET,
     },
-    { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)' },
-    { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
-    { name: 'dimension', value: 'n', description: 'network dimension to scale (0 = first in network.yml)', default: 1 },
+    {
+      name: 'memory',
+      type: 'string',
+      value: 'file',
+      description: 'ASTRA-sim remote memory JSON (needed for MEM_LOAD/STORE nodes)',
+    },
+    { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
+    {
+      name: 'dimension',
+      type: 'int',
+      min: 0,
+      value: 'n',
+      description: 'network dimension to scale (0 = first in network.yml)',
+      default: 1,
+    },
     {
       name: 'scale',
+      type: 'range',
       value: 'a:b:step',
       description: 'frequency scales, start:stop:step or a comma list (1 = nominal)',
       default: DEFAULT_SCALES,
     },
     {
       name: 'vf-curve',
+      type: 'string',
       value: 'file',
       description: 'V–f curve JSON {"points":[{"scale","voltage"}…]} (default: the SerDes curve in the README)',
     },
-    { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
-    { name: 'threads', value: 'n', description: 'worker threads replaying points (default: available cores)' },
+    PLAIN_BANDWIDTH,
+    {
+      name: 'threads',
+      type: 'int',
+      value: 'n',
+      description: 'worker threads replaying points (default: available cores)',
+    },
     ...tableOptions('one row per frequency scale'),
     ...SHARD_OPTIONS,
   ],
   example:
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    const dimension = int(opts, 'dimension', { min: 0 }) ?? 1;
-    const diagnostics = new Diagnostics();
-    const cluster = await loadClusterConfigs(
-      {
-        system: String(opts.system),
-        network: String(opts.network),
-        memory: str(opts, 'memory'),
-        commGroup: str(opts, 'commGroup'),
-        power: str(opts, 'power'),
-      },
-      diagnostics,
-    );
-    const vfFile = str(opts, 'vfCurve');
-    const vfCurve = vfFile ? await loadVfCurve(vfFile) : undefined;
-    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
-    const record: NetworkSweepRecordOptions = {
-      label: `${args[0]} on ${String(opts.network)}: dimension ${dimension} DVFS`,
-      dimension,
-      vfCurve: (vfCurve ?? DEFAULT_SERDES_VF_CURVE).name,
-    };
-    const scales = rangeList(opts, 'scale', DEFAULT_SCALES);
-    const input = {
-      label: record.label,
-      trace: { kind: 'files' as const, trace: args[0] },
-      ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
-      dimension,
-      scales,
-      vfCurve,
-      threads: int(opts, 'threads'),
+    const run = await runNetworkSweep({
+      trace: args[0],
+      system: opts.system,
+      network: opts.network,
+      memory: opts.memory,
+      commGroup: opts.commGroup,
+      power: opts.powerConfig,
+      vfCurve: opts.vfCurve,
+      dimension: opts.dimension,
+      scales: opts.scale,
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      threads: opts.threads,
       onPoint: progress(io, 'replaying scales'),
-    };
-    const indices = shard ? shardIndices(scales.length, shard) : undefined;
-    const run = await networkSweepPoints(input, indices);
-    if (shard) {
-      const inputs = await inputDigests(
-        {
-          system: cluster.system.file,
-          network: cluster.network.file,
-          memory: cluster.memory?.file,
-          commGroup: cluster.commGroups?.file,
-          power: cluster.power.file,
-          vfCurve: vfFile,
-        },
-        args[0],
-      );
-      await writePartial(
-        'network',
-        shard,
-        { inputs, options: { ...record, scales: run.scales, bandwidthUnit: input.bandwidthUnit } },
-        indices!,
-        run.scales.length,
-        run.points,
-        opts,
-        io,
-      );
-    } else {
-      await printSweepRecord(networkSweepRecord(record.label, dimension, record.vfCurve, run.points), opts, io);
-    }
-    const diags = [...diagnostics.summary(), ...(run.replays[0]?.diagnostics ?? [])];
-    for (const d of diags) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
-    return 0;
+      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+      out: opts.out,
+    });
+    return printSweep(run, opts, io);
   },
-};
+});
 
-export const sweepGpuCommand: CommandSpec = {
+export const sweepGpuCommand = defineCommand({
   name: 'sweep gpu',
   summary:
     'GPU clock what-if: annotate at each SM clock, replay, and report the U-curve, Pareto front and optimal clocks',
   args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
   options: [
-    { name: 'calibration', value: 'file', description: 'calibration JSON (tracewatt calibrate)', required: true },
+    {
+      name: 'calibration',
+      type: 'string',
+      value: 'file',
+      description: 'calibration JSON (tracewatt calibrate)',
+      required: true,
+    },
     {
       name: 'profile',
+      type: 'string',
       value: 'file',
       description:
         'profile of the traced kernels at the reference clock (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates',
       repeatable: true,
     },
-    { name: 'format', value: 'F', description: 'force the profile format' },
+    { name: 'format', type: 'string', value: 'F', description: 'force the profile format' },
     {
       name: 'frequencies',
+      type: 'range',
       value: 'a:b:step',
       description: 'SM clocks in MHz, start:stop:step or a comma list',
       default: DEFAULT_CLOCKS,
     },
     {
       name: 'reference-frequency',
+      type: 'number',
+      positive: true,
+      unit: 'MHz',
       value: 'MHz',
       description: "SM clock the trace durations were recorded at (default: the calibration's highest)",
     },
-    { name: 'system', value: 'file', description: 'ASTRA-sim system.json', required: true },
-    { name: 'network', value: 'file', description: 'ASTRA-sim network.yml', required: true },
-    { name: 'memory', value: 'file', description: 'ASTRA-sim remote memory JSON' },
-    { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON' },
+    { name: 'system', type: 'string', value: 'file', description: 'ASTRA-sim system.json', required: true },
+    { name: 'network', type: 'string', value: 'file', description: 'ASTRA-sim network.yml', required: true },
+    { name: 'memory', type: 'string', value: 'file', description: 'ASTRA-sim remote memory JSON' },
+    { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON' },
     {
       name: 'power-preset',
+      type: 'string',
       value: 'name|file',
       description: `memory and network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json (default: by device)`,
     },
     {
       name: 'select',
+      type: 'string',
       value: 'selector',
       description: 'min-energy, min-time, max-slowdown:<pct> or cost:<η>:<P_max W> (repeatable)',
       repeatable: true,
     },
     {
       name: 'keep',
+      type: 'string',
       value: 'dir',
       description: 'keep the annotated traces in this folder (default: a temporary folder, removed)',
     },
-    { name: 'plain-bandwidth', description: 'read network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)' },
-    { name: 'threads', value: 'n', description: 'worker threads (default: available cores)' },
+    PLAIN_BANDWIDTH,
+    { name: 'threads', type: 'int', value: 'n', description: 'worker threads (default: available cores)' },
     ...tableOptions('one row per SM clock'),
     ...SHARD_OPTIONS,
   ],
@@ -256,91 +221,46 @@ export const sweepGpuCommand: CommandSpec = {
   example:
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    const diagnostics = new Diagnostics();
-    const { power: _power, ...cluster } = await loadClusterConfigs(
-      {
-        system: String(opts.system),
-        network: String(opts.network),
-        memory: str(opts, 'memory'),
-        commGroup: str(opts, 'commGroup'),
-      },
-      diagnostics,
-    );
-    const powerPreset = str(opts, 'powerPreset');
-    const selectors = ((opts.select as unknown[] | undefined) ?? []).map(String);
-    const shard = opts.shard === undefined ? undefined : parseShard(String(opts.shard));
-    const record: GpuSweepRecordOptions = { label: `${args[0]}: SM clock sweep`, selectors };
-    const profiles = ((opts.profile as unknown[] | undefined) ?? []).map(String);
-    const input = {
-      label: record.label,
+    const run = await runGpuSweep({
       trace: args[0],
-      calibration: String(opts.calibration),
-      profiles,
-      profileFormat: str(opts, 'format') as ProfileFormat | undefined,
-      frequenciesMHz: rangeList(opts, 'frequencies', DEFAULT_CLOCKS),
-      referenceClockMHz: num(opts, 'referenceFrequency', { positive: true, unit: 'MHz' }),
-      power: powerPreset ? { preset: powerPreset } : undefined,
-      ...cluster,
-      bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
-      workDir: str(opts, 'keep'),
-      selectors: selectors.map((t) => parseSelector(t)),
-      threads: int(opts, 'threads'),
+      calibration: opts.calibration,
+      profiles: opts.profile,
+      profileFormat: opts.format as ProfileFormat | undefined,
+      frequenciesMHz: opts.frequencies,
+      referenceClockMHz: opts.referenceFrequency,
+      system: opts.system,
+      network: opts.network,
+      memory: opts.memory,
+      commGroup: opts.commGroup,
+      powerPreset: opts.powerPreset,
+      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+      keep: opts.keep,
+      selectors: opts.select,
+      threads: opts.threads,
       onPoint: progress(io, 'replaying clocks'),
-    };
-    const clocks = sweepClocks(input.frequenciesMHz);
-    const indices = shard ? shardIndices(clocks.length, shard) : undefined;
-    const run = await gpuSweepPoints(input, indices);
-    if (shard) {
-      const presetFile =
-        powerPreset && (POWER_PRESETS as readonly string[]).includes(powerPreset)
-          ? presetPath(powerPreset)
-          : powerPreset;
-      const inputs = await inputDigests(
-        {
-          system: cluster.system.file,
-          network: cluster.network.file,
-          memory: cluster.memory?.file,
-          commGroup: cluster.commGroups?.file,
-          calibration: input.calibration,
-          profile: profiles,
-          powerPreset: presetFile,
-        },
-        args[0],
-      );
-      const options = {
-        ...record,
-        frequenciesMHz: clocks,
-        referenceClockMHz: input.referenceClockMHz ?? null,
-        profileFormat: input.profileFormat ?? null,
-        bandwidthUnit: input.bandwidthUnit,
-      };
-      await writePartial('gpu', shard, { inputs, options }, indices!, clocks.length, run.points, opts, io);
-    } else {
-      await printSweepRecord(gpuSweepRecord(record.label, run.points, input.selectors), opts, io);
-    }
-    for (const p of run.annotate.profileNotes) for (const n of p.notes) io.err(`${p.profile}: note: ${n}\n`);
-    for (const d of [...diagnostics.summary(), ...run.annotate.diagnostics])
-      io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
-    return 0;
+      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+      out: opts.out,
+    });
+    return printSweep(run, opts, io);
   },
-};
+});
 
-export const mergeCommand: CommandSpec = {
+export const mergeCommand = defineCommand({
   name: 'merge',
   summary:
     'merge the partial results of a sharded sweep (sweep … --shard i/N) into the record the unsharded sweep gives',
   args: [{ name: 'partials', description: 'the partial results JSON of every shard, in any order', variadic: true }],
   options: [
-    { name: 'out', value: 'file', description: 'also write the record JSON to this file, atomically' },
+    { name: 'out', type: 'string', value: 'file', description: 'also write the record JSON to this file, atomically' },
     ...tableOptions('one row per point'),
   ],
   exampleSetup: [
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
   ],
   example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out out/sweep-network.json',
   async run(args, opts, io) {
-    await printSweepRecord(await mergeSweepFiles(args), opts, io);
+    printSweepRecord(await mergeSweep(args, opts.out), opts, io);
     return 0;
   },
-};
+});

@@ -1,11 +1,11 @@
 import { toJson } from '../../core/json.js';
 import { validateTrace } from '../../engines/trace/validate.js';
-import type { CommandSpec } from '../command.js';
-import { int, rowsText, tableOptions } from '../io.js';
+import { defineCommand } from '../command.js';
+import { rowsText, tableOptions } from '../io.js';
 
 const MAX_PER_CODE = 20;
 
-export const validateCommand: CommandSpec = {
+export const validateCommand = defineCommand({
   name: 'validate',
   summary: 'Report every problem ASTRA-sim would reject or misread; exit 0 only when there are no errors',
   args: [{ name: 'path', description: 'a .et file, a <prefix> of <prefix>.<rank>.et files, or a directory' }],
@@ -13,6 +13,8 @@ export const validateCommand: CommandSpec = {
     {
       name: 'max-per-code',
       value: 'n',
+      type: 'int',
+      min: 0,
       description: 'list at most n problems of each kind per rank (all are counted)',
       default: MAX_PER_CODE,
     },
@@ -20,7 +22,7 @@ export const validateCommand: CommandSpec = {
   ],
   example: 'tracewatt validate traces/astra-sim/all_to_all/8npus_1MB/all_to_all',
   async run([target], opts, io) {
-    const r = await validateTrace(target, int(opts, 'maxPerCode', { min: 0 }) ?? MAX_PER_CODE);
+    const r = await validateTrace(target, opts.maxPerCode);
     if (opts.json) {
       io.out(`${toJson({ ...r, valid: r.errors === 0 })}\n`);
     } else if (opts.csv) {
@@ -50,4 +52,4 @@ export const validateCommand: CommandSpec = {
     }
     return r.errors === 0 ? 0 : 1;
   },
-};
+});

@@ -1,6 +1,6 @@
 /** What-if studies: network DVFS sweeps, GPU clock sweeps, Pareto fronts and selectors, the LLaMA-2-70B case study. */
 export * from './types.js';
-export { parseRange } from './range.js';
+export { MAX_SWEEP_POINTS } from './range.js';
 export {
   DEFAULT_SERDES_VF_CURVE,
   loadVfCurve,
@@ -64,3 +64,14 @@ export {
   spearman,
   type LayerSweep,
 } from './a30-layers-record.js';
+export {
+  runNetworkSweep,
+  runGpuSweep,
+  mergeSweep,
+  type NetworkSweepRequest,
+  type GpuSweepRequest,
+  type SweepRun,
+  type SweepRunOptions,
+  type ShardWritten,
+} from './sweep-run.js';
+export { writeStudyFolder, type StudyRun, type StudyFiles, type StudyWritten } from './study-folder.js';
