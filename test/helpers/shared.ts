@@ -1,7 +1,8 @@
 /**
  * Locates ../shared (real traces, profiles, ASTRA-sim results) beside the repository.
  * Tests that need it use describeShared(): when the folder is absent they are skipped with a message
- * saying so, instead of failing or silently passing.
+ * saying so, instead of failing or silently passing. Files whose licence allows it are vendored under
+ * test/fixtures/shared/ (vendored()), and the tests on them run everywhere.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,14 @@ export const hasShared = existsSync(path.join(sharedDir, 'README.md'));
 /** Path inside ../shared. */
 export function shared(...parts: string[]): string {
   return path.join(sharedDir, ...parts);
+}
+
+/**
+ * A ../shared file vendored under test/fixtures/shared/ at the same path (licence and source in
+ * test/fixtures/NOTICE.md), so a clone without ../shared runs the test.
+ */
+export function vendored(...parts: string[]): string {
+  return path.join(repoRoot, 'test', 'fixtures', 'shared', ...parts);
 }
 
 let warned = false;
