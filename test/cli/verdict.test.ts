@@ -23,6 +23,7 @@ import { FrameScanner } from '../../src/formats/chakra/frames.js';
 import { AttributeNames, NodeProbe } from '../../src/formats/chakra/probe.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import { rng } from '../helpers/rng.js';
+import { astraRef } from '../helpers/astra-reference.js';
 import { hasShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -241,7 +242,7 @@ async function checkCases(cases: Case[]): Promise<{ accepted: number; rejected: 
 }
 
 describe('one verdict on every read path', () => {
-  it('shipped traces and their mutations', async () => {
+  it('shipped and vendored traces and their mutations', async () => {
     const cases = [
       ...writeCases('resnet', shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel.1.et'), 1),
       ...writeCases('allreduce', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.1.et'), 2),
@@ -251,6 +252,7 @@ describe('one verdict on every read path', () => {
         3,
       ),
       ...writeCases('pytorch', shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 4),
+      ...writeCases('roofline', astraRef('traces', 'comp_roof4', 'c.2.et'), 7),
     ];
     const { accepted, rejected } = await checkCases(cases);
     expect(accepted).toBeGreaterThan(4);
@@ -273,7 +275,6 @@ describe('one verdict on every read path', () => {
         ),
         6,
       ),
-      ...writeCases('roofline', shared('astra-sim-reference', 'traces', 'comp_roof4', 'c.2.et'), 7),
     ];
     const { rejected } = await checkCases(cases);
     expect(rejected).toBeGreaterThan(20);
