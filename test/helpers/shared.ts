@@ -18,12 +18,19 @@ export function shared(...parts: string[]): string {
   return path.join(sharedDir, ...parts);
 }
 
-/**
- * A ../shared file vendored under test/fixtures/shared/ at the same path (licence and source in
- * test/fixtures/NOTICE.md), so a clone without ../shared runs the test.
- */
+/** Path inside test/fixtures (sources and licences in test/fixtures/NOTICE.md). */
+export function fixturePath(...parts: string[]): string {
+  return path.join(repoRoot, 'test', 'fixtures', ...parts);
+}
+
+/** A ../shared file vendored under test/fixtures/shared/ at the same path, so a clone without ../shared runs the test. */
 export function vendored(...parts: string[]): string {
-  return path.join(repoRoot, 'test', 'fixtures', 'shared', ...parts);
+  return fixturePath('shared', ...parts);
+}
+
+/** Perseus' A40 stage profile of a model as shipped in calibration/profiles (../shared/profiles/perseus-sosp24's file). */
+export function perseusStages(model: 'gpt3-175b' | 'bloom'): string {
+  return path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', `${model}+a40_bf16.csv`);
 }
 
 let warned = false;
