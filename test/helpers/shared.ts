@@ -28,6 +28,14 @@ export function vendored(...parts: string[]): string {
   return fixturePath('shared', ...parts);
 }
 
+/**
+ * Chakra's own conversion of the real PyTorch runs (../shared/traces/pytorch-real/et), vendored: `dlrm` (the rank
+ * files are `dlrm.<rank>.et.gz`, gzipped, the originals inside) and `simple_add.et`.
+ */
+export function chakraConversion(name: string): string {
+  return vendored('traces', 'pytorch-real', 'et', name);
+}
+
 /** Perseus' A40 stage profile of a model as shipped in calibration/profiles (../shared/profiles/perseus-sosp24's file). */
 export function perseusStages(model: 'gpt3-175b' | 'bloom'): string {
   return path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', `${model}+a40_bf16.csv`);
