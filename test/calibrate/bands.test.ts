@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { describe, beforeAll, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { readCalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { accuracy, type AccuracyResult } from '../../src/engines/calibrate/accuracy.js';
@@ -14,13 +14,6 @@ import { fitCalibrationWithBands } from '../../src/engines/calibrate/uncertainty
 import { loadCalibration, type Calibration } from '../../src/model/calibration.js';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
 import { describeShared, hasShared, perseusStages, repoRoot, shared } from '../helpers/shared.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const shipped = (name: string) => loadCalibration(path.join(repoRoot, 'calibration', `${name}.json`));
 const meanBy = (r: AccuracyResult, k: 'timeErrorPct' | 'energyErrorPct') =>

@@ -9,17 +9,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { calibrationOnlyAccuracy } from '../../src/engines/calibrate/accuracy.js';
 import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const HEADER =
   'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';

@@ -10,7 +10,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { fitCalibration, readCalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { InputError } from '../../src/errors.js';
@@ -20,13 +20,6 @@ import { DATASHEETS } from '../../src/model/datasheets.js';
 import { predictKernel } from '../../src/model/predict.js';
 import { describeShared, perseusStages, repoRoot, shared } from '../helpers/shared.js';
 import { fixture } from '../profiles/helpers.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 let dir: string;
 beforeAll(async () => {

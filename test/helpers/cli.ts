@@ -7,3 +7,8 @@ export async function cli(argv: string[]): Promise<{ code: number; out: string; 
   const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
   return { code, out, err };
 }
+
+/** cli() with the words as arguments: `cliArgs('replay', trace, '--json')`. */
+export function cliArgs(...argv: string[]): ReturnType<typeof cli> {
+  return cli(argv);
+}
