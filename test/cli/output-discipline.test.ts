@@ -71,6 +71,16 @@ interface WriteCase {
   setup?: (dir: string) => Promise<void>;
 }
 
+/** Commands that write several files, each case failing at another of them. */
+const generateArgv = (d: string) => [
+  ...['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--global-batch', '1', '--seq', '128'],
+  ...['--out', path.join(d, 'g')],
+];
+const annotateArgv = (d: string) => [
+  ...['annotate', trace, '--calibration', calibration, '--frequencies', '705,1410'],
+  ...['--out', path.join(d, 'a')],
+];
+
 const CASES: WriteCase[] = [
   { name: 'convert', argv: (d) => ['convert', `${trace}.0.et`, path.join(d, 'c.json')], fails: 'c.json' },
   {
@@ -111,66 +121,22 @@ const CASES: WriteCase[] = [
   },
   {
     name: 'generate (first rank)',
-    argv: (d) => [
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--tp',
-      '2',
-      '--global-batch',
-      '1',
-      '--seq',
-      '128',
-      '--out',
-      path.join(d, 'g'),
-    ],
+    argv: generateArgv,
     fails: 'g.0.et',
   },
   {
     name: 'generate (its last file)',
-    argv: (d) => [
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--tp',
-      '2',
-      '--global-batch',
-      '1',
-      '--seq',
-      '128',
-      '--out',
-      path.join(d, 'g'),
-    ],
+    argv: generateArgv,
     fails: 'g.system.json',
   },
   {
     name: 'annotate (a rank file)',
-    argv: (d) => [
-      'annotate',
-      trace,
-      '--calibration',
-      calibration,
-      '--frequencies',
-      '705,1410',
-      '--out',
-      path.join(d, 'a'),
-    ],
+    argv: annotateArgv,
     fails: 'a.1410MHz.5.et',
   },
   {
     name: 'annotate (power.json)',
-    argv: (d) => [
-      'annotate',
-      trace,
-      '--calibration',
-      calibration,
-      '--frequencies',
-      '705,1410',
-      '--out',
-      path.join(d, 'a'),
-    ],
+    argv: annotateArgv,
     fails: 'a.1410MHz.power.json',
   },
   {
