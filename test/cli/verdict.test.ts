@@ -242,7 +242,7 @@ async function checkCases(cases: Case[]): Promise<{ accepted: number; rejected: 
 }
 
 describe('one verdict on every read path', () => {
-  it('shipped and vendored traces and their mutations', async () => {
+  it('shipped traces and their mutations', async () => {
     const cases = [
       ...writeCases('resnet', shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel.1.et'), 1),
       ...writeCases('allreduce', shipped('astra-sim', 'all_reduce', '4npus_1MB', 'all_reduce.1.et'), 2),
@@ -252,11 +252,19 @@ describe('one verdict on every read path', () => {
         3,
       ),
       ...writeCases('pytorch', shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 4),
-      ...writeCases('roofline', astraRef('traces', 'comp_roof4', 'c.2.et'), 7),
     ];
     const { accepted, rejected } = await checkCases(cases);
     expect(accepted).toBeGreaterThan(4);
     expect(rejected).toBeGreaterThan(30);
+  });
+
+  it('a vendored ASTRA-sim reference trace (roofline) and its mutations', async () => {
+    const { accepted, rejected } = await checkCases(
+      writeCases('roofline', astraRef('traces', 'comp_roof4', 'c.2.et'), 7),
+    );
+    // 2 accepted, 13 rejected.
+    expect(accepted).toBeGreaterThan(0);
+    expect(rejected).toBeGreaterThan(10);
   });
 
   (hasShared ? it : it.skip)('../shared traces and their mutations', async () => {

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { shared, vendored } from './shared.js';
+import { fixturePath, shared, vendored } from './shared.js';
 
 export interface AstraCase {
   name: string;
@@ -53,3 +53,6 @@ export function allCases(): { c: AstraCase; files: ReturnType<typeof caseFiles> 
 /** The MICRO'24 tutorial's MLP model-parallel trace prefix (32 ranks), in ../shared only. */
 export const mlpModelParallel = (): string =>
   shared('traces', 'tutorials-micro2024', 'micro2024', 'astra-sim-demo', 'demo2', 'workload', 'MLP_ModelParallel');
+
+/** ASTRA-sim's recorded stdout (congestion-unaware backend) for a case: test/fixtures/astra-sim/congestion-unaware. */
+export const recordedLog = (name: string): string => fixturePath('astra-sim', 'congestion-unaware', name);

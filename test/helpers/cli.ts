@@ -12,3 +12,8 @@ export async function cli(argv: string[]): Promise<{ code: number; out: string; 
 export function cliArgs(...argv: string[]): ReturnType<typeof cli> {
   return cli(argv);
 }
+
+/** `generate llm --model llama2-7b <options, space-separated> --out <prefix>`: the small LLM traces tests write. */
+export function generateLlama(prefix: string, options: string): ReturnType<typeof cli> {
+  return cli(['generate', 'llm', '--model', 'llama2-7b', ...options.split(' '), '--out', prefix]);
+}

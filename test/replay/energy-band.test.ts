@@ -33,7 +33,7 @@ import { readProfile } from '../../src/formats/profiles/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
 import { buildReport, gpuSweepRows, gpuSweepText, parseResults, replayText } from '../../src/report/index.js';
 import { cli } from '../helpers/cli.js';
-import { astraRef } from '../helpers/astra-reference.js';
+import { astraRef, recordedLog } from '../helpers/astra-reference.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -318,14 +318,7 @@ describe('energy --astra-sim-log keeps the band: the same result as replay (over
       network: ref('configs', 'Ring_4npus.yml'),
       memory: ref('configs', 'mem.json'),
     };
-    const log = path.join(
-      repoRoot,
-      'test',
-      'fixtures',
-      'astra-sim',
-      'congestion-unaware',
-      'overlap4__sys_ring_example__Ring_4npus.txt',
-    );
+    const log = recordedLog('overlap4__sys_ring_example__Ring_4npus.txt');
     const replayed = await replayFiles(input);
     const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
     expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });

@@ -38,7 +38,7 @@ import {
   type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { TraceEventWriter } from '../../src/formats/trace-event/index.js';
-import { cli } from '../helpers/cli.js';
+import { cli, generateLlama } from '../helpers/cli.js';
 import { allCases, astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
 import { hasShared, repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
@@ -175,26 +175,7 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
   let timeline: string;
 
   beforeAll(async () => {
-    expect(
-      (
-        await cli([
-          'generate',
-          'llm',
-          '--model',
-          'llama2-7b',
-          '--tp',
-          '2',
-          '--pp',
-          '2',
-          '--global-batch',
-          '4',
-          '--seq',
-          '1024',
-          '--out',
-          l(),
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await generateLlama(l(), '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
     expect((await cli(['annotate', l(), '--calibration', h100, '--frequency', '810', '--out', l810()])).code).toBe(0);
     timeline = path.join(dir, 'l810.timeline.json');
     replayed = await replayFiles({
