@@ -2,7 +2,7 @@
  * annotate on the real PyTorch runs shipped in traces/pytorch-real (issue 16, targets): `import pytorch` makes the
  * .et files, each rank's Kineto trace is its profile. Every GPU kernel, memcpy and memset node matched (100 %, per
  * rank), every GPU compute node > 0 J, and each rank's summed annotated duration within 1 % of the Kineto GPU
- * compute time of the linked iteration. The same on Chakra's own (2024-05) conversions in ../shared. Kineto has no
+ * compute time of the linked iteration. The same on Chakra's own (2024-05) conversions (vendored). Kineto has no
  * counters here, so the nodes are annotated from their own duration and the calibration's assumed power.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ import { attrBool, attrNumber, attrString, NodeType, readTraceFile } from '../..
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { assumedKernelPowerW } from '../../src/model/active-power.js';
 import { cli } from '../helpers/cli.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { chakraConversion } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 const dlrmDir = shipped('pytorch-real', 'dlrm');
@@ -431,10 +431,10 @@ describe('annotate: a run that annotates nothing says so, and why', () => {
   });
 });
 
-describeShared("annotate: Chakra's own conversions of the same runs (../shared)", () => {
+describe("annotate: Chakra's own conversions of the same runs (vendored)", () => {
   it('DLRM: every GPU node matched; the busy time misses only the memsets Chakra left out (≤ 1 %)', async () => {
     const res = await annotateTrace({
-      trace: shared('traces', 'pytorch-real', 'et', 'dlrm'),
+      trace: chakraConversion('dlrm'),
       out: path.join(dir, 'o', 'chakra-dlrm'),
       calibration: v100,
       profiles: dlrmKineto,
@@ -445,7 +445,7 @@ describeShared("annotate: Chakra's own conversions of the same runs (../shared)"
   });
   it('simple add', async () => {
     const res = await annotateTrace({
-      trace: shared('traces', 'pytorch-real', 'et', 'simple_add.et'),
+      trace: chakraConversion('simple_add.et'),
       out: path.join(dir, 'o', 'chakra-add'),
       calibration: a100,
       profiles: [addKineto],

@@ -1,40 +1,25 @@
 /**
  * `energy --astra-sim-log` against `replay` on every case both can run, with ASTRA-sim's own printed times:
- * - the 34 cases of ../shared/astra-sim-reference/cases.json, with the congestion-unaware stdout recorded in
- *   test/fixtures/astra-sim/congestion-unaware (README there): the two results must be identical;
- * - the 12 skew cases, with the stdout in ../shared/astra-sim-reference/skew/stdout: ASTRA-sim's times per rank,
+ * - the 34 cases of astra-sim-reference/cases.json (vendored from ../shared), with the congestion-unaware stdout
+ *   recorded in test/fixtures/astra-sim/congestion-unaware (README there): the two results must be identical;
+ * - the 12 skew cases, with the stdout in astra-sim-reference/skew/stdout: ASTRA-sim's times per rank,
  *   the replay's node energies and traffic, and idle energy worked out here from those times.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { energyFromAstraSimLog } from '../../src/engines/astra-sim/index.js';
 import { loadClusterConfigs, replayFiles, type ReplayResult } from '../../src/engines/replay/index.js';
 import { InputError } from '../../src/errors.js';
-import { describeShared, hasShared, repoRoot, shared } from '../helpers/shared.js';
+import {
+  astraRef as ref,
+  caseFiles as files,
+  referenceCases as refCases,
+  skewCases,
+  type AstraCase as Case,
+} from '../helpers/astra-reference.js';
+import { repoRoot } from '../helpers/shared.js';
 import { cli } from '../helpers/cli.js';
 
-interface Case {
-  name: string;
-  workload: string;
-  system: string;
-  network: string;
-  memory?: string;
-}
-interface RefCase extends Case {
-  expected: { rank: number; finish_ns: number; exposed_comm_ns: number };
-}
-interface SkewCase extends Case {
-  expected: { ranks: Record<string, { finish_ns: number; exposed_comm_ns: number }> };
-}
-
-const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-const refCases: RefCase[] = hasShared
-  ? (JSON.parse(readFileSync(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases
-  : [];
-const skewCases: SkewCase[] = hasShared
-  ? (JSON.parse(readFileSync(ref('skew', 'cases.json'), 'utf8')) as { cases: SkewCase[] }).cases
-  : [];
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'astra-sim', 'congestion-unaware');
 
 /** The fixture holding ASTRA-sim's output for a reference case: <workload>__<system>__<network>.txt. */
@@ -43,39 +28,30 @@ export function fixtureName(c: Case): string {
   return `${path.basename(path.dirname(c.workload))}__${base(c.system)}__${base(c.network)}.txt`;
 }
 
-const files = (dir: string, c: Case) => ({
-  trace: path.join(dir, c.workload),
-  system: path.join(dir, c.system),
-  network: path.join(dir, c.network),
-  memory: c.memory ? path.join(dir, c.memory) : undefined,
-});
 /** The result without its label (which names the timing source). */
 // byName is the replay's alone: the ASTRA-sim log gives per-rank times, not each node's (issue 28, open).
 const unlabelled = (r: ReplayResult) => ({ ...r, label: '', byName: undefined });
 
-describeShared(
-  "energy from ASTRA-sim's log = replay, on the 34 reference cases (congestion-unaware, recorded stdout)",
-  () => {
-    it('has the 34 cases', () => expect(refCases).toHaveLength(34));
-    for (const c of refCases) {
-      it(c.name, async () => {
-        const input = files(ref(), c);
-        const log = path.join(fixtures, fixtureName(c));
-        const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
-        const replayed = await replayFiles(input);
-        // The recorded run is the case's: its rank-0 figures are the ones cases.json lists.
-        expect({
-          finish: fromLog.ranks[c.expected.rank].finishNs,
-          exposed: fromLog.ranks[c.expected.rank].astraExposedNs,
-        }).toEqual({ finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns });
-        expect(unlabelled(fromLog)).toEqual(unlabelled(replayed));
-        expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
-      });
-    }
-  },
-);
+describe("energy from ASTRA-sim's log = replay, on the 34 reference cases (congestion-unaware, recorded stdout)", () => {
+  it('has the 34 cases', () => expect(refCases).toHaveLength(34));
+  for (const c of refCases) {
+    it(c.name, async () => {
+      const input = files(ref(), c);
+      const log = path.join(fixtures, fixtureName(c));
+      const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
+      const replayed = await replayFiles(input);
+      // The recorded run is the case's: its rank-0 figures are the ones cases.json lists.
+      expect({
+        finish: fromLog.ranks[c.expected.rank].finishNs,
+        exposed: fromLog.ranks[c.expected.rank].astraExposedNs,
+      }).toEqual({ finish: c.expected.finish_ns, exposed: c.expected.exposed_comm_ns });
+      expect(unlabelled(fromLog)).toEqual(unlabelled(replayed));
+      expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
+    });
+  }
+});
 
-describeShared("energy from ASTRA-sim's log on the 12 skew cases (recorded stdout in ../shared)", () => {
+describe("energy from ASTRA-sim's log on the 12 skew cases (recorded stdout, vendored)", () => {
   for (const c of skewCases) {
     const input = () => files(ref('skew'), c);
     const log = () => ref('skew', 'stdout', `${c.name}.txt`);
@@ -135,7 +111,7 @@ describeShared("energy from ASTRA-sim's log on the 12 skew cases (recorded stdou
   }
 });
 
-describeShared('energy command', () => {
+describe('energy command', () => {
   const c = () => skewCases.find((x) => x.name === 'a12_overlap_skew4_ring4_example')!;
   const args = () => {
     const f = files(ref('skew'), c());
@@ -147,7 +123,7 @@ describeShared('energy command', () => {
     const text = await cli(['energy', ...args(), '--astra-sim-log', log]);
     expect(text.code).toBe(0);
     expect(text.out).toMatch(
-      /times from ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/,
+      /times from\s+ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/,
     );
     const replayText = await cli(['replay', ...args()]);
     // The tables after the headline (a paragraph wrapped to 100 columns, then a blank line).

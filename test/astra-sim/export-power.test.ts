@@ -11,19 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { energyFromAstraSimLog, exportAstraSim } from '../../src/engines/astra-sim/index.js';
 import { presetPath } from '../../src/engines/replay/index.js';
 import { cli } from '../helpers/cli.js';
-import { repoRoot } from '../helpers/shared.js';
+import { recordedLog } from '../helpers/astra-reference.js';
 import { shipped } from '../helpers/traces.js';
 
 const system = shipped('configs', 'sys_ring_example.json');
 const network = shipped('configs', 'Switch_8npus.yml');
-const log = path.join(
-  repoRoot,
-  'test',
-  'fixtures',
-  'astra-sim',
-  'congestion-unaware',
-  'all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt',
-);
+const log = recordedLog('all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt');
 let dir: string;
 let trace: string;
 beforeAll(async () => {

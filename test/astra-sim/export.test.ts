@@ -25,7 +25,8 @@ import {
   type GlobalMetadata,
 } from '../../src/formats/chakra/index.js';
 import { cli } from '../helpers/cli.js';
-import { describeShared, hasShared, repoRoot, shared } from '../helpers/shared.js';
+import { allCases } from '../helpers/astra-reference.js';
+import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 let dir: string;
@@ -380,31 +381,11 @@ describe('repairs, one by one, on a real trace (shipped all_reduce 4npus) made f
   });
 });
 
-describeShared('export astra-sim of the reference traces (../shared/astra-sim-reference)', () => {
-  interface Case {
-    name: string;
-    workload: string;
-    system: string;
-    network: string;
-    memory?: string;
-  }
-  const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-  const all = (): [string, Case][] => [
-    ...(JSON.parse(execFileSync('cat', [ref('cases.json')], { encoding: 'utf8' })) as { cases: Case[] }).cases.map(
-      (c) => [ref(), c] as [string, Case],
-    ),
-    ...(
-      JSON.parse(execFileSync('cat', [ref('skew', 'cases.json')], { encoding: 'utf8' })) as { cases: Case[] }
-    ).cases.map((c) => [ref('skew'), c] as [string, Case]),
-  ];
+describe('export astra-sim of the reference traces (astra-sim-reference, vendored)', () => {
   it('every rank file of all 46 cases is written byte for byte, with nothing to repair, and replays the same', async () => {
-    for (const [base, c] of hasShared ? all() : []) {
-      const input = {
-        trace: path.join(base, c.workload),
-        system: path.join(base, c.system),
-        network: path.join(base, c.network),
-        memory: c.memory && path.join(base, c.memory),
-      };
+    const cases = allCases();
+    expect(cases).toHaveLength(46);
+    for (const { c, files: input } of cases) {
       const r = await exportAstraSim({ ...input, out: path.join(dir, 'ref', c.name.replace(/\W+/g, '_')) });
       expect(r.repairs, c.name).toEqual([]);
       expect(r.unchangedRanks).toBe(r.ranks);

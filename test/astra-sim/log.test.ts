@@ -1,24 +1,18 @@
-/** ASTRA-sim's printed results: the real stdout in ../shared/astra-sim-reference/skew, and the ways a log goes wrong. */
+/**
+ * ASTRA-sim's printed results: the real stdout in astra-sim-reference/skew (vendored from ../shared), and the ways a
+ * log goes wrong.
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { FormatError, InputError } from '../../src/errors.js';
 import { parseAstraSimLog, ranksOfLog } from '../../src/formats/astra/index.js';
-import { describeShared, hasShared, shared } from '../helpers/shared.js';
+import { astraRef, skewCases } from '../helpers/astra-reference.js';
 
-interface SkewCase {
-  name: string;
-  expected: { ranks: Record<string, { finish_ns: number; exposed_comm_ns: number }> };
-}
-const skewCases: SkewCase[] = hasShared
-  ? (JSON.parse(readFileSync(shared('astra-sim-reference', 'skew', 'cases.json'), 'utf8')) as { cases: SkewCase[] })
-      .cases
-  : [];
-
-describeShared('ASTRA-sim logs recorded in ../shared/astra-sim-reference/skew/stdout', () => {
+describe('ASTRA-sim logs recorded in astra-sim-reference/skew/stdout', () => {
   it('has the 12 skew cases', () => expect(skewCases).toHaveLength(12));
   for (const c of skewCases) {
     it(`${c.name}: every rank's finish and exposed communication as cases.json lists them, with statistics`, () => {
-      const file = shared('astra-sim-reference', 'skew', 'stdout', `${c.name}.txt`);
+      const file = astraRef('skew', 'stdout', `${c.name}.txt`);
       const log = parseAstraSimLog(file, readFileSync(file, 'utf8'));
       const ranks = ranksOfLog(log, Object.keys(c.expected.ranks).length);
       for (const r of ranks) {

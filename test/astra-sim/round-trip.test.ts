@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { energyFromAstraSimLog, exportAstraSim } from '../../src/engines/astra-sim/index.js';
 import { importPytorch } from '../../src/engines/import/index.js';
 import { replayFiles, type ReplayResult } from '../../src/engines/replay/index.js';
-import { cli } from '../helpers/cli.js';
+import { cli, generateLlama } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -50,25 +50,7 @@ describe('generate llm → export astra-sim → ASTRA-sim → energy --astra-sim
   // sends/receives on dimension 2, the data-parallel all-reduce on dimension 1; roofline-enabled system.
   it('LLaMA-2 7B on 8 ranks (3-D network, roofline): equals replay, every rank', async () => {
     const prefix = path.join(dir, 'llama');
-    const gen = await cli([
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--tp',
-      '2',
-      '--pp',
-      '2',
-      '--dp',
-      '2',
-      '--global-batch',
-      '4',
-      '--seq',
-      '1024',
-      '--sequence-parallel',
-      '--out',
-      prefix,
-    ]);
+    const gen = await generateLlama(prefix, '--tp 2 --pp 2 --dp 2 --global-batch 4 --seq 1024 --sequence-parallel');
     expect(gen.code).toBe(0);
     const { fromLog, replayed } = await roundTrip(prefix, 'llama2-7b_tp2_pp2_dp2_sp.unaware.txt', {
       power: 'h100-cluster',
@@ -101,26 +83,7 @@ describe('generate llm → annotate at 810 MHz → export astra-sim: the system 
   it('writes roofline-enabled 0 (said in the notes), and the exported folder replays as the annotated trace does', async () => {
     const prefix = path.join(dir, 'l');
     const annotated = path.join(dir, 'l810');
-    expect(
-      (
-        await cli([
-          'generate',
-          'llm',
-          '--model',
-          'llama2-7b',
-          '--tp',
-          '2',
-          '--pp',
-          '2',
-          '--global-batch',
-          '4',
-          '--seq',
-          '1024',
-          '--out',
-          prefix,
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
     expect(
       (
         await cli([
@@ -177,26 +140,7 @@ describe('generate llm → annotate at 810 MHz → export astra-sim: the system 
 
   it('an unannotated trace keeps its system file byte for byte', async () => {
     const prefix = path.join(dir, 'plain');
-    expect(
-      (
-        await cli([
-          'generate',
-          'llm',
-          '--model',
-          'llama2-7b',
-          '--tp',
-          '2',
-          '--pp',
-          '2',
-          '--global-batch',
-          '4',
-          '--seq',
-          '1024',
-          '--out',
-          prefix,
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
     const r = await exportAstraSim({ trace: prefix, out: path.join(dir, 'plain-astra-sim'), power: 'h100-cluster' });
     expect(await readFile(r.files.system, 'utf8')).toBe(await readFile(`${prefix}.system.json`, 'utf8'));
     expect(r.notes.join('\n')).not.toMatch(/roofline-enabled 0/);

@@ -2,13 +2,13 @@
  * Accuracy targets of issue 3 on the real datasets in ../shared/profiles. The figures are computed by the code;
  * the thresholds are the issue's.
  */
-import { beforeAll, expect, it } from 'vitest';
+import { describe, beforeAll, expect, it } from 'vitest';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
 import { accuracy, type AccuracyRow } from '../../src/engines/calibrate/accuracy.js';
 import type { Calibration } from '../../src/model/calibration.js';
 import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { describeShared, perseusStages, shared } from '../helpers/shared.js';
 
 const maxOver = (rows: { frequencyMHz: number }[], minMHz: number, key: 'timeErrorPct' | 'energyErrorPct') =>
   Math.max(...rows.filter((r) => r.frequencyMHz >= minMHz).map((r) => (r as any)[key] as number));
@@ -53,15 +53,15 @@ describeShared('RTX 8000: real kernels predicted from microbenchmark calibration
   it.todo('profiled once at the highest clock: ≤ 5% time and ≤ 5% energy MAPE at every clock ≥ 0.5× the highest');
 });
 
-describeShared('Perseus A40 stages, counter-free, 3 fitted clocks', () => {
+describe('Perseus A40 stages (shipped in calibration/profiles), counter-free, 3 fitted clocks', () => {
   const fitClocksMHz = [855, 1155, 1455];
   const mean = (rows: AccuracyRow[], k: 'timeErrorPct' | 'energyErrorPct') =>
     rows.reduce((s, x) => s + x[k] * x.n, 0) / rows.reduce((s, x) => s + x.n, 0);
   // Each dataset is judged with a calibration fitted on the *other* one, so its cap level (the only calibration
   // fact the stage fit uses) is not taken from the clocks being predicted.
-  async function crossCalibrated(evaluated: string, calibratedOn: string) {
-    const table = await readProfile(shared(`profiles/perseus-sosp24/${evaluated}+a40_bf16.csv`));
-    const calFile = shared(`profiles/perseus-sosp24/${calibratedOn}+a40_bf16.csv`);
+  async function crossCalibrated(evaluated: 'gpt3-175b' | 'bloom', calibratedOn: 'gpt3-175b' | 'bloom') {
+    const table = await readProfile(perseusStages(evaluated));
+    const calFile = perseusStages(calibratedOn);
     const cal = fitCalibration(
       [{ file: calFile, table: await readProfile(calFile), sha256: await sha256File(calFile) }],
       { device: 'NVIDIA A40' },

@@ -9,17 +9,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { calibrationOnlyAccuracy } from '../../src/engines/calibrate/accuracy.js';
 import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const HEADER =
   'DRAMA,FP16A,FP32A,FP64A,SMACT,SMOCC,TENSO,argNo,average_power,benchmark,core_frequency,kernel,memory_frequency,time';
@@ -118,20 +111,11 @@ describe('tracewatt predict', () => {
     cal = path.join(dir, 'cal-predict.json');
     expect((await cli('calibrate', calibFile, '--out', cal)).code).toBe(0);
   });
+  /** `predict --calibration <cal> --profile <kernel profile> …more`. */
+  const predict = (...more: string[]) => cli('predict', '--calibration', cal, '--profile', kernelProfileFile, ...more);
 
   it('--json: every kernel at every requested clock; the reference clock keeps the measured time and power', async () => {
-    const r = await cli(
-      'predict',
-      '--calibration',
-      cal,
-      '--profile',
-      kernelProfileFile,
-      '--reference-frequency',
-      '1500',
-      '--frequencies',
-      '900,1200,1500',
-      '--json',
-    );
+    const r = await predict('--reference-frequency', '1500', '--frequencies', '900,1200,1500', '--json');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.kind).toBe('prediction');
@@ -153,16 +137,7 @@ describe('tracewatt predict', () => {
   });
 
   it('--csv prints a header and one line per kernel × clock; the default targets are the calibrated clocks', async () => {
-    const r = await cli(
-      'predict',
-      '--calibration',
-      cal,
-      '--profile',
-      kernelProfileFile,
-      '--reference-frequency',
-      '1500',
-      '--csv',
-    );
+    const r = await predict('--reference-frequency', '1500', '--csv');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines[0]).toBe(
@@ -172,26 +147,10 @@ describe('tracewatt predict', () => {
   });
 
   it('names the problem when no kernel was measured at the reference clock, and rejects a malformed clock list', async () => {
-    const r = await cli(
-      'predict',
-      '--calibration',
-      cal,
-      '--profile',
-      kernelProfileFile,
-      '--reference-frequency',
-      '1000',
-    );
+    const r = await predict('--reference-frequency', '1000');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/reference clock\(s\) 1000 MHz/);
-    const bad = await cli(
-      'predict',
-      '--calibration',
-      cal,
-      '--profile',
-      kernelProfileFile,
-      '--reference-frequency',
-      '15oo',
-    );
+    const bad = await predict('--reference-frequency', '15oo');
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--reference-frequency: expected MHz values/);
   });
@@ -203,18 +162,11 @@ describe('tracewatt accuracy', () => {
     cal = path.join(dir, 'cal-accuracy.json');
     expect((await cli('calibrate', calibFile, '--out', cal)).code).toBe(0);
   });
+  /** `accuracy --calibration <cal> --profile <profile> …more`. */
+  const accuracyOf = (...more: string[]) => cli('accuracy', '--calibration', cal, '--profile', profileFile, ...more);
 
   it('--reference-frequency --json: per-clock rows with the issue keys, other clocks as ground truth', async () => {
-    const r = await cli(
-      'accuracy',
-      '--calibration',
-      cal,
-      '--profile',
-      profileFile,
-      '--reference-frequency',
-      '1500',
-      '--json',
-    );
+    const r = await accuracyOf('--reference-frequency', '1500', '--json');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.mode).toBe('reference');
@@ -236,16 +188,7 @@ describe('tracewatt accuracy', () => {
   });
 
   it('two reference clocks: t = A + B/f is exact on synthetic two-part kernels', async () => {
-    const r = await cli(
-      'accuracy',
-      '--calibration',
-      cal,
-      '--profile',
-      profileFile,
-      '--reference-frequency',
-      '1500,900',
-      '--json',
-    );
+    const r = await accuracyOf('--reference-frequency', '1500,900', '--json');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
     expect(j.frequencies).toHaveLength(1);
@@ -254,16 +197,7 @@ describe('tracewatt accuracy', () => {
   });
 
   it('prints the AstraWattch table', async () => {
-    const r = await cli(
-      'accuracy',
-      '--calibration',
-      cal,
-      '--profile',
-      profileFile,
-      '--reference-frequency',
-      '1500',
-      '--wide',
-    );
+    const r = await accuracyOf('--reference-frequency', '1500', '--wide');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/SM clock \(MHz\)\s+time MAPE \(%\)\s+power MAPE \(%\)\s+energy MAPE \(%\)/);
     expect(r.out).toMatch(/with offset scaling/);
@@ -288,30 +222,10 @@ describe('tracewatt accuracy', () => {
     const r = await cli('accuracy', '--profile', profileFile, '--reference-frequency', '1500');
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--calibration is required/);
-    const both = await cli(
-      'accuracy',
-      '--calibration',
-      cal,
-      '--profile',
-      profileFile,
-      '--reference-frequency',
-      '1500',
-      '--fit-frequencies',
-      '900,1200',
-    );
+    const both = await accuracyOf('--reference-frequency', '1500', '--fit-frequencies', '900,1200');
     expect(both.code).toBe(2);
     expect(both.err).toMatch(/either --reference-frequency or --fit-frequencies/);
-    const sc = await cli(
-      'accuracy',
-      '--calibration',
-      cal,
-      '--profile',
-      profileFile,
-      '--reference-frequency',
-      '1500',
-      '--scaling',
-      'linear',
-    );
+    const sc = await accuracyOf('--reference-frequency', '1500', '--scaling', 'linear');
     expect(sc.code).toBe(2);
     expect(sc.err).toMatch(/--scaling: expected ratio or offset, got "linear"/);
   });

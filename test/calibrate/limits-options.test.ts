@@ -10,7 +10,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { fitCalibration, readCalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { InputError } from '../../src/errors.js';
@@ -18,15 +18,8 @@ import { integratePower, readPowerSeries, readProfile } from '../../src/formats/
 import { loadCalibration, maxSmClock } from '../../src/model/calibration.js';
 import { DATASHEETS } from '../../src/model/datasheets.js';
 import { predictKernel } from '../../src/model/predict.js';
-import { describeShared, repoRoot, shared } from '../helpers/shared.js';
+import { describeShared, perseusStages, repoRoot, shared } from '../helpers/shared.js';
 import { fixture } from '../profiles/helpers.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 let dir: string;
 beforeAll(async () => {
@@ -338,9 +331,9 @@ describeShared('generic --mapping on the real NV-DVFS-Benchmark RTX 8000 tables'
   });
 });
 
-describeShared('counter-free calibration (Perseus A40)', () => {
+describe('counter-free calibration (Perseus A40, shipped in calibration/profiles)', () => {
   it('the fit table prints "—" for R², which does not apply to an intercept-only model', async () => {
-    const file = shared('profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv');
+    const file = perseusStages('gpt3-175b');
     const out = path.join(dir, 'a40.json');
     const r = await cli('calibrate', file, '--device', 'NVIDIA A40', '--out', out);
     expect(r.code).toBe(0);

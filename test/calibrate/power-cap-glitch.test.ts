@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fitCalibration, sha256File } from '../../src/engines/calibrate/calibrate.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { HIGH_POWER, highPowerW } from '../../src/model/power-cap.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { perseusStages } from '../helpers/shared.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'tw-cap-glitch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,9 +35,9 @@ describe('highPowerW', () => {
   });
 });
 
-describeShared('power cap on a real log with one glitched reading', () => {
+describe('power cap on a real log with one glitched reading', () => {
   it('Perseus A40 GPT-3: the cap detected from the log (291.9 W) stays with one stage energy written ×3', async () => {
-    const file = shared('profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
+    const file = perseusStages('gpt3-175b');
     const clean = await capOf(file);
     expect(clean).toMatchObject({ detected: true, source: 'detected' });
     expect(clean.powerW).toBeCloseTo(291.9, 1);

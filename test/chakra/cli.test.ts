@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import { decodeTraceBuffer } from '../../src/formats/chakra/reader.js';
 import { attrInt } from '../../src/formats/chakra/attrs.js';
@@ -16,13 +16,6 @@ import { shipped } from '../helpers/traces.js';
 /** Temporary folders of these tests, removed at the end. */
 const made: string[] = [];
 afterAll(() => Promise.all(made.map((d) => rm(d, { recursive: true, force: true }))));
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 describe('tracewatt inspect', () => {
   it('--json gives per-rank and total counts that match an independent decode', async () => {

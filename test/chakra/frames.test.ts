@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BufferPool } from '../../src/formats/chakra/buffer-pool.js';
 import { FrameScanner } from '../../src/formats/chakra/frames.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { astraRef } from '../helpers/astra-reference.js';
 import { shipped } from '../helpers/traces.js';
 
 /** Frame boundaries of a whole trace: [start of length prefix, end of frame] pairs, by the plain definition. */
@@ -124,20 +124,11 @@ describe('frame scanner', () => {
   });
 });
 
-describeShared('frame scanner on ../shared traces', () => {
-  it('hands out every frame of the shared PyTorch and ASTRA-sim traces', () => {
-    checkChunkings(shared('traces', 'chakra-tests', 'feeder_tests_chakra.0.et'), COARSE);
-    checkChunkings(shared('astra-sim-reference', 'traces', 'comp_roof4', 'c.0.et'), [...COARSE, ...FINE]);
+describe('frame scanner on more real traces (shipped and vendored)', () => {
+  it('hands out every frame of the ASTRA-sim roofline and custom-collective traces, at fine chunkings too', () => {
+    checkChunkings(astraRef('traces', 'comp_roof4', 'c.0.et'), [...COARSE, ...FINE]);
     checkChunkings(
-      shared(
-        'traces',
-        'astra-sim',
-        'examples',
-        'system',
-        'custom_collectives',
-        'custom_ring_allreduce_8npus_1MB',
-        'custom_allreduce.0.et',
-      ),
+      shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.0.et'),
       [...COARSE, ...FINE],
     );
   });

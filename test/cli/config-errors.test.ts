@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli as runArgv } from '../helpers/cli.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { loadNetworkConfig, loadPowerConfig, loadSystemConfig } from '../../src/formats/astra/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
 import { loadColumnMapping } from '../../src/formats/profiles/index.js';
@@ -37,8 +37,6 @@ async function message(p: Promise<unknown>): Promise<string> {
   expect(e).toBeInstanceOf(Error);
   return (e as Error).message;
 }
-
-const cli = (...argv: string[]) => runArgv(argv);
 
 describe('YAML and JSON syntax: one line with file and line:column', () => {
   it('tab-indented network.yml', async () => {

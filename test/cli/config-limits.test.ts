@@ -16,6 +16,7 @@ import { loadNetworkConfig, loadSystemConfig } from '../../src/formats/astra/ind
 import { MAX_YAML_ALIAS_NODES } from '../../src/formats/yaml-text.js';
 import { MAX_NESTING } from '../../src/formats/text-file.js';
 import { cli } from '../helpers/cli.js';
+import { recordedLog } from '../helpers/astra-reference.js';
 import { repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -79,14 +80,7 @@ describe('network and system numbers are range-checked at read time, limit and u
       );
       const problem = `tracewatt: error: ${f}: key "preferred-dataset-splits": must be ≥ 1 splits and ≤ 4096 splits, found ${v === '1e308' ? '1e308' : '1e9'}`;
       expect(await refused('replay', trace, '--system', f, '--network', ring4)).toBe(problem);
-      const log = path.join(
-        repoRoot,
-        'test',
-        'fixtures',
-        'astra-sim',
-        'congestion-unaware',
-        'all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt',
-      );
+      const log = recordedLog('all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt');
       expect(await refused('energy', '--astra-sim-log', log, trace, '--system', f, '--network', ring4)).toBe(problem);
       expect(
         await refused('sweep', 'network', trace, '--system', f, '--network', ring4, '--dimension', '0', '--scale', '1'),

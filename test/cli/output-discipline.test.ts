@@ -22,7 +22,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCalibration, saveCalibration } from '../../src/engines/calibrate/index.js';
 import { discardPendingOutputs, OutputSet, writeFileAtomic } from '../../src/formats/output.js';
-import { cli } from '../helpers/cli.js';
+import { cli, generateLlama } from '../helpers/cli.js';
 import { repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -71,6 +71,16 @@ interface WriteCase {
   setup?: (dir: string) => Promise<void>;
 }
 
+/** Commands that write several files, each case failing at another of them. */
+const generateArgv = (d: string) => [
+  ...['generate', 'llm', '--model', 'llama2-7b', '--tp', '2', '--global-batch', '1', '--seq', '128'],
+  ...['--out', path.join(d, 'g')],
+];
+const annotateArgv = (d: string) => [
+  ...['annotate', trace, '--calibration', calibration, '--frequencies', '705,1410'],
+  ...['--out', path.join(d, 'a')],
+];
+
 const CASES: WriteCase[] = [
   { name: 'convert', argv: (d) => ['convert', `${trace}.0.et`, path.join(d, 'c.json')], fails: 'c.json' },
   {
@@ -111,66 +121,22 @@ const CASES: WriteCase[] = [
   },
   {
     name: 'generate (first rank)',
-    argv: (d) => [
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--tp',
-      '2',
-      '--global-batch',
-      '1',
-      '--seq',
-      '128',
-      '--out',
-      path.join(d, 'g'),
-    ],
+    argv: generateArgv,
     fails: 'g.0.et',
   },
   {
     name: 'generate (its last file)',
-    argv: (d) => [
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--tp',
-      '2',
-      '--global-batch',
-      '1',
-      '--seq',
-      '128',
-      '--out',
-      path.join(d, 'g'),
-    ],
+    argv: generateArgv,
     fails: 'g.system.json',
   },
   {
     name: 'annotate (a rank file)',
-    argv: (d) => [
-      'annotate',
-      trace,
-      '--calibration',
-      calibration,
-      '--frequencies',
-      '705,1410',
-      '--out',
-      path.join(d, 'a'),
-    ],
+    argv: annotateArgv,
     fails: 'a.1410MHz.5.et',
   },
   {
     name: 'annotate (power.json)',
-    argv: (d) => [
-      'annotate',
-      trace,
-      '--calibration',
-      calibration,
-      '--frequencies',
-      '705,1410',
-      '--out',
-      path.join(d, 'a'),
-    ],
+    argv: annotateArgv,
     fails: 'a.1410MHz.power.json',
   },
   {
@@ -255,34 +221,12 @@ describe.runIf(hasDevFull)(
     it('a failed first run leaves no file and removes the folders it made', async () => {
       const dir = await tmp();
       const out = path.join(dir, 'new', 'deeper', 'g');
-      const made = await cli([
-        'generate',
-        'llm',
-        '--model',
-        'llama2-7b',
-        '--global-batch',
-        '1',
-        '--seq',
-        '128',
-        '--out',
-        out,
-      ]);
+      const made = await generateLlama(out, '--global-batch 1 --seq 128');
       expect(made.code).toBe(0);
       const dir2 = await tmp();
       const out2 = path.join(dir2, 'g');
       fillDisk(`${out2}.network.yml`);
-      const r = await cli([
-        'generate',
-        'llm',
-        '--model',
-        'llama2-7b',
-        '--global-batch',
-        '1',
-        '--seq',
-        '128',
-        '--out',
-        out2,
-      ]);
+      const r = await generateLlama(out2, '--global-batch 1 --seq 128');
       expect(r.code).toBe(2);
       expect(readdirSync(dir2)).toEqual([]);
     });
@@ -329,18 +273,7 @@ describe('output sets', () => {
     const dir = await tmp();
     const prefix = path.join(dir, 'g');
     const first = OutputSet.open(prefix);
-    const r = await cli([
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--global-batch',
-      '1',
-      '--seq',
-      '128',
-      '--out',
-      prefix,
-    ]);
+    const r = await generateLlama(prefix, '--global-batch 1 --seq 128');
     expect(r.code).toBe(2);
     expect(r.err).toBe(
       `tracewatt: error: ${prefix}: this process is writing these outputs; wait for it to finish, or choose another output (lock ${prefix}.lock)\n`,
@@ -350,10 +283,7 @@ describe('output sets', () => {
 
     // A pid that is not running: a run killed with SIGKILL left its lock.
     writeFileSync(`${prefix}.lock`, '999999999\n');
-    expect(
-      (await cli(['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '128', '--out', prefix]))
-        .code,
-    ).toBe(0);
+    expect((await generateLlama(prefix, '--global-batch 1 --seq 128')).code).toBe(0);
     expect(existsSync(`${prefix}.lock`)).toBe(false);
   });
 

@@ -8,18 +8,11 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/program.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { replayFiles } from '../../src/engines/replay/index.js';
 import { parseResults } from '../../src/report/validate.js';
 import { repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
-
-async function cli(...argv: string[]) {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
-  return { code, out, err };
-}
 
 const trace = shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce');
 const system = path.join(repoRoot, 'traces', 'configs', 'sys_ring_example.json');

@@ -7,3 +7,13 @@ export async function cli(argv: string[]): Promise<{ code: number; out: string; 
   const code = await runCli(argv, { out: (t) => void (out += t), err: (t) => void (err += t), isTTY: false });
   return { code, out, err };
 }
+
+/** cli() with the words as arguments: `cliArgs('replay', trace, '--json')`. */
+export function cliArgs(...argv: string[]): ReturnType<typeof cli> {
+  return cli(argv);
+}
+
+/** `generate llm --model llama2-7b <options, space-separated> --out <prefix>`: the small LLM traces tests write. */
+export function generateLlama(prefix: string, options: string): ReturnType<typeof cli> {
+  return cli(['generate', 'llm', '--model', 'llama2-7b', ...options.split(' '), '--out', prefix]);
+}

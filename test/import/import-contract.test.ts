@@ -17,7 +17,7 @@ import { FormatError, TracewattError } from '../../src/errors.js';
 import { MAX_EVENT_DURATION_US } from '../../src/formats/kineto/trace.js';
 import { KNOWN_ET_SCHEMAS } from '../../src/formats/pytorch/et.js';
 import { cli } from '../helpers/cli.js';
-import { hasShared, shared } from '../helpers/shared.js';
+import { vendored } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 const addEt = shipped('pytorch-real', 'simple_add', 'et.json.gz');
@@ -159,29 +159,26 @@ describe('import pytorch --dir: nothing dropped without a word', () => {
     );
   });
 
-  it.runIf(hasShared)(
-    'a linked "ET+" (chakra_trace_link) is read as the execution trace it was made from, or left out beside it (said)',
-    async () => {
-      const linked = shared('traces', 'pytorch-real', 'linked', 'simple_add.linked.json.gz');
-      const plain = await importPytorch({
-        pairs: [{ et: addEt, kineto: addKineto }],
-        out: path.join(dir, 'plus-plain'),
-      });
-      const plus = await importPytorch({ pairs: [{ et: linked, kineto: addKineto }], out: path.join(dir, 'plus') });
-      expect(await bytes(path.join(dir, 'plus'))).toEqual(await bytes(path.join(dir, 'plus-plain')));
-      expect(plus.ranks[0]!.link).toEqual(plain.ranks[0]!.link);
-      expect(plus.ranks[0]!.notes.join('\n')).toMatch(
-        /linked "ET\+" \(chakra_trace_link output\): read as the execution trace it was made from, its 4 GPU node\(s\)/,
-      );
-      const d = await folder('with-plus', [addEt, addKineto, linked]);
-      const both = await importPytorch({ dir: d, out: path.join(dir, 'with-plus') });
-      expect(both.ranks).toHaveLength(1);
-      expect(both.ranks[0]!.et).toBe(path.join(d, 'et.json.gz'));
-      expect(both.notes.join('\n')).toMatch(
-        /simple_add\.linked\.json\.gz is a linked "ET\+" .* of the same process as an execution trace in the folder: left out/,
-      );
-    },
-  );
+  it('a linked "ET+" (chakra_trace_link) is read as the execution trace it was made from, or left out beside it (said)', async () => {
+    const linked = vendored('traces', 'pytorch-real', 'linked', 'simple_add.linked.json.gz');
+    const plain = await importPytorch({
+      pairs: [{ et: addEt, kineto: addKineto }],
+      out: path.join(dir, 'plus-plain'),
+    });
+    const plus = await importPytorch({ pairs: [{ et: linked, kineto: addKineto }], out: path.join(dir, 'plus') });
+    expect(await bytes(path.join(dir, 'plus'))).toEqual(await bytes(path.join(dir, 'plus-plain')));
+    expect(plus.ranks[0]!.link).toEqual(plain.ranks[0]!.link);
+    expect(plus.ranks[0]!.notes.join('\n')).toMatch(
+      /linked "ET\+" \(chakra_trace_link output\): read as the execution trace it was made from, its 4 GPU node\(s\)/,
+    );
+    const d = await folder('with-plus', [addEt, addKineto, linked]);
+    const both = await importPytorch({ dir: d, out: path.join(dir, 'with-plus') });
+    expect(both.ranks).toHaveLength(1);
+    expect(both.ranks[0]!.et).toBe(path.join(d, 'et.json.gz'));
+    expect(both.notes.join('\n')).toMatch(
+      /simple_add\.linked\.json\.gz is a linked "ET\+" .* of the same process as an execution trace in the folder: left out/,
+    );
+  });
 });
 
 describe('Kineto and execution-trace readers: odd input read to the same result, or refused naming the value', () => {

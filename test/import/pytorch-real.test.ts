@@ -1,9 +1,9 @@
 /**
  * `import pytorch` on the real PyTorch runs shipped in traces/pytorch-real (HTA's simple add on an A100; PARAM's
  * DLRM, 8 ranks on V100): every host op and GPU event linked, the output validates and replays, and its node
- * structure agrees with MLCommons Chakra's own (2024-05) conversion of the same pairs (../shared) except for the
- * listed deliberate differences. The linker's id path (Record function id, newer ET layout) and the trace without
- * ProfilerStep are checked on the same real pairs rewritten that way: they must give the same nodes.
+ * structure agrees with MLCommons Chakra's own (2024-05) conversion of the same pairs (vendored from ../shared)
+ * except for the listed deliberate differences. The linker's id path (Record function id, newer ET layout) and the
+ * trace without ProfilerStep are checked on the same real pairs rewritten that way: they must give the same nodes.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -24,7 +24,7 @@ import {
 } from '../../src/formats/chakra/index.js';
 import { readKinetoTrace } from '../../src/formats/kineto/trace.js';
 import { readExecutionTrace, type EtNode } from '../../src/formats/pytorch/et.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { chakraConversion } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 const dlrmDir = shipped('pytorch-real', 'dlrm');
@@ -286,7 +286,7 @@ describe('import pytorch: the process group of a collective, by record_param_com
 });
 
 /** Chakra's conversions (made with Chakra 357c80d) compared node for node; keys: rf_id + name for host ops. */
-describeShared("import pytorch: against Chakra's own conversion of the same pairs", () => {
+describe("import pytorch: against Chakra's own conversion of the same pairs (vendored)", () => {
   const key = (n: ChakraNode) => `${attrInt(n, 'rf_id')}|${n.name}`;
 
   async function compare(chakraFile: string, mineFile: string, etFile: string) {
@@ -383,11 +383,7 @@ describeShared("import pytorch: against Chakra's own conversion of the same pair
 
   it('simple add: identical structure', async () => {
     await importPytorch({ pairs: [{ et: addEt, kineto: addKineto }], out: path.join(dir, 'cmp-add') });
-    const s = await compare(
-      shared('traces', 'pytorch-real', 'et', 'simple_add.et'),
-      path.join(dir, 'cmp-add.0.et'),
-      addEt,
-    );
+    const s = await compare(chakraConversion('simple_add.et'), path.join(dir, 'cmp-add.0.et'), addEt);
     expect(s).toEqual({
       host: 37,
       ctrlSame: 37,
@@ -405,7 +401,7 @@ describeShared("import pytorch: against Chakra's own conversion of the same pair
     await importPytorch({ dir: dlrmDir, out: path.join(dir, 'cmp-dlrm') });
     for (let r = 0; r < 8; r++) {
       const s = await compare(
-        shared('traces', 'pytorch-real', 'et', `dlrm.${r}.et`),
+        chakraConversion(`dlrm.${r}.et.gz`),
         path.join(dir, `cmp-dlrm.${r}.et`),
         path.join(dlrmDir, `dlrm_eg_${r}.json.gz`),
       );

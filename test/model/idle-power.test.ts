@@ -16,7 +16,7 @@ import { readProfile } from '../../src/formats/profiles/index.js';
 import { FormatError } from '../../src/errors.js';
 import { idlePowerAt } from '../../src/model/idle-power.js';
 import { voltageAt } from '../../src/model/vf-model.js';
-import { describeShared, repoRoot, shared } from '../helpers/shared.js';
+import { describeShared, fixturePath, repoRoot, shared, vendored } from '../helpers/shared.js';
 
 const calFile = (name: string) => path.join(repoRoot, 'calibration', `${name}.json`);
 const SHIPPED = ['v100', 'rtx8000', 'a40', 'titanx', 'h100-datasheet', 'a100-datasheet'];
@@ -46,7 +46,7 @@ describe('idle block of the shipped calibrations', () => {
   });
 });
 
-describeShared('idle figures against the measurements', () => {
+describeShared('idle figures against the measurements (NV-DVFS-Benchmark, ../shared)', () => {
   it('V100: below every kernel measured at each clock (a kernel cannot draw less than the GPU doing nothing)', async () => {
     const cal = await loadCalibration(calFile('v100'));
     const t = await readProfile(shared('profiles', 'nv-dvfs-benchmark', 'v100-dvfs-microbenchmark-profile.csv'));
@@ -59,10 +59,12 @@ describeShared('idle figures against the measurements', () => {
     expect(at1380).toBeCloseTo(98.0, 0);
     expect(cal.power.perClock.at(-1)!.interceptW).toBeGreaterThan(at1380);
   });
+});
 
+describe('idle figures against the measurements (vendored gpmTOOL tables)', () => {
   it("Titan X: the idle rows of gpmTOOL, clock by clock, at the calibration's memory clock", async () => {
     const cal = await loadCalibration(calFile('titanx'));
-    const file = shared('profiles', 'guerreiro-gpmtool', 'titanx_micro_peak_idle_HPCAandCF.csv');
+    const file = vendored('profiles', 'guerreiro-gpmtool', 'titanx_micro_peak_idle_HPCAandCF.csv');
     // The file itself: rows "power,core,mem,<8 utilizations>" with every utilization 0 are the idle rows.
     const rows = readFileSync(file, 'utf8')
       .trim()
@@ -113,7 +115,7 @@ describe("idle from the project's H200 nvidia-smi log", () => {
 
   it('a log with no idle sample, or a power log without clocks, is refused naming the file', async () => {
     await expect(
-      readIdleMeasurement(shared('profiler-formats', 'other_energy', 'ml-energy__zeus__zeus_monitor_sample.csv')),
+      readIdleMeasurement(fixturePath('profiles', 'ml-energy__zeus__zeus_monitor_sample.csv')),
     ).rejects.toThrow(/zeus_monitor_sample\.csv: .*no utilization or clock columns/);
   });
 });

@@ -115,6 +115,16 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tw-netfit-'));
 });
 
+/** `tracewatt fit network <prefix> --system --network --out <out> …more` on the files of files(). */
+function fitCli(
+  prefix: string,
+  f: { sys: string; net: string },
+  out = path.join(dir, 'x.yml'),
+  ...more: string[]
+): ReturnType<typeof cli> {
+  return cli(['fit', 'network', prefix, '--system', f.sys, '--network', f.net, '--out', out, ...more]);
+}
+
 /** Writes an "imported run": per rank the collectives in order, each with its duration (µs) and a start. */
 async function writeRun(
   name: string,
@@ -187,7 +197,7 @@ describe('fit network: durations made by the replay are fitted back to the links
       },
     );
     const out = path.join(dir, 'fitted.yml');
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out, '--json']);
+    const r = await fitCli(prefix, { sys, net }, out, '--json');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out);
@@ -207,7 +217,7 @@ describe('fit network: durations made by the replay are fitted back to the links
     for (const k of j.byKind) expect(k.fitted.maxAbsErrorPct).toBeLessThan(6);
     expect(j.notes.join('\n')).toMatch(/8 collective\(s\) shorter than 20 µs: .* up to ±8 % rounding/);
     // The text view: the same tables, units in every header.
-    const t = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out, '--wide']);
+    const t = await fitCli(prefix, { sys, net }, out, '--wide');
     expect(t.out).toMatch(/fitted bandwidth \(GB\/s as ASTRA-sim reads it\)/);
     expect(t.out).toMatch(/measured mean \(µs\)/);
     expect(t.out).toMatch(/wrote .*fitted\.yml/);
@@ -223,17 +233,7 @@ describe('fit network: bad input', () => {
       n.durationMicros = 5n;
       await writeTraceFile(`${prefix}.${rank}.et`, null, [n]);
     }
-    const r = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-    ]);
+    const r = await fitCli(prefix, { sys, net });
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/no collective with comm_type and comm_size in any of its 8 rank file\(s\).*nothing to fit/);
     expect(r.err.trim().split('\n')).toHaveLength(1);
@@ -245,17 +245,7 @@ describe('fit network: bad input', () => {
       if (rank === 3) nodes[1].attrs = nodes[1].attrs.filter((a) => a.name !== 'comm_size');
       return nodes;
     });
-    const r = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-    ]);
+    const r = await fitCli(prefix, { sys, net });
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/nosize\.3\.et: node 1 \("ncclKernel_0"\) is a collective without comm_size/);
   });
@@ -271,26 +261,12 @@ describe('fit network: bad input', () => {
       truth.map((ns) => BigInt(Math.round(ns / 1000))),
     );
     const out = path.join(dir, 'onedim.yml');
-    const r = await cli(['fit', 'network', prefix, '--system', sys, '--network', net, '--out', out]);
+    const r = await fitCli(prefix, { sys, net }, out);
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(
       /no measured collective crosses dimension 1 \(Ring, 2 NPUs\): its latency and bandwidth cannot be fitted; keep them from .* with --keep-latency 1 --keep-bandwidth 1/,
     );
-    const kept = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      out,
-      '--keep-latency',
-      '1',
-      '--keep-bandwidth',
-      '1',
-    ]);
+    const kept = await fitCli(prefix, { sys, net }, out, '--keep-latency', '1', '--keep-bandwidth', '1');
     expect(kept.err).toBe('');
     expect(kept.code).toBe(0);
     const written = await loadNetworkConfig(out);
@@ -301,35 +277,12 @@ describe('fit network: bad input', () => {
     const { sys, net } = await files('onesize', [['Switch', 8, 50, 500]]);
     const one = { type: ALL_REDUCE, bytes: 1 << 20 };
     const prefix = await writeRun('onesize', [one, one, one], [80n, 81n, 79n]);
-    const r = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-    ]);
+    const r = await fitCli(prefix, { sys, net });
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(
       /cannot tell apart the latency of dimension 0 \(Switch, 8 NPUs\) and bandwidth of dimension 0 .*--keep-latency 0 or --keep-bandwidth 0/,
     );
-    const kept = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-      '--keep-latency',
-      '0',
-      '--json',
-    ]);
+    const kept = await fitCli(prefix, { sys, net }, path.join(dir, 'x.yml'), '--keep-latency', '0', '--json');
     expect(kept.code).toBe(0);
     expect(JSON.parse(kept.out).dims[0]).toMatchObject({ fittedLatencyNs: 500, fitted: ['bandwidth'] });
   });
@@ -339,47 +292,15 @@ describe('fit network: bad input', () => {
     const prefix = await writeRun('short', COLLECTIVES.slice(0, 3), [100n, 200n, 300n], (rank, nodes) =>
       rank === 6 ? nodes.slice(0, 2) : nodes,
     );
-    const r = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-    ]);
+    const r = await fitCli(prefix, { sys, net });
     expect(r.err).toMatch(
       /collective #2 of all ranks \(ALL_REDUCE of 50331648 B, .*short\.0\.et node 2\) has no counterpart in .*short\.6\.et/,
     );
     const four = await files('four', [['Switch', 4, 50, 500]]);
-    const r4 = await cli([
-      'fit',
-      'network',
-      prefix,
-      '--system',
-      four.sys,
-      '--network',
-      four.net,
-      '--out',
-      path.join(dir, 'x.yml'),
-    ]);
+    const r4 = await fitCli(prefix, four);
     expect(r4.err).toMatch(/8 rank file\(s\) but .*four\.network\.yml describes 4 NPUs/);
     const ok = await writeRun('ok', COLLECTIVES.slice(0, 3), [100n, 200n, 300n]);
-    const bad = await cli([
-      'fit',
-      'network',
-      ok,
-      '--system',
-      sys,
-      '--network',
-      net,
-      '--out',
-      path.join(dir, 'x.yml'),
-      '--keep-latency',
-      '2',
-    ]);
+    const bad = await fitCli(ok, { sys, net }, path.join(dir, 'x.yml'), '--keep-latency', '2');
     expect(bad.err).toMatch(/--keep-latency: dimension 2 is not in .* \(dimensions 0\.\.1\)/);
   });
 });
@@ -396,7 +317,7 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     const imp = await cli(['import', 'pytorch', '--dir', dlrmDir, '--out', prefix]);
     expect(imp.code).toBe(0);
     fitted = path.join(dir, 'dlrm-fitted.yml');
-    const r = await cli(['fit', 'network', prefix, '--system', system, '--network', given, '--out', fitted, '--json']);
+    const r = await fitCli(prefix, { sys: system, net: given }, fitted, '--json');
     expect(r.code).toBe(0);
     fit = JSON.parse(r.out);
   });

@@ -12,8 +12,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
-import { describeShared, repoRoot } from '../helpers/shared.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hasShared, repoRoot } from '../helpers/shared.js';
 import {
   againstPerseus,
   bestWithin,
@@ -37,9 +37,11 @@ interface Case {
   rescored?: string;
 }
 
+// Without ../shared, the 24, 48 and 96 micro-batch frontiers are cut to every 50th point: the point counts of the
+// table in docs/plans.md are the whole files', so those cases run only where ../shared is.
 const CASES: Case[] = [
   ...(['gpt3-175b', 'bloom'] as const).flatMap((model) =>
-    [12, 24, 48, 96].map((mb) => ({
+    (hasShared ? [12, 24, 48, 96] : [12]).map((mb) => ({
       data: 'A40',
       model,
       microBatches: mb,
@@ -82,7 +84,7 @@ const fmt = (x: number, d = 2) => (x >= 0 ? '+' : '−') + Math.abs(x).toFixed(d
 const line = (r: Row) =>
   `| ${r.c.data} | ${r.c.model} | ${r.c.microBatches} | ${r.c.quantumS * 1000} | ${r.realFastestRatio.toFixed(4)} | ${r.fastestRatio.toFixed(4)} | ${fmt(r.worstGapPct)} | ${fmt(r.bestGapPct)} | ${r.below} of ${r.points} |`;
 
-describeShared("the frontier against Perseus' in its time convention, every point (docs/plans.md)", () => {
+describe("the frontier against Perseus' in its time convention, every point (docs/plans.md)", () => {
   const rows: Row[] = [];
   beforeAll(async () => {
     for (const c of CASES) {
@@ -139,7 +141,7 @@ describeShared("the frontier against Perseus' in its time convention, every poin
     }
   });
 
-  it('docs/plans.md prints this table', async () => {
+  it.runIf(hasShared)('docs/plans.md prints this table (every case: ../shared)', async () => {
     const doc = await readFile(path.join(repoRoot, 'docs', 'plans.md'), 'utf8');
     const printed = doc.split('\n').filter((l) => /^\| A40/.test(l));
     expect(printed).toEqual(rows.map(line));

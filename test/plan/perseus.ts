@@ -1,6 +1,5 @@
 /** Perseus' A40 data for the plan tests: the stage profiles tracewatt ships, and Perseus' own frontiers. */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import {
   makeCurve,
   measuredStageOptions,
@@ -12,7 +11,7 @@ import {
   type StageOptions,
 } from '../../src/engines/plan/index.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
-import { repoRoot, shared } from '../helpers/shared.js';
+import { fixturePath, hasShared, perseusStages, shared } from '../helpers/shared.js';
 
 export const MODELS = ['gpt3-175b', 'bloom'] as const;
 export type Model = (typeof MODELS)[number];
@@ -24,16 +23,18 @@ export const PERSEUS_INTRINSIC: Record<Model, number[]> = {
 };
 export const A40_BLOCKING_W = 70.38;
 
-export function stageProfile(model: Model): string {
-  return path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', `${model}+a40_bf16.csv`);
-}
+export const stageProfile = perseusStages;
 
-/** Perseus' frontier file: vendored for 12 micro-batches, in ../shared for the others. */
+/**
+ * Perseus' frontier file: vendored whole for 12 micro-batches; for the others the whole file in ../shared, or without
+ * it every 50th point of it (fastest and slowest kept; test/fixtures/NOTICE.md says how they were cut).
+ */
 export function frontierFile(model: Model, microBatches: number): string {
   const name = `${model}_bf16_mb${microBatches}.csv`;
-  return microBatches === 12
-    ? path.join(repoRoot, 'test', 'fixtures', 'perseus', name)
-    : shared('profiles', 'perseus-sosp24', 'frontiers', 'a40', name);
+  if (microBatches === 12) return fixturePath('perseus', name);
+  return hasShared
+    ? shared('profiles', 'perseus-sosp24', 'frontiers', 'a40', name)
+    : fixturePath('perseus', 'every-50th', name);
 }
 
 /** `time,energy` rows, fastest first. */
@@ -51,10 +52,7 @@ export function readFrontier(file: string): { timeS: number; energyJ: number }[]
 
 /** EnvPipe's iteration energy for a model and micro-batch count, in the profile's units (the file is scaled ×10·TP = ×80). */
 export function envPipeEnergyJ(model: Model, microBatches: number): number {
-  const rows = readFileSync(path.join(repoRoot, 'test', 'fixtures', 'perseus', 'envpipe_result_a40.csv'), 'utf8')
-    .trim()
-    .split('\n')
-    .slice(1);
+  const rows = readFileSync(fixturePath('perseus', 'envpipe_result_a40.csv'), 'utf8').trim().split('\n').slice(1);
   const row = rows.map((l) => l.split(',')).find((c) => c[0] === model && Number(c[3]) === microBatches)!;
   return Number(row[6]) / 80;
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseNumberCell, readProfile } from '../../src/formats/profiles/index.js';
-import { cli as runArgv } from '../helpers/cli.js';
+import { cliArgs as cli } from '../helpers/cli.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';
 
@@ -38,8 +38,6 @@ function rounded(text: string, decimals: number): string {
     )
     .join('\n');
 }
-
-const cli = (...argv: string[]) => runArgv(argv);
 
 describe('one decimal rule per file', () => {
   it('reads cells alone only when they tell: "1,004" alone is NaN, never 1004', () => {

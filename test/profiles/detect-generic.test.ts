@@ -1,8 +1,9 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { FormatError, InputError } from '../../src/errors.js';
 import { detectFormat, listProfileFormats, PROFILE_FORMATS, readProfile } from '../../src/formats/profiles/index.js';
-import { describeShared, hasShared, shared } from '../helpers/shared.js';
+import { describeShared, repoRoot, shared, vendored } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';
 
 describe('format detection on vendored real files', () => {
@@ -20,20 +21,29 @@ describe('format detection on vendored real files', () => {
   });
 });
 
-describeShared('format detection on files in ../shared', () => {
+describe('format detection on more real files (shipped and vendored)', () => {
+  it.each([
+    ['calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv', 'perseus'],
+    ['test/fixtures/shared/profiles/zeus-nsdi23/summary_power_v100.csv', 'zeus'],
+    ['test/fixtures/shared/profiles/guerreiro-gpmtool/titanx_real_allFsPower_HPCAandCF.csv', 'gpmtool'],
+    ['test/fixtures/shared/profiles/guerreiro-gpmtool/titanv_micro_HPCAFMAandCF.csv', 'gpmtool'],
+    [
+      'test/fixtures/profiles/CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv',
+      'ncu-csv',
+    ],
+  ])('%s → %s', async (file, format) => {
+    expect(await detectFormat(path.join(repoRoot, file))).toEqual({ kind: 'profile', format });
+  });
+  it('an undetectable file asks for --format or --mapping', async () => {
+    await expect(readProfile(vendored('profiles', 'accelwattch', 'hw_perf.csv'))).rejects.toThrow(/--format|--mapping/);
+  });
+});
+
+describeShared('format detection on files in ../shared with no licence published', () => {
   it.each([
     ['profiles/nv-dvfs-benchmark/v100-dvfs-microbenchmark-profile.csv', 'nv-dvfs-benchmark'],
     ['profiles/nv-dvfs-benchmark/rtx8000-dvfs-real-profile.csv', 'nv-dvfs-benchmark'],
-    ['profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv', 'perseus'],
-    ['profiles/zeus-nsdi23/summary_power_v100.csv', 'zeus'],
-    ['profiles/guerreiro-gpmtool/titanx_real_allFsPower_HPCAandCF.csv', 'gpmtool'],
-    ['profiles/guerreiro-gpmtool/titanv_micro_HPCAFMAandCF.csv', 'gpmtool'],
-    ['profiles/accelwattch/hw_power_validation_volta.csv', 'accelwattch'],
     ['profiler-formats/ncu_raw/sword-k-w__flashinfer-mla__h200_decode_sq1_ltc_baseline_01.csv', 'ncu-raw'],
-    [
-      'profiler-formats/ncu_long/CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv',
-      'ncu-csv',
-    ],
     ['profiler-formats/nsys_stats/K-Wu__HET__nsys-gui-export_hgt_acm_dgl_fw.csv', 'nsys-gpu-trace'],
   ])('%s → %s', async (p, format) => {
     expect(await detectFormat(shared(...p.split('/')))).toEqual({ kind: 'profile', format });
@@ -42,9 +52,6 @@ describeShared('format detection on files in ../shared', () => {
     const f = shared('profiler-formats', 'nvidia_smi', 'RdrigoMachado__fletcher-io__gpu_power.csv');
     expect(await detectFormat(f)).toEqual({ kind: 'power', format: 'nvidia-smi' });
     await expect(readProfile(f)).rejects.toThrow(/power log/);
-  });
-  it('an undetectable file asks for --format or --mapping', async () => {
-    await expect(readProfile(shared('profiles', 'accelwattch', 'hw_perf.csv'))).rejects.toThrow(/--format|--mapping/);
   });
 });
 
@@ -184,8 +191,8 @@ describe('generic reader with a column mapping', () => {
     await expect(readProfile(csv, { mapping: { columns: {} } as never })).rejects.toBeInstanceOf(FormatError);
     await expect(readProfile(csv, { mapping: '/nonexistent/map.yaml' })).rejects.toBeInstanceOf(InputError);
   });
-  it.skipIf(!hasShared)('reads a real table (AccelWattch hw_perf counters) through a mapping', async () => {
-    const t = await readProfile(shared('profiles', 'accelwattch', 'hw_perf.csv'), {
+  it('reads a real table (AccelWattch hw_perf counters, vendored) through a mapping', async () => {
+    const t = await readProfile(vendored('profiles', 'accelwattch', 'hw_perf.csv'), {
       mapping: {
         format: 'accelwattch-perf',
         columns: { kernelName: ['Benchmark', 'Kernel'] },

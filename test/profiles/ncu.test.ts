@@ -129,14 +129,10 @@ describe('ncu-csv long format (vendored real files)', () => {
   });
 });
 
-describeShared('ncu (files kept in ../shared)', () => {
+describe('ncu Roofline section (vendored)', () => {
   it('reads the Roofline section file (extra Body Item Label column) by header name', async () => {
     const t = await readProfile(
-      shared(
-        'profiler-formats',
-        'ncu_long',
-        'CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv',
-      ),
+      fixture('CodeGandee__llm-perf-opt__kernel_0003_ncu.section_SpeedOfLight_RooflineChart.csv'),
     );
     expect(t.format).toBe('ncu-csv');
     expect(t.samples).toHaveLength(1);
@@ -146,7 +142,9 @@ describeShared('ncu (files kept in ../shared)', () => {
       21760,
     );
   });
+});
 
+describeShared('ncu --page raw (no licence published: kept in ../shared)', () => {
   it('reads --page raw with its units row (H200)', async () => {
     const t = await readProfile(
       shared('profiler-formats', 'ncu_raw', 'sword-k-w__flashinfer-mla__h200_decode_sq1_ltc_baseline_01.csv'),

@@ -200,11 +200,9 @@ describe('nsys-kern-sum (vendored)', () => {
   });
 });
 
-describeShared('nsys and nvidia-smi files kept in ../shared', () => {
+describe('nsys kern_sum (vendored)', () => {
   it('kern_sum with 36 kernels: instances × average ≈ total', async () => {
-    const t = await readProfile(
-      shared('profiler-formats', 'nsys_stats', 'CodeGandee__llm-perf-opt__sam_summary_cuda_gpu_kern_sum.csv'),
-    );
+    const t = await readProfile(fixture('CodeGandee__llm-perf-opt__sam_summary_cuda_gpu_kern_sum.csv'));
     expect(t.samples).toHaveLength(36);
     const s = t.samples[0]!;
     expect(s.extra!.instances).toBe(32);
@@ -214,7 +212,9 @@ describeShared('nsys and nvidia-smi files kept in ../shared', () => {
         1 + (x.extra!.instances as number),
       );
   });
+});
 
+describeShared('nsys and nvidia-smi files with no licence published (kept in ../shared)', () => {
   it('GUI events export: BOM, "4.89664s" starts and "296.991 μs" durations', async () => {
     const t = await readProfile(
       shared('profiler-formats', 'nsys_stats', 'K-Wu__HET__nsys-gui-export_hgt_acm_dgl_fw.csv'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { describeShared, perseusStages, shared, vendored } from '../helpers/shared.js';
 import { fixture } from './helpers.js';
 
 describeShared('nv-dvfs-benchmark preset (real NV-DVFS-Benchmark tables)', () => {
@@ -58,9 +58,9 @@ describeShared('nv-dvfs-benchmark preset (real NV-DVFS-Benchmark tables)', () =>
   });
 });
 
-describeShared('perseus preset (real A40 stage sweeps)', () => {
+describe('perseus preset (real A40 stage sweeps, as shipped in calibration/profiles)', () => {
   it('reads GPT-3 175B: 8 stages × fwd/bwd × 60 clocks, s → ns, power = energy / time', async () => {
-    const file = shared('profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
+    const file = perseusStages('gpt3-175b');
     const t = await readProfile(file);
     expect(t.format).toBe('perseus');
     expect(t.device).toBe('NVIDIA A40');
@@ -84,20 +84,20 @@ describeShared('perseus preset (real A40 stage sweeps)', () => {
   });
 
   it('reads BLOOM with the same layout', async () => {
-    const t = await readProfile(shared('profiles', 'perseus-sosp24', 'bloom+a40_bf16.csv'));
+    const t = await readProfile(perseusStages('bloom'));
     expect(t.samples).toHaveLength(960);
     for (const s of t.samples) expect(s.powerW! > 50 && s.powerW! < 400).toBe(true);
   });
 });
 
-describeShared("zeus preset (real NSDI'23 power-limit sweeps)", () => {
+describe("zeus preset (real NSDI'23 power-limit sweeps, vendored)", () => {
   it.each([
     ['summary_power_a40.csv', 453, 'NVIDIA A40'],
     ['summary_power_v100.csv', 476, 'Tesla V100'],
     ['summary_power_p100.csv', 270, 'Tesla P100'],
     ['summary_power_rtx6000.csv', 410, 'Quadro RTX 6000'],
   ])('%s', async (name, rows, device) => {
-    const t = await readProfile(shared('profiles', 'zeus-nsdi23', name));
+    const t = await readProfile(vendored('profiles', 'zeus-nsdi23', name));
     expect(t.format).toBe('zeus');
     expect(t.device).toBe(device);
     expect(t.samples).toHaveLength(rows);
@@ -107,7 +107,7 @@ describeShared("zeus preset (real NSDI'23 power-limit sweeps)", () => {
     }
   });
   it('maps the first A40 row', async () => {
-    const t = await readProfile(shared('profiles', 'zeus-nsdi23', 'summary_power_a40.csv'));
+    const t = await readProfile(vendored('profiles', 'zeus-nsdi23', 'summary_power_a40.csv'));
     const s = t.samples[0]!;
     expect(s.kernelName).toBe('cifar100/shufflenetv2/bs1024/adadelta');
     expect(s.powerLimitW).toBe(100);
@@ -131,9 +131,9 @@ describe('zeus-profile (vendored Zeus optimizer profile)', () => {
   });
 });
 
-describeShared('gpmtool preset (real gpmTOOL tables)', () => {
+describe('gpmtool preset (real gpmTOOL tables, vendored)', () => {
   it('reads the Titan X real-application table: app, power, clocks, 8 utilizations', async () => {
-    const t = await readProfile(shared('profiles', 'guerreiro-gpmtool', 'titanx_real_allFsPower_HPCAandCF.csv'));
+    const t = await readProfile(vendored('profiles', 'guerreiro-gpmtool', 'titanx_real_allFsPower_HPCAandCF.csv'));
     expect(t.format).toBe('gpmtool');
     expect(t.device).toBe('GeForce GTX TITAN X');
     expect(t.samples).toHaveLength(35 * 64); // 35 apps × 64 (core, memory) clock pairs
@@ -159,7 +159,7 @@ describeShared('gpmtool preset (real gpmTOOL tables)', () => {
 
   it('reads the Titan V microbenchmarks (no app column, 12 components) and counts L2 > 1', async () => {
     const diagnostics = new Diagnostics();
-    const t = await readProfile(shared('profiles', 'guerreiro-gpmtool', 'titanv_micro_HPCAFMAandCF.csv'), {
+    const t = await readProfile(vendored('profiles', 'guerreiro-gpmtool', 'titanv_micro_HPCAFMAandCF.csv'), {
       diagnostics,
     });
     expect(t.device).toBe('TITAN V');
@@ -170,7 +170,7 @@ describeShared('gpmtool preset (real gpmTOOL tables)', () => {
   });
 
   it('reads the Titan X microbenchmarks', async () => {
-    const t = await readProfile(shared('profiles', 'guerreiro-gpmtool', 'titanx_micro_peak_idle_HPCAandCF.csv'));
+    const t = await readProfile(vendored('profiles', 'guerreiro-gpmtool', 'titanx_micro_peak_idle_HPCAandCF.csv'));
     expect(t.samples).toHaveLength(102 * 64);
     expect(new Set(t.samples.map((s) => s.memClockMHz)).size).toBeGreaterThan(1);
   });

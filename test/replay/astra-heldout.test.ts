@@ -5,9 +5,9 @@
  * ASTRA-sim run printed for the same files (test/fixtures/replay/astra-sim-skew-heldout.json; how it was made is in
  * its `produced_by` and test/fixtures/NOTICE.md), and the replay benchmark's 32 × 20,000-node chain with random
  * per-rank compute durations (scripts/replay-traces.mjs, seed 1), and the real 8-rank PyTorch DLRM trace of
- * ../shared (its ranks' own kernel durations) as ASTRA-sim needs it (scripts/repair-for-astra-sim.mjs). Every rank's
- * finish and exposed communication must be equal; where ASTRA-sim stalls, the replay must stop with the deadlock
- * named.
+ * ../shared (vendored; its ranks' own kernel durations) as ASTRA-sim needs it (scripts/repair-for-astra-sim.mjs).
+ * Every rank's finish and exposed communication must be equal; where ASTRA-sim stalls, the replay must stop with the
+ * deadlock named.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +23,7 @@ import { generateLlmTraces } from '../../src/engines/generate/index.js';
 import { skewCases } from '../../scripts/skew-cases.mjs';
 import { BENCH_NETWORK_32, BENCH_SYSTEM, chainSources } from '../../scripts/replay-traces.mjs';
 import { repairForAstraSim } from '../../scripts/repair-for-astra-sim.mjs';
-import { describeShared, shared } from '../helpers/shared.js';
+import { chakraConversion } from '../helpers/shared.js';
 
 interface Recorded {
   cases: Record<string, { ranks?: [number, number][]; stalled?: true }>;
@@ -101,7 +101,7 @@ describe('32 ranks × 20,000 nodes, random per-rank compute durations, against A
   }, 600_000);
 });
 
-describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-sim (every rank)', () => {
+describe('the real 8-rank DLRM trace (PyTorch → Chakra, vendored) against ASTRA-sim (every rank)', () => {
   for (const [name, c] of Object.entries(recorded.real.cases)) {
     it(name, async () => {
       const rankSources: RankSource[] = Array.from({ length: 8 }, (_, rank) => {
@@ -112,7 +112,7 @@ describeShared('the real 8-rank DLRM trace (PyTorch → Chakra) against ASTRA-si
           async nextBatch() {
             if (done) return null;
             done = true;
-            const { nodes } = await chakra.readTraceFile(shared('traces', 'pytorch-real', 'et', `dlrm.${rank}.et`));
+            const { nodes } = await chakra.readTraceFile(chakraConversion(`dlrm.${rank}.et.gz`));
             return repairForAstraSim(chakra, nodes);
           },
         };

@@ -1,38 +1,21 @@
 /**
- * Every case in ../shared/astra-sim-reference/skew/cases.json: ranks reach their collectives at different times;
- * every rank's finish and exposed communication, as ASTRA-sim printed them, must be reproduced to the nanosecond.
+ * Every case in astra-sim-reference/skew/cases.json (vendored from ../shared): ranks reach their collectives at
+ * different times; every rank's finish and exposed communication, as ASTRA-sim printed them, must be reproduced to
+ * the nanosecond.
  */
-import { readFileSync } from 'node:fs';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { replayFiles, resolvePower, type ReplaySlice } from '../../src/engines/replay/index.js';
-import { describeShared, hasShared, shared } from '../helpers/shared.js';
+import { astraRef, caseFiles, skewCases as cases, type SkewCase } from '../helpers/astra-reference.js';
 
-interface SkewCase {
-  name: string;
-  workload: string;
-  system: string;
-  network: string;
-  memory?: string;
-  expected: { ranks: Record<string, { finish_ns: number; exposed_comm_ns: number }> };
-}
+const files = (c: SkewCase) => caseFiles(astraRef('skew'), c);
 
-const skew = (...p: string[]) => shared('astra-sim-reference', 'skew', ...p);
-const cases: SkewCase[] = hasShared
-  ? (JSON.parse(readFileSync(skew('cases.json'), 'utf8')) as { cases: SkewCase[] }).cases
-  : [];
-
-describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () => {
+describe('ASTRA-sim reference cases with arrival skew (every rank)', () => {
   it('has the 12 cases', () => {
     expect(cases.length).toBe(12);
   });
   for (const c of cases) {
     it(c.name, async () => {
-      const res = await replayFiles({
-        trace: skew(c.workload),
-        system: skew(c.system),
-        network: skew(c.network),
-        memory: c.memory ? skew(c.memory) : undefined,
-      });
+      const res = await replayFiles(files(c));
       const got = Object.fromEntries(
         res.ranks.map((r) => [String(r.rank), { finish_ns: r.finishNs, exposed_comm_ns: r.astraExposedNs }]),
       );
@@ -41,17 +24,11 @@ describeShared('ASTRA-sim reference cases with arrival skew (every rank)', () =>
   }
 });
 
-describeShared("the energy split follows each rank's own finish (skew cases)", () => {
+describe("the energy split follows each rank's own finish (skew cases)", () => {
   const byName = (n: string) => cases.find((c) => c.name === n)!;
   async function run(c: SkewCase) {
     const slices: ReplaySlice[] = [];
-    const res = await replayFiles({
-      trace: skew(c.workload),
-      system: skew(c.system),
-      network: skew(c.network),
-      memory: c.memory ? skew(c.memory) : undefined,
-      onSlice: (s) => slices.push(s),
-    });
+    const res = await replayFiles({ ...files(c), onSlice: (s) => slices.push(s) });
     return { res, slices };
   }
 

@@ -17,7 +17,8 @@ import {
   type ReplayResult,
 } from '../../src/engines/replay/index.js';
 import { cli } from '../helpers/cli.js';
-import { hasShared, shared } from '../helpers/shared.js';
+import { allCases, astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
+import { hasShared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 let dir: string;
@@ -50,15 +51,6 @@ function checkRows(res: ReplayResult, what: string): void {
   expect(kernelNs, `${what}: kernel time = GPU compute time`).toBeCloseTo(res.timeS.compute * 1e9, -1);
 }
 
-const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-interface RefCase {
-  name: string;
-  workload: string;
-  system: string;
-  network: string;
-  memory?: string;
-}
-
 describe('energy by name adds up to the ledger on real traces', () => {
   it('shipped: all-reduce on Switch(8): one collective row, idle and network static', async () => {
     const res = await replayFiles({
@@ -75,47 +67,17 @@ describe('energy by name adds up to the ledger on real traces', () => {
     expect(coll[0]!.energyJ.communication).toBeCloseTo(res.energyJ.communication, 12);
   });
 
-  it.runIf(hasShared)(
-    '../shared: every reference and skew case of astra-sim-reference (remote memory included)',
-    async () => {
-      const cases = [
-        ...(JSON.parse(await readFile(ref('cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({
-          c,
-          base: ref(),
-        })),
-        ...(JSON.parse(await readFile(ref('skew', 'cases.json'), 'utf8')) as { cases: RefCase[] }).cases.map((c) => ({
-          c,
-          base: ref('skew'),
-        })),
-      ];
-      for (const { c, base } of cases) {
-        const res = await replayFiles({
-          trace: path.join(base, c.workload),
-          system: path.join(base, c.system),
-          network: path.join(base, c.network),
-          memory: c.memory ? path.join(base, c.memory) : undefined,
-        });
-        checkRows(res, c.name);
-      }
-    },
-    120_000,
-  );
+  it('every reference and skew case of astra-sim-reference (vendored; remote memory included)', async () => {
+    for (const { c, files } of allCases()) checkRows(await replayFiles(files), c.name);
+  }, 120_000);
 
   it.runIf(hasShared)(
     '../shared: MLP model-parallel, 32 ranks: identical ranks simulated once give the same rows',
     async () => {
       const input = {
-        trace: shared(
-          'traces',
-          'tutorials-micro2024',
-          'micro2024',
-          'astra-sim-demo',
-          'demo2',
-          'workload',
-          'MLP_ModelParallel',
-        ),
-        system: ref('configs', 'sys2d_ring_pure.json'),
-        network: ref('configs', 'Switch8_Ring4.yml'),
+        trace: mlpModelParallel(),
+        system: astraRef('configs', 'sys2d_ring_pure.json'),
+        network: astraRef('configs', 'Switch8_Ring4.yml'),
       };
       const once = await replayFiles(input);
       checkRows(once, 'MLP_ModelParallel');

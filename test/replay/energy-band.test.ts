@@ -33,6 +33,7 @@ import { readProfile } from '../../src/formats/profiles/index.js';
 import { loadCalibration } from '../../src/model/calibration.js';
 import { buildReport, gpuSweepRows, gpuSweepText, parseResults, replayText } from '../../src/report/index.js';
 import { cli } from '../helpers/cli.js';
+import { astraRef, recordedLog } from '../helpers/astra-reference.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -296,43 +297,33 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   });
 });
 
-describeShared(
-  'energy --astra-sim-log keeps the band: the same result as replay (overlap4 with bands, recorded stdout)',
-  () => {
-    let dir: string;
-    const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-    beforeAll(async () => {
-      dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-band-astra-'));
-      for (const f of (await readdir(ref('traces', 'overlap4'))).filter((x) => x.endsWith('.et'))) {
-        const t = await readTraceFile(ref('traces', 'overlap4', f));
-        for (const n of t.nodes)
-          if (n.type === NodeType.COMP_NODE) for (const a of band(0.01, 0.008, 0.013)) setAttr(n, a);
-        await writeTraceFile(path.join(dir, f), t.metadata, t.nodes);
-      }
-    });
-    afterAll(() => rm(dir, { recursive: true, force: true }));
+describe('energy --astra-sim-log keeps the band: the same result as replay (overlap4 with bands, recorded stdout)', () => {
+  let dir: string;
+  const ref = astraRef;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-band-astra-'));
+    for (const f of (await readdir(ref('traces', 'overlap4'))).filter((x) => x.endsWith('.et'))) {
+      const t = await readTraceFile(ref('traces', 'overlap4', f));
+      for (const n of t.nodes)
+        if (n.type === NodeType.COMP_NODE) for (const a of band(0.01, 0.008, 0.013)) setAttr(n, a);
+      await writeTraceFile(path.join(dir, f), t.metadata, t.nodes);
+    }
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
 
-    it('identical, band included', async () => {
-      const input = {
-        trace: path.join(dir, 'o'),
-        system: ref('configs', 'sys_ring_example.json'),
-        network: ref('configs', 'Ring_4npus.yml'),
-        memory: ref('configs', 'mem.json'),
-      };
-      const log = path.join(
-        repoRoot,
-        'test',
-        'fixtures',
-        'astra-sim',
-        'congestion-unaware',
-        'overlap4__sys_ring_example__Ring_4npus.txt',
-      );
-      const replayed = await replayFiles(input);
-      const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
-      expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });
-      // byName needs each node's times: the replay has it, the ASTRA-sim log's per-rank times do not (issue 28, open).
-      expect(fromLog.byName).toBeUndefined();
-      expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '', byName: undefined });
-    });
-  },
-);
+  it('identical, band included', async () => {
+    const input = {
+      trace: path.join(dir, 'o'),
+      system: ref('configs', 'sys_ring_example.json'),
+      network: ref('configs', 'Ring_4npus.yml'),
+      memory: ref('configs', 'mem.json'),
+    };
+    const log = recordedLog('overlap4__sys_ring_example__Ring_4npus.txt');
+    const replayed = await replayFiles(input);
+    const fromLog = await energyFromAstraSimLog({ ...input, astraSimLog: log });
+    expect(replayed.energyBandJ).toMatchObject({ bandedNodes: 12, gpuNodes: 12, kernels: 3 });
+    // byName needs each node's times: the replay has it, the ASTRA-sim log's per-rank times do not (issue 28, open).
+    expect(fromLog.byName).toBeUndefined();
+    expect({ ...fromLog, label: '' }).toEqual({ ...replayed, label: '', byName: undefined });
+  });
+});

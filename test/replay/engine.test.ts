@@ -12,7 +12,9 @@ import {
 } from '../../src/formats/astra/index.js';
 import { emptyNode, makeAttr, NodeType, type ChakraNode } from '../../src/formats/chakra/index.js';
 import { replayCommand } from '../../src/cli/commands/replay.js';
-import { describeShared, shared } from '../helpers/shared.js';
+import { astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
+import { hasShared } from '../helpers/shared.js';
+import { shipped } from '../helpers/traces.js';
 
 const sys = (extra: object = {}) =>
   parseSystemConfig(
@@ -286,8 +288,8 @@ describe('clear errors', () => {
   });
 });
 
-describeShared('real traces in ../shared/traces', () => {
-  const ref = (p: string) => shared('astra-sim-reference', 'configs', p);
+describe('real traces (shipped, vendored, and the MLP trace in ../shared)', () => {
+  const ref = (p: string) => astraRef('configs', p);
   const tempDirs: string[] = [];
   const mkdtemp = (prefix: string) => {
     const dir = mkdtempSync(prefix);
@@ -305,23 +307,15 @@ describeShared('real traces in ../shared/traces', () => {
     writeFileSync(s, readFileSync(ref('sys2d_ring_pure.json')));
     await expect(
       replayFiles({
-        trace: shared('traces', 'astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel'),
+        trace: shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel'),
         system: s,
         network: n,
       }),
     ).rejects.toThrow(/COMM_COLL_NODE.*no comm_size attribute/);
   });
-  it('MLP model-parallel (32 ranks) replays on Switch(8)×Ring(4)', async () => {
+  it.runIf(hasShared)('MLP model-parallel (32 ranks, ../shared) replays on Switch(8)×Ring(4)', async () => {
     const res = await replayFiles({
-      trace: shared(
-        'traces',
-        'tutorials-micro2024',
-        'micro2024',
-        'astra-sim-demo',
-        'demo2',
-        'workload',
-        'MLP_ModelParallel',
-      ),
+      trace: mlpModelParallel(),
       system: ref('sys2d_ring_pure.json'),
       network: ref('Switch8_Ring4.yml'),
     });
@@ -338,7 +332,7 @@ describeShared('real traces in ../shared/traces', () => {
     const n = path.join(dir, 'net1.yml');
     writeFileSync(n, 'topology: [Ring]\nnpus_count: [1]\nbandwidth: [50]\nlatency: [500]\n');
     const run = replayFiles({
-      trace: shared('traces', 'chakra-tests', 'feeder_tests_chakra.0.et'),
+      trace: shipped('chakra-tests', 'feeder_tests_chakra.0.et'),
       system: ref('Ring_4chunks.json'),
       network: n,
     });
@@ -352,7 +346,7 @@ describeShared('real traces in ../shared/traces', () => {
     const out: string[] = [];
     const tl = path.join(dir, 'tl.json');
     const code = await replayCommand.run(
-      [shared('astra-sim-reference', 'traces', 'overlap4', 'o')],
+      [astraRef('traces', 'overlap4', 'o')],
       { system: ref('sys_ring_example.json'), network: ref('Ring_4npus.yml'), json: true, timeline: tl },
       { out: (t) => out.push(t), err: () => {}, isTTY: false },
     );

@@ -38,8 +38,9 @@ import {
   type ChakraNode,
 } from '../../src/formats/chakra/index.js';
 import { TraceEventWriter } from '../../src/formats/trace-event/index.js';
-import { cli } from '../helpers/cli.js';
-import { hasShared, repoRoot, shared } from '../helpers/shared.js';
+import { cli, generateLlama } from '../helpers/cli.js';
+import { allCases, astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
+import { hasShared, repoRoot } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
 let dir: string;
@@ -119,17 +120,6 @@ async function nodeEnergyJ(prefix: string): Promise<{ energyJ: number; memoryJ: 
   return { energyJ, memoryJ, nodes };
 }
 
-const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-interface RefCase {
-  name: string;
-  workload: string;
-  system: string;
-  network: string;
-  memory?: string;
-}
-const refCases = async (file: string): Promise<RefCase[]> =>
-  (JSON.parse(await readFile(file, 'utf8')) as { cases: RefCase[] }).cases;
-
 describe('ledger on real traces: parts add up, total = ∫ modelled power dt, time split = makespan', () => {
   it('shipped: all-reduce on Switch(8), the h100-cluster preset', async () => {
     const timeline = path.join(dir, 'ar8.json');
@@ -149,45 +139,23 @@ describe('ledger on real traces: parts add up, total = ∫ modelled power dt, ti
     }
   });
 
-  it.runIf(hasShared)(
-    '../shared: every reference and skew case of astra-sim-reference',
-    async () => {
-      const cases = [
-        ...(await refCases(ref('cases.json'))).map((c) => ({ c, base: ref() })),
-        ...(await refCases(ref('skew', 'cases.json'))).map((c) => ({ c, base: ref('skew') })),
-      ];
-      expect(cases).toHaveLength(46);
-      for (const [i, { c, base }] of cases.entries()) {
-        const timeline = path.join(dir, `ref-${i}.json`);
-        const res = await replayFiles({
-          trace: path.join(base, c.workload),
-          system: path.join(base, c.system),
-          network: path.join(base, c.network),
-          memory: c.memory ? path.join(base, c.memory) : undefined,
-          timeline,
-        });
-        await checkLedger(res, timeline, c.name);
-      }
-    },
-    120_000,
-  );
+  it('every reference and skew case of astra-sim-reference (vendored)', async () => {
+    const cases = allCases();
+    expect(cases).toHaveLength(46);
+    for (const [i, { c, files }] of cases.entries()) {
+      const timeline = path.join(dir, `ref-${i}.json`);
+      await checkLedger(await replayFiles({ ...files, timeline }), timeline, c.name);
+    }
+  }, 120_000);
 
   it.runIf(hasShared)(
     '../shared: MLP model-parallel, 32 ranks on Switch(8) × Ring(4)',
     async () => {
       const timeline = path.join(dir, 'mlp.json');
       const res = await replayFiles({
-        trace: shared(
-          'traces',
-          'tutorials-micro2024',
-          'micro2024',
-          'astra-sim-demo',
-          'demo2',
-          'workload',
-          'MLP_ModelParallel',
-        ),
-        system: ref('configs', 'sys2d_ring_pure.json'),
-        network: ref('configs', 'Switch8_Ring4.yml'),
+        trace: mlpModelParallel(),
+        system: astraRef('configs', 'sys2d_ring_pure.json'),
+        network: astraRef('configs', 'Switch8_Ring4.yml'),
         timeline,
       });
       expect(res.ranks).toHaveLength(32);
@@ -207,26 +175,7 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
   let timeline: string;
 
   beforeAll(async () => {
-    expect(
-      (
-        await cli([
-          'generate',
-          'llm',
-          '--model',
-          'llama2-7b',
-          '--tp',
-          '2',
-          '--pp',
-          '2',
-          '--global-batch',
-          '4',
-          '--seq',
-          '1024',
-          '--out',
-          l(),
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await generateLlama(l(), '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
     expect((await cli(['annotate', l(), '--calibration', h100, '--frequency', '810', '--out', l810()])).code).toBe(0);
     timeline = path.join(dir, 'l810.timeline.json');
     replayed = await replayFiles({

@@ -24,6 +24,7 @@ import {
 import * as chakra from '../../src/formats/chakra/index.js';
 import { generateLlmTraces } from '../../src/engines/generate/index.js';
 import { BENCH_SYSTEM, chainBatches } from '../../scripts/replay-traces.mjs';
+import { astraRef, caseFiles, mlpModelParallel, referenceCases } from '../helpers/astra-reference.js';
 import { hasShared, shared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
 
@@ -330,34 +331,20 @@ describe('the replay reader and the full decoder give the same replay', () => {
     expect(res).toHaveProperty('makespanNs');
   });
 
+  it('the ASTRA-sim reference cases (vendored)', async () => {
+    for (const c of referenceCases) {
+      const { trace, ...configs } = caseFiles(astraRef(), c);
+      await sameBothWays(trace, configs);
+    }
+  }, 120_000);
+
   it.runIf(hasShared)(
-    '../shared: the ASTRA-sim reference cases, MLP model-parallel (32 ranks), DLRM (real PyTorch runs)',
+    '../shared: MLP model-parallel (32 ranks), DLRM (real PyTorch runs)',
     async () => {
-      const ref = (...p: string[]) => shared('astra-sim-reference', ...p);
-      const cases = (
-        JSON.parse(await readFile(ref('cases.json'), 'utf8')) as {
-          cases: { workload: string; system: string; network: string; memory?: string }[];
-        }
-      ).cases;
-      for (const c of cases) {
-        await sameBothWays(ref(c.workload), {
-          system: ref(c.system),
-          network: ref(c.network),
-          memory: c.memory ? ref(c.memory) : undefined,
-        });
-      }
-      await sameBothWays(
-        shared(
-          'traces',
-          'tutorials-micro2024',
-          'micro2024',
-          'astra-sim-demo',
-          'demo2',
-          'workload',
-          'MLP_ModelParallel',
-        ),
-        { system: ref('configs', 'sys2d_ring_pure.json'), network: ref('configs', 'Switch8_Ring4.yml') },
-      );
+      await sameBothWays(mlpModelParallel(), {
+        system: astraRef('configs', 'sys2d_ring_pure.json'),
+        network: astraRef('configs', 'Switch8_Ring4.yml'),
+      });
       const net = path.join(dir, 'switch8.yml');
       await writeFile(net, 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n');
       expect(

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exactSlice } from '../../src/formats/trace-event/index.js';
-import { cli } from '../helpers/cli.js';
+import { cli, generateLlama } from '../helpers/cli.js';
 
 interface Slice {
   ph: string;
@@ -44,24 +44,7 @@ describe('replay --timeline', () => {
   it('writes slices that never overlap on a track, with exact integer-ns times in args', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-tl-exact-'));
     const prefix = path.join(dir, 'llama');
-    const gen = await cli([
-      'generate',
-      'llm',
-      '--model',
-      'llama2-7b',
-      '--dp',
-      '2',
-      '--tp',
-      '2',
-      '--pp',
-      '2',
-      '--global-batch',
-      '8',
-      '--seq',
-      '1024',
-      '--out',
-      prefix,
-    ]);
+    const gen = await generateLlama(prefix, '--dp 2 --tp 2 --pp 2 --global-batch 8 --seq 1024');
     expect(gen.code, gen.err).toBe(0);
     const tl = path.join(dir, 'tl.json');
     const rep = await cli([

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cli } from '../helpers/cli.js';
+import { cli, generateLlama } from '../helpers/cli.js';
 // @ts-expect-error: a plain .mjs script without types
 import { findChromium, findSpeedscope, viewTimeline } from '../../scripts/view-timeline.mjs';
 
@@ -24,28 +24,7 @@ describe.skipIf(!ready)('replay --timeline in speedscope', () => {
   it('speedscope imports the timeline of a generated 8-rank trace and draws it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tracewatt-speedscope-test-'));
     const prefix = path.join(dir, 'llama');
-    expect(
-      (
-        await cli([
-          'generate',
-          'llm',
-          '--model',
-          'llama2-7b',
-          '--dp',
-          '2',
-          '--tp',
-          '2',
-          '--pp',
-          '2',
-          '--global-batch',
-          '8',
-          '--seq',
-          '1024',
-          '--out',
-          prefix,
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await generateLlama(prefix, '--dp 2 --tp 2 --pp 2 --global-batch 8 --seq 1024')).code).toBe(0);
     const tl = path.join(dir, 'tl.json');
     expect(
       (
