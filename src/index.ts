@@ -16,7 +16,7 @@ export {
   type ReadProfileOptions,
   type ProfileFormat,
 } from './formats/profiles/index.js';
-export type { KernelSample, ProfileTable } from './formats/profiles/kernel-sample.js';
+export type { KernelSample, ProfileTable } from './vocab/kernel-sample.js';
 export * as astra from './formats/astra/index.js';
 
 // Engines.

@@ -6,7 +6,7 @@ import { parseRange } from '../engines/studies/index.js';
 import { excerpt, InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
-import { toJson } from '../core/json.js';
+import { toJson } from '../formats/json.js';
 
 type Opts = Record<string, unknown>;
 

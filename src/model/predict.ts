@@ -7,7 +7,7 @@
  * model(f, u(f)) + (measured − modelled at f_r) ("offset"). With several profiled clocks the ratio (or offset) is
  * interpolated linearly in f between them. `tracewatt accuracy` reports both ways.
  */
-import type { KernelSample } from '../formats/profiles/kernel-sample.js';
+import type { KernelSample } from '../vocab/kernel-sample.js';
 import { InputError } from '../errors.js';
 import { checkTargetClock, type Calibration } from './calibration.js';
 import { memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';

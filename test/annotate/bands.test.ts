@@ -20,7 +20,7 @@ import {
   readTraceFile,
   writeTraceFile,
 } from '../../src/formats/chakra/index.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { kernelKey } from '../../src/model/kernels.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';

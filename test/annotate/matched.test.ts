@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import type { KernelSample, ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../src/vocab/kernel-sample.js';
 import {
   ANNOTATION_ATTRS,
   annotateTrace,

@@ -1,5 +1,5 @@
 /** `tracewatt export astra-sim`: a folder ASTRA-sim runs as it is, with every repair listed. */
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { exportAstraSim, type AstraSimExport } from '../../engines/astra-sim/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
 import type { CommandSpec } from '../command.js';

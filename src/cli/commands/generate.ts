@@ -1,7 +1,7 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { toJson } from '../../core/json.js';
-import { parseDtype, resolveGpu } from '../../core/llm/gpus.js';
-import { modelPresetNames, resolveModel } from '../../core/llm/models.js';
+import { toJson } from '../../formats/json.js';
+import { parseDtype, resolveGpu } from '../../engines/generate/gpus.js';
+import { modelPresetNames, resolveModel } from '../../engines/generate/models.js';
 import { loadCalibration } from '../../engines/calibrate/index.js';
 import {
   calibratedTimeModel,

@@ -1,6 +1,6 @@
 /** `tracewatt plan`: Perseus-style time–energy frontier and per-computation clock plans for pipeline training. */
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import {
   clockGrid,
   fittedStageOptions,

@@ -4,7 +4,7 @@
  * meanwhile), then print the JSON, the CSV rows or the text with the run time and the files written.
  */
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { OutputSet } from '../../formats/output.js';
 import { buildReport, type ReportResult } from '../../report/index.js';
 import type { RowSet } from '../../report/text.js';

@@ -1,6 +1,6 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
 import { Diagnostics } from '../../diagnostics.js';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { DEFAULT_POWER_PRESET, loadClusterConfigs, POWER_PRESETS, presetPath } from '../../engines/replay/index.js';
 import {
   DEFAULT_SERDES_VF_CURVE,

@@ -1,4 +1,4 @@
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { validateTrace } from '../../engines/trace/validate.js';
 import type { CommandSpec } from '../command.js';
 import { int, rowsText, tableOptions } from '../io.js';

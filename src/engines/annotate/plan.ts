@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Diagnostics } from '../../diagnostics.js';
-import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { ByteSink, makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import { encodeAttribute } from '../../formats/chakra/encode.js';

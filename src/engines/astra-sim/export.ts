@@ -16,7 +16,7 @@
  */
 import { chmod, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {

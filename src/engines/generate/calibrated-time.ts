@@ -6,9 +6,9 @@
  * gets the calibration's modelled energy at that clock (power model × duration, capped), written as
  * `energy_j` so the replay uses it instead of a fixed active power.
  */
-import type { Dtype } from '../../core/llm/gpus.js';
-import type { OpCost } from '../../core/llm/ops.js';
-import type { TimeModel } from '../../core/llm/time-model.js';
+import type { Dtype } from './gpus.js';
+import type { OpCost } from './ops.js';
+import type { TimeModel } from './time-model.js';
 import type { Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline } from '../../model/predict.js';
 

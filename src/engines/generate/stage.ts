@@ -34,8 +34,8 @@ import {
   normBackward,
   normForward,
   type OpCost,
-} from '../../core/llm/ops.js';
-import { normParams } from '../../core/llm/models.js';
+} from './ops.js';
+import { normParams } from './models.js';
 import { InputError } from '../../errors.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
