@@ -9,14 +9,13 @@ import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import type { KernelSample, ProfileTable } from '../../src/vocab/kernel-sample.js';
 import {
-  ANNOTATION_ATTRS,
   annotateTrace,
   componentPowersAt,
   durationMicrosOf,
   stripAnnotation,
-  UTIL_PREFIX,
   type AnnotateResult,
 } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../src/vocab/attributes.js';
 import { loadCalibration, predictKernel, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';
 import {

@@ -11,12 +11,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
-import {
-  ANNOTATION_ATTRS,
-  annotateTrace,
-  durationMicrosOf,
-  stripAnnotation,
-} from '../../src/engines/annotate/index.js';
+import { annotateTrace, durationMicrosOf, stripAnnotation } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS } from '../../src/vocab/attributes.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { assumedKernelPowerW } from '../../src/model/active-power.js';
 import { predictDurationFromOne } from '../../src/model/time-model.js';

@@ -35,8 +35,6 @@ import { annotateWarnings } from './warnings.js';
 
 export {
   buildPlan,
-  ANNOTATION_ATTRS,
-  UTIL_PREFIX,
   durationMicrosOf,
   type RooflinePrecision,
 } from './plan.js';

@@ -23,31 +23,16 @@ import {
 } from '../../model/physics-checks.js';
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../vocab/attributes.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
 
-/** Attribute names written on an annotated node (util_<component> besides). Units in the README. */
-export const ANNOTATION_ATTRS = {
-  energyJ: 'energy_j',
-  energyMemoryJ: 'energy_memory_j',
-  powerW: 'power_w',
-  frequencyMHz: 'frequency_mhz',
-  frequencyEffectiveMHz: 'frequency_effective_mhz',
-  frequencyRefMHz: 'frequency_ref_mhz',
-  estimatedFrom: 'estimated_from',
-  durationRefMicros: 'duration_micros_ref',
-  energyJP10: 'energy_j_p10',
-  energyJP90: 'energy_j_p90',
-  durationNsP10: 'duration_ns_p10',
-  durationNsP90: 'duration_ns_p90',
-} as const;
 /**
  * estimated_from of a node annotated from its own duration (at the reference clock, scaled by the time model to
  * other clocks) and the power the calibration assumes for a kernel of which nothing else is known.
  */
 export const DURATION_SOURCE = 'node-duration,calibration-power';
 export type AnnotationSource = 'profile' | 'roofline' | typeof DURATION_SOURCE;
-export const UTIL_PREFIX = 'util_';
 
 export type RooflinePrecision = 'fp16Tensor' | 'fp32' | 'fp64';
 

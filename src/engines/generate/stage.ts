@@ -37,6 +37,7 @@ import {
 } from './ops.js';
 import { normParams } from './models.js';
 import { InputError } from '../../errors.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
 import {
@@ -177,7 +178,7 @@ class StageBuilder {
           uint64('tensor_size', whole(cost.bytes, 'tensor size (bytes)')),
           ...(energy === undefined
             ? []
-            : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
+            : [{ name: ANNOTATION_ATTRS.energyJ, docString: '', kind: 'double_val', value: energy } as Attribute]),
         ],
         durationMicros: BigInt(exact(ns / 1000, 'duration (µs)')),
       };
