@@ -25,7 +25,7 @@ import {
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
+import { commInfo, isNcclKernel, processGroupNames, WRITTEN_AS_COLLECTIVE, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 import { applyToNodes, graphOfNodes, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
@@ -174,7 +174,7 @@ export function convertRank(
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
     let type: number = NodeType.COMP_NODE;
     if (info) {
-      if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
+      if (info.commType !== null && WRITTEN_AS_COLLECTIVE.has(info.commType) && info.commSizeBytes !== null) {
         type = NodeType.COMM_COLL_NODE;
         attrs.push(
           makeAttr('comm_type', 'int64_val', BigInt(info.commType)),
