@@ -35,7 +35,6 @@ import { annotateWarnings } from './warnings.js';
 
 export {
   buildPlan,
-  durationMicrosOf,
   type RooflinePrecision,
 } from './plan.js';
 export { annotateRankFile, stripAnnotation } from './rank.js';

@@ -24,6 +24,7 @@ import {
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
 import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../vocab/attributes.js';
+import { kernelMicros } from '../../vocab/units.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
 
@@ -162,11 +163,6 @@ export function encodeAttrBlock(attrs: Attribute[]): Uint8Array {
   return new Uint8Array(sink.view());
 }
 
-/** Predicted duration in whole µs as duration_micros holds it: nearest, at least 1 µs. */
-export function durationMicrosOf(durationNs: number): number {
-  return Math.max(1, Math.round(durationNs / 1000));
-}
-
 /** One node's annotation at the plan's i-th target clock. */
 export function prepare(
   pred: KernelPrediction,
@@ -184,7 +180,7 @@ export function prepare(
     band,
   );
   return {
-    durationMicros: durationMicrosOf(pred.durationNs),
+    durationMicros: kernelMicros(pred.durationNs),
     durationNs: pred.durationNs,
     energyJ: pred.energyJ,
     energyMemoryJ: pred.energyMemoryJ ?? 0,

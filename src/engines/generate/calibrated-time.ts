@@ -11,6 +11,7 @@ import type { OpCost } from './ops.js';
 import type { TimeModel } from './time-model.js';
 import type { Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline } from '../../model/predict.js';
+import { roundMicros } from '../../vocab/units.js';
 
 export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: Dtype, withEnergy = false): TimeModel {
   const precision = dtype === 'fp32' ? 'fp32' : 'fp16Tensor';
@@ -26,7 +27,7 @@ export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: D
           energyJ(op: OpCost): number {
             // The replay times the node at its written whole µs: the energy is the modelled power over that time.
             const p = estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz);
-            return p.powerW * Math.round(p.durationNs / 1000) * 1e-6;
+            return p.powerW * roundMicros(p.durationNs) * 1e-6;
           },
         }
       : {}),

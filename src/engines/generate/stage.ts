@@ -38,6 +38,7 @@ import {
 import { normParams } from './models.js';
 import { InputError } from '../../errors.js';
 import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
+import { roundMicros } from '../../vocab/units.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
 import {
@@ -180,7 +181,7 @@ class StageBuilder {
             ? []
             : [{ name: ANNOTATION_ATTRS.energyJ, docString: '', kind: 'double_val', value: energy } as Attribute]),
         ],
-        durationMicros: BigInt(exact(ns / 1000, 'duration (µs)')),
+        durationMicros: BigInt(exact(roundMicros(ns), 'duration (µs)')),
       };
       this.compCache.set(key, c);
     }

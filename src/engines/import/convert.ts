@@ -30,6 +30,7 @@ import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 import { applyToNodes, graphOfNodes, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
 import type { MeasuredWindow } from './window.js';
+import { kernelMicros } from '../../vocab/units.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
 export const DELIBERATE_DIFFERENCES = [
@@ -85,9 +86,9 @@ function hostAttrs(n: EtNode): Attribute[] {
   ];
 }
 
-/** GPU duration in whole µs, as duration_micros holds it: nearest, at least 1 for a non-zero duration. */
+/** GPU duration in whole µs, as duration_micros holds it (vocab/units.ts: nearest, at least 1 for a non-zero one). */
 export function gpuMicros(ns: number): bigint {
-  return ns > 0 ? BigInt(Math.max(1, Math.round(ns / 1000))) : 0n;
+  return BigInt(kernelMicros(ns));
 }
 
 const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
