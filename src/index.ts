@@ -16,7 +16,7 @@ export {
   type ReadProfileOptions,
   type ProfileFormat,
 } from './formats/profiles/index.js';
-export type { KernelSample, ProfileTable } from './formats/profiles/kernel-sample.js';
+export type { KernelSample, ProfileTable } from './vocab/kernel-sample.js';
 export * as astra from './formats/astra/index.js';
 
 // Engines.
@@ -43,7 +43,8 @@ export {
   type BandedPrediction,
   type PredictionBand,
 } from './engines/calibrate/index.js';
-export { annotateTrace, stripAnnotation, ANNOTATION_ATTRS, type AnnotateOptions } from './engines/annotate/index.js';
+export { annotateTrace, stripAnnotation, type AnnotateOptions } from './engines/annotate/index.js';
+export { ANNOTATION_ATTRS, UTIL_PREFIX } from './vocab/attributes.js';
 export { replay, replayFiles, type ReplayOptions } from './engines/replay/index.js';
 export { generateLlmTraces, writeLlmTraces } from './engines/generate/index.js';
 export { sweepNetwork, sweepGpu, runCaseStudy, parseSelector } from './engines/studies/index.js';

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { bundleIsCurrent } from '../core/bundle.js';
+import { bundleIsCurrent } from '../engines/workers/bundle.js';
 
 /** What the bundle exports: run.ts. */
 export type CliEntry = typeof import('./run.js');

@@ -5,7 +5,7 @@
 import { InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
-import { toJson } from '../core/json.js';
+import { toJson } from '../formats/json.js';
 import { flagOf, parseChoice, parseWhole, parseList, parseNumber, parseRange } from './options.js';
 
 type Opts = Record<string, unknown>;

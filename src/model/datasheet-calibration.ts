@@ -6,7 +6,7 @@
  * of the maximum clock, +0.5 V/V per GHz above it, idle power split 50/50 constant/static).
  */
 import { CALIBRATION_SCHEMA, CALIBRATION_VERSION, type Calibration, type IdleFacts } from './calibration.js';
-import { DATASHEETS } from './datasheets.js';
+import { DATASHEETS, datasheetFor } from './datasheets.js';
 import { InputError } from '../errors.js';
 import { voltageAt } from './vf-model.js';
 
@@ -15,7 +15,7 @@ import { voltageAt } from './vf-model.js';
  * published figure; P0 at the maximum clock is that idle power there (static ∝ V from the figure's clock).
  */
 export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Calibration {
-  const d = DATASHEETS.find((x) => x.match.test(deviceName));
+  const d = datasheetFor(deviceName);
   if (!d)
     throw new InputError(`no datasheet facts for "${deviceName}" (known: ${DATASHEETS.map((x) => x.name).join(', ')})`);
   const kneeMHz = Math.round(0.6 * d.facts.maxSmClockMHz);

@@ -2,7 +2,7 @@
  * Groups canonical kernel samples into per-kernel clock series, and the sanity checks run on them. Checks are
  * reported (diagnostic codes below), never silently applied.
  */
-import type { KernelSample } from '../formats/profiles/kernel-sample.js';
+import type { KernelSample } from '../vocab/kernel-sample.js';
 import type { Diagnostics } from '../diagnostics.js';
 
 export interface ClockPoint {

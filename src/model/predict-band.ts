@@ -3,7 +3,7 @@
  * calibration's band model (model/uncertainty.ts), and the regime the band fell in. p50 is the point prediction of
  * {@link predictKernel}.
  */
-import type { KernelSample } from '../formats/profiles/kernel-sample.js';
+import type { KernelSample } from '../vocab/kernel-sample.js';
 import type { Calibration } from './calibration.js';
 import {
   modelPower,

@@ -7,7 +7,8 @@
  * model(f, u(f)) + (measured − modelled at f_r) ("offset"). With several profiled clocks the ratio (or offset) is
  * interpolated linearly in f between them. `tracewatt accuracy` reports both ways.
  */
-import type { KernelSample } from '../formats/profiles/kernel-sample.js';
+import type { KernelSample } from '../vocab/kernel-sample.js';
+import { rooflineTime } from '../vocab/roofline.js';
 import { InputError } from '../errors.js';
 import { checkTargetClock, type Calibration } from './calibration.js';
 import { memoryCeilingAt, predictDurationFromOne, scaleUtilization } from './time-model.js';
@@ -225,9 +226,7 @@ export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clock
   const cMax = memoryCeilingAt(cal.time, ds.maxSmClockMHz);
   const cf = memoryCeilingAt(cal.time, clockMHz);
   const bw = ds.memoryBandwidthBytesPerS * (cMax > 0 ? cf / cMax : 1);
-  const computeNs = peak > 0 ? (work.flops / peak) * 1e9 : 0;
-  const memoryNs = bw > 0 ? (work.bytes / bw) * 1e9 : 0;
-  const body = Math.max(computeNs, memoryNs);
+  const { computeNs, memoryNs, ns: body } = rooflineTime(work.flops, work.bytes, peak, bw);
   const durationNs = cal.time.launchOverheadNs + body;
   const pipe = precision === 'fp16Tensor' ? 'tensor_active' : precision === 'fp64' ? 'fp64_active' : 'fp32_active';
   const utilization: Record<string, number> = {

@@ -8,7 +8,8 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { ANNOTATION_ATTRS, annotateTrace, buildPlan, stripAnnotation } from '../../src/engines/annotate/index.js';
+import { annotateTrace, buildPlan, stripAnnotation } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS } from '../../src/vocab/attributes.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import {
   attrNumber,
@@ -20,7 +21,7 @@ import {
   readTraceFile,
   writeTraceFile,
 } from '../../src/formats/chakra/index.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { readProfile } from '../../src/formats/profiles/index.js';
 import { kernelKey } from '../../src/model/kernels.js';
 import { predictKernelBand } from '../../src/model/predict-band.js';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import {
   annotateRankFile,
   annotateTrace,

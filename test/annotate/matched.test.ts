@@ -7,16 +7,15 @@ import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import type { KernelSample, ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../src/vocab/kernel-sample.js';
 import {
-  ANNOTATION_ATTRS,
   annotateTrace,
   componentPowersAt,
-  durationMicrosOf,
   stripAnnotation,
-  UTIL_PREFIX,
   type AnnotateResult,
 } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../src/vocab/attributes.js';
+import { kernelMicros } from '../../src/vocab/units.js';
 import { loadCalibration, predictKernel, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';
 import {
@@ -176,7 +175,7 @@ describeShared('annotate: generated trace with real RTX 8000 kernel names', () =
           expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeCloseTo(p.powerW, 9);
           for (const c of cal.components)
             expect(attrNumber(n, UTIL_PREFIX + c)).toBeCloseTo(Math.min(1, Math.max(0, p.utilization[c] ?? 0)), 12);
-          expect(n.durationMicros).toBe(BigInt(durationMicrosOf(p.durationNs)));
+          expect(n.durationMicros).toBe(BigInt(kernelMicros(p.durationNs)));
           expect(attrInt(n, ANNOTATION_ATTRS.durationRefMicros)).toBe(e.nodes[i].durationMicros);
           expect(attrNumber(n, ANNOTATION_ATTRS.frequencyMHz)).toBe(f);
           expect(attrNumber(n, ANNOTATION_ATTRS.frequencyRefMHz)).toBe(Math.max(...cal.clocks.smClocksMHz));

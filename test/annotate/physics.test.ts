@@ -10,13 +10,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import {
-  ANNOTATION_ATTRS,
-  annotateTrace,
-  COMM_ACTIVE_SHARE,
-  UTIL_PREFIX,
-  type AnnotateResult,
-} from '../../src/engines/annotate/index.js';
+import { annotateTrace, COMM_ACTIVE_SHARE, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../src/vocab/attributes.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { loadCalibration, type Calibration } from '../../src/engines/calibrate/index.js';
 import { parsePowerConfig } from '../../src/formats/astra/index.js';

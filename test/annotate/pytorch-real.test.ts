@@ -11,13 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ANNOTATION_ATTRS,
-  annotateTrace,
-  buildPlan,
-  UTIL_PREFIX,
-  type AnnotateResult,
-} from '../../src/engines/annotate/index.js';
+import { annotateTrace, buildPlan, type AnnotateResult } from '../../src/engines/annotate/index.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../src/vocab/attributes.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { annotateWarnings } from '../../src/engines/annotate/warnings.js';
 import { loadCalibration } from '../../src/engines/calibrate/index.js';

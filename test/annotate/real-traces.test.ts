@@ -10,13 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
-import {
-  ANNOTATION_ATTRS,
-  annotateTrace,
-  durationMicrosOf,
-  stripAnnotation,
-} from '../../src/engines/annotate/index.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
+import { annotateTrace, stripAnnotation } from '../../src/engines/annotate/index.js';
+import { kernelMicros } from '../../src/vocab/units.js';
+import { ANNOTATION_ATTRS } from '../../src/vocab/attributes.js';
 import { DURATION_SOURCE } from '../../src/engines/annotate/plan.js';
 import { assumedKernelPowerW } from '../../src/model/active-power.js';
 import { predictDurationFromOne } from '../../src/model/time-model.js';
@@ -95,7 +92,7 @@ async function annotateAndCheck(prefix: string, f: number) {
       if (gpuComp(before) && (work(before).flops > 0 || work(before).bytes > 0)) {
         const p = estimateFromRoofline(cal, { ...work(before), precision: 'fp16Tensor' }, f);
         expect(e).toBeCloseTo(p.energyJ, 12);
-        expect(n.durationMicros).toBe(BigInt(durationMicrosOf(p.durationNs)));
+        expect(n.durationMicros).toBe(BigInt(kernelMicros(p.durationNs)));
         expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('roofline');
         expect(attrInt(n, ANNOTATION_ATTRS.durationRefMicros)).toBe(before.durationMicros);
         energy += p.energyJ;
@@ -109,7 +106,7 @@ async function annotateAndCheck(prefix: string, f: number) {
         const p = assumedKernelPowerW(cal, f).powerW;
         expect(e).toBeCloseTo((p * d) / 1e9, 12);
         expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBe(p);
-        expect(n.durationMicros).toBe(BigInt(durationMicrosOf(d)));
+        expect(n.durationMicros).toBe(BigInt(kernelMicros(d)));
         expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
         energy += (p * d) / 1e9;
       } else {

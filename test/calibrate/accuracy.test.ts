@@ -7,7 +7,7 @@ import { readProfile } from '../../src/formats/profiles/index.js';
 import { fitCalibration, readCalibrateInput, sha256File } from '../../src/engines/calibrate/calibrate.js';
 import { accuracy, type AccuracyRow } from '../../src/engines/calibrate/accuracy.js';
 import type { Calibration } from '../../src/model/calibration.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { describeShared, perseusStages, shared } from '../helpers/shared.js';
 
 const maxOver = (rows: { frequencyMHz: number }[], minMHz: number, key: 'timeErrorPct' | 'energyErrorPct') =>

@@ -16,7 +16,7 @@ import {
   transferFromResiduals,
   type TransferAccuracy,
 } from '../../src/engines/calibrate/accuracy-transfer.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
 const nv = (f: string) => shared('profiles/nv-dvfs-benchmark', f);

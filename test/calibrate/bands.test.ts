@@ -12,7 +12,7 @@ import { readCalibrateInput } from '../../src/engines/calibrate/calibrate.js';
 import { accuracy, type AccuracyResult } from '../../src/engines/calibrate/accuracy.js';
 import { fitCalibrationWithBands } from '../../src/engines/calibrate/uncertainty.js';
 import { loadCalibration, type Calibration } from '../../src/model/calibration.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { describeShared, hasShared, perseusStages, repoRoot, shared } from '../helpers/shared.js';
 
 const shipped = (name: string) => loadCalibration(path.join(repoRoot, 'calibration', `${name}.json`));

@@ -11,7 +11,7 @@ import { fitCalibration, readProfileMerged, sha256File } from '../../src/engines
 import { accuracy } from '../../src/engines/calibrate/accuracy.js';
 import { predictProfile } from '../../src/engines/calibrate/predict.js';
 import { describeLocations, groupKernels, KernelGrouper } from '../../src/model/kernels.js';
-import type { ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { describeShared, shared } from '../helpers/shared.js';
 import { tmpFile } from '../profiles/helpers.js';
 

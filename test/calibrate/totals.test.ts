@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { predictProfile } from '../../src/engines/calibrate/predict.js';
-import { newSample, type ProfileTable } from '../../src/formats/profiles/kernel-sample.js';
+import { newSample, type ProfileTable } from '../../src/vocab/kernel-sample.js';
 import { loadCalibration, type Calibration } from '../../src/model/calibration.js';
 import { repoRoot } from '../helpers/shared.js';
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bundleIsCurrent } from '../../src/core/bundle.js';
+import { bundleIsCurrent } from '../../src/engines/workers/bundle.js';
 import { repoRoot } from '../helpers/shared.js';
 
 const cliDir = path.join(repoRoot, 'dist', 'cli');

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { toJson } from '../../src/core/json.js';
+import { toJson } from '../../src/formats/json.js';
 import { Diagnostics } from '../../src/diagnostics.js';
 import { loadNetworkConfig, loadSystemConfig } from '../../src/formats/astra/index.js';
 import { MAX_YAML_ALIAS_NODES } from '../../src/formats/yaml-text.js';

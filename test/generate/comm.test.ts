@@ -1,6 +1,6 @@
 /** Sizes, types, groups and pairing of the generated communication, against analytical values. */
 import { describe, expect, it } from 'vitest';
-import { countParameters, MODEL_PRESETS } from '../../src/core/llm/models.js';
+import { countParameters, MODEL_PRESETS } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, type LlmGenerateOptions, type LlmTraceSet } from '../../src/engines/generate/index.js';
 import { CollectiveCommType, NodeType } from '../../src/formats/chakra/schema.js';
 import type { ChakraNode } from '../../src/formats/chakra/types.js';

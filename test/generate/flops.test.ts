@@ -4,7 +4,7 @@
  * that multiply activations (all projections and the LM head, not the embedding lookup).
  */
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS, type LlmModelConfig } from '../../src/core/llm/models.js';
+import { MODEL_PRESETS, type LlmModelConfig } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import { num } from './helpers.js';

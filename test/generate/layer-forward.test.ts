@@ -4,7 +4,7 @@
  * tensor-parallel collectives kept.
  */
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS } from '../../src/core/llm/models.js';
+import { MODEL_PRESETS } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { InputError } from '../../src/errors.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';

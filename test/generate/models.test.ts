@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countParameters, findModelPreset, MODEL_PRESETS, parseModelJson } from '../../src/core/llm/models.js';
+import { countParameters, findModelPreset, MODEL_PRESETS, parseModelJson } from '../../src/engines/generate/models.js';
 import { FormatError } from '../../src/errors.js';
 
 /** Published parameter counts, with where each is published. */

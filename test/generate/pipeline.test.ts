@@ -6,7 +6,7 @@
  * engine belongs with src/engines/replay.)
  */
 import { describe, expect, it } from 'vitest';
-import { parseModelJson } from '../../src/core/llm/models.js';
+import { parseModelJson } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import { num } from './helpers.js';

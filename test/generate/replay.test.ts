@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseModelJson } from '../../src/core/llm/models.js';
+import { parseModelJson } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, writeLlmTraces, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { replayFiles } from '../../src/engines/replay/index.js';
 import { validateTrace } from '../../src/engines/trace/validate.js';

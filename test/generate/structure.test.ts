@@ -1,6 +1,6 @@
 /** Shape of each rank's graph: ids, dependencies, attributes, schedule order, roofline durations. */
 import { describe, expect, it } from 'vitest';
-import { GPU_PRESETS } from '../../src/core/llm/gpus.js';
+import { GPU_PRESETS } from '../../src/engines/generate/gpus.js';
 import { generateLlmTraces, stageSchedule, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { NodeType } from '../../src/formats/chakra/schema.js';
 import type { ChakraNode } from '../../src/formats/chakra/types.js';

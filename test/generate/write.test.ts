@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { generateLlmCommand } from '../../src/cli/commands/generate.js';
-import { parseModelJson } from '../../src/core/llm/models.js';
+import { parseModelJson } from '../../src/engines/generate/models.js';
 import { generateLlmTraces, writeLlmTraces, type LlmGenerateOptions } from '../../src/engines/generate/index.js';
 import { readTraceFile } from '../../src/formats/chakra/reader.js';
 import type { ChakraNode } from '../../src/formats/chakra/types.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormatError, InputError } from '../../src/errors.js';
 import { readHead } from '../../src/formats/file-chunks.js';
 import { readKinetoTrace, type KinetoTrace } from '../../src/formats/kineto/trace.js';
-import { newSample } from '../../src/formats/profiles/kernel-sample.js';
+import { newSample } from '../../src/vocab/kernel-sample.js';
 import { alignPower } from '../../src/formats/profiles/kineto.js';
 import type { PowerSeries } from '../../src/formats/profiles/power.js';
 import type { TraceKernel } from '../../src/formats/profiles/power-join.js';

@@ -22,7 +22,7 @@ import { fitMultiClock, kernelRoofExponents, multiClockDurationNs } from '../../
 import { repoRoot } from '../helpers/shared.js';
 import * as tw from '../../src/index.js';
 import { predictProfile } from '../../src/engines/calibrate/predict.js';
-import { newSample } from '../../src/formats/profiles/kernel-sample.js';
+import { newSample } from '../../src/vocab/kernel-sample.js';
 
 /** A deterministic spread of standard values in (−1, 1) with known quantiles (uniform: q10 ≈ −0.8, q90 ≈ 0.8). */
 const uniform = (n: number) => Array.from({ length: n }, (_, i) => -1 + (2 * (i + 0.5)) / n);

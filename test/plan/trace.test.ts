@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { annotateTrace } from '../../src/engines/annotate/index.js';
-import { resolveGpu } from '../../src/core/llm/gpus.js';
+import { resolveGpu } from '../../src/engines/generate/gpus.js';
 import { writeLlmTraces } from '../../src/engines/generate/index.js';
 import { planTrace, type PlanRecord } from '../../src/engines/plan/index.js';
 import { cli } from '../helpers/cli.js';

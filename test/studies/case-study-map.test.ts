@@ -22,7 +22,7 @@ import {
 import { buildReport } from '../../src/report/index.js';
 import { renderPlot, sensitivityMapSpec } from '../../src/report/plots/index.js';
 import { parseResults } from '../../src/report/validate.js';
-import { toJson } from '../../src/core/json.js';
+import { toJson } from '../../src/formats/json.js';
 
 let cs: CaseStudyOutput;
 const seqLen = 512;

@@ -10,7 +10,7 @@ import {
   type TransferSet,
 } from '../../engines/calibrate/index.js';
 import type { RegimeRow } from '../../engines/calibrate/accuracy.js';
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatTable, wrapText, type Cell, type Column, type TableOptions } from '../../report/tables.js';
 import type { CommandIO, CommandSpec } from '../command.js';

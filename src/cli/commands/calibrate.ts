@@ -1,4 +1,4 @@
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import {
   fitCalibrationWithBands,
   measuredIdle,

@@ -1,4 +1,4 @@
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { convertTrace } from '../../engines/trace/convert.js';
 import type { CommandSpec } from '../command.js';
 

@@ -1,6 +1,6 @@
 /** `tracewatt generate llm`: writes Chakra traces of one LLM training iteration plus ASTRA-sim configs. */
-import { resolveGpu, type Dtype } from '../../core/llm/gpus.js';
-import { modelPresetNames } from '../../core/llm/models.js';
+import { resolveGpu, type Dtype } from '../../engines/generate/gpus.js';
+import { modelPresetNames } from '../../engines/generate/models.js';
 import { generateLlm, type PipelineSchedule, type Recompute, TRACE_SCOPES } from '../../engines/generate/index.js';
 import { generateLlmJson, generateLlmRows, generateLlmText } from '../../report/text/generate-llm.js';
 import { defineCommand } from '../command.js';

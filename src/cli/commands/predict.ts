@@ -1,5 +1,5 @@
 import { shortName } from '../../report/by-name-text.js';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { checkTargetClock, describeAdvice, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
 import { excerpt, InputError } from '../../errors.js';
 import { fixed, formatCell, formatTable, toCsv, type Column } from '../../report/tables.js';

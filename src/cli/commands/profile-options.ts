@@ -12,7 +12,7 @@ import {
   type ProfileFormat,
   type ReadProfileOptions,
 } from '../../formats/profiles/index.js';
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { samplePowerW } from '../../model/kernels.js';
 import { readProfileMerged } from '../../engines/calibrate/index.js';
 import type { CommandIO, OptionSpec } from '../command.js';

@@ -1,5 +1,5 @@
 /** `tracewatt replay`: replay all ranks on an ASTRA-sim-described cluster (or as measured) and report time and energy. */
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import {
   DEFAULT_POWER_PRESET,
   POWER_PRESETS,

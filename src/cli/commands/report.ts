@@ -1,5 +1,5 @@
 /** `tracewatt report`: results JSON files in, one self-contained HTML page out. */
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../formats/output.js';
 import { buildReport } from '../../report/html.js';

@@ -1,5 +1,5 @@
 /** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS } from '../../engines/replay/index.js';
 import {
   mergeSweep,

@@ -1,4 +1,4 @@
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { validateTrace } from '../../engines/trace/validate.js';
 import { defineCommand } from '../command.js';
 import { rowsText, tableOptions } from '../io.js';

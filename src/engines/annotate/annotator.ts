@@ -40,7 +40,8 @@ import {
   energyPerFlopFlag,
   PHYSICS_CODES,
 } from '../../model/physics-checks.js';
-import { ANNOTATION_ATTRS, durationPrepared, rooflinePrepared, UTIL_PREFIX, type AnnotatePlan } from './plan.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../vocab/attributes.js';
+import { durationPrepared, rooflinePrepared, type AnnotatePlan } from './plan.js';
 import type { NameCount, RankAnnotation } from './types.js';
 
 const ROOFLINE_CACHE = 50_000;

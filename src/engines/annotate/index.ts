@@ -16,7 +16,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { isRankFileOf, resolveRankFiles, type RankFile } from '../../formats/chakra/index.js';
 import { OutputSet as OutputFiles } from '../../formats/output.js';
@@ -35,9 +35,6 @@ import { annotateWarnings } from './warnings.js';
 
 export {
   buildPlan,
-  ANNOTATION_ATTRS,
-  UTIL_PREFIX,
-  durationMicrosOf,
   type RooflinePrecision,
 } from './plan.js';
 export { annotateRankFile, stripAnnotation } from './rank.js';

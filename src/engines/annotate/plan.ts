@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Diagnostics } from '../../diagnostics.js';
-import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { ByteSink, makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import { encodeAttribute } from '../../formats/chakra/encode.js';
@@ -23,31 +23,17 @@ import {
 } from '../../model/physics-checks.js';
 import { groupKernels, kernelKey, samplePowerW } from '../../model/kernels.js';
 import { KINETO_FORMAT } from '../../formats/profiles/format-ids.js';
+import { ANNOTATION_ATTRS, UTIL_PREFIX } from '../../vocab/attributes.js';
+import { kernelMicros } from '../../vocab/units.js';
 import { baseKernelName, normalizeKernelName } from './names.js';
 import type { MatchLevel } from './types.js';
 
-/** Attribute names written on an annotated node (util_<component> besides). Units in the README. */
-export const ANNOTATION_ATTRS = {
-  energyJ: 'energy_j',
-  energyMemoryJ: 'energy_memory_j',
-  powerW: 'power_w',
-  frequencyMHz: 'frequency_mhz',
-  frequencyEffectiveMHz: 'frequency_effective_mhz',
-  frequencyRefMHz: 'frequency_ref_mhz',
-  estimatedFrom: 'estimated_from',
-  durationRefMicros: 'duration_micros_ref',
-  energyJP10: 'energy_j_p10',
-  energyJP90: 'energy_j_p90',
-  durationNsP10: 'duration_ns_p10',
-  durationNsP90: 'duration_ns_p90',
-} as const;
 /**
  * estimated_from of a node annotated from its own duration (at the reference clock, scaled by the time model to
  * other clocks) and the power the calibration assumes for a kernel of which nothing else is known.
  */
 export const DURATION_SOURCE = 'node-duration,calibration-power';
 export type AnnotationSource = 'profile' | 'roofline' | typeof DURATION_SOURCE;
-export const UTIL_PREFIX = 'util_';
 
 export type RooflinePrecision = 'fp16Tensor' | 'fp32' | 'fp64';
 
@@ -177,11 +163,6 @@ export function encodeAttrBlock(attrs: Attribute[]): Uint8Array {
   return new Uint8Array(sink.view());
 }
 
-/** Predicted duration in whole µs as duration_micros holds it: nearest, at least 1 µs. */
-export function durationMicrosOf(durationNs: number): number {
-  return Math.max(1, Math.round(durationNs / 1000));
-}
-
 /** One node's annotation at the plan's i-th target clock. */
 export function prepare(
   pred: KernelPrediction,
@@ -199,7 +180,7 @@ export function prepare(
     band,
   );
   return {
-    durationMicros: durationMicrosOf(pred.durationNs),
+    durationMicros: kernelMicros(pred.durationNs),
     durationNs: pred.durationNs,
     energyJ: pred.energyJ,
     energyMemoryJ: pred.energyMemoryJ ?? 0,

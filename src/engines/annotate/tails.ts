@@ -3,7 +3,8 @@
  * followed by the head of duration_micros_ref, whose value is the node's own duration; one buffer per varint
  * length of that value, made on first use.
  */
-import { ANNOTATION_ATTRS, type Prepared } from './plan.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
+import type { Prepared } from './plan.js';
 
 const DURATION_REF = Buffer.from(ANNOTATION_ATTRS.durationRefMicros, 'latin1');
 /** Longest duration varint the scan reads (7 bytes). */

@@ -16,7 +16,8 @@
  */
 import { chmod, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
@@ -196,7 +197,11 @@ interface GpuNodeCounts {
 
 function countGpuNode(n: ChakraNode, counts: GpuNodeCounts): void {
   if (n.type !== NodeType.COMP_NODE || (attrBool(n, 'is_cpu_op') ?? false)) return;
-  if (attrNumber(n, 'frequency_mhz') !== undefined || attrNumber(n, 'energy_j') !== undefined) counts.annotated++;
+  if (
+    attrNumber(n, ANNOTATION_ATTRS.frequencyMHz) !== undefined ||
+    attrNumber(n, ANNOTATION_ATTRS.energyJ) !== undefined
+  )
+    counts.annotated++;
   else counts.unannotated++;
 }
 

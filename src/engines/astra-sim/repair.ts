@@ -7,7 +7,8 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import type { CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import { SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
 import { missingImplementation } from '../replay/collective-plan.js';
 import {
   ATTR_MEMBER_BY_KIND,
@@ -27,6 +28,7 @@ import {
   nodeTypeName,
   nodeValueProblem,
   setAttr,
+  simulatedCollective,
   valuesReadBy,
   type Attribute,
   type ChakraNode,
@@ -60,19 +62,6 @@ export const REPAIRS = {
 } as const;
 export type RepairCode = keyof typeof REPAIRS;
 
-const SIMULATED = new Set<number>([
-  CollectiveCommType.ALL_REDUCE,
-  CollectiveCommType.ALL_GATHER,
-  CollectiveCommType.REDUCE_SCATTER,
-  CollectiveCommType.ALL_TO_ALL,
-]);
-/** The collectives ASTRA-sim simulates, by comm_type. */
-const KIND_OF: Record<number, CollectiveKind> = {
-  [CollectiveCommType.ALL_REDUCE]: 'ALL_REDUCE',
-  [CollectiveCommType.ALL_GATHER]: 'ALL_GATHER',
-  [CollectiveCommType.REDUCE_SCATTER]: 'REDUCE_SCATTER',
-  [CollectiveCommType.ALL_TO_ALL]: 'ALL_TO_ALL',
-};
 /** Without involved_dim, ASTRA-sim involves this many dimensions. */
 const ASTRA_DEFAULT_DIMS = 4;
 
@@ -222,9 +211,10 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
   }
   notOnCpu(c, n);
   const t = Number(type);
-  if (!SIMULATED.has(t) && t !== CollectiveCommType.BROADCAST) {
+  const kind = simulatedCollective(t);
+  if (kind === undefined && t !== CollectiveCommType.BROADCAST) {
     throw new InputError(
-      `${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`,
+      `${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
     );
   }
   if (attrInt(n, 'comm_size') === undefined) {
@@ -241,10 +231,10 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
       );
     }
   }
-  if (!SIMULATED.has(t)) return;
+  if (kind === undefined) return;
   if (t === CollectiveCommType.ALL_GATHER && attrInt(n, 'comm_size') === 0n)
     throw new InputError(`${where(c, n)}: ${EMPTY_ALL_GATHER}`);
-  const missing = missingImplementation(c.system, KIND_OF[t]!);
+  const missing = missingImplementation(c.system, kind);
   if (missing) throw new InputError(missing);
   repairInvolvedDims(c, n);
   const pg = attrString(n, 'pg_name') ?? '';

@@ -12,7 +12,7 @@
  *
  * With `train` and `evaluate` the same profiles this is the GPU's own band model, judged the same way.
  */
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { groupKernels, type KernelSeries } from '../../model/kernels.js';

@@ -10,7 +10,7 @@
  *
  * Errors are absolute percentage errors, averaged over kernels (MAPE); "total" errors compare the sums over kernels.
  */
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { Calibration } from '../../model/calibration.js';

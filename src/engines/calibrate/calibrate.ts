@@ -3,7 +3,7 @@
  * time share, V–f model, power cap, sanity findings, provenance).
  */
 import path from 'node:path';
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import { fileDigest } from '../../formats/digest.js';

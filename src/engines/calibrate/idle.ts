@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { FormatError, InputError } from '../../errors.js';
 import { detectFormat, readProfile, type ReadProfileOptions } from '../../formats/profiles/index.js';
-import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import { Header, isMissingCell, readCsvRows, where } from '../../formats/profiles/csv.js';
 import { lookupUnit, parseValueWithUnit, splitHeaderUnit } from '../../formats/profiles/units.js';
 import type { IdleFacts, IdlePoint } from '../../model/calibration.js';

@@ -1,5 +1,5 @@
 /** `tracewatt predict`: every kernel of a profile at every requested clock, from its reference-clock profile(s). */
-import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { InputError } from '../../errors.js';
 import { checkTargetClock, type Calibration } from '../../model/calibration.js';
 import { groupKernels } from '../../model/kernels.js';

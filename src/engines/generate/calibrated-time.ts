@@ -6,11 +6,12 @@
  * gets the calibration's modelled energy at that clock (power model × duration, capped), written as
  * `energy_j` so the replay uses it instead of a fixed active power.
  */
-import type { Dtype } from '../../core/llm/gpus.js';
-import type { OpCost } from '../../core/llm/ops.js';
-import type { TimeModel } from '../../core/llm/time-model.js';
+import type { Dtype } from './gpus.js';
+import type { OpCost } from './ops.js';
+import type { TimeModel } from './time-model.js';
 import type { Calibration } from '../../model/calibration.js';
 import { estimateFromRoofline } from '../../model/predict.js';
+import { roundMicros } from '../../vocab/units.js';
 
 export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: Dtype, withEnergy = false): TimeModel {
   const precision = dtype === 'fp32' ? 'fp32' : 'fp16Tensor';
@@ -26,7 +27,7 @@ export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: D
           energyJ(op: OpCost): number {
             // The replay times the node at its written whole µs: the energy is the modelled power over that time.
             const p = estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz);
-            return p.powerW * Math.round(p.durationNs / 1000) * 1e-6;
+            return p.powerW * roundMicros(p.durationNs) * 1e-6;
           },
         }
       : {}),

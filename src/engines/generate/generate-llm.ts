@@ -3,7 +3,7 @@
  * GPU preset's roofline or from a calibration's time model at one SM clock, and the traces written under the prefix
  * (an output error names the prefix).
  */
-import { resolveModel } from '../../core/llm/models.js';
+import { resolveModel } from './models.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { loadCalibration } from '../../model/calibration.js';
 import { calibratedTimeModel } from './calibrated-time.js';

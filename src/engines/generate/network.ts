@@ -4,7 +4,10 @@
  * the tensor-parallel dimension, one NIC per GPU on the outer ones); latencies and topologies are
  * starting points for the user to edit.
  */
+import { peakFlopsOf } from './gpus.js';
 import type { LlmPlan } from './plan.js';
+
+const tflops = (flopsPerS: number | undefined) => (flopsPerS === undefined ? undefined : flopsPerS / 1e12);
 
 export interface NetworkConfig {
   topology: ('Switch' | 'Ring' | 'FullyConnected')[];
@@ -20,7 +23,9 @@ export function networkConfig(plan: LlmPlan): NetworkConfig {
     // Tensor-parallel ranks share an NVLink switch; pipeline neighbours and data-parallel replicas sit on rings.
     topology: dims.map((d) => (d.parallel === 'tp' ? 'Switch' : 'Ring')),
     npusCount: dims.map((d) => d.size),
-    bandwidthGBps: dims.map((d) => (d.parallel === 'tp' ? plan.gpu.nvlinkGBps : plan.gpu.networkGBps)),
+    bandwidthGBps: dims.map(
+      (d) => (d.parallel === 'tp' ? plan.gpu.device.nvlinkBytesPerS : plan.gpu.networkBytesPerS) / 1e9,
+    ),
     latencyNs: dims.map((d) => (d.parallel === 'tp' ? 500 : 1000)),
   };
 }
@@ -59,10 +64,10 @@ export function systemConfig(plan: LlmPlan): Record<string, unknown> {
     'reduce-scatter-implementation': ring,
     'all-to-all-implementation': ring,
     'collective-optimization': 'localBWAware',
-    'local-mem-bw': roof?.memBandwidthGBps ?? plan.gpu.memBandwidthGBps,
+    'local-mem-bw': roof?.memBandwidthGBps ?? plan.gpu.device.memoryBandwidthBytesPerS / 1e9,
     'boost-mode': 0,
     'roofline-enabled': roof ? 1 : 0,
-    'peak-perf': roof?.peakTflops ?? plan.gpu.peakTflops[plan.dtype],
+    'peak-perf': roof?.peakTflops ?? tflops(peakFlopsOf(plan.gpu, plan.dtype)),
   };
 }
 

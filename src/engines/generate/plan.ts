@@ -8,15 +8,9 @@
  * (x0 + n0·x1 + n0·n1·x2) gives the same numbering.
  */
 import { InputError } from '../../errors.js';
-import { DTYPE_BYTES, type Dtype, type GpuPreset, GPU_PRESETS } from '../../core/llm/gpus.js';
-import {
-  findModelPreset,
-  layerParameters,
-  type LlmModelConfig,
-  modelPresetNames,
-  normParams,
-} from '../../core/llm/models.js';
-import { rooflineTimeModel, type TimeModel } from '../../core/llm/time-model.js';
+import { DTYPE_BYTES, type Dtype, type GpuPreset, GPU_PRESETS } from './gpus.js';
+import { findModelPreset, layerParameters, type LlmModelConfig, modelPresetNames, normParams } from './models.js';
+import { rooflineTimeModel, type TimeModel } from './time-model.js';
 
 export type PipelineSchedule = '1f1b' | 'gpipe';
 export type Recompute = 'none' | 'full';

@@ -34,9 +34,11 @@ import {
   normBackward,
   normForward,
   type OpCost,
-} from '../../core/llm/ops.js';
-import { normParams } from '../../core/llm/models.js';
+} from './ops.js';
+import { normParams } from './models.js';
 import { InputError } from '../../errors.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
+import { roundMicros } from '../../vocab/units.js';
 import { CollectiveCommType, NodeType } from '../../formats/chakra/schema.js';
 import type { Attribute, ChakraNode } from '../../formats/chakra/types.js';
 import {
@@ -177,9 +179,9 @@ class StageBuilder {
           uint64('tensor_size', whole(cost.bytes, 'tensor size (bytes)')),
           ...(energy === undefined
             ? []
-            : [{ name: 'energy_j', docString: '', kind: 'double_val', value: energy } as Attribute]),
+            : [{ name: ANNOTATION_ATTRS.energyJ, docString: '', kind: 'double_val', value: energy } as Attribute]),
         ],
-        durationMicros: BigInt(exact(ns / 1000, 'duration (µs)')),
+        durationMicros: BigInt(exact(roundMicros(ns), 'duration (µs)')),
       };
       this.compCache.set(key, c);
     }

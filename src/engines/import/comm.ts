@@ -6,6 +6,7 @@
  */
 import { CollectiveCommType } from '../../formats/chakra/index.js';
 import type { EtNode } from '../../formats/pytorch/et.js';
+import { SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
 
 export interface CommInfo {
   /** Chakra CollectiveCommType, or null when the name says no known collective. */
@@ -26,12 +27,12 @@ export interface CommInfo {
   p2p: 'send' | 'recv' | null;
 }
 
-/** The collectives ASTRA-sim simulates (the others are written as GPU compute nodes replayed from their duration). */
-export const SIMULATED_COLLECTIVES = new Set<number>([
-  CollectiveCommType.ALL_REDUCE,
-  CollectiveCommType.ALL_GATHER,
-  CollectiveCommType.REDUCE_SCATTER,
-  CollectiveCommType.ALL_TO_ALL,
+/**
+ * The comm_types written as collective nodes: the simulated collectives (vocab/collectives.ts) and BROADCAST, which
+ * replay runs for its duration; the others are written as GPU compute nodes replayed from their duration.
+ */
+export const WRITTEN_AS_COLLECTIVE = new Set<number>([
+  ...SIMULATED_COLLECTIVES.map((kind) => CollectiveCommType[kind]),
   CollectiveCommType.BROADCAST,
 ]);
 

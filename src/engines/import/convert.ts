@@ -25,11 +25,12 @@ import {
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, processGroupNames, SIMULATED_COLLECTIVES, type CommInfo } from './comm.js';
+import { commInfo, isNcclKernel, processGroupNames, WRITTEN_AS_COLLECTIVE, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 import { applyToNodes, graphOfNodes, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
 import type { MeasuredWindow } from './window.js';
+import { kernelMicros } from '../../vocab/units.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
 export const DELIBERATE_DIFFERENCES = [
@@ -85,9 +86,9 @@ function hostAttrs(n: EtNode): Attribute[] {
   ];
 }
 
-/** GPU duration in whole µs, as duration_micros holds it: nearest, at least 1 for a non-zero duration. */
+/** GPU duration in whole µs, as duration_micros holds it (vocab/units.ts: nearest, at least 1 for a non-zero one). */
 export function gpuMicros(ns: number): bigint {
-  return ns > 0 ? BigInt(Math.max(1, Math.round(ns / 1000))) : 0n;
+  return BigInt(kernelMicros(ns));
 }
 
 const HOST_COLLECTIVE_OP = /^(nccl|gloo|mpi|ucc|xccl):[a-z_]+$/;
@@ -174,7 +175,7 @@ export function convertRank(
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
     let type: number = NodeType.COMP_NODE;
     if (info) {
-      if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
+      if (info.commType !== null && WRITTEN_AS_COLLECTIVE.has(info.commType) && info.commSizeBytes !== null) {
         type = NodeType.COMM_COLL_NODE;
         attrs.push(
           makeAttr('comm_type', 'int64_val', BigInt(info.commType)),

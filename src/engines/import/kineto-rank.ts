@@ -23,7 +23,7 @@ import {
 } from '../../formats/chakra/index.js';
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
-import { isNcclKernel, SIMULATED_COLLECTIVES } from './comm.js';
+import { isNcclKernel, WRITTEN_AS_COLLECTIVE } from './comm.js';
 import { gpuMicros } from './convert.js';
 import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
@@ -234,7 +234,7 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     const i = nodeOfGpu[k]!;
     if (ev.kind === 'kernel' && (isNcclKernel(ev.name) || ev.comm)) {
       const info = kinetoCommInfo(trace, ev, enclosing(gpuHost[k]!));
-      if (info.commType !== null && SIMULATED_COLLECTIVES.has(info.commType) && info.commSizeBytes !== null) {
+      if (info.commType !== null && WRITTEN_AS_COLLECTIVE.has(info.commType) && info.commSizeBytes !== null) {
         isColl[i] = 1;
         const attrs = [
           makeAttr('comm_type', 'int64_val', BigInt(info.commType)),

@@ -19,6 +19,7 @@ import {
 import { findSyncs, type LaunchedGpu, type SyncResult } from './sync.js';
 import { HostTime, type HostSpans } from './host-time.js';
 import type { MeasuredWindow } from './window.js';
+import { roundMicros } from '../../vocab/units.js';
 
 /** A rank's nodes by index (0 … size − 1, the order written). */
 export interface RankGraph {
@@ -67,7 +68,7 @@ export interface MeasuredRank {
 
 /** A host op's duration_micros: its exclusive time less what host-time.ts cuts, whole µs. */
 export function modelledHostMicros(exclusiveNs: number, cutNs = 0): bigint {
-  return BigInt(Math.round(Math.max(0, exclusiveNs - cutNs) / 1000));
+  return BigInt(roundMicros(Math.max(0, exclusiveNs - cutNs)));
 }
 
 /** A GPU node's delay above this is a wait no dependency explains (launch latency and queueing are far shorter). */

@@ -14,7 +14,8 @@
  */
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { InputError } from '../../errors.js';
-import type { CollectiveKind, NetworkDim } from '../../formats/astra/index.js';
+import type { NetworkDim } from '../../formats/astra/index.js';
+import type { CollectiveKind } from '../../vocab/collectives.js';
 import { nnls } from '../../model/nnls.js';
 import type { MeasuredCollective } from './measured.js';
 import {

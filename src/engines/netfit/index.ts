@@ -5,7 +5,7 @@
  * them), and per collective kind the error of the modelled times on the given and on the fitted network.
  */
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
-import type { CollectiveKind } from '../../formats/astra/index.js';
+import type { CollectiveKind } from '../../vocab/collectives.js';
 import { loadClusterConfigs } from '../replay/load.js';
 import type { BandwidthUnit } from '../replay/network.js';
 import { errorsByKind, fitLinks, type TypeErrorRow } from './fit.js';

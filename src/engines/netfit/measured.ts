@@ -13,11 +13,11 @@ import { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import {
   checkSystemAgainstNetwork,
-  type CollectiveKind,
   type CommGroupConfig,
   type NetworkConfig,
   type SystemConfig,
 } from '../../formats/astra/index.js';
+import type { CollectiveKind } from '../../vocab/collectives.js';
 import { attrInt, CollectiveCommType, NodeType, type ChakraNode } from '../../formats/chakra/index.js';
 import { NodeClassifier, type CollSpec } from '../replay/classify.js';
 import { DecodedReplayNode } from '../replay/replay-node.js';

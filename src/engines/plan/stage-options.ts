@@ -9,7 +9,7 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import type { KernelSample, ProfileTable } from '../../formats/profiles/kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import { fitStage, predictStage } from '../../model/stage-fit.js';
 import type { ClockOption } from './curve.js';
 import type { Pass } from './pipeline.js';

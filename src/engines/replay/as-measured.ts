@@ -10,6 +10,7 @@
  * iteration where one is given (measured-power.ts).
  */
 import { Diagnostics } from '../../diagnostics.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
 import { InputError } from '../../errors.js';
 import { BufferPool } from '../../formats/chakra/buffer-pool.js';
 import {
@@ -150,8 +151,8 @@ export async function replayRankAsMeasured(
       if (k === GPU_COMPUTE) {
         // The annotated energy (and its DRAM part) scaled to the measured duration, else active power × duration;
         // the DRAM part carved out of it by the ledger's one rule (splitNodeEnergy).
-        const annotated = attrNumber(n, 'energy_j', diag);
-        const annotatedMemory = attrNumber(n, 'energy_memory_j', diag);
+        const annotated = attrNumber(n, ANNOTATION_ATTRS.energyJ, diag);
+        const annotatedMemory = attrNumber(n, ANNOTATION_ATTRS.energyMemoryJ, diag);
         const micros = Number(n.durationMicros);
         const scale = micros > 0 ? d / (micros * 1000) : NaN;
         e = gpuNodeEnergyJ(annotated !== undefined && micros > 0 ? annotated * scale : NaN, d, power);

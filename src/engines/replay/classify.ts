@@ -8,7 +8,8 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
-import type { CollectiveKind, CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import type { CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
+import { type CollectiveKind, SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
 import {
   boolListOfAttribute,
   boolOfAttribute,
@@ -18,6 +19,7 @@ import {
   NodeType,
   nodeTypeName,
   numberOfAttribute,
+  simulatedCollective,
   stringOfAttribute,
 } from '../../formats/chakra/index.js';
 import { ComputeBandCollector } from './energy-band.js';
@@ -27,12 +29,6 @@ import { Attr, REPLAY_ATTRS, type ReplayNode } from './replay-node.js';
 import { FrameMemo, type FrameRecord } from './frame-memo.js';
 import type { DurationSources } from './types.js';
 
-const COLLECTIVES: Record<number, CollectiveKind> = {
-  0: 'ALL_REDUCE',
-  2: 'ALL_GATHER',
-  6: 'ALL_TO_ALL',
-  7: 'REDUCE_SCATTER',
-};
 const KIND_CODES: Record<CollectiveKind, number> = { ALL_REDUCE: 0, ALL_GATHER: 1, ALL_TO_ALL: 2, REDUCE_SCATTER: 3 };
 const BROADCAST = 5;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -216,10 +212,10 @@ export class NodeClassifier {
           table.amount[s] = this.durationNs(file, n);
           return;
         }
-        const coll = COLLECTIVES[Number(type)];
+        const coll = simulatedCollective(type);
         if (!coll) {
           throw new InputError(
-            `${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL; BROADCAST is replayed)`,
+            `${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
           );
         }
         table.op[s] = OpKind.Collective;

@@ -19,7 +19,8 @@
  */
 import { InputError } from '../../errors.js';
 import { EMPTY_ALL_GATHER } from '../../formats/chakra/node-values.js';
-import type { CollectiveImplName, CollectiveKind, SystemConfig } from '../../formats/astra/index.js';
+import { type CollectiveImplName, IMPL_KEYS, type SystemConfig } from '../../formats/astra/index.js';
+import type { CollectiveKind } from '../../vocab/collectives.js';
 import { hopsInDim, messageNs, p2pNs, type Cluster } from './network.js';
 
 /** ASTRA-sim's MemBus delay on a comm group's ring (RingTopology::Dimension::Local, Transmition::Fast). */
@@ -92,12 +93,7 @@ export interface PlanRequest {
   commGroup: boolean;
 }
 
-const IMPL_KEY: Record<CollectiveKind, string> = {
-  ALL_REDUCE: 'all-reduce-implementation',
-  REDUCE_SCATTER: 'reduce-scatter-implementation',
-  ALL_GATHER: 'all-gather-implementation',
-  ALL_TO_ALL: 'all-to-all-implementation',
-};
+const IMPL_KEY = IMPL_KEYS;
 
 /**
  * The refusal of a collective whose kind the system gives no implementation for (ASTRA-sim throws "No collective

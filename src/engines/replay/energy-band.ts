@@ -11,8 +11,9 @@
  */
 import type { Diagnostics } from '../../diagnostics.js';
 import type { EnergyBandJ, EnergyBreakdownJ } from './types.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
 
-export const BAND_ATTRS = { p10: 'energy_j_p10', p90: 'energy_j_p90' } as const;
+const { energyJ: ENERGY, energyJP10: P10, energyJP90: P90 } = ANNOTATION_ATTRS;
 
 /** What the band of the compute energy is made of; plain data (it crosses worker threads inside results). */
 export interface ComputeBandSums {
@@ -65,8 +66,8 @@ export class ComputeBandCollector {
       this.diag.add('replay.energy-band-unusable', {
         file,
         message:
-          `${where()}: energy band ${BAND_ATTRS.p10} = ${p10 ?? 'absent'}, energy_j = ${energyJ ?? 'absent'}, ${BAND_ATTRS.p90} = ${p90 ?? 'absent'} ` +
-          `is not ${BAND_ATTRS.p10} ≤ energy_j ≤ ${BAND_ATTRS.p90}: the node counts at its estimate without a band`,
+          `${where()}: energy band ${P10} = ${p10 ?? 'absent'}, ${ENERGY} = ${energyJ ?? 'absent'}, ${P90} = ${p90 ?? 'absent'} ` +
+          `is not ${P10} ≤ ${ENERGY} ≤ ${P90}: the node counts at its estimate without a band`,
       });
       return;
     }

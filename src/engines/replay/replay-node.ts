@@ -16,21 +16,21 @@ import {
   type NodeProbe,
   type U64List,
 } from '../../formats/chakra/index.js';
-import { BAND_ATTRS } from './energy-band.js';
 import type { FrameMemo, FrameRecord } from './frame-memo.js';
 import type { NameTable } from './names.js';
 import { idKey, type IdKey } from './node-table.js';
+import { ANNOTATION_ATTRS } from '../../vocab/attributes.js';
 
 /** The attributes the replay reads, by slot (the `Attr` numbers). */
 export const REPLAY_ATTRS = [
   'is_cpu_op',
   'tensor_size',
   'num_ops',
-  'energy_j',
-  'frequency_mhz',
-  'energy_memory_j',
-  BAND_ATTRS.p10,
-  BAND_ATTRS.p90,
+  ANNOTATION_ATTRS.energyJ,
+  ANNOTATION_ATTRS.frequencyMHz,
+  ANNOTATION_ATTRS.energyMemoryJ,
+  ANNOTATION_ATTRS.energyJP10,
+  ANNOTATION_ATTRS.energyJP90,
   'comm_src',
   'comm_dst',
   'comm_size',

@@ -10,7 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findModelPreset } from '../../core/llm/models.js';
+import { findModelPreset } from '../generate/models.js';
 import { InputError } from '../../errors.js';
 import { parseNetworkConfig, parseSystemConfig } from '../../formats/astra/index.js';
 import { withTempDir } from '../../formats/output.js';

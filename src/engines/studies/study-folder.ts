@@ -4,7 +4,7 @@
  * or neither (the folder is locked meanwhile), timing the whole.
  */
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { OutputSet } from '../../formats/output.js';
 import type { PoolRun } from './pool.js';
 

@@ -4,7 +4,7 @@
  * for merge), the JSON written atomically to `out` when one is given. What the loads and runs noted comes back
  * beside it, to be reported.
  */
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import { Diagnostics, type DiagnosticSummary } from '../../diagnostics.js';
 import { writeFileAtomic } from '../../formats/output.js';
 import type { ProfileFormat } from '../../formats/profiles/index.js';

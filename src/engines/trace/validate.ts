@@ -13,6 +13,7 @@ import {
   durationRead,
   EMPTY_ALL_GATHER,
   nodeValueProblem,
+  simulatedCollective,
   valuesReadBy,
 } from '../../formats/chakra/node-values.js';
 import { missingRankProblem, resolveRankFiles } from '../../formats/chakra/paths.js';
@@ -52,14 +53,6 @@ export interface ValidationReport {
   /** Problems listed individually (capped per code and rank by `maxPerCode`). */
   problems: Problem[];
 }
-
-/** Collectives ASTRA-sim's system layer simulates; BROADCAST is replayed from its duration. */
-const SIMULATED = new Set<number>([
-  CollectiveCommType.ALL_REDUCE,
-  CollectiveCommType.ALL_GATHER,
-  CollectiveCommType.REDUCE_SCATTER,
-  CollectiveCommType.ALL_TO_ALL,
-]);
 
 /** Attributes whose value a consumer reads as a number / bool / string / bool list. */
 const NUMERIC_ATTRS = [
@@ -281,7 +274,7 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     const t = node.intValue('comm_type');
     if (t === undefined)
       c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
-    else if (!SIMULATED.has(Number(t))) {
+    else if (simulatedCollective(t) === undefined) {
       if (Number(t) === CollectiveCommType.BROADCAST) {
         c.add(
           'warning',

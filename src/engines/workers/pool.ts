@@ -8,14 +8,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import type { Piscina } from 'piscina';
-import { bundleIsCurrent } from '../../core/bundle.js';
+import { bundleIsCurrent } from './bundle.js';
 import { rebuildError } from './errors.js';
 import type { TaskEnvelope, TaskReply } from './task.js';
 
 /**
  * The compiled worker module at `url` (a .js file beside the caller), or null when running from TypeScript sources
  * (no such file). Prefers <name>.bundle.js (one module, made by scripts/bundle-worker.mjs) while it is current
- * (core/bundle.ts: none of the modules it bundled is newer than it).
+ * (bundle.ts: none of the modules it bundled is newer than it).
  */
 export function compiledWorker(url: URL): string | null {
   const file = fileURLToPath(url);

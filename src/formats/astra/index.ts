@@ -11,6 +11,7 @@ export {
   loadCommGroupConfig,
   parsePowerConfig,
   loadPowerConfig,
+  IMPL_KEYS,
 } from './parse.js';
 export { networkYamlText } from './network-yaml.js';
 export { NO_NETWORK, oneNpuNetwork, defaultSystem } from './defaults.js';

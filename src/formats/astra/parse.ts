@@ -24,9 +24,9 @@ import {
   type NumRange,
   type Obj,
 } from './json-fields.js';
+import type { CollectiveKind } from '../../vocab/collectives.js';
 import type {
   CollectiveImplName,
-  CollectiveKind,
   CommGroupConfig,
   MemoryType,
   NetworkConfig,
@@ -136,7 +136,8 @@ export async function loadNetworkConfig(file: string): Promise<NetworkConfig> {
 // ---------------------------------------------------------------------------------------------
 // system.json
 
-const IMPL_KEYS: Record<CollectiveKind, string> = {
+/** The system.json key naming each collective's implementation per dimension. */
+export const IMPL_KEYS: Readonly<Record<CollectiveKind, string>> = {
   ALL_REDUCE: 'all-reduce-implementation',
   REDUCE_SCATTER: 'reduce-scatter-implementation',
   ALL_GATHER: 'all-gather-implementation',

@@ -2,10 +2,10 @@
  * The ASTRA-sim 2.x input files tracewatt reads, as typed values. Keys keep ASTRA-sim's meaning
  * (docs/how-it-works.md, "Replay: conventions"); units are in the field names.
  */
+import type { CollectiveKind } from '../../vocab/collectives.js';
 
 export type TopologyKind = 'Ring' | 'Switch' | 'FullyConnected';
 export type CollectiveImplName = 'ring' | 'direct' | 'halvingDoubling';
-export type CollectiveKind = 'ALL_REDUCE' | 'REDUCE_SCATTER' | 'ALL_GATHER' | 'ALL_TO_ALL';
 
 /** network.yml: one entry per dimension; dimension 0 first, rank = x0 + n0·x1 + n0·n1·x2 … */
 export interface NetworkDim {

@@ -22,6 +22,7 @@ export {
   nodeValueProblem,
   NODE_VALUE_LIMITS,
   MAX_DURATION_MICROS,
+  simulatedCollective,
   valuesReadBy,
 } from './node-values.js';
 export { FrameScanner, type FrameScannerOptions } from './frames.js';

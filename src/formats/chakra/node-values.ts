@@ -5,6 +5,7 @@
  * a negative size is no size; a duration must stay exact once in ns.
  */
 
+import { type CollectiveKind, SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
 import { CollectiveCommType, NodeType } from './schema.js';
 
 /** 2^53 − 1: the largest whole number every reader of a figure holds exactly. */
@@ -42,13 +43,14 @@ const READ_BY_TYPE: Record<number, readonly string[]> = {
   [NodeType.COMM_RECV_NODE]: ['comm_src', 'comm_size', 'comm_tag'],
   [NodeType.COMM_COLL_NODE]: ['comm_size'],
 };
-/** The collectives ASTRA-sim simulates (the others run for their duration). */
-const SIMULATED: readonly bigint[] = [
-  CollectiveCommType.ALL_REDUCE,
-  CollectiveCommType.ALL_GATHER,
-  CollectiveCommType.ALL_TO_ALL,
-  CollectiveCommType.REDUCE_SCATTER,
-].map(BigInt);
+const SIMULATED_BY_COMM_TYPE = new Map<number, CollectiveKind>(
+  SIMULATED_COLLECTIVES.map((kind) => [CollectiveCommType[kind], kind]),
+);
+
+/** The simulated collective (vocab/collectives.ts) a comm_type names, or undefined: one that runs for its duration. */
+export function simulatedCollective(commType: number | bigint | undefined): CollectiveKind | undefined {
+  return commType === undefined ? undefined : SIMULATED_BY_COMM_TYPE.get(Number(commType));
+}
 
 /**
  * Whether a node's duration is read (it runs for duration_micros): compute nodes, and collectives that are not one of
@@ -56,8 +58,7 @@ const SIMULATED: readonly bigint[] = [
  */
 export function durationRead(type: number, commType: bigint | undefined): boolean {
   return (
-    type === NodeType.COMP_NODE ||
-    (type === NodeType.COMM_COLL_NODE && (commType === undefined || !SIMULATED.includes(commType)))
+    type === NodeType.COMP_NODE || (type === NodeType.COMM_COLL_NODE && simulatedCollective(commType) === undefined)
   );
 }
 

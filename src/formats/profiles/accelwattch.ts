@@ -4,7 +4,7 @@
  * no final newline). Rows `<bench>_k<N>`: mean board power (W) while the kernel ran in a loop, its
  * standard deviation and the number of samples. One clock (the default), no durations in this file.
  */
-import { newSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { streamedTable, forEachCsvRecord, type Header, numberCell } from './csv.js';
 import type { ReaderContext } from './types.js';

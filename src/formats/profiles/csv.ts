@@ -12,7 +12,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError, InputError } from '../../errors.js';
 import { fileReadError } from '../file-chunks.js';
 import { decimalRule, DecimalRule, type CellAt } from './decimal.js';
-import type { ProfileTable } from './kernel-sample.js';
+import type { ProfileTable } from '../../vocab/kernel-sample.js';
 
 export interface CsvRow {
   fields: string[];

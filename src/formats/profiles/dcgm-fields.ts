@@ -3,7 +3,7 @@
  * one fills. All are ratios 0–1 over the sampling interval (elapsed time basis).
  * Source: DCGM field ids 1001–1012 and 100/101/155/156 (see notes/power-modeling.md).
  */
-import type { Component } from './kernel-sample.js';
+import type { Component } from '../../vocab/kernel-sample.js';
 
 export interface DcgmFieldInfo {
   fieldId: number;

@@ -18,7 +18,7 @@
  */
 import { parseJsonText, readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, parseNumberCell, readCsvRows, where } from './csv.js';
 import { checkUtilization, completePowerEnergy } from './sample.js';

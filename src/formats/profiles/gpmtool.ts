@@ -9,7 +9,7 @@
  * times. Microbenchmark files have no application column: samples are named `micro<N>` by distinct
  * utilization vector, in order of first appearance.
  */
-import { newSample, type Component, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type Component, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { Header, streamedTable, isBlankRow, numberCell, readCsvRows } from './csv.js';
 import { checkUtilization } from './sample.js';

@@ -1,9 +1,9 @@
 /**
  * Profiler-output readers: every producer's file becomes one canonical ProfileTable
- * (kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
+ * (vocab/kernel-sample.ts). `readProfile` sniffs the format from the header unless `format` forces it.
  */
 import { Diagnostics } from '../../diagnostics.js';
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { readHead } from '../file-chunks.js';
 import { binaryOffset } from '../text-file.js';

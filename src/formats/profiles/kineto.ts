@@ -14,7 +14,7 @@ import {
   type KinetoGpuEvent,
   type KinetoTrace,
 } from '../kineto/trace.js';
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { NCU_METRIC_MAP } from './ncu.js';
 import { readPowerSeries, type PowerSeries } from './power.js';
 import { joinPower, type PowerAlignment, type TraceKernel } from './power-join.js';

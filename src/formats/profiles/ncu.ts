@@ -12,7 +12,7 @@
  * auto-scaled per metric (ns/us/ms/nsecond…, byte/Kbyte/Mbyte…, %, hz/Mhz/Ghz, cycle/second…) and are
  * converted (see units.ts). NCU_METRIC_MAP says which metric fills which canonical field.
  */
-import { newSample, type Component, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type Component, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError } from '../../errors.js';
 import { Header, isProfLine, parseNumberCell, readCsvRows, where } from './csv.js';

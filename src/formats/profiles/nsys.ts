@@ -11,7 +11,7 @@
  *   Max (ns),StdDev (ns),Name` — one sample per kernel name, durationNs = Avg, invocation null.
  * Time units come from the header's parentheses (ns, us, ms, s). `Name` is quoted when it has commas.
  */
-import { newSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
 import { Header, isBlankRow, numberCell, readCsvRows, where } from './csv.js';
 import { isNsysHeader } from './detect.js';

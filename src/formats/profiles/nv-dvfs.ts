@@ -9,7 +9,7 @@
  * - average_power: W, mean of the 10 highest nvidia-smi samples (biased high).
  * One sample per row, kernelName `benchmark/kernel/argNo` (argNo selects the input size).
  */
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { type CsvRow, streamedTable, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { DCGM_BY_SHORT_NAME } from './dcgm-fields.js';

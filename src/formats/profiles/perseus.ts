@@ -5,7 +5,7 @@
  * No counters: utilization is empty. powerW = energy / time.
  * Energies include power drawn while blocked on pipeline communication.
  */
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { streamedTable, forEachCsvRecord, type Header, numberCell, where } from './csv.js';
 import { completePowerEnergy } from './sample.js';

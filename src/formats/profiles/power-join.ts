@@ -4,7 +4,7 @@
  * report a moving average, so one kernel shorter than that period sees a stale reading; such kernels are aggregated
  * by name (below), and the two clocks are aligned only as well as the offset given or inferred.
  */
-import type { KernelSample } from './kernel-sample.js';
+import type { KernelSample } from '../../vocab/kernel-sample.js';
 import { estimateSensorPeriodNs, integratePower, type PowerSeries } from './power.js';
 import type { ReaderContext } from './types.js';
 

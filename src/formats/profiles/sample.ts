@@ -1,6 +1,6 @@
 /** Helpers shared by readers to fill and check canonical kernel samples. */
 import type { Diagnostics } from '../../diagnostics.js';
-import type { KernelSample } from './kernel-sample.js';
+import type { KernelSample } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import { where } from './csv.js';
 

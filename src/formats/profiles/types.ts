@@ -1,6 +1,6 @@
 /** Shared types of the profile readers. */
 import type { Diagnostics } from '../../diagnostics.js';
-import type { KernelSample, ProfileTable } from './kernel-sample.js';
+import type { KernelSample, ProfileTable } from '../../vocab/kernel-sample.js';
 import type { ColumnMapping } from './generic.js';
 
 /** Every format id readProfile understands (also the values of `--format`). */

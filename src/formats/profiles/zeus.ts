@@ -7,7 +7,7 @@
  *   `start_time,window_name,elapsed_time,gpu<N>_energy…` — window name `…_<powerLimitW>`, elapsed (s),
  *   energy per GPU (J). One sample per (window, GPU), kernelName = window name without the limit.
  */
-import { newSample, type KernelSample, type ProfileTable } from './kernel-sample.js';
+import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError } from '../../errors.js';
 import {
   type CsvRow,

@@ -4,7 +4,7 @@
  * into place together once complete.
  */
 import path from 'node:path';
-import { toJson } from '../../core/json.js';
+import { toJson } from '../../formats/json.js';
 import type { PlanRecord } from '../../engines/plan/types.js';
 import { OutputSet } from '../../formats/output.js';
 import { extrinsicCurveRows, planComputationRows, planFrontierRows, splitPlanRows } from '../plan-text.js';

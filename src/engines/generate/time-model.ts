@@ -3,6 +3,7 @@
  * calibrated model (from a calibration file, at a chosen clock frequency) can replace the roofline
  * without touching the generator.
  */
+import { rooflineTime } from '../../vocab/roofline.js';
 import { type Dtype, type GpuPreset, peakFlopsPerSecond } from './gpus.js';
 import type { OpCost } from './ops.js';
 
@@ -17,17 +18,18 @@ export interface TimeModel {
 }
 
 /**
- * Roofline: max(FLOPs / peak, bytes / bandwidth). The same rule ASTRA-sim applies with
+ * Roofline (vocab/roofline.ts): max(FLOPs / peak, bytes / bandwidth). The same rule ASTRA-sim applies with
  * roofline-enabled, so replaying with or without it gives the same times (up to µs rounding).
  */
 export function rooflineTimeModel(gpu: GpuPreset, dtype: Dtype): TimeModel {
   const peak = peakFlopsPerSecond(gpu, dtype);
-  const bw = gpu.memBandwidthGBps * 1e9;
+  const bw = gpu.device.memoryBandwidthBytesPerS;
+  const bwGBps = bw / 1e9;
   return {
-    roofline: { peakTflops: peak / 1e12, memBandwidthGBps: gpu.memBandwidthGBps },
-    label: `roofline ${gpu.name} ${dtype}: ${peak / 1e12} TFLOP/s, ${gpu.memBandwidthGBps} GB/s`,
+    roofline: { peakTflops: peak / 1e12, memBandwidthGBps: bwGBps },
+    label: `roofline ${gpu.name} ${dtype}: ${peak / 1e12} TFLOP/s, ${bwGBps} GB/s`,
     durationNs(op: OpCost): number {
-      return Math.max(op.flops / peak, op.bytes / bw) * 1e9;
+      return rooflineTime(op.flops, op.bytes, peak, bw).ns;
     },
   };
 }
