@@ -10,6 +10,7 @@ import type { ProfileTable } from '../../formats/profiles/kernel-sample.js';
 import { samplePowerW } from '../../model/kernels.js';
 import { readProfileMerged } from '../../engines/calibrate/index.js';
 import type { CommandIO } from '../command.js';
+import { printSaid } from '../io.js';
 import { camelCase, parseOptions, type TypedOption } from '../options.js';
 
 /** --power-log and the options that read it (they need it: `requires`). */
@@ -158,13 +159,7 @@ export async function readProfiles(
 
 /** Notes ("aggregated by kernel name …", "… taken as seconds") and diagnostics of one read, to stderr. */
 export function reportProfile(file: string, table: ProfileTable, diagnostics: Diagnostics, io: CommandIO): void {
-  for (const n of table.notes) io.err(`${file}: note: ${n}\n`);
-  for (const d of diagnostics.summary()) {
-    const ex = d.samples[0];
-    io.err(
-      `${file}: ${d.count} × ${d.code}${ex ? ` (e.g. ${ex.file && ex.file !== file ? `${ex.file}: ` : ''}${ex.message})` : ''}\n`,
-    );
-  }
+  printSaid(io, { source: file, notes: table.notes, diagnostics: diagnostics.summary() });
 }
 
 /**
