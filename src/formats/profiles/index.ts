@@ -27,7 +27,7 @@ import {
 import { readZeus, readZeusProfile } from './zeus.js';
 
 export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
-export type { ProfileFormat, PowerFormat, ReadProfileOptions, SampleSink } from './types.js';
+export type { ProfileFormat, ReadProfileOptions, SampleSink } from './types.js';
 export { detectFormat } from './detect.js';
 export { integratePower, estimateSensorPeriodNs, readPowerSeries } from './power.js';
 export { NCU_METRIC_MAP } from './ncu.js';
