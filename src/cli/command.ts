@@ -76,7 +76,7 @@ export interface TypedCommandSpec<T extends readonly TypedOption[]> extends Omit
 export function defineCommand<const T extends readonly TypedOption[]>(spec: TypedCommandSpec<T>): CommandSpec {
   return {
     ...spec,
-    run: (args, raw, io) =>
+    run: async (args, raw, io) =>
       spec.run(
         args,
         parseOptions([...spec.options, ...COMMON_OPTIONS], raw, (line) =>
