@@ -2,6 +2,7 @@
  * One table of commands and options drives commander (help, parsing) and the README's command
  * reference (scripts/readme-reference.mjs), so the three cannot drift apart.
  */
+import { printSaid } from './io.js';
 import { parseOptions, type OptionValues, type TypedOption } from './options.js';
 
 /**
@@ -79,7 +80,7 @@ export function defineCommand<const T extends readonly TypedOption[]>(spec: Type
       spec.run(
         args,
         parseOptions([...spec.options, ...COMMON_OPTIONS], raw, (line) =>
-          io.err(`note: ${line}\n`),
+          printSaid(io, { notes: [line] }),
         ) as OptionValues<T> & OptionValues<typeof COMMON_OPTIONS>,
         io,
       ),

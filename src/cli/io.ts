@@ -2,6 +2,7 @@
  * Helpers shared by the command files: option parsers that name the flag in their error (an InputError, so the
  * CLI exits 2 with one line), and table output through the report layer's one formatter.
  */
+import type { DiagnosticSummary } from '../diagnostics.js';
 import { InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
@@ -109,16 +110,40 @@ export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly 
   return opts.csv ? toCsv(columns, rows) : formatTable(columns, rows, tableLayout(opts));
 }
 
+/** What a command has to say on stderr besides its output; `source` (a file) starts each line when given. */
+export interface Said {
+  source?: string;
+  notes?: readonly string[];
+  diagnostics?: readonly DiagnosticSummary[];
+  warnings?: readonly string[];
+}
+
+/**
+ * The one printer of notes, counted diagnostics and warnings to stderr: `note: …`, `warning: <code> ×<count>: <first
+ * example>`, `WARNING: …` (a finding that may make the figures wrong), each line starting with the source when given.
+ */
+export function printSaid(io: CommandIO, said: Said): void {
+  const at = said.source ? `${said.source}: ` : '';
+  for (const n of said.notes ?? []) io.err(`${at}note: ${n}\n`);
+  for (const d of said.diagnostics ?? []) {
+    const ex = d.samples[0];
+    const where = ex?.file && ex.file !== said.source ? `${ex.file}: ` : '';
+    io.err(`${at}warning: ${d.code} ×${d.count}: ${ex ? `${where}${ex.message}` : ''}\n`);
+  }
+  for (const w of said.warnings ?? []) io.err(`${at}WARNING: ${w}\n`);
+}
+
 /** How a result prints: its table (for --csv) and its text; --json prints the result itself. */
 export interface ResultViews {
-  table: () => { columns: readonly Column[]; rows: readonly (readonly Cell[])[] };
+  /** The table --csv prints (a command without --csv has none). */
+  table?: () => { columns: readonly Column[]; rows: readonly (readonly Cell[])[] };
   text: () => string;
 }
 
 /** The one place a command's result becomes output: --json (the result), --csv (its table) or text. */
 export function emit(io: CommandIO, opts: Opts, result: unknown, views: ResultViews): void {
   if (opts.json) io.out(`${toJson(result)}\n`);
-  else if (opts.csv) {
+  else if (opts.csv && views.table) {
     const t = views.table();
     io.out(rowsText(opts, t.columns, t.rows));
   } else io.out(views.text());

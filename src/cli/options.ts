@@ -234,7 +234,7 @@ function parseValue(o: TypedOption, raw: unknown, flag: string): unknown {
 }
 
 /** The deprecation note printed (once per use) when an option is given under an earlier name. */
-export function deprecationNote(oldName: string, name: string): string {
+function deprecationNote(oldName: string, name: string): string {
   return `--${oldName} is deprecated: use --${name}`;
 }
 

@@ -201,7 +201,7 @@ describe('annotate: real PyTorch runs, imported', () => {
     );
   });
 
-  it('CLI: per-rank counts in the table and --json; --power takes one profile; --bands writes nothing without a band model', async () => {
+  it('CLI: per-rank counts in the table and --json; --power-log takes one profile; --bands writes nothing without a band model', async () => {
     const args = [
       'annotate',
       path.join(dir, 'add'),
@@ -223,9 +223,9 @@ describe('annotate: real PyTorch runs, imported', () => {
     const json = JSON.parse((await cli([...args, '--json'])).out) as AnnotateResult;
     expect(json.ranks[0]).toMatchObject({ memcpy: 0, unmatched: 0, estimated: 4, untouched: 0 });
     expect(json.warnings).toEqual([]);
-    const twoWithPower = await cli([...args, '--profile', addKineto, '--power', addKineto]);
+    const twoWithPower = await cli([...args, '--profile', addKineto, '--power-log', addKineto]);
     expect(twoWithPower.code).toBe(2);
-    expect(twoWithPower.err).toMatch(/--power joins one profile with one power log; got 2 profiles/);
+    expect(twoWithPower.err).toMatch(/--power-log joins one profile with one power log; got 2 profiles/);
     const bands = await cli([...args.slice(0, -1), path.join(dir, 'o', 'cli-bands'), '--bands']);
     expect(bands.err).toMatch(
       /--bands: the calibration of NVIDIA A100 SXM4 80GB has no band model \(a datasheet calibration\): no band is written/,
@@ -248,7 +248,7 @@ describe('annotate: real PyTorch runs, imported', () => {
       path.join(dir, 'o', 'm'),
     ]);
     expect(orphan.code).toBe(2);
-    expect(orphan.err).toMatch(/--mapping and --power apply to a profile/);
+    expect(orphan.err).toMatch(/--mapping and --power-log apply to a profile/);
   });
 });
 
@@ -302,7 +302,7 @@ describe("annotate --mapping: a per-kernel CSV made from the Kineto trace (the i
   });
 });
 
-describe("annotate --power: a power log joined to the Kineto trace measures each kernel's power", () => {
+describe("annotate --power-log: a power log joined to the Kineto trace measures each kernel's power", () => {
   it('DLRM rank 0 with real nvidia-smi samples: matched nodes take the measured power (estimated_from=profile), the caveats are printed', async () => {
     const out = path.join(dir, 'o', 'power');
     const r = await cli([
@@ -312,7 +312,7 @@ describe("annotate --power: a power log joined to the Kineto trace measures each
       v100,
       '--profile',
       dlrmKineto[0]!,
-      '--power',
+      '--power-log',
       path.join('test', 'fixtures', 'profiles', 'xypp3__gpu_glasses__nvidia_smi.csv'),
       '--power-offset-ns',
       '2e9',

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { parseOptions, parseRange, type TypedOption } from '../../src/cli/options.js';
+import { cli } from '../helpers/cli.js';
 
 describe('parseRange', () => {
   it('includes both ends of start:stop:step without float drift', () => {
@@ -74,5 +75,58 @@ describe('parseOptions', () => {
     expect(opts.powerLog).toBe('log.csv');
     expect(opts.gpuIndex).toBe(1);
     expect(notes).toEqual(['--power is deprecated: use --power-log']);
+  });
+});
+
+describe('the CLI: --power-config and --power-log, the deprecated --power, choices', () => {
+  const replay = [
+    'replay',
+    'traces/astra-sim/all_reduce/8npus_1MB/all_reduce',
+    '--system',
+    'traces/configs/sys_ring_example.json',
+    '--network',
+    'traces/configs/Switch_8npus.yml',
+    '--json',
+  ];
+  it('replay --power still works for one release, with a one-line note; --power-config gives the same result', async () => {
+    const now = await cli([...replay, '--power-config', 'v100-cluster']);
+    const old = await cli([...replay, '--power', 'v100-cluster']);
+    expect(now.code).toBe(0);
+    expect(now.err).not.toMatch(/deprecated/);
+    expect(old.code).toBe(0);
+    expect(old.err).toBe(`note: --power is deprecated: use --power-config\n${now.err}`);
+    expect(old.out).toBe(now.out);
+    expect(JSON.parse(now.out).energyJ.total).not.toBe(JSON.parse((await cli(replay)).out).energyJ.total);
+  });
+  it('both names at once are refused', async () => {
+    const r = await cli([...replay, '--power', 'v100-cluster', '--power-config', 'h100-cluster']);
+    expect(r).toMatchObject({
+      code: 2,
+      err: 'tracewatt: error: give --power-config or --power (deprecated), not both\n',
+    });
+  });
+  it('help lists --power-config and --power-log, not the deprecated --power', async () => {
+    const help = (await cli(['replay', '--help'])).out;
+    expect(help).toMatch(/--power-config <file\|preset>/);
+    expect(help).not.toMatch(/--power </);
+    expect((await cli(['predict', '--help'])).out).toMatch(/--power-log <file>/);
+    expect((await cli(['predict', '--help'])).out).toMatch(/choices: "nvidia-smi"/);
+  });
+  it('a misspelt choice exits 2 with one line naming the choices', async () => {
+    const r = await cli([
+      'annotate',
+      'traces/astra-sim/all_reduce/8npus_1MB/all_reduce',
+      '--calibration',
+      'calibration/a40.json',
+      '--out',
+      'out/never',
+      '--roofline-precision',
+      'fp16',
+    ]);
+    expect(r).toMatchObject({
+      code: 2,
+      out: '',
+      err: 'tracewatt: error: --roofline-precision: expected one of fp16Tensor, fp32, fp64, got "fp16"\n',
+    });
   });
 });

@@ -1,154 +1,33 @@
 import {
   accuracy,
   calibrationOnlyAccuracy,
-  describeAdvice,
   loadCalibration,
   sha256File,
   transferAccuracy,
   type AccuracyResult,
-  type TransferAccuracy,
-  type TransferSet,
 } from '../../engines/calibrate/index.js';
-import type { RegimeRow } from '../../engines/calibrate/accuracy.js';
 import type { ProfileTable } from '../../vocab/kernel-sample.js';
-import { excerpt, InputError } from '../../errors.js';
-import { fixed, formatTable, wrapText, type Cell, type Column, type TableOptions } from '../../report/tables.js';
-import type { CommandIO, CommandSpec } from '../command.js';
-import { choice, emit, tableLayout, tableOptions } from '../io.js';
+import { InputError } from '../../errors.js';
+import { accuracyRows, accuracyText, transferAccuracyRows, transferAccuracyText } from '../../report/text/accuracy.js';
+import { defineCommand } from '../command.js';
+import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
-import { parseClockList } from './predict.js';
 import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
 
-const pct0 = fixed(0);
-
-/** Errors are absolute (mean of |predicted / measured − 1| over kernels, or of the totals). */
-function frequencyRows(r: AccuracyResult): { columns: Column[]; rows: Cell[][] } {
-  const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
-  const pct2 = fixed(2);
-  const columns: Column[] = [
-    { header: 'SM clock (MHz)' },
-    { header: 'time MAPE (%)', key: 'timeMapePct', format: pct2 },
-    { header: 'power MAPE (%)', key: 'powerMapePct', format: pct2 },
-    { header: 'energy MAPE (%)', key: 'energyMapePct', format: pct2 },
-    { header: 'total time error (%)', key: 'totalTimeAbsErrorPct', format: pct2 },
-    { header: 'total energy error (%)', key: 'totalEnergyAbsErrorPct', format: pct2 },
-    { header: 'kernels' },
-    ...(banded
-      ? [
-          { header: 'time in band (%)', format: pct0 },
-          { header: 'energy in band (%)', format: pct0 },
-        ]
-      : []),
-  ];
-  const rows = r.frequencies.map((x) => [
-    x.frequencyMHz,
-    x.timeErrorPct,
-    x.powerErrorPct,
-    x.energyErrorPct,
-    x.totalTimeErrorPct,
-    x.totalEnergyErrorPct,
-    x.n,
-    ...(banded ? [x.timeCoveragePct, x.energyCoveragePct] : []),
-  ]);
-  return { columns, rows };
-}
-
-/** Coverage per band regime (the kinds of prediction a band is made for, and how far each reaches beyond the calibration's cases). */
-function regimeText(rows: RegimeRow[], layout: TableOptions): string {
-  if (rows.length === 0) return '';
-  return `bands per regime:\n${formatTable(
-    [
-      { header: 'regime' },
-      { header: 'predictions' },
-      { header: 'time in band (%)', format: pct0 },
-      { header: 'energy in band (%)', format: pct0 },
-    ],
-    rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
-    layout,
-  )}${wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (DRAM activity above the calibration's ceiling at the clock: the band of the calibration kernels that crossed it, or one that reaches the clock-bound time) · power unexplained (profiled power farther from the power model than any calibration kernel's: power and energy bands reach the model's figure) · extrapolated (beyond the calibration's clock distances)", layout.width)}\n`;
-}
-
-/** Leave-one-GPU-out: one row per evaluated set and clock. */
-function transferRows(r: TransferAccuracy): { columns: Column[]; rows: Cell[][] } {
-  const sets = [r.leftOutBenchmarks, ...(r.heldOut ? [r.heldOut] : [])];
-  const columns: Column[] = [
-    { header: 'kernels judged', key: 'set' },
-    { header: 'SM clock (MHz)' },
-    { header: 'kernels' },
-    { header: 'time MAPE (%)', key: 'timeMapePct', format: fixed(2) },
-    { header: 'energy MAPE (%)', key: 'energyMapePct', format: fixed(2) },
-    { header: 'time in band (%)', format: pct0 },
-    { header: 'energy in band (%)', format: pct0 },
-  ];
-  const rows = sets.flatMap((s: TransferSet) =>
-    s.frequencies.map((x) => [
-      s.label,
-      x.frequencyMHz,
-      x.n,
-      x.timeErrorPct,
-      x.energyErrorPct,
-      x.timeCoveragePct,
-      x.energyCoveragePct,
-    ]),
-  );
-  return { columns, rows };
-}
-
-function renderTransfer(r: TransferAccuracy, layout: TableOptions): string {
-  let out = `bands on ${r.evaluatedOn.join(', ')}${r.heldOutFile ? ` (held-out kernels: ${r.heldOutFile})` : ''}, band parameters fitted on ${r.trainedOn.join(', ')}; each kernel profiled once at its highest clock\n`;
-  const t = transferRows(r);
-  out += formatTable(t.columns, t.rows, layout);
-  out +=
-    "left-out benchmarks: each predicted by the calibration fitted without it, its band from the other benchmarks' residuals only\n";
-  out += 'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
-  const p = r.parameters['one-clock-down'];
-  if (p)
-    out += `held-out inflation fitted on ${r.trainedOn.join(', ')} (one clock, lower): time ×${p.time.inflation.toFixed(2)}, power ×${p.power.inflation.toFixed(2)}, energy ×${p.energy.inflation.toFixed(2)}\n`;
-  for (const s of [r.leftOutBenchmarks, ...(r.heldOut ? [r.heldOut] : [])])
-    out += `${s.label}: ${regimeText(s.regimes, layout)}`;
-  for (const n of r.notes) out += `note: ${n}\n`;
-  return out;
-}
-
-function render(r: AccuracyResult, layout: TableOptions): string {
-  const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
-  let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
-  const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
-  const t = frequencyRows(r);
-  out += formatTable(t.columns, t.rows, layout);
-  out +=
-    'errors are absolute: MAPE = mean |predicted / measured − 1| over kernels; total = |Σ predicted / Σ measured − 1|\n';
-  if (banded)
-    out +=
-      'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
-  const u = r.upperFitBand;
-  if (u)
-    out += `between the two highest fitted clocks (${u.fromMHz}–${u.toMHz} MHz, ${u.clocks} clocks): time ${u.timeErrorPct.toFixed(2)}%, energy ${u.energyErrorPct.toFixed(2)}% (worst clock ${u.maxEnergyErrorPct.toFixed(2)}%)\n`;
-  if (r.energyOptimal)
-    out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels; measured energy at the predicted clock is ${r.energyOptimal.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${r.energyOptimal.maxExcessEnergyPct.toFixed(2)}%)\n`;
-  if (r.leaveOneFrequencyOut) {
-    out += `leave-one-frequency-out power error:\n${formatTable(
-      [{ header: 'SM clock (MHz)' }, { header: 'power MAPE (%)', format: fixed(2) }, { header: 'kernels' }],
-      r.leaveOneFrequencyOut.map((x) => [x.frequencyMHz, x.powerErrorPct, x.n]),
-      layout,
-    )}`;
-  }
-  if (r.regimes) out += regimeText(r.regimes, layout);
-  if (r.advice) out += `advice: ${describeAdvice(r.advice)}\n`;
-  for (const n of r.notes) out += `note: ${n}\n`;
-  if (r.alternativeScaling)
-    out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
-  return out;
-}
-
-export const accuracyCommand: CommandSpec = {
+export const accuracyCommand = defineCommand({
   name: 'accuracy',
   summary: 'Compare modelled time, power and energy with measurements, per SM clock',
   args: [],
   options: [
-    { name: 'calibration', value: 'file', description: 'calibration JSON (not needed with --calibration-only)' },
+    {
+      name: 'calibration',
+      type: 'string',
+      value: 'file',
+      description: 'calibration JSON (not needed with --calibration-only)',
+    },
     {
       name: 'profile',
+      type: 'string',
       value: 'file',
       description: 'measured profile at several clocks (with --calibration-only: the calibration inputs)',
       required: true,
@@ -157,27 +36,43 @@ export const accuracyCommand: CommandSpec = {
     ...PROFILE_OPTIONS,
     {
       name: 'reference-frequency',
+      type: 'list',
+      unit: 'MHz',
+      positive: true,
       value: 'MHz',
       description: 'clock(s) used as input, comma-separated; all other clocks are ground truth',
     },
     {
       name: 'fit-frequencies',
+      type: 'list',
+      unit: 'MHz',
+      positive: true,
       value: 'list',
       description: 'counter-free sweeps: clocks the per-stage t(f), P(f) are fitted on',
     },
-    { name: 'scaling', value: 'ratio|offset', description: 'reference-clock power correction', default: 'ratio' },
+    {
+      name: 'scaling',
+      type: 'choice',
+      choices: ['ratio', 'offset'],
+      description: 'reference-clock power correction',
+      default: 'ratio',
+    },
     {
       name: 'device-mismatch',
+      type: 'choice',
+      choices: ['ok'],
       value: 'ok',
       description:
         "say nothing when the profile names a device other than the calibration's (default: a warning naming both)",
     },
     {
       name: 'calibration-only',
+      type: 'boolean',
       description: 'leave-one-frequency-out and leave-one-kernel-out errors of a calibration fitted on --profile',
     },
     {
       name: 'bands-from',
+      type: 'string',
       value: 'file',
       description:
         "leave-one-GPU-out: fit the band parameters on this profile (another GPU's calibration profile) and measure the bands' coverage on --profile's left-out benchmarks",
@@ -185,6 +80,7 @@ export const accuracyCommand: CommandSpec = {
     },
     {
       name: 'held-out',
+      type: 'string',
       value: 'file',
       description:
         'with --bands-from: also measure the coverage on these kernels of the GPU under test (e.g. real applications), predicted by the calibration fitted on --profile',
@@ -194,27 +90,20 @@ export const accuracyCommand: CommandSpec = {
   example:
     'tracewatt accuracy --calibration calibration/a40.json --profile calibration/profiles/perseus-sosp24/bloom+a40_bf16.csv --fit-frequencies 1200,1500,1740',
   async run(_args, opts, io) {
-    const files = ([] as string[]).concat(opts.profile as string | string[]);
-    if (opts.bandsFrom !== undefined) {
+    const files = opts.profile;
+    if (opts.bandsFrom.length) {
       if (opts.calibration || opts.calibrationOnly || opts.referenceFrequency || opts.fitFrequencies)
         throw new InputError(
           '--bands-from fits its own calibrations from --profile (each kernel from its highest clock): drop --calibration, --calibration-only, --reference-frequency and --fit-frequencies',
         );
-      const train = await withHashes(
-        await readProfiles(([] as string[]).concat(opts.bandsFrom as string | string[]), opts, io),
-      );
+      const train = await withHashes(await readProfiles(opts.bandsFrom, opts, io));
       const evaluate = await withHashes(await readProfiles(files, opts, io));
-      const held = opts.heldOut ? (await readProfiles([String(opts.heldOut)], opts, io))[0]!.table : null;
-      const t = transferAccuracy(train, evaluate, held, {
-        heldOutLabel: opts.heldOut ? String(opts.heldOut) : undefined,
+      const held = opts.heldOut ? (await readProfiles([opts.heldOut], opts, io))[0]!.table : null;
+      const t = transferAccuracy(train, evaluate, held, { heldOutLabel: opts.heldOut || undefined });
+      emit(io, opts, t, {
+        table: () => transferAccuracyRows(t),
+        text: () => transferAccuracyText(t, tableLayout(opts)),
       });
-      print(
-        opts,
-        io,
-        t,
-        () => transferRows(t),
-        () => renderTransfer(t, tableLayout(opts)),
-      );
       return 0;
     }
     if (opts.heldOut !== undefined) throw new InputError('--held-out goes with --bands-from');
@@ -231,20 +120,17 @@ export const accuracyCommand: CommandSpec = {
         throw new InputError(
           `--profile: compare one measured profile with --calibration (got ${files.length}); several profiles go with --calibration-only`,
         );
-      const cal = await loadCalibration(String(opts.calibration));
-      const refs = opts.referenceFrequency ? parseClockList(opts.referenceFrequency, 'reference-frequency') : undefined;
-      const fit = opts.fitFrequencies ? parseClockList(opts.fitFrequencies, 'fit-frequencies') : undefined;
-      if (refs === 'all' || fit === 'all') throw new InputError('give the clocks in MHz, not "all"');
-      const scaling = String(opts.scaling ?? 'ratio');
-      if (scaling !== 'ratio' && scaling !== 'offset')
-        throw new InputError(`--scaling: expected ratio or offset, got "${excerpt(scaling)}"`);
+      const cal = await loadCalibration(opts.calibration);
+      const refs = opts.referenceFrequency;
+      const fit = opts.fitFrequencies;
+      const scaling = opts.scaling;
       const table = (await readProfiles(files, opts, io))[0]!.table;
       requirePower(files[0]!, table);
       const mismatch =
-        choice(opts, 'deviceMismatch', ['ok'] as const) === 'ok'
+        opts.deviceMismatch === 'ok'
           ? null
           : deviceMismatchWarning(cal.device.name, { what: `the profile ${files[0]}`, device: table.device });
-      if (mismatch) io.err(`WARNING: ${mismatch}\n`);
+      if (mismatch) printSaid(io, { warnings: [mismatch] });
       r = namingProfile(files[0]!, () =>
         accuracy(cal, table, {
           referenceClocksMHz: refs,
@@ -254,29 +140,12 @@ export const accuracyCommand: CommandSpec = {
         }),
       );
     }
-    print(
-      opts,
-      io,
-      r,
-      () => frequencyRows(r),
-      () => render(r, tableLayout(opts)),
-    );
+    emit(io, opts, r, { table: () => accuracyRows(r), text: () => accuracyText(r, tableLayout(opts)) });
     return 0;
   },
-};
+});
 
 /** Calibration inputs: the profiles read, each with the SHA-256 of its file. */
 function withHashes(ps: { file: string; table: ProfileTable }[]) {
   return Promise.all(ps.map(async (p) => ({ ...p, sha256: await sha256File(p.file) })));
-}
-
-/** --json (the result), --csv (the one table) or the text report. */
-function print(
-  opts: Record<string, unknown>,
-  io: CommandIO,
-  result: unknown,
-  table: () => { columns: Column[]; rows: Cell[][] },
-  text: () => string,
-): void {
-  emit(io, opts, result, { table: () => table(), text: () => text() });
 }

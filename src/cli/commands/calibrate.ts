@@ -1,4 +1,3 @@
-import { toJson } from '../../formats/json.js';
 import {
   fitCalibrationWithBands,
   measuredIdle,
@@ -11,13 +10,13 @@ import { datasheetCalibration } from '../../model/datasheet-calibration.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
 
 import { InputError } from '../../errors.js';
-import { fixed, type Cell, type Column } from '../../report/tables.js';
-import type { CommandSpec } from '../command.js';
-import { choice, rowsText, tableOptions } from '../io.js';
-import { progressBar } from '../progress.js';
+import { calibrationRows, calibrationText } from '../../report/text/calibrate.js';
+import { defineCommand } from '../command.js';
+import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
+import { progressFor } from '../progress.js';
 import { PROFILE_OPTIONS, profileOptionArgs, profileReadOptions, quoteArg, readProfiles } from './profile-options.js';
 
-export const calibrateCommand: CommandSpec = {
+export const calibrateCommand = defineCommand({
   name: 'calibrate',
   summary: 'Fit per-clock power models, a time model, V–f model and power cap from GPU profiles',
   args: [
@@ -30,22 +29,26 @@ export const calibrateCommand: CommandSpec = {
   ],
   options: [
     ...PROFILE_OPTIONS,
-    { name: 'out', value: 'file', description: 'calibration JSON to write', required: true },
-    { name: 'device', value: 'name', description: 'device name when the profile does not say it' },
+    { name: 'out', type: 'string', value: 'file', description: 'calibration JSON (a file) to write', required: true },
+    { name: 'device', type: 'string', value: 'name', description: 'device name when the profile does not say it' },
     {
       name: 'idle',
+      type: 'string',
       value: 'file',
       description:
         'idle measurement: an nvidia-smi log (power.draw, clocks.sm, utilization.gpu; samples at 0 % are idle) or a profile with idle rows (every utilization 0); default: idle rows of the profiles, else the published figure',
     },
     {
       name: 'datasheet',
+      type: 'string',
       value: 'device',
       description:
         'write the datasheet-default calibration of a device (H100, A100, …: not fitted) instead of fitting profiles',
     },
     {
       name: 'device-mismatch',
+      type: 'choice',
+      choices: ['ok'],
       value: 'ok',
       description: "say nothing when the idle measurement names a device other than the calibration's",
     },
@@ -54,13 +57,13 @@ export const calibrateCommand: CommandSpec = {
   example:
     'tracewatt calibrate calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --device "NVIDIA A40" --out out/a40.json',
   async run(files, opts, io) {
-    const sheet = opts.datasheet === undefined ? null : String(opts.datasheet);
+    const sheet = opts.datasheet ?? null;
     if (sheet !== null && files.length)
       throw new InputError('--datasheet writes a calibration from datasheet facts: give no profile files with it');
     if (sheet === null && !files.length)
       throw new InputError('calibrate needs at least one profile file (or --datasheet DEVICE)');
-    const mismatch = choice(opts, 'deviceMismatch', ['ok'] as const);
-    const idleFile = opts.idle === undefined ? null : String(opts.idle);
+    const mismatch = opts.deviceMismatch;
+    const idleFile = opts.idle ?? null;
     const idle: (IdleMeasurement & { sha256: string }) | undefined =
       idleFile === null
         ? undefined
@@ -72,12 +75,12 @@ export const calibrateCommand: CommandSpec = {
       'tracewatt calibrate',
       ...files.map(quoteArg),
       ...profileOptionArgs(opts),
-      ...(opts.device !== undefined ? ['--device', quoteArg(String(opts.device))] : []),
+      ...(opts.device !== undefined ? ['--device', quoteArg(opts.device)] : []),
       ...(sheet !== null ? ['--datasheet', quoteArg(sheet)] : []),
       ...(idleFile !== null ? ['--idle', quoteArg(idleFile)] : []),
       ...(mismatch ? ['--device-mismatch', mismatch] : []),
       '--out',
-      quoteArg(String(opts.out)),
+      quoteArg(opts.out),
     ].join(' ');
     let calibration: Calibration;
     if (sheet !== null) {
@@ -92,25 +95,23 @@ export const calibrateCommand: CommandSpec = {
         });
     } else {
       // The fit runs 10–20 s (the band model refits once per left-out benchmark): a progress line on a terminal.
-      const bar = io.isTTY && !opts.json && !opts.csv ? await progressBar('calibrate [{bar}] {stage}') : null;
-      bar?.start(1, 0, { stage: 'reading the profiles' });
+      const progress = await progressFor(io, opts, 'calibrate [{bar}] {stage}');
+      progress?.update(0, 1, { stage: 'reading the profiles' });
       try {
         const inputs = [];
         for (const r of await readProfiles(files, opts, io)) inputs.push({ ...r, sha256: await sha256File(r.file) });
-        bar?.update(0, { stage: 'fitting the clock models' });
+        progress?.update(0, 1, { stage: 'fitting the clock models' });
         calibration = fitCalibrationWithBands(inputs, {
-          device: opts.device as string | undefined,
+          device: opts.device,
           command,
           idle,
-          onFold: bar
-            ? (done, total) => {
-                bar.setTotal(total);
-                bar.update(done, { stage: `band model: ${done}/${total} benchmark folds refitted` });
-              }
+          onFold: progress
+            ? (done, total) =>
+                progress.update(done, total, { stage: `band model: ${done}/${total} benchmark folds refitted` })
             : undefined,
         }).calibration;
       } finally {
-        bar?.stop();
+        progress?.stop();
       }
     }
     const warning = idle
@@ -123,46 +124,12 @@ export const calibrateCommand: CommandSpec = {
     // Kept on purpose (--device-mismatch ok): the idle block says so.
     if (warning && mismatch === 'ok' && calibration.idle)
       calibration.idle.source += `; measured on ${idle!.device}, taken for ${calibration.device.name} (--device-mismatch ok)`;
-    await saveCalibration(String(opts.out), calibration);
-    // R² is not applicable to an intercept-only model (no components: it is the mean power): "—", empty in CSV.
-    const columns: Column[] = [
-      { header: 'SM clock (MHz)' },
-      { header: 'P0 (W)', key: 'interceptW', format: fixed(1) },
-      { header: 'samples' },
-      { header: 'R²', key: 'r2', align: 'right', format: (v: Cell) => (v === null ? '—' : fixed(3)(v)) },
-      { header: 'power MAPE (%)', format: fixed(1) },
-      { header: 'dropped components' },
-    ];
-    const rows = calibration.power.perClock.map((m) => [
-      m.smClockMHz,
-      m.interceptW,
-      m.fit.n,
-      Object.keys(m.coefficientsW).length === 0 ? null : m.fit.r2,
-      m.fit.mapePct,
-      m.dropped
-        .filter((d) => d.reason !== 'absent')
-        .map((d) => d.component)
-        .join(' '),
-    ]);
-    if (opts.json) io.out(`${toJson(calibration)}\n`);
-    else if (opts.csv) io.out(rowsText(opts, columns, rows));
-    else {
-      io.out(`${calibration.device.name}: ${calibration.power.perClock.length} clock models → ${opts.out}\n`);
-      io.out(rowsText(opts, columns, rows));
-      io.out(`power cap (${calibration.powerCap.source}): ${calibration.powerCap.evidence}\n`);
-      if (calibration.idle)
-        io.out(
-          `idle (${calibration.idle.basis}): ${calibration.idle.powerW} W at ${calibration.idle.smClockMHz} MHz; ${calibration.idle.source}\n`,
-        );
-      const u = calibration.uncertainty;
-      io.out(
-        u
-          ? `10–90 % bands: from leave-one-benchmark-out residuals (${u.groups} benchmarks in ${u.folds} folds, ${u.kernels} kernels; ${Object.keys(u.modes).join(', ')})\n`
-          : `no 10–90 % bands: they need kernels of two or more benchmarks (the name before the first '/') measured at two or more clocks\n`,
-      );
-      for (const s of calibration.sanity) io.out(`${s.count} × ${s.code} (e.g. ${s.examples[0]})\n`);
-    }
-    if (warning && mismatch !== 'ok') io.err(`WARNING: ${warning}\n`);
+    await saveCalibration(opts.out, calibration);
+    emit(io, opts, calibration, {
+      table: () => calibrationRows(calibration),
+      text: () => calibrationText(calibration, opts.out, tableLayout(opts)),
+    });
+    if (warning && mismatch !== 'ok') printSaid(io, { warnings: [warning] });
     return 0;
   },
-};
+});

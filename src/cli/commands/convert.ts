@@ -1,8 +1,8 @@
-import { toJson } from '../../formats/json.js';
 import { convertTrace } from '../../engines/trace/convert.js';
-import type { CommandSpec } from '../command.js';
+import { defineCommand } from '../command.js';
+import { emit } from '../io.js';
 
-export const convertCommand: CommandSpec = {
+export const convertCommand = defineCommand({
   name: 'convert',
   summary: 'Convert one trace file between .et (binary) and .json (one JSON document), by extension',
   args: [
@@ -13,9 +13,12 @@ export const convertCommand: CommandSpec = {
   example: 'tracewatt convert traces/astra-sim/all_reduce/8npus_1MB/all_reduce.0.et out/all_reduce.0.json',
   async run([input, output], opts, io) {
     const r = await convertTrace(input, output);
-    io.out(
-      opts.json ? `${toJson({ input, output, ...r })}\n` : `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n`,
+    emit(
+      io,
+      opts,
+      { input, output, ...r },
+      { text: () => `wrote ${output}: ${r.nodes} nodes (${r.from} → ${r.to})\n` },
     );
     return 0;
   },
-};
+});

@@ -1,10 +1,10 @@
 import { fitNetwork } from '../../engines/netfit/index.js';
 import { writeFileAtomic } from '../../formats/output.js';
 import { networkFitKindRows, networkFitText, networkFitYaml } from '../../report/netfit-text.js';
-import type { CommandSpec } from '../command.js';
-import { emit, numberList, str, tableLayout, tableOptions } from '../io.js';
+import { defineCommand } from '../command.js';
+import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
 
-export const fitNetworkCommand: CommandSpec = {
+export const fitNetworkCommand = defineCommand({
   name: 'fit network',
   summary:
     "fit each network dimension's bandwidth and latency to the measured collective times of an imported run; write the network.yml",
@@ -18,31 +18,43 @@ export const fitNetworkCommand: CommandSpec = {
   options: [
     {
       name: 'system',
+      type: 'string',
       value: 'file',
       description: 'ASTRA-sim system.json: the collective algorithms the fit models',
       required: true,
     },
     {
       name: 'network',
+      type: 'string',
       value: 'file',
       description: 'ASTRA-sim network.yml the run ran on: topology and NPUs per dimension, and the starting point',
       required: true,
     },
     {
       name: 'out',
+      type: 'string',
       value: 'file',
-      description: 'write the fitted network.yml here (its comments hold the error per collective type)',
+      description: 'a file: write the fitted network.yml there (its comments hold the error per collective type)',
       required: true,
     },
-    { name: 'comm-group', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
-    { name: 'keep-latency', value: 'dims', description: 'dimensions (comma list) whose latency stays as in --network' },
+    { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
+    {
+      name: 'keep-latency',
+      type: 'list',
+      unit: 'dimension',
+      value: 'dims',
+      description: 'dimensions (comma list) whose latency stays as in --network',
+    },
     {
       name: 'keep-bandwidth',
+      type: 'list',
+      unit: 'dimension',
       value: 'dims',
       description: 'dimensions (comma list) whose bandwidth stays as in --network',
     },
     {
       name: 'plain-bandwidth',
+      type: 'boolean',
       description: 'read and write network.yml bandwidth as GB/s (ASTRA-sim reads it as GiB/s)',
     },
     ...tableOptions('one row per collective type'),
@@ -51,15 +63,15 @@ export const fitNetworkCommand: CommandSpec = {
   example:
     'tracewatt fit network out/dlrm --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --out out/dlrm-fitted.yml',
   async run([trace], opts, io) {
-    const out = String(opts.out);
+    const out = opts.out;
     const r = await fitNetwork({
       trace,
-      system: String(opts.system),
-      network: String(opts.network),
-      commGroup: str(opts, 'commGroup'),
+      system: opts.system,
+      network: opts.network,
+      commGroup: opts.commGroup,
       bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      keepLatency: numberList(opts, 'keepLatency', 'dimension'),
-      keepBandwidth: numberList(opts, 'keepBandwidth', 'dimension'),
+      keepLatency: opts.keepLatency,
+      keepBandwidth: opts.keepBandwidth,
     });
     await writeFileAtomic(out, networkFitYaml(r));
     emit(
@@ -68,7 +80,7 @@ export const fitNetworkCommand: CommandSpec = {
       { ...r, out },
       { table: () => networkFitKindRows(r), text: () => `${networkFitText(r, tableLayout(opts))}wrote ${out}\n` },
     );
-    for (const d of r.diagnostics) io.err(`warning: ${d.code} ×${d.count}: ${d.samples[0]?.message ?? ''}\n`);
+    printSaid(io, { diagnostics: r.diagnostics });
     return 0;
   },
-};
+});

@@ -4,137 +4,125 @@
  * Each table's notes and the readers' diagnostics are printed to stderr, so nothing is assumed silently.
  */
 import { Diagnostics } from '../../diagnostics.js';
-import { excerpt, InputError } from '../../errors.js';
-import {
-  POWER_FORMATS,
-  PROFILE_FORMATS,
-  type PowerFormat,
-  type ProfileFormat,
-  type ReadProfileOptions,
-} from '../../formats/profiles/index.js';
+import { InputError } from '../../errors.js';
+import { POWER_FORMATS, PROFILE_FORMATS, type ReadProfileOptions } from '../../formats/profiles/index.js';
 import type { ProfileTable } from '../../vocab/kernel-sample.js';
 import { samplePowerW } from '../../model/kernels.js';
 import { readProfileMerged } from '../../engines/calibrate/index.js';
-import type { CommandIO, OptionSpec } from '../command.js';
+import type { CommandIO } from '../command.js';
+import { printSaid } from '../io.js';
+import { camelCase, parseOptions, type TypedOption } from '../options.js';
 
-export const PROFILE_OPTIONS: OptionSpec[] = [
+/** --power-log and the options that read it (they need it: `requires`). */
+export const POWER_LOG_OPTIONS = [
   {
-    name: 'format',
-    value: 'F',
-    description: `force the profile format instead of detecting it (${PROFILE_FORMATS.join(', ')})`,
-  },
-  {
-    name: 'mapping',
-    value: 'file',
-    description: 'column mapping (JSON or YAML) for a CSV with no dedicated reader; implies --format generic',
-  },
-  {
-    name: 'power',
+    name: 'power-log',
+    type: 'string',
     value: 'file',
     description: 'power log joined with an Nsight Systems cuda_gpu_trace for per-kernel power and energy',
+    deprecatedNames: ['power'],
   },
   {
     name: 'power-format',
+    type: 'choice',
+    choices: POWER_FORMATS,
     value: 'F',
-    description: `force the power log format (${POWER_FORMATS.join(', ')}); needs --power`,
+    description: 'force the power log format',
+    requires: 'power-log',
   },
   {
     name: 'power-offset-ns',
+    type: 'number',
+    unit: 'ns',
     value: 'ns',
     description:
-      "time of the trace's zero on the power log's clock, ns after its first sample (default 0: both start together); needs --power",
+      "time of the trace's zero on the power log's clock, ns after its first sample (default 0: both start together)",
+    requires: 'power-log',
   },
   {
     name: 'gpu-index',
+    type: 'int',
+    min: 0,
     value: 'N',
-    description: 'GPU to take from a multi-GPU power log (default: the first one seen); needs --power',
+    description: 'GPU to take from a multi-GPU power log (default: the first one seen)',
+    requires: 'power-log',
   },
   {
     name: 'sensor-period-ms',
+    type: 'number',
+    positive: true,
+    unit: 'ms',
     value: 'ms',
-    description: 'power sensor update period (default: estimated from the log, else 100 ms); needs --power',
+    description: 'power sensor update period (default: estimated from the log, else 100 ms)',
+    requires: 'power-log',
   },
   {
     name: 'dmon-interval-ms',
+    type: 'number',
+    positive: true,
+    unit: 'ms',
     value: 'ms',
-    description: 'sample interval of a dcgmi dmon power log, which has no timestamps (default 1000); needs --power',
+    description: 'sample interval of a dcgmi dmon power log, which has no timestamps (default 1000)',
+    requires: 'power-log',
   },
-];
+] as const satisfies readonly TypedOption[];
 
-function numberOption(
-  opts: Record<string, unknown>,
-  key: string,
-  flag: string,
-  check: (v: number) => boolean,
-  expected: string,
-): number | undefined {
-  const raw = opts[key];
-  if (raw === undefined) return undefined;
-  const s = String(raw).trim();
-  const v = Number(s);
-  if (!s || !Number.isFinite(v) || !check(v))
-    throw new InputError(`--${flag}: expected ${expected}, got "${excerpt(String(raw))}"`);
-  return v;
+/** --mapping: a column mapping for the generic reader. */
+export const MAPPING_OPTION = {
+  name: 'mapping',
+  type: 'string',
+  value: 'file',
+  description: 'column mapping (JSON or YAML) for a CSV with no dedicated reader; implies --format generic',
+} as const satisfies TypedOption;
+
+export const PROFILE_OPTIONS = [
+  {
+    name: 'format',
+    type: 'choice',
+    choices: PROFILE_FORMATS,
+    value: 'F',
+    description: 'force the profile format instead of detecting it',
+  },
+  MAPPING_OPTION,
+  ...POWER_LOG_OPTIONS,
+] as const satisfies readonly TypedOption[];
+
+/** The profile options' values as a command holds them (typed), or as a command not yet typed holds them (raw). */
+type ProfileValues = Readonly<Record<string, unknown>>;
+
+/** The profile options' values, parsed (again, for a typed command: parsing a parsed value gives it back). */
+function profileValues(opts: ProfileValues) {
+  const picked: Record<string, unknown> = {};
+  for (const o of PROFILE_OPTIONS) picked[camelCase(o.name)] = opts[camelCase(o.name)];
+  return parseOptions(PROFILE_OPTIONS, picked, () => {});
 }
 
 /** Maps parsed command options to readProfile options; throws InputError naming the option for bad values. */
-export function profileReadOptions(opts: Record<string, unknown>): ReadProfileOptions {
+export function profileReadOptions(opts: ProfileValues): ReadProfileOptions {
+  const v = profileValues(opts);
   const out: ReadProfileOptions = {};
-  if (opts.format !== undefined) {
-    const f = String(opts.format);
-    if (!(PROFILE_FORMATS as readonly string[]).includes(f))
-      throw new InputError(`--format: unknown profile format '${f}' (known: ${PROFILE_FORMATS.join(', ')})`);
-    out.format = f as ProfileFormat;
-  }
-  if (opts.mapping !== undefined) {
+  if (v.format !== undefined) out.format = v.format;
+  if (v.mapping !== undefined) {
     if (out.format !== undefined && out.format !== 'generic')
       throw new InputError(
         `--mapping is read by the generic format only; drop --format ${out.format} or use --format generic`,
       );
-    out.mapping = String(opts.mapping);
+    out.mapping = v.mapping;
   }
-  if (opts.power !== undefined) out.power = String(opts.power);
-  if (opts.powerFormat !== undefined) {
-    const f = String(opts.powerFormat);
-    if (!(POWER_FORMATS as readonly string[]).includes(f))
-      throw new InputError(`--power-format: unknown power log format '${f}' (known: ${POWER_FORMATS.join(', ')})`);
-    out.powerFormat = f as PowerFormat;
-  }
-  const offset = numberOption(opts, 'powerOffsetNs', 'power-offset-ns', () => true, 'a number of ns');
-  if (offset !== undefined) out.powerOffsetNs = offset;
-  const gpu = numberOption(
-    opts,
-    'gpuIndex',
-    'gpu-index',
-    (v) => Number.isInteger(v) && v >= 0,
-    'a GPU index (0, 1, …)',
-  );
-  if (gpu !== undefined) out.gpuIndex = gpu;
-  const period = numberOption(opts, 'sensorPeriodMs', 'sensor-period-ms', (v) => v > 0, 'a positive number of ms');
-  if (period !== undefined) out.sensorPeriodNs = period * 1e6;
-  const dmon = numberOption(opts, 'dmonIntervalMs', 'dmon-interval-ms', (v) => v > 0, 'a positive number of ms');
-  if (dmon !== undefined) out.dmonIntervalMs = dmon;
-  if (out.power === undefined) {
-    const given = PROFILE_OPTIONS.filter(
-      (o) => /needs --power$/.test(o.description) && opts[camel(o.name)] !== undefined,
-    ).map((o) => `--${o.name}`);
-    if (given.length)
-      throw new InputError(
-        `${given.join(', ')} ${given.length === 1 ? 'applies' : 'apply'} to a power log: pass it with --power`,
-      );
-  }
+  if (v.powerLog !== undefined) out.power = v.powerLog;
+  if (v.powerFormat !== undefined) out.powerFormat = v.powerFormat;
+  if (v.powerOffsetNs !== undefined) out.powerOffsetNs = v.powerOffsetNs;
+  if (v.gpuIndex !== undefined) out.gpuIndex = v.gpuIndex;
+  if (v.sensorPeriodMs !== undefined) out.sensorPeriodNs = v.sensorPeriodMs * 1e6;
+  if (v.dmonIntervalMs !== undefined) out.dmonIntervalMs = v.dmonIntervalMs;
   return out;
 }
 
-function camel(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
 /** The profile options as given, for the command line recorded in a calibration's provenance. */
-export function profileOptionArgs(opts: Record<string, unknown>): string[] {
+export function profileOptionArgs(opts: ProfileValues): string[] {
   const args: string[] = [];
   for (const o of PROFILE_OPTIONS) {
-    const v = opts[camel(o.name)];
+    const v = opts[camelCase(o.name)];
     if (v !== undefined) args.push(`--${o.name}`, quoteArg(String(v)));
   }
   return args;
@@ -147,18 +135,18 @@ export function quoteArg(s: string): string {
 
 /**
  * Reads profile files with the shared options (and `extra`, e.g. the clock for profiles that record none); prints
- * each table's notes and the readers' diagnostics to stderr. --power joins one trace with one power log, so it takes
+ * each table's notes and the readers' diagnostics to stderr. --power-log joins one trace with one power log, so it takes
  * exactly one profile.
  */
 export async function readProfiles(
   files: string[],
-  opts: Record<string, unknown>,
+  opts: ProfileValues,
   io: CommandIO,
   extra: Pick<ReadProfileOptions, 'referenceClockMHz'> = {},
 ): Promise<{ file: string; table: ProfileTable }[]> {
   const options = { ...profileReadOptions(opts), ...extra };
   if (options.power !== undefined && files.length > 1)
-    throw new InputError(`--power joins one Nsight Systems trace with one power log; got ${files.length} profiles`);
+    throw new InputError(`--power-log joins one Nsight Systems trace with one power log; got ${files.length} profiles`);
   const out: { file: string; table: ProfileTable }[] = [];
   for (const file of files) {
     const diagnostics = new Diagnostics();
@@ -171,13 +159,7 @@ export async function readProfiles(
 
 /** Notes ("aggregated by kernel name …", "… taken as seconds") and diagnostics of one read, to stderr. */
 export function reportProfile(file: string, table: ProfileTable, diagnostics: Diagnostics, io: CommandIO): void {
-  for (const n of table.notes) io.err(`${file}: note: ${n}\n`);
-  for (const d of diagnostics.summary()) {
-    const ex = d.samples[0];
-    io.err(
-      `${file}: ${d.count} × ${d.code}${ex ? ` (e.g. ${ex.file && ex.file !== file ? `${ex.file}: ` : ''}${ex.message})` : ''}\n`,
-    );
-  }
+  printSaid(io, { source: file, notes: table.notes, diagnostics: diagnostics.summary() });
 }
 
 /**

@@ -1,13 +1,12 @@
 /** `tracewatt report`: results JSON files in, one self-contained HTML page out. */
-import { toJson } from '../../formats/json.js';
 import { InputError } from '../../errors.js';
 import { writeFileAtomic } from '../../formats/output.js';
 import { buildReport } from '../../report/html.js';
 import { loadResults } from '../../report/validate.js';
-import type { CommandSpec } from '../command.js';
-import { str } from '../io.js';
+import { defineCommand } from '../command.js';
+import { emit } from '../io.js';
 
-export const reportCommand: CommandSpec = {
+export const reportCommand = defineCommand({
   name: 'report',
   summary: 'write one self-contained HTML page (tables and SVG plots) from results JSON files',
   args: [
@@ -21,11 +20,12 @@ export const reportCommand: CommandSpec = {
   options: [
     {
       name: 'out',
+      type: 'string',
       value: 'file',
-      description: 'HTML file to write (atomically: <file>.tmp, then renamed)',
+      description: 'a file: the HTML page to write (atomically: <file>.tmp, then renamed)',
       default: 'report.html',
     },
-    { name: 'title', value: 'text', description: 'page title', default: 'tracewatt report' },
+    { name: 'title', type: 'string', value: 'text', description: 'page title', default: 'tracewatt report' },
   ],
   exampleSetup: [
     'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json',
@@ -33,16 +33,20 @@ export const reportCommand: CommandSpec = {
   example: 'tracewatt report out/sweep-network.json --out out/report.html',
   async run(args, opts, io) {
     if (args.length === 0) throw new InputError('report: give at least one results JSON file');
-    const out = str(opts, 'out') ?? 'report.html';
+    const out = opts.out;
     const results = await loadResults(args);
-    const html = await buildReport(results, { title: str(opts, 'title') });
+    const html = await buildReport(results, { title: opts.title });
     await writeFileAtomic(out, html);
     const bytes = Buffer.byteLength(html);
-    if (opts.json) io.out(`${toJson({ out, results: results.length, bytes })}\n`);
-    else
-      io.out(
-        `wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (${(bytes / 1024).toFixed(0)} KiB)\n`,
-      );
+    emit(
+      io,
+      opts,
+      { out, results: results.length, bytes },
+      {
+        text: () =>
+          `wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (${(bytes / 1024).toFixed(0)} KiB)\n`,
+      },
+    );
     return 0;
   },
-};
+});

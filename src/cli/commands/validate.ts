@@ -1,7 +1,7 @@
-import { toJson } from '../../formats/json.js';
 import { validateTrace } from '../../engines/trace/validate.js';
 import { defineCommand } from '../command.js';
-import { rowsText, tableOptions } from '../io.js';
+import { problemRows, validationText } from '../../report/text/validate.js';
+import { emit, tableOptions } from '../io.js';
 
 const MAX_PER_CODE = 20;
 
@@ -23,33 +23,7 @@ export const validateCommand = defineCommand({
   example: 'tracewatt validate traces/astra-sim/all_to_all/8npus_1MB/all_to_all',
   async run([target], opts, io) {
     const r = await validateTrace(target, opts.maxPerCode);
-    if (opts.json) {
-      io.out(`${toJson({ ...r, valid: r.errors === 0 })}\n`);
-    } else if (opts.csv) {
-      const columns = [
-        { header: 'severity' },
-        { header: 'code' },
-        { header: 'file' },
-        { header: 'rank' },
-        { header: 'node id' },
-        { header: 'message' },
-      ];
-      io.out(
-        rowsText(
-          opts,
-          columns,
-          r.problems.map((p) => [p.severity, p.code, p.file, p.rank, p.nodeId, p.message]),
-        ),
-      );
-    } else {
-      for (const p of r.problems) io.out(`${p.severity}: ${p.file}: ${p.message}\n`);
-      const counts = Object.entries(r.counts)
-        .map(([k, v]) => `${v} ${k}`)
-        .join(', ');
-      io.out(
-        `${r.errors === 0 ? 'valid' : 'INVALID'}: ${r.ranks} rank(s), ${r.nodes} nodes, ${r.errors} error(s), ${r.warnings} warning(s)${counts ? ` (${counts})` : ''}\n`,
-      );
-    }
+    emit(io, opts, { ...r, valid: r.errors === 0 }, { table: () => problemRows(r), text: () => validationText(r) });
     return r.errors === 0 ? 0 : 1;
   },
 });

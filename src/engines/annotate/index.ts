@@ -219,7 +219,7 @@ async function annotateWith(
   const profiles: ProfileTable[] = [];
   const profileNotes: AnnotateResult['profileNotes'] = [];
   if (o.profileOptions?.power !== undefined && o.profiles.length !== 1)
-    throw new InputError(`--power joins one profile with one power log; got ${o.profiles.length} profiles`);
+    throw new InputError(`--power-log joins one profile with one power log; got ${o.profiles.length} profiles`);
   for (const p of o.profiles) {
     const table =
       typeof p === 'string'

@@ -284,7 +284,7 @@ export function durationEstimateNote(
   return (
     `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
     `${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${plan.frequenciesMHz[i]} MHz`).join(', ')}, ` +
-    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power) or counters measure it instead`
+    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power-log) or counters measure it instead`
   );
 }
 

@@ -1,6 +1,5 @@
 /** What-if studies: network DVFS sweeps, GPU clock sweeps, Pareto fronts and selectors, the LLaMA-2-70B case study. */
 export * from './types.js';
-export { MAX_SWEEP_POINTS } from './range.js';
 export {
   DEFAULT_SERDES_VF_CURVE,
   loadVfCurve,

@@ -27,7 +27,7 @@ import {
 import { readZeus, readZeusProfile } from './zeus.js';
 
 export { PROFILE_FORMATS, POWER_FORMATS } from './types.js';
-export type { ProfileFormat, PowerFormat, ReadProfileOptions, SampleSink } from './types.js';
+export type { ProfileFormat, ReadProfileOptions, SampleSink } from './types.js';
 export { detectFormat } from './detect.js';
 export { integratePower, estimateSensorPeriodNs, readPowerSeries } from './power.js';
 export { NCU_METRIC_MAP } from './ncu.js';
@@ -52,7 +52,7 @@ const READERS: Record<ProfileFormat, FormatEntry> = {
     read: readNsysGpuTrace,
 
     description:
-      'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power) for per-kernel energy',
+      'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power-log) for per-kernel energy',
   },
   'nsys-kern-sum': {
     read: readNsysKernSum,
@@ -83,7 +83,7 @@ const READERS: Record<ProfileFormat, FormatEntry> = {
     read: readKineto,
 
     description:
-      'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power)',
+      'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power-log)',
   },
   generic: { read: readGeneric, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
 };
@@ -141,7 +141,7 @@ export async function readProfileInto<S extends SampleSink>(
     }
     if (d.kind === 'power') {
       throw new InputError(
-        `${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power)`,
+        `${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power-log)`,
       );
     }
     format = d.format;
