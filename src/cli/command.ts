@@ -5,27 +5,8 @@
 import { printSaid } from './io.js';
 import { parseOptions, type OptionValues, type TypedOption } from './options.js';
 
-/**
- * An option not yet typed (the transition to typed options): its value reaches the command as commander gives it.
- * @deprecated declare a {@link TypedOption} and the command with {@link defineCommand}.
- */
-export interface UntypedOption {
-  type?: undefined;
-  /** Long flag without dashes, e.g. "calibration". Becomes opts.calibration (camelCased). */
-  name: string;
-  /** Value placeholder, e.g. "file"; omit for a boolean flag. */
-  value?: string;
-  description: string;
-  default?: string | number | boolean;
-  /** Repeatable option collected into an array. */
-  repeatable?: boolean;
-  required?: boolean;
-  requires?: undefined;
-  deprecatedNames?: undefined;
-}
-
 /** One row of a command's option table. */
-export type OptionSpec = TypedOption | UntypedOption;
+export type OptionSpec = TypedOption;
 
 export interface ArgSpec {
   name: string;
@@ -57,7 +38,7 @@ export interface CommandSpec {
   exampleSetup?: string[];
   /**
    * Returns the process exit code (0 = success). Throw TracewattError for bad input. `opts` holds the options given
-   * on the command line by camelCased name, as commander gives them (a command made by defineCommand parses them).
+   * on the command line by camelCased name, as commander gives them; defineCommand parses and types them.
    */
   run(args: string[], opts: Record<string, unknown>, io: CommandIO): Promise<number>;
 }
@@ -90,7 +71,6 @@ export function defineCommand<const T extends readonly TypedOption[]>(spec: Type
 /** The value placeholder of an option, e.g. "file"; none for a flag. */
 export function placeholder(o: OptionSpec): string | undefined {
   if (o.type === 'boolean') return undefined;
-  if (o.type === undefined) return o.value;
   return o.value ?? (o.type === 'choice' ? o.choices.join('|') : 'value');
 }
 

@@ -1,75 +1,16 @@
 /**
- * Helpers shared by the command files: option parsers that name the flag in their error (an InputError, so the
- * CLI exits 2 with one line), and table output through the report layer's one formatter.
+ * Helpers shared by the command files: the table and power-config options, the one diagnostics printer, and
+ * output through the one `emit` seam (json / csv / text) with the report layer's one table formatter.
  */
 import type { DiagnosticSummary } from '../diagnostics.js';
-import { InputError } from '../errors.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
 import { toJson } from '../formats/json.js';
-import { flagOf, parseChoice, parseWhole, parseList, parseNumber, parseRange } from './options.js';
+import { flagOf } from './options.js';
 
 type Opts = Record<string, unknown>;
 
 export { flagOf };
-
-function given(opts: Opts, key: string): string | undefined {
-  const raw = opts[key];
-  if (raw === undefined) return undefined;
-  return String(raw).trim();
-}
-
-// The readers below serve commands not yet declared with defineCommand (the transition to typed options); they
-// parse with the one parser in options.ts.
-
-/** A whole number ≥ `min` (default 1); without a value, undefined (the engine's default applies). */
-export function int(opts: Opts, key: string, o: { min?: number } = {}): number | undefined {
-  const text = given(opts, key);
-  return text === undefined ? undefined : parseWhole(text, flagOf(key), o.min);
-}
-
-/** Like {@link int} for an option that has a commander default or is required (so a value is always there). */
-export function intOf(opts: Opts, key: string, o: { min?: number } = {}): number {
-  const v = int(opts, key, o);
-  if (v === undefined) throw new InputError(`${flagOf(key)} is required`);
-  return v;
-}
-
-/** A finite number; `positive` refuses 0 and below, `min` sets an inclusive lower bound. `unit` goes into the error. */
-export function num(
-  opts: Opts,
-  key: string,
-  o: { unit?: string; positive?: boolean; min?: number } = {},
-): number | undefined {
-  const text = given(opts, key);
-  return text === undefined ? undefined : parseNumber(text, flagOf(key), o);
-}
-
-/** One of `allowed`; without a value, undefined. */
-export function choice<T extends string>(opts: Opts, key: string, allowed: readonly T[]): T | undefined {
-  const text = given(opts, key);
-  return text === undefined ? undefined : (parseChoice(text, flagOf(key), allowed) as T);
-}
-
-/** A comma-separated list of numbers ≥ 0 (clocks, pJ/bit per dimension); without a value, undefined. */
-export function numberList(opts: Opts, key: string, unit: string): number[] | undefined {
-  const text = given(opts, key);
-  return text === undefined ? undefined : (parseList(text, flagOf(key), { unit }) as number[]);
-}
-
-/**
- * "start:stop:step" (inclusive) or a comma list, sorted without duplicates (clock and scale sweeps); without a value,
- * `fallback` (the option's default) is parsed.
- */
-export function rangeList(opts: Opts, key: string, fallback: string): number[] {
-  return parseRange(given(opts, key) ?? fallback, flagOf(key));
-}
-
-/** A string option; without a value, undefined. */
-export function str(opts: Opts, key: string): string | undefined {
-  const v = opts[key];
-  return v === undefined ? undefined : String(v);
-}
 
 /**
  * --csv and --wide, for every command that prints a table: `csv` says what the CSV holds ("one row per rank").

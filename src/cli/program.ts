@@ -31,7 +31,6 @@ function commanderOptions(o: OptionSpec): Option[] {
   if (o.default !== undefined) opt.default(o.default);
   // Choices are shown in help; the option parser checks them (one line, exit 2).
   if (o.type === 'choice') opt.argChoices = [...o.choices];
-  if (o.required && o.type === undefined) opt.makeOptionMandatory(true);
   const old = (o.deprecatedNames ?? []).map((n) =>
     new Option(optionFlags(o, n), `deprecated: use --${o.name}`).hideHelp(),
   );
@@ -39,12 +38,11 @@ function commanderOptions(o: OptionSpec): Option[] {
 }
 
 /**
- * The options given on the command line, by camelCased name. Defaults of typed options are left out (the option
- * parser applies them, and so tells a given value from a default); untyped options keep commander's defaults.
+ * The options given on the command line, by camelCased name. Defaults are left out: the option parser applies
+ * them, and so tells a given value from a default.
  */
 function givenOptions(cmd: Command, table: readonly OptionSpec[]): Record<string, unknown> {
-  const typed = new Set<string>();
-  for (const o of table) if (o.type !== undefined) typed.add(new Option(optionFlags(o)).attributeName());
+  const typed = new Set(table.map((o) => new Option(optionFlags(o)).attributeName()));
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(cmd.opts()))
     if (!(typed.has(key) && cmd.getOptionValueSource(key) === 'default')) out[key] = value;

@@ -56,7 +56,7 @@ export function renderReference(commands: CommandSpec[]): string {
     out.push('| option | meaning | type | default |', '|---|---|---|---|');
     for (const o of opts) {
       const def = o.default === undefined ? '' : `\`${String(o.default)}\``;
-      const type = o.type === undefined ? '' : cell(typeText(o));
+      const type = cell(typeText(o));
       out.push(`| \`${flag(o)}\`${o.required ? ' (required)' : ''} | ${meaning(o)} | ${type} | ${def} |`);
     }
     out.push('', 'Example (in the repository root):', '', '```sh', ...exampleLines(c), '```', '');
