@@ -2,7 +2,7 @@
  * Helpers shared by the command files: the table and power-config options, the one diagnostics printer, and
  * output through the one `emit` seam (json / csv / text) with the report layer's one table formatter.
  */
-import type { DiagnosticSummary } from '../diagnostics.js';
+import { saidText, type Said } from '../report/text/said.js';
 import { formatTable, toCsv, type Cell, type Column, type TableOptions } from '../report/tables.js';
 import type { CommandIO, OptionSpec } from './command.js';
 import { toJson } from '../formats/json.js';
@@ -52,26 +52,10 @@ export function rowsText(opts: Opts, columns: readonly Column[], rows: readonly 
 }
 
 /** What a command has to say on stderr besides its output; `source` (a file) starts each line when given. */
-export interface Said {
-  source?: string;
-  notes?: readonly string[];
-  diagnostics?: readonly DiagnosticSummary[];
-  warnings?: readonly string[];
-}
-
-/**
- * The one printer of notes, counted diagnostics and warnings to stderr: `note: …`, `warning: <code> ×<count>: <first
- * example>`, `WARNING: …` (a finding that may make the figures wrong), each line starting with the source when given.
- */
+/** Prints what a command says besides its result (notes, counted diagnostics, warnings) on stderr, in one form. */
 export function printSaid(io: CommandIO, said: Said): void {
-  const at = said.source ? `${said.source}: ` : '';
-  for (const n of said.notes ?? []) io.err(`${at}note: ${n}\n`);
-  for (const d of said.diagnostics ?? []) {
-    const ex = d.samples[0];
-    const where = ex?.file && ex.file !== said.source ? `${ex.file}: ` : '';
-    io.err(`${at}warning: ${d.code} ×${d.count}: ${ex ? `${where}${ex.message}` : ''}\n`);
-  }
-  for (const w of said.warnings ?? []) io.err(`${at}WARNING: ${w}\n`);
+  const text = saidText(said);
+  if (text) io.err(text);
 }
 
 /** How a result prints: its table (for --csv) and its text; --json prints the result itself. */

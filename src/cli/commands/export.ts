@@ -2,9 +2,8 @@
 import { exportAstraSim } from '../../engines/astra-sim/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
 import { astraSimExportRows, astraSimExportText } from '../../report/text/astra-sim-export.js';
-import { warningsText } from '../../report/text/warnings.js';
 import { defineCommand } from '../command.js';
-import { emit, powerConfigOption } from '../io.js';
+import { emit, powerConfigOption, printSaid } from '../io.js';
 
 export const exportAstraSimCommand = defineCommand({
   name: 'export astra-sim',
@@ -71,8 +70,7 @@ export const exportAstraSimCommand = defineCommand({
       commSizeBytes: opts.commSize === undefined ? undefined : BigInt(opts.commSize),
     });
     emit(io, opts, r, { table: () => astraSimExportRows(r), text: () => astraSimExportText(r) });
-    const warnings = warningsText(r.diagnostics);
-    if (warnings) io.err(warnings);
+    printSaid(io, { diagnostics: r.diagnostics });
     return 0;
   },
 });

@@ -15,12 +15,21 @@ import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '
 import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
 import { defineCommand, type CommandIO, type OptionSpec } from '../command.js';
 import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
+import { progressFor } from '../progress.js';
 
-/** Progress on a terminal's stderr. */
-function progress(io: CommandIO, what: string) {
-  return (done: number, total: number) => {
-    if (io.isTTY) io.err(`\r${what}: ${done}/${total}${done === total ? '\n' : ''}`);
-  };
+/** Runs one sweep with the one progress bar (on a terminal, not with --json or --csv), removed when it ends. */
+async function withProgress<T>(
+  io: CommandIO,
+  opts: { readonly json?: boolean; readonly csv?: boolean },
+  what: string,
+  run: (onPoint: (done: number, total: number) => void) => Promise<T>,
+): Promise<T> {
+  const bar = await progressFor(io, opts, `${what} [{bar}] {value}/{total}`);
+  try {
+    return await run((done, total) => bar?.update(done, total));
+  } finally {
+    bar?.stop();
+  }
 }
 
 const DEFAULT_SCALES = '0.5:1.0:0.05';
@@ -132,22 +141,24 @@ export const sweepNetworkCommand = defineCommand({
   example:
     'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    const run = await runNetworkSweep({
-      trace: args[0],
-      system: opts.system,
-      network: opts.network,
-      memory: opts.memory,
-      commGroup: opts.commGroup,
-      power: opts.powerConfig,
-      vfCurve: opts.vfCurve,
-      dimension: opts.dimension,
-      scales: opts.scale,
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      threads: opts.threads,
-      onPoint: progress(io, 'replaying scales'),
-      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
-      out: opts.out,
-    });
+    const run = await withProgress(io, opts, 'replaying scales', (onPoint) =>
+      runNetworkSweep({
+        trace: args[0],
+        system: opts.system,
+        network: opts.network,
+        memory: opts.memory,
+        commGroup: opts.commGroup,
+        power: opts.powerConfig,
+        vfCurve: opts.vfCurve,
+        dimension: opts.dimension,
+        scales: opts.scale,
+        bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+        threads: opts.threads,
+        onPoint,
+        shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+        out: opts.out,
+      }),
+    );
     return printSweep(run, opts, io);
   },
 });
@@ -221,26 +232,28 @@ export const sweepGpuCommand = defineCommand({
   example:
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    const run = await runGpuSweep({
-      trace: args[0],
-      calibration: opts.calibration,
-      profiles: opts.profile,
-      profileFormat: opts.format as ProfileFormat | undefined,
-      frequenciesMHz: opts.frequencies,
-      referenceClockMHz: opts.referenceFrequency,
-      system: opts.system,
-      network: opts.network,
-      memory: opts.memory,
-      commGroup: opts.commGroup,
-      powerPreset: opts.powerPreset,
-      bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-      keep: opts.keep,
-      selectors: opts.select,
-      threads: opts.threads,
-      onPoint: progress(io, 'replaying clocks'),
-      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
-      out: opts.out,
-    });
+    const run = await withProgress(io, opts, 'replaying clocks', (onPoint) =>
+      runGpuSweep({
+        trace: args[0],
+        calibration: opts.calibration,
+        profiles: opts.profile,
+        profileFormat: opts.format as ProfileFormat | undefined,
+        frequenciesMHz: opts.frequencies,
+        referenceClockMHz: opts.referenceFrequency,
+        system: opts.system,
+        network: opts.network,
+        memory: opts.memory,
+        commGroup: opts.commGroup,
+        powerPreset: opts.powerPreset,
+        bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
+        keep: opts.keep,
+        selectors: opts.select,
+        threads: opts.threads,
+        onPoint,
+        shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+        out: opts.out,
+      }),
+    );
     return printSweep(run, opts, io);
   },
 });

@@ -5,7 +5,7 @@
 import type { DiagnosticSummary } from '../../diagnostics.js';
 import type { ShardWritten } from '../../engines/studies/sweep-run.js';
 import type { RowSet } from '../text.js';
-import { warningsText } from './warnings.js';
+import { saidText } from './said.js';
 
 /** "wrote <file>: shard i/N, k of n points". */
 export function shardWrittenText(w: ShardWritten): string {
@@ -25,6 +25,5 @@ export function sweepNoticesText(
   profileNotes: readonly { profile: string; notes: readonly string[] }[],
   diagnostics: readonly DiagnosticSummary[],
 ): string {
-  const lines = profileNotes.flatMap((p) => p.notes.map((n) => `${p.profile}: note: ${n}\n`));
-  return lines.join('') + warningsText(diagnostics);
+  return profileNotes.map((p) => saidText({ source: p.profile, notes: p.notes })).join('') + saidText({ diagnostics });
 }
