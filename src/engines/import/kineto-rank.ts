@@ -24,7 +24,7 @@ import {
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
 import { isNcclKernel, SIMULATED_COLLECTIVES } from './comm.js';
-import { gpuMicros } from './convert.js';
+import { gpuMicros, type GpuEventCounts } from './convert.js';
 import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
 import { iterationEndNode, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
@@ -40,11 +40,9 @@ export interface KinetoCollective {
   pgRanks: number[] | null;
 }
 
-export interface KinetoRankStats {
+export interface KinetoRankStats extends GpuEventCounts {
   hostOps: number;
   threads: number;
-  gpuByKind: Record<KinetoGpuEvent['kind'], number>;
-  collectives: Record<string, number>;
   /** GPU events running in the window that were launched before it (or before profiling began): no launching op. */
   carriedOver: number;
   /** GPU events launched in the window by a call outside every host op: no launching op. */
@@ -55,9 +53,6 @@ export interface KinetoRankStats {
   groupUnknown: number;
   /** memcpy / memset events without a byte count (no tensor_size). */
   copiesWithoutBytes: number;
-  nodes: number;
-  /** Σ Kineto duration of the GPU compute nodes (kernels, memcpy, memset; not collectives), ns. */
-  gpuComputeKinetoNs: number;
 }
 
 export interface KinetoRank {
