@@ -24,6 +24,7 @@ import {
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
 import { isNcclKernel, SIMULATED_COLLECTIVES } from './comm.js';
+import { upperBound } from './bisect.js';
 import { gpuMicros, type GpuEventCounts } from './convert.js';
 import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
@@ -125,13 +126,7 @@ function opAt(
   t: number,
   d: number,
 ): { op: number; enclosing: boolean } {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ops[list[mid]!]!.tsNs <= t) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = upperBound(list.length, (k) => ops[list[k]!]!.tsNs, t);
   if (lo === 0) return { op: -1, enclosing: false };
   const last = list[lo - 1]!;
   for (let p = last; p >= 0; p = n.parent[p]!)
@@ -410,13 +405,7 @@ function interThreadOrder(ops: KinetoCpuOp[], n: Nesting): Map<number, number> {
     let best = -1;
     for (const th of byEnd) {
       if (th.tid === tid) continue;
-      let lo = 0;
-      let hi = th.list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (end(th.list[mid]!) <= t) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = upperBound(th.list.length, (k) => end(th.list[k]!), t);
       if (lo > 0 && (best < 0 || end(th.list[lo - 1]!) > end(best))) best = th.list[lo - 1]!;
     }
     return best;
