@@ -3,14 +3,14 @@
  * calibration's band model (model/uncertainty.ts), and the regime the band fell in. p50 is the point prediction of
  * {@link predictKernel}.
  */
-import type { KernelSample } from '../vocab/kernel-sample.js';
 import type { Calibration } from './calibration.js';
 import {
   modelPower,
   predictKernel,
-  toProfile,
+  toProfiles,
   type KernelPrediction,
   type KernelProfile,
+  type KernelProfiles,
   type PredictOptions,
 } from './predict.js';
 import type { ClockTime } from './multi-clock-time.js';
@@ -268,11 +268,11 @@ export function describeRegime(b: PredictionBand): string {
  */
 export function predictKernelBand(
   cal: Calibration,
-  profile: KernelSample | KernelProfile | (KernelSample | KernelProfile)[],
+  profile: KernelProfiles,
   targetClockMHz: number,
   options: PredictOptions = {},
 ): BandedPrediction {
-  const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
+  const refs = toProfiles(profile);
   const pred = predictKernel(cal, refs, targetClockMHz, options);
   // A kernel known by its duration alone has an assumed power: the band model (learned on measured kernels) says
   // nothing about it, not even at its profiled clock.

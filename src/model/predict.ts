@@ -74,6 +74,14 @@ export function toProfile(s: KernelSample | KernelProfile): KernelProfile {
   return s;
 }
 
+/** What a kernel prediction starts from: one profile, or several of the same kernel at different clocks. */
+export type KernelProfiles = KernelSample | KernelProfile | (KernelSample | KernelProfile)[];
+
+/** {@link KernelProfiles} as a list of checked KernelProfiles (toProfile on each). */
+export function toProfiles(profile: KernelProfiles): KernelProfile[] {
+  return (Array.isArray(profile) ? profile : [profile]).map(toProfile);
+}
+
 /** A profile with a duration only: no power and no utilization (a Kineto trace without counters or power log). */
 export function isDurationOnly(p: KernelProfile): boolean {
   return p.powerW === null && !Object.values(p.utilization).some((v) => typeof v === 'number' && Number.isFinite(v));
@@ -154,12 +162,12 @@ function fromDuration(cal: Calibration, refs: KernelProfile[], f: number): Kerne
  */
 export function predictKernel(
   cal: Calibration,
-  profile: KernelSample | KernelProfile | (KernelSample | KernelProfile)[],
+  profile: KernelProfiles,
   targetClockMHz: number,
   options: PredictOptions = {},
 ): KernelPrediction {
   checkTargetClock(cal, targetClockMHz);
-  const refs = (Array.isArray(profile) ? profile : [profile]).map(toProfile);
+  const refs = toProfiles(profile);
   if (refs.length === 0) throw new InputError('predictKernel needs at least one profile');
   if (refs.every(isDurationOnly)) return fromDuration(cal, refs, targetClockMHz);
   const scaling = options.scaling ?? 'ratio';

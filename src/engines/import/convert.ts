@@ -49,24 +49,31 @@ export const DELIBERATE_DIFFERENCES = [
   'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
 ];
 
+/** What both Kineto converters (this one and kineto-rank.ts) count on a rank. */
+export interface GpuEventCounts {
+  /** Nodes written. */
+  nodes: number;
+  gpuByKind: Record<KinetoGpuEvent['kind'], number>;
+  collectives: Record<string, number>;
+  /** Σ Kineto duration of the GPU compute nodes written (kernels, memcpy, memset; not NCCL collectives), ns. */
+  gpuComputeKinetoNs: number;
+}
+
+export interface ConvertStats extends GpuEventCounts {
+  hostNodes: number;
+  gpuNodes: number;
+  /** Σ duration of the GPU compute nodes written (kernels, memcpy, memset; not NCCL collectives), µs. */
+  gpuComputeMicros: number;
+  /** Σ Kineto duration of every GPU event written, ns. */
+  gpuKinetoNs: number;
+  dataDeps: number;
+  ctrlDeps: number;
+}
+
 export interface ConvertedRank {
   metadata: GlobalMetadata;
   nodes: ChakraNode[];
-  stats: {
-    nodes: number;
-    hostNodes: number;
-    gpuNodes: number;
-    gpuByKind: Record<KinetoGpuEvent['kind'], number>;
-    collectives: Record<string, number>;
-    /** Σ duration of the GPU compute nodes written (kernels, memcpy, memset; not NCCL collectives), µs. */
-    gpuComputeMicros: number;
-    /** Σ Kineto duration of the same GPU events, ns. */
-    gpuComputeKinetoNs: number;
-    /** Σ Kineto duration of every GPU event written, ns. */
-    gpuKinetoNs: number;
-    dataDeps: number;
-    ctrlDeps: number;
-  };
+  stats: ConvertStats;
   /** The measured timeline written on the nodes (null without a measured window). */
   measured: MeasuredRankStats | null;
   diagnostics: Diagnostics;

@@ -19,6 +19,7 @@
  * 100 MB trace costs a few typed arrays.
  */
 import type { ThreadWait } from './measured.js';
+import { lowerBound } from './bisect.js';
 
 /** Host nodes' Kineto spans as columns (one entry per host node that Kineto timed); times in ns. */
 export interface HostSpans {
@@ -60,18 +61,6 @@ function intersect(x: Interval[], y: Interval[]): Interval[] {
 }
 
 const length = (list: Interval[]) => list.reduce((a, [s, e]) => a + e - s, 0);
-
-/** First k in [0, n) with key(k) ≥ x (key ascending), else n. */
-function lowerBound(n: number, key: (k: number) => number, x: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (key(mid) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** Two lists each sorted by `before` (a total order), merged. */
 function mergeSorted(a: Int32Array, b: Int32Array, before: (x: number, y: number) => number): Int32Array {

@@ -24,7 +24,8 @@ import {
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
 import { isNcclKernel, WRITTEN_AS_COLLECTIVE } from './comm.js';
-import { gpuMicros } from './convert.js';
+import { upperBound } from './bisect.js';
+import { gpuMicros, type GpuEventCounts } from './convert.js';
 import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
 import { iterationEndNode, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
@@ -40,11 +41,9 @@ export interface KinetoCollective {
   pgRanks: number[] | null;
 }
 
-export interface KinetoRankStats {
+export interface KinetoRankStats extends GpuEventCounts {
   hostOps: number;
   threads: number;
-  gpuByKind: Record<KinetoGpuEvent['kind'], number>;
-  collectives: Record<string, number>;
   /** GPU events running in the window that were launched before it (or before profiling began): no launching op. */
   carriedOver: number;
   /** GPU events launched in the window by a call outside every host op: no launching op. */
@@ -55,9 +54,6 @@ export interface KinetoRankStats {
   groupUnknown: number;
   /** memcpy / memset events without a byte count (no tensor_size). */
   copiesWithoutBytes: number;
-  nodes: number;
-  /** Σ Kineto duration of the GPU compute nodes (kernels, memcpy, memset; not collectives), ns. */
-  gpuComputeKinetoNs: number;
 }
 
 export interface KinetoRank {
@@ -130,13 +126,7 @@ function opAt(
   t: number,
   d: number,
 ): { op: number; enclosing: boolean } {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ops[list[mid]!]!.tsNs <= t) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = upperBound(list.length, (k) => ops[list[k]!]!.tsNs, t);
   if (lo === 0) return { op: -1, enclosing: false };
   const last = list[lo - 1]!;
   for (let p = last; p >= 0; p = n.parent[p]!)
@@ -415,13 +405,7 @@ function interThreadOrder(ops: KinetoCpuOp[], n: Nesting): Map<number, number> {
     let best = -1;
     for (const th of byEnd) {
       if (th.tid === tid) continue;
-      let lo = 0;
-      let hi = th.list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (end(th.list[mid]!) <= t) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = upperBound(th.list.length, (k) => end(th.list[k]!), t);
       if (lo > 0 && (best < 0 || end(th.list[lo - 1]!) > end(best))) best = th.list[lo - 1]!;
     }
     return best;

@@ -20,6 +20,7 @@ import type { EtNode, EtTrace } from '../../formats/pytorch/et.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT } from '../../formats/pytorch/et.js';
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoStep, KinetoTrace } from '../../formats/kineto/trace.js';
 import { alignByName, countCommon } from './align.js';
+import { lowerBound, upperBound } from './bisect.js';
 
 export type GpuVia = 'external-id' | 'enclosing' | 'preceding';
 
@@ -123,13 +124,7 @@ export function hostOpAt(
   t: number,
   d: number,
 ): { op: KinetoCpuOp; enclosing: boolean } | null {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]!.tsNs <= t) lo = mid + 1;
-    else hi = mid;
-  }
+  const lo = upperBound(list.length, (k) => list[k]!.tsNs, t);
   if (lo === 0) return null;
   const last = list[lo - 1]!;
   for (let op: KinetoCpuOp | null | undefined = last; op; op = parent.get(op)) {
@@ -355,13 +350,7 @@ export function interThreadOrder(
     let best: KinetoCpuOp | null = null;
     for (const l of threads) {
       if (l === self) continue;
-      let lo = 0;
-      let hi = l.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (l[mid]!.tsNs < t) lo = mid + 1;
-        else hi = mid;
-      }
+      const lo = lowerBound(l.length, (k) => l[k]!.tsNs, t);
       const c = lo > 0 ? l[lo - 1]! : null;
       if (c && (!best || c.tsNs > best.tsNs)) best = c;
     }

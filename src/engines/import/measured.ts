@@ -8,6 +8,7 @@
  * All times are ns relative to the start of the measured iteration (the window).
  */
 import { TracewattError } from '../../errors.js';
+import { lowerBound } from './bisect.js';
 
 /** The rank's nodes, one entry per node in each array. */
 export interface MeasuredNodes {
@@ -106,18 +107,6 @@ export interface MeasuredResult {
   stats: MeasuredStats;
 }
 
-/** First index in `sorted` (ascending by key) whose key is ≥ x. */
-function lowerBound(sorted: { t: number }[], x: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]!.t < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 export function measureTimeline(input: MeasuredInput): MeasuredResult {
   const { host, startNs, endNs, deps, ctrl, launcher, launchNs } = input.nodes;
   const dependsOn = (i: number, j: number) => ctrl[i] === j || deps[i]!.includes(j);
@@ -167,7 +156,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     const c = chainOf[w.at]!;
     if (c < 0) continue;
     const list = byTime[c]!;
-    const k = lowerBound(list, w.callStartNs);
+    const k = lowerBound(list.length, (m) => list[m]!.t, w.callStartNs);
     const resume = k < list.length ? list[k]!.i : input.lastResume;
     const kept = w.awaited.filter((g) => {
       if (resume >= 0 && endNs[g]! > startNs[resume]!) {

@@ -17,6 +17,7 @@
  * inferred; measured.ts drops any the measured times contradict.
  */
 import type { EventId, KinetoGpuEvent, KinetoLaunch, KinetoSync, KinetoTrace } from '../../formats/kineto/trace.js';
+import { lowerBound } from './bisect.js';
 
 /** A GPU event taken into the graph, with the start of its launch call (−Infinity when launched before the window). */
 export interface LaunchedGpu {
@@ -93,14 +94,7 @@ class StreamIndex {
 
 /** How many events of `list` (indices into gpu, in launch order) were launched before t. */
 function launchedBefore(gpu: LaunchedGpu[], list: number[], t: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (gpu[list[mid]!]!.launchNs < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return lowerBound(list.length, (k) => gpu[list[k]!]!.launchNs, t);
 }
 
 export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoLaunch[]): SyncResult {

@@ -314,14 +314,12 @@ export class NodeClassifier {
         this.count('roofline');
         return;
       }
-      this.count('zero');
-      ctx.diag.add('replay.gpu-node-without-time', {
+      this.withoutTime(
         file,
-        nodeId: n.id,
-        message:
-          `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
+        n,
+        `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
           `and no energy, as in ASTRA-sim${n.durationMicros > 0n ? ` (its duration_micros ${n.durationMicros} is not used under roofline)` : ''}`,
-      });
+      );
       return;
     }
     table.amount[s] = this.durationNs(file, n);
@@ -329,12 +327,17 @@ export class NodeClassifier {
       this.count('measured');
       return;
     }
-    this.count('zero');
-    ctx.diag.add('replay.gpu-node-without-time', {
+    this.withoutTime(
       file,
-      nodeId: n.id,
-      message: `${where(file, n)}: duration_micros 0, roofline off and no annotation: the node takes 1 ns, as in ASTRA-sim`,
-    });
+      n,
+      `${where(file, n)}: duration_micros 0, roofline off and no annotation: the node takes 1 ns, as in ASTRA-sim`,
+    );
+  }
+
+  /** A GPU compute node with no time of its own: counted as 'zero' and warned about (`message`). */
+  private withoutTime(file: string, n: ReplayNode, message: string): void {
+    this.count('zero');
+    this.ctx.diag.add('replay.gpu-node-without-time', { file, nodeId: n.id, message });
   }
 
   private count(source: keyof DurationSources): void {

@@ -412,15 +412,8 @@ function ringProgram(
   busNs: number,
   red: (b: number) => number,
 ): RingProgram {
-  const msgBytes = kind === 'ALL_GATHER' ? inBytes : Math.floor(inBytes / p);
   const steps = kind === 'ALL_REDUCE' ? 2 * (p - 1) : kind === 'ALL_TO_ALL' ? (p * (p - 1)) / 2 : p - 1;
-  const reduced = reducedInserts(kind, 1, p - 1, steps);
-  return {
-    impl: 'ring',
-    steps,
-    msgBytes,
-    delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)),
-  };
+  return { impl: 'ring', steps, ...evenMessages(kind, p, inBytes, busNs, reducedInserts(kind, 1, p - 1, steps), red) };
 }
 
 function directProgram(
@@ -431,16 +424,26 @@ function directProgram(
   localRing: boolean,
   red: (b: number) => number,
 ): DirectProgram {
-  const msgBytes = kind === 'ALL_GATHER' ? inBytes : Math.floor(inBytes / p);
   const rounds = kind === 'ALL_REDUCE' ? 2 : 1;
   // AllToAll::get_non_zero_latency_packets: (p − 1) per block, (p − 1)² on a Local ring.
   const reduced = reducedInserts(kind, p - 1, localRing ? (p - 1) * (p - 1) : p - 1, rounds * (p - 1));
-  return {
-    impl: 'direct',
-    rounds,
-    msgBytes,
-    delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)),
-  };
+  return { impl: 'direct', rounds, ...evenMessages(kind, p, inBytes, busNs, reduced, red) };
+}
+
+/**
+ * Ring and direct send messages of one size, the input split p ways (all-gather: the whole input); each receive's
+ * delay is the bus time, plus the message's reduction where that receive is reduced.
+ */
+function evenMessages(
+  kind: CollectiveKind,
+  p: number,
+  inBytes: number,
+  busNs: number,
+  reduced: boolean[],
+  red: (b: number) => number,
+): { msgBytes: number; delayAfterNs: Float64Array } {
+  const msgBytes = kind === 'ALL_GATHER' ? inBytes : Math.floor(inBytes / p);
+  return { msgBytes, delayAfterNs: Float64Array.from(reduced, (r) => busNs + (r ? red(msgBytes) : 0)) };
 }
 
 /**

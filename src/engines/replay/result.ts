@@ -50,23 +50,30 @@ export interface RunSummaryContext {
   durationSources?: DurationSources;
 }
 
-/** A rank of a result back to its totals (times and the energy of its nodes, before the ledger). */
-export function rankTotalsOf(r: RankResult): RankTotals {
+/** A rank's busy times and bytes (RankActivity less its identity, start, finish and node count), in result order. */
+function activityTotals(r: RankActivity) {
   return {
-    rank: r.rank,
-    file: r.file,
-    finishNs: r.finishNs,
     gpuComputeNs: r.gpuComputeNs,
     cpuComputeNs: r.cpuComputeNs,
     commNs: r.commNs,
     remoteMemNs: r.remoteMemNs,
     wallNs: r.wallNs,
     overlapNs: r.overlapNs,
+    bytesSentPerDim: r.bytesSentPerDim,
+    memoryBytes: r.memoryBytes,
+  };
+}
+
+/** A rank of a result back to its totals (times and the energy of its nodes, before the ledger). */
+export function rankTotalsOf(r: RankResult): RankTotals {
+  return {
+    rank: r.rank,
+    file: r.file,
+    finishNs: r.finishNs,
+    ...activityTotals(r),
     commOnlyNs: r.exposedCommNs,
     hostOnlyNs: r.hostExposedNs,
     remoteMemOnlyNs: r.remoteMemExposedNs,
-    bytesSentPerDim: r.bytesSentPerDim,
-    memoryBytes: r.memoryBytes,
     computeJ: r.energyJ.compute,
     memoryJ: r.energyJ.memory,
     networkJ: r.nodeNetworkJ,
@@ -85,14 +92,7 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
     finishNs: r.finishNs,
     ...(r.startOffsetNs !== undefined ? { startOffsetNs: r.startOffsetNs } : {}),
     ...rankTimeSplit(r, makespanNs),
-    gpuComputeNs: r.gpuComputeNs,
-    cpuComputeNs: r.cpuComputeNs,
-    commNs: r.commNs,
-    remoteMemNs: r.remoteMemNs,
-    wallNs: r.wallNs,
-    overlapNs: r.overlapNs,
-    bytesSentPerDim: r.bytesSentPerDim,
-    memoryBytes: r.memoryBytes,
+    ...activityTotals(r),
     energyJ: rankEnergyJ(r, makespanNs, p),
     nodeNetworkJ: r.networkJ,
     nodes: r.nodes,

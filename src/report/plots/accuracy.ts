@@ -1,7 +1,7 @@
 /** Model error per SM clock: grouped bars of time, power and energy error. */
 import type { TopLevelSpec } from 'vega-lite';
 import type { AccuracyRow } from '../types.js';
-import { baseSpec, renderSvg, quantitative } from './render.js';
+import { baseSpec, colourBy, renderSvg, quantitative } from './render.js';
 
 export interface AccuracyOptions {
   title: string;
@@ -35,12 +35,7 @@ export function accuracySpec(rows: readonly AccuracyRow[], options: AccuracyOpti
           },
           xOffset: { field: 'metric', type: 'nominal', sort: [...METRICS] },
           y: quantitative('errorPct', 'mean absolute error (%, MAPE)'),
-          color: {
-            field: 'metric',
-            type: 'nominal',
-            title: 'error of',
-            scale: { domain: [...METRICS], range: ['#4c78a8', '#e45756', '#54a24b'] },
-          },
+          color: colourBy('metric', 'error of', [...METRICS], ['#4c78a8', '#e45756', '#54a24b']),
           tooltip: [
             { field: 'clock', type: 'nominal', title: 'SM clock (MHz)' },
             { field: 'metric', type: 'nominal' },

@@ -3,7 +3,7 @@ import type { TopLevelSpec } from 'vega-lite';
 import type { ByNameRow } from '../../engines/replay/by-name.js';
 import { ENERGY_PARTS } from '../../engines/replay/ledger.js';
 import { shortName } from '../by-name-text.js';
-import { baseSpec, COMPONENT_COLOURS } from './render.js';
+import { baseSpec, colourBy, COMPONENT_COLOURS } from './render.js';
 
 /** Rows the report draws. */
 export const TOP_BY_NAME_PLOT = 15;
@@ -46,12 +46,12 @@ export function byNameSpec(rows: readonly ByNameRow[], top = TOP_BY_NAME_PLOT): 
         title: 'energy (J, estimated)',
         scale: { domain: [0, max * 1.08 || 1], nice: false },
       },
-      color: {
-        field: 'part',
-        type: 'nominal',
-        title: 'part',
-        scale: { domain: [...ENERGY_PARTS], range: ENERGY_PARTS.map((p) => COMPONENT_COLOURS[p]!) },
-      },
+      color: colourBy(
+        'part',
+        'part',
+        [...ENERGY_PARTS],
+        ENERGY_PARTS.map((p) => COMPONENT_COLOURS[p]!),
+      ),
       order: { field: 'order', type: 'quantitative' },
       tooltip: [
         { field: 'full', type: 'nominal', title: 'name' },

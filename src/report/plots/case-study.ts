@@ -5,7 +5,7 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { CaseStudyLayout } from '../../engines/studies/types.js';
-import { baseSpec, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG, quantitative } from './render.js';
+import { baseSpec, colourBy, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG, quantitative } from './render.js';
 
 const KNOB_COLOURS = {
   'scale-out network DVFS': '#f58518',
@@ -72,13 +72,13 @@ export function layoutSharesSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
             title: 'share of iteration energy (%)',
             scale: { domain: [0, 100] },
           },
-          color: {
-            field: 'component',
-            type: 'nominal',
-            title: 'component',
-            scale: { domain: comps.map((c) => c.name), range: comps.map((c) => c.colour) },
-            legend: { orient: 'bottom', columns: 4 },
-          },
+          color: colourBy(
+            'component',
+            'component',
+            comps.map((c) => c.name),
+            comps.map((c) => c.colour),
+            { orient: 'bottom', columns: 4 },
+          ),
           order: { field: 'order', type: 'quantitative' },
           tooltip: [
             { field: 'layout', type: 'nominal' },
@@ -267,12 +267,7 @@ export function clockFrontSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpe
           encoding: {
             x,
             y,
-            color: {
-              field: 'status',
-              type: 'nominal',
-              title: 'point',
-              scale: { domain: ['Pareto front', 'dominated'], range: ['#4c78a8', DOMINATED_GREY] },
-            },
+            color: colourBy('status', 'point', ['Pareto front', 'dominated'], ['#4c78a8', DOMINATED_GREY]),
             tooltip: [
               { field: 'clock', type: 'nominal', title: 'SM clock' },
               { field: 'timeS', type: 'quantitative', title: 'time (s)', format: '.4~s' },
@@ -343,13 +338,13 @@ export function networkKnobsSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
           encoding: {
             x,
             y,
-            color: {
-              field: 'knob',
-              type: 'nominal',
-              title: 'knob',
-              scale: { domain: names, range: names.map((n) => KNOB_COLOURS[n as keyof typeof KNOB_COLOURS]) },
-              legend: { labelLimit: 240 },
-            },
+            color: colourBy(
+              'knob',
+              'knob',
+              names,
+              names.map((n) => KNOB_COLOURS[n as keyof typeof KNOB_COLOURS]),
+              { labelLimit: 240 },
+            ),
             tooltip: [
               { field: 'knob', type: 'nominal' },
               quantitative('scale', 's'),
@@ -409,13 +404,13 @@ export function rankTimeSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpec 
           title: "share of the rank's time (%)",
           scale: { domain: [0, 100] },
         },
-        color: {
-          field: 'part',
-          type: 'nominal',
-          title: 'time',
-          scale: { domain: parts.map((p) => p.name), range: parts.map((p) => p.colour) },
-          legend: { labelLimit: 240 },
-        },
+        color: colourBy(
+          'part',
+          'time',
+          parts.map((p) => p.name),
+          parts.map((p) => p.colour),
+          { labelLimit: 240 },
+        ),
         order: { field: 'order', type: 'quantitative' },
         tooltip: [
           { field: 'rank', type: 'ordinal' },

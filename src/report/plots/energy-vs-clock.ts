@@ -1,7 +1,7 @@
 /** Energy against SM clock: the U-shaped total plus each component, with the optimal clocks marked. */
 import type { TopLevelSpec } from 'vega-lite';
 import type { GpuClockPoint } from '../types.js';
-import { baseSpec, COMPONENT_COLOURS, renderSvg, quantitative } from './render.js';
+import { baseSpec, colourBy, COMPONENT_COLOURS, renderSvg, quantitative } from './render.js';
 
 export interface EnergyVsClockOptions {
   title: string;
@@ -57,12 +57,12 @@ export function energyVsClockSpec(points: readonly GpuClockPoint[], options: Ene
         encoding: {
           x,
           y: quantitative('energyJ', 'energy (J, estimated)'),
-          color: {
-            field: 'series',
-            type: 'nominal',
-            title: 'energy',
-            scale: { domain: [...SERIES], range: ['#222', ...SERIES.slice(1).map((s) => COMPONENT_COLOURS[s]!)] },
-          },
+          color: colourBy(
+            'series',
+            'energy',
+            [...SERIES],
+            ['#222', ...SERIES.slice(1).map((s) => COMPONENT_COLOURS[s]!)],
+          ),
           strokeWidth: { condition: { test: "datum.series === 'total'", value: 2.5 }, value: 1.2 },
         },
       },

@@ -4,7 +4,7 @@
  * straggler's deadline) as labelled markers. Optionally a reference frontier (e.g. Perseus' own) dotted.
  */
 import type { TopLevelSpec } from 'vega-lite';
-import { baseSpec, renderSvg, quantitative } from './render.js';
+import { baseSpec, colourBy, renderSvg, quantitative } from './render.js';
 
 export interface FrontierCurvePoint {
   timeS: number;
@@ -59,13 +59,7 @@ export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
           x,
           y,
           order: { field: 'i', type: 'quantitative' },
-          color: {
-            field: 'series',
-            type: 'nominal',
-            title: 'frontier',
-            legend: { labelLimit: 260 },
-            scale: { domain: seriesDomain, range: ['#4c78a8', '#72b7b2', '#9d755d'] },
-          },
+          color: colourBy('series', 'frontier', seriesDomain, ['#4c78a8', '#72b7b2', '#9d755d'], { labelLimit: 260 }),
           strokeDash: {
             field: 'series',
             type: 'nominal',
@@ -142,13 +136,7 @@ export function extrinsicSpec(
     encoding: {
       x: quantitative('slowdownFactor', 'straggler slowdown (T′ / T)', { zero: false }),
       y: quantitative('savingPct', 'energy saved (%, estimated)'),
-      color: {
-        field: 'series',
-        type: 'nominal',
-        title: 'saving',
-        legend: { labelLimit: 260 },
-        scale: { domain: names, range: ['#4c78a8', '#f58518', '#72b7b2'] },
-      },
+      color: colourBy('series', 'saving', names, ['#4c78a8', '#f58518', '#72b7b2'], { labelLimit: 260 }),
     },
   } as TopLevelSpec;
 }

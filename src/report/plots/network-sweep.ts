@@ -6,7 +6,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import type { NetworkSweepPoint } from '../types.js';
 import { relativeDomain } from './case-study.js';
-import { baseSpec, DOMINATED_GREY, PLOT_CONFIG, renderSvg, quantitative } from './render.js';
+import { baseSpec, colourBy, DOMINATED_GREY, PLOT_CONFIG, renderSvg, quantitative } from './render.js';
 
 export interface NetworkSweepOptions {
   title: string;
@@ -28,12 +28,7 @@ function panel(name: string, field: string, title: string, colour: string, xTitl
         encoding: {
           x,
           y,
-          color: {
-            field: 'status',
-            type: 'nominal',
-            title: 'point',
-            scale: { domain: ['worth taking', 'dominated'], range: [colour, DOMINATED_GREY] },
-          },
+          color: colourBy('status', 'point', ['worth taking', 'dominated'], [colour, DOMINATED_GREY]),
           tooltip: [
             quantitative('scale', 'scale (× nominal)'),
             { field: 'energyChangePct', type: 'quantitative', title: 'energy change (%)', format: '.3f' },
@@ -143,12 +138,12 @@ export function networkSweepChangeSpec(
         domain: [lo < 0 ? lo - pad : 0, hi > 0 ? hi + pad : 0],
         nice: false,
       }),
-      color: {
-        field: 'part',
-        type: 'nominal',
-        title: 'component',
-        scale: { domain: parts.map((c) => c.name), range: [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'] },
-      },
+      color: colourBy(
+        'part',
+        'component',
+        parts.map((c) => c.name),
+        [...colours, '#9d755d', '#bab0ac', '#4c78a8', '#222222'],
+      ),
       tooltip: [
         { field: 'scale', type: 'nominal', title: 'scale' },
         { field: 'part', type: 'nominal' },

@@ -1,6 +1,6 @@
 /** Time–energy Pareto front: every configuration as a point, dominated ones grey, the front joined by a line. */
 import type { TopLevelSpec } from 'vega-lite';
-import { baseSpec, DOMINATED_GREY, renderSvg, quantitative } from './render.js';
+import { baseSpec, colourBy, DOMINATED_GREY, renderSvg, quantitative } from './render.js';
 
 export interface ParetoPoint {
   /** e.g. "1410 MHz". */
@@ -48,12 +48,7 @@ export function paretoSpec(points: readonly ParetoPoint[], options: ParetoOption
         encoding: {
           x,
           y,
-          color: {
-            field: 'status',
-            type: 'nominal',
-            title: 'point',
-            scale: { domain: ['Pareto front', 'dominated'], range: ['#1f77b4', DOMINATED_GREY] },
-          },
+          color: colourBy('status', 'point', ['Pareto front', 'dominated'], ['#1f77b4', DOMINATED_GREY]),
           tooltip: [
             { field: 'label', type: 'nominal', title: options.labelTitle },
             { field: 'timeS', type: 'quantitative', title: 'time (s, estimated)', format: '.4~s' },

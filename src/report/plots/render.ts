@@ -32,6 +32,22 @@ export function quantitative(field: string, title: string | null, scale?: Record
     : { field, type: 'quantitative' as const, title };
 }
 
+/**
+ * A colour channel over a nominal field: each name of `domain` drawn in the colour at the same place of `range`;
+ * `legend` as vega-lite takes it.
+ */
+export function colourBy(
+  field: string,
+  title: string | null,
+  domain: string[],
+  range: string[],
+  legend?: Record<string, unknown>,
+) {
+  return legend
+    ? { field, type: 'nominal' as const, title, scale: { domain, range }, legend }
+    : { field, type: 'nominal' as const, title, scale: { domain, range } };
+}
+
 /** Colours of the energy components, the same in every plot. */
 export const COMPONENT_COLOURS: Record<string, string> = {
   compute: '#4c78a8',
