@@ -114,13 +114,13 @@ export class JsonShape {
     return this.object(obj[key], jsonPath(path, key), opts.what);
   }
 
-  /** `obj[key]` as a list of at least `minLength` entries. */
-  list(obj: JsonObject, key: string, path: string, minLength = 0, what = 'a list'): unknown[] {
+  /** `obj[key]` as a list of at least `minLength` entries (`what` names it in the message). */
+  list(obj: JsonObject, key: string, path: string, minLength = 0, what?: string): unknown[] {
     const value = obj[key];
     const p = jsonPath(path, key);
-    if (!Array.isArray(value)) this.expected(p, minLength > 0 ? `a non-empty list` : what, value);
-    if (value.length < minLength)
-      this.fail(p, `expected at least ${minLength} entr${minLength === 1 ? 'y' : 'ies'}, found ${value.length}`);
+    const expected = what ?? (minLength > 0 ? 'a non-empty list' : 'a list');
+    if (!Array.isArray(value) || (minLength === 1 && value.length === 0)) this.expected(p, expected, value);
+    if (value.length < minLength) this.fail(p, `expected at least ${minLength} entries, found ${value.length}`);
     return value;
   }
 
@@ -169,13 +169,25 @@ export class JsonShape {
     return value;
   }
 
+  /** `obj[key]` as a flag where ASTRA-sim accepts 0/1 as well as true/false (absent: false). */
+  flag(obj: JsonObject, key: string, path: string): boolean {
+    const value = obj[key];
+    if (value === undefined) return false;
+    if (typeof value === 'boolean') return value;
+    if (typeof value === 'number') return value !== 0;
+    this.expected(jsonPath(path, key), '0/1 or true/false', value);
+  }
+
+  /** A value at `path` that must be one of `allowed`. */
+  oneOfValue<T extends string | number>(value: unknown, path: string, allowed: readonly T[]): T {
+    if (!(allowed as readonly unknown[]).includes(value)) this.expected(path, `one of ${allowed.join(', ')}`, value);
+    return value as T;
+  }
+
   /** `obj[key]` as one of `allowed` (absent: `def` when given). */
   oneOf<T extends string | number>(obj: JsonObject, key: string, path: string, allowed: readonly T[], def?: T): T {
-    const value = obj[key];
-    if (value === undefined && def !== undefined) return def;
-    if (!(allowed as readonly unknown[]).includes(value))
-      this.expected(jsonPath(path, key), `one of ${allowed.join(', ')}`, value);
-    return value as T;
+    if (obj[key] === undefined && def !== undefined) return def;
+    return this.oneOfValue(obj[key], jsonPath(path, key), allowed);
   }
 
   /** `obj[key]` as a list of numbers in `rule`'s range (`minLength` entries at least). */
@@ -224,7 +236,7 @@ export class JsonShape {
    * Keys not in `known` are refused: a misspelt key silently ignored is how wrong results happen. The message names
    * the closest known keys when the key looks misspelt, else the known keys (the first few of a long list).
    */
-  refuseUnknown(obj: JsonObject, path: string, known: readonly string[], hint = ''): void {
+  refuseUnknown(obj: JsonObject, path: string, known: readonly string[]): void {
     for (const k of Object.keys(obj)) {
       if (known.includes(k)) continue;
       const near =
@@ -235,7 +247,7 @@ export class JsonShape {
         near.length > 0
           ? `did you mean ${near.map((x) => `"${x}"`).join(' or ')}?`
           : `known keys: ${listExcerpt(known, 12)}`;
-      this.fail(jsonPath(path, excerpt(k)), `unknown key${hint ? ` (${hint})` : ''}; ${which}`);
+      this.fail(jsonPath(path, excerpt(k)), `unknown key; ${which}`);
     }
   }
 }

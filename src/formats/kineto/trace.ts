@@ -10,7 +10,7 @@
  * taken from the event's text when it has a fraction.
  */
 import { excerpt, FormatError } from '../../errors.js';
-import { shortNumber } from '../astra/json-fields.js';
+import { shortNumber } from '../json-shape.js';
 import { CONFIG_LIMITS } from '../astra/parse.js';
 import { type JsonPiece, parseElement, readJsonPieceBatches } from '../json-stream.js';
 import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
