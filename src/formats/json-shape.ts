@@ -180,7 +180,8 @@ export class JsonShape {
 
   /** A value at `path` that must be one of `allowed`. */
   oneOfValue<T extends string | number>(value: unknown, path: string, allowed: readonly T[]): T {
-    if (!(allowed as readonly unknown[]).includes(value)) this.expected(path, `one of ${allowed.join(', ')}`, value);
+    if (!(allowed as readonly unknown[]).includes(value))
+      this.expected(path, allowed.length === 1 ? String(allowed[0]) : `one of ${allowed.join(', ')}`, value);
     return value as T;
   }
 

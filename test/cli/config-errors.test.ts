@@ -168,7 +168,9 @@ describe('missing keys and absurd values', () => {
   });
   it('a calibration without its schema key says "missing", never "undefined"', async () => {
     const f = put('no-schema-cal.json', JSON.stringify({ ...JSON.parse(calibration), schema: undefined }));
-    expect(await message(loadCalibration(f))).toBe(`${f}: field schema: expected "tracewatt-calibration", got missing`);
+    expect(await message(loadCalibration(f))).toBe(
+      `${f}: schema: expected tracewatt-calibration, found nothing (missing)`,
+    );
   });
   it('local-mem-bw: 0 and bandwidth 0 state the accepted range', async () => {
     const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));
