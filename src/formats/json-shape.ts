@@ -9,7 +9,7 @@
  * (`points[3].energyJ.total`, `[1].kind` in a top-level array); the root itself has no path. A missing field is
  * "found nothing (missing)".
  */
-import { excerpt, FormatError, listExcerpt } from '../errors.js';
+import { excerpt, FormatError, listExcerpt, MAX_QUOTED_CHARS } from '../errors.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -26,14 +26,21 @@ export function shortNumber(x: number): string {
   return exp.length < plain.length ? exp : plain;
 }
 
-/** A JSON value as a message names what was found: `"text"`, `42`, `true`, `null`, `a list`, `an object`. */
+/**
+ * A JSON value as a message names what was found: `"text"`, `42`, `true`, `null`, a short list or object as JSON
+ * (`{"index":1}`), a longer one as `a list of 12 entries` or `an object`.
+ */
 export function describeJson(v: unknown): string {
   if (v === undefined) return 'nothing (missing)';
   if (v === null) return 'null';
-  if (Array.isArray(v)) return v.length === 0 ? 'an empty list' : 'a list';
   if (typeof v === 'string') return `"${excerpt(v)}"`;
   if (typeof v === 'number') return shortNumber(v);
-  if (typeof v === 'object') return 'an object';
+  if (Array.isArray(v) && v.length === 0) return 'an empty list';
+  if (typeof v === 'object') {
+    const text = JSON.stringify(v);
+    if (text.length <= MAX_QUOTED_CHARS) return text;
+    return Array.isArray(v) ? `a list of ${v.length} entries` : 'an object';
+  }
   return excerpt(String(v));
 }
 
