@@ -55,7 +55,7 @@ export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
     const q = c.object(p, at, 'an object { "scale", "voltage" }');
     return {
       scale: c.number(q, 'scale', at, { ...VF_LIMITS.scale, unit: '× nominal' }),
-      voltage: c.number(q, 'voltage', at, { ...VF_LIMITS.voltage, unit: '(V or relative)' }),
+      voltage: c.number(q, 'voltage', at, VF_LIMITS.voltage),
     };
   });
   for (let i = 1; i < points.length; i++) {
