@@ -4,7 +4,8 @@
  * document and names the first offending field; {@link loadCalibration} reads and validates a file.
  */
 import { parseJsonText, readTextFile } from '../formats/text-file.js';
-import { FormatError, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
+import { describeJson, jsonPath, JsonShape, type JsonObject } from '../formats/json-shape.js';
 import type { ClockPowerModel } from './power-model.js';
 import type { VfModel } from './vf-model.js';
 import type { TimeModel } from './time-model.js';
@@ -106,212 +107,153 @@ export interface Calibration {
 
 type Json = unknown;
 
-function fail(file: string, field: string, problem: string): never {
-  throw new FormatError(file, `field ${field}`, problem);
+/** A list of numbers at `path` (given as the value, for lists that are not a field of a checked object). */
+function numberArray(c: JsonShape, v: Json, path: string): number[] {
+  if (!Array.isArray(v)) c.expected(path, 'a list of numbers', v);
+  return (v as unknown[]).map((x, i) => c.numberValue(x, jsonPath(path, i)));
 }
 
-/** A value as a message shows it: `missing` for an absent key, never "undefined". */
-function shown(v: Json): string {
-  return v === undefined ? 'missing' : JSON.stringify(v).slice(0, 40);
-}
-
-function isObj(v: Json): v is Record<string, Json> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function num(
-  file: string,
-  obj: Record<string, Json>,
-  key: string,
-  path: string,
-  opts: { nullable?: boolean; min?: number } = {},
-): void {
-  const v = obj[key];
-  if (v === null && opts.nullable) return;
-  if (typeof v !== 'number' || !Number.isFinite(v))
-    fail(file, `${path}.${key}`, `expected a finite number${opts.nullable ? ' or null' : ''}, got ${shown(v)}`);
-  if (opts.min !== undefined && v < opts.min) fail(file, `${path}.${key}`, `must be ≥ ${opts.min}, got ${v}`);
-}
-
-function numArray(file: string, v: Json, path: string): void {
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
-    fail(file, path, 'expected an array of finite numbers');
-}
-
-function obj(file: string, v: Json, path: string): Record<string, Json> {
-  if (!isObj(v)) fail(file, path, `expected an object, got ${shown(v)}`);
-  return v;
-}
-
-/** Checks a parsed calibration document; throws FormatError naming the field. */
+/** Checks a parsed calibration document; throws FormatError naming the field's JSON path. */
 export function validateCalibration(doc: Json, file = '<calibration>'): Calibration {
-  const root = obj(file, doc, '(root)');
-  if (root.schema !== CALIBRATION_SCHEMA)
-    fail(file, 'schema', `expected "${CALIBRATION_SCHEMA}", got ${shown(root.schema)}`);
+  const c = new JsonShape(file);
+  const root = c.object(doc, '', 'a calibration (a JSON object)');
+  c.oneOf(root, 'schema', '', [CALIBRATION_SCHEMA]);
   if (root.version !== CALIBRATION_VERSION)
-    fail(
-      file,
+    c.fail(
       'version',
-      `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, the file has ${shown(root.version)}; re-run tracewatt calibrate`,
+      `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, found ${describeJson(root.version)}; re-run tracewatt calibrate`,
     );
-  const device = obj(file, root.device, 'device');
-  if (typeof device.name !== 'string' || !device.name) fail(file, 'device.name', 'expected a non-empty string');
-  if (device.kind !== 'fitted' && device.kind !== 'datasheet')
-    fail(file, 'device.kind', 'expected "fitted" or "datasheet"');
-  const clocks = obj(file, root.clocks, 'clocks');
-  numArray(file, clocks.smClocksMHz, 'clocks.smClocksMHz');
-  numArray(file, clocks.memClocksMHz, 'clocks.memClocksMHz');
-  if (!Array.isArray(root.components) || root.components.some((c) => typeof c !== 'string'))
-    fail(file, 'components', 'expected an array of strings');
-  if (typeof root.counterFree !== 'boolean') fail(file, 'counterFree', 'expected true or false');
-  const power = obj(file, root.power, 'power');
-  if (!Array.isArray(power.perClock) || power.perClock.length === 0)
-    fail(file, 'power.perClock', 'expected a non-empty array');
-  power.perClock.forEach((pc, i) => {
-    const path = `power.perClock[${i}]`;
-    const o = obj(file, pc, path);
-    num(file, o, 'smClockMHz', path, { min: 1 });
-    num(file, o, 'memClockMHz', path, { nullable: true });
-    num(file, o, 'interceptW', path);
-    const co = obj(file, o.coefficientsW, `${path}.coefficientsW`);
-    for (const k of Object.keys(co)) num(file, co, k, `${path}.coefficientsW`, { min: 0 });
-    if (!Array.isArray(o.dropped)) fail(file, `${path}.dropped`, 'expected an array');
-    const fit = obj(file, o.fit, `${path}.fit`);
-    for (const k of ['n', 'r2', 'mapePct', 'rmseW']) num(file, fit, k, `${path}.fit`);
+  const device = c.child(root, 'device', '');
+  c.string(device, 'name', 'device', { nonEmpty: true });
+  c.oneOf(device, 'kind', 'device', ['fitted', 'datasheet']);
+  const clocks = c.child(root, 'clocks', '');
+  c.numberList(clocks, 'smClocksMHz', 'clocks');
+  c.numberList(clocks, 'memClocksMHz', 'clocks');
+  c.stringList(root, 'components', '');
+  c.boolean(root, 'counterFree', '');
+  const power = c.child(root, 'power', '');
+  c.each(power, 'perClock', 'power', 1, (o, path) => {
+    c.number(o, 'smClockMHz', path, { min: 1 });
+    c.maybeNumber(o, 'memClockMHz', path, { nullable: true });
+    c.number(o, 'interceptW', path);
+    const co = c.child(o, 'coefficientsW', path);
+    c.numbers(co, Object.keys(co), jsonPath(path, 'coefficientsW'), { min: 0 });
+    c.list(o, 'dropped', path);
+    c.numbers(c.child(o, 'fit', path), ['n', 'r2', 'mapePct', 'rmseW'], jsonPath(path, 'fit'));
   });
-  const time = obj(file, root.time, 'time');
-  if (!Array.isArray(time.memoryCeiling)) fail(file, 'time.memoryCeiling', 'expected an array');
-  time.memoryCeiling.forEach((m, i) => {
-    const o = obj(file, m, `time.memoryCeiling[${i}]`);
-    num(file, o, 'smClockMHz', `time.memoryCeiling[${i}]`, { min: 1 });
-    num(file, o, 'dramActiveMax', `time.memoryCeiling[${i}]`, { min: 0 });
+  const time = c.child(root, 'time', '');
+  c.each(time, 'memoryCeiling', 'time', 0, (o, path) => {
+    c.number(o, 'smClockMHz', path, { min: 1 });
+    c.number(o, 'dramActiveMax', path, { min: 0 });
   });
-  const share = obj(file, time.share, 'time.share');
-  num(file, share, 'w0', 'time.share');
-  num(file, share, 'w1', 'time.share');
-  num(file, time, 'launchOverheadNs', 'time', { min: 0 });
+  c.numbers(c.child(time, 'share', 'time'), ['w0', 'w1'], 'time.share');
+  c.number(time, 'launchOverheadNs', 'time', { min: 0 });
   if (time.roofExponent !== undefined) {
-    const roof = obj(file, time.roofExponent, 'time.roofExponent');
-    num(file, roof, 'exponent', 'time.roofExponent', { min: 1 });
-    for (const k of ['mapePct', 'additiveMapePct', 'n']) num(file, roof, k, 'time.roofExponent', { min: 0 });
+    const roof = c.child(time, 'roofExponent', 'time');
+    c.number(roof, 'exponent', 'time.roofExponent', { min: 1 });
+    c.numbers(roof, ['mapePct', 'additiveMapePct', 'n'], 'time.roofExponent', { min: 0 });
   }
-  if (root.vf !== null) {
-    const vf = obj(file, root.vf, 'vf');
-    for (const k of ['kneeMHz', 'slopePerGHz', 'constW', 'staticW', 'dynamicWPerGHz']) num(file, vf, k, 'vf');
-  }
-  const cap = obj(file, root.powerCap, 'powerCap');
-  if (typeof cap.detected !== 'boolean') fail(file, 'powerCap.detected', 'expected true or false');
-  num(file, cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
-  if (!POWER_CAP_SOURCES.includes(cap.source as PowerCap['source']))
-    fail(file, 'powerCap.source', `expected one of ${POWER_CAP_SOURCES.join(', ')}, got ${shown(cap.source)}`);
+  if (root.vf !== null)
+    c.numbers(c.child(root, 'vf', ''), ['kneeMHz', 'slopePerGHz', 'constW', 'staticW', 'dynamicWPerGHz'], 'vf');
+  const cap = c.child(root, 'powerCap', '');
+  c.boolean(cap, 'detected', 'powerCap');
+  c.maybeNumber(cap, 'powerW', 'powerCap', { nullable: true, min: 0 });
+  c.oneOf(cap, 'source', 'powerCap', POWER_CAP_SOURCES);
   if ((cap.source === 'none') !== (cap.powerW === null))
-    fail(
-      file,
+    c.fail(
       'powerCap.powerW',
       `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`,
     );
   if (root.datasheet !== null) {
-    const ds = obj(file, root.datasheet, 'datasheet');
-    for (const k of ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS'])
-      num(file, ds, k, 'datasheet', { min: 0 });
-    if (ds.minSmClockMHz !== undefined) num(file, ds, 'minSmClockMHz', 'datasheet', { min: 1 });
-    const pf = obj(file, ds.peakFlopsPerS, 'datasheet.peakFlopsPerS');
-    num(file, pf, 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
+    const ds = c.child(root, 'datasheet', '');
+    c.numbers(ds, ['tdpW', 'idlePowerW', 'activePowerW', 'maxSmClockMHz', 'memoryBandwidthBytesPerS'], 'datasheet', {
+      min: 0,
+    });
+    c.maybeNumber(ds, 'minSmClockMHz', 'datasheet', { optional: true, min: 1 });
+    c.number(c.child(ds, 'peakFlopsPerS', 'datasheet'), 'fp32', 'datasheet.peakFlopsPerS', { min: 0 });
   }
-  if (root.idle !== undefined) validateIdle(file, obj(file, root.idle, 'idle'));
-  if (!Array.isArray(root.sanity)) fail(file, 'sanity', 'expected an array');
+  if (root.idle !== undefined) validateIdle(c, c.child(root, 'idle', ''));
+  c.list(root, 'sanity', '');
   if (root.uncertainty !== undefined && root.uncertainty !== null)
-    validateUncertainty(file, obj(file, root.uncertainty, 'uncertainty'));
-  const prov = obj(file, root.provenance, 'provenance');
-  if (!Array.isArray(prov.inputs)) fail(file, 'provenance.inputs', 'expected an array');
-  prov.inputs.forEach((inp, i) => {
-    const o = obj(file, inp, `provenance.inputs[${i}]`);
-    if (typeof o.file !== 'string') fail(file, `provenance.inputs[${i}].file`, 'expected a string');
+    validateUncertainty(c, c.child(root, 'uncertainty', ''));
+  const prov = c.child(root, 'provenance', '');
+  c.each(prov, 'inputs', 'provenance', 0, (o, path) => {
+    c.string(o, 'file', path);
     if (typeof o.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(o.sha256))
-      fail(file, `provenance.inputs[${i}].sha256`, 'expected 64 hex digits');
+      c.expected(jsonPath(path, 'sha256'), '64 hex digits', o.sha256);
   });
-  if (typeof prov.createdAt !== 'string') fail(file, 'provenance.createdAt', 'expected an ISO date string');
+  c.string(prov, 'createdAt', 'provenance', { what: 'an ISO date string' });
   return doc as Calibration;
 }
 
-function validateIdle(file: string, idle: Record<string, Json>): void {
-  num(file, idle, 'powerW', 'idle', { min: 0 });
-  num(file, idle, 'smClockMHz', 'idle', { min: 1 });
-  if (!(IDLE_BASES as readonly unknown[]).includes(idle.basis))
-    fail(file, 'idle.basis', `expected one of ${IDLE_BASES.join(', ')}, got ${shown(idle.basis)}`);
-  if (typeof idle.source !== 'string' || !idle.source.trim())
-    fail(file, 'idle.source', 'expected a sentence saying where the idle figure comes from');
-  if (!Array.isArray(idle.perClock) || idle.perClock.length === 0)
-    fail(file, 'idle.perClock', 'expected a non-empty array');
-  idle.perClock.forEach((p, i) => {
-    const path = `idle.perClock[${i}]`;
-    const o = obj(file, p, path);
-    num(file, o, 'smClockMHz', path, { min: 1 });
-    num(file, o, 'memClockMHz', path, { nullable: true, min: 1 });
-    num(file, o, 'powerW', path, { min: 0 });
-    num(file, o, 'samples', path, { min: 1 });
+function validateIdle(c: JsonShape, idle: JsonObject): void {
+  c.number(idle, 'powerW', 'idle', { min: 0 });
+  c.number(idle, 'smClockMHz', 'idle', { min: 1 });
+  c.oneOf(idle, 'basis', 'idle', IDLE_BASES);
+  c.string(idle, 'source', 'idle', { what: 'a sentence saying where the idle figure comes from', nonEmpty: true });
+  c.each(idle, 'perClock', 'idle', 1, (o, path) => {
+    c.number(o, 'smClockMHz', path, { min: 1 });
+    c.maybeNumber(o, 'memClockMHz', path, { nullable: true, min: 1 });
+    c.number(o, 'powerW', path, { min: 0 });
+    c.number(o, 'samples', path, { min: 1 });
   });
 }
 
-function validateUncertainty(file: string, u: Record<string, Json>): void {
-  if (u.method !== 'leave-one-benchmark-out')
-    fail(file, 'uncertainty.method', `expected "leave-one-benchmark-out", got ${shown(u.method)}`);
-  for (const k of ['groups', 'folds', 'kernels']) num(file, u, k, 'uncertainty', { min: 0 });
-  if (u.twoClockDistance !== undefined && u.twoClockDistance !== 'product' && u.twoClockDistance !== 'harmonic')
-    fail(
-      file,
-      'uncertainty.twoClockDistance',
-      `expected "product" or "harmonic", got ${JSON.stringify(u.twoClockDistance)}`,
-    );
+function validateUncertainty(c: JsonShape, u: JsonObject): void {
+  const at = 'uncertainty';
+  c.oneOf(u, 'method', at, ['leave-one-benchmark-out']);
+  c.numbers(u, ['groups', 'folds', 'kernels'], at, { min: 0 });
+  if (u.twoClockDistance !== undefined) c.oneOf(u, 'twoClockDistance', at, ['product', 'harmonic']);
   if (u.roofExponentRange !== undefined && u.roofExponentRange !== null) {
-    const r = obj(file, u.roofExponentRange, 'uncertainty.roofExponentRange');
-    for (const k of ['p10', 'p90']) num(file, r, k, 'uncertainty.roofExponentRange', { min: 1 });
-    num(file, r, 'kernels', 'uncertainty.roofExponentRange', { min: 0 });
-    if ((r.p90 as number) < (r.p10 as number)) fail(file, 'uncertainty.roofExponentRange.p90', 'expected p90 ≥ p10');
+    const path = jsonPath(at, 'roofExponentRange');
+    const r = c.child(u, 'roofExponentRange', at);
+    const [p10, p90] = ['p10', 'p90'].map((k) => c.number(r, k, path, { min: 1 })) as [number, number];
+    c.number(r, 'kernels', path, { min: 0 });
+    if (p90 < p10) c.fail(jsonPath(path, 'p90'), `expected p90 ≥ p10 (${p10}), found ${p90}`);
   }
   if (u.counterSpace !== null) {
-    const cs = obj(file, u.counterSpace, 'uncertainty.counterSpace');
-    const comps = cs.components;
-    if (!Array.isArray(comps) || comps.some((c) => typeof c !== 'string'))
-      fail(file, 'uncertainty.counterSpace.components', 'expected an array of strings');
-    numArray(file, cs.scale, 'uncertainty.counterSpace.scale');
-    if ((cs.scale as number[]).length !== comps.length || (cs.scale as number[]).some((x) => !(x > 0)))
-      fail(file, 'uncertainty.counterSpace.scale', 'expected one positive number per component');
-    if (!Array.isArray(cs.points)) fail(file, 'uncertainty.counterSpace.points', 'expected an array');
-    cs.points.forEach((p, i) => {
-      numArray(file, p, `uncertainty.counterSpace.points[${i}]`);
-      if ((p as number[]).length !== comps.length)
-        fail(file, `uncertainty.counterSpace.points[${i}]`, `expected ${comps.length} numbers (one per component)`);
+    const path = jsonPath(at, 'counterSpace');
+    const cs = c.child(u, 'counterSpace', at);
+    const comps = c.stringList(cs, 'components', path);
+    const scale = c.numberList(cs, 'scale', path);
+    if (scale.length !== comps.length || scale.some((x) => !(x > 0)))
+      c.fail(jsonPath(path, 'scale'), `expected one positive number per component (${comps.length})`);
+    c.list(cs, 'points', path).forEach((p, i) => {
+      const pp = jsonPath(jsonPath(path, 'points'), i);
+      if (numberArray(c, p, pp).length !== comps.length)
+        c.fail(pp, `expected ${comps.length} numbers (one per component), found ${(p as unknown[]).length}`);
     });
-    num(file, cs, 'neighbours', 'uncertainty.counterSpace', { min: 1 });
+    c.number(cs, 'neighbours', path, { min: 1 });
   }
-  const modes = obj(file, u.modes, 'uncertainty.modes');
+  const modes = c.child(u, 'modes', at);
   for (const [mode, table] of Object.entries(modes)) {
+    const path = jsonPath(jsonPath(at, 'modes'), mode);
     if (!(BAND_MODES as readonly string[]).includes(mode))
-      fail(file, `uncertainty.modes.${mode}`, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
-    validateBandTable(file, table, `uncertainty.modes.${mode}`);
+      c.fail(path, `unknown mode; expected one of ${BAND_MODES.join(', ')}`);
+    validateBandTable(c, table, path);
   }
   if (u.memoryCeiling !== undefined && u.memoryCeiling !== null)
-    validateBandTable(file, u.memoryCeiling, 'uncertainty.memoryCeiling');
-  if (u.powerMisfitMax !== undefined) num(file, u, 'powerMisfitMax', 'uncertainty', { min: 0 });
+    validateBandTable(c, u.memoryCeiling, jsonPath(at, 'memoryCeiling'));
+  if (u.powerMisfitMax !== undefined) c.number(u, 'powerMisfitMax', at, { min: 0 });
 }
 
-function validateBandTable(file: string, table: Json, at: string): void {
-  const t = obj(file, table, at);
+function validateBandTable(c: JsonShape, table: Json, at: string): void {
+  const t = c.object(table, at);
   for (const q of BAND_QUANTITIES) {
-    const path = `${at}.${q}`;
-    const b = obj(file, t[q], path);
-    for (const k of ['distance', 'q10', 'q90']) numArray(file, b[k], `${path}.${k}`);
-    const n = (b.distance as number[]).length;
-    if (n === 0 || (b.q10 as number[]).length !== n || (b.q90 as number[]).length !== n)
-      fail(file, `${path}.q10`, 'expected q10, q90 and distance of one non-zero length');
-    if ((b.distance as number[]).some((x, i, a) => i > 0 && !(x > a[i - 1]!)))
-      fail(file, `${path}.distance`, 'expected ascending distances');
-    if ((b.q10 as number[]).some((x) => x > 0) || (b.q90 as number[]).some((x) => x < 0))
-      fail(file, path, 'expected q10 ≤ 0 ≤ q90');
-    num(file, b, 'widening', path, { min: 0 });
-    num(file, b, 'maxCounterDistance', path, { min: 0 });
-    num(file, b, 'n', path, { min: 0 });
+    const path = jsonPath(at, q);
+    const b = c.child(t, q, at);
+    const [distance, q10, q90] = ['distance', 'q10', 'q90'].map((k) => c.numberList(b, k, path)) as [
+      number[],
+      number[],
+      number[],
+    ];
+    const n = distance.length;
+    if (n === 0 || q10.length !== n || q90.length !== n)
+      c.fail(jsonPath(path, 'q10'), 'expected q10, q90 and distance of one non-zero length');
+    if (distance.some((x, i, a) => i > 0 && !(x > a[i - 1]!)))
+      c.fail(jsonPath(path, 'distance'), 'expected ascending distances');
+    if (q10.some((x) => x > 0) || q90.some((x) => x < 0)) c.fail(path, 'expected q10 ≤ 0 ≤ q90');
+    c.numbers(b, ['widening', 'maxCounterDistance', 'n'], path, { min: 0 });
   }
 }
 

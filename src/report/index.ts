@@ -24,3 +24,4 @@ export {
   MAX_RANK_ROWS,
   type RowSet,
 } from './text.js';
+export { RESULT_KIND_VIEWS, RESULT_KINDS, type ResultKindViews } from './kinds.js';

@@ -113,14 +113,5 @@ export type ReportResult =
   | PlanSummary
   | LayerStudySummary;
 
+/** The kinds of result record; each has its check, HTML section and text and CSV views in kinds.ts. */
 export type ResultKind = ReportResult['kind'];
-
-export const RESULT_KINDS: readonly ResultKind[] = [
-  'replay',
-  'gpu-clock-sweep',
-  'network-sweep',
-  'accuracy',
-  'case-study',
-  'plan',
-  'layer-clock-study',
-];

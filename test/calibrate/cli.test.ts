@@ -287,7 +287,7 @@ describe('bad input', () => {
       expect(r.code).toBe(2);
       expect(r.err).toContain(old);
       expect(r.err).toMatch(
-        /field version: this tracewatt reads calibration schema version 1, the file has 0; re-run tracewatt calibrate/,
+        /: version: this tracewatt reads calibration schema version 1, found 0; re-run tracewatt calibrate/,
       );
     }
     const wrongKind = path.join(dir, 'not-a-calibration.json');
@@ -302,7 +302,7 @@ describe('bad input', () => {
       '1500',
     );
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/not-a-calibration\.json: field schema: expected "tracewatt-calibration"/);
+    expect(r.err).toMatch(/not-a-calibration\.json: schema: expected tracewatt-calibration, found/);
   });
 
   it('a clock with fewer rows than coefficients: components dropped (named), the file rows named, the fit still made', async () => {

@@ -140,45 +140,47 @@ describe('missing keys and absurd values', () => {
   it('a missing topology is named', async () => {
     const f = put('notopo.yml', network.replace('topology: [ Ring ]\n', ''));
     expect(await message(loadNetworkConfig(f))).toBe(
-      `${f}: key "topology": is required but missing (expected a list of Ring | Switch | FullyConnected, one per dimension)`,
+      `${f}: topology: expected a list of Ring | Switch | FullyConnected, one per dimension, found nothing (missing)`,
     );
     const g = put('nolat.yml', network.replace(/latency.*\n/, ''));
     expect(await message(loadNetworkConfig(g))).toBe(
-      `${g}: key "latency": is required but missing (expected a list of numbers, one per dimension)`,
+      `${g}: latency: expected a list of numbers, one per dimension, found nothing (missing)`,
     );
   });
   it('every missing key is named in one message, not one key per run', async () => {
     const f = put('topology-only.yml', 'topology: [ Ring ]\n');
     expect(await message(loadNetworkConfig(f))).toBe(
-      `${f}: keys "npus_count", "bandwidth", "latency": are required but missing (each expected as a list of numbers, one per dimension)`,
+      `${f}: npus_count, bandwidth, latency: expected each a list of numbers, one per dimension, found nothing (missing)`,
     );
     const g = put('latency-only.yml', 'latency: [ 1 ]\n');
     expect(await message(loadNetworkConfig(g))).toBe(
-      `${g}: keys "topology", "npus_count", "bandwidth": are required but missing ("topology": a list of Ring | Switch | FullyConnected, one per dimension; "npus_count": a list of numbers, one per dimension; "bandwidth": a list of numbers, one per dimension)`,
+      `${g}: topology, npus_count, bandwidth: expected topology: a list of Ring | Switch | FullyConnected, one per dimension; npus_count: a list of numbers, one per dimension; bandwidth: a list of numbers, one per dimension, found nothing (missing)`,
     );
     const h = put(
       'no-splits-no-bw.json',
       JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }),
     );
     expect(await message(loadSystemConfig(h))).toBe(
-      `${h}: keys "preferred-dataset-splits", "local-mem-bw": are required but missing ("preferred-dataset-splits": an integer ≥ 1; "local-mem-bw": a number > 0 GB/s)`,
+      `${h}: preferred-dataset-splits, local-mem-bw: expected preferred-dataset-splits: an integer ≥ 1; local-mem-bw: a number > 0 GB/s, found nothing (missing)`,
     );
   });
   it('a calibration without its schema key says "missing", never "undefined"', async () => {
     const f = put('no-schema-cal.json', JSON.stringify({ ...JSON.parse(calibration), schema: undefined }));
-    expect(await message(loadCalibration(f))).toBe(`${f}: field schema: expected "tracewatt-calibration", got missing`);
+    expect(await message(loadCalibration(f))).toBe(
+      `${f}: schema: expected tracewatt-calibration, found nothing (missing)`,
+    );
   });
   it('local-mem-bw: 0 and bandwidth 0 state the accepted range', async () => {
     const f = put('zero-bw.json', system.replace('"local-mem-bw": 1600', '"local-mem-bw": 0'));
     const e = await loadSystemConfig(f).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(FormatError);
-    expect((e as Error).message).toBe(`${f}: key "local-mem-bw": must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
+    expect((e as Error).message).toBe(`${f}: local-mem-bw: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`);
     const g = put('zero-net.yml', network.replace('[ 50.0 ]', '[ 0 ]'));
     expect(await message(loadNetworkConfig(g))).toBe(
-      `${g}: key "bandwidth"[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`,
+      `${g}: bandwidth[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 0`,
     );
     const h = put('neg-lat.yml', network.replace('[ 500.0 ]', '[ -1 ]'));
-    expect(await message(loadNetworkConfig(h))).toBe(`${h}: key "latency"[0]: must be ≥ 0 ns and ≤ 1e12 ns, found -1`);
+    expect(await message(loadNetworkConfig(h))).toBe(`${h}: latency[0]: must be ≥ 0 ns and ≤ 1e12 ns, found -1`);
   });
 });
 

@@ -47,8 +47,8 @@ describe('network and system numbers are range-checked at read time, limit and u
   const bw = put('bw.yml', network.replace('[ 50.0 ]', '[ 1e-300 ]'));
   const lat = put('lat.yml', network.replace('[ 500.0 ]', '[ 1e300 ]'));
   it.each([
-    [bw, `key "bandwidth"[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 1e-300`],
-    [lat, `key "latency"[0]: must be ≥ 0 ns and ≤ 1e12 ns, found 1e300`],
+    [bw, `bandwidth[0]: must be ≥ 1e-6 GB/s and ≤ 1e12 GB/s, found 1e-300`],
+    [lat, `latency[0]: must be ≥ 0 ns and ≤ 1e12 ns, found 1e300`],
   ])('%s: replay and sweep network refuse it before replaying', async (file, problem) => {
     expect(await refused('replay', trace, '--system', sysPure, '--network', file)).toBe(
       `tracewatt: error: ${file}: ${problem}`,
@@ -78,7 +78,7 @@ describe('network and system numbers are range-checked at read time, limit and u
         `splits-${v}.json`,
         system.replace('"preferred-dataset-splits": 1', `"preferred-dataset-splits": ${v}`),
       );
-      const problem = `tracewatt: error: ${f}: key "preferred-dataset-splits": must be ≥ 1 splits and ≤ 4096 splits, found ${v === '1e308' ? '1e308' : '1e9'}`;
+      const problem = `tracewatt: error: ${f}: preferred-dataset-splits: must be ≥ 1 splits and ≤ 4096 splits, found ${v === '1e308' ? '1e308' : '1e9'}`;
       expect(await refused('replay', trace, '--system', f, '--network', ring4)).toBe(problem);
       const log = recordedLog('all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt');
       expect(await refused('energy', '--astra-sim-log', log, trace, '--system', f, '--network', ring4)).toBe(problem);
@@ -94,7 +94,7 @@ describe('network and system numbers are range-checked at read time, limit and u
       'topology: [ Ring, Ring ]\nnpus_count: [ 2048, 1024 ]\nbandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n',
     );
     await expect(loadNetworkConfig(f)).rejects.toThrow(
-      `${f}: key "npus_count": describes 2097152 NPUs in all; at most 1048576 NPUs are simulated`,
+      `${f}: npus_count: describes 2097152 NPUs in all; at most 1048576 NPUs are simulated`,
     );
   });
 
@@ -123,7 +123,7 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
       'anchors.yml',
       'topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: &bw [ 50.0 ]\nlatency: [ 500.0 ]\nunused: *bw\n',
     );
-    await expect(loadNetworkConfig(ok)).rejects.toThrow(/key "unused": unknown key/);
+    await expect(loadNetworkConfig(ok)).rejects.toThrow(/unused: unknown key/);
     const anchored = put(
       'anchors2.yml',
       'topology: [ &t Ring, *t ]\nnpus_count: [ &n 2, *n ]\nbandwidth: [ &b 50, *b ]\nlatency: [ 500, 500 ]\n',
@@ -228,7 +228,7 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
     );
     const f = put('big-string.yml', network.replace('[ 50.0 ]', `[ "${digits}" ]`));
     expect((await refused('replay', trace, '--system', sysPure, '--network', f)).replace(f, '<file>')).toBe(
-      `tracewatt: error: <file>: key "bandwidth"[0]: expected a number, found "${'9'.repeat(24)}…${'9'.repeat(15)} (300 characters)"`,
+      `tracewatt: error: <file>: bandwidth[0]: expected a number, found "${'9'.repeat(24)}…${'9'.repeat(15)} (300 characters)"`,
     );
   });
 });
@@ -274,16 +274,16 @@ describe("every key ASTRA-sim's parsers read is known", () => {
   it.each([
     [
       { 'all-reduce-implementation-custom': ['x/custom_allreduce'] },
-      /key "all-reduce-implementation-custom": custom collective implementations \(Chakra ETs run as collectives\) are not modelled/,
+      /all-reduce-implementation-custom: custom collective implementations \(Chakra ETs run as collectives\) are not modelled/,
     ],
     [
       { 'per-node-custom-implementation': 'x.yml' },
-      /key "per-node-custom-implementation": custom collective implementations/,
+      /per-node-custom-implementation: custom collective implementations/,
     ],
-    [{ 'model-shared-bus': 1 }, /key "model-shared-bus": the shared memory bus \(LogGP L, o, g, G\) is not modelled/],
+    [{ 'model-shared-bus': 1 }, /model-shared-bus: the shared memory bus \(LogGP L, o, g, G\) is not modelled/],
     [
       { 'scheduling-policy': 'EXPLICIT' },
-      /key "scheduling-policy": "EXPLICIT" \(priorities from the trace\) is not modelled/,
+      /scheduling-policy: "EXPLICIT" \(priorities from the trace\) is not modelled/,
     ],
     [{ 'all-reduce-implementation': ['oneRing'] }, /"oneRing" is an ASTRA-sim implementation tracewatt does not model/],
     [{ 'all-reduce-implementation': ['direct8'] }, /"direct8" is an ASTRA-sim implementation tracewatt does not model/],
@@ -304,57 +304,49 @@ describe('power config (--power JSON): every number has an upper limit, named wi
     [
       'gpu.activePowerW',
       (p: any) => (p.gpu.activePowerW = 1e300),
-      'key "gpu.activePowerW": must be ≥ 0 W and ≤ 1e4 W, found 1e300',
+      'gpu.activePowerW: must be ≥ 0 W and ≤ 1e4 W, found 1e300',
     ],
-    [
-      'gpu.idlePowerW',
-      (p: any) => (p.gpu.idlePowerW = 1e6),
-      'key "gpu.idlePowerW": must be ≥ 0 W and ≤ 1e4 W, found 1e6',
-    ],
-    [
-      'gpu.commPowerW',
-      (p: any) => (p.gpu.commPowerW = 2e4),
-      'key "gpu.commPowerW": must be ≥ 0 W and ≤ 1e4 W, found 2e4',
-    ],
+    ['gpu.idlePowerW', (p: any) => (p.gpu.idlePowerW = 1e6), 'gpu.idlePowerW: must be ≥ 0 W and ≤ 1e4 W, found 1e6'],
+    ['gpu.commPowerW', (p: any) => (p.gpu.commPowerW = 2e4), 'gpu.commPowerW: must be ≥ 0 W and ≤ 1e4 W, found 2e4'],
     [
       'gpu.frequencyMHz',
       (p: any) => (p.gpu.frequencyMHz = 1e9),
-      'key "gpu.frequencyMHz": must be ≥ 0 MHz and ≤ 1e5 MHz, found 1e9',
+      'gpu.frequencyMHz: must be ≥ 0 MHz and ≤ 1e5 MHz, found 1e9',
     ],
     [
       'gpu.componentPowersW',
       (p: any) => (p.gpu.componentPowersW = { sm: 1e7 }),
-      'key "gpu.componentPowersW.sm": must be ≥ 0 W and ≤ 1e4 W, found 1e7',
+      'gpu.componentPowersW.sm: must be ≥ 0 W and ≤ 1e4 W, found 1e7',
     ],
     [
       'memory.energyPjPerBit',
       (p: any) => (p.memory.energyPjPerBit = 1e300),
-      'key "memory.energyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e300',
+      'memory.energyPjPerBit: must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e300',
     ],
     [
       'memory.remoteEnergyPjPerBit',
       (p: any) => (p.memory.remoteEnergyPjPerBit = 1e7),
-      'key "memory.remoteEnergyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e7',
+      'memory.remoteEnergyPjPerBit: must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e7',
     ],
     [
       'network[1].energyPjPerBit',
       (p: any) => (p.network[1].energyPjPerBit = 1e9),
-      'key "network[1].energyPjPerBit": must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e9',
+      'network[1].energyPjPerBit: must be ≥ 0 pJ/bit and ≤ 1e6 pJ/bit, found 1e9',
     ],
     [
       'network[0].bandwidthGBps',
       (p: any) => (p.network[0].bandwidthGBps = 1e300),
-      'key "network[0].bandwidthGBps": must be ≥ 0 GB/s and ≤ 1e12 GB/s, found 1e300',
+      'network[0].bandwidthGBps: must be ≥ 0 GB/s and ≤ 1e12 GB/s, found 1e300',
     ],
     [
       'networkIdlePowerWPerRank',
       (p: any) => (p.networkIdlePowerWPerRank = 1e300),
-      'key "networkIdlePowerWPerRank": must be ≥ 0 W and ≤ 1e5 W, found 1e300',
+      'networkIdlePowerWPerRank: must be ≥ 0 W and ≤ 1e5 W, found 1e300',
     ],
     [
       'hostPowerWPerRank',
       (p: any) => (p.hostPowerWPerRank = 1e6),
-      'key "hostPowerWPerRank": must be ≥ 0 W and ≤ 1e5 W, found 1e6',
+      'hostPowerWPerRank: must be ≥ 0 W and ≤ 1e5 W, found 1e6',
     ],
   ])('%s: replay refuses it in one line', async (name, change, problem) => {
     const p = structuredClone(power);

@@ -133,7 +133,7 @@ describe('idle block validation', () => {
       const bad = { ...doc, idle: { ...doc.idle, ...patch } };
       expect(() => validateCalibration(bad, 'x.json'), field).toThrow(FormatError);
       expect(() => validateCalibration(bad, 'x.json'), field).toThrow(
-        new RegExp(`field ${field.replace(/[[\].]/g, '\\$&')}`),
+        new RegExp(`x\\.json: ${field.replace(/[[\].]/g, '\\$&')}: `),
       );
     }
     // Files written before idle blocks load, and the datasheet's figure stands in, said so.

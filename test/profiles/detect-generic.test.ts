@@ -178,7 +178,7 @@ describe('generic reader with a column mapping', () => {
     const e1 = await expectFormatError(readProfile(csv, { mapping: noUnit }), noUnit, {
       problem: /give \{ column: t_ms, unit/,
     });
-    expect(e1.message).toContain("field 'columns.durationNs'");
+    expect(e1.message).toContain(': columns.durationNs: ');
     const badUnit = tmpFile(
       'badunit.json',
       JSON.stringify({ columns: { kernelName: 'kernel', durationNs: { column: 't', unit: 'W' } } }),

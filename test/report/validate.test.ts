@@ -54,7 +54,7 @@ describe('parseResults', () => {
 
   it('names the file and field of an unknown kind', () => {
     expect(messageOf(() => parseResults({ ...replayFixture(), kind: 'replays' }, 'run.json'))).toBe(
-      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, layer-clock-study, got "replays"',
+      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, layer-clock-study, found "replays"',
     );
   });
 
@@ -62,30 +62,30 @@ describe('parseResults', () => {
     const sweep = roundTrip(gpuSweepFixture()) as { points: { energyJ: Record<string, unknown> }[] };
     sweep.points[3]!.energyJ.total = 'n/a';
     expect(messageOf(() => parseResults([accuracyFixture(), sweep], 'sweep.json'))).toBe(
-      'sweep.json: [1].points[3].energyJ.total: expected a finite number, got "n/a"',
+      'sweep.json: [1].points[3].energyJ.total: expected a number, found "n/a"',
     );
   });
 
   it('says when a required field is missing or a schema version is unknown', () => {
     const { makespanNs: _, ...noMakespan } = replayFixture();
     expect(messageOf(() => parseResults(noMakespan, 'a.json'))).toBe(
-      'a.json: makespanNs: expected a finite number, got nothing (field missing)',
+      'a.json: makespanNs: expected a number, found nothing (missing)',
     );
     expect(messageOf(() => parseResults({ ...caseStudyFixture(), schemaVersion: 2 }, 'b.json'))).toBe(
-      'b.json: schemaVersion: expected 1 (this tracewatt reads result schema 1), got 2',
+      'b.json: schemaVersion: expected 1 (this tracewatt reads result schema 1), found 2',
     );
     const net = roundTrip(networkSweepFixture()) as { points: { networkByDimensionJ: unknown[] }[] };
     net.points[0]!.networkByDimensionJ[1] = null;
     expect(messageOf(() => parseResults(net, 'c.json'))).toBe(
-      'c.json: points[0].networkByDimensionJ[1]: expected a finite number, got null',
+      'c.json: points[0].networkByDimensionJ[1]: expected a number, found null',
     );
   });
 
   it('rejects an empty array and a non-object', () => {
     expect(messageOf(() => parseResults([], 'e.json'))).toBe(
-      'e.json: expected at least one result record, got an empty array',
+      'e.json: expected at least one result record, found an empty list',
     );
-    expect(messageOf(() => parseResults(42, 'n.json'))).toBe('n.json: expected an object, got 42');
+    expect(messageOf(() => parseResults(42, 'n.json'))).toBe('n.json: expected an object, found 42');
   });
 });
 

@@ -72,22 +72,22 @@ describe('merge refuses a partial that contradicts itself', () => {
     [
       'a point whose scale is not the one its index stands for',
       (p: any) => (p.points[1].point.scale = 0.9),
-      'tracewatt: error: <partial>: key "points[1].point.scale": is 0.9, but point 2 of the sweep is at 0.7 (identity.options)',
+      'tracewatt: error: <partial>: points[1].point.scale: is 0.9, but point 2 of the sweep is at 0.7 (identity.options)',
     ],
     [
       'a negative energy',
       (p: any) => (p.points[0].point.energyJ.idle = -1),
-      'tracewatt: error: <partial>: key "points[0].point.energyJ.idle": must be a number ≥ 0 J, got -1',
+      'tracewatt: error: <partial>: points[0].point.energyJ.idle: must be ≥ 0 J, found -1',
     ],
     [
       'parts that do not add up to the total',
       (p: any) => (p.points[0].point.energyJ.total *= 2),
-      /^tracewatt: error: <partial>: key "points\[0\]\.point\.energyJ": its parts add up to [\d.e-]+ J, not its total [\d.e-]+ J$/,
+      /^tracewatt: error: <partial>: points\[0\]\.point\.energyJ: its parts add up to [\d.e-]+ J, not its total [\d.e-]+ J$/,
     ],
     [
       'per-dimension entries of different lengths',
       (p: any) => p.points[1].point.networkByDimensionJ.push(0),
-      'tracewatt: error: <partial>: key "points[1].point.networkByDimensionJ": has 2 entries, points[0] has 1: one per network dimension in every point',
+      'tracewatt: error: <partial>: points[1].point.networkByDimensionJ: has 2 entries, points[0] has 1: one per network dimension in every point',
     ],
     [
       'no entry for the swept dimension',
@@ -95,57 +95,57 @@ describe('merge refuses a partial that contradicts itself', () => {
         p.identity.options.dimension = 1;
         for (const x of p.points) x.point.networkByDimensionJ = [x.point.networkByDimensionJ[0]];
       },
-      'tracewatt: error: <partial>: key "points[0].point.networkByDimensionJ": has 1 entries, but the swept dimension is 1 (identity.options)',
+      'tracewatt: error: <partial>: points[0].point.networkByDimensionJ: has 1 entries, but the swept dimension is 1 (identity.options)',
     ],
     [
       'per-dimension energies above the network energy',
       (p: any) => (p.points[0].point.networkByDimensionJ = [1]),
-      /^tracewatt: error: <partial>: key "points\[0\]\.point\.networkByDimensionJ": adds up to 1 J, more than the point's network energy [\d.e-]+ J$/,
+      /^tracewatt: error: <partial>: points\[0\]\.point\.networkByDimensionJ: adds up to 1 J, more than the point's network energy [\d.e-]+ J$/,
     ],
     [
       'a bandwidth that is not the nominal one × its scale',
       (p: any) => (p.points[1].point.bandwidthGBps = 1e-7),
-      /^tracewatt: error: <partial>: key "points\[1\]\.point\.bandwidthGBps" is 1e-7 GB\/s at scale 0\.7, but point 0's gives a nominal 50 GB\/s \(bandwidth = nominal × scale\)$/,
+      /^tracewatt: error: <partial>: points\[1\]\.point\.bandwidthGBps: is 1e-7 GB\/s at scale 0\.7, but point 0's gives a nominal 50 GB\/s \(bandwidth = nominal × scale\)$/,
     ],
     [
       'a voltage ratio the default V–f curve does not give',
       (p: any) => (p.points[0].point.voltageRatio = 1e300),
-      /^tracewatt: error: <partial>: key "points\[0\]\.point\.voltageRatio" is 1e\+300, but the default V–f curve gives 0\.\d+ at scale 0\.5$/,
+      /^tracewatt: error: <partial>: points\[0\]\.point\.voltageRatio: is 1e\+300, but the default V–f curve gives 0\.\d+ at scale 0\.5$/,
     ],
     [
       'an energy per bit that is not the nominal one × the voltage ratio²',
       (p: any) => (p.points[2].point.energyPerBitPJ = 2),
-      /^tracewatt: error: <partial>: key "points\[2\]\.point\.energyPerBitPJ" is 2 pJ\/bit at voltage ratio 0\.96/,
+      /^tracewatt: error: <partial>: points\[2\]\.point\.energyPerBitPJ: is 2 pJ\/bit at voltage ratio 0\.96/,
     ],
     [
       'a makespan that is not a whole number of ns',
       (p: any) => (p.points[0].point.makespanNs = 1e-300),
-      'tracewatt: error: <partial>: key "points[0].point.makespanNs": must be a whole number ≥ 0 ns, got 1e-300',
+      'tracewatt: error: <partial>: points[0].point.makespanNs: expected an integer, found 1e-300',
     ],
     [
       'a bandwidth of 0',
       (p: any) => (p.points[0].point.bandwidthGBps = 0),
-      'tracewatt: error: <partial>: key "points[0].point.bandwidthGBps": must be > 0 GB/s, got 0',
+      'tracewatt: error: <partial>: points[0].point.bandwidthGBps: must be > 0 GB/s, found 0',
     ],
     [
       'a null energy',
       (p: any) => (p.points[0].point.energyJ.total = null),
-      /^tracewatt: error: <partial>: key "points\[0\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got \{"compute":0,/,
+      /^tracewatt: error: <partial>: points\[0\]\.point\.energyJ\.total: expected a number, found null$/,
     ],
     [
       'scales of another length than totalPoints',
       (p: any) => p.identity.options.scales.push(2),
-      'tracewatt: error: <partial>: key "identity.options.scales": lists 7 points, but totalPoints is 6',
+      'tracewatt: error: <partial>: identity.options.scales: lists 7 points, but totalPoints is 6',
     ],
     [
       'totalPoints 1e9 (V8 aborted, exit 133)',
       (p: any) => (p.totalPoints = 1e9),
-      'tracewatt: error: <partial>: key "totalPoints": expected a whole number from 1 to 10000 (the most points a sweep has), got 1000000000',
+      'tracewatt: error: <partial>: totalPoints: must be ≥ 1 points and ≤ 1e4 points, found 1e9',
     ],
     [
       'a shard count of 1e9',
       (p: any) => (p.shard.count = 1e9),
-      'tracewatt: error: <partial>: key "shard": expected {index, count} with 1 ≤ index ≤ count ≤ 10000, got {"index":1,"count":1000000000}',
+      'tracewatt: error: <partial>: shard: expected {index, count} with 1 ≤ index ≤ count ≤ 10000, found {"index":1,"count":1000000000}',
     ],
   ])('%s', async (_label, change, message) => {
     const line = await mergeError(await changed(_label.replace(/\W+/g, '-'), change));
@@ -161,7 +161,7 @@ describe('merge refuses a partial that contradicts itself', () => {
       }),
     );
     expect(line).toBe(
-      'tracewatt: error: <partial>: key "points": shard 1/2 of 10000 points should hold points [0, 2, 4, 6, 8, 10, 12, 14, … (5000 in all)], holds [0, 2, 4]',
+      'tracewatt: error: <partial>: points: shard 1/2 of 10000 points should hold points [0, 2, 4, 6, 8, 10, 12, 14, … (5000 in all)], holds [0, 2, 4]',
     );
   });
 });

@@ -125,22 +125,22 @@ describe('sweep network --shard, merge', () => {
     tampered.points[0].index = 0;
     await writeFile(path.join(dir, 'tampered.json'), JSON.stringify(tampered));
     expect(await fail([parts[0], path.join(dir, 'tampered.json'), parts[2]])).toMatch(
-      /tampered\.json: key "points": shard 2\/3 of 6 points should hold points \[1, 4\], holds \[0, 4\]/,
+      /tampered\.json: points: shard 2\/3 of 6 points should hold points \[1, 4\], holds \[0, 4\]/,
     );
     expect(await fail([path.join(dir, 'net-whole.json')])).toMatch(
-      /net-whole\.json: key "kind": not a partial sweep result/,
+      /net-whole\.json: kind: expected sweep-partial \(a partial sweep result/,
     );
     // A point without the figures merge reads is a FormatError naming the key, not an internal error.
     const cut = JSON.parse(await readFile(parts[1], 'utf8'));
     delete cut.points[1].point.energyJ;
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
     expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(
-      /cut\.json: key "points\[1\]\.point\.energyJ": expected \{compute, memory, network, idle, total\} in J, got nothing/,
+      /cut\.json: points\[1\]\.point\.energyJ: expected an object \{compute, memory, network, idle, total\} in J, found nothing/,
     );
     cut.points[1].point = { ...JSON.parse(await readFile(parts[1], 'utf8')).points[1].point, makespanNs: '92440' };
     await writeFile(path.join(dir, 'cut.json'), JSON.stringify(cut));
     expect(await fail([parts[0], path.join(dir, 'cut.json'), parts[2]])).toMatch(
-      /key "points\[1\]\.point\.makespanNs": expected a number, got "92440"/,
+      /points\[1\]\.point\.makespanNs: expected a number, found "92440"/,
     );
   });
 });

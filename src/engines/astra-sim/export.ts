@@ -318,7 +318,7 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   if (power && power.network.length < network.dims.length) {
     // As replay (and energy on ASTRA-sim's log) refuses it.
     throw new InputError(
-      `${power.file}: key "network" has ${power.network.length} entries but ${network.file} has ${network.dims.length} dimensions: give one energyPjPerBit per dimension`,
+      `${power.file}: network: has ${power.network.length} entries but ${network.file} has ${network.dims.length} dimensions: give one energyPjPerBit per dimension`,
     );
   }
   const notes = paths.power

@@ -193,7 +193,7 @@ class Replay {
     });
     if (o.power.network.length < this.cluster.dims.length) {
       throw new InputError(
-        `${o.power.file}: key "network" has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`,
+        `${o.power.file}: network: has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`,
       );
     }
     this.netPj = this.cluster.dims.map((_, i) => o.power.network[i].energyPjPerBit);

@@ -8,7 +8,8 @@
  * do not add up to the total, per-dimension entries of different lengths) is refused with the key named; a sweep
  * has at most MAX_SWEEP_POINTS points (a partial claiming 1e9 exhausted memory).
  */
-import { excerpt, FormatError, InputError, listExcerpt } from '../../errors.js';
+import { excerpt, InputError, listExcerpt } from '../../errors.js';
+import { describeJson, jsonPath, JsonShape, type JsonObject, type NumRange } from '../../formats/json-shape.js';
 import { resolveRankFiles } from '../../formats/chakra/index.js';
 import { fileDigest, rankFilesDigest } from '../../formats/digest.js';
 import { MAX_SWEEP_POINTS } from './range.js';
@@ -100,24 +101,15 @@ export function makePartial<P>(
   return { kind: 'sweep-partial', schemaVersion: 1, sweep, shard, identity, totalPoints, points };
 }
 
-/** JSON of a value for an error message, cut short when long. */
-const shown = (v: unknown): string => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v), 60));
-
 /** Checks the shape of a partial read from JSON (`file` names it in errors), and that it agrees with itself. */
 export function checkPartial(file: string, v: unknown): SweepPartial {
-  const o = v as Partial<SweepPartial> | null;
-  if (!o || typeof o !== 'object' || o.kind !== 'sweep-partial') {
-    throw new FormatError(
-      file,
-      'key "kind"',
-      'not a partial sweep result (write one with `tracewatt sweep … --shard i/N`)',
-    );
-  }
-  if (o.schemaVersion !== 1)
-    throw new FormatError(file, 'key "schemaVersion"', `expected 1, got ${shown(o.schemaVersion)}`);
-  if (o.sweep !== 'network' && o.sweep !== 'gpu')
-    throw new FormatError(file, 'key "sweep"', `expected "network" or "gpu", got ${shown(o.sweep)}`);
-  const s = o.shard;
+  const c: JsonShape = new JsonShape(file);
+  const o = c.object(v, '', 'a partial sweep result (a JSON object)');
+  if (o.kind !== 'sweep-partial')
+    c.expected('kind', 'sweep-partial (a partial sweep result, written by `tracewatt sweep … --shard i/N`)', o.kind);
+  c.oneOf(o, 'schemaVersion', '', [1]);
+  const sweep = c.oneOf(o, 'sweep', '', ['network', 'gpu'] as const);
+  const s = o.shard as Shard | undefined;
   if (
     !s ||
     typeof s !== 'object' ||
@@ -126,114 +118,73 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
     s.index < 1 ||
     s.index > s.count ||
     s.count > MAX_SWEEP_POINTS
-  ) {
-    throw new FormatError(
-      file,
-      'key "shard"',
-      `expected {index, count} with 1 ≤ index ≤ count ≤ ${MAX_SWEEP_POINTS}, got ${shown(s)}`,
-    );
-  }
-  if (
-    !o.identity ||
-    typeof o.identity !== 'object' ||
-    !o.identity.inputs ||
-    typeof o.identity.inputs !== 'object' ||
-    !o.identity.options ||
-    typeof o.identity.options !== 'object'
-  ) {
-    throw new FormatError(file, 'key "identity"', 'expected {inputs, options}');
-  }
-  if (!Number.isInteger(o.totalPoints) || o.totalPoints! < 1 || o.totalPoints! > MAX_SWEEP_POINTS) {
-    throw new FormatError(
-      file,
-      'key "totalPoints"',
-      `expected a whole number from 1 to ${MAX_SWEEP_POINTS} (the most points a sweep has), got ${shown(o.totalPoints)}`,
-    );
-  }
-  if (!Array.isArray(o.points)) throw new FormatError(file, 'key "points"', 'expected a list');
-  const want = shardIndices(o.totalPoints!, s);
-  const got = o.points.map((p) => (p && typeof p === 'object' ? p.index : undefined));
+  )
+    c.expected('shard', `{index, count} with 1 ≤ index ≤ count ≤ ${MAX_SWEEP_POINTS}`, s);
+  const identity = c.child(o, 'identity', '', { what: 'an object {inputs, options}' });
+  c.child(identity, 'inputs', 'identity');
+  const options = c.child(identity, 'options', 'identity');
+  const totalPoints = c.number(o, 'totalPoints', '', { integer: true, min: 1, max: MAX_SWEEP_POINTS, unit: 'points' });
+  const points = c.list(o, 'points', '') as { index?: unknown; point?: unknown }[];
+  const want = shardIndices(totalPoints, s);
+  const got = points.map((p) => (p && typeof p === 'object' ? p.index : undefined));
   if (canonical(got) !== canonical(want)) {
-    throw new FormatError(
-      file,
-      'key "points"',
-      `shard ${s.index}/${s.count} of ${o.totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => shown(x)))}]`,
+    c.fail(
+      'points',
+      `shard ${s.index}/${s.count} of ${totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => describeJson(x)))}]`,
     );
   }
-  const options = o.identity.options as Record<string, unknown>;
-  const settings = pointSettings(file, o.sweep, options, o.totalPoints!);
+  const settings = pointSettings(c, sweep, options, totalPoints);
   let dims = -1;
-  o.points.forEach((p, i) => {
+  points.forEach((p, i) => {
     const key = `points[${i}].point`;
-    checkPoint(file, key, o.sweep!, p.point);
-    const point = p.point as Record<string, unknown>;
-    const setting = o.sweep === 'network' ? 'scale' : 'clockMHz';
-    if (settings && point[setting] !== settings[p.index]) {
-      throw new FormatError(
-        file,
-        `key "${key}.${setting}"`,
-        `is ${shown(point[setting])}, but point ${p.index} of the sweep is at ${settings[p.index]} (identity.options)`,
+    const point = checkPoint(c, key, sweep, p.point);
+    const index = p.index as number;
+    const setting = sweep === 'network' ? 'scale' : 'clockMHz';
+    if (settings && point[setting] !== settings[index]) {
+      c.fail(
+        jsonPath(key, setting),
+        `is ${describeJson(point[setting])}, but point ${index} of the sweep is at ${settings[index]} (identity.options)`,
       );
     }
-    if (o.sweep === 'network') {
+    if (sweep === 'network') {
+      const at = jsonPath(key, 'networkByDimensionJ');
       const n = (point.networkByDimensionJ as number[]).length;
       if (dims >= 0 && n !== dims)
-        throw new FormatError(
-          file,
-          `key "${key}.networkByDimensionJ"`,
-          `has ${n} entries, points[0] has ${dims}: one per network dimension in every point`,
-        );
+        c.fail(at, `has ${n} entries, points[0] has ${dims}: one per network dimension in every point`);
       dims = n;
       const dimension = options.dimension;
-      if (typeof dimension === 'number' && dimension >= n) {
-        throw new FormatError(
-          file,
-          `key "${key}.networkByDimensionJ"`,
-          `has ${n} entries, but the swept dimension is ${dimension} (identity.options)`,
-        );
-      }
+      if (typeof dimension === 'number' && dimension >= n)
+        c.fail(at, `has ${n} entries, but the swept dimension is ${dimension} (identity.options)`);
     }
   });
-  return o as SweepPartial;
+  return o as unknown as SweepPartial;
 }
 
 /**
  * The setting of every point of the sweep, from its identity: the sorted scales of a network sweep, the clocks of a
  * GPU sweep (undefined when the identity does not list them); their number must be totalPoints.
  */
-function pointSettings(
-  file: string,
-  sweep: SweepKind,
-  options: Record<string, unknown>,
-  total: number,
-): number[] | undefined {
+function pointSettings(c: JsonShape, sweep: SweepKind, options: JsonObject, total: number): number[] | undefined {
   const key = sweep === 'network' ? 'scales' : 'frequenciesMHz';
-  const list = options[key];
-  if (list === undefined) return undefined;
-  if (!Array.isArray(list) || !list.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-    throw new FormatError(file, `key "identity.options.${key}"`, `expected a list of numbers, got ${shown(list)}`);
-  }
+  if (options[key] === undefined) return undefined;
+  const list = c.numberList(options, key, 'identity.options');
   if (list.length !== total)
-    throw new FormatError(
-      file,
-      `key "identity.options.${key}"`,
-      `lists ${list.length} points, but totalPoints is ${total}`,
-    );
-  return list as number[];
+    c.fail(`identity.options.${key}`, `lists ${list.length} points, but totalPoints is ${total}`);
+  return list;
 }
 
 /** The figures merge reads from each point, by sweep, and the range each must lie in (the rest is carried as it is). */
-const POINT_NUMBERS: Record<SweepKind, [string, (v: number) => boolean, string][]> = {
+const POINT_NUMBERS: Record<SweepKind, [string, NumRange][]> = {
   network: [
-    ['scale', (v) => v > 0, '> 0'],
-    ['bandwidthGBps', (v) => v > 0, '> 0 GB/s'],
-    ['energyPerBitPJ', (v) => v >= 0, '≥ 0 pJ/bit'],
-    ['voltageRatio', (v) => v > 0, '> 0'],
-    ['makespanNs', (v) => Number.isSafeInteger(v) && v >= 0, 'a whole number ≥ 0 ns'],
+    ['scale', { above: 0 }],
+    ['bandwidthGBps', { above: 0, unit: 'GB/s' }],
+    ['energyPerBitPJ', { min: 0, unit: 'pJ/bit' }],
+    ['voltageRatio', { above: 0 }],
+    ['makespanNs', { integer: true, min: 0, max: Number.MAX_SAFE_INTEGER, unit: 'ns' }],
   ],
   gpu: [
-    ['clockMHz', (v) => v > 0, '> 0 MHz'],
-    ['timeS', (v) => v >= 0, '≥ 0 s'],
+    ['clockMHz', { above: 0, unit: 'MHz' }],
+    ['timeS', { min: 0, unit: 's' }],
   ],
 };
 /** Energy parts every point has; whatever parts it has must add up to its total. */
@@ -243,54 +194,34 @@ const SUM_TOLERANCE = 1e-9;
 /** Relative slack for figures that are products of the same factors (a float product's rounding). */
 const RATIO_TOLERANCE = 1e-9;
 
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
-function checkPoint(file: string, key: string, sweep: SweepKind, point: unknown): void {
-  const o = point as Record<string, unknown> | null;
-  if (!o || typeof o !== 'object') throw new FormatError(file, `key "${key}"`, 'expected a sweep point (an object)');
-  for (const [k, ok, range] of POINT_NUMBERS[sweep]) {
-    if (!isNumber(o[k])) throw new FormatError(file, `key "${key}.${k}"`, `expected a number, got ${shown(o[k])}`);
-    if (!ok(o[k] as number)) throw new FormatError(file, `key "${key}.${k}"`, `must be ${range}, got ${o[k]}`);
-  }
-  const e = o.energyJ as Record<string, unknown> | null;
-  if (!e || typeof e !== 'object' || ENERGY_PARTS.some((k) => !isNumber(e[k]))) {
-    throw new FormatError(
-      file,
-      `key "${key}.energyJ"`,
-      `expected {${ENERGY_PARTS.join(', ')}} in J, got ${shown(o.energyJ)}`,
-    );
-  }
+/** Checks one sweep point at `key` and returns it. */
+function checkPoint(c: JsonShape, key: string, sweep: SweepKind, point: unknown): JsonObject {
+  const o = c.object(point, key, 'a sweep point (an object)');
+  for (const [k, range] of POINT_NUMBERS[sweep]) c.number(o, k, key, range);
+  const ep = jsonPath(key, 'energyJ');
+  const e = c.child(o, 'energyJ', key, { what: `an object {${ENERGY_PARTS.join(', ')}} in J` });
+  c.requireKeys(e, ep, Object.fromEntries(ENERGY_PARTS.map((k) => [k, 'a number ≥ 0 J'])));
   let sum = 0;
-  for (const [k, x] of Object.entries(e)) {
-    if (!isNumber(x) || x < 0)
-      throw new FormatError(file, `key "${key}.energyJ.${k}"`, `must be a number ≥ 0 J, got ${shown(x)}`);
+  for (const k of Object.keys(e)) {
+    const x = c.number(e, k, ep, { min: 0, unit: 'J' });
     if (k !== 'total') sum += x;
   }
   const total = e.total as number;
-  if (Math.abs(sum - total) > SUM_TOLERANCE * Math.max(1, total)) {
-    throw new FormatError(file, `key "${key}.energyJ"`, `its parts add up to ${sum} J, not its total ${total} J`);
-  }
+  if (Math.abs(sum - total) > SUM_TOLERANCE * Math.max(1, total))
+    c.fail(ep, `its parts add up to ${sum} J, not its total ${total} J`);
   if (sweep === 'network') {
-    const byDim = o.networkByDimensionJ;
-    if (!(Array.isArray(byDim) && byDim.length > 0 && byDim.every((x) => isNumber(x) && x >= 0))) {
-      throw new FormatError(
-        file,
-        `key "${key}.networkByDimensionJ"`,
-        'expected a list of J ≥ 0, one per network dimension',
-      );
-    }
-    const dimSum = byDim.reduce((a: number, x: number) => a + x, 0);
-    if (dimSum > (e.network as number) * (1 + SUM_TOLERANCE) + SUM_TOLERANCE) {
-      throw new FormatError(
-        file,
-        `key "${key}.networkByDimensionJ"`,
+    const byDim = c.numberList(o, 'networkByDimensionJ', key, { min: 0, unit: 'J', minLength: 1 });
+    const dimSum = byDim.reduce((a, x) => a + x, 0);
+    if (dimSum > (e.network as number) * (1 + SUM_TOLERANCE) + SUM_TOLERANCE)
+      c.fail(
+        jsonPath(key, 'networkByDimensionJ'),
         `adds up to ${dimSum} J, more than the point's network energy ${e.network} J`,
       );
-    }
   }
   const band = o.energyBandJ;
   if (band !== undefined && !numbersFinite(band))
-    throw new FormatError(file, `key "${key}.energyBandJ"`, `expected finite numbers, got ${shown(band)}`);
+    c.expected(jsonPath(key, 'energyBandJ'), 'an object of finite numbers', band);
+  return o;
 }
 
 /** Every number in a JSON value is finite (no null where a number belongs either: null is refused). */
@@ -372,7 +303,7 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
   for (const { file, partial } of parts) {
     partial.points.forEach((p, i) => {
       points[p.index] = p.point;
-      where[p.index] = `${file}: key "points[${i}].point`;
+      where[p.index] = `${file}: points[${i}].point`;
     });
   }
   if (first.partial.sweep === 'network')
@@ -404,17 +335,17 @@ function checkNetworkPoints(
   points.forEach((p, i) => {
     if (defaultCurve && !agree(p.voltageRatio, voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale))) {
       throw new InputError(
-        `${where[i]}.voltageRatio" is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`,
+        `${where[i]}.voltageRatio: is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`,
       );
     }
     if (!agree(p.bandwidthGBps / p.scale, bw0)) {
       throw new InputError(
-        `${where[i]}.bandwidthGBps" is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`,
+        `${where[i]}.bandwidthGBps: is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`,
       );
     }
     if (!agree(p.energyPerBitPJ / p.voltageRatio ** 2, epb0)) {
       throw new InputError(
-        `${where[i]}.energyPerBitPJ" is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`,
+        `${where[i]}.energyPerBitPJ: is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`,
       );
     }
   });

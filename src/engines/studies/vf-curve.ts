@@ -15,7 +15,8 @@
  * range-checked ({@link VF_LIMITS}) so that no energy per bit derived from them leaves the finite numbers.
  */
 import { parseJsonText, readTextFile } from '../../formats/text-file.js';
-import { excerpt, FormatError, InputError } from '../../errors.js';
+import { InputError } from '../../errors.js';
+import { jsonPath, JsonShape } from '../../formats/json-shape.js';
 
 export interface VfPoint {
   /** Frequency scale, 1 = nominal. */
@@ -42,44 +43,28 @@ export const DEFAULT_SERDES_VF_CURVE: VfCurve = {
 /** The ranges a curve's numbers must lie in (scales × nominal frequency; voltages in V or relative, any reference). */
 export const VF_LIMITS = { scale: { min: 1e-3, max: 1e3 }, voltage: { min: 1e-6, max: 1e6 }, points: 10_000 } as const;
 
-/** Checks a curve's shape; throws FormatError naming the field. */
+/** Checks a curve's shape; throws FormatError naming the field's JSON path. */
 export function validateVfCurve(value: unknown, file = 'V–f curve'): VfCurve {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new FormatError(file, '', 'expected a JSON object with "points"');
-  const o = value as Record<string, unknown>;
-  const raw = o.points;
-  if (!Array.isArray(raw) || raw.length < 2 || raw.length > VF_LIMITS.points) {
-    throw new FormatError(
-      file,
-      'points',
-      `expected an array of 2 to ${VF_LIMITS.points} { "scale", "voltage" } objects`,
-    );
-  }
-  const shown = (v: unknown) => (v === undefined ? 'nothing' : excerpt(JSON.stringify(v)));
+  const c = new JsonShape(file);
+  const o = c.object(value, '', 'a JSON object with "points"');
+  const raw = c.list(o, 'points', '', 2, `a list of 2 to ${VF_LIMITS.points} { "scale", "voltage" } objects`);
+  if (raw.length > VF_LIMITS.points)
+    c.fail('points', `expected at most ${VF_LIMITS.points} points, found ${raw.length}`);
   const points: VfPoint[] = raw.map((p, i) => {
-    const q = (p !== null && typeof p === 'object' ? p : {}) as Record<string, unknown>;
-    const scale = q.scale;
-    const voltage = q.voltage;
-    for (const [key, v, unit] of [
-      ['scale', scale, '× nominal'],
-      ['voltage', voltage, '(V or relative)'],
-    ] as const) {
-      const { min, max } = VF_LIMITS[key];
-      if (typeof v !== 'number' || !Number.isFinite(v))
-        throw new FormatError(file, `points[${i}].${key}`, `expected a positive number, got ${shown(v)}`);
-      if (v < min || v > max)
-        throw new FormatError(file, `points[${i}].${key}`, `must be ≥ ${min} and ≤ ${max} ${unit}, got ${v}`);
-    }
-    return { scale: scale as number, voltage: voltage as number };
+    const at = jsonPath('points', i);
+    const q = c.object(p, at, 'an object { "scale", "voltage" }');
+    return {
+      scale: c.number(q, 'scale', at, { ...VF_LIMITS.scale, unit: '× nominal' }),
+      voltage: c.number(q, 'voltage', at, VF_LIMITS.voltage),
+    };
   });
   for (let i = 1; i < points.length; i++) {
-    if (points[i].scale <= points[i - 1].scale)
-      throw new FormatError(file, `points[${i}].scale`, 'scales must be strictly increasing');
+    if (points[i].scale <= points[i - 1].scale) c.fail(`points[${i}].scale`, 'scales must be strictly increasing');
     if (points[i].voltage < points[i - 1].voltage)
-      throw new FormatError(file, `points[${i}].voltage`, 'voltage must not fall as frequency rises');
+      c.fail(`points[${i}].voltage`, 'voltage must not fall as frequency rises');
   }
   if (points[0].scale > 1 || points[points.length - 1].scale < 1)
-    throw new FormatError(file, 'points', 'the curve must cover scale 1 (nominal)');
+    c.fail('points', 'the curve must cover scale 1 (nominal)');
   return { name: typeof o.name === 'string' ? o.name : file, points };
 }
 

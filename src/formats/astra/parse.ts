@@ -1,6 +1,7 @@
 /**
  * Parsers for the ASTRA-sim 2.x inputs (system.json, network.yml, remote memory JSON, comm-group
- * JSON) and tracewatt's power.json. Every problem is a FormatError naming the file and the key.
+ * JSON) and tracewatt's power.json. Every problem is a FormatError naming the file and the key's JSON path
+ * (json-shape.ts).
  * Every key ASTRA-sim's parsers read (astra-sim 518bd51: Sys::initialize_sys, CollectiveImplLookup; the analytical
  * network's NetworkParser; the analytical remote memory) is known: keys that do not change the analytical result
  * are accepted, with a warning when they ask for something tracewatt does not do (a local memory trace); keys
@@ -11,19 +12,7 @@ import { parseJsonText, readTextFile } from '../text-file.js';
 import { parseYamlText } from '../yaml-text.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError } from '../../errors.js';
-import {
-  asObject,
-  describe,
-  flag,
-  num,
-  numList,
-  oneOf,
-  refuseUnknown,
-  requireKeys,
-  strList,
-  type NumRange,
-  type Obj,
-} from './json-fields.js';
+import { describeJson, jsonPath, JsonShape, type JsonObject, type NumRange } from '../json-shape.js';
 import type { CollectiveKind } from '../../vocab/collectives.js';
 import type {
   CollectiveImplName,
@@ -80,26 +69,25 @@ export const POWER_LIMITS = {
 const TOPOLOGIES: readonly TopologyKind[] = ['Ring', 'Switch', 'FullyConnected'];
 
 export function parseNetworkConfig(file: string, text: string): NetworkConfig {
-  const o = asObject(file, parseYamlText(file, text), 'a network description');
-  refuseUnknown(file, o, ['topology', 'npus_count', 'bandwidth', 'latency']);
+  const c = new JsonShape(file);
+  const o = c.object(parseYamlText(file, text), '', 'a network description (a YAML mapping)');
+  c.refuseUnknown(o, '', ['topology', 'npus_count', 'bandwidth', 'latency']);
   const perDim = 'a list of numbers, one per dimension';
-  requireKeys(file, o, {
+  c.requireKeys(o, '', {
     topology: 'a list of Ring | Switch | FullyConnected, one per dimension',
     npus_count: perDim,
     bandwidth: perDim,
     latency: perDim,
   });
-  const topo = o.topology;
-  if (!Array.isArray(topo) || topo.length === 0)
-    throw new FormatError(file, 'key "topology"', `expected a non-empty list, found ${describe(topo)}`);
-  const npus = numList(file, o, 'npus_count', CONFIG_LIMITS.npus);
-  const bw = numList(file, o, 'bandwidth', CONFIG_LIMITS.bandwidthGBps);
-  const lat = numList(file, o, 'latency', CONFIG_LIMITS.latencyNs);
+  const topo = c.list(o, 'topology', '', 1);
+  const npus = c.numberList(o, 'npus_count', '', { ...CONFIG_LIMITS.npus, minLength: 1 });
+  const bw = c.numberList(o, 'bandwidth', '', { ...CONFIG_LIMITS.bandwidthGBps, minLength: 1 });
+  const lat = c.numberList(o, 'latency', '', { ...CONFIG_LIMITS.latencyNs, minLength: 1 });
   const total = npus.reduce((a, n) => a * n, 1);
   if (total > CONFIG_LIMITS.npus.max) {
     throw new FormatError(
       file,
-      'key "npus_count"',
+      'npus_count',
       `describes ${total} NPUs in all; at most ${CONFIG_LIMITS.npus.max} NPUs are simulated`,
     );
   }
@@ -111,21 +99,17 @@ export function parseNetworkConfig(file: string, text: string): NetworkConfig {
     if (list.length !== topo.length) {
       throw new FormatError(
         file,
-        `key "${key}"`,
+        key,
         `has ${list.length} entries but "topology" has ${topo.length}: one entry per dimension is required`,
       );
     }
   }
-  const dims: NetworkDim[] = topo.map((t, i) => {
-    if (typeof t !== 'string' || !(TOPOLOGIES as readonly string[]).includes(t)) {
-      throw new FormatError(
-        file,
-        `key "topology"[${i}]`,
-        `expected one of ${TOPOLOGIES.join(' | ')}, found ${describe(t)}`,
-      );
-    }
-    return { topology: t as TopologyKind, npus: npus[i], bandwidthGBps: bw[i], latencyNs: lat[i] };
-  });
+  const dims: NetworkDim[] = topo.map((_, i) => ({
+    topology: c.oneOfValue(topo[i], `topology[${i}]`, TOPOLOGIES),
+    npus: npus[i]!,
+    bandwidthGBps: bw[i]!,
+    latencyNs: lat[i]!,
+  }));
   return { file, dims };
 }
 
@@ -184,7 +168,7 @@ const SYSTEM_KEYS = [
 ];
 
 /** Keys that ask ASTRA-sim for outputs tracewatt does not make: a warning (they do not change any figure). */
-function warnIgnored(file: string, o: Obj, diagnostics?: Diagnostics): void {
+function warnIgnored(file: string, o: JsonObject, diagnostics?: Diagnostics): void {
   const asked = (k: string) => o[k] !== undefined && o[k] !== 0 && o[k] !== false;
   const keys = ['trace-enabled', 'track-local-mem', 'local-mem-trace-filename'].filter(asked);
   if (keys.length === 0) return;
@@ -195,13 +179,14 @@ function warnIgnored(file: string, o: Obj, diagnostics?: Diagnostics): void {
 }
 
 export function parseSystemConfig(file: string, text: string, diagnostics?: Diagnostics): SystemConfig {
-  const o = asObject(file, parseJson(file, text), 'a system configuration');
-  refuseUnknown(file, o, SYSTEM_KEYS);
+  const c = new JsonShape(file);
+  const o = c.object(parseJson(file, text), '', 'a system configuration (a JSON object)');
+  c.refuseUnknown(o, '', SYSTEM_KEYS);
   for (const key of CUSTOM_IMPL_KEYS) {
     if (o[key] !== undefined)
       throw new FormatError(
         file,
-        `key "${key}"`,
+        key,
         'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ring, direct or halvingDoubling',
       );
   }
@@ -210,22 +195,22 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     if (o[key] !== undefined && o[key] !== dflt) {
       throw new FormatError(
         file,
-        `key "${key}"`,
-        `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describe(o[key])}`,
+        key,
+        `only "${dflt}" (ASTRA-sim's default) is modelled, found ${describeJson(o[key])}`,
       );
     }
   }
-  if (o['model-shared-bus'] !== undefined && flag(file, o, 'model-shared-bus')) {
+  if (c.flag(o, 'model-shared-bus', '')) {
     throw new FormatError(
       file,
-      'key "model-shared-bus"',
+      'model-shared-bus',
       "the shared memory bus (LogGP L, o, g, G) is not modelled; only 0, ASTRA-sim's default, is",
     );
   }
   if (o['scheduling-policy'] === 'EXPLICIT') {
     throw new FormatError(
       file,
-      'key "scheduling-policy"',
+      'scheduling-policy',
       '"EXPLICIT" (priorities from the trace) is not modelled; use LIFO or FIFO',
     );
   }
@@ -236,17 +221,17 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
       message: `${file}: no "collective-optimization"; using "baseline" (ASTRA-sim leaves it unset)`,
     });
   }
-  requireKeys(file, o, { 'preferred-dataset-splits': 'an integer ≥ 1', 'local-mem-bw': 'a number > 0 GB/s' });
+  c.requireKeys(o, '', { 'preferred-dataset-splits': 'an integer ≥ 1', 'local-mem-bw': 'a number > 0 GB/s' });
   const implementations = {} as Record<CollectiveKind, CollectiveImplName[] | undefined>;
   for (const [kind, key] of Object.entries(IMPL_KEYS) as [CollectiveKind, string][]) {
-    const list = strList(file, o, key);
+    const list = o[key] === undefined ? undefined : c.stringList(o, key, '', 1);
     implementations[kind] = list?.map((s, i) => {
       if (!(IMPLS as readonly string[]).includes(s)) {
         const known = UNMODELLED_IMPLS.includes(s) || /^(one)?[dD]irect\d+$/.test(s);
         throw new FormatError(
           file,
-          `key "${key}"[${i}]`,
-          `${describe(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`,
+          `${key}[${i}]`,
+          `${describeJson(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`,
         );
       }
       return s as CollectiveImplName;
@@ -254,28 +239,28 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
   }
   const cfg: SystemConfig = {
     file,
-    schedulingPolicy: oneOf(file, o, 'scheduling-policy', ['LIFO', 'FIFO'] as const, 'LIFO'),
-    endpointDelayNs: num(file, o, 'endpoint-delay', { ...CONFIG_LIMITS.endpointDelayNs, def: 10 }),
-    activeChunksPerDimension: num(file, o, 'active-chunks-per-dimension', { ...CONFIG_LIMITS.activeChunks, def: 1 }),
-    preferredDatasetSplits: num(file, o, 'preferred-dataset-splits', CONFIG_LIMITS.datasetSplits),
+    schedulingPolicy: c.oneOf(o, 'scheduling-policy', '', ['LIFO', 'FIFO'] as const, 'LIFO'),
+    endpointDelayNs: c.number(o, 'endpoint-delay', '', { ...CONFIG_LIMITS.endpointDelayNs, def: 10 }),
+    activeChunksPerDimension: c.number(o, 'active-chunks-per-dimension', '', { ...CONFIG_LIMITS.activeChunks, def: 1 }),
+    preferredDatasetSplits: c.number(o, 'preferred-dataset-splits', '', CONFIG_LIMITS.datasetSplits),
     implementations,
-    collectiveOptimization: oneOf(
-      file,
+    collectiveOptimization: c.oneOf(
       o,
       'collective-optimization',
+      '',
       ['localBWAware', 'baseline'] as const,
       'baseline',
     ),
-    localMemBandwidthGBps: num(file, o, 'local-mem-bw', CONFIG_LIMITS.localMemBandwidthGBps),
-    peakPerfTFlops: num(file, o, 'peak-perf', { ...CONFIG_LIMITS.peakPerfTFlops, def: 0 }),
-    rooflineEnabled: flag(file, o, 'roofline-enabled'),
-    replayOnly: flag(file, o, 'replay-only'),
+    localMemBandwidthGBps: c.number(o, 'local-mem-bw', '', CONFIG_LIMITS.localMemBandwidthGBps),
+    peakPerfTFlops: c.number(o, 'peak-perf', '', { ...CONFIG_LIMITS.peakPerfTFlops, def: 0 }),
+    rooflineEnabled: c.flag(o, 'roofline-enabled', ''),
+    replayOnly: c.flag(o, 'replay-only', ''),
   };
   const peak = CONFIG_LIMITS.rooflinePeakPerfTFlops;
   if (cfg.rooflineEnabled && !(cfg.peakPerfTFlops >= peak.min)) {
     throw new FormatError(
       file,
-      'key "peak-perf"',
+      'peak-perf',
       `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ${o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops}`,
     );
   }
@@ -297,7 +282,7 @@ export function checkSystemAgainstNetwork(sys: SystemConfig, net: NetworkConfig,
     if (list.length < net.dims.length) {
       throw new FormatError(
         sys.file,
-        `key "${key}"`,
+        key,
         `has ${list.length} entr${list.length === 1 ? 'y' : 'ies'} but ${net.file} describes ${net.dims.length} dimensions: ` +
           'give one implementation per dimension (ASTRA-sim would silently simulate fewer dimensions)',
       );
@@ -322,15 +307,16 @@ const MEMORY_TYPES: readonly MemoryType[] = [
 ];
 
 export function parseRemoteMemoryConfig(file: string, text: string): RemoteMemoryConfig {
-  const o = asObject(file, parseJson(file, text), 'a remote memory configuration');
-  refuseUnknown(file, o, ['memory-type', 'remote-mem-latency', 'remote-mem-bw', 'num-nodes', 'num-npus-per-node']);
-  const memoryType = oneOf(file, o, 'memory-type', MEMORY_TYPES);
+  const c = new JsonShape(file);
+  const o = c.object(parseJson(file, text), '', 'a remote memory configuration (a JSON object)');
+  c.refuseUnknown(o, '', ['memory-type', 'remote-mem-latency', 'remote-mem-bw', 'num-nodes', 'num-npus-per-node']);
+  const memoryType = c.oneOf(o, 'memory-type', '', MEMORY_TYPES);
   if (memoryType === 'NO_MEMORY_EXPANSION') return { file, memoryType, latencyNs: 0, bandwidthGBps: 0 };
   return {
     file,
     memoryType,
-    latencyNs: num(file, o, 'remote-mem-latency', CONFIG_LIMITS.remoteMemLatencyNs),
-    bandwidthGBps: num(file, o, 'remote-mem-bw', CONFIG_LIMITS.remoteMemBandwidthGBps),
+    latencyNs: c.number(o, 'remote-mem-latency', '', CONFIG_LIMITS.remoteMemLatencyNs),
+    bandwidthGBps: c.number(o, 'remote-mem-bw', '', CONFIG_LIMITS.remoteMemBandwidthGBps),
   };
 }
 
@@ -342,28 +328,20 @@ export async function loadRemoteMemoryConfig(file: string): Promise<RemoteMemory
 // comm-group JSON
 
 export function parseCommGroupConfig(file: string, text: string, rankCount?: number): CommGroupConfig {
-  const o = asObject(file, parseJson(file, text), 'a comm-group map (pg_name → ranks)');
+  const c: JsonShape = new JsonShape(file);
+  const o = c.object(parseJson(file, text), '', 'a comm-group map (pg_name → ranks, a JSON object)');
   const groups = new Map<string, number[]>();
-  for (const [name, members] of Object.entries(o)) {
+  for (const name of Object.keys(o)) {
     if (name === '0')
-      throw new FormatError(
-        file,
-        `key "0"`,
-        'group id 0 is reserved for all ranks (ASTRA-sim aborts on it); use another id',
-      );
-    if (!Array.isArray(members) || members.length === 0)
-      throw new FormatError(file, `key "${name}"`, `expected a non-empty list of ranks, found ${describe(members)}`);
+      throw new FormatError(file, '0', 'group id 0 is reserved for all ranks (ASTRA-sim aborts on it); use another id');
+    const list = c.list(o, name, '', 1, 'a non-empty list of ranks');
     const seen = new Set<number>();
-    const ranks = members.map((r, i) => {
-      if (typeof r !== 'number' || !Number.isInteger(r) || r < 0)
-        throw new FormatError(file, `key "${name}"[${i}]`, `expected a rank (integer ≥ 0), found ${describe(r)}`);
+    const ranks = list.map((r, i) => {
+      const at = jsonPath(name, i);
+      if (typeof r !== 'number' || !Number.isInteger(r) || r < 0) c.expected(at, 'a rank (integer ≥ 0)', r);
       if (rankCount !== undefined && r >= rankCount)
-        throw new FormatError(
-          file,
-          `key "${name}"[${i}]`,
-          `rank ${r} does not exist (the trace has ${rankCount} ranks)`,
-        );
-      if (seen.has(r)) throw new FormatError(file, `key "${name}"[${i}]`, `rank ${r} listed twice`);
+        c.fail(at, `rank ${r} does not exist (the trace has ${rankCount} ranks)`);
+      if (seen.has(r)) c.fail(at, `rank ${r} listed twice`);
       seen.add(r);
       return r;
     });
@@ -379,17 +357,16 @@ export async function loadCommGroupConfig(file: string, rankCount?: number): Pro
 // ---------------------------------------------------------------------------------------------
 // power.json
 
-function componentPowers(file: string, v: unknown): Record<string, number> {
-  const o = asObject(file, v, '"gpu.componentPowersW" ({component: W})');
-  const out: Record<string, number> = {};
-  for (const k of Object.keys(o))
-    out[k] = prefixed(file, 'gpu.componentPowersW.', () => num(file, o, k, POWER_LIMITS.gpuPowerW));
-  return out;
+function componentPowers(c: JsonShape, gpu: JsonObject): Record<string, number> {
+  const path = 'gpu.componentPowersW';
+  const o = c.child(gpu, 'componentPowersW', 'gpu', { what: 'an object {component: W}' });
+  return Object.fromEntries(Object.keys(o).map((k) => [k, c.number(o, k, path, POWER_LIMITS.gpuPowerW)]));
 }
 
 export function parsePowerConfig(file: string, text: string): PowerConfig {
-  const o = asObject(file, parseJson(file, text), 'a power configuration');
-  refuseUnknown(file, o, [
+  const c = new JsonShape(file);
+  const o = c.object(parseJson(file, text), '', 'a power configuration (a JSON object)');
+  c.refuseUnknown(o, '', [
     'name',
     'description',
     'sources',
@@ -400,86 +377,59 @@ export function parsePowerConfig(file: string, text: string): PowerConfig {
     'networkIdlePowerWPerRank',
     'hostPowerWPerRank',
   ]);
-  const gpu = asObject(file, o.gpu, '"gpu" ({activePowerW, idlePowerW})');
-  refuseUnknown(
-    file,
-    gpu,
-    ['activePowerW', 'idlePowerW', 'idleSource', 'commPowerW', 'frequencyMHz', 'componentPowersW'],
-    'in "gpu"',
-  );
-  if (gpu.idleSource !== undefined && typeof gpu.idleSource !== 'string') {
-    throw new FormatError(
-      file,
-      'key "gpu.idleSource"',
-      `expected a string (where idlePowerW comes from), found ${describe(gpu.idleSource)}`,
-    );
-  }
-  const mem = o.memory === undefined ? {} : asObject(file, o.memory, '"memory" ({energyPjPerBit})');
-  refuseUnknown(file, mem, ['energyPjPerBit', 'remoteEnergyPjPerBit'], 'in "memory"');
-  const netList = o.network;
-  if (!Array.isArray(netList) || netList.length === 0) {
-    throw new FormatError(
-      file,
-      'key "network"',
-      'expected a list with one {name, energyPjPerBit} per network dimension',
-    );
-  }
-  const memEnergy = prefixed(file, 'memory.', () =>
-    num(file, mem, 'energyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: 0 }),
-  );
-  const name = o.name === undefined ? file : o.name;
-  if (typeof name !== 'string') throw new FormatError(file, 'key "name"', `expected a string, found ${describe(name)}`);
+  const gpu = c.child(o, 'gpu', '', { what: 'an object {activePowerW, idlePowerW}' });
+  c.refuseUnknown(gpu, 'gpu', [
+    'activePowerW',
+    'idlePowerW',
+    'idleSource',
+    'commPowerW',
+    'frequencyMHz',
+    'componentPowersW',
+  ]);
+  if (gpu.idleSource !== undefined)
+    c.string(gpu, 'idleSource', 'gpu', { what: 'a string (where idlePowerW comes from)' });
+  const mem = c.child(o, 'memory', '', { optional: true, what: 'an object {energyPjPerBit}' });
+  c.refuseUnknown(mem, 'memory', ['energyPjPerBit', 'remoteEnergyPjPerBit']);
+  const netList = c.list(o, 'network', '', 1, 'a list with one {name, energyPjPerBit} per network dimension');
+  const memEnergy = c.number(mem, 'energyPjPerBit', 'memory', { ...POWER_LIMITS.energyPjPerBit, def: 0 });
+  const name = o.name === undefined ? file : c.string(o, 'name', '');
+  const gpuPower = (key: string, range: NumRange) =>
+    gpu[key] === undefined ? undefined : c.number(gpu, key, 'gpu', range);
+  const commPowerW = gpuPower('commPowerW', POWER_LIMITS.gpuPowerW);
+  const frequencyMHz = gpuPower('frequencyMHz', POWER_LIMITS.frequencyMHz);
   return {
     file,
     name,
     gpu: {
-      activePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'activePowerW', POWER_LIMITS.gpuPowerW)),
-      idlePowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'idlePowerW', POWER_LIMITS.gpuPowerW)),
+      activePowerW: c.number(gpu, 'activePowerW', 'gpu', POWER_LIMITS.gpuPowerW),
+      idlePowerW: c.number(gpu, 'idlePowerW', 'gpu', POWER_LIMITS.gpuPowerW),
       ...(gpu.idleSource === undefined ? {} : { idleSource: gpu.idleSource as string }),
-      ...(gpu.commPowerW === undefined
-        ? {}
-        : { commPowerW: prefixed(file, 'gpu.', () => num(file, gpu, 'commPowerW', POWER_LIMITS.gpuPowerW)) }),
-      ...(gpu.frequencyMHz === undefined
-        ? {}
-        : { frequencyMHz: prefixed(file, 'gpu.', () => num(file, gpu, 'frequencyMHz', POWER_LIMITS.frequencyMHz)) }),
-      ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(file, gpu.componentPowersW) }),
+      ...(commPowerW === undefined ? {} : { commPowerW }),
+      ...(frequencyMHz === undefined ? {} : { frequencyMHz }),
+      ...(gpu.componentPowersW === undefined ? {} : { componentPowersW: componentPowers(c, gpu) }),
     },
     memory: {
       energyPjPerBit: memEnergy,
-      remoteEnergyPjPerBit: prefixed(file, 'memory.', () =>
-        num(file, mem, 'remoteEnergyPjPerBit', { ...POWER_LIMITS.energyPjPerBit, def: memEnergy }),
-      ),
+      remoteEnergyPjPerBit: c.number(mem, 'remoteEnergyPjPerBit', 'memory', {
+        ...POWER_LIMITS.energyPjPerBit,
+        def: memEnergy,
+      }),
     },
     network: netList.map((d, i) => {
-      const e = asObject(file, d, `"network"[${i}]`);
-      refuseUnknown(file, e, ['name', 'energyPjPerBit', 'bandwidthGBps', 'note'], `in "network"[${i}]`);
+      const at = jsonPath('network', i);
+      const e = c.object(d, at);
+      c.refuseUnknown(e, at, ['name', 'energyPjPerBit', 'bandwidthGBps', 'note']);
       return {
         name: typeof e.name === 'string' ? e.name : `dim${i}`,
-        energyPjPerBit: prefixed(file, `network[${i}].`, () =>
-          num(file, e, 'energyPjPerBit', POWER_LIMITS.energyPjPerBit),
-        ),
+        energyPjPerBit: c.number(e, 'energyPjPerBit', at, POWER_LIMITS.energyPjPerBit),
         ...(e.bandwidthGBps === undefined
           ? {}
-          : {
-              bandwidthGBps: prefixed(file, `network[${i}].`, () =>
-                num(file, e, 'bandwidthGBps', POWER_LIMITS.bandwidthGBps),
-              ),
-            }),
+          : { bandwidthGBps: c.number(e, 'bandwidthGBps', at, POWER_LIMITS.bandwidthGBps) }),
       };
     }),
-    networkIdlePowerWPerRank: num(file, o, 'networkIdlePowerWPerRank', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
-    hostPowerWPerRank: num(file, o, 'hostPowerWPerRank', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
+    networkIdlePowerWPerRank: c.number(o, 'networkIdlePowerWPerRank', '', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
+    hostPowerWPerRank: c.number(o, 'hostPowerWPerRank', '', { ...POWER_LIMITS.perRankPowerW, def: 0 }),
   };
-}
-
-function prefixed<T>(file: string, prefix: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof FormatError)
-      throw new FormatError(file, '', e.message.slice(file.length + 2).replace('key "', `key "${prefix}`));
-    throw e;
-  }
 }
 
 export async function loadPowerConfig(file: string): Promise<PowerConfig> {

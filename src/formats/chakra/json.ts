@@ -6,7 +6,8 @@
  * (unknown fields, explicit defaults, unpacked lists) ride in an optional "$lossless" member.
  */
 import { tooDeepAt, tooDeepError } from '../text-file.js';
-import { FormatError } from '../../errors.js';
+import { excerpt, FormatError } from '../../errors.js';
+import { describeJson, jsonPath, JsonShape } from '../json-shape.js';
 import {
   ATTR_MEMBER_BY_KIND,
   ATTR_MEMBERS,
@@ -120,52 +121,66 @@ export const jsonDocument = {
 
 // ---------- from JSON ----------
 
+/**
+ * Where a value sits in the JSON trace: the file's checker (json-shape.ts), the value's JSON path, and the node and
+ * attribute it belongs to (named after each problem).
+ */
 class Ctx {
   constructor(
-    readonly file: string,
-    readonly where: string,
+    readonly shape: JsonShape,
+    readonly path: string,
+    readonly owner = '',
   ) {}
   fail(problem: string): never {
-    throw new FormatError(this.file, this.where, problem);
+    return this.shape.fail(this.path, problem + this.owner);
   }
-  at(where: string): Ctx {
-    return new Ctx(this.file, where);
+  expected(what: string, v: unknown): never {
+    return this.fail(`expected ${what}, found ${describeJson(v)}`);
+  }
+  at(key: string | number, owner = this.owner): Ctx {
+    return new Ctx(this.shape, jsonPath(this.path, key), owner);
   }
 }
 
 function obj(ctx: Ctx, v: unknown, what: string): Record<string, Json> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) ctx.fail(`${what} must be a JSON object`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) ctx.expected(`${what} (a JSON object)`, v);
   return v as Record<string, Json>;
 }
 
-function uint64(ctx: Ctx, v: Json | undefined, field: string): bigint {
+function list(ctx: Ctx, v: unknown): Json[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) ctx.expected('a list', v);
+  return v as Json[];
+}
+
+function uint64(ctx: Ctx, v: Json | undefined): bigint {
   if (v === undefined) return 0n;
   if (typeof v === 'string' && /^\d+$/.test(v)) {
     const b = BigInt(v);
     if (b < 2n ** 64n) return b;
   }
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v);
-  return ctx.fail(`${field} must be an unsigned 64-bit integer (as a string), got ${JSON.stringify(v)}`);
+  return ctx.expected('an unsigned 64-bit integer (as a string)', v);
 }
 
-function int64(ctx: Ctx, v: Json, field: string): bigint {
+function int64(ctx: Ctx, v: Json): bigint {
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v);
   if (typeof v === 'number' && Number.isSafeInteger(v)) return BigInt(v);
-  return ctx.fail(`${field} must be a 64-bit integer (as a string), got ${JSON.stringify(v)}`);
+  return ctx.expected('a 64-bit integer (as a string)', v);
 }
 
-function str(ctx: Ctx, v: Json | undefined, field: string): string {
+function str(ctx: Ctx, v: Json | undefined): string {
   if (v === undefined) return '';
-  if (typeof v !== 'string') ctx.fail(`${field} must be a string`);
+  if (typeof v !== 'string') ctx.expected('a string', v);
   return v as string;
 }
 
-function floatFrom(ctx: Ctx, v: Json, field: string): number {
+function floatFrom(ctx: Ctx, v: Json): number {
   if (typeof v === 'number') return v;
   if (v === 'NaN') return NaN;
   if (v === 'Infinity') return Infinity;
   if (v === '-Infinity') return -Infinity;
-  return ctx.fail(`${field} must be a number, got ${JSON.stringify(v)}`);
+  return ctx.expected('a number', v);
 }
 
 /** Value ranges of the integer scalars, checked so nothing wraps silently on encode. */
@@ -182,81 +197,81 @@ const INT_RANGES: Partial<Record<AttrMember['scalar'], [bigint, bigint]>> = {
   fixed64: [0n, 2n ** 64n - 1n],
 };
 
-function inRange(ctx: Ctx, m: AttrMember, v: bigint, field: string): bigint {
+function inRange(ctx: Ctx, m: AttrMember, v: bigint): bigint {
   const r = INT_RANGES[m.scalar];
-  if (r && (v < r[0] || v > r[1])) ctx.fail(`${field} = ${v} is outside the ${m.scalar} range [${r[0]}, ${r[1]}]`);
+  if (r && (v < r[0] || v > r[1])) ctx.fail(`${v} is outside the ${m.scalar} range [${r[0]}, ${r[1]}]`);
   return v;
 }
 
-function scalarFrom(ctx: Ctx, m: AttrMember, v: Json, field: string): AttrScalarValue {
-  if (BIGINT_SCALARS.has(m.scalar)) return inRange(ctx, m, int64(ctx, v, field), field);
+function scalarFrom(ctx: Ctx, m: AttrMember, v: Json): AttrScalarValue {
+  if (BIGINT_SCALARS.has(m.scalar)) return inRange(ctx, m, int64(ctx, v));
   switch (m.scalar) {
     case 'bool':
-      if (typeof v !== 'boolean') ctx.fail(`${field} must be true or false`);
+      if (typeof v !== 'boolean') ctx.expected('true or false', v);
       return v as boolean;
     case 'string':
-      return str(ctx, v, field);
+      return str(ctx, v);
     case 'bytes':
-      return new Uint8Array(Buffer.from(str(ctx, v, field), 'base64'));
+      return new Uint8Array(Buffer.from(str(ctx, v), 'base64'));
     case 'double':
     case 'float':
-      return floatFrom(ctx, v, field);
+      return floatFrom(ctx, v);
     default:
-      if (typeof v !== 'number' || !Number.isInteger(v)) ctx.fail(`${field} must be an integer`);
-      return Number(inRange(ctx, m, BigInt(v as number), field));
+      if (typeof v !== 'number' || !Number.isInteger(v)) ctx.expected('an integer', v);
+      return Number(inRange(ctx, m, BigInt(v as number)));
   }
 }
 
 function losslessFrom(ctx: Ctx, v: Json | undefined): Lossless | undefined {
   if (v === undefined) return undefined;
-  const o = obj(ctx, v, '$lossless');
+  const o = obj(ctx, v, 'the lossless record');
   const l: Lossless = {};
   if (o.explicitDefaults !== undefined) l.explicitDefaults = o.explicitDefaults as number;
   if (o.unpacked !== undefined) l.unpacked = o.unpacked as number;
   if (o.unknown !== undefined) {
-    l.unknown = (o.unknown as Json[]).map((u) => {
-      const uo = obj(ctx, u, '$lossless.unknown[]');
-      return { field: uo.field as number, bytes: new Uint8Array(Buffer.from(str(ctx, uo.bytes, 'bytes'), 'base64')) };
+    l.unknown = list(ctx.at('unknown'), o.unknown).map((u, i) => {
+      const at = ctx.at('unknown').at(i);
+      const uo = obj(at, u, 'an unknown field {field, bytes}');
+      return { field: uo.field as number, bytes: new Uint8Array(Buffer.from(str(at.at('bytes'), uo.bytes), 'base64')) };
     });
   }
   return l;
 }
 
 export function attributeFromJson(ctx: Ctx, v: Json): Attribute {
-  const o = obj(ctx, v, 'attribute');
-  const a: Attribute = {
-    name: str(ctx, o.name, 'name'),
-    docString: str(ctx, o.docString, 'docString'),
-    kind: null,
-    value: null,
-  };
+  const o = obj(ctx, v, 'an attribute');
+  const name = str(ctx.at('name'), o.name);
+  // Problems in its members name the attribute after the node: " (node id 7, attribute "x")".
+  const owner = `${ctx.owner ? `${ctx.owner.slice(0, -1)}, ` : ' ('}attribute "${excerpt(name)}")`;
+  const at = (key: string) => ctx.at(key, owner);
+  const a: Attribute = { name, docString: str(at('docString'), o.docString), kind: null, value: null };
   for (const [key, val] of Object.entries(o)) {
     if (key === 'name' || key === 'docString' || key === '$lossless') continue;
     const m = MEMBER_BY_JSON.get(key);
-    if (!m) ctx.fail(`attribute "${a.name}": unknown member "${key}"`);
-    if (a.kind !== null) ctx.fail(`attribute "${a.name}": more than one value member (${camel(a.kind)} and ${key})`);
+    if (!m) at(key).fail('unknown attribute member');
+    if (a.kind !== null) at(key).fail(`more than one value member (${camel(a.kind)} and ${key})`);
     a.kind = m!.kind;
     if (m!.list) {
-      const lo = obj(ctx, val, `${key}`);
-      if (!Array.isArray(lo.values ?? [])) ctx.fail(`attribute "${a.name}": ${key}.values must be an array`);
-      a.value = ((lo.values ?? []) as Json[]).map((x) => scalarFrom(ctx, m!, x, `${a.name}.${key}`)) as AttrValue;
+      const lo = obj(at(key), val, 'a list {values}');
+      const values = at(key).at('values');
+      a.value = list(values, lo.values).map((x, j) => scalarFrom(values.at(j), m!, x)) as AttrValue;
     } else {
-      a.value = scalarFrom(ctx, m!, val, `${a.name}.${key}`);
+      a.value = scalarFrom(at(key), m!, val);
     }
   }
-  const l = losslessFrom(ctx, o.$lossless);
+  const l = losslessFrom(at('$lossless'), o.$lossless);
   if (l) a.lossless = l;
   return a;
 }
 
 function ioFrom(ctx: Ctx, v: Json): IOInfo {
-  const o = obj(ctx, v, 'IOInfo');
+  const o = obj(ctx, v, 'an IOInfo');
   const io: IOInfo = {
-    values: str(ctx, o.values, 'values'),
-    shapes: str(ctx, o.shapes, 'shapes'),
-    types: str(ctx, o.types, 'types'),
+    values: str(ctx.at('values'), o.values),
+    shapes: str(ctx.at('shapes'), o.shapes),
+    types: str(ctx.at('types'), o.types),
   };
-  const l = losslessFrom(ctx, o.$lossless);
+  const l = losslessFrom(ctx.at('$lossless'), o.$lossless);
   if (l) io.lossless = l;
   return io;
 }
@@ -276,47 +291,39 @@ const NODE_KEYS = new Set([
 ]);
 
 export function nodeFromJson(ctx: Ctx, v: Json): ChakraNode {
-  const o = obj(ctx, v, 'node');
-  for (const k of Object.keys(o)) if (!NODE_KEYS.has(k)) ctx.fail(`unknown node field "${k}"`);
+  const o = obj(ctx, v, 'a node');
+  for (const k of Object.keys(o)) if (!NODE_KEYS.has(k)) ctx.at(k).fail('unknown node field');
   let type = 0;
   if (typeof o.type === 'string') {
     const t = nodeTypeFromName(o.type);
-    if (t === undefined) ctx.fail(`unknown NodeType "${o.type}"`);
+    if (t === undefined) ctx.at('type').fail(`unknown NodeType "${o.type}"`);
     type = t!;
   } else if (typeof o.type === 'number') type = o.type;
-  const deps = (key: 'ctrlDeps' | 'dataDeps') => {
-    const arr = o[key] ?? [];
-    if (!Array.isArray(arr)) ctx.fail(`${key} must be an array`);
-    return (arr as Json[]).map((d) => uint64(ctx, d, key));
-  };
-  const attrs = o.attr ?? [];
-  if (!Array.isArray(attrs)) ctx.fail('attr must be an array');
+  const deps = (key: 'ctrlDeps' | 'dataDeps') => list(ctx.at(key), o[key]).map((d, j) => uint64(ctx.at(key).at(j), d));
   const node: ChakraNode = {
-    id: uint64(ctx, o.id, 'id'),
-    name: str(ctx, o.name, 'name'),
+    id: uint64(ctx.at('id'), o.id),
+    name: str(ctx.at('name'), o.name),
     type,
     ctrlDeps: deps('ctrlDeps'),
     dataDeps: deps('dataDeps'),
-    startTimeMicros: uint64(ctx, o.startTimeMicros, 'startTimeMicros'),
-    durationMicros: uint64(ctx, o.durationMicros, 'durationMicros'),
-    inputs: o.inputs === undefined ? null : ioFrom(ctx, o.inputs),
-    outputs: o.outputs === undefined ? null : ioFrom(ctx, o.outputs),
-    attrs: (attrs as Json[]).map((a) => attributeFromJson(ctx, a)),
+    startTimeMicros: uint64(ctx.at('startTimeMicros'), o.startTimeMicros),
+    durationMicros: uint64(ctx.at('durationMicros'), o.durationMicros),
+    inputs: o.inputs === undefined ? null : ioFrom(ctx.at('inputs'), o.inputs),
+    outputs: o.outputs === undefined ? null : ioFrom(ctx.at('outputs'), o.outputs),
+    attrs: list(ctx.at('attr'), o.attr).map((a, j) => attributeFromJson(ctx.at('attr').at(j), a)),
   };
-  const l = losslessFrom(ctx, o.$lossless);
+  const l = losslessFrom(ctx.at('$lossless'), o.$lossless);
   if (l) node.lossless = l;
   return node;
 }
 
 export function metadataFromJson(ctx: Ctx, v: Json): GlobalMetadata {
-  const o = obj(ctx, v, 'metadata');
-  const attrs = o.attr ?? [];
-  if (!Array.isArray(attrs)) ctx.fail('metadata.attr must be an array');
+  const o = obj(ctx, v, 'the metadata');
   const md: GlobalMetadata = {
-    version: str(ctx, o.version, 'version'),
-    attrs: (attrs as Json[]).map((a) => attributeFromJson(ctx, a)),
+    version: str(ctx.at('version'), o.version),
+    attrs: list(ctx.at('attr'), o.attr).map((a, j) => attributeFromJson(ctx.at('attr').at(j), a)),
   };
-  const l = losslessFrom(ctx, o.$lossless);
+  const l = losslessFrom(ctx.at('$lossless'), o.$lossless);
   if (l) md.lossless = l;
   return md;
 }
@@ -331,15 +338,14 @@ export function traceFromJson(text: string, file: string): { metadata: GlobalMet
   } catch (e) {
     throw new FormatError(file, '', `not valid JSON (${(e as Error).message})`);
   }
-  const root = new Ctx(file, 'document');
-  const o = obj(root, doc, 'the document');
-  if (!('nodes' in o)) root.fail('missing "nodes" array; expected {"metadata": …, "nodes": […]}');
-  if (!Array.isArray(o.nodes)) root.fail('"nodes" must be an array');
+  const root = new Ctx(new JsonShape(file), '');
+  const o = obj(root, doc, 'a Chakra JSON trace {"metadata": …, "nodes": […]}');
+  if (!Array.isArray(o.nodes)) root.at('nodes').expected('the list of nodes ({"metadata": …, "nodes": […]})', o.nodes);
   const metadata =
     o.metadata === null || o.metadata === undefined ? null : metadataFromJson(root.at('metadata'), o.metadata);
   const nodes = (o.nodes as Json[]).map((n, i) => {
     const id = n && typeof n === 'object' && !Array.isArray(n) ? (n as Record<string, Json>).id : undefined;
-    return nodeFromJson(root.at(`nodes[${i}]${id !== undefined ? ` (id ${String(id)})` : ''}`), n);
+    return nodeFromJson(root.at('nodes').at(i, id !== undefined ? ` (node id ${excerpt(String(id))})` : ''), n);
   });
   return { metadata, nodes };
 }

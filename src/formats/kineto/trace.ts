@@ -10,7 +10,7 @@
  * taken from the event's text when it has a fraction.
  */
 import { excerpt, FormatError } from '../../errors.js';
-import { shortNumber } from '../astra/json-fields.js';
+import { describeJson, jsonPath, JsonShape, shortNumber } from '../json-shape.js';
 import { CONFIG_LIMITS } from '../astra/parse.js';
 import { type JsonPiece, parseElement, readJsonPieceBatches } from '../json-stream.js';
 import { commArgsOf, exactId, streamOf, type CommArgs, type EventId } from './args.js';
@@ -197,24 +197,17 @@ const externalIdOf = (args: Record<string, unknown> | undefined) =>
  * replay takes, CONFIG_LIMITS.npus) when present; anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the value, never read as rank 0.
  */
 function distributedOf(file: string, v: Record<string, unknown>): NonNullable<KinetoTrace['distributed']> {
+  const c = new JsonShape(file);
   const whole = (key: string, min: number, max: number | null): number | null => {
     const x = v[key];
     if (x === undefined || x === null) return null;
     if (typeof x === 'number' && Number.isSafeInteger(x) && x >= min && (max === null || x <= max)) return x;
-    const shown =
-      typeof x === 'string'
-        ? JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x)
-        : typeof x === 'number'
-          ? shortNumber(x)
-          : Array.isArray(x)
-            ? 'a list'
-            : typeof x;
     const why =
       typeof x === 'number' && Number.isInteger(x) && Math.abs(x) > Number.MAX_SAFE_INTEGER
         ? ' (at or beyond 2^53: not exact)'
         : '';
     const range = max === null ? `from ${min} to 2^53 − 1` : `from ${min} to ${max} ranks (the most tracewatt replays)`;
-    throw new FormatError(file, `distributedInfo.${key}`, `expected a whole number ${range}, found ${shown}${why}`);
+    return c.fail(jsonPath('distributedInfo', key), `expected a whole number ${range}, found ${describeJson(x)}${why}`);
   };
   return {
     rank: whole('rank', 0, null),

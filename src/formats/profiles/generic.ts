@@ -17,6 +17,7 @@
  *   extra: [argNo, flops]                 # other columns kept as extra (numbers when numeric)
  */
 import { parseJsonText, readTextFile } from '../text-file.js';
+import { jsonPath, JsonShape } from '../json-shape.js';
 import { parseYamlText } from '../yaml-text.js';
 import { newSample, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import { FormatError, InputError } from '../../errors.js';
@@ -84,48 +85,39 @@ function isRef(v: unknown): v is ColumnRef {
   return isColumnList(o.column) && (o.unit === undefined || typeof o.unit === 'string');
 }
 
-/** Checks the shape of a mapping object; FormatError naming `field '…'` otherwise. */
+/** Checks the shape of a mapping object; a FormatError naming the field's JSON path otherwise. */
 export function validateColumnMapping(data: unknown, file = '<mapping>'): ColumnMapping {
-  const bad = (field: string, problem: string): never => {
-    throw new FormatError(file, `field '${field}'`, problem);
-  };
-  if (!data || typeof data !== 'object' || Array.isArray(data))
-    bad('(root)', 'must be an object with a "columns" object');
-  const m = data as Record<string, unknown>;
-  for (const k of ['format', 'device', 'delimiter'] as const) {
-    if (m[k] !== undefined && typeof m[k] !== 'string') bad(k, 'must be a string');
-  }
-  const cols = m.columns as Record<string, unknown> | undefined;
-  if (!cols || typeof cols !== 'object' || Array.isArray(cols)) bad('columns', 'required object');
-  const allowed = new Set(['kernelName', ...Object.keys(FIELD_QUANTITY)]);
-  for (const [k, v] of Object.entries(cols!)) {
-    if (!allowed.has(k)) bad(`columns.${k}`, `unknown field (allowed: ${[...allowed].join(', ')})`);
-    if (!isRef(v)) bad(`columns.${k}`, 'must be a column name, a list of names, or { column, unit }');
+  const c = new JsonShape(file);
+  const m = c.object(data, '', 'an object with a "columns" object');
+  for (const k of ['format', 'device', 'delimiter'] as const) if (m[k] !== undefined) c.string(m, k, '');
+  const cols = c.child(m, 'columns', '', { what: 'an object {kernelName, …: column}' });
+  c.refuseUnknown(cols, 'columns', ['kernelName', ...Object.keys(FIELD_QUANTITY)]);
+  c.requireKeys(cols, 'columns', { kernelName: 'a column name or a list of names' });
+  for (const [k, v] of Object.entries(cols)) {
+    const at = jsonPath('columns', k);
+    if (!isRef(v)) c.expected(at, 'a column name, a list of names, or { column, unit }', v);
     const spec = normRef(v as ColumnRef);
-    if (k !== 'kernelName' && Array.isArray(spec.column))
-      bad(`columns.${k}`, 'only kernelName may join several columns');
+    if (k !== 'kernelName' && Array.isArray(spec.column)) c.fail(at, 'only kernelName may join several columns');
     if (spec.unit !== undefined && k in FIELD_QUANTITY) {
       const want = FIELD_QUANTITY[k as NumField].quantity;
       const info = lookupUnit(spec.unit);
-      if (!info) bad(`columns.${k}.unit`, `unknown unit '${spec.unit}'`);
-      if (want && info!.quantity !== want)
-        bad(`columns.${k}.unit`, `'${spec.unit}' is a ${info!.quantity} unit, expected ${want}`);
+      if (!info) c.fail(jsonPath(at, 'unit'), `unknown unit '${spec.unit}'`);
+      else if (want && info.quantity !== want)
+        c.fail(jsonPath(at, 'unit'), `'${spec.unit}' is a ${info.quantity} unit, expected ${want}`);
     }
   }
-  if (cols!.kernelName === undefined) bad('columns.kernelName', 'required');
   if (m.utilization !== undefined) {
-    if (!m.utilization || typeof m.utilization !== 'object' || Array.isArray(m.utilization))
-      bad('utilization', 'must be an object component → column');
-    for (const [k, v] of Object.entries(m.utilization as Record<string, unknown>)) {
+    const util = c.child(m, 'utilization', '', { what: 'an object component → column' });
+    for (const [k, v] of Object.entries(util)) {
+      const at = jsonPath('utilization', k);
       if (!isRef(v) || Array.isArray(normRef(v as ColumnRef).column))
-        bad(`utilization.${k}`, 'must be a column name or { column, unit }');
+        c.expected(at, 'a column name or { column, unit }', v);
       const u = normRef(v as ColumnRef).unit;
       if (u !== undefined && u !== '%' && u.toLowerCase() !== 'ratio')
-        bad(`utilization.${k}.unit`, `must be "ratio" or "%", got '${u}'`);
+        c.expected(jsonPath(at, 'unit'), '"ratio" or "%"', u);
     }
   }
-  if (m.extra !== undefined && (!Array.isArray(m.extra) || !m.extra.every((x) => typeof x === 'string')))
-    bad('extra', 'must be a list of column names');
+  if (m.extra !== undefined) c.stringList(m, 'extra', '');
   return m as unknown as ColumnMapping;
 }
 
@@ -182,7 +174,7 @@ export async function readGeneric(file: string, ctx: ReaderContext): Promise<Pro
             if (q.unitRequired)
               throw new FormatError(
                 mappingFile,
-                `field 'columns.${f}'`,
+                `columns.${f}`,
                 `column '${c}' has no unit in its header: give { column: ${c}, unit: ... }`,
               );
             notes.push(`${f}: column '${c}' has no unit, taken as ${q.base}`);

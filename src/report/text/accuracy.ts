@@ -99,7 +99,7 @@ export function transferAccuracyText(r: TransferAccuracy, layout: TableOptions):
   return out;
 }
 
-export function accuracyText(r: AccuracyResult, layout: TableOptions): string {
+export function accuracyText(r: AccuracyResult, layout: TableOptions = {}): string {
   const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
   let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
   const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
