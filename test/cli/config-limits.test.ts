@@ -207,7 +207,7 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
         '--out',
         path.join(dir, 'g'),
       ),
-    ).toBe(`tracewatt: error: ${model}: field "hidden_size": must be ≤ 1048576, found 1e+308`);
+    ).toBe(`tracewatt: error: ${model}: hidden_size: must be ≥ 1 and ≤ 1048576, found 1e308`);
   });
 
   it('a 300-digit number is quoted cut short, with its length', async () => {

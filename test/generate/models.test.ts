@@ -83,7 +83,7 @@ describe('custom model JSON', () => {
 
   it('names the field that is wrong', () => {
     expect(() => parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, vocabSize: 1000 }, 'm.json')).toThrow(
-      /m\.json: field "ffnHiddenSize": missing/,
+      /m\.json: ffnHiddenSize: expected a number, found nothing \(missing\)/,
     );
     expect(() =>
       parseModelJson({ hiddenSize: 1024, numLayers: 4, numHeads: 16, ffnHiddenSize: 1.5, vocabSize: 1000 }, 'm.json'),

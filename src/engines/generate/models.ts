@@ -3,7 +3,8 @@
  * models from JSON (tracewatt's own field names or a Hugging Face config.json), and parameter counts.
  */
 import { parseJsonText, readTextFile } from '../../formats/text-file.js';
-import { excerpt, FormatError, InputError } from '../../errors.js';
+import { InputError } from '../../errors.js';
+import { JsonShape } from '../../formats/json-shape.js';
 
 export type Activation = 'swiglu' | 'gelu';
 export type NormKind = 'rmsnorm' | 'layernorm';
@@ -250,41 +251,19 @@ const HF_FIELDS: Record<string, keyof typeof MODEL_LIMITS> = {
  * num_key_value_heads, head_dim, vocab_size, hidden_act, tie_word_embeddings).
  */
 export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig {
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new FormatError(file, '', 'expected a JSON object');
-  const o = json as Record<string, unknown>;
+  const shape = new JsonShape(file);
+  const o = shape.object(json, '', 'a JSON object');
   const hf = 'hidden_size' in o;
-  const num = (key: string, fallback?: number): number => {
-    const v = o[key];
-    if (v === undefined && fallback !== undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) {
-      throw new FormatError(
-        file,
-        `field "${key}"`,
-        v === undefined
-          ? 'missing (a positive integer is required)'
-          : `expected a positive integer, got ${excerpt(JSON.stringify(v) ?? String(v))}`,
-      );
-    }
-    const max = MODEL_LIMITS[(HF_FIELDS[key] ?? key) as keyof typeof MODEL_LIMITS];
-    if (max !== undefined && v > max) throw new FormatError(file, `field "${key}"`, `must be ≤ ${max}, found ${v}`);
-    return v;
-  };
-  const bool = (key: string, fallback: boolean): boolean => {
-    const v = o[key];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'boolean')
-      throw new FormatError(file, `field "${key}"`, `expected true or false, got ${JSON.stringify(v)}`);
-    return v;
-  };
-  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
-    const v = o[key];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) {
-      throw new FormatError(file, `field "${key}"`, `expected one of ${allowed.join(', ')}, got ${JSON.stringify(v)}`);
-    }
-    return v as T;
-  };
+  const num = (key: string, fallback?: number): number =>
+    shape.number(o, key, '', {
+      min: 1,
+      integer: true,
+      max: MODEL_LIMITS[(HF_FIELDS[key] ?? key) as keyof typeof MODEL_LIMITS],
+      def: fallback,
+    });
+  const bool = (key: string, fallback: boolean): boolean => shape.boolean(o, key, '', fallback);
+  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T =>
+    shape.oneOf(o, key, '', allowed, fallback);
   let m: LlmModelConfig;
   if (hf) {
     const hidden = num('hidden_size');
@@ -292,7 +271,7 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
     const act = typeof o.hidden_act === 'string' ? o.hidden_act : 'silu';
     const gelu = act.startsWith('gelu');
     if (!gelu && act !== 'silu' && act !== 'swiglu')
-      throw new FormatError(file, 'field "hidden_act"', `unsupported activation "${act}" (silu/swiglu or gelu*)`);
+      shape.fail('hidden_act', `unsupported activation "${act}" (silu/swiglu or gelu*)`);
     m = {
       name: typeof o.name === 'string' ? o.name : typeof o.model_type === 'string' ? o.model_type : 'custom',
       hiddenSize: hidden,
@@ -334,18 +313,13 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
   }
   const total = countParameters(m).total;
   if (!Number.isSafeInteger(total)) {
-    throw new FormatError(
-      file,
+    shape.fail(
       'sizes',
       `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) tracewatt counts exactly`,
     );
   }
   if (m.numHeads % m.numKvHeads !== 0) {
-    throw new FormatError(
-      file,
-      'heads',
-      `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`,
-    );
+    shape.fail('heads', `${m.numHeads} attention heads are not a multiple of ${m.numKvHeads} key/value heads`);
   }
   return m;
 }
