@@ -15,6 +15,12 @@ export interface ArgSpec {
   optional?: boolean;
 }
 
+/** The argument of the commands that read a multi-rank Chakra trace. */
+export const TRACE_ARG: ArgSpec = {
+  name: 'trace',
+  description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file',
+};
+
 /** Where a command writes; tests pass buffers, the CLI passes process streams. */
 export interface CommandIO {
   out: (text: string) => void;

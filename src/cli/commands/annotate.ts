@@ -4,7 +4,7 @@ import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { PROFILE_FORMATS } from '../../formats/profiles/index.js';
 import { annotateRankRows, annotateText } from '../../report/text/annotate.js';
-import { defineCommand } from '../command.js';
+import { defineCommand, TRACE_ARG } from '../command.js';
 import { progressFor } from '../progress.js';
 import { emit, powerConfigOption, printSaid, tableLayout, tableOptions } from '../io.js';
 import { MAPPING_OPTION, POWER_LOG_OPTIONS, profileReadOptions } from './profile-options.js';
@@ -16,7 +16,7 @@ export const annotateCommand = defineCommand({
   name: 'annotate',
   summary:
     'Write per-node utilization, duration and energy at target SM clocks into a Chakra trace (estimates), plus a replay power config',
-  args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  args: [TRACE_ARG],
   options: [
     {
       name: 'calibration',

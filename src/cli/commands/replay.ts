@@ -12,7 +12,7 @@ import { NO_NETWORK } from '../../formats/astra/index.js';
 import { asMeasuredRows, asMeasuredText } from '../../report/measured-text.js';
 import { replayRanks } from '../../report/text.js';
 import { replayMeasuredText, replayRecord, type MeasuredIterations } from '../../report/text/replay.js';
-import { defineCommand, type CommandIO } from '../command.js';
+import { defineCommand, type CommandIO, TRACE_ARG } from '../command.js';
 import { emit, powerConfigOption, printSaid, tableLayout, tableOptions } from '../io.js';
 import type { OptionValues, TypedOption } from '../options.js';
 
@@ -75,7 +75,7 @@ export const replayCommand = defineCommand({
   name: 'replay',
   summary:
     'replay a multi-rank Chakra trace like ASTRA-sim (analytical backend), or an imported run as measured, and break down its energy',
-  args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  args: [TRACE_ARG],
   options: [
     {
       name: 'as-measured',

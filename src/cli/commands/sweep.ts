@@ -13,7 +13,7 @@ import {
 import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
 import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
-import { defineCommand, type CommandIO, type OptionSpec } from '../command.js';
+import { defineCommand, type CommandIO, type OptionSpec, TRACE_ARG } from '../command.js';
 import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 import { progressFor } from '../progress.js';
 
@@ -92,7 +92,7 @@ export const sweepNetworkCommand = defineCommand({
   name: 'sweep network',
   summary:
     'network DVFS what-if: replay at each frequency scale of one dimension (bandwidth × s, pJ/bit × (V(s)/V(1))²)',
-  args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  args: [TRACE_ARG],
   options: [
     { name: 'system', type: 'string', value: 'file', description: 'ASTRA-sim system.json', required: true },
     { name: 'network', type: 'string', value: 'file', description: 'ASTRA-sim network.yml', required: true },
@@ -167,7 +167,7 @@ export const sweepGpuCommand = defineCommand({
   name: 'sweep gpu',
   summary:
     'GPU clock what-if: annotate at each SM clock, replay, and report the U-curve, Pareto front and optimal clocks',
-  args: [{ name: 'trace', description: '<prefix> of <prefix>.<rank>.et files, a directory, or one .et file' }],
+  args: [TRACE_ARG],
   options: [
     {
       name: 'calibration',
