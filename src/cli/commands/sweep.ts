@@ -17,19 +17,35 @@ import { defineCommand, type CommandIO, type OptionSpec, TRACE_ARG } from '../co
 import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 import { progressFor } from '../progress.js';
 
-/** Runs one sweep with the one progress bar (on a terminal, not with --json or --csv), removed when it ends. */
-async function withProgress<T>(
+/** What every sweep run takes from the command line besides its own options: progress, shard and --out. */
+interface SweepCommon {
+  onPoint: (done: number, total: number) => void;
+  shard: ReturnType<typeof parseShard> | undefined;
+  out: string | undefined;
+}
+
+/**
+ * Runs one sweep (whole or one shard) with the one progress bar (on a terminal, not with --json or --csv), removed
+ * when it ends, and prints what it gave.
+ */
+async function runAndPrint(
   io: CommandIO,
-  opts: { readonly json?: boolean; readonly csv?: boolean },
+  opts: { readonly json?: boolean; readonly csv?: boolean; readonly shard?: string; readonly out?: string },
   what: string,
-  run: (onPoint: (done: number, total: number) => void) => Promise<T>,
-): Promise<T> {
+  run: (common: SweepCommon) => Promise<SweepRun>,
+): Promise<number> {
   const bar = await progressFor(io, opts, `${what} [{bar}] {value}/{total}`);
+  let result: SweepRun;
   try {
-    return await run((done, total) => bar?.update(done, total));
+    result = await run({
+      onPoint: (done, total) => bar?.update(done, total),
+      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+      out: opts.out,
+    });
   } finally {
     bar?.stop();
   }
+  return printSweep(result, opts, io);
 }
 
 const DEFAULT_SCALES = '0.5:1.0:0.05';
@@ -141,7 +157,7 @@ export const sweepNetworkCommand = defineCommand({
   example:
     'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    const run = await withProgress(io, opts, 'replaying scales', (onPoint) =>
+    return runAndPrint(io, opts, 'replaying scales', (common) =>
       runNetworkSweep({
         trace: args[0],
         system: opts.system,
@@ -154,12 +170,9 @@ export const sweepNetworkCommand = defineCommand({
         scales: opts.scale,
         bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
         threads: opts.threads,
-        onPoint,
-        shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
-        out: opts.out,
+        ...common,
       }),
     );
-    return printSweep(run, opts, io);
   },
 });
 
@@ -232,7 +245,7 @@ export const sweepGpuCommand = defineCommand({
   example:
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    const run = await withProgress(io, opts, 'replaying clocks', (onPoint) =>
+    return runAndPrint(io, opts, 'replaying clocks', (common) =>
       runGpuSweep({
         trace: args[0],
         calibration: opts.calibration,
@@ -249,12 +262,9 @@ export const sweepGpuCommand = defineCommand({
         keep: opts.keep,
         selectors: opts.select,
         threads: opts.threads,
-        onPoint,
-        shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
-        out: opts.out,
+        ...common,
       }),
     );
-    return printSweep(run, opts, io);
   },
 });
 
