@@ -58,7 +58,8 @@ export interface TypedCommandSpec<T extends readonly TypedOption[]> extends Omit
 /**
  * A command whose options type themselves: `opts` is derived from the `options` table (`opts.calibration: string`
  * for a required text option, `opts.frequency: number[]` for a list), so a misspelt option does not compile. Options
- * are parsed (and defaults, deprecated names and `requires` applied) before `run`, whether commander or a test calls it.
+ * are parsed (and defaults, deprecated names and `requires` applied) before `run`, whether commander or a test calls
+ * it.
  */
 export function defineCommand<const T extends readonly TypedOption[]>(spec: TypedCommandSpec<T>): CommandSpec {
   return {

@@ -157,7 +157,8 @@ export function parseList(
   const list = t.split(',').map((x) => (x.trim() === '' ? NaN : Number(x)));
   if (!t || list.some((x) => !Number.isFinite(x) || x < 0 || (o.positive && x === 0)))
     throw new InputError(
-      `${flag}: expected ${o.unit} values separated by commas${o.keyword ? ` or '${o.keyword}'` : ''}, got "${excerpt(t)}"`,
+      `${flag}: expected ${o.unit} values separated by commas${o.keyword ? ` or '${o.keyword}'` : ''}, got "` +
+        `${excerpt(t)}"`,
     );
   return list;
 }
@@ -297,7 +298,10 @@ export function typeText(o: TypedOption): string {
     case 'int':
       return `whole number ≥ ${o.min ?? 1}`;
     case 'number':
-      return `${o.positive ? 'number > 0' : o.min !== undefined ? `number ≥ ${o.min}` : 'number'}${o.unit ? ` (${o.unit})` : ''}`;
+      return (
+        (o.positive ? 'number > 0' : o.min !== undefined ? `number ≥ ${o.min}` : 'number') +
+        (o.unit ? ` (${o.unit})` : '')
+      );
     case 'list':
       return `${o.unit} list (a,b,…)${o.keyword ? ` or ${o.keyword}` : ''}`;
     case 'range':

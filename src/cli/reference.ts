@@ -17,7 +17,10 @@ function flag(o: OptionSpec): string {
 /** The meaning cell: the description, what the option needs, and the earlier names it still accepts. */
 function meaning(o: OptionSpec): string {
   const old = (o.deprecatedNames ?? []).map((n) => `\`--${n}\``);
-  return `${cell(optionHelp(o).replace(/^\(required\) /, ''))}${old.length ? ` (was ${old.join(', ')}: deprecated, still accepted with a note)` : ''}`;
+  return (
+    cell(optionHelp(o).replace(/^\(required\) /, '')) +
+    (old.length ? ` (was ${old.join(', ')}: deprecated, still accepted with a note)` : '')
+  );
 }
 
 /** Table-cell text: pipes escaped, <placeholders> kept visible (Markdown would take them for HTML tags). */

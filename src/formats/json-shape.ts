@@ -229,7 +229,9 @@ export class JsonShape {
     });
   }
 
-  /** Every one of `required`'s keys present in `obj`, named in one error (`required` maps each key to what it expects). */
+  /**
+   * Every one of `required`'s keys present in `obj`, named in one error (`required` maps each key to what it expects).
+   */
   requireKeys(obj: JsonObject, path: string, required: Record<string, string>): void {
     const missing = Object.keys(required).filter((k) => obj[k] === undefined);
     if (missing.length === 0) return;

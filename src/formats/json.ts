@@ -49,7 +49,8 @@ export function toJson(value: unknown, indent = 2): string {
     const bad = nonFinitePath(value);
     throw new TracewattError(
       'NON_FINITE',
-      `the result's ${bad?.path ?? 'figures'} would be ${bad?.value ?? 'not a number'}, not a finite number (an input is out of range)`,
+      `the result's ${bad?.path ?? 'figures'} would be ${bad?.value ?? 'not a number'}, not a finite number ` +
+        `(an input is out of range)`,
     );
   }
   return found ? text.replace(MARKED, '$1') : text;

@@ -38,7 +38,9 @@ export function withoutBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-/** Reads a whole text input; a file that cannot be read is an InputError naming it and the reason (ENOENT, EACCES …). */
+/**
+ * Reads a whole text input; a file that cannot be read is an InputError naming it and the reason (ENOENT, EACCES …).
+ */
 export async function readTextFile(file: string): Promise<string> {
   let bytes: Buffer;
   try {
@@ -106,7 +108,9 @@ export function tooDeepError(file: string, text: string, offset: number): Format
   );
 }
 
-/** JSON.parse with one-line errors naming the file and line:column; nesting deeper than {@link MAX_NESTING} is refused. */
+/**
+ * JSON.parse with one-line errors naming the file and line:column; nesting deeper than {@link MAX_NESTING} is refused.
+ */
 export function parseJsonText(file: string, text: string): unknown {
   const t = withoutBom(text);
   const deep = tooDeepAt(t);

@@ -48,7 +48,9 @@ function depthOf(value: unknown, max: number): number {
   return deepest;
 }
 
-/** YAML.parse with one-line errors naming the file and line:column (tab indentation included), within the limits above. */
+/**
+ * YAML.parse with one-line errors naming the file and line:column (tab indentation included), within the limits above.
+ */
 export function parseYamlText(file: string, text: string): unknown {
   const t = withoutBom(text);
   const deep = tooDeepAt(t, MAX_NESTING, true);
@@ -75,7 +77,8 @@ export function parseYamlText(file: string, text: string): unknown {
       throw new FormatError(
         file,
         '',
-        `YAML aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (the limit on alias expansion: anchors nested in anchors grow exponentially)`,
+        `YAML aliases expand to more than ${MAX_YAML_ALIAS_NODES} nodes (the limit on alias expansion: anchors ` +
+          `nested in anchors grow exponentially)`,
       );
     }
     if (e instanceof ReferenceError && /unresolved alias/i.test(e.message)) {

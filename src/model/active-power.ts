@@ -24,11 +24,15 @@ export function assumedKernelPowerW(cal: Calibration, frequencyMHz: number): Ass
     const p = top > 0 ? (cal.datasheet.activePowerW * atF) / top : cal.datasheet.activePowerW;
     return {
       powerW: Math.min(cap, p),
-      basis: `the datasheet active power of ${cal.device.name} (${cal.datasheet.activePowerW} W at ${fmax} MHz), scaled to other clocks by the calibration's power model at full utilization${capNote(p)}`,
+      basis:
+        `the datasheet active power of ${cal.device.name} (${cal.datasheet.activePowerW} W at ${fmax} MHz), ` +
+        `scaled to other clocks by the calibration's power model at full utilization${capNote(p)}`,
     };
   }
   return {
     powerW: Math.min(cap, atF),
-    basis: `the calibration's modelled power of ${cal.device.name} at ${frequencyMHz} MHz with every utilization at 1${capNote(atF)}`,
+    basis:
+      `the calibration's modelled power of ${cal.device.name} at ${frequencyMHz} MHz with every utilization at 1` +
+      capNote(atF),
   };
 }

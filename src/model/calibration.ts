@@ -34,7 +34,10 @@ export interface DatasheetFacts {
   idlePowerW: number;
   activePowerW: number;
   maxSmClockMHz: number;
-  /** Lowest SM clock of the device's clock table, MHz (absent where no table was at hand: the lowest calibrated clock bounds). */
+  /**
+   * Lowest SM clock of the device's clock table, MHz (absent where no table was at hand: the lowest calibrated clock
+   * bounds).
+   */
   minSmClockMHz?: number;
   memoryBandwidthBytesPerS: number;
   peakFlopsPerS: { fp16Tensor?: number; fp32: number; fp64: number };
@@ -121,7 +124,8 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   if (root.version !== CALIBRATION_VERSION)
     c.fail(
       'version',
-      `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, found ${describeJson(root.version)}; re-run tracewatt calibrate`,
+      `this tracewatt reads calibration schema version ${CALIBRATION_VERSION}, found ` +
+        `${describeJson(root.version)}; re-run tracewatt calibrate`,
     );
   const device = c.child(root, 'device', '');
   c.string(device, 'name', 'device', { nonEmpty: true });
@@ -162,7 +166,8 @@ export function validateCalibration(doc: Json, file = '<calibration>'): Calibrat
   if ((cap.source === 'none') !== (cap.powerW === null))
     c.fail(
       'powerCap.powerW',
-      `source "${String(cap.source)}" ${cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'}`,
+      `source "${String(cap.source)}" ` +
+        (cap.source === 'none' ? 'has no cap: powerW must be null' : 'needs a cap in W'),
     );
   if (root.datasheet !== null) {
     const ds = c.child(root, 'datasheet', '');
@@ -320,6 +325,8 @@ export function checkTargetClock(cal: Calibration, targetClockMHz: number): void
   const r = clockRange(cal);
   if (targetClockMHz > r.maxMHz + 0.5 || targetClockMHz < r.minMHz - 0.5)
     throw new InputError(
-      `target clock ${targetClockMHz} MHz is outside the SM clock range of ${cal.device.name}, ${describeClockRange(r)}; the models do not extrapolate to clocks the GPU cannot run or that were not calibrated`,
+      `target clock ${targetClockMHz} MHz is outside the SM clock range of ${cal.device.name}, ` +
+        `${describeClockRange(r)}; the models do not extrapolate to clocks the GPU cannot run or that were not ` +
+        `calibrated`,
     );
 }

@@ -1,6 +1,7 @@
 /**
  * Datasheet-default calibrations for devices with no profiles at hand (H100, A100): NOT fitted. One power model at
- * the maximum SM clock: P0 = idle power (measured or published, see the idle block), and the active-minus-idle power split over components by assumption
+ * the maximum SM clock: P0 = idle power (measured or published, see the idle block), and the active-minus-idle power
+ * split over components by assumption
  * (SM activity 35%, tensor pipe 45%, DRAM 20%, so a kernel saturating all three draws the active power; FP32 and
  * FP64 pipes 20% and 30% as alternatives to the tensor pipe). Lower clocks follow a generic V–f model (knee at 60%
  * of the maximum clock, +0.5 V/V per GHz above it, idle power split 50/50 constant/static).
@@ -38,7 +39,9 @@ export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Cali
     device: {
       name: d.name,
       kind: 'datasheet',
-      note: 'DATASHEET DEFAULTS, not fitted: active/idle power, peak FLOP/s and memory bandwidth from the datasheet; component split and V–f shape are assumptions. Every prediction is a rough estimate.',
+      note:
+        'DATASHEET DEFAULTS, not fitted: active/idle power, peak FLOP/s and memory bandwidth from the datasheet; ' +
+        'component split and V–f shape are assumptions. Every prediction is a rough estimate.',
     },
     clocks: { smClocksMHz: [f.maxSmClockMHz], memClocksMHz: [] },
     components: ['sm_active', 'tensor_active', 'dram_active', 'fp32_active', 'fp64_active'],
@@ -81,7 +84,9 @@ export function datasheetCalibration(deviceName: string, idle?: IdleFacts): Cali
       detected: false,
       powerW: f.tdpW,
       source: 'datasheet',
-      evidence: `board power limit ${f.tdpW} W (datasheet TDP); dynamic shape at the maximum clock V²f = ${dynAtMax.toFixed(3)}`,
+      evidence:
+        `board power limit ${f.tdpW} W (datasheet TDP); dynamic shape at the maximum clock V²f = ` +
+        dynAtMax.toFixed(3),
     },
     datasheet: { ...f },
     idle: idleBlock,

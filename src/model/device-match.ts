@@ -74,7 +74,10 @@ export function deviceDifference(a: string, b: string): string | null {
   if (!ka.model || !kb.model) return null;
   if (ka.model !== kb.model) return 'another GPU model';
   if (ka.form && kb.form && ka.form !== kb.form)
-    return `the same chip on another board, ${ka.form.toUpperCase()} vs ${kb.form.toUpperCase()}: power cap and clocks differ`;
+    return (
+      `the same chip on another board, ${ka.form.toUpperCase()} vs ${kb.form.toUpperCase()}: power cap and ` +
+      `clocks differ`
+    );
   return null;
 }
 
@@ -90,5 +93,8 @@ export function deviceMismatchWarning(
   if (!input.device) return null;
   const why = deviceDifference(calibrationDevice, input.device);
   if (!why) return null;
-  return `DEVICE MISMATCH: ${input.what} was recorded on "${input.device}", the calibration is for "${calibrationDevice}" (${why}): ${consequence} (pass --device-mismatch ok if this is intended)`;
+  return (
+    `DEVICE MISMATCH: ${input.what} was recorded on "${input.device}", the calibration is for "` +
+    `${calibrationDevice}" (${why}): ${consequence} (pass --device-mismatch ok if this is intended)`
+  );
 }

@@ -27,7 +27,9 @@ export function idleFacts(cal: Calibration): IdleFacts | null {
     smClockMHz: ds.maxSmClockMHz,
     basis: 'published',
     perClock: [{ smClockMHz: ds.maxSmClockMHz, memClockMHz: null, powerW: ds.idlePowerW, samples: 1 }],
-    source: `the datasheet block's idle figure (${ds.idlePowerW} W; the calibration predates idle blocks: re-run tracewatt calibrate for a sourced one): ${ds.source}`,
+    source:
+      `the datasheet block's idle figure (${ds.idlePowerW} W; the calibration predates idle blocks: re-run ` +
+      `tracewatt calibrate for a sourced one): ${ds.source}`,
   };
 }
 

@@ -39,7 +39,8 @@ export function describeLocations(locs: readonly SampleLocation[], shown = 3): s
   return [...byFile.entries()]
     .map(
       ([file, rows]) =>
-        `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}${rows.length > shown ? `, … (${rows.length} rows)` : ''}`,
+        `${file}: ${rows.length === 1 ? 'row' : 'rows'} ${rows.slice(0, shown).join(', ')}` +
+        (rows.length > shown ? `, … (${rows.length} rows)` : ''),
     )
     .join('; ');
 }
@@ -261,7 +262,9 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
       const noSlower = a.durationNs === null || b.durationNs === null || b.durationNs <= a.durationNs * 1.02;
       if (b.powerW! < 0.9 * a.powerW! && noSlower) {
         diagnostics.add('POWER_DROP_AT_HIGHER_CLOCK', {
-          message: `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ${a.smClockMHz} MHz`,
+          message:
+            `${s.key}: ${b.powerW!.toFixed(1)} W at ${b.smClockMHz} MHz after ${a.powerW!.toFixed(1)} W at ` +
+            `${a.smClockMHz} MHz`,
           file: formatLocation(b.sources[0]!),
         });
         bad.add(`power:${s.key}@${b.smClockMHz}`);
@@ -272,14 +275,18 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
       const clockRatio = top.smClockMHz / p.smClockMHz;
       if (ratio > 1.1 * clockRatio) {
         diagnostics.add('SLOWER_THAN_CLOCK_RATIO', {
-          message: `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the clock ratio allows ${clockRatio.toFixed(2)}×`,
+          message:
+            `${s.key}: ${ratio.toFixed(2)}× slower at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz; the ` +
+            `clock ratio allows ${clockRatio.toFixed(2)}×`,
           file: formatLocation(p.sources[0]!),
         });
         bad.add(`${s.key}@${p.smClockMHz}`);
       }
       if (ratio < 0.9) {
         diagnostics.add('FASTER_AT_LOWER_CLOCK', {
-          message: `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz} MHz`,
+          message:
+            `${s.key}: ${(100 * (1 - ratio)).toFixed(0)}% faster at ${p.smClockMHz} MHz than at ${top.smClockMHz}` +
+            ` MHz`,
           file: formatLocation(p.sources[0]!),
         });
         bad.add(`${s.key}@${p.smClockMHz}`);
@@ -290,7 +297,9 @@ export function sanityCheck(series: KernelSeries[], diagnostics: Diagnostics): S
           (top.utilization[pipe]! * top.durationNs! * top.smClockMHz) / (p.utilization[pipe]! * p.durationNs!);
         if (Math.abs(implied / p.smClockMHz - 1) > 0.15) {
           diagnostics.add('CLOCK_CONTRADICTED', {
-            message: `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} MHz`,
+            message:
+              `${s.key}: nominal ${p.smClockMHz} MHz, conservation of ${pipe} work implies ${implied.toFixed(0)} ` +
+              `MHz`,
             file: formatLocation(p.sources[0]!),
           });
           bad.add(`${s.key}@${p.smClockMHz}`);

@@ -6,7 +6,10 @@ import { createRequire } from 'node:module';
 import type * as MlMatrix from 'ml-matrix';
 
 let ml: typeof MlMatrix | undefined;
-/** Loaded on the first solve: annotate's worker threads reach this module but never fit, and loading costs ~70 ms a thread. */
+/**
+ * Loaded on the first solve: annotate's worker threads reach this module but never fit, and loading costs ~70 ms a
+ * thread.
+ */
 function mlMatrix(): typeof MlMatrix {
   return (ml ??= createRequire(import.meta.url)('ml-matrix') as typeof MlMatrix);
 }

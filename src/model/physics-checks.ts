@@ -85,8 +85,18 @@ export function describeFlag(
 ): string {
   const w = (x: number) => `${Number(x.toPrecision(4))} W`;
   if (flag === ABOVE_CAP)
-    return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is above the calibration's power cap ${w(b.capW ?? 0)} (a measurement above the cap, scaled)`;
+    return (
+      `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is above the calibration's power cap ` +
+      `${w(b.capW ?? 0)} (a measurement above the cap, scaled)`
+    );
   if (flag === BELOW_IDLE)
-    return `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is below the device's idle power there, ${w(b.idleW ?? 0)}`;
-  return `${node}: ${Number(((at.energyJ / at.flops) * 1e12).toPrecision(4))} pJ/FLOP at ${b.smClockMHz} MHz is below the device's best, ${Number(((best?.joulesPerFlop ?? 0) * 1e12).toPrecision(4))} pJ/FLOP (${best?.precision} at ${best?.atClockMHz.toFixed(0)} MHz): its num_ops or duration is off`;
+    return (
+      `${node}: modelled power ${w(at.powerW)} at ${b.smClockMHz} MHz is below the device's idle power there, ` +
+      w(b.idleW ?? 0)
+    );
+  return (
+    `${node}: ${Number(((at.energyJ / at.flops) * 1e12).toPrecision(4))} pJ/FLOP at ${b.smClockMHz} MHz is below ` +
+    `the device's best, ${Number(((best?.joulesPerFlop ?? 0) * 1e12).toPrecision(4))} pJ/FLOP (${best?.precision} ` +
+    `at ${best?.atClockMHz.toFixed(0)} MHz): its num_ops or duration is off`
+  );
 }

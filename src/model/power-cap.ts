@@ -10,7 +10,9 @@ import type { PowerCap } from './calibration.js';
 
 /** Relative change under which power between two clocks is called flat. */
 const FLAT = 0.02;
-/** A point drawing at least this fraction of the cap level counts as capped (the band in which power is called flat). */
+/**
+ * A point drawing at least this fraction of the cap level counts as capped (the band in which power is called flat).
+ */
 export const CAP_BAND = 1 - FLAT;
 
 export interface CapSeries {
@@ -66,7 +68,9 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
       detected: true,
       powerW: Math.min(level, profileLimitW ?? Infinity),
       source: 'detected',
-      evidence: `${labels.length} of ${swept} kernels keep power flat (±${FLAT * 100}%) near ${level.toFixed(1)} W while time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
+      evidence:
+        `${labels.length} of ${swept} kernels keep power flat (±${FLAT * 100}%) near ${level.toFixed(1)} W while ` +
+        `time stops improving, e.g. ${labels.slice(0, 3).join(', ')}`,
     };
   }
   if (profileLimitW)
@@ -80,7 +84,9 @@ export function detectPowerCap(series: CapSeries[], profileLimitW: number | null
     detected: false,
     powerW: null,
     source: 'none',
-    evidence: `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ${Math.max(0, ...readings).toFixed(1)} W)`,
+    evidence:
+      `no kernel showed flat power with stalled time (${swept} kernels with ≥3 clocks, highest power ` +
+      `${Math.max(0, ...readings).toFixed(1)} W)`,
   };
 }
 
@@ -109,6 +115,9 @@ export function capInForce(cap: PowerCap, measured: { powerW: number; where: str
   return {
     powerW: null,
     overridden: true,
-    note: `measured ${top.powerW.toFixed(1)} W (${top.where}) is above the calibration's power cap ${cap.powerW.toFixed(1)} W (source: ${cap.source}) by more than ${FLAT * 100}%: the measurement wins and that cap is not applied`,
+    note:
+      `measured ${top.powerW.toFixed(1)} W (${top.where}) is above the calibration's power cap ` +
+      `${cap.powerW.toFixed(1)} W (source: ${cap.source}) by more than ${FLAT * 100}%: the measurement wins and ` +
+      `that cap is not applied`,
   };
 }

@@ -33,7 +33,10 @@ export interface BandRegime {
    * (more than 40 %), or `profiled` (at a profiled clock: no band).
    */
   clock: 'profiled' | 'near' | 'mid' | 'far';
-  /** Farther from the profiled clock(s) than any left-out calibration case: the band grows in proportion to the distance. */
+  /**
+   * Farther from the profiled clock(s) than any left-out calibration case: the band grows in proportion to the
+   * distance.
+   */
   extrapolated: boolean;
   /**
    * The kernel's distance from the calibration kernels in counter space: `near` (no farther than 90 % of the left-out
@@ -115,12 +118,18 @@ function timeBand(
   };
 }
 
-/** The kernel (profiled once, at `refMHz` with DRAM activity `dramActive`) needs more memory throughput than the calibration reaches at `targetMHz`, a lower clock. */
+/**
+ * The kernel (profiled once, at `refMHz` with DRAM activity `dramActive`) needs more memory throughput than the
+ * calibration reaches at `targetMHz`, a lower clock.
+ */
 export function beyondMemoryCeiling(cal: Calibration, refMHz: number, dramActive: number, targetMHz: number): boolean {
   return targetMHz < refMHz && dramActive > memoryCeilingAt(cal.time, targetMHz);
 }
 
-/** |ln(P_measured / P_model)| of a profiled kernel at its clock: how far its power reading is from the calibration's power model (0 without a reading). */
+/**
+ * |ln(P_measured / P_model)| of a profiled kernel at its clock: how far its power reading is from the calibration's
+ * power model (0 without a reading).
+ */
 export function powerMisfit(cal: Calibration, p: Pick<KernelProfile, 'smClockMHz' | 'powerW' | 'utilization'>): number {
   if (p.powerW === null || p.powerW === undefined || !(p.powerW > 0)) return 0;
   const m = modelPower(cal, p.smClockMHz, p.utilization);
@@ -136,7 +145,10 @@ function reach(b: Band, v: number): Band {
   return { p10: Math.min(b.p10, (v * b.p10) / b.p50), p50: b.p50, p90: Math.max(b.p90, (v * b.p90) / b.p50) };
 }
 
-/** The prediction's time, power and energy if the kernel were clock-bound at the target (time t_r·f_r/f, utilizations by conservation of work). */
+/**
+ * The prediction's time, power and energy if the kernel were clock-bound at the target (time t_r·f_r/f, utilizations by
+ * conservation of work).
+ */
 function clockBound(cal: Calibration, pred: KernelPrediction, ref: ClockTime, utilization: Record<string, number>) {
   const f = pred.effectiveClockMHz;
   const durationNs = (ref.durationNs * ref.smClockMHz) / f;

@@ -56,16 +56,21 @@ export interface KernelPrediction {
 
 export interface PredictOptions {
   scaling?: PowerScaling;
-  /** Power cap to apply, W (null: none); default the calibration's. Pass capInForce() when measurements may refute it. */
+  /**
+   * Power cap to apply, W (null: none); default the calibration's. Pass capInForce() when measurements may refute it.
+   */
   capW?: number | null;
 }
 
-/** A profiled sample (or an already checked profile) as a KernelProfile; throws InputError without clock or duration. */
+/**
+ * A profiled sample (or an already checked profile) as a KernelProfile; throws InputError without clock or duration.
+ */
 export function toProfile(s: KernelSample | KernelProfile): KernelProfile {
   if ('source' in s) {
     if (s.smClockMHz === null || s.durationNs === null || !(s.durationNs > 0))
       throw new InputError(
-        `${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive duration to be predicted`,
+        `${s.source.file}: row ${s.source.row}: kernel ${s.kernelName} needs an SM clock and a positive ` +
+          `duration to be predicted`,
       );
     const u: Record<string, number> = {};
     for (const [k, v] of Object.entries(s.utilization)) if (typeof v === 'number' && Number.isFinite(v)) u[k] = v;
@@ -211,7 +216,9 @@ export interface RooflineWork {
   flops: number;
   bytes: number;
   precision?: 'fp16Tensor' | 'fp32' | 'fp64';
-  /** DRAM energy per bit: the DRAM part of the energy is then bytes × this (at most the energy), not the model's β·u. */
+  /**
+   * DRAM energy per bit: the DRAM part of the energy is then bytes × this (at most the energy), not the model's β·u.
+   */
   memoryPjPerBit?: number;
 }
 
@@ -224,7 +231,8 @@ export function estimateFromRoofline(cal: Calibration, work: RooflineWork, clock
   const ds = cal.datasheet;
   if (!ds)
     throw new InputError(
-      `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline estimates need them`,
+      `calibration for ${cal.device.name} has no datasheet facts (peak FLOP/s, memory bandwidth); roofline ` +
+        `estimates need them`,
     );
   if (!(work.flops >= 0) || !(work.bytes >= 0))
     throw new InputError('roofline work needs non-negative flops and bytes');

@@ -29,7 +29,10 @@ export interface StageFit {
   /** P(f) = c[0] + c[1]·f + c[2]·f², f in GHz. */
   powerCoefficients: number[];
   capW: number | null;
-  /** Lowest clock above the highest uncapped fitted clock at which the modelled power reaches the cap (null: never up to 2× the highest fitted clock). */
+  /**
+   * Lowest clock above the highest uncapped fitted clock at which the modelled power reaches the cap (null: never up to
+   * 2× the highest fitted clock).
+   */
   capClockMHz: number | null;
   cappedPoints: number;
 }

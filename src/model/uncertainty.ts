@@ -41,7 +41,10 @@ import { fitLine } from './line-fit.js';
 import { fitMultiClock, multiClockDurationNs, type ClockTime } from './multi-clock-time.js';
 
 export const BAND_MODES = ['one-clock-down', 'one-clock-up', 'two-clock-inside', 'two-clock-outside'] as const;
-/** How a kernel is predicted: from one profiled clock to a lower or higher one, or from two or more clocks, between or outside them. */
+/**
+ * How a kernel is predicted: from one profiled clock to a lower or higher one, or from two or more clocks, between or
+ * outside them.
+ */
 export type BandMode = (typeof BAND_MODES)[number];
 
 export const BAND_QUANTITIES = ['time', 'power', 'energy'] as const;
@@ -62,9 +65,14 @@ export interface QuantityBand {
    * quantiles, q10 and q90 of r, not ±h).
    */
   inflation?: number;
-  /** Largest clock distance among the cases: a prediction farther away is extrapolated (the band grows in proportion); absent in older files. */
+  /**
+   * Largest clock distance among the cases: a prediction farther away is extrapolated (the band grows in proportion);
+   * absent in older files.
+   */
   maxDistance?: number;
-  /** Largest counter distance among the cases: farther kernels are widened as if at this distance (no extrapolation). */
+  /**
+   * Largest counter distance among the cases: farther kernels are widened as if at this distance (no extrapolation).
+   */
   maxCounterDistance: number;
   /** Residuals the table was made from. */
   n: number;
@@ -108,7 +116,10 @@ export interface UncertaintyModel {
   kernels: number;
   /** Null for counter-free calibrations (every kernel is at distance 0). */
   counterSpace: CounterSpace | null;
-  /** 90 % of the left-out kernels were no farther than this from the kernels kept in their fold (counter space units); absent in older files. */
+  /**
+   * 90 % of the left-out kernels were no farther than this from the kernels kept in their fold (counter space units);
+   * absent in older files.
+   */
   counterDistanceP90?: number;
   modes: Partial<Record<BandMode, BandTable>>;
   /**
@@ -162,7 +173,10 @@ export function exponentEnvelope(
   return { lo: Math.min(...ts), hi: Math.max(...ts) };
 }
 
-/** r = ln(predicted / measured) of a measurement against a band [lo, hi] of predictions: 0 inside, else to the nearest edge. */
+/**
+ * r = ln(predicted / measured) of a measurement against a band [lo, hi] of predictions: 0 inside, else to the nearest
+ * edge.
+ */
 export function residualOutside(lo: number, hi: number, measured: number): number {
   if (measured < lo) return Math.log(lo / measured);
   if (measured > hi) return Math.log(hi / measured);
@@ -299,7 +313,9 @@ export interface QuantityBandOptions {
   symmetric?: boolean;
 }
 
-/** Distance bins of about equal counts, made of whole groups of equal distance (cases at one clock pair stay together). */
+/**
+ * Distance bins of about equal counts, made of whole groups of equal distance (cases at one clock pair stay together).
+ */
 function distanceBins(cs: ResidualCase[], minPerBin: number): number[][] {
   const bins = Math.max(1, Math.min(MAX_BINS, Math.floor(cs.length / minPerBin)));
   const binOf: number[][] = [[]];
@@ -313,7 +329,10 @@ function distanceBins(cs: ResidualCase[], minPerBin: number): number[][] {
   return binOf;
 }
 
-/** Widening w: least squares of |r| / mean |r| of its bin on the counter distance d, as w = slope / intercept (0 when d does not widen). */
+/**
+ * Widening w: least squares of |r| / mean |r| of its bin on the counter distance d, as w = slope / intercept (0 when d
+ * does not widen).
+ */
 function fitWidening(cs: ResidualCase[], binOf: number[][]): number {
   const ds = cs.map((c) => c.counterDistance);
   const dMax = ds.reduce((a, b) => Math.max(a, b), 0);
@@ -382,7 +401,10 @@ export function fitQuantityBand(cases: ResidualCase[], options: QuantityBandOpti
   };
 }
 
-/** How far a residual r reaches towards its side of a band at (x, d): |r| / h on that side (h on the q90 side for r ≥ 0). */
+/**
+ * How far a residual r reaches towards its side of a band at (x, d): |r| / h on that side (h on the q90 side for r ≥
+ * 0).
+ */
 function reachOf(table: QuantityBand, c: ResidualCase): number {
   const k = 1 + table.widening * Math.min(c.counterDistance, table.maxCounterDistance);
   const side =

@@ -25,25 +25,37 @@ export async function layerStudySection(r: LayerClockStudyRecord, h: HtmlParts):
   const optClocks = r.rows.map((x) => x.lowestEnergyClockMHz);
   return [
     `<p class="finding"><strong>Against the published A30 table.</strong> ${h.escape(madSentence(r))}</p>`,
-    `<ul class="system">${[...r.system, `published: ${r.publishedSource}`].map((line) => `<li>${h.escape(line)}</li>`).join('')}</ul>`,
+    `<ul class="system">` +
+      [...r.system, `published: ${r.publishedSource}`].map((line) => `<li>${h.escape(line)}</li>`).join('') +
+      `</ul>`,
     h.table(grid.columns, grid.rows, GRID_CAPTION),
     '<h3>Published observations, tested on the model</h3>',
-    `<ul>${r.observations.map((o) => `<li><strong>${h.escape(o.published)}</strong> — ${h.escape(o.sentence)}</li>`).join('')}</ul>`,
+    `<ul>` +
+      r.observations
+        .map((o) => `<li><strong>${h.escape(o.published)}</strong> — ${h.escape(o.sentence)}</li>`)
+        .join('') +
+      `</ul>`,
     h.figure(
       'layer-energy-vs-clock',
       u,
-      'Energy of one forward pass of each layer against the SM clock, as % of its fastest point (estimated); rings mark the lowest-energy clock. The published study gives no per-clock energies to overlay.',
-      `Lowest-energy clock ${Math.min(...optClocks)}–${Math.max(...optClocks)} MHz for every layer — ${obs('u-shaped-energy').verdict}: ${obs('u-shaped-energy').published}.`,
+      'Energy of one forward pass of each layer against the SM clock, as % of its fastest point (estimated); ' +
+        'rings mark the lowest-energy clock. The published study gives no per-clock energies to overlay.',
+      `Lowest-energy clock ${Math.min(...optClocks)}–${Math.max(...optClocks)} MHz for every layer — ` +
+        `${obs('u-shaped-energy').verdict}: ${obs('u-shaped-energy').published}.`,
     ),
     h.figure(
       'layer-pareto-fronts',
       front,
-      `Every clock as runtime penalty and energy against the layer's fastest Pareto point (estimated): the front joined per sequence length, dominated clocks grey, the modelled lowest-energy point ringed, the published one as ◆. Clocks costing more than ${FRONT_MAX_PENALTY_PCT} % runtime are left off.`,
-      `Mean absolute difference: saving ${r.meanAbsDifference.energySavingPts.toFixed(1)} points, penalty ${r.meanAbsDifference.runtimePenaltyPts.toFixed(1)} points (target ${r.meanAbsDifference.targetPts}).`,
+      `Every clock as runtime penalty and energy against the layer's fastest Pareto point (estimated): the ` +
+        `front joined per sequence length, dominated clocks grey, the modelled lowest-energy point ringed, the ` +
+        `published one as ◆. Clocks costing more than ${FRONT_MAX_PENALTY_PCT} % runtime are left off.`,
+      `Mean absolute difference: saving ${r.meanAbsDifference.energySavingPts.toFixed(1)} points, penalty ` +
+        `${r.meanAbsDifference.runtimePenaltyPts.toFixed(1)} points (target ${r.meanAbsDifference.targetPts}).`,
     ),
     '<h3>What the model gets and misses</h3>',
     `<ul>${r.limits.map((l) => `<li>${h.escape(l)}</li>`).join('')}</ul>`,
-    `<details open><summary>Definitions</summary><ul>${r.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul></details>`,
+    `<details open><summary>Definitions</summary><ul>` +
+      `${r.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul></details>`,
     '<details><summary>Every layer and sequence length, with its clocks, power and bottom width</summary>',
     h.table(
       [

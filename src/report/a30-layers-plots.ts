@@ -37,7 +37,10 @@ function relativePoints(r: LayerClockStudyRecord) {
 
 const layerOrder = (r: LayerClockStudyRecord) => [...new Set(r.rows.map((x) => x.layer))];
 
-/** Energy of each clock as % of the fastest point's, against the SM clock: one panel per layer, a line per sequence length. */
+/**
+ * Energy of each clock as % of the fastest point's, against the SM clock: one panel per layer, a line per sequence
+ * length.
+ */
 export function layerEnergyVsClockSpec(r: LayerClockStudyRecord): TopLevelSpec {
   const values = relativePoints(r);
   const x = quantitative('clockMHz', 'SM clock (MHz)', { zero: false, nice: false });

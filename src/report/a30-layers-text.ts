@@ -43,7 +43,8 @@ export function layerStudyRows(r: LayerClockStudyRecord): RowSet {
  * per sequence length.
  */
 export const GRID_CAPTION =
-  'Energy saving / runtime penalty (%) of the lowest-energy Pareto point against the fastest: published, tracewatt (estimated), difference (tracewatt − published, points)';
+  'Energy saving / runtime penalty (%) of the lowest-energy Pareto point against the fastest: published, ' +
+  'tracewatt (estimated), difference (tracewatt − published, points)';
 
 export function layerStudyGrid(r: LayerClockStudyRecord): RowSet {
   const seqs = [...new Set(r.rows.map((x) => x.seqLen))];
@@ -72,7 +73,8 @@ export function madSentence(r: LayerClockStudyRecord): string {
   const meets = (x: number) => (x <= m.targetPts ? 'within' : 'outside');
   return (
     `Mean absolute difference over the ${r.rows.length} cells: energy saving ${m.energySavingPts.toFixed(1)} points ` +
-    `(${meets(m.energySavingPts)} the ${m.targetPts}-point target), runtime penalty ${m.runtimePenaltyPts.toFixed(1)} points ` +
+    `(${meets(m.energySavingPts)} the ${m.targetPts}-point target), runtime penalty ` +
+    `${m.runtimePenaltyPts.toFixed(1)} points ` +
     `(${meets(m.runtimePenaltyPts)} it).`
   );
 }

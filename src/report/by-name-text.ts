@@ -70,8 +70,10 @@ export function byNameText(
     `Energy by kernel / op / collective, estimated (top ${Math.min(top, rows.length)} of ${rows.length} names):\n` +
     formatTable(columns, out, options) +
     wrapText(
-      '  time: Σ node durations over ranks (rank-seconds); collectives by type, size and process group; comm: the communication part ' +
-        "(their share of communication-only time); idle and host energy in their own columns of --json, in energy and the total; total = the ledger's total",
+      '  time: Σ node durations over ranks (rank-seconds); collectives by type, size and process group; comm: ' +
+        'the communication part ' +
+        '(their share of communication-only time); idle and host energy in their own columns of --json, in ' +
+        "energy and the total; total = the ledger's total",
       options.width,
       '    ',
     ) +

@@ -40,17 +40,33 @@ function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
   };
   return {
     shares:
-      `GPU power while only communication runs is ${each((l) => sharePct(l.nominal.shares.communicationEnergy))} of the energy, idle ` +
-      `${each((l) => sharePct(l.nominal.shares.idleEnergy))}; the scale-out links only ${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
-    marginal: `Largest saving: ${top.k.name} in ${top.l.name}, ${signedPct(top.k.best.energyChangePct)} energy at ${signedPct(top.k.best.timeChangePct)} time; scale-out DVFS changes energy by at most ${soMax.toFixed(2)} %.`,
-    front: `Lowest-energy SM clock: ${each((l) => {
-      const k = knob(l, 'gpu-clock');
-      return `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)} time`;
-    })}.`,
-    network: `Halving the scale-out links' frequency (s = ${slowest(ls[0]!).setting}) costs ${each((l) => `${signedPct(slowest(l).timeChangePct)} time, ${signedPct(slowest(l).energyChangePct)} energy`)}.`,
+      `GPU power while only communication runs is ` +
+      `${each((l) => sharePct(l.nominal.shares.communicationEnergy))} of the energy, idle ` +
+      `${each((l) => sharePct(l.nominal.shares.idleEnergy))}; the scale-out links only ` +
+      `${each((l) => sharePct(l.nominal.shares.scaleOutEnergy, 2))}.`,
+    marginal:
+      `Largest saving: ${top.k.name} in ${top.l.name}, ${signedPct(top.k.best.energyChangePct)} energy at ` +
+      `${signedPct(top.k.best.timeChangePct)} time; scale-out DVFS changes energy by at most ${soMax.toFixed(2)} ` +
+      `%.`,
+    front:
+      `Lowest-energy SM clock: ` +
+      each((l) => {
+        const k = knob(l, 'gpu-clock');
+        return (
+          `${k.best.setting} MHz, ${signedPct(k.best.energyChangePct)} energy, ${signedPct(k.best.timeChangePct)}` +
+          ` time`
+        );
+      }) +
+      `.`,
+    network:
+      `Halving the scale-out links' frequency (s = ${slowest(ls[0]!).setting}) costs ` +
+      each((l) => `${signedPct(slowest(l).timeChangePct)} time, ${signedPct(slowest(l).energyChangePct)} energy`) +
+      `.`,
     ranks:
-      `Exposed communication (no GPU compute running) is ${each((l) => sharePct(l.nominal.shares.exposedCommunication))} of communication time, ` +
-      `the rest hidden behind compute; waiting (pipeline bubbles, stragglers) is ${each((l) => sharePct(waitShare(l)))} of rank time.`,
+      `Exposed communication (no GPU compute running) is ` +
+      `${each((l) => sharePct(l.nominal.shares.exposedCommunication))} of communication time, ` +
+      `the rest hidden behind compute; waiting (pipeline bubbles, stragglers) is ` +
+      `${each((l) => sharePct(waitShare(l)))} of rank time.`,
   };
 }
 
@@ -71,7 +87,8 @@ export function caseStudyHeadline(r: CaseStudySummary): string {
       return `${ks[0]!.k.name} by at most ${sig(most)} %`;
     });
   return (
-    `${top.k.name} is the knob that matters: at ${setting(top.k)} it changes energy by ${signedPct(top.k.best.energyChangePct, 1)} ` +
+    `${top.k.name} is the knob that matters: at ${setting(top.k)} it changes energy by ` +
+    `${signedPct(top.k.best.energyChangePct, 1)} ` +
     `for ${signedPct(top.k.best.timeChangePct, 1)} time (${top.l.name}); ${others.join(', ')} (estimated).`
   );
 }
@@ -92,7 +109,8 @@ function caseStudyKeyNumbers(r: CaseStudySummary): string {
       l.nominal.energyJ.total / 1e6,
       ...l.knobs.map(
         (k) =>
-          `${signedPct(k.best.energyChangePct, 2)} / ${signedPct(k.best.timeChangePct, 2)} (${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`})`,
+          `${signedPct(k.best.energyChangePct, 2)} / ${signedPct(k.best.timeChangePct, 2)} (` +
+          `${k.settingUnit === 'MHz' ? `${k.best.setting} MHz` : `s = ${k.best.setting}`})`,
       ),
     ]),
     'Key numbers at the nominal point (estimated); best = the lowest-energy setting swept',
@@ -117,7 +135,9 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
     figure(
       'case-knobs',
       overview,
-      'Every setting of the three knobs against nominal, all on one scale; bars: the 10–90 % energy band (network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and cheaper.',
+      'Every setting of the three knobs against nominal, all on one scale; bars: the 10–90 % energy band ' +
+        '(network: 0.5–2× energy per bit; GPU: calibration error). Left of and below the cross = faster and ' +
+        'cheaper.',
     ),
     caseStudyKeyNumbers(r),
     `<p class="finding"><strong>Finding.</strong> ${escapeHtml(r.finding)}</p>`,
@@ -128,25 +148,31 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
     figure(
       'case-shares',
       shares,
-      'Energy of one iteration by component, % of its total, at the nominal point (estimated); slices under 1 % are named beside the bar.',
+      'Energy of one iteration by component, % of its total, at the nominal point (estimated); slices under 1 ' +
+        '% are named beside the bar.',
       t.shares,
     ),
     figure(
       'case-clock-front',
       front,
-      `Iteration time and energy at each SM clock (${source}); grey points are dominated; labelled: the ends of the sweep and the lowest-energy clock.`,
+      `Iteration time and energy at each SM clock (${source}); grey points are dominated; labelled: the ends ` +
+        `of the sweep and the lowest-energy clock.`,
       t.front,
     ),
     figure(
       'case-network',
       network,
-      'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small effects look small.',
+      'Change against nominal of both network knobs; each row on its own axis spanning at least ±1 %, so small ' +
+        'effects look small.',
       t.network,
     ),
     figure(
       'case-ranks',
       ranks,
-      `Per-rank time at nominal as shares of the rank's time (from the replay of ${r.layouts.map((l) => l.extrapolation.replayedMicroBatches[1]).join(' / ')} micro-batches; the page's times are for the full iteration): GPU compute, exposed communication (no GPU compute running), host (CPU only) and waiting.`,
+      `Per-rank time at nominal as shares of the rank's time (from the replay of ` +
+        `${r.layouts.map((l) => l.extrapolation.replayedMicroBatches[1]).join(' / ')} micro-batches; the page's ` +
+        `times are for the full iteration): GPU compute, exposed communication (no GPU compute running), host ` +
+        `(CPU only) and waiting.`,
       t.ranks,
     ),
     await sensitivityMapSection(r.sensitivity, HTML_PARTS),
@@ -184,7 +210,8 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
           `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`,
         ];
       }),
-      'Nominal point per layout (estimated): energy shares of the total; hidden and exposed communication as shares of communication time',
+      'Nominal point per layout (estimated): energy shares of the total; hidden and exposed communication as ' +
+        'shares of communication time',
     ),
     htmlTable(
       [
@@ -217,7 +244,9 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
       ),
       `Every knob setting against nominal (estimated); ${SWEEP_EDGE_DEFINITION}`,
     ),
-    `<ul class="notes">${r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('')}</ul>`,
+    `<ul class="notes">` +
+      r.layouts[0]!.knobs.map((k) => `<li>${escapeHtml(k.name)}: ${escapeHtml(k.uncertainty)}</li>`).join('') +
+      `</ul>`,
     '</details>',
   ];
   return parts.join('\n');

@@ -21,7 +21,9 @@ export const wrap = wrapText;
 
 const settingCell = (k: Knob, s: number) => (k.settingUnit === 'MHz' ? `${s} MHz` : `${s.toFixed(2)} ×`);
 
-/** The note beside a knob setting: nominal, or the lowest-energy one (and whether it is at the edge of the range swept). */
+/**
+ * The note beside a knob setting: nominal, or the lowest-energy one (and whether it is at the edge of the range swept).
+ */
 export function knobNote(k: Knob, setting: number): string {
   return setting === k.nominalSetting
     ? sweepNote({ nominal: true })
@@ -87,25 +89,30 @@ export function caseStudyText(r: CaseStudyRecord): string {
     parts.push(
       '',
       wrap(
-        `${l.name}: ${l.microBatches} micro-batches per pipeline; nominal ${n.makespanS.toFixed(2)} s, ${(e.total / 1e6).toFixed(3)} MJ ` +
+        `${l.name}: ${l.microBatches} micro-batches per pipeline; nominal ${n.makespanS.toFixed(2)} s, ` +
+          `${(e.total / 1e6).toFixed(3)} MJ ` +
           `per iteration; traffic ${n.bytesSentPerDimGB.map((b, i) => `dim ${i} ${b.toFixed(0)} GB`).join(', ')}`,
       ),
       wrap(
-        `  energy: compute ${pct(e.compute / e.total)}, memory ${pct(e.memory / e.total)}, communication ${pct(e.communication / e.total)}, ` +
-          `scale-up links ${pct((n.networkByDimensionJ[0] ?? 0) / e.total, 2)}, scale-out links ${pct(n.shares.scaleOutEnergy, 2)}, ` +
+        `  energy: compute ${pct(e.compute / e.total)}, memory ${pct(e.memory / e.total)}, communication ` +
+          `${pct(e.communication / e.total)}, ` +
+          `scale-up links ${pct((n.networkByDimensionJ[0] ?? 0) / e.total, 2)}, scale-out links ` +
+          `${pct(n.shares.scaleOutEnergy, 2)}, ` +
           (networkStatic(l) > 0 ? `network static ${pct(networkStatic(l) / e.total, 2)}, ` : '') +
           `idle ${pct(n.shares.idleEnergy)}, host ${pct(e.host / e.total)}`,
         100,
         '    ',
       ),
       wrap(
-        `  communication time: ${pct(n.shares.hiddenCommunication)} hidden behind compute, ${pct(n.shares.exposedCommunication)} exposed ` +
+        `  communication time: ${pct(n.shares.hiddenCommunication)} hidden behind compute, ` +
+          `${pct(n.shares.exposedCommunication)} exposed ` +
           '(running with no GPU compute)',
         100,
         '    ',
       ),
       wrap(
-        `  full batch extrapolated from ${x.replayedMicroBatches.join(' and ')} micro-batches; checked at ${x.checkMicroBatches}: ` +
+        `  full batch extrapolated from ${x.replayedMicroBatches.join(' and ')} micro-batches; checked at ` +
+          `${x.checkMicroBatches}: ` +
           `time ${x.makespanErrorPct.toExponential(1)} %, energy ${x.energyErrorPct.toExponential(1)} %`,
         100,
         '    ',
@@ -113,7 +120,8 @@ export function caseStudyText(r: CaseStudyRecord): string {
     );
     const t = caseStudyRows({ ...r, layouts: [l] }, { layoutColumn: false });
     // The two band columns as one "lo … hi" column keeps the table narrow.
-    // Short knob names, the band in one column and no ΔE/ΔT column (in --csv and the report) keep it within 100 columns.
+    // Short knob names, the band in one column and no ΔE/ΔT column (in --csv and the report) keep it within 100
+    // columns.
     const columns: Column[] = [
       t.columns[0]!,
       t.columns[1]!,

@@ -17,18 +17,27 @@ export function htmlTable(columns: readonly Column[], rows: readonly (readonly C
     .map((r) => `<tr>${r.map((cell, i) => `<td${cls(i)}>${escapeHtml(cell)}</td>`).join('')}</tr>`)
     .join('\n');
   // Wide tables scroll inside their own box instead of running off the card.
-  return `<div class="table-scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
+  return (
+    `<div class="table-scroll"><table>${caption ? `<caption>${escapeHtml(caption)}</caption>` : ''}<thead><tr>` +
+    `${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`
+  );
 }
 
 /** Definitions printed under a table: a titled list. */
 export function definitionList(title: string, lines: readonly string[]): string {
-  return `<details class="definitions" open><summary>${escapeHtml(title)}: definitions</summary><ul>${lines.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul></details>`;
+  return (
+    `<details class="definitions" open><summary>${escapeHtml(title)}: definitions</summary><ul>` +
+    `${lines.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul></details>`
+  );
 }
 
 /** A plot with its caption below and, when given, its one-line takeaway above. */
 export function figure(id: string, svg: string, caption: string, takeaway?: string): string {
   const head = takeaway ? `<p class="takeaway">${escapeHtml(takeaway)}</p>` : '';
-  return `<figure class="plot" data-plot="${escapeHtml(id)}">${head}${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+  return (
+    `<figure class="plot" data-plot="${escapeHtml(id)}">${head}${svg}<figcaption>${escapeHtml(caption)}` +
+    `</figcaption></figure>`
+  );
 }
 
 /** The builders as one object, for the sections that take them as an argument. */

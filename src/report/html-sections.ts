@@ -120,7 +120,8 @@ export async function replaySection(r: ReplayRecord): Promise<string> {
     ]);
   return [
     `<p>Makespan ${sig(r.makespanNs / 1e9)} s, total energy ${sig(r.energyJ.total)} J (estimated); ` +
-      `${sig(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same overlap is a share of makespan × ranks).</p>`,
+      `${sig(pct(r.overlapShare))} % of communication time hidden behind compute (in the time table, the same ` +
+      `overlap is a share of makespan × ranks).</p>`,
     '<div class="tables">',
     htmlTable(
       [
@@ -136,7 +137,8 @@ export async function replaySection(r: ReplayRecord): Promise<string> {
       ],
       breakdownRows(r.energyJ, r.energyBandJ),
       r.energyBandJ
-        ? "Energy, all ranks; 10–90 % band of compute from the nodes' bands (nodes of one name err together, names independently)"
+        ? "Energy, all ranks; 10–90 % band of compute from the nodes' bands (nodes of one name err together, " +
+            'names independently)'
         : 'Energy, all ranks',
     ),
     definitionList('Energy parts', energyDefinitions(r.settings?.ledger)),
@@ -167,7 +169,9 @@ export async function replaySection(r: ReplayRecord): Promise<string> {
           figure(
             'energy-by-name',
             byName,
-            'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the total above (estimated).',
+            'Energy of the largest kernels, ops and collectives (collectives by type, size and process group), ' +
+              'stacked by ledger part; "(idle)" and "(network static)" belong to no node. All rows add up to the ' +
+              'total above (estimated).',
           ),
         ]
       : []),
@@ -332,12 +336,14 @@ export async function networkSweepSection(r: NetworkSweepResult): Promise<string
   ]);
   const dominated = points.filter((p) => p.dominated).length;
   return [
-    `<p>${points.length} frequency scales of dimension ${r.dimension}; ${dominated} dominated (never worth taking: another scale is at least as fast and as cheap).</p>`,
+    `<p>${points.length} frequency scales of dimension ${r.dimension}; ${dominated} dominated (never worth ` +
+      `taking: another scale is at least as fast and as cheap).</p>`,
     '<div class="row">',
     figure(
       'network-sweep',
       sweep,
-      'Total energy and makespan against the frequency scale of the swept dimension, as change against nominal (estimated); grey points are dominated.',
+      'Total energy and makespan against the frequency scale of the swept dimension, as change against nominal ' +
+        '(estimated); grey points are dominated.',
     ),
     figure(
       'network-sweep-breakdown',
@@ -356,9 +362,11 @@ export async function accuracySection(r: AccuracyTable): Promise<string> {
   // Band coverage: the share of kernels whose measurement lies in the predicted 10–90 % band.
   const covered = rows.some((x) => typeof x.timeCoveragePct === 'number' || typeof x.energyCoveragePct === 'number');
   return [
-    `<p>Model against measurement${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
+    `<p>Model against measurement` +
+      `${r.referenceClockMHz !== undefined ? `, profiled once at ${r.referenceClockMHz} MHz` : ''}. ` +
       'Errors are mean absolute percentage errors (MAPE) over the kernels at each clock: |model / measured − 1|, ' +
-      'so they say how far off the model is, not in which direction. These are measured differences, not estimates.</p>',
+      'so they say how far off the model is, not in which direction. These are measured differences, not ' +
+      'estimates.</p>',
     htmlTable(
       [
         { header: 'SM clock (MHz)' },
@@ -419,16 +427,23 @@ export async function planSection(r: PlanSummary): Promise<string> {
   ]);
   const head = planHeadlineRows(r);
   const parts = [
-    `<p>${escapeHtml(r.schedule)} pipeline, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W; ` +
-      `${r.source.mode === 'fit' ? `options modelled from ${escapeHtml(r.source.fitClocksMHz?.join(', ') ?? '')} MHz` : `options at ${r.source.clocksMHz.length} clocks`}. ` +
-      `Intrinsic energy bloat removed without slowdown: ${sig(r.intrinsic.savingPct)} % (${sig(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
+    `<p>${escapeHtml(r.schedule)} pipeline, ${r.stages} stages × ${r.microBatches} micro-batches, blocking ` +
+      `power ${r.blockingPowerW} W; ` +
+      (r.source.mode === 'fit'
+        ? `options modelled from ${escapeHtml(r.source.fitClocksMHz?.join(', ') ?? '')} MHz`
+        : `options at ${r.source.clocksMHz.length} clocks`) +
+      `. ` +
+      `Intrinsic energy bloat removed without slowdown: ${sig(r.intrinsic.savingPct)} % (` +
+      `${sig(r.intrinsic.split.savingPct)} % with two clocks per computation).</p>`,
     htmlTable(head.columns, head.rows, 'Plans against the all-max-clock iteration'),
   ];
   if (r.extrinsic) {
     const e = r.extrinsic;
     parts.push(
-      `<p>Straggler at ${sig(e.deadlineS)} s (×${sig(e.slowdownFactor)}): this pipeline's plan takes ${sig(e.plannedTimeS)} s and then waits; ` +
-        `it saves ${sig(e.savingPct)} % against the all-max-clock pipeline waiting as long (${sig(e.extrinsicSavingPct)} % beyond the intrinsic plan).</p>`,
+      `<p>Straggler at ${sig(e.deadlineS)} s (×${sig(e.slowdownFactor)}): this pipeline's plan takes ` +
+        `${sig(e.plannedTimeS)} s and then waits; ` +
+        `it saves ${sig(e.savingPct)} % against the all-max-clock pipeline waiting as long (` +
+        `${sig(e.extrinsicSavingPct)} % beyond the intrinsic plan).</p>`,
     );
   }
   parts.push(
@@ -436,7 +451,8 @@ export async function planSection(r: PlanSummary): Promise<string> {
     figure(
       'plan-frontier',
       front,
-      'Iteration time–energy frontier (estimated): one clock per computation (solid), two clocks per computation (dashed; also the lower bound of one-clock plans), and named plans.',
+      'Iteration time–energy frontier (estimated): one clock per computation (solid), two clocks per ' +
+        'computation (dashed; also the lower bound of one-clock plans), and named plans.',
     ),
     figure(
       'plan-extrinsic',

@@ -63,12 +63,18 @@ interface PageSection {
   body: string;
 }
 
-/** The run a group of replays shares: the as-measured label without " as measured", else a modelled one without " on <network>". */
+/**
+ * The run a group of replays shares: the as-measured label without " as measured", else a modelled one without " on
+ * <network>".
+ */
 function measuredGroupLabel(g: MeasuredGroup): string {
   return g.asMeasured ? g.asMeasured.label.replace(/ as measured$/, '') : g.modelled[0]!.label.replace(/ on .+$/, '');
 }
 
-/** The whole page as one HTML string. Sections follow the order of `results`; an imported run's measured-beside-modelled section comes before its first replay. */
+/**
+ * The whole page as one HTML string. Sections follow the order of `results`; an imported run's measured-beside-modelled
+ * section comes before its first replay.
+ */
 export async function buildReport(results: readonly ReportResult[], options: ReportOptions = {}): Promise<string> {
   const title = options.title ?? 'tracewatt report';
   const version = options.version ?? tracewattVersion();
@@ -105,30 +111,40 @@ export async function buildReport(results: readonly ReportResult[], options: Rep
   const toc = page.map(
     (s) => `<li><a href="#${s.id}">${escapeHtml(s.label)}</a> <span class="kind">${s.kindTitle}</span></li>`,
   );
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="tracewatt ${escapeHtml(version)}">
+<meta name="viewport" ` +
+    `content="width=device-width, initial-scale=1">
+<meta name="generator" content="tracewatt ` +
+    `${escapeHtml(version)}">
 <title>${escapeHtml(title)}</title>
-<style>${CSS}</style>
+<style>${CSS}` +
+    `</style>
 </head>
 <body>
 <header>
 <h1>${escapeHtml(title)}</h1>
-<p class="meta">tracewatt ${escapeHtml(version)} · ${results.length} result${results.length === 1 ? '' : 's'}${
-    options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''
-  }</p>
-<p class="estimates"><strong>Estimates.</strong> Energy, power and time on this page are modelled by tracewatt, not measured
-(only ${groups.length ? 'the measured-beside-modelled sections and ' : ''}the model-accuracy tables compare with measurements).</p>
-${page.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}
+<p class="meta">tracewatt ` +
+    `${escapeHtml(version)} · ${results.length} result${results.length === 1 ? '' : 's'}` +
+    `${options.generatedAt ? ` · generated ${escapeHtml(options.generatedAt)}` : ''}</p>
+<p ` +
+    `class="estimates"><strong>Estimates.</strong> Energy, power and time on this page are modelled by tracewatt, ` +
+    `not measured
+(only ${groups.length ? 'the measured-beside-modelled sections and ' : ''}the model-accuracy ` +
+    `tables compare with measurements).</p>
+${page.length > 1 ? `<nav><ol>${toc.join('')}</ol></nav>` : ''}` +
+    `
 </header>
 <main>
 ${sections.join('\n')}
 </main>
-<footer>Made by tracewatt ${escapeHtml(version)}. Self-contained page: no scripts, no external resources.</footer>
+<footer>Made by tracewatt ${escapeHtml(version)}. ` +
+    `Self-contained page: no scripts, no external resources.</footer>
 </body>
 </html>
-`;
+`
+  );
 }

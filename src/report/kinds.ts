@@ -111,7 +111,9 @@ export const RESULT_KIND_VIEWS = {
 /** Every result kind, in the registry's order. */
 export const RESULT_KINDS = Object.keys(RESULT_KIND_VIEWS) as ResultKind[];
 
-/** The views of a record's kind. (The registry's type ties each kind to its record; a lookup by a union kind cannot.) */
+/**
+ * The views of a record's kind. (The registry's type ties each kind to its record; a lookup by a union kind cannot.)
+ */
 export function viewsOf(kind: ResultKind): ResultKindViews<ReportResult, unknown> {
   return RESULT_KIND_VIEWS[kind] as ResultKindViews<ReportResult, unknown>;
 }

@@ -109,7 +109,11 @@ export function measuredHeadline(g: MeasuredGroup): string {
     ),
   ];
   let text =
-    `Measured iteration ${measured.length === 1 ? `${sig(span[0]!)} ms` : `${sig(Math.min(...span))}–${sig(Math.max(...span))} ms over ${measured.length} ranks`}; ` +
+    `Measured iteration ` +
+    (measured.length === 1
+      ? `${sig(span[0]!)} ms`
+      : `${sig(Math.min(...span))}–${sig(Math.max(...span))} ms over ${measured.length} ranks`) +
+    `; ` +
     `replay ${measured.length === 1 ? 'error' : 'error of the worst rank'}: ${off.join(', ')}.`;
   const logJ = rows.reduce((a, r) => a + (r.loggedJ ?? 0), 0);
   if (g.asMeasured?.powerLog && logJ > 0) {
@@ -119,7 +123,9 @@ export function measuredHeadline(g: MeasuredGroup): string {
         : []),
       ...names.map((n, i) => `${sig(rows.reduce((a, r) => a + (r.modelledJ[i] ?? 0), 0))} J ${onName(n)}`),
     ];
-    text += ` Energy: the power log measured ${sig(logJ)} J over the iteration${rows.length > 1 ? 's' : ''}; estimated: ${est.join(', ')}.`;
+    text +=
+      ` Energy: the power log measured ${sig(logJ)} J over the iteration${rows.length > 1 ? 's' : ''}; ` +
+      `estimated: ${est.join(', ')}.`;
   }
   return text;
 }
@@ -194,14 +200,18 @@ export async function measuredSection(g: MeasuredGroup, h: HtmlParts): Promise<s
     ...g.modelled.map((r, i) => `${names[i]}: "${r.label}" (durations and collectives modelled)`),
   ];
   const defs = [
-    'measured iteration: the ProfilerStep (or window) the import recorded, from its start to the later of its end and the end of the last GPU op starting in it',
+    'measured iteration: the ProfilerStep (or window) the import recorded, from its start to the later of its ' +
+      'end and the end of the last GPU op starting in it',
     'error: (replay − measured) / measured; energy error: (estimate − power log) / power log',
     ...(logged
       ? [
-          `power log energy: ${g.asMeasured!.powerLog!.file}${g.asMeasured!.powerLog!.gpu ? ` (GPU ${g.asMeasured!.powerLog!.gpu})` : ''} integrated over each rank's measured iteration; ${g.asMeasured!.powerLog!.notes.join('; ')}`,
+          `power log energy: ${g.asMeasured!.powerLog!.file}` +
+            `${g.asMeasured!.powerLog!.gpu ? ` (GPU ${g.asMeasured!.powerLog!.gpu})` : ''} integrated over each ` +
+            `rank's measured iteration; ${g.asMeasured!.powerLog!.notes.join('; ')}`,
         ]
       : []),
-    'estimates: the energy ledger on the replayed timeline (as-measured: no network modelled; modelled: up to the makespan)',
+    'estimates: the energy ledger on the replayed timeline (as-measured: no network modelled; modelled: up to ' +
+      'the makespan)',
     ...sources,
   ];
   return [
@@ -209,7 +219,8 @@ export async function measuredSection(g: MeasuredGroup, h: HtmlParts): Promise<s
     h.figure(
       'measured-beside-modelled',
       svg,
-      `Per rank: the measured iteration${logged ? " and the power log's energy over it" : ''} (black) beside the replays (estimated).`,
+      `Per rank: the measured iteration${logged ? " and the power log's energy over it" : ''} (black) beside ` +
+        `the replays (estimated).`,
     ),
     '<div class="tables">',
     h.table(timeColumns, timeRows, 'Iteration time per rank'),

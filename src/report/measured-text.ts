@@ -49,8 +49,10 @@ export function asMeasuredText(res: AsMeasuredResult, options: TableOptions = {}
   const slowest = res.ranks.reduce((a, r) => (r.finishNs > a.finishNs ? r : a), res.ranks[0]!);
   const step = [...new Set(res.ranks.map((r) => r.measuredStep))].join(', ');
   const head =
-    `${res.label}: ${res.ranks.length} rank${res.ranks.length === 1 ? '' : 's'} replayed as measured (${step}); slowest rank ${slowest.rank} ` +
-    `${(slowest.finishNs / 1e6).toFixed(3)} ms; error against the measured iteration: worst ${res.worstErrorPct?.toFixed(3)} %, mean ${res.meanErrorPct?.toFixed(3)} %`;
+    `${res.label}: ${res.ranks.length} rank${res.ranks.length === 1 ? '' : 's'} replayed as measured (${step}` +
+    `); slowest rank ${slowest.rank} ` +
+    `${(slowest.finishNs / 1e6).toFixed(3)} ms; error against the measured iteration: worst ` +
+    `${res.worstErrorPct?.toFixed(3)} %, mean ${res.meanErrorPct?.toFixed(3)} %`;
   const e = res.energyJ;
   const energy = formatTable(
     [
@@ -64,8 +66,10 @@ export function asMeasuredText(res: AsMeasuredResult, options: TableOptions = {}
   const lines = [wrapText(head, options.width), '', formatTable(t.columns, t.rows, options)];
   lines.push(
     wrapText(
-      'measured iteration: the ProfilerStep (or window) from its start to the later of its end and the end of the last GPU op starting in it; ' +
-        "replayed: the last node's finish when every node takes its measured duration and delay after its dependencies; error: replayed − measured; " +
+      'measured iteration: the ProfilerStep (or window) from its start to the later of its end and the end of ' +
+        'the last GPU op starting in it; ' +
+        "replayed: the last node's finish when every node takes its measured duration and delay after its " +
+        'dependencies; error: replayed − measured; ' +
         'comm only: communication with no GPU compute; host only: host ops with neither; wait: nothing running',
       options.width,
     ),
@@ -77,7 +81,12 @@ export function asMeasuredText(res: AsMeasuredResult, options: TableOptions = {}
     const logged = res.powerLog.ranks.reduce((a, r) => a + r.energyJ, 0);
     lines.push(
       wrapText(
-        `logged energy: ${res.powerLog.file}${res.powerLog.gpu ? ` (${/^\d+$/.test(res.powerLog.gpu) ? `GPU ${res.powerLog.gpu}` : res.powerLog.gpu})` : ''}, ${significant(5)(logged)} J over the measured iteration${res.powerLog.ranks.length > 1 ? 's' : ''}, beside ${significant(5)(e.total)} J estimated`,
+        `logged energy: ${res.powerLog.file}` +
+          (res.powerLog.gpu
+            ? ` (${/^\d+$/.test(res.powerLog.gpu) ? `GPU ${res.powerLog.gpu}` : res.powerLog.gpu})`
+            : '') +
+          `, ${significant(5)(logged)} J over the measured iteration${res.powerLog.ranks.length > 1 ? 's' : ''}, ` +
+          `beside ${significant(5)(e.total)} J estimated`,
         options.width,
       ),
     );

@@ -64,9 +64,11 @@ export function networkFitKindRows(r: NetworkFitResult): RowSet {
 /** What the figures mean, once, under the tables. */
 function legend(r: NetworkFitResult): string[] {
   return [
-    `measured: each collective's own time, the shortest NCCL kernel duration among its members (the member that reached it last waits for no one); ` +
+    `measured: each collective's own time, the shortest NCCL kernel duration among its members (the member ` +
+      `that reached it last waits for no one); ` +
       `modelled: the replay's collective model with every member arriving together, on ${r.system}'s algorithms; ` +
-      `error: (modelled − measured) / measured. RMS error over all ${r.instances.length} collectives: ${r.rmsErrorPct.given.toFixed(1)} % on the given network, ` +
+      `error: (modelled − measured) / measured. RMS error over all ${r.instances.length} collectives: ` +
+      `${r.rmsErrorPct.given.toFixed(1)} % on the given network, ` +
       `${r.rmsErrorPct.fitted.toFixed(1)} % fitted.`,
   ];
 }
@@ -76,7 +78,8 @@ export function networkFitText(r: NetworkFitResult, options: TableOptions = {}):
   const k = networkFitKindRows(r);
   return [
     wrapText(
-      `${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), fitted to ${r.network} with ${r.system} ` +
+      `${r.trace}: ${r.instances.length} measured collectives (${r.kernels} NCCL kernels on ${r.ranks} ranks), ` +
+        `fitted to ${r.network} with ${r.system} ` +
         `(least squares on the relative error, ${r.iterations} Gauss–Newton step${r.iterations === 1 ? '' : 's'})`,
       options.width,
     ),
@@ -103,11 +106,16 @@ export function networkFitYaml(r: NetworkFitResult): string {
     latencyNs: d.fittedLatencyNs,
   }));
   return networkYamlText(dims, [
-    `tracewatt fit network: ${r.network} fitted to the ${r.instances.length} measured collectives of ${r.trace} (${r.ranks} ranks) under ${r.system}`,
+    `tracewatt fit network: ${r.network} fitted to the ${r.instances.length} measured collectives of ${r.trace}` +
+      ` (${r.ranks} ranks) under ${r.system}`,
     ...r.dims.map(
       (d) =>
-        `dimension ${d.dim}: bandwidth ${d.givenBandwidthGBps} -> ${d.fittedBandwidthGBps} GB/s${r.bandwidthUnit === 'astra-sim' ? ' (read as GiB/s, as ASTRA-sim does)' : ' (plain GB/s)'}, ` +
-        `latency ${d.givenLatencyNs} -> ${d.fittedLatencyNs} ns${d.fitted.length < 2 ? ` (${['latency', 'bandwidth'].filter((w) => !d.fitted.includes(w as 'latency')).join(' and ')} kept)` : ''}`,
+        `dimension ${d.dim}: bandwidth ${d.givenBandwidthGBps} -> ${d.fittedBandwidthGBps} GB/s` +
+        `${r.bandwidthUnit === 'astra-sim' ? ' (read as GiB/s, as ASTRA-sim does)' : ' (plain GB/s)'}, ` +
+        `latency ${d.givenLatencyNs} -> ${d.fittedLatencyNs} ns` +
+        (d.fitted.length < 2
+          ? ` (${['latency', 'bandwidth'].filter((w) => !d.fitted.includes(w as 'latency')).join(' and ')} kept)`
+          : ''),
     ),
     'error of the modelled collective times per type:',
     formatTable(k.columns, k.rows, wide).trimEnd(),

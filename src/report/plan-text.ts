@@ -129,9 +129,12 @@ export function planText(r: PlanRecord, options: TableOptions = {}): string {
   const head = planHeadlineRows(r);
   const lines = [
     wrapText(
-      `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ${r.blockingPowerW} W per stage` +
+      `${r.label}: ${r.schedule}, ${r.stages} stages × ${r.microBatches} micro-batches, blocking power ` +
+        `${r.blockingPowerW} W per stage` +
         `${r.gpusPerStage > 1 ? ` (${r.gpusPerStage} GPUs)` : ''}; ` +
-        `${r.source.mode === 'fit' ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks` : `${r.source.clocksMHz.length} clocks`}`,
+        (r.source.mode === 'fit'
+          ? `options modelled from ${r.source.fitClocksMHz!.join(', ')} MHz at ${r.source.clocksMHz.length} clocks`
+          : `${r.source.clocksMHz.length} clocks`),
       options.width,
     ),
     '',
@@ -141,8 +144,10 @@ export function planText(r: PlanRecord, options: TableOptions = {}): string {
     const e = r.extrinsic;
     lines.push(
       '',
-      `straggler: iteration time ${e.deadlineS.toFixed(4)} s (×${e.slowdownFactor.toFixed(3)}): this pipeline's plan runs ${e.plannedTimeS.toFixed(4)} s, then waits; ` +
-        `saves ${e.savingPct.toFixed(2)} % against the all-max-clock pipeline waiting as long (${e.extrinsicSavingPct.toFixed(2)} % against the intrinsic plan; ` +
+      `straggler: iteration time ${e.deadlineS.toFixed(4)} s (×${e.slowdownFactor.toFixed(3)}): this ` +
+        `pipeline's plan runs ${e.plannedTimeS.toFixed(4)} s, then waits; ` +
+        `saves ${e.savingPct.toFixed(2)} % against the all-max-clock pipeline waiting as long (` +
+        `${e.extrinsicSavingPct.toFixed(2)} % against the intrinsic plan; ` +
         `${e.splitSavingPct.toFixed(2)} % with two clocks per computation)`,
     );
   }
@@ -150,17 +155,24 @@ export function planText(r: PlanRecord, options: TableOptions = {}): string {
     const c = r.replayCheck;
     lines.push(
       '',
-      `replayed (all ${c.groups} groups, ${c.replays} replays): all max clock ${c.baseline.timeS.toFixed(6)} s, ${c.baseline.energyJ.toFixed(2)} J; ` +
-        `plan ${c.plan.timeS.toFixed(6)} s (${c.plan.timeChangePct >= 0 ? '+' : ''}${c.plan.timeChangePct.toFixed(3)} %), ${c.plan.energyJ.toFixed(2)} J: ` +
-        `saves ${c.plan.savingPct.toFixed(2)} % (estimated)${c.slowdownShare < 1 ? `; planned slowdowns scaled to ${(100 * c.slowdownShare).toFixed(1)} % to stay within ${c.tolerancePct} %` : ''}`,
+      `replayed (all ${c.groups} groups, ${c.replays} replays): all max clock ${c.baseline.timeS.toFixed(6)} ` +
+        `s, ${c.baseline.energyJ.toFixed(2)} J; ` +
+        `plan ${c.plan.timeS.toFixed(6)} s (${c.plan.timeChangePct >= 0 ? '+' : ''}` +
+        `${c.plan.timeChangePct.toFixed(3)} %), ${c.plan.energyJ.toFixed(2)} J: ` +
+        `saves ${c.plan.savingPct.toFixed(2)} % (estimated)` +
+        (c.slowdownShare < 1
+          ? `; planned slowdowns scaled to ${(100 * c.slowdownShare).toFixed(1)} % to stay within ${c.tolerancePct} %`
+          : ''),
     );
   }
   if (r.measuredCheck) {
     const m = r.measuredCheck;
     lines.push(
       '',
-      `on the measured sweep, the intrinsic plan's clocks take ${m.intrinsic.timeS.toFixed(4)} s (${m.intrinsic.timeChangePct >= 0 ? '+' : ''}${m.intrinsic.timeChangePct.toFixed(3)} %) ` +
-        `and save ${m.intrinsic.savingPct.toFixed(2)} % against the measured all-max-clock iteration${m.missing ? ` (${m.missing} computations at clocks not measured: modelled)` : ''}`,
+      `on the measured sweep, the intrinsic plan's clocks take ${m.intrinsic.timeS.toFixed(4)} s (` +
+        `${m.intrinsic.timeChangePct >= 0 ? '+' : ''}${m.intrinsic.timeChangePct.toFixed(3)} %) ` +
+        `and save ${m.intrinsic.savingPct.toFixed(2)} % against the measured all-max-clock iteration` +
+        (m.missing ? ` (${m.missing} computations at clocks not measured: modelled)` : ''),
     );
   }
   const f = planFrontierRows(r);

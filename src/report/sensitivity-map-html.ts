@@ -21,9 +21,12 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
     h.figure(
       'case-sensitivity-map',
       heat,
-      `Each cell: the lowest-energy scale-out DVFS setting (s in ${m.scales.join(', ')}) against s = 1 at that batch and bandwidth, ΔE %; ` +
-        "blue saves, orange costs. ★ and the black outline: the case study's own point (its global batch at the preset bandwidth).",
-      `Real batch: ${real.map((r) => `${r.layout} ${signed(r.energyChangePct)} % at s = ${r.bestScale}`).join(', ')}; ` +
+      `Each cell: the lowest-energy scale-out DVFS setting (s in ${m.scales.join(', ')}) against s = 1 at that ` +
+        `batch and bandwidth, ΔE %; ` +
+        "blue saves, orange costs. ★ and the black outline: the case study's own point (its global batch at " +
+        'the preset bandwidth).',
+      `Real batch: ` +
+        `${real.map((r) => `${r.layout} ${signed(r.energyChangePct)} % at s = ${r.bestScale}`).join(', ')}; ` +
         `largest saving anywhere ${signed(Math.min(...m.rows.map((r) => r.energyChangePct)))} %.`,
     ),
     '<details><summary>Every cell of the map, with the shares that explain it</summary>',
@@ -56,7 +59,8 @@ export async function sensitivityMapSection(m: SensitivityMap | undefined, h: Ht
         r.idleEnergySharePct,
         sweepNote({ realBatch: r.realBatchPoint, atEdge: r.bestAtEdge }),
       ]),
-      `Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it (estimated); —: faster and cheaper, no slowdown to save per; ${SWEEP_EDGE_DEFINITION}`,
+      `Sensitivity map: best scale-out DVFS setting per cell and the shares at s = 1 that explain it ` +
+        `(estimated); —: faster and cheaper, no slowdown to save per; ${SWEEP_EDGE_DEFINITION}`,
     ),
     '</details>',
     `<ul class="notes">${m.definitions.map((d) => `<li>${h.escape(d)}</li>`).join('')}</ul>`,

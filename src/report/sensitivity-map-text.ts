@@ -24,15 +24,20 @@ export function sensitivityMapText(m: SensitivityMap | undefined): string[] {
           (x) => x.layout === name && x.globalBatchSequences === B && x.scaleOutBandwidthGBps === bw,
         );
         if (!r) return '';
-        return `${signed(r.energyChangePct)}${Math.abs(r.energyChangePct) > m.thresholdPct ? '*' : ' '}${r.realBatchPoint ? '★' : ' '}`;
+        return (
+          `${signed(r.energyChangePct)}${Math.abs(r.energyChangePct) > m.thresholdPct ? '*' : ' '}` +
+          (r.realBatchPoint ? '★' : ' ')
+        );
       }),
     ]),
   );
   return [
     '',
     wrapText(
-      `Sensitivity map: ΔE (%) of the best scale-out DVFS setting (s in ${m.scales.join(', ')}) against s = 1, per global batch and ` +
-        `scale-out link bandwidth (estimated; * beyond ±${m.thresholdPct} %, ★ the real batch; every cell's best s, ΔT and shares in results.json)`,
+      `Sensitivity map: ΔE (%) of the best scale-out DVFS setting (s in ${m.scales.join(', ')}) against s = 1, ` +
+        `per global batch and ` +
+        `scale-out link bandwidth (estimated; * beyond ±${m.thresholdPct} %, ★ the real batch; every cell's ` +
+        `best s, ΔT and shares in results.json)`,
     ),
     formatTable(columns, rows).replace(/\n$/, ''),
     wrapText(m.finding),

@@ -65,7 +65,8 @@ export function sweepNote(o: {
 
 /** What "top edge" / "bottom edge" in a {@link sweepNote} means, printed where the notes are. */
 export const SWEEP_EDGE_DEFINITION =
-  'top (bottom) edge: the lowest-energy setting is the highest (lowest) one swept, so the optimum may lie beyond the range';
+  'top (bottom) edge: the lowest-energy setting is the highest (lowest) one swept, so the optimum may lie ' +
+  'beyond the range';
 
 /** Integers with thousands separators ("12,345,678"), bigint-safe; other cells as {@link formatCell}. */
 export function grouped(value: Cell): string {
@@ -122,7 +123,9 @@ export interface TableOptions {
   width?: number;
 }
 
-/** A unit after a number: "%", "ns", "ms),", "GB/s;", "clocks" (up to 7 letters or slashes, then closing punctuation). */
+/**
+ * A unit after a number: "%", "ns", "ms),", "GB/s;", "clocks" (up to 7 letters or slashes, then closing punctuation).
+ */
 const UNIT = /^(%|[A-Za-zµ/]{1,7})[)\],.;:]*$/;
 
 /** Words of a text to wrap, a unit kept with the number before it ("−0.03 %", "88000 ns"). */
@@ -165,7 +168,10 @@ const MAX_HEADER_LINES = 3;
  */
 export const MAX_CELL_CHARS = 64;
 
-/** A name cut to `width` characters, its start and end kept around "…" (a kernel's template arguments sit in the middle). */
+/**
+ * A name cut to `width` characters, its start and end kept around "…" (a kernel's template arguments sit in the
+ * middle).
+ */
 export function shortName(name: string, width = MAX_CELL_CHARS): string {
   if (name.length <= width) return name;
   const head = Math.ceil((width - 1) * 0.65);

@@ -38,7 +38,10 @@ export function energyDefinitionsText(ledger?: ReplayResult['settings']['ledger'
 export function durationSourcesLine(res: Pick<ReplayResult, 'durationSources'>): string {
   const d = res.durationSources;
   if (d.annotated + d.measured + d.roofline + d.zero === 0) return 'GPU compute node durations: no GPU compute nodes';
-  return `GPU compute node durations: ${d.annotated} annotated, ${d.measured} measured (trace duration), ${d.roofline} roofline, ${d.zero} zero`;
+  return (
+    `GPU compute node durations: ${d.annotated} annotated, ${d.measured} measured (trace duration), ${d.roofline}` +
+    ` roofline, ${d.zero} zero`
+  );
 }
 
 /** Ranks listed in a replay's text table before it shows only the first and last 8. */
@@ -120,8 +123,10 @@ export function replayText(res: ReplayResult, options: TableOptions = {}): strin
   const t = replayRanks(res, many ? [...res.ranks.slice(0, half), ...res.ranks.slice(-half)] : res.ranks);
   return [
     wrapText(
-      `${res.label}: makespan ${res.makespanNs} ns (${(res.makespanNs / 1e6).toFixed(3)} ms), ${res.ranks.length} ranks, ${res.nodes} nodes, ` +
-        `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication time hidden behind compute`,
+      `${res.label}: makespan ${res.makespanNs} ns (${(res.makespanNs / 1e6).toFixed(3)} ms), ` +
+        `${res.ranks.length} ranks, ${res.nodes} nodes, ` +
+        `power preset ${res.settings.powerPreset}; ${(100 * res.overlapShare).toFixed(1)}% of communication ` +
+        `time hidden behind compute`,
       options.width,
     ),
     wrapText(durationSourcesLine(res), options.width),
@@ -139,7 +144,8 @@ export function energyBandNote(b: EnergyBandJ): string {
   const n = (x: number) => Number(x.toPrecision(4));
   return (
     "10–90 % band of compute energy, from the nodes' energy_j_p10 / energy_j_p90:\n" +
-    `  ${b.bandedNodes} of ${b.gpuNodes} GPU nodes carry one (${(100 * b.bandedShare).toFixed(1)}% of compute J); the other parts and times have none;\n` +
+    `  ${b.bandedNodes} of ${b.gpuNodes} GPU nodes carry one (${(100 * b.bandedShare).toFixed(1)}% of compute ` +
+    `J); the other parts and times have none;\n` +
     `  nodes of one name err together, the ${b.kernels} names independently;\n` +
     `  if every node erred the same way at once: compute ${n(b.correlatedComputeP10)}–${n(b.correlatedComputeP90)} J.\n`
   );
@@ -185,7 +191,10 @@ export function networkSweepRows(r: NetworkSweepRecord): RowSet {
 
 export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = {}): string {
   const t = networkSweepRows(r);
-  return `${wrapText(`${r.label} (estimated; ${r.vfCurve})`, options.width)}\n${formatTable(t.columns, t.rows, options)}${energyDefinitionsText(undefined, options.width)}`;
+  return (
+    `${wrapText(`${r.label} (estimated; ${r.vfCurve})`, options.width)}\n` +
+    `${formatTable(t.columns, t.rows, options)}${energyDefinitionsText(undefined, options.width)}`
+  );
 }
 
 /** One row per SM clock of a GPU clock sweep. */
@@ -231,7 +240,9 @@ export function gpuSweepBandRows(r: GpuClockSweepRecord): RowSet | null {
 export function gpuSweepText(r: GpuClockSweepRecord, options: TableOptions = {}): string {
   const t = gpuSweepRows(r, false);
   const band = gpuSweepBandRows(r);
-  let out = `${r.label} (estimated)\n${formatTable(t.columns, t.rows, options)}${energyDefinitionsText(undefined, options.width)}`;
+  let out =
+    `${r.label} (estimated)\n${formatTable(t.columns, t.rows, options)}` +
+    energyDefinitionsText(undefined, options.width);
   if (band) {
     out +=
       "\n10–90 % band of the energy, from the annotated kernels' bands (nodes of one name err together,\n" +

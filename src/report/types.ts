@@ -67,14 +67,20 @@ export type NetworkSweepResult = Omit<NetworkSweepRecord, 'vfCurve' | 'estimate'
 /** `tracewatt case-study`: the summary record. */
 export type CaseStudySummary = CaseStudyRecord;
 
-/** Model error at one SM clock against measurements (signed: positive = the model overestimates): the fields the report reads. */
+/**
+ * Model error at one SM clock against measurements (signed: positive = the model overestimates): the fields the report
+ * reads.
+ */
 export type AccuracyRow = Pick<
   EngineAccuracyRow,
   'frequencyMHz' | 'timeErrorPct' | 'powerErrorPct' | 'energyErrorPct' | 'n'
 > &
   Partial<Pick<EngineAccuracyRow, 'timeCoveragePct' | 'energyCoveragePct'>>;
 
-/** `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads (band coverage and advice when present). */
+/**
+ * `tracewatt accuracy --json`: model accuracy per frequency, the fields the report reads (band coverage and advice when
+ * present).
+ */
 export type AccuracyTable = Pick<AccuracyResult, 'kind' | 'schemaVersion' | 'label' | 'referenceClockMHz'> &
   Partial<Pick<AccuracyResult, 'advice'>> & {
     frequencies: AccuracyRow[];

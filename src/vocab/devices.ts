@@ -26,7 +26,9 @@ export interface DeviceFacts {
   memoryBandwidthBytesPerS: number;
   /** NVLink bandwidth per GPU per direction, bytes/s, where the board has NVLink and a preset uses it. */
   nvlinkBytesPerS?: number;
-  /** Board power limit (datasheet TDP), W, and the SM clock table, MHz; with `idle`, what a datasheet calibration needs. */
+  /**
+   * Board power limit (datasheet TDP), W, and the SM clock table, MHz; with `idle`, what a datasheet calibration needs.
+   */
   tdpW?: number;
   maxSmClockMHz?: number;
   /** Lowest SM clock of the clock table, MHz, where one was at hand. */
@@ -40,7 +42,9 @@ const H100_IDLE: PublishedIdle = {
   powerW: 118.22,
   smClockMHz: 1980,
   source:
-    "measured by the tracewatt project on an NVIDIA H200 (same GH100 chip, 141 GB HBM3e against the H100's 80 GB HBM3): median of the 525 samples with no kernel running (utilization.gpu 0 %) at 1980 MHz in traces/pytorch-real/h200-gpt/nvidia-smi.csv",
+    "measured by the tracewatt project on an NVIDIA H200 (same GH100 chip, 141 GB HBM3e against the H100's 80 " +
+    'GB HBM3): median of the 525 samples with no kernel running (utilization.gpu 0 %) at 1980 MHz in ' +
+    'traces/pytorch-real/h200-gpt/nvidia-smi.csv',
 };
 
 /** Every board tracewatt knows; the datasheet calibrations list those with power facts in this order. */
@@ -58,7 +62,8 @@ export const DEVICES = {
     minSmClockMHz: 210,
     idle: H100_IDLE,
     source:
-      'NVIDIA H100 datasheet (SXM5, dense); SM clock table 210 MHz upwards in 15 MHz steps (nvidia-smi supported clocks of the H100); idle: see calibration idle',
+      'NVIDIA H100 datasheet (SXM5, dense); SM clock table 210 MHz upwards in 15 MHz steps (nvidia-smi ' +
+      'supported clocks of the H100); idle: see calibration idle',
   },
   a100: {
     name: 'NVIDIA A100 SXM4 80GB',
@@ -74,10 +79,12 @@ export const DEVICES = {
       powerW: 83.64,
       smClockMHz: 1410,
       source:
-        "Perseus (SOSP '24): power of an A100 blocked on P2P communication, computing nothing, 83.64 W; its clock is not given: taken at the highest clock, 1410 MHz (a job's GPU runs at its application clock)",
+        "Perseus (SOSP '24): power of an A100 blocked on P2P communication, computing nothing, 83.64 W; its " +
+        "clock is not given: taken at the highest clock, 1410 MHz (a job's GPU runs at its application clock)",
     },
     source:
-      'NVIDIA A100 datasheet (SXM4 80GB, dense); SM clock table 210–1410 MHz in 15 MHz steps (nvidia-smi supported clocks of the A100); idle: see calibration idle',
+      'NVIDIA A100 datasheet (SXM4 80GB, dense); SM clock table 210–1410 MHz in 15 MHz steps (nvidia-smi ' +
+      'supported clocks of the A100); idle: see calibration idle',
   },
   a30: {
     name: 'NVIDIA A30',
@@ -92,10 +99,14 @@ export const DEVICES = {
       powerW: 30,
       smClockMHz: 1440,
       source:
-        'an estimate, not a datasheet value: public nvidia-smi readings of idle A30 boards at P0 show 28–35 W; the clock is not shown: taken at the highest clock, 1440 MHz',
+        'an estimate, not a datasheet value: public nvidia-smi readings of idle A30 boards at P0 show 28–35 W; ' +
+        'the clock is not shown: taken at the highest clock, 1440 MHz',
     },
     source:
-      'NVIDIA A30 Tensor Core GPU datasheet (PCIe, dense): 24 GB HBM2 at 933 GB/s, max TDP 165 W, BF16/FP16 tensor 165 TFLOP/s, TF32 tensor 82 TFLOP/s, FP32 10.3, FP64 5.2; SM clocks 210–1440 MHz in 15 MHz steps and HBM at 1215 MHz as nvidia-smi lists the supported clocks (the clocks of the published A30 decoder-layer study); idle: see calibration idle',
+      'NVIDIA A30 Tensor Core GPU datasheet (PCIe, dense): 24 GB HBM2 at 933 GB/s, max TDP 165 W, BF16/FP16 ' +
+      'tensor 165 TFLOP/s, TF32 tensor 82 TFLOP/s, FP32 10.3, FP64 5.2; SM clocks 210–1440 MHz in 15 MHz steps ' +
+      'and HBM at 1215 MHz as nvidia-smi lists the supported clocks (the clocks of the published A30 ' +
+      'decoder-layer study); idle: see calibration idle',
   },
   a40: {
     name: 'NVIDIA A40',
@@ -109,7 +120,8 @@ export const DEVICES = {
       powerW: 70.38,
       smClockMHz: 1740,
       source:
-        "Perseus (SOSP '24): power of an A40 blocked on P2P communication, computing nothing, 70.38 W; its clock is not given: taken at the highest clock, 1740 MHz (a job's GPU runs at its application clock)",
+        "Perseus (SOSP '24): power of an A40 blocked on P2P communication, computing nothing, 70.38 W; its " +
+        "clock is not given: taken at the highest clock, 1740 MHz (a job's GPU runs at its application clock)",
     },
     source: 'NVIDIA A40 datasheet; idle: see calibration idle',
   },
@@ -121,7 +133,8 @@ export const DEVICES = {
     memoryBandwidthBytesPerS: 900e9,
     nvlinkBytesPerS: 150e9, // NVLink 300 GB/s bidirectional
     source:
-      'NVIDIA V100 Tensor Core GPU datasheet (SXM2: FP16 tensor 125 TFLOPS, FP32 15.7, FP64 7.8, HBM2 900 GB/s, NVLink 300 GB/s bidirectional; no BF16)',
+      'NVIDIA V100 Tensor Core GPU datasheet (SXM2: FP16 tensor 125 TFLOPS, FP32 15.7, FP64 7.8, HBM2 900 ' +
+      'GB/s, NVLink 300 GB/s bidirectional; no BF16)',
   },
   'v100-pcie': {
     name: 'Tesla V100-PCIE',
@@ -135,7 +148,9 @@ export const DEVICES = {
       powerW: 34,
       smClockMHz: 1380,
       source:
-        "nvidia-smi (driver 440.64) of a Tesla V100-PCIE-16GB in P0 at 0 % utilization with a python3 process holding 15.4 GB, published in a GitHub repository: 34 W (boards with no process read 27–33 W); the clock is not shown: taken at the highest clock, 1380 MHz (a job's GPU runs at its application clock)",
+        'nvidia-smi (driver 440.64) of a Tesla V100-PCIE-16GB in P0 at 0 % utilization with a python3 process ' +
+        'holding 15.4 GB, published in a GitHub repository: 34 W (boards with no process read 27–33 W); the ' +
+        "clock is not shown: taken at the highest clock, 1380 MHz (a job's GPU runs at its application clock)",
     },
     source: 'NVIDIA V100 PCIe datasheet; idle: see calibration idle',
   },
@@ -151,7 +166,9 @@ export const DEVICES = {
       powerW: 61,
       smClockMHz: 1770,
       source:
-        "nvidia-smi of a Quadro RTX 8000 in P0 at 0 % utilization with a process holding 4.9 GB, published in a GitHub repository: 61 W (16–26 W in P8 with no process); the clock is not shown: taken at the highest clock, 1770 MHz (a job's GPU runs at its application clock)",
+        'nvidia-smi of a Quadro RTX 8000 in P0 at 0 % utilization with a process holding 4.9 GB, published in ' +
+        'a GitHub repository: 61 W (16–26 W in P8 with no process); the clock is not shown: taken at the ' +
+        "highest clock, 1770 MHz (a job's GPU runs at its application clock)",
     },
     source: 'NVIDIA Quadro RTX 8000 datasheet; idle: see calibration idle',
   },
@@ -167,7 +184,8 @@ export const DEVICES = {
       powerW: 93.5025,
       smClockMHz: 1164,
       source:
-        'gpmTOOL (Guerreiro et al.): the GTX Titan X idle row at 1164 MHz core, 4005 MHz memory in titanx_micro_peak_idle_HPCAandCF.csv (gpmTOOL published measurement set)',
+        'gpmTOOL (Guerreiro et al.): the GTX Titan X idle row at 1164 MHz core, 4005 MHz memory in ' +
+        'titanx_micro_peak_idle_HPCAandCF.csv (gpmTOOL published measurement set)',
     },
     source: 'NVIDIA GTX Titan X (Maxwell) specifications; max clock from the gpmTOOL sweep; idle: see calibration idle',
   },

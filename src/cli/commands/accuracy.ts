@@ -75,7 +75,8 @@ export const accuracyCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        "leave-one-GPU-out: fit the band parameters on this profile (another GPU's calibration profile) and measure the bands' coverage on --profile's left-out benchmarks",
+        "leave-one-GPU-out: fit the band parameters on this profile (another GPU's calibration profile) and " +
+        "measure the bands' coverage on --profile's left-out benchmarks",
       repeatable: true,
     },
     {
@@ -83,18 +84,21 @@ export const accuracyCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        'with --bands-from: also measure the coverage on these kernels of the GPU under test (e.g. real applications), predicted by the calibration fitted on --profile',
+        'with --bands-from: also measure the coverage on these kernels of the GPU under test (e.g. real ' +
+        'applications), predicted by the calibration fitted on --profile',
     },
     ...tableOptions('one row per SM clock'),
   ],
   example:
-    'tracewatt accuracy --calibration calibration/a40.json --profile calibration/profiles/perseus-sosp24/bloom+a40_bf16.csv --fit-frequencies 1200,1500,1740',
+    'tracewatt accuracy --calibration calibration/a40.json --profile ' +
+    'calibration/profiles/perseus-sosp24/bloom+a40_bf16.csv --fit-frequencies 1200,1500,1740',
   async run(_args, opts, io) {
     const files = opts.profile;
     if (opts.bandsFrom.length) {
       if (opts.calibration || opts.calibrationOnly || opts.referenceFrequency || opts.fitFrequencies)
         throw new InputError(
-          '--bands-from fits its own calibrations from --profile (each kernel from its highest clock): drop --calibration, --calibration-only, --reference-frequency and --fit-frequencies',
+          '--bands-from fits its own calibrations from --profile (each kernel from its highest clock): drop ' +
+            '--calibration, --calibration-only, --reference-frequency and --fit-frequencies',
         );
       const train = await withHashes(await readProfiles(opts.bandsFrom, opts, io));
       const evaluate = await withHashes(await readProfiles(files, opts, io));
@@ -118,7 +122,8 @@ export const accuracyCommand = defineCommand({
         throw new InputError('give either --reference-frequency or --fit-frequencies, not both');
       if (files.length > 1)
         throw new InputError(
-          `--profile: compare one measured profile with --calibration (got ${files.length}); several profiles go with --calibration-only`,
+          `--profile: compare one measured profile with --calibration (got ${files.length}); several profiles ` +
+            `go with --calibration-only`,
         );
       const cal = await loadCalibration(opts.calibration);
       const refs = opts.referenceFrequency;

@@ -15,7 +15,8 @@ const ROOFLINE_PRECISIONS = ['fp16Tensor', 'fp32', 'fp64'] as const satisfies re
 export const annotateCommand = defineCommand({
   name: 'annotate',
   summary:
-    'Write per-node utilization, duration and energy at target SM clocks into a Chakra trace (estimates), plus a replay power config',
+    'Write per-node utilization, duration and energy at target SM clocks into a Chakra trace (estimates), plus ' +
+    'a replay power config',
   args: [TRACE_ARG],
   options: [
     {
@@ -30,7 +31,8 @@ export const annotateCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        'kernel profile(s) to match trace nodes against (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates',
+        'kernel profile(s) to match trace nodes against (repeatable); without one, nodes with ' +
+        'num_ops/tensor_size get roofline estimates',
       repeatable: true,
     },
     {
@@ -44,14 +46,16 @@ export const annotateCommand = defineCommand({
     {
       ...POWER_LOG,
       description:
-        'power log joined with the profile (an Nsight Systems cuda_gpu_trace or a Kineto trace) for per-kernel power and energy',
+        'power log joined with the profile (an Nsight Systems cuda_gpu_trace or a Kineto trace) for per-kernel ' +
+        'power and energy',
     },
     ...POWER_LOG_READING,
     {
       name: 'bands',
       type: 'boolean',
       description:
-        "write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives one",
+        "write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band " +
+        'model gives one',
     },
     {
       name: 'frequency',
@@ -83,7 +87,9 @@ export const annotateCommand = defineCommand({
       unit: 'MHz',
       value: 'MHz',
       description:
-        "SM clock the trace's durations were recorded at (default: a Kineto profile's assumed clock — its GPU's maximum boost clock — else the calibration's highest clock; profile samples without a clock are taken at it; a note says which)",
+        "SM clock the trace's durations were recorded at (default: a Kineto profile's assumed clock — its " +
+        "GPU's maximum boost clock — else the calibration's highest clock; profile samples without a clock are " +
+        'taken at it; a note says which)',
     },
     {
       name: 'scaling',
@@ -102,7 +108,8 @@ export const annotateCommand = defineCommand({
     },
     {
       ...powerConfigOption(
-        `memory/network pJ/bit from a power config: a preset (${POWER_PRESETS.join(', ')}) or power.json; default: by device`,
+        `memory/network pJ/bit from a power config: a preset (${POWER_PRESETS.join(', ')}) or power.json; ` +
+          `default: by device`,
       ),
       deprecatedNames: ['power-preset'],
     },
@@ -158,7 +165,9 @@ export const annotateCommand = defineCommand({
   ],
   exampleSetup: ['tracewatt import pytorch --dir traces/pytorch-real/dlrm --out out/dlrm'],
   example:
-    'tracewatt annotate out/dlrm --calibration calibration/v100.json --profile traces/pytorch-real/dlrm/worker0_step_12.1694128201545.pt.trace.json.gz --frequency 1200 --out out/dlrm-1200',
+    'tracewatt annotate out/dlrm --calibration calibration/v100.json --profile ' +
+    'traces/pytorch-real/dlrm/worker0_step_12.1694128201545.pt.trace.json.gz --frequency 1200 --out ' +
+    'out/dlrm-1200',
   async run(args, opts, io) {
     if (opts.frequency !== undefined && opts.frequencies !== undefined)
       throw new InputError('give --frequency or --frequencies, not both');

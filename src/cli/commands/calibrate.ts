@@ -36,7 +36,9 @@ export const calibrateCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        'idle measurement: an nvidia-smi log (power.draw, clocks.sm, utilization.gpu; samples at 0 % are idle) or a profile with idle rows (every utilization 0); default: idle rows of the profiles, else the published figure',
+        'idle measurement: an nvidia-smi log (power.draw, clocks.sm, utilization.gpu; samples at 0 % are idle) ' +
+        'or a profile with idle rows (every utilization 0); default: idle rows of the profiles, else the ' +
+        'published figure',
     },
     {
       name: 'datasheet',
@@ -55,7 +57,8 @@ export const calibrateCommand = defineCommand({
     ...tableOptions('one row per clock model'),
   ],
   example:
-    'tracewatt calibrate calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --device "NVIDIA A40" --out out/a40.json',
+    'tracewatt calibrate calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --device "NVIDIA A40" ' +
+    '--out out/a40.json',
   async run(files, opts, io) {
     const sheet = opts.datasheet ?? null;
     if (sheet !== null && files.length)
@@ -123,7 +126,8 @@ export const calibrateCommand = defineCommand({
       : null;
     // Kept on purpose (--device-mismatch ok): the idle block says so.
     if (warning && mismatch === 'ok' && calibration.idle)
-      calibration.idle.source += `; measured on ${idle!.device}, taken for ${calibration.device.name} (--device-mismatch ok)`;
+      calibration.idle.source +=
+        `; measured on ${idle!.device}, taken for ${calibration.device.name} ` + `(--device-mismatch ok)`;
     await saveCalibration(opts.out, calibration);
     emit(io, opts, calibration, {
       table: () => calibrationRows(calibration),

@@ -2,7 +2,8 @@
  * `tracewatt case-study llama2-70b`: the AstraWattch case study end to end — two layouts at LLaMA-2's global batch,
  * three energy knobs (scale-out DVFS, scale-up DVFS, GPU SM clock) with their marginal efficiency and bands —
  * written as results.json and a self-contained report.html. `npm start` runs it.
- * `tracewatt case-study a30-layers`: GPT decoder layers on an A30 against a published SM-clock table (case-study-a30.ts).
+ * `tracewatt case-study a30-layers`: GPT decoder layers on an A30 against a published SM-clock table
+ * (case-study-a30.ts).
  */
 import { CASE_STUDY_DEFAULTS, loadVfCurve, MAP_DEFAULTS, runCaseStudy } from '../../engines/studies/index.js';
 import { InputError } from '../../errors.js';
@@ -82,7 +83,10 @@ function llamaOptionsGiven(opts: Readonly<Record<string, unknown>>): string[] {
 export const caseStudyCommand = defineCommand({
   name: 'case-study',
   summary:
-    'Case studies, each written as results JSON + HTML report. llama2-70b: LLaMA-2-70B on 32 H100s (Switch(8)×Ring(4)), TP 8 × DP 4 and TP 8 × PP 4 at the full batch, scale-out DVFS, scale-up DVFS and SM clock as energy knobs; a30-layers: GPT decoder layers on an A30 swept over every SM clock, against a published table',
+    'Case studies, each written as results JSON + HTML report. llama2-70b: LLaMA-2-70B on 32 H100s ' +
+    '(Switch(8)×Ring(4)), TP 8 × DP 4 and TP 8 × PP 4 at the full batch, scale-out DVFS, scale-up DVFS and SM ' +
+    'clock as energy knobs; a30-layers: GPT decoder layers on an A30 swept over every SM clock, against a ' +
+    'published table',
   args: [{ name: 'name', description: 'the case study: llama2-70b or a30-layers' }],
   options: [
     {
@@ -97,7 +101,8 @@ export const caseStudyCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        'calibration for kernel times and energies (default: calibration/h100-datasheet.json; a30-layers: calibration/a30-datasheet.json)',
+        'calibration for kernel times and energies (default: calibration/h100-datasheet.json; a30-layers: ' +
+        'calibration/a30-datasheet.json)',
     },
     ...LLAMA_OPTIONS.slice(4),
     { name: 'no-map', type: 'boolean', description: 'leave the sensitivity map out (fewer replays)' },
@@ -114,7 +119,8 @@ export const caseStudyCommand = defineCommand({
       description: 'a30-layers: sequences per layer pass (default 1)',
     },
     ...tableOptions(
-      'llama2-70b: the knob table, one row per layout × knob × setting; a30-layers: one row per layer × sequence length',
+      'llama2-70b: the knob table, one row per layout × knob × setting; a30-layers: one row per layer × ' +
+        'sequence length',
     ),
   ],
   example: 'tracewatt case-study llama2-70b --out out/case-study',
@@ -123,7 +129,8 @@ export const caseStudyCommand = defineCommand({
       const wrong = llamaOptionsGiven(opts);
       if (wrong.length > 0)
         throw new InputError(
-          `${wrong[0]} belongs to the llama2-70b case study; a30-layers sweeps fixed layers, sequence lengths and clocks`,
+          `${wrong[0]} belongs to the llama2-70b case study; a30-layers sweeps fixed layers, sequence lengths ` +
+            `and clocks`,
         );
       return runA30LayersCommand(opts, io);
     }

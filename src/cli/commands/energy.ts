@@ -6,7 +6,8 @@ import { printReplayResult, REPLAY_CONFIG_OPTIONS, replayConfigOptions } from '.
 export const energyCommand = defineCommand({
   name: 'energy',
   summary:
-    "energy breakdown of a run ASTRA-sim timed: its per-rank times, the trace's node energies, tracewatt's network traffic",
+    "energy breakdown of a run ASTRA-sim timed: its per-rank times, the trace's node energies, tracewatt's " +
+    'network traffic',
   args: [
     {
       name: 'trace',
@@ -25,7 +26,10 @@ export const energyCommand = defineCommand({
     ...REPLAY_CONFIG_OPTIONS,
   ],
   example:
-    'tracewatt energy --astra-sim-log test/fixtures/astra-sim/congestion-aware/all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster',
+    'tracewatt energy --astra-sim-log ' +
+    'test/fixtures/astra-sim/congestion-aware/all_reduce_8npus_1MB__sys_ring_example__Switch_8npus.txt ' +
+    'traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network ' +
+    'traces/configs/Switch_8npus.yml --power-config h100-cluster',
   async run(args, opts, io) {
     const res = await energyFromAstraSimLog({
       astraSimLog: opts.astraSimLog,

@@ -8,7 +8,8 @@ import { emit, powerConfigOption, printSaid } from '../io.js';
 export const exportAstraSimCommand = defineCommand({
   name: 'export astra-sim',
   summary:
-    'write a folder ASTRA-sim runs as it is: the rank files (repaired where it would stall or misread), its configs and a run script',
+    'write a folder ASTRA-sim runs as it is: the rank files (repaired where it would stall or misread), its ' +
+    'configs and a run script',
   args: [
     {
       name: 'trace',
@@ -21,7 +22,8 @@ export const exportAstraSimCommand = defineCommand({
       type: 'string',
       value: 'dir',
       description:
-        'folder to write (workload/<prefix>.<rank>.et, system.json, network.yml, memory.json, comm-group.json, power.json, run.sh, export.json)',
+        'folder to write (workload/<prefix>.<rank>.et, system.json, network.yml, memory.json, comm-group.json, ' +
+        'power.json, run.sh, export.json)',
       required: true,
     },
     {
@@ -44,7 +46,8 @@ export const exportAstraSimCommand = defineCommand({
     },
     { name: 'comm-group', type: 'string', value: 'file', description: 'ASTRA-sim comm-group JSON (pg_name → ranks)' },
     powerConfigOption(
-      `tracewatt power.json (or a preset: ${POWER_PRESETS.join(', ')}) for the energy breakdown of the run (default: <prefix>.power.json beside the trace, as annotate writes it)`,
+      `tracewatt power.json (or a preset: ${POWER_PRESETS.join(', ')}) for the energy breakdown of the run ` +
+        `(default: <prefix>.power.json beside the trace, as annotate writes it)`,
     ),
     {
       name: 'comm-size',
@@ -57,7 +60,8 @@ export const exportAstraSimCommand = defineCommand({
   ],
   exampleSetup: ['tracewatt import pytorch --dir traces/pytorch-real/dlrm --out out/dlrm'],
   example:
-    'tracewatt export astra-sim out/dlrm --system traces/configs/sys_ring_example.json --network test/fixtures/astra-sim/pytorch-dlrm/Ring_8npus.yml --power-config v100-cluster --out out/dlrm-astra-sim',
+    'tracewatt export astra-sim out/dlrm --system traces/configs/sys_ring_example.json --network ' +
+    'test/fixtures/astra-sim/pytorch-dlrm/Ring_8npus.yml --power-config v100-cluster --out out/dlrm-astra-sim',
   async run(args, opts, io) {
     const r = await exportAstraSim({
       trace: args[0],

@@ -7,12 +7,14 @@ import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
 export const fitNetworkCommand = defineCommand({
   name: 'fit network',
   summary:
-    "fit each network dimension's bandwidth and latency to the measured collective times of an imported run; write the network.yml",
+    "fit each network dimension's bandwidth and latency to the measured collective times of an imported run; " +
+    'write the network.yml',
   args: [
     {
       name: 'trace',
       description:
-        "<prefix> of an imported run's <prefix>.<rank>.et files (import pytorch), collectives with their measured durations",
+        "<prefix> of an imported run's <prefix>.<rank>.et files (import pytorch), collectives with their " +
+        'measured durations',
     },
   ],
   options: [
@@ -61,7 +63,8 @@ export const fitNetworkCommand = defineCommand({
   ],
   exampleSetup: ['tracewatt import pytorch --dir traces/pytorch-real/dlrm --out out/dlrm'],
   example:
-    'tracewatt fit network out/dlrm --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --out out/dlrm-fitted.yml',
+    'tracewatt fit network out/dlrm --system traces/configs/sys_ring_example.json --network ' +
+    'traces/configs/Switch_8npus.yml --out out/dlrm-fitted.yml',
   async run([trace], opts, io) {
     const out = opts.out;
     const r = await fitNetwork({

@@ -7,7 +7,8 @@ import { emit, tableLayout, tableOptions } from '../io.js';
 export const importKinetoCommand = defineCommand({
   name: 'import kineto',
   summary:
-    'Convert Kineto / PyTorch profiler traces alone (one per rank, no execution trace) into Chakra traces with their measured timeline',
+    'Convert Kineto / PyTorch profiler traces alone (one per rank, no execution trace) into Chakra traces with ' +
+    'their measured timeline',
   args: [
     {
       name: 'traces',
@@ -47,7 +48,8 @@ export const importKinetoCommand = defineCommand({
       name: 'partial',
       type: 'boolean',
       description:
-        'import the ranks given although the run had more (said; replay --as-measured works on them, a modelled replay needs every rank)',
+        'import the ranks given although the run had more (said; replay --as-measured works on them, a ' +
+        'modelled replay needs every rank)',
     },
     ...tableOptions('one row per rank'),
   ],

@@ -56,12 +56,14 @@ export const importPytorchCommand = defineCommand({
       name: 'partial',
       type: 'boolean',
       description:
-        'import the ranks given although the run had more, or (--dir) although some Kineto traces have no execution trace (said; replay --as-measured works on them, a modelled replay needs every rank)',
+        'import the ranks given although the run had more, or (--dir) although some Kineto traces have no ' +
+        'execution trace (said; replay --as-measured works on them, a modelled replay needs every rank)',
     },
     ...tableOptions('one row per rank'),
   ],
   example:
-    'tracewatt import pytorch --et traces/pytorch-real/simple_add/et.json.gz --kineto traces/pytorch-real/simple_add/kineto.json.gz --out out/simple_add',
+    'tracewatt import pytorch --et traces/pytorch-real/simple_add/et.json.gz --kineto ' +
+    'traces/pytorch-real/simple_add/kineto.json.gz --out out/simple_add',
   async run(_args, opts, io) {
     const ets = opts.et;
     const kinetos = opts.kineto;

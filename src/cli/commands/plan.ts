@@ -14,7 +14,8 @@ const PLAN_OPTIONS = [
     type: 'string',
     value: 'file',
     description:
-      'stage profile: per stage, forward and backward time and energy at several clocks (Perseus CSV, or any format naming stage<N>/forward|backward)',
+      'stage profile: per stage, forward and backward time and energy at several clocks (Perseus CSV, or any ' +
+      'format naming stage<N>/forward|backward)',
   },
   { name: 'format', type: 'string', value: 'F', description: 'force the profile format (e.g. perseus)' },
   {
@@ -40,7 +41,8 @@ const PLAN_OPTIONS = [
     unit: 'W',
     value: 'W',
     description:
-      "power a GPU draws while it waits on pipeline communication (Perseus: A40 70.38, A100 83.64; with --trace default: the power config's GPU idle power)",
+      'power a GPU draws while it waits on pipeline communication (Perseus: A40 70.38, A100 83.64; with ' +
+      "--trace default: the power config's GPU idle power)",
   },
   {
     name: 'fit-frequencies',
@@ -48,7 +50,8 @@ const PLAN_OPTIONS = [
     unit: 'MHz',
     value: 'list',
     description:
-      'plan from these clocks only: per-stage t(f), P(f) fitted on them give every clock (profile once, plan everywhere)',
+      'plan from these clocks only: per-stage t(f), P(f) fitted on them give every clock (profile once, plan ' +
+      'everywhere)',
   },
   {
     name: 'calibration',
@@ -98,7 +101,8 @@ const PLAN_OPTIONS = [
     type: 'string',
     value: 'prefix',
     description:
-      'instead of --profile: a trace from generate llm annotated at several clocks (the annotate --out prefix; files <prefix>.<F>MHz.<rank>.et)',
+      'instead of --profile: a trace from generate llm annotated at several clocks (the annotate --out prefix; ' +
+      'files <prefix>.<F>MHz.<rank>.et)',
   },
   {
     name: 'frequencies',
@@ -133,7 +137,8 @@ const PLAN_OPTIONS = [
     unit: 's',
     value: 's',
     description:
-      "floor every computation's time to a multiple of this, as Perseus' solver does (its frontier files: A40 0.0001, A100 0.001): only to compare with them",
+      "floor every computation's time to a multiple of this, as Perseus' solver does (its frontier files: A40 " +
+      '0.0001, A100 0.001): only to compare with them',
   },
   {
     name: 'points',
@@ -162,7 +167,8 @@ export const planCommand = defineCommand({
   args: [],
   options: PLAN_OPTIONS,
   example:
-    'tracewatt plan --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --stages 8 --micro-batches 12 --schedule 1f1b --blocking-power 70.38',
+    'tracewatt plan --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --stages 8 ' +
+    '--micro-batches 12 --schedule 1f1b --blocking-power 70.38',
   async run(_args, opts, io) {
     const record = opts.trace !== undefined ? await traceRecord(opts.trace, opts) : await profileRecord(opts, io);
     const written = opts.out ? await writePlanOutputs(opts.out, record) : [];

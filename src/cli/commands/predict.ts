@@ -55,7 +55,9 @@ export const predictCommand = defineCommand({
     ...tableOptions('one row per kernel and clock, times in ns, with the 10–90 % bands'),
   ],
   example:
-    'tracewatt predict --calibration calibration/a40.json --profile calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --reference-frequency 1740 --frequencies 1200,1500',
+    'tracewatt predict --calibration calibration/a40.json --profile ' +
+    'calibration/profiles/perseus-sosp24/gpt3-175b+a40_bf16.csv --reference-frequency 1740 --frequencies ' +
+    '1200,1500',
   async run(_args, opts, io) {
     const cal = await loadCalibration(opts.calibration);
     const refs = opts.referenceFrequency;

@@ -135,7 +135,8 @@ export function quoteArg(s: string): string {
 
 /**
  * Reads profile files with the shared options (and `extra`, e.g. the clock for profiles that record none); prints
- * each table's notes and the readers' diagnostics to stderr. --power-log joins one trace with one power log, so it takes
+ * each table's notes and the readers' diagnostics to stderr. --power-log joins one trace with one power log, so it
+ * takes
  * exactly one profile.
  */
 export async function readProfiles(
@@ -170,7 +171,8 @@ export function reportProfile(file: string, table: ProfileTable, diagnostics: Di
 export function requirePower(file: string, table: ProfileTable): void {
   if (table.samples.some((s) => samplePowerW(s) !== null)) return;
   throw new InputError(
-    `${file}: no usable power reading in ${table.samples.length} sample(s) (every power or energy is missing, 0 or negative): nothing to compare the modelled power and energy with`,
+    `${file}: no usable power reading in ${table.samples.length} sample(s) (every power or energy is missing, ` +
+      `0 or negative): nothing to compare the modelled power and energy with`,
   );
 }
 

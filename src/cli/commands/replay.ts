@@ -1,4 +1,6 @@
-/** `tracewatt replay`: replay all ranks on an ASTRA-sim-described cluster (or as measured) and report time and energy. */
+/**
+ * `tracewatt replay`: replay all ranks on an ASTRA-sim-described cluster (or as measured) and report time and energy.
+ */
 import {
   DEFAULT_POWER_PRESET,
   POWER_PRESETS,
@@ -23,7 +25,8 @@ const CLUSTER_OPTIONS = [
     type: 'string',
     value: 'file',
     description:
-      'ASTRA-sim system.json (required unless --as-measured or --network none; with none: ring collectives, roofline off)',
+      'ASTRA-sim system.json (required unless --as-measured or --network none; with none: ring collectives, ' +
+      'roofline off)',
   },
   {
     name: 'network',
@@ -74,28 +77,32 @@ export const REPLAY_CONFIG_OPTIONS = [...CLUSTER_OPTIONS, ...READING_OPTIONS] as
 export const replayCommand = defineCommand({
   name: 'replay',
   summary:
-    'replay a multi-rank Chakra trace like ASTRA-sim (analytical backend), or an imported run as measured, and break down its energy',
+    'replay a multi-rank Chakra trace like ASTRA-sim (analytical backend), or an imported run as measured, and ' +
+    'break down its energy',
   args: [TRACE_ARG],
   options: [
     {
       name: 'as-measured',
       type: 'boolean',
       description:
-        'replay an imported run (import pytorch / import kineto) as it ran: measured durations and delays, no --system/--network',
+        'replay an imported run (import pytorch / import kineto) as it ran: measured durations and delays, no ' +
+        '--system/--network',
     },
     {
       name: 'power-log',
       type: 'string',
       value: 'file',
       description:
-        'with --as-measured: a power log of the run (nvidia-smi, DCGM, Zeus CSV); its energy over each measured iteration is printed beside the estimate',
+        'with --as-measured: a power log of the run (nvidia-smi, DCGM, Zeus CSV); its energy over each ' +
+        'measured iteration is printed beside the estimate',
     },
     ...CLUSTER_OPTIONS,
     {
       name: 'start-together',
       type: 'boolean',
       description:
-        'an imported run: start every rank at 0, as ASTRA-sim does (by default each starts at its measured start after the earliest rank)',
+        'an imported run: start every rank at 0, as ASTRA-sim does (by default each starts at its measured ' +
+        'start after the earliest rank)',
     },
     ...READING_OPTIONS,
     {
@@ -103,11 +110,14 @@ export const replayCommand = defineCommand({
       type: 'string',
       value: 'out.json',
       description:
-        'a file: write a Chrome/Perfetto trace-event timeline there (µs; a track per rank × slot, estimated power counters)',
+        'a file: write a Chrome/Perfetto trace-event timeline there (µs; a track per rank × slot, estimated ' +
+        'power counters)',
     },
   ],
   example:
-    'tracewatt replay traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster',
+    'tracewatt replay traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system ' +
+    'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config ' +
+    'h100-cluster',
   async run(args, opts, io) {
     if (opts.asMeasured) {
       const modelled = {
@@ -134,7 +144,8 @@ export const replayCommand = defineCommand({
     }
     if (opts.network === undefined || (opts.system === undefined && opts.network !== NO_NETWORK)) {
       throw new InputError(
-        'give --system and --network (the cluster to replay on; --network none for a one-rank trace), or --as-measured for an imported run',
+        'give --system and --network (the cluster to replay on; --network none for a one-rank trace), or ' +
+          '--as-measured for an imported run',
       );
     }
     if (opts.powerLog !== undefined) throw new InputError('--power-log goes with --as-measured');
@@ -166,7 +177,8 @@ export function replayConfigOptions(opts: OptionValues<typeof REPLAY_CONFIG_OPTI
 
 /**
  * A replay result as JSON, CSV rows or the text tables, and its diagnostics as warnings (replay, energy). With the
- * measured iterations of an imported trace, they are set beside the modelled finish (JSON: ranks[].measuredIterationNs).
+ * measured iterations of an imported trace, they are set beside the modelled finish (JSON:
+ * ranks[].measuredIterationNs).
  */
 export function printReplayResult(
   res: ReplayResult,

@@ -13,7 +13,8 @@ export const reportCommand = defineCommand({
     {
       name: 'results',
       description:
-        "results JSON files written by replay, sweep, plan, accuracy or case-study (--json); an imported run's replay --as-measured and modelled replays are set side by side with its measurement",
+        "results JSON files written by replay, sweep, plan, accuracy or case-study (--json); an imported run's " +
+        'replay --as-measured and modelled replays are set side by side with its measurement',
       variadic: true,
     },
   ],
@@ -28,7 +29,9 @@ export const reportCommand = defineCommand({
     { name: 'title', type: 'string', value: 'text', description: 'page title', default: 'tracewatt report' },
   ],
   exampleSetup: [
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system ' +
+      'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power h100-cluster ' +
+      '--dimension 0 --scale 0.5:1.0:0.1 --out out/sweep-network.json',
   ],
   example: 'tracewatt report out/sweep-network.json --out out/report.html',
   async run(args, opts, io) {
@@ -44,7 +47,8 @@ export const reportCommand = defineCommand({
       { out, results: results.length, bytes },
       {
         text: () =>
-          `wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (${(bytes / 1024).toFixed(0)} KiB)\n`,
+          `wrote ${out}: ${results.length} result${results.length === 1 ? '' : 's'} (` +
+          `${(bytes / 1024).toFixed(0)} KiB)\n`,
       },
     );
     return 0;

@@ -1,4 +1,6 @@
-/** `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock. */
+/**
+ * `tracewatt sweep network` and `tracewatt sweep gpu`: what-if sweeps over a network dimension's V–f and the SM clock.
+ */
 import { toJson } from '../../formats/json.js';
 import { DEFAULT_POWER_PRESET, POWER_PRESETS } from '../../engines/replay/index.js';
 import {
@@ -155,7 +157,9 @@ export const sweepNetworkCommand = defineCommand({
     ...SHARD_OPTIONS,
   ],
   example:
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system ' +
+    'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster ' +
+    '--dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
     return runAndPrint(io, opts, 'replaying scales', (common) =>
       runNetworkSweep({
@@ -194,7 +198,8 @@ export const sweepGpuCommand = defineCommand({
       type: 'string',
       value: 'file',
       description:
-        'profile of the traced kernels at the reference clock (repeatable); without one, nodes with num_ops/tensor_size get roofline estimates',
+        'profile of the traced kernels at the reference clock (repeatable); without one, nodes with ' +
+        'num_ops/tensor_size get roofline estimates',
       repeatable: true,
     },
     { name: 'format', type: 'string', value: 'F', description: 'force the profile format' },
@@ -221,7 +226,8 @@ export const sweepGpuCommand = defineCommand({
       name: 'power-preset',
       type: 'string',
       value: 'name|file',
-      description: `memory and network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json (default: by device)`,
+      description:
+        `memory and network pJ/bit from a preset (${POWER_PRESETS.join(', ')}) or power.json (default: by ` + `device)`,
     },
     {
       name: 'select',
@@ -243,7 +249,8 @@ export const sweepGpuCommand = defineCommand({
   ],
   exampleSetup: ['tracewatt generate llm --model llama2-7b --tp 2 --pp 2 --global-batch 4 --seq 512 --out out/llm'],
   example:
-    'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 --system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
+    'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 ' +
+    '--system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
     return runAndPrint(io, opts, 'replaying clocks', (common) =>
       runGpuSweep({
@@ -278,8 +285,12 @@ export const mergeCommand = defineCommand({
     ...tableOptions('one row per point'),
   ],
   exampleSetup: [
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
-    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster --dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system ' +
+      'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster ' +
+      '--dimension 0 --scale 0.5:1.0:0.1 --shard 1/2 --out out/parts/net-1.json',
+    'tracewatt sweep network traces/astra-sim/all_reduce/8npus_1MB/all_reduce --system ' +
+      'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster ' +
+      '--dimension 0 --scale 0.5:1.0:0.1 --shard 2/2 --out out/parts/net-2.json',
   ],
   example: 'tracewatt merge out/parts/net-1.json out/parts/net-2.json --out out/sweep-network.json',
   async run(args, opts, io) {

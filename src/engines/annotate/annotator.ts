@@ -359,7 +359,9 @@ export class RankAnnotator {
     if (previous)
       this.diag.add('already-annotated', {
         nodeId: node.id,
-        message: `${frames.file}: node ${node.id} was annotated before; its annotation is replaced (original duration ${node.durationMicros} µs kept as reference)`,
+        message:
+          `${frames.file}: node ${node.id} was annotated before; its annotation is replaced (original duration ` +
+          `${node.durationMicros} µs kept as reference)`,
       });
     if (attrBool(node, 'is_cpu_op', this.diag)) {
       this.res.cpuOps++;

@@ -67,7 +67,10 @@ export interface AnnotateOptions {
    * device's boost clock), else the calibration's highest clock.
    */
   referenceClockMHz?: number;
-  /** Write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives one. */
+  /**
+   * Write each node's 10–90 % band (energy_j_p10/p90, duration_ns_p10/p90) where the calibration's band model gives
+   * one.
+   */
   bands?: boolean;
   scaling?: 'ratio' | 'offset';
   rooflinePrecision?: RooflinePrecision;

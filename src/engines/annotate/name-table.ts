@@ -32,7 +32,10 @@ export interface NameEntry {
   nextUsed: NameEntry | null;
 }
 
-/** Entries kept before the table starts over (checked between ranks): a trace of ever-new names cannot grow it without bound. */
+/**
+ * Entries kept before the table starts over (checked between ranks): a trace of ever-new names cannot grow it without
+ * bound.
+ */
 const MAX_NAMES = 100_000;
 const RECENT = 1024;
 const RECENT_SHIFT = 22; // top 10 bits of a 32-bit hash: 1024 slots
@@ -122,7 +125,8 @@ export class NameTable {
             0x9e3779b1,
           ) >>> RECENT_SHIFT
         : n;
-    // Two ways: a name found in the slot's neighbour stays there; one looked up takes the slot, its occupant moving over.
+    // Two ways: a name found in the slot's neighbour stays there; one looked up takes the slot, its occupant moving
+    // over.
     let st = this.recent[slot];
     if (st === undefined || !sameBytes(st, dv, buf, s, e)) {
       const other = this.recent[slot ^ 1];

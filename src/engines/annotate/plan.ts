@@ -56,7 +56,10 @@ export interface Prepared {
 }
 
 export interface PlanEntry {
-  /** Profile kernel key (name, and #invocation when the profile numbers invocations; @rank when profiles hold several ranks). */
+  /**
+   * Profile kernel key (name, and #invocation when the profile numbers invocations; @rank when profiles hold several
+   * ranks).
+   */
   key: string;
   level: 'kernel' | 'op';
   /** Empty when byDuration. */
@@ -228,13 +231,17 @@ export function defaultReferenceClock(cal: Calibration, profiles: ProfileTable[]
   if (fromProfile !== null) {
     return {
       mhz: fromProfile,
-      note: `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it records no clock; pass --reference-frequency if the run was clock-locked)`,
+      note:
+        `reference clock ${fromProfile} MHz: the maximum boost clock of the GPU the Kineto profile names (it ` +
+        `records no clock; pass --reference-frequency if the run was clock-locked)`,
     };
   }
   const mhz = Math.max(...cal.clocks.smClocksMHz);
   return {
     mhz,
-    note: `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass --reference-frequency if the run ran at another)`,
+    note:
+      `reference clock ${mhz} MHz: the highest clock of the calibration (${cal.device.name}; pass ` +
+      `--reference-frequency if the run ran at another)`,
   };
 }
 
@@ -284,7 +291,8 @@ export function durationEstimateNote(
   return (
     `${what} are annotated from each node's own duration (at ${plan.referenceClockMHz} MHz) and an assumed power: ` +
     `${plan.assumedPower.map((p, i) => `${formatW(p.powerW)} W at ${plan.frequenciesMHz[i]} MHz`).join(', ')}, ` +
-    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power-log) or counters measure it instead`
+    `${plan.assumedPower[0]!.basis} (estimated_from=${DURATION_SOURCE}); a power log (--power-log) or counters ` +
+    `measure it instead`
   );
 }
 
@@ -310,7 +318,8 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   const calMax = Math.max(...cal.clocks.smClocksMHz);
   if (referenceClockMHz > calMax + 0.5 && !(cal.datasheet && referenceClockMHz <= cal.datasheet.maxSmClockMHz + 0.5)) {
     notes.push(
-      `reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`,
+      `reference clock ${referenceClockMHz} MHz is above the calibration's highest clock (${calMax} MHz, ` +
+        `${cal.device.name}): the time model extrapolates; is the calibration for the GPU the trace ran on?`,
     );
   }
   const diag = options.diagnostics;
@@ -384,8 +393,13 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
 
   if (unclocked) {
     notes.push(
-      `${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ${given} MHz ` +
-        `(${options.referenceClockMHz !== undefined ? 'given: --reference-frequency' : 'the default reference clock; pass --reference-frequency if the run ran at another'})`,
+      `${unclocked} of ${total} profile samples have no SM clock: taken to have run at the reference clock ` +
+        `${given} MHz ` +
+        `(` +
+        (options.referenceClockMHz !== undefined
+          ? 'given: --reference-frequency'
+          : 'the default reference clock; pass --reference-frequency if the run ran at another') +
+        `)`,
     );
   }
 
@@ -464,11 +478,14 @@ export function buildPlan(cal: Calibration, profiles: ProfileTable[], options: P
   if (plan.bands) {
     if (!cal.uncertainty)
       notes.push(
-        `--bands: the calibration of ${cal.device.name} has no band model (${cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks'}): no band is written`,
+        `--bands: the calibration of ${cal.device.name} has no band model (` +
+          (cal.device.kind === 'datasheet' ? 'a datasheet calibration' : 'written before bands, or too few clocks') +
+          `): no band is written`,
       );
     else
       notes.push(
-        '--bands: bands are written on nodes predicted from a profile with counters or power; roofline and duration estimates carry none',
+        '--bands: bands are written on nodes predicted from a profile with counters or power; roofline and ' +
+          'duration estimates carry none',
       );
   }
   return plan;

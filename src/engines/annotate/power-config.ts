@@ -58,7 +58,8 @@ export async function loadPowerBase(options: PowerOptions, device: string): Prom
     // An InputError here is the file not read (its content's errors are FormatErrors): name what was looked for.
     if (preset || !(e instanceof InputError)) throw e;
     throw new InputError(
-      `power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (${e.message.replace(`${file}: `, '')})`,
+      `power preset ${name}: not a preset (${POWER_PRESETS.join(', ')}) nor a readable file (` +
+        `${e.message.replace(`${file}: `, '')})`,
     );
   }
   return { config, label: preset ? `preset ${name}` : file };
@@ -96,7 +97,8 @@ export async function buildPowerDocument(
   const idle = options.idlePowerW === undefined ? idlePowerAt(cal, frequencyMHz) : null;
   if (options.idlePowerW === undefined && !idle)
     throw new InputError(
-      `the calibration of ${cal.device.name} has no idle figure (no idle block, no datasheet): re-run tracewatt calibrate with --idle <power log or idle profile>, or pass --idle-power W`,
+      `the calibration of ${cal.device.name} has no idle figure (no idle block, no datasheet): re-run ` +
+        `tracewatt calibrate with --idle <power log or idle profile>, or pass --idle-power W`,
     );
   const idlePowerW = options.idlePowerW ?? idle!.powerW;
   if (!(idlePowerW >= 0)) throw new InputError(`idle power must be ≥ 0 W, got ${idlePowerW}`);
@@ -105,7 +107,9 @@ export async function buildPowerDocument(
   let activeNote: string;
   if (totals.annotatedDurationNs > 0) {
     activePowerW = totals.computeEnergyJ / (totals.annotatedDurationNs * 1e-9);
-    activeNote = `gpu.activePowerW: energy-weighted mean modelled power of the annotated compute nodes at ${frequencyMHz} MHz; the replay uses it only for compute nodes without energy_j`;
+    activeNote =
+      `gpu.activePowerW: energy-weighted mean modelled power of the annotated compute nodes at ${frequencyMHz} ` +
+      `MHz; the replay uses it only for compute nodes without energy_j`;
   } else {
     const full = Object.fromEntries(cal.components.map((c) => [c, 1]));
     activePowerW = cal.datasheet?.activePowerW ?? Math.min(cap, evaluatePower(comp, full));
@@ -136,19 +140,25 @@ export async function buildPowerDocument(
   const commNote =
     options.commPowerW !== undefined
       ? 'gpu.commPowerW: given by the user'
-      : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but compute little; no measurement of it at hand)`;
+      : `gpu.commPowerW: the GPU while only communication runs, taken as idle + ${COMM_ACTIVE_SHARE} × (active − ` +
+        `idle) = ${fmt(commPowerW)} W (an assumption: collectives keep SMs busy polling and moving data but ` +
+        `compute little; no measurement of it at hand)`;
   const doc = {
     name,
-    description: `Written by tracewatt annotate: ${cal.device.name} (${cal.device.kind} calibration) at SM clock ${frequencyMHz} MHz. Modelled numbers: results are estimates.`,
+    description:
+      `Written by tracewatt annotate: ${cal.device.name} (${cal.device.kind} calibration) at SM clock ` +
+      `${frequencyMHz} MHz. Modelled numbers: results are estimates.`,
     sources: [
       `calibration: ${cal.device.name}, ${cal.provenance.command || cal.provenance.tool}`,
-      `memory energy per bit: ${options.memoryPjPerBit !== undefined ? 'given by the user' : label}; network energy per bit: ${options.networkPjPerBit ? 'given by the user' : label}`,
+      `memory energy per bit: ${options.memoryPjPerBit !== undefined ? 'given by the user' : label}; network ` +
+        `energy per bit: ${options.networkPjPerBit ? 'given by the user' : label}`,
     ],
     assumptions: [
       activeNote,
       `gpu.idlePowerW: the GPU held at ${frequencyMHz} MHz computing nothing (gpu.idleSource says where it comes from)`,
       commNote,
-      `gpu.componentPowersW: W of each component at utilization 1 above P0 (${fmt(comp.interceptW)} W) at ${frequencyMHz} MHz, from the calibration` +
+      `gpu.componentPowersW: W of each component at utilization 1 above P0 (${fmt(comp.interceptW)} W) at ` +
+        `${frequencyMHz} MHz, from the calibration` +
         (Object.keys(comp.coefficientsW).length ? '' : ' (none: counter-free calibration)'),
     ],
     gpu: {

@@ -40,7 +40,9 @@ export function topNames(list: NameCount[]): NameCount[] {
   return list.sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, TOP_NAMES);
 }
 
-/** The names that can be among topNames(list) whatever the order of ties: those counted at least as often as the 20th. */
+/**
+ * The names that can be among topNames(list) whatever the order of ties: those counted at least as often as the 20th.
+ */
 function topCandidates(list: NameCount[]): NameCount[] {
   if (list.length <= TOP_NAMES) return list;
   const least = list.map((n) => n.count).sort((a, b) => b - a)[TOP_NAMES - 1];

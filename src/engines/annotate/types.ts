@@ -55,7 +55,9 @@ export interface RankAnnotation {
    * tensor_size.
    */
   estimated: number;
-  /** GPU compute nodes left as they were: unmatched with no num_ops, tensor_size or duration (or matched, lasting 0 µs). */
+  /**
+   * GPU compute nodes left as they were: unmatched with no num_ops, tensor_size or duration (or matched, lasting 0 µs).
+   */
   untouched: number;
   /** matched / gpuCompNodes; null when the rank has no GPU compute node. */
   matchRate: number | null;

@@ -15,8 +15,10 @@ export function annotateWarnings(total: Total, profileKernels: number, profilesG
   if (annotated > 0) {
     if (profilesGiven > 0 && matchedOf(total) === 0 && total.gpuCompNodes > 0) {
       out.push(
-        `NO NODE MATCHED THE PROFILE: none of the ${total.gpuCompNodes} GPU compute node names is among the ${profileKernels} profiled kernel(s); ` +
-          `every annotation is a roofline or duration estimate (is the profile of this run? e.g. "${total.unmatchedNames[0]?.name.slice(0, 60) ?? ''}")`,
+        `NO NODE MATCHED THE PROFILE: none of the ${total.gpuCompNodes} GPU compute node names is among the ` +
+          `${profileKernels} profiled kernel(s); ` +
+          `every annotation is a roofline or duration estimate (is the profile of this run? e.g. "` +
+          `${total.unmatchedNames[0]?.name.slice(0, 60) ?? ''}")`,
       );
     }
     return out;
@@ -26,12 +28,16 @@ export function annotateWarnings(total: Total, profileKernels: number, profilesG
     why =
       total.compNodes === 0
         ? 'the trace has no compute node'
-        : `all ${total.compNodes} compute nodes are host-side ops (is_cpu_op); the trace has no GPU compute node (was it converted with its Kineto trace?)`;
+        : `all ${total.compNodes} compute nodes are host-side ops (is_cpu_op); the trace has no GPU compute node ` +
+          `(was it converted with its Kineto trace?)`;
   } else if (profilesGiven === 0) {
-    why = `no --profile given, and its ${total.gpuCompNodes} GPU compute node(s) have no num_ops/tensor_size for a roofline estimate nor a duration to estimate from`;
+    why =
+      `no --profile given, and its ${total.gpuCompNodes} GPU compute node(s) have no num_ops/tensor_size for a ` +
+      `roofline estimate nor a duration to estimate from`;
   } else {
     why =
-      `none of the ${total.gpuCompNodes} GPU compute node names matched the ${profileKernels} profiled kernel(s), and the nodes have no num_ops/tensor_size nor a duration to estimate from` +
+      `none of the ${total.gpuCompNodes} GPU compute node names matched the ${profileKernels} profiled ` +
+      `kernel(s), and the nodes have no num_ops/tensor_size nor a duration to estimate from` +
       (total.unmatchedNames[0] ? ` (most frequent node: "${total.unmatchedNames[0].name.slice(0, 80)}")` : '');
   }
   out.push(

@@ -54,14 +54,17 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
   if (log.exposedCommNs === undefined) {
     diag.add('astra-log.no-exposed-communication', {
       file,
-      message: `${file} line ${log.line}: sys[${log.rank}] gives no exposed communication (an older ASTRA-sim); GPU time taken from ${log.stats ? 'its "GPU time" line' : 'the trace'}`,
+      message:
+        `${file} line ${log.line}: sys[${log.rank}] gives no exposed communication (an older ASTRA-sim); GPU ` +
+        `time taken from ${log.stats ? 'its "GPU time" line' : 'the trace'}`,
     });
   }
   if (gpuComputeNs !== base.gpuComputeNs) {
     diag.add('astra-log.gpu-time-differs', {
       file,
       message:
-        `${file} line ${log.line}: ASTRA-sim's GPU time of rank ${log.rank} is ${gpuComputeNs} ns, the trace's GPU nodes take ${base.gpuComputeNs} ns; ` +
+        `${file} line ${log.line}: ASTRA-sim's GPU time of rank ${log.rank} is ${gpuComputeNs} ns, the trace's ` +
+        `GPU nodes take ${base.gpuComputeNs} ns; ` +
         "idle energy uses ASTRA-sim's, compute energy the nodes'",
     });
   }
@@ -69,7 +72,9 @@ function retimed(base: RankTotals, log: AstraRankLog, diag: Diagnostics, file: s
   if (!s) {
     diag.add('astra-log.no-statistics', {
       file,
-      message: `${file}: no statistics lines (Wall/GPU/Comm time) for rank ${log.rank}; its comm, wall and overlap times are tracewatt's replay (congestion-unaware), its finish and exposed communication ASTRA-sim's`,
+      message:
+        `${file}: no statistics lines (Wall/GPU/Comm time) for rank ${log.rank}; its comm, wall and overlap ` +
+        `times are tracewatt's replay (congestion-unaware), its finish and exposed communication ASTRA-sim's`,
     });
   }
   if (!s) return { ...base, finishNs: log.finishNs, gpuComputeNs };
@@ -122,7 +127,9 @@ async function checkLogBelongs(
     const differ = await fingerprintDifferences(input, log.fingerprint.inputs);
     if (differ.length > 0) {
       throw new InputError(
-        `${log.file} line ${log.fingerprint.line}: the log is of another export: the ${differ.join(', ')} of its run differ${differ.length === 1 ? 's' : ''} from the files given (SHA-256); give the trace and configs of the folder whose run.sh wrote it`,
+        `${log.file} line ${log.fingerprint.line}: the log is of another export: the ${differ.join(', ')} of ` +
+          `its run differ${differ.length === 1 ? 's' : ''} from the files given (SHA-256); give the trace and ` +
+          `configs of the folder whose run.sh wrote it`,
       );
     }
   }
@@ -130,8 +137,11 @@ async function checkLogBelongs(
   const early = astraBandwidth ? logRanks.find((r, i) => r.finishNs < base.ranks[i]!.finishNs) : undefined;
   if (early) {
     throw new InputError(
-      `${log.file} line ${early.line}: sys[${early.rank}] finished at ${early.finishNs} ns, but rank ${early.rank} of ${input.trace} on these configs takes at least ` +
-        `${base.ranks[early.rank]!.finishNs} ns (tracewatt's congestion-unaware replay, which ASTRA-sim's analytical backends reproduce or exceed): the log is of another run (another trace, system or network)`,
+      `${log.file} line ${early.line}: sys[${early.rank}] finished at ${early.finishNs} ns, but rank ` +
+        `${early.rank} of ${input.trace} on these configs takes at least ` +
+        `${base.ranks[early.rank]!.finishNs} ns (tracewatt's congestion-unaware replay, which ASTRA-sim's ` +
+        `analytical backends reproduce or exceed): the log is of another run (another trace, system or ` +
+        `network)`,
     );
   }
 }

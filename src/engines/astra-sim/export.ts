@@ -110,9 +110,13 @@ export interface AstraSimExport {
   diagnostics: DiagnosticSummary[];
   /** What was assumed (e.g. that no power.json was found, so `energy` uses the default preset). */
   notes: string[];
-  /** Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log. */
+  /**
+   * Command lines: ASTRA-sim's two analytical backends, and tracewatt's energy from the congestion-unaware run's log.
+   */
   commands: { congestionUnaware: string; congestionAware: string; energy: string };
-  /** SHA-256 (hex) of what ASTRA-sim reads: the rank files (as a trace digest), system, network, memory, comm groups. */
+  /**
+   * SHA-256 (hex) of what ASTRA-sim reads: the rank files (as a trace digest), system, network, memory, comm groups.
+   */
   fingerprint: ExportFingerprint;
 }
 
@@ -178,12 +182,14 @@ async function rankGraph(file: string, diagnostics: Diagnostics): Promise<Depend
   const facts = graph.facts();
   if (facts.duplicateCount > 0) {
     throw new InputError(
-      `${file}: node id ${facts.duplicateIds[0]} appears more than once (${facts.duplicateCount} repeated id(s)); ASTRA-sim cannot tell the nodes apart`,
+      `${file}: node id ${facts.duplicateIds[0]} appears more than once (${facts.duplicateCount} repeated ` +
+        `id(s)); ASTRA-sim cannot tell the nodes apart`,
     );
   }
   if (facts.nodesInCycles > 0) {
     throw new InputError(
-      `${file}: ${facts.nodesInCycles} node(s) can never run: dependency cycle ${facts.cycleSample.join(' → ')} → ${facts.cycleSample[0]}`,
+      `${file}: ${facts.nodesInCycles} node(s) can never run: dependency cycle ${facts.cycleSample.join(' → ')}` +
+        ` → ${facts.cycleSample[0]}`,
     );
   }
   return graph;
@@ -215,8 +221,10 @@ function systemText(text: string, system: SystemConfig, counts: GpuNodeCounts, f
   const o = JSON.parse(text) as Record<string, unknown>;
   o['roofline-enabled'] = 0;
   notes.push(
-    `${counts.annotated} GPU compute node(s) carry annotated durations (frequency_mhz / energy_j): system.json is ${file} with ` +
-      'roofline-enabled 0, so ASTRA-sim runs their annotated durations as replay does (with roofline on it would recompute them from num_ops)' +
+    `${counts.annotated} GPU compute node(s) carry annotated durations (frequency_mhz / energy_j): system.json ` +
+      `is ${file} with ` +
+      'roofline-enabled 0, so ASTRA-sim runs their annotated durations as replay does (with roofline on it ' +
+      'would recompute them from num_ops)' +
       (counts.unannotated > 0
         ? `; the ${counts.unannotated} unannotated GPU compute node(s) then take their duration_micros in both`
         : ''),
@@ -240,7 +248,9 @@ async function writeRank(
   if (!reader.metadata) {
     ctx.repairs.add('metadata-added', {
       file: rf.file,
-      message: `${rf.file}: no GlobalMetadata frame; one (version ${DEFAULT_METADATA.version}) added before the first node`,
+      message:
+        `${rf.file}: no GlobalMetadata frame; one (version ${DEFAULT_METADATA.version}) added before the first ` +
+        `node`,
     });
   }
   const c: RepairContext = { ...ctx, file: rf.file, rank: rf.rank, hasNode: (id) => graph.has(id) };
@@ -305,7 +315,8 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   if (rankFiles.length !== npus) {
     // The words replay uses (engine.ts), so that both commands give a trace and network one verdict.
     throw new InputError(
-      `the trace has ${rankFiles.length} rank file(s) but ${network.file} describes ${npus} NPUs (npus_count [${network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`,
+      `the trace has ${rankFiles.length} rank file(s) but ${network.file} describes ${npus} NPUs (npus_count [` +
+        `${network.dims.map((d) => d.npus).join(', ')}]): give one <prefix>.<rank>.et per NPU`,
     );
   }
   const gap = missingRankProblem(input.trace, rankFiles);
@@ -318,13 +329,16 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
   if (power && power.network.length < network.dims.length) {
     // As replay (and energy on ASTRA-sim's log) refuses it.
     throw new InputError(
-      `${power.file}: network: has ${power.network.length} entries but ${network.file} has ${network.dims.length} dimensions: give one energyPjPerBit per dimension`,
+      `${power.file}: network: has ${power.network.length} entries but ${network.file} has ` +
+        `${network.dims.length} dimensions: give one energyPjPerBit per dimension`,
     );
   }
   const notes = paths.power
     ? []
     : [
-        `no power config given and none beside the trace (${path.join(path.dirname(rankFiles[0].file), traceName(rankFiles[0].file))}.power.json): the energy command uses the ${DEFAULT_POWER_PRESET} preset; export with --power to use the annotated GPU's`,
+        `no power config given and none beside the trace (` +
+          `${path.join(path.dirname(rankFiles[0].file), traceName(rankFiles[0].file))}.power.json): the energy ` +
+          `command uses the ${DEFAULT_POWER_PRESET} preset; export with --power to use the annotated GPU's`,
       ];
 
   const name = traceName(rankFiles[0].file);
@@ -371,8 +385,10 @@ export async function exportAstraSim(input: ExportInput): Promise<AstraSimExport
       const starts = measuredStartOffsets(await measuredIterations(input.trace));
       if (starts && starts.some((t) => t > 0)) {
         notes.push(
-          `the trace records when each rank began its measured iteration (an imported run; up to ${(Math.max(...starts) / 1e6).toFixed(3)} ms apart): ` +
-            "tracewatt replay starts each rank then and counts its finish from there; ASTRA-sim starts every rank at 0, so its times differ from replay's (energy --astra-sim-log takes ASTRA-sim's)",
+          `the trace records when each rank began its measured iteration (an imported run; up to ` +
+            `${(Math.max(...starts) / 1e6).toFixed(3)} ms apart): ` +
+            'tracewatt replay starts each rank then and counts its finish from there; ASTRA-sim starts every ' +
+            "rank at 0, so its times differ from replay's (energy --astra-sim-log takes ASTRA-sim's)",
         );
       }
       const put = (file: string, text: string) => set.put(file, text);

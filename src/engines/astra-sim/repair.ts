@@ -43,7 +43,8 @@ export const REPAIRS = {
   'self-dependency-removed': 'dependency of a node on itself removed (it could never run; replay ignores it)',
   'comm-marked-cpu': 'is_cpu_op cleared on a communication node (ASTRA-sim aborts: "Comm node should not be on CPU")',
   'cpu-collective-to-compute':
-    'CPU-side collective without comm_type turned into a CPU COMP_NODE of the same duration (as replay runs it; ASTRA-sim aborts on it)',
+    'CPU-side collective without comm_type turned into a CPU COMP_NODE of the same duration (as replay runs ' +
+    'it; ASTRA-sim aborts on it)',
   'comm-size-added': 'comm_size set from --comm-size on a collective without one (ASTRA-sim stalls every rank)',
   'broadcast-comm-size-added':
     'comm_size 0 added to a BROADCAST without one (ASTRA-sim reads it, then replays the duration)',
@@ -56,10 +57,12 @@ export const REPAIRS = {
   'unknown-node-type-invalidated':
     'node of a type ASTRA-sim does not know made INVALID_NODE, which it skips (replay gives it no time)',
   'is-cpu-op-as-bool':
-    'is_cpu_op that is neither a bool nor an integer (e.g. a string) written as bool_val false, as replay reads it (ASTRA-sim cannot read it)',
+    'is_cpu_op that is neither a bool nor an integer (e.g. a string) written as bool_val false, as replay ' +
+    'reads it (ASTRA-sim cannot read it)',
   'mistyped-attribute-dropped':
-    'attribute of a kind no consumer reads for its name (a string or list where a number is read, a non-list involved_dim, a non-string pg_name) removed, as replay reads it: absent',
-} as const;
+    'attribute of a kind no consumer reads for its name (a string or list where a number is read, a non-list ' +
+    'involved_dim, a non-string pg_name) removed, as replay reads it: absent',
+} satisfies Record<string, string>;
 export type RepairCode = keyof typeof REPAIRS;
 
 /** Without involved_dim, ASTRA-sim involves this many dimensions. */
@@ -214,7 +217,8 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
   const kind = simulatedCollective(t);
   if (kind === undefined && t !== CollectiveCommType.BROADCAST) {
     throw new InputError(
-      `${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
+      `${where(c, n)}: comm_type ${commTypeName(type)} is not simulated by ASTRA-sim's analytical backend (` +
+        `${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
     );
   }
   if (attrInt(n, 'comm_size') === undefined) {
@@ -240,7 +244,8 @@ function repairCollective(c: RepairContext, n: ChakraNode): void {
   const pg = attrString(n, 'pg_name') ?? '';
   if (pg !== '' && pg !== '0' && !c.commGroups?.groups.has(pg)) {
     throw new InputError(
-      `${where(c, n)}: pg_name "${pg}" is not defined${c.commGroups ? ` in ${c.commGroups.file}` : ' (no --comm-group file given)'}`,
+      `${where(c, n)}: pg_name "${pg}" is not defined` +
+        (c.commGroups ? ` in ${c.commGroups.file}` : ' (no --comm-group file given)'),
     );
   }
 }
@@ -315,7 +320,8 @@ export function repairNode(c: RepairContext, n: ChakraNode): void {
         attrInt(n, 'num_ops') === undefined
       ) {
         throw new InputError(
-          `${where(c, n)} has no num_ops, which ${c.system.file} (roofline-enabled) needs on every GPU COMP_NODE (ASTRA-sim stalls without it); use a system with roofline-enabled 0`,
+          `${where(c, n)} has no num_ops, which ${c.system.file} (roofline-enabled) needs on every GPU ` +
+            `COMP_NODE (ASTRA-sim stalls without it); use a system with roofline-enabled 0`,
         );
       }
       return;

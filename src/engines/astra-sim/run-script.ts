@@ -49,10 +49,16 @@ export function logFile(files: ExportedFiles, backend: AstraBackend): string {
 export function astraSimCommand(files: ExportedFiles, backend: AstraBackend): string {
   const flags = configFlags(files, (f) => f).map(sh);
   const logs = sh(path.join(path.dirname(files.runScript), 'log'));
-  return `${ASTRA_SIM_BINARIES[backend]} ${flags.join(' ')} --logging-folder=${logs} > ${sh(logFile(files, backend))} 2>&1`;
+  return (
+    `${ASTRA_SIM_BINARIES[backend]} ${flags.join(' ')} --logging-folder=${logs} > ${sh(logFile(files, backend))} ` +
+    `2>&1`
+  );
 }
 
-/** `npx tracewatt energy` on the log of a run of the exported workload (npx: runs in the repository or after `npm link`). */
+/**
+ * `npx tracewatt energy` on the log of a run of the exported workload (npx: runs in the repository or after
+ * `npm link`).
+ */
 export function energyCommandLine(files: ExportedFiles, backend: AstraBackend): string {
   return [
     'npx tracewatt energy --astra-sim-log',

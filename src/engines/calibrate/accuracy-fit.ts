@@ -24,7 +24,9 @@ export interface EnergyOptimum {
   measuredClockMHz: number;
   predictedClockMHz: number;
   deviationMHz: number;
-  /** Measured energy at the predicted optimum above the measured minimum, %: what choosing the predicted clock costs. */
+  /**
+   * Measured energy at the predicted optimum above the measured minimum, %: what choosing the predicted clock costs.
+   */
   excessEnergyPct: number;
 }
 

@@ -12,12 +12,17 @@ export interface AccuracyRow {
   totalTimeErrorPct: number;
   totalEnergyErrorPct: number;
   n: number;
-  /** Share of kernels whose measured time (energy) lies in the predicted 10–90 % band; null when no prediction had a band. */
+  /**
+   * Share of kernels whose measured time (energy) lies in the predicted 10–90 % band; null when no prediction had a
+   * band.
+   */
   timeCoveragePct: number | null;
   energyCoveragePct: number | null;
 }
 
-/** Errors over the clocks strictly between the two highest fitted clocks (fit mode), where a voltage knee bends power. */
+/**
+ * Errors over the clocks strictly between the two highest fitted clocks (fit mode), where a voltage knee bends power.
+ */
 export interface FitBandAccuracy {
   fromMHz: number;
   toMHz: number;

@@ -81,7 +81,9 @@ function set(label: string, cmp: Comparison[]): TransferSet {
   return { label, frequencies: tabulate(cmp), regimes: regimeTable(cmp), kernelRegimes: kernelRegimes(cmp) };
 }
 
-/** Left-out benchmarks of the GPU under test, each judged by the fold calibration and a band made without its residuals. */
+/**
+ * Left-out benchmarks of the GPU under test, each judged by the fold calibration and a band made without its residuals.
+ */
 function leftOutComparisons(evalSet: ResidualSet, params: BandParameters): Comparison[] {
   const out: Comparison[] = [];
   evalSet.folds.forEach((fold, i) => {
@@ -140,7 +142,9 @@ export function transferFromResiduals(
 
 const tooFew = (what: string, inputs: CalibrateInput[]) =>
   new InputError(
-    `${what}: ${inputs.map((t) => t.file).join(', ')}: fewer than two benchmarks with kernels timed (and powered) at two or more clocks: no band model can be fitted (a profile without kernel times, such as the gpmTOOL Titan X/V sets, cannot judge time or energy bands)`,
+    `${what}: ${inputs.map((t) => t.file).join(', ')}: fewer than two benchmarks with kernels timed (and ` +
+      `powered) at two or more clocks: no band model can be fitted (a profile without kernel times, such as the ` +
+      `gpmTOOL Titan X/V sets, cannot judge time or energy bands)`,
   );
 
 /**

@@ -57,7 +57,10 @@ export interface AccuracyResult {
   upperFitBand?: FitBandAccuracy | null;
   /** What was assumed or overridden (e.g. a calibration cap set aside by a measured power above it). */
   notes: string[];
-  /** Reference mode, one reference clock: which kernels to profile at which second clock to narrow the total's band most. */
+  /**
+   * Reference mode, one reference clock: which kernels to profile at which second clock to narrow the total's band
+   * most.
+   */
   advice?: BandAdvice | null;
   /** Reference mode with a band model: coverage per band regime (model/predict-band.ts BandRegime). */
   regimes?: RegimeRow[];
@@ -96,7 +99,9 @@ function referenceProfiles(
   return out;
 }
 
-/** Each kernel predicted from its profiles at every other clock it was measured at, with its band and the band's regime. */
+/**
+ * Each kernel predicted from its profiles at every other clock it was measured at, with its band and the band's regime.
+ */
 export function referenceComparisons(
   cal: Calibration,
   kernels: { key: string; profiles: KernelProfile[]; series: KernelSeries }[],
@@ -164,7 +169,8 @@ export function accuracy(cal: Calibration, table: ProfileTable, options: Accurac
   const notes = cap.note ? [cap.note] : [];
   if (!cal.uncertainty)
     notes.push(
-      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so no coverage`,
+      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands ` +
+        `existed: re-run tracewatt calibrate), so no coverage`,
     );
   const kernels = referenceProfiles(series, refs, skipped);
   const cmp = referenceComparisons(cal, kernels, refs, scaling, cap.powerW);

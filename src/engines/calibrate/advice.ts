@@ -125,7 +125,17 @@ export function bandAdvice(
   };
 }
 
-/** "profile these 5 kernels at 870 MHz too to cut the total's widest energy band (10–90 %) from ±7.1% (at 705 MHz) to ±2.0%: …" */
+/**
+ * "profile these 5 kernels at 870 MHz too to cut the total's widest energy band (10–90 %) from ±7.1% (at 705 MHz) to
+ * ±2.0%: …"
+ */
 export function describeAdvice(a: BandAdvice): string {
-  return `profile these ${a.kernels.length} kernel${a.kernels.length === 1 ? '' : 's'} at ${a.secondClockMHz} MHz too to cut the total's widest energy band (10–90 %) from ±${a.halfWidthPct.toFixed(1)}% (at ${a.worstClockMHz} MHz) to ±${a.halfWidthAfterPct.toFixed(1)}%: ${a.kernels.map((k) => `${k.kernel} (±${k.halfWidthPct.toFixed(0)}%, ${Number(k.widthJ.toPrecision(3))} J wide)`).join(', ')}`;
+  return (
+    `profile these ${a.kernels.length} kernel${a.kernels.length === 1 ? '' : 's'} at ${a.secondClockMHz} MHz too ` +
+    `to cut the total's widest energy band (10–90 %) from ±${a.halfWidthPct.toFixed(1)}% (at ${a.worstClockMHz} ` +
+    `MHz) to ±${a.halfWidthAfterPct.toFixed(1)}%: ` +
+    a.kernels
+      .map((k) => `${k.kernel} (±${k.halfWidthPct.toFixed(0)}%, ${Number(k.widthJ.toPrecision(3))} J wide)`)
+      .join(', ')
+  );
 }

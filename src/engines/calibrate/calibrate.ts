@@ -74,7 +74,8 @@ export async function readProfileMerged(file: string, options: ReadProfileOption
   const notes =
     samples.length < sink.rows
       ? [
-          `${sink.rows} rows read as ${samples.length} samples: repeats of a kernel at one SM clock averaged, as the models do`,
+          `${sink.rows} rows read as ${samples.length} samples: repeats of a kernel at one SM clock averaged, ` +
+            `as the models do`,
         ]
       : [];
   return { ...table, samples, rows: sink.rows, notes: [...table.notes, ...notes] };
@@ -97,7 +98,10 @@ export function mainMemClock(series: KernelSeries[]): number | null {
   return best;
 }
 
-/** The kernel series of calibration inputs. Kernels are identified per input file: the same name in two files is two kernels. */
+/**
+ * The kernel series of calibration inputs. Kernels are identified per input file: the same name in two files is two
+ * kernels.
+ */
 export function calibrationSeries(inputs: CalibrateInput[], diagnostics?: Diagnostics): KernelSeries[] {
   return inputs.flatMap((inp) =>
     groupKernels(inp.table.samples, diagnostics).map((s) =>
@@ -114,7 +118,8 @@ export function fitCalibration(
   for (const i of inputs)
     if (typeof i.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(i.sha256))
       throw new InputError(
-        `${i.file}: calibration input needs the SHA-256 of the file (64 lowercase hex digits) for provenance, got ${JSON.stringify(i.sha256)}; use readCalibrateInput()`,
+        `${i.file}: calibration input needs the SHA-256 of the file (64 lowercase hex digits) for provenance, ` +
+          `got ${JSON.stringify(i.sha256)}; use readCalibrateInput()`,
       );
   const diagnostics = new Diagnostics();
   const samples = inputs.flatMap((i) => i.table.samples);
@@ -148,7 +153,9 @@ export function fitCalibration(
     const rowsHere = describeLocations(e.rows);
     if (e.pts.length < 2) {
       diagnostics.add('CLOCK_TOO_FEW_ROWS', {
-        message: `${e.sm} MHz: ${e.pts.length} row with power, a power model needs at least 2; no model fitted at this clock (other clocks are interpolated through the V–f model)`,
+        message:
+          `${e.sm} MHz: ${e.pts.length} row with power, a power model needs at least 2; no model fitted at this ` +
+          `clock (other clocks are interpolated through the V–f model)`,
         file: rowsHere,
       });
       continue;
@@ -160,7 +167,9 @@ export function fitCalibration(
       if (d.reason === 'absent') continue;
       const why =
         d.reason === 'too-few-rows'
-          ? `${e.pts.length} rows for ${unknowns} coefficients (intercept + ${unknowns - 1} components; a fit needs one row more than it has coefficients): field ${d.component} dropped, the most variable components are kept`
+          ? `${e.pts.length} rows for ${unknowns} coefficients (intercept + ${unknowns - 1} components; a fit ` +
+            `needs one row more than it has coefficients): field ${d.component} dropped, the most variable ` +
+            `components are kept`
           : d.reason === 'collinear'
             ? `field ${d.component} dropped: collinear with ${d.with} (|correlation| > 0.995 over ${e.pts.length} rows)`
             : `field ${d.component} dropped: constant over ${e.pts.length} rows`;
@@ -179,8 +188,10 @@ export function fitCalibration(
     const pts = series.flatMap((s) => s.points);
     const withPower = pts.filter((p) => p.powerW !== null).length;
     throw new InputError(
-      `${inputs.map((i) => i.file).join(', ')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with ` +
-        `an SM clock and a power reading (a power column, or energy and duration columns); found ${pts.length} kernel-clock points, ${withPower} with power` +
+      `${inputs.map((i) => i.file).join(', ')}: no clock has enough rows with power to fit a power model: each ` +
+        `SM clock needs at least 2 kernels with ` +
+        `an SM clock and a power reading (a power column, or energy and duration columns); found ${pts.length} ` +
+        `kernel-clock points, ${withPower} with power` +
         (inputs.length === 1 ? ` (read as ${inputs[0]!.table.format})` : ''),
     );
   }
@@ -262,7 +273,9 @@ export function fitCalibration(
         : undefined;
   if (!idle)
     diagnostics.add('NO_IDLE_FIGURE', {
-      message: `${deviceName}: no idle measurement given (--idle), no idle rows in the profiles and no published figure: annotate needs --idle-power`,
+      message:
+        `${deviceName}: no idle measurement given (--idle), no idle rows in the profiles and no published ` +
+        `figure: annotate needs --idle-power`,
     });
   const sanity: SanityFinding[] = diagnostics.summary().map((d) => ({
     code: d.code,

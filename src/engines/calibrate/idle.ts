@@ -157,7 +157,9 @@ export async function readIdleMeasurement(
       : idleFromProfile(file, await readProfile(file, { format: options.format, mapping: options.mapping }));
   if (!m)
     throw new InputError(
-      `${file}: a ${detected!.kind === 'power' ? detected!.format : ''} power log has no utilization or clock columns; an idle measurement is an nvidia-smi log (power.draw, clocks.sm, utilization.gpu) or a profile with idle rows`,
+      `${file}: a ${detected!.kind === 'power' ? detected!.format : ''} power log has no utilization or clock ` +
+        `columns; an idle measurement is an nvidia-smi log (power.draw, clocks.sm, utilization.gpu) or a profile ` +
+        `with idle rows`,
     );
   if (m.points.length === 0) throw new InputError(`${file}: no idle samples (${m.rule}) in ${m.rows} rows`);
   return m;

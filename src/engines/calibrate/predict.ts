@@ -84,11 +84,13 @@ export function predictProfile(
   if (unclocked && refs.length === 1) {
     samples = samples.map((x) => (x.smClockMHz === null ? { ...x, smClockMHz: refs[0]! } : x));
     notes.push(
-      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile: taken to have run at the reference clock ${refs[0]} MHz`,
+      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile: taken to have run at ` +
+        `the reference clock ${refs[0]} MHz`,
     );
   } else if (unclocked)
     notes.push(
-      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile and were skipped (give one --reference-frequency to take them at that clock)`,
+      `${unclocked} of ${table.samples.length} samples have no SM clock in the profile and were skipped (give ` +
+        `one --reference-frequency to take them at that clock)`,
     );
   const kernels = groupKernels(samples).map((s) => ({
     key: s.key,
@@ -119,7 +121,8 @@ export function predictProfile(
         });
   if (!cal.uncertainty)
     notes.push(
-      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands existed: re-run tracewatt calibrate), so predictions carry no band`,
+      `${cal.device.name}: the calibration has no band model (datasheet defaults, or written before bands ` +
+        `existed: re-run tracewatt calibrate), so predictions carry no band`,
     );
   const banded: BandedKernel[] = [];
   for (const k of kernels) {
@@ -164,7 +167,8 @@ export function predictProfile(
   const byDuration = banded.filter((k) => k.at[0]!.prediction.basis === 'duration').length;
   if (byDuration)
     notes.push(
-      `${byDuration} kernel(s) have a duration only (no counters, no power): their power is the calibration's assumed active power, as annotate gives them (${assumedNote(cal, targets)}); no band is known for them`,
+      `${byDuration} kernel(s) have a duration only (no counters, no power): their power is the calibration's ` +
+        `assumed active power, as annotate gives them (${assumedNote(cal, targets)}); no band is known for them`,
     );
   return {
     kind: 'prediction',
@@ -195,7 +199,14 @@ function physicsWarnings(cal: Calibration, rows: PredictionRow[], targets: numbe
     if (!hit.length) continue;
     const r = hit[0]!;
     out.push(
-      `${code} ×${hit.length} (kernel × clock): ${describeFlag(flag, r.kernel.length > 80 ? `${r.kernel.slice(0, 77)}...` : r.kernel, { powerW: r.powerW, energyJ: r.energyJ, flops: 0 }, bounds.get(r.frequencyMHz)!, null)}`,
+      `${code} ×${hit.length} (kernel × clock): ` +
+        describeFlag(
+          flag,
+          r.kernel.length > 80 ? `${r.kernel.slice(0, 77)}...` : r.kernel,
+          { powerW: r.powerW, energyJ: r.energyJ, flops: 0 },
+          bounds.get(r.frequencyMHz)!,
+          null,
+        ),
     );
   }
   return out;

@@ -53,7 +53,9 @@ import {
 import { calibrationSeries, fitCalibration, type CalibrateInput, type CalibrateOptions } from './calibrate.js';
 
 export const MAX_FOLDS = 12;
-/** At most this many reference clocks (or second clocks) per left-out kernel: enough cases, bounded cost on long sweeps. */
+/**
+ * At most this many reference clocks (or second clocks) per left-out kernel: enough cases, bounded cost on long sweeps.
+ */
 const MAX_REFS_PER_KERNEL = 8;
 
 /** The benchmark a kernel belongs to: its series key up to the first '/' (the whole key when it has none). */
@@ -199,7 +201,10 @@ export interface ResidualSet {
   counterSpace: CounterSpace | null;
   /** 90th percentile of the left-out kernels' counter distances. */
   counterDistanceP90: number;
-  /** Each left-out kernel's power misfit at its highest clock against its fold's calibration (model/predict-band.ts powerMisfit). */
+  /**
+   * Each left-out kernel's power misfit at its highest clock against its fold's calibration (model/predict-band.ts
+   * powerMisfit).
+   */
   powerMisfits: { fold: number; misfit: number }[];
   residuals: Residuals;
 }
@@ -284,7 +289,10 @@ export type BandParameters = Partial<Record<BandMode, Record<BandQuantity, { inf
  */
 const symmetricMode = (m: ResidualTable) => m === 'one-clock-down' || m === 'one-clock-up' || m === MEMORY_CEILING;
 
-/** The band parameters of a residual set: the inflation, by leaving each fold out again (model/uncertainty.ts heldOutInflation). */
+/**
+ * The band parameters of a residual set: the inflation, by leaving each fold out again (model/uncertainty.ts
+ * heldOutInflation).
+ */
 export function bandParameters(set: ResidualSet): BandParameters {
   const out: BandParameters = {};
   for (const m of BAND_MODES) {

@@ -18,7 +18,9 @@ export function calibratedTimeModel(cal: Calibration, clockMHz: number, dtype: D
   // Fails early (clock outside the device's range, no datasheet facts) rather than per op.
   estimateFromRoofline(cal, { flops: 1, bytes: 1, precision }, clockMHz);
   return {
-    label: `calibration ${cal.device.name} (${cal.device.kind}) at ${clockMHz} MHz, ${precision} peak: roofline with its memory ceiling and launch overhead`,
+    label:
+      `calibration ${cal.device.name} (${cal.device.kind}) at ${clockMHz} MHz, ${precision} peak: roofline with ` +
+      `its memory ceiling and launch overhead`,
     durationNs(op: OpCost): number {
       return estimateFromRoofline(cal, { flops: op.flops, bytes: op.bytes, precision }, clockMHz).durationNs;
     },

@@ -34,7 +34,9 @@ export interface LlmModelConfig {
   source: string;
 }
 
-/** GPT-3 family member from Brown et al. 2020, Table 2.1: learned positions over 2,048 tokens, GELU MLP of 4·d_model. */
+/**
+ * GPT-3 family member from Brown et al. 2020, Table 2.1: learned positions over 2,048 tokens, GELU MLP of 4·d_model.
+ */
 function gpt3(
   name: string,
   hiddenSize: number,
@@ -58,7 +60,9 @@ function gpt3(
     learnedPositions: 2048,
     qkvBias: true,
     linearBias: true,
-    source: `Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 vocabulary)${note}`,
+    source:
+      `Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 ` +
+      `vocabulary)${note}`,
   };
 }
 
@@ -141,7 +145,8 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     qkvBias: true,
     linearBias: true,
     source:
-      'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
+      'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using ' +
+      'Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
   },
   'qwen-72b': {
     name: 'Qwen-72B',
@@ -315,7 +320,8 @@ export function parseModelJson(json: unknown, file = '<model>'): LlmModelConfig 
   if (!Number.isSafeInteger(total)) {
     shape.fail(
       'sizes',
-      `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) tracewatt counts exactly`,
+      `the model has ${total.toExponential(3)} parameters, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) ` +
+        `tracewatt counts exactly`,
     );
   }
   if (m.numHeads % m.numKvHeads !== 0) {

@@ -99,7 +99,8 @@ function exact(v: number, what: string): number {
   const r = Math.round(v);
   if (!Number.isSafeInteger(r)) {
     throw new InputError(
-      `a generated node's ${what} would be ${Number.isFinite(v) ? v.toExponential(3) : String(v)}, more than the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) counted exactly: use a smaller model, sequence or micro-batch`,
+      `a generated node's ${what} would be ${Number.isFinite(v) ? v.toExponential(3) : String(v)}, more than ` +
+        `the ${Number.MAX_SAFE_INTEGER} (2^53 − 1) counted exactly: use a smaller model, sequence or micro-batch`,
     );
   }
   return r;
@@ -192,7 +193,10 @@ class StageBuilder {
     return id;
   }
 
-  /** Collective over one parallel dimension. comm_size: all-reduce and reduce-scatter the full buffer, all-gather each rank's input. */
+  /**
+   * Collective over one parallel dimension. comm_size: all-reduce and reduce-scatter the full buffer, all-gather each
+   * rank's input.
+   */
   coll(name: string, commType: number, bytes: number, dim: ParallelDim, deps: bigint[]): bigint {
     const key = `${commType}|${bytes}|${dim}`;
     let attrs = this.collCache.get(key);
@@ -438,7 +442,8 @@ class StageGenerator {
     y = b.comp(`${pre}.fwd`, gemmForward(T, h, plan.vocabPerRank, e), [y]);
     y = b.comp(`mb${mb}.cross_entropy.fwd`, crossEntropyForward(T, plan.vocabPerRank, e), [y]);
     if (plan.tp > 1) {
-      // Vocabulary-parallel cross entropy: fp32 all-reduces of the row max, the target logit and the sum of exponentials.
+      // Vocabulary-parallel cross entropy: fp32 all-reduces of the row max, the target logit and the sum of
+      // exponentials.
       for (const what of ['max', 'target_logit', 'sum_exp']) {
         y = b.coll(`mb${mb}.cross_entropy.tp_allreduce_${what}`, CollectiveCommType.ALL_REDUCE, 4 * T, 'tp', [y]);
       }

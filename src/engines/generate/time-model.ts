@@ -11,7 +11,9 @@ export interface TimeModel {
   /** One line naming the model and its parameters, recorded in the trace metadata. */
   readonly label: string;
   durationNs(op: OpCost): number;
-  /** Energy of the kernel, J (estimate), when the model has a power model too; written as `energy_j` on compute nodes. */
+  /**
+   * Energy of the kernel, J (estimate), when the model has a power model too; written as `energy_j` on compute nodes.
+   */
   energyJ?(op: OpCost): number;
   /** Set when the model is a plain roofline that ASTRA-sim can reproduce from num_ops and tensor_size. */
   readonly roofline?: { peakTflops: number; memBandwidthGBps: number };

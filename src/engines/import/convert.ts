@@ -34,19 +34,35 @@ import { kernelMicros } from '../../vocab/units.js';
 
 /** What this converter does differently from Chakra's (2024-05) PyTorch converter, and why. */
 export const DELIBERATE_DIFFERENCES = [
-  'host ops are matched to Kineto ops per host thread by aligning names in record-function order (or by Record function id); Chakra searched outwards by name over all threads',
-  'the process root node is not written and nothing depends on it (Chakra removed it but kept ctrl_deps on it: dangling dependencies ASTRA-sim refuses)',
-  'CPU-side c10d:: / nccl: ops are host COMP_NODEs (is_cpu_op); only the GPU NCCL kernel is a COMM_COLL_NODE (Chakra made the host ops COMM_COLL_NODEs too, without comm_type, which ASTRA-sim cannot run)',
-  "comm_size is the bytes of the collective's input tensors (Chakra 2024-05 added 1 and counted every input, tensor or not); pg_name is written when the trace records one",
-  "GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it (Chakra chained them only within one thread's walk)",
-  "an inter-thread dependency is put on the first op of each group, not on every op of it (the thread's own chain orders the rest)",
-  'GPU events launched before profiling started (no launch event) are left out and counted; memcpy/memset carry tensor_size (bytes)',
-  'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last before the launch, often a finished child such as aten::empty, or an op of another thread)',
-  "a host op's exclusive time subtracts children that start in its first µs (Chakra sorted such a child before its parent and missed it, so its times are up to a few µs longer)",
-  'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since the epoch); IOInfo numbers print as JSON gave them',
-  'the host op a CUDA synchronisation call returns to depends on the GPU work it waited for, and a GPU op after cudaStreamWaitEvent on the op the event recorded (formats/chakra/measured.ts); Chakra wrote neither',
-  "a host op's duration_micros leaves out the time it was blocked in a CUDA synchronisation call (the dependency above stands for it) and the time other threads' ops ran inside it (the main thread's \"## backward ##\" while the autograd thread works; the thread's next op then depends on the other thread's last op), since the replay runs every host op of a rank on one CPU slot: engines/import/host-time.ts",
-  'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
+  'host ops are matched to Kineto ops per host thread by aligning names in record-function order (or by Record ' +
+    'function id); Chakra searched outwards by name over all threads',
+  'the process root node is not written and nothing depends on it (Chakra removed it but kept ctrl_deps on it: ' +
+    'dangling dependencies ASTRA-sim refuses)',
+  'CPU-side c10d:: / nccl: ops are host COMP_NODEs (is_cpu_op); only the GPU NCCL kernel is a COMM_COLL_NODE ' +
+    '(Chakra made the host ops COMM_COLL_NODEs too, without comm_type, which ASTRA-sim cannot run)',
+  "comm_size is the bytes of the collective's input tensors (Chakra 2024-05 added 1 and counted every input, " +
+    'tensor or not); pg_name is written when the trace records one',
+  'GPU nodes of one stream depend on the previous GPU node of that stream whichever host thread launched it ' +
+    "(Chakra chained them only within one thread's walk)",
+  "an inter-thread dependency is put on the first op of each group, not on every op of it (the thread's own " +
+    'chain orders the rest)',
+  'GPU events launched before profiling started (no launch event) are left out and counted; memcpy/memset ' +
+    'carry tensor_size (bytes)',
+  'a GPU event belongs to the innermost host op enclosing its launch (Chakra took the op that started last ' +
+    'before the launch, often a finished child such as aten::empty, or an op of another thread)',
+  "a host op's exclusive time subtracts children that start in its first µs (Chakra sorted such a child before " +
+    'its parent and missed it, so its times are up to a few µs longer)',
+  'is_cpu_op is a bool_val (Chakra 2024-05 wrote int32_val); start_time_micros is the Kineto start (µs since ' +
+    'the epoch); IOInfo numbers print as JSON gave them',
+  'the host op a CUDA synchronisation call returns to depends on the GPU work it waited for, and a GPU op ' +
+    'after cudaStreamWaitEvent on the op the event recorded (formats/chakra/measured.ts); Chakra wrote neither',
+  "a host op's duration_micros leaves out the time it was blocked in a CUDA synchronisation call (the " +
+    "dependency above stands for it) and the time other threads' ops ran inside it (the main thread's \"## " +
+    "backward ##\" while the autograd thread works; the thread's next op then depends on the other thread's last " +
+    'op), since the replay runs every host op of a rank on one CPU slot: engines/import/host-time.ts',
+  'every node carries its measured duration and the measured delay before it in ns (measured_duration_ns, ' +
+    'measured_delay_ns, launch_offset_ns), and a last host node "[end of measured iteration …]" closes the ' +
+    'ProfilerStep, so replay --as-measured reproduces the iteration; the metadata holds measured_iteration_ns',
 ];
 
 /** What both Kineto converters (this one and kineto-rank.ts) count on a rank. */
@@ -234,7 +250,9 @@ export function convertRank(
   }
   if (pgPointers.size > 1) {
     diagnostics.add('process-groups-unnamed', {
-      message: `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither their names nor their ranks: every collective is taken to span all ranks`,
+      message:
+        `${pgPointers.size} process groups seen by address, but this ET (schema ${et.schema}) records neither ` +
+        `their names nor their ranks: every collective is taken to span all ranks`,
     });
   }
 
@@ -250,7 +268,8 @@ export function convertRank(
       else children.set(p.id, [n]);
     } else roots.push(n);
   }
-  // A collective op with no NCCL kernel ran on the host (gloo, MPI) or over a group of one rank (NCCL launches nothing):
+  // A collective op with no NCCL kernel ran on the host (gloo, MPI) or over a group of one rank (NCCL launches
+  // nothing):
   // it stays a host op, and the replay gives it no network traffic.
   const hostCollectives = new Map<string, number>();
   for (const n of sorted) {
@@ -263,7 +282,9 @@ export function convertRank(
   if (hostCollectives.size > 0) {
     const list = [...hostCollectives].map(([name, count]) => `${name} ×${count}`).join(', ');
     diagnostics.add('collective-without-gpu-kernel', {
-      message: `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as host ops, so the replay gives them no network traffic`,
+      message:
+        `${list}: no NCCL kernel in the trace (a host backend such as gloo, or a group of one rank): kept as ` +
+        `host ops, so the replay gives them no network traffic`,
     });
   }
   roots.sort((a, b) => Number(ET_THREAD_ROOT.test(b.name)) - Number(ET_THREAD_ROOT.test(a.name)) || a.id - b.id);
@@ -298,7 +319,10 @@ export function convertRank(
         else
           diagnostics.add('inter-thread-order-inside-op', {
             nodeId: node.id,
-            message: `${n.name}: runs on another thread and the execution trace nests later ops of its launching thread inside it (an async record function): ordered by that nesting, not after the other thread's last op`,
+            message:
+              `${n.name}: runs on another thread and the execution trace nests later ops of its launching thread ` +
+              `inside it (an async record function): ordered by that nesting, not after the other thread's last ` +
+              `op`,
           });
       }
       if (lastHost !== null) addDep(node, lastHost);

@@ -105,7 +105,8 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       const [et, kineto] = await Promise.all([readExecutionTrace(pair.et), readKinetoTrace(pair.kineto)]);
       if (et.pid !== null && kineto.cpuOps.length && kineto.cpuOps.every((k) => k.pid !== et.pid)) {
         throw new InputError(
-          `${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the same run`,
+          `${pair.et} (process ${et.pid}) and ${pair.kineto} (process ${kineto.cpuOps[0]!.pid}) are not of the ` +
+            `same run`,
         );
       }
       const notes = [...et.notes, ...kineto.notes];
@@ -120,12 +121,14 @@ export async function importPytorch(o: ImportOptions): Promise<ImportResult> {
       const link = linkTraces(et, kineto);
       if (link.opOf.size === 0)
         throw new InputError(
-          `${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto trace; are they of the same run?`,
+          `${pair.et} and ${pair.kineto}: no host op of the execution trace could be found in the Kineto ` +
+            `trace; are they of the same run?`,
         );
       const window = o.measured === false ? null : measuredWindow(kineto, link, o);
       if (!window && o.measured !== false)
         notes.push(
-          `${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded (replay --as-measured needs one: import again with --window START:END)`,
+          `${pair.kineto} has no ProfilerStep the execution trace falls in: no measured iteration recorded ` +
+            `(replay --as-measured needs one: import again with --window START:END)`,
         );
       const conv = convertRank(et, kineto, link, window);
       run.push({

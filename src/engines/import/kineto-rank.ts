@@ -306,11 +306,13 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
   stats.nodes = size + 1;
   if (stats.carriedOver)
     notes.push(
-      `${stats.carriedOver} GPU events running in the window were launched before it (the previous iteration, or before profiling began): kept, with no launching op`,
+      `${stats.carriedOver} GPU events running in the window were launched before it (the previous iteration, ` +
+        `or before profiling began): kept, with no launching op`,
     );
   if (stats.launchedOutsideOps)
     notes.push(
-      `${stats.launchedOutsideOps} GPU events were launched by a call outside every host op: kept, with no launching op`,
+      `${stats.launchedOutsideOps} GPU events were launched by a call outside every host op: kept, with no ` +
+        `launching op`,
     );
   if (stats.groupUnknown)
     notes.push(
@@ -427,6 +429,8 @@ function whyCompute(info: KinetoComm): string {
   if (info.p2p) return `point-to-point ${info.p2p} (no peer rank recorded)`;
   if (info.commType === null) return `collective "${info.collective}" not recognised`;
   if (info.commSizeBytes === null)
-    return `collective "${info.collective}" without a recorded size (record_shapes off and no record_param_comms sizes)`;
+    return (
+      `collective "${info.collective}" without a recorded size (record_shapes off and no record_param_comms ` + `sizes)`
+    );
   return `collective "${info.collective}" is not simulated by ASTRA-sim`;
 }

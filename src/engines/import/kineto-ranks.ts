@@ -55,12 +55,14 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
     const d = r.trace.distributed;
     if ((d?.worldSize ?? null) !== worldSize) {
       throw new InputError(
-        `${r.file} is from another run: world size ${d?.worldSize ?? 'not recorded'}, ${first.file} says ${worldSize ?? 'not recorded'}`,
+        `${r.file} is from another run: world size ${d?.worldSize ?? 'not recorded'}, ${first.file} says ` +
+          String(worldSize ?? 'not recorded'),
       );
     }
     if ((d?.backend ?? null) !== (first.trace.distributed?.backend ?? null)) {
       throw new InputError(
-        `${r.file} is from another run: backend ${d?.backend ?? 'not recorded'}, ${first.file} says ${first.trace.distributed?.backend ?? 'not recorded'}`,
+        `${r.file} is from another run: backend ${d?.backend ?? 'not recorded'}, ${first.file} says ` +
+          (first.trace.distributed?.backend ?? 'not recorded'),
       );
     }
     if (pgConfigKey(r.trace) !== pgConfigKey(first.trace))
@@ -74,10 +76,13 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
   const missingRanks: number[] = [];
   for (let k = 0; k < expected; k++) if (!seen.has(k)) missingRanks.push(k);
   if (missingRanks.length) {
-    const list = `${missingRanks.slice(0, 12).join(', ')}${missingRanks.length > 12 ? ` … (${missingRanks.length} in all)` : ''}`;
+    const list =
+      missingRanks.slice(0, 12).join(', ') + (missingRanks.length > 12 ? ` … (${missingRanks.length} in all)` : '');
     if (!o.partial) {
       throw new InputError(
-        `the run has ${expected} ranks but no trace was given for rank${missingRanks.length > 1 ? 's' : ''} ${list} (pass --partial to import only the ranks given; replay --as-measured works on those, a modelled replay needs every rank)`,
+        `the run has ${expected} ranks but no trace was given for rank${missingRanks.length > 1 ? 's' : ''} ` +
+          `${list} (pass --partial to import only the ranks given; replay --as-measured works on those, a ` +
+          `modelled replay needs every rank)`,
       );
     }
     notes.push(`partial run: ${ranks.length} of ${expected} ranks imported; no trace for ranks ${list}`);
@@ -100,7 +105,8 @@ export function checkRun(ranks: RankOfRun[], o: { partial: boolean; stepGiven: b
       const slack = SAME_RUN_SLACK_NS + BigInt(Math.max(r.window!.iterationNs, ref.window!.iterationNs));
       if (gap > slack || -gap > slack) {
         throw new InputError(
-          `${r.file} is from another run: its ${r.window!.label} starts ${fmtGap(gap)} ${gap > 0n ? 'after' : 'before'} rank ${ref.rank}'s (${ref.file})`,
+          `${r.file} is from another run: its ${r.window!.label} starts ${fmtGap(gap)} ` +
+            `${gap > 0n ? 'after' : 'before'} rank ${ref.rank}'s (${ref.file})`,
         );
       }
     }
@@ -151,14 +157,18 @@ function matchCollectives(
       const list = g.byRank.get(m) ?? [];
       if (list.length !== refList.length) {
         throw new InputError(
-          `${byRank.get(m)!.file}: rank ${m} runs ${list.length} collectives in ${name}, rank ${ref} (${byRank.get(ref)!.file}) runs ${refList.length}: the traces are not of the same iteration (or events are missing from one of them)`,
+          `${byRank.get(m)!.file}: rank ${m} runs ${list.length} collectives in ${name}, rank ${ref} (` +
+            `${byRank.get(ref)!.file}) runs ${refList.length}: the traces are not of the same iteration (or ` +
+            `events are missing from one of them)`,
         );
       }
       list.forEach((c, k) => {
         const a = refList[k]!;
         if (c.commType !== a.commType) {
           throw new InputError(
-            `${byRank.get(m)!.file}: collective ${k + 1} of ${name} is ${commTypeName(c.commType)} on rank ${m} but ${commTypeName(a.commType)} on rank ${ref}: the traces are not of the same iteration (or events are missing from one of them)`,
+            `${byRank.get(m)!.file}: collective ${k + 1} of ${name} is ${commTypeName(c.commType)} on rank ${m}` +
+              ` but ${commTypeName(a.commType)} on rank ${ref}: the traces are not of the same iteration (or ` +
+              `events are missing from one of them)`,
           );
         }
         if (c.bytes !== a.bytes) sizeDiffers++;
@@ -167,7 +177,8 @@ function matchCollectives(
   }
   if (sizeDiffers)
     notes.push(
-      `${sizeDiffers} collectives have a size on some rank that differs from the same collective on the group's first rank (all-to-allv, uneven splits): each rank keeps its own`,
+      `${sizeDiffers} collectives have a size on some rank that differs from the same collective on the ` +
+        `group's first rank (all-to-allv, uneven splits): each rank keeps its own`,
     );
   const named = new Map<string, number[]>();
   for (const [key, g] of groups) if (key !== '' && key !== '0') named.set(key, g.members);

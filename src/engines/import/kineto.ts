@@ -64,9 +64,13 @@ export interface KinetoImportResult {
 
 /** What `import kineto` cannot know that `import pytorch` (with the execution trace) can. */
 export const KINETO_CANNOT_KNOW = [
-  "op inputs and outputs: Kineto records at most input shapes and types (record_shapes), not output shapes, tensor identities or values, so host ops depend only on their thread's order (no data dependencies between ops) and kernels have no tensor sizes: annotate times them from their measured duration, and FLOP-based (roofline) estimates are not possible",
+  'op inputs and outputs: Kineto records at most input shapes and types (record_shapes), not output shapes, ' +
+    "tensor identities or values, so host ops depend only on their thread's order (no data dependencies between " +
+    'ops) and kernels have no tensor sizes: annotate times them from their measured duration, and FLOP-based ' +
+    '(roofline) estimates are not possible',
   'op schemas and the operator tree above what was profiled: ops are nested by time on their thread',
-  'GPU work launched before the profiler started, or before the window: its launch is not in the trace (kept, with no launching op, and counted)',
+  'GPU work launched before the profiler started, or before the window: its launch is not in the trace (kept, ' +
+    'with no launching op, and counted)',
   'process groups on PyTorch < 2.2 (no record_param_comms group): collectives are taken over all ranks',
 ];
 
@@ -120,7 +124,10 @@ const isRocm = (t: KinetoTrace) =>
   t.runtime.some((c) => /^hip/.test(c.name)) || t.devices.some((d) => /AMD|Radeon|Instinct/i.test(d.name));
 
 const ROCM_NOTE =
-  'ROCm (HIP) trace: hip* runtime calls read as their CUDA counterparts (hipLaunchKernel, hipMemcpyWithStream, hipDeviceSynchronize, …), streams given as hex strings read as numbers; its kernels carry no grid, block or register arguments and its memcpy events no byte count; no cuda_sync records, so synchronisation is inferred';
+  'ROCm (HIP) trace: hip* runtime calls read as their CUDA counterparts (hipLaunchKernel, hipMemcpyWithStream, ' +
+  'hipDeviceSynchronize, …), streams given as hex strings read as numbers; its kernels carry no grid, block or ' +
+  'register arguments and its memcpy events no byte count; no cuda_sync records, so synchronisation is ' +
+  'inferred';
 
 export async function importKineto(o: KinetoImportOptions): Promise<KinetoImportResult> {
   const { files, others } = await kinetoFiles(o);
@@ -131,7 +138,8 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
   let missingRanks: number[] = [];
   const notes: string[] = others.length
     ? [
-        `${o.dir}: ${others.length} .json file(s) neither a Kineto trace nor an execution trace, not read: ${listExcerpt(others.map((f) => path.basename(f)))}`,
+        `${o.dir}: ${others.length} .json file(s) neither a Kineto trace nor an execution trace, not read: ` +
+          listExcerpt(others.map((f) => path.basename(f))),
       ]
     : [];
   await OutputSet.write(o.out, async (set) => {
@@ -161,7 +169,8 @@ export async function importKineto(o: KinetoImportOptions): Promise<KinetoImport
         rankNotes.push(`${kineto} has no distributedInfo: taken as rank ${rank} of a run of ${files.length} rank(s)`);
       if (!recorded)
         rankNotes.push(
-          `${kineto} has no ProfilerStep: the whole trace is written, with no measured iteration (replay --as-measured needs one: import again with --window START:END)`,
+          `${kineto} has no ProfilerStep: the whole trace is written, with no measured iteration (replay ` +
+            `--as-measured needs one: import again with --window START:END)`,
         );
       if (platform === 'rocm') rankNotes.push(ROCM_NOTE);
       run.push({

@@ -198,7 +198,8 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
   }
   if (linkedBySequence)
     notes.push(
-      `${linkedBySequence} ops linked by aligning each host thread's op names in record-function order (${byExt ? 'Kineto External id' : 'Kineto start time'} against ET rf_id)`,
+      `${linkedBySequence} ops linked by aligning each host thread's op names in record-function order (` +
+        `${byExt ? 'Kineto External id' : 'Kineto start time'} against ET rf_id)`,
     );
 
   // 2. GPU events → launching host op → ET node.
@@ -275,7 +276,8 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
   for (const l of gpuOf.values()) l.sort((x, y) => x.event.tsNs - y.event.tsNs || x.event.index - y.event.index);
   if (g.noLaunch)
     notes.push(
-      `${g.noLaunch} GPU events have no launch in the trace (launched before profiling started, by the previous iteration): left out`,
+      `${g.noLaunch} GPU events have no launch in the trace (launched before profiling started, by the ` +
+        `previous iteration): left out`,
     );
   if (g.outside)
     notes.push(
@@ -283,7 +285,8 @@ export function linkTraces(et: EtTrace, kineto: KinetoTrace): LinkResult {
     );
   if (g.byPreceding)
     notes.push(
-      `${g.byPreceding} GPU events were launched outside any host op: given to the op that started last before the launch on its thread`,
+      `${g.byPreceding} GPU events were launched outside any host op: given to the op that started last before ` +
+        `the launch on its thread`,
     );
   if (g.notInEt)
     notes.push(`${g.notInEt} GPU events were launched by host ops the ET does not have: written without a host parent`);
@@ -329,8 +332,10 @@ function unlinkedNote(unlinked: readonly EtNode[], top = 5): string {
   const named = [...byName].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1)).slice(0, top);
   const more = byName.size - named.length;
   return (
-    `${unlinked.length} ET op${unlinked.length === 1 ? ' has' : 's have'} no Kineto op (kept without a measured duration): ` +
-    `${named.map(([n, c]) => `${n.length > 60 ? `${n.slice(0, 59)}…` : n} ×${c}`).join(', ')}${more > 0 ? `, and ${more} other name${more === 1 ? '' : 's'}` : ''}`
+    `${unlinked.length} ET op${unlinked.length === 1 ? ' has' : 's have'} no Kineto op (kept without a ` +
+    `measured duration): ` +
+    named.map(([n, c]) => `${n.length > 60 ? `${n.slice(0, 59)}…` : n} ×${c}`).join(', ') +
+    (more > 0 ? `, and ${more} other name${more === 1 ? '' : 's'}` : '')
   );
 }
 

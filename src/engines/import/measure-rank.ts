@@ -51,7 +51,10 @@ export interface MeasuredRankStats extends MeasuredStats {
   unexplainedWaitNs: number;
   /** The first clamped nodes, said: which node started before which dependency was ready, by how much. */
   clampedNotes: string[];
-  /** Host time cut from duration_micros for the modelled replay (host-time.ts): blocked in synchronisation, or overlapped by another thread's ops; ns. */
+  /**
+   * Host time cut from duration_micros for the modelled replay (host-time.ts): blocked in synchronisation, or
+   * overlapped by another thread's ops; ns.
+   */
   modelledHostCutNs: number;
   metadata: Attribute[];
 }
@@ -62,7 +65,9 @@ export interface MeasuredRank {
   result: MeasuredResult;
   /** Dependencies of the closing node (indices), synchronisation ones included. */
   endDeps: number[];
-  /** Per host node (index), the ns its duration_micros leaves out of its exclusive time (host-time.ts); absent: none. */
+  /**
+   * Per host node (index), the ns its duration_micros leaves out of its exclusive time (host-time.ts); absent: none.
+   */
   hostCutNs: Map<number, number>;
 }
 
@@ -226,7 +231,8 @@ export function measureRank(kineto: KinetoTrace, window: MeasuredWindow, g: Rank
     i === n ? ITERATION_END(window.label) : (g.hostOp(i)?.name ?? g.gpuEvent(i)?.name ?? '?').slice(0, 60);
   const clampedNotes = m.stats.clampedSamples.map(
     (c) =>
-      `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`,
+      `node ${c.node} (${name(c.node)}) started ${(c.ns / 1000).toFixed(3)} µs before ` +
+      `${c.dep >= 0 ? `node ${c.dep} (${name(c.dep)})` : 'its dependencies'} was ready (as measured)`,
   );
   const cut = host.cutNs(m.blocked);
   let modelledHostCutNs = 0;

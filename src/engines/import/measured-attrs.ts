@@ -1,4 +1,6 @@
-/** Writes the measured timeline (measured.ts) onto Chakra nodes and the trace's metadata (formats/chakra/measured.ts). */
+/**
+ * Writes the measured timeline (measured.ts) onto Chakra nodes and the trace's metadata (formats/chakra/measured.ts).
+ */
 import { makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../formats/chakra/measured.js';
 import type { MeasuredResult } from './measured.js';

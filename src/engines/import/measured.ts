@@ -16,9 +16,15 @@ export interface MeasuredNodes {
   /** Measured start and end; NaN for a host op the profiler did not time (it then takes no time). */
   startNs: Float64Array;
   endNs: Float64Array;
-  /** Indices of the nodes each waits for besides `ctrl` (each once); the synchronisation dependencies kept are added to these arrays. */
+  /**
+   * Indices of the nodes each waits for besides `ctrl` (each once); the synchronisation dependencies kept are added to
+   * these arrays.
+   */
   deps: number[][];
-  /** One more dependency of each node (its ctrl dependency: the enclosing or launching op; it may be in deps too), or -1. */
+  /**
+   * One more dependency of each node (its ctrl dependency: the enclosing or launching op; it may be in deps too), or
+   * -1.
+   */
   ctrl: Int32Array;
   /** Index of a GPU node's launching host op, or -1. */
   launcher: Int32Array;
@@ -86,7 +92,10 @@ export interface MeasuredStats {
   threadWaitDeps: number;
   /** Dependencies found by elimination (no cuda_sync record), of those written. */
   inferredDeps: number;
-  /** Synchronisation dependencies the measured times contradict (the awaited node ended after the waiter began): not written. */
+  /**
+   * Synchronisation dependencies the measured times contradict (the awaited node ended after the waiter began): not
+   * written.
+   */
   contradicted: number;
   /** Host time spent blocked in synchronisation calls, moved from host durations into the dependencies. */
   blockedNs: number;

@@ -75,7 +75,8 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
   for (const l of linked) {
     if (l.pid !== null && ets.some((e) => e.pid === l.pid))
       notes.push(
-        `${l.file} is a linked "ET+" (chakra_trace_link output) of the same process as an execution trace in the folder: left out, the execution trace is read`,
+        `${l.file} is a linked "ET+" (chakra_trace_link output) of the same process as an execution trace in ` +
+          `the folder: left out, the execution trace is read`,
       );
     else ets.push(l);
   }
@@ -85,7 +86,8 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
     );
   if (ets.length === 0 || kinetos.length === 0) {
     throw new InputError(
-      `${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for each rank${other.length ? ` (not recognised: ${names(other)})` : ''}`,
+      `${dir}: found ${ets.length} execution trace(s) and ${kinetos.length} Kineto trace(s); need both for ` +
+        `each rank${other.length ? ` (not recognised: ${names(other)})` : ''}`,
     );
   }
   const pairs: ImportPair[] = [];
@@ -98,7 +100,8 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
     }
     if (!k)
       throw new InputError(
-        `${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank number${other.length ? `; not recognised as a trace: ${names(other)}` : ''}`,
+        `${e.file}: no Kineto trace in ${dir} of the same process id (${e.pid ?? 'none recorded'}) or rank ` +
+          `number${other.length ? `; not recognised as a trace: ${names(other)}` : ''}`,
       );
     used.add(k.file);
     pairs.push({ et: e.file, kineto: k.file });
@@ -106,7 +109,10 @@ export async function pairFolder(dir: string, o: { partial?: boolean } = {}): Pr
   const alone = kinetos.filter((k) => !used.has(k.file)).map((k) => k.file);
   if (alone.length && !o.partial) {
     throw new InputError(
-      `${alone[0]}: no execution trace in ${dir} pairs with this Kineto trace (same process id or rank number)${alone.length > 1 ? `, nor with ${alone.length - 1} other(s): ${names(alone.slice(1))}` : ''}${other.length ? `; not recognised as a trace: ${names(other)}` : ''}; give its execution trace, or pass --partial to import the ranks that have both`,
+      `${alone[0]}: no execution trace in ${dir} pairs with this Kineto trace (same process id or rank number)` +
+        (alone.length > 1 ? `, nor with ${alone.length - 1} other(s): ${names(alone.slice(1))}` : '') +
+        `${other.length ? `; not recognised as a trace: ${names(other)}` : ''}; give its execution trace, or pass ` +
+        `--partial to import the ranks that have both`,
     );
   }
   if (alone.length)

@@ -134,7 +134,9 @@ export function findSyncs(trace: KinetoTrace, gpu: LaunchedGpu[], calls: KinetoL
   };
   const end = (i: number) => gpu[i]!.event.tsNs + gpu[i]!.event.durNs;
 
-  /** The stream a blocking call waited on, by elimination: the last op (launched before) that ended while it blocked. */
+  /**
+   * The stream a blocking call waited on, by elimination: the last op (launched before) that ended while it blocked.
+   */
   const inferStream = (call: KinetoLaunch): number => {
     const t0 = call.tsNs;
     const t1 = call.tsNs + call.durNs;

@@ -41,7 +41,8 @@ export function pickStep(trace: KinetoTrace, name?: string): KinetoStep | null {
     const s = trace.steps.find((x) => x.name === name || String(x.step) === name);
     if (!s) {
       throw new InputError(
-        `${trace.file}: no ${name} in the trace (it has ${trace.steps.length ? trace.steps.map((x) => x.name).join(', ') : 'no ProfilerStep'})`,
+        `${trace.file}: no ${name} in the trace (it has ` +
+          `${trace.steps.length ? trace.steps.map((x) => x.name).join(', ') : 'no ProfilerStep'})`,
       );
     }
     return s;
@@ -86,7 +87,8 @@ export function userWindow(trace: KinetoTrace, spec: string): MeasuredWindow {
   const { first, last } = eventSpan(trace);
   if (!(endNs > first && startNs < last)) {
     throw new InputError(
-      `${trace.file}: --window ${spec} holds no event (the trace's events span "ts" ${fmtUs(trace.baseUs, first)} to ${fmtUs(trace.baseUs, last)} µs)`,
+      `${trace.file}: --window ${spec} holds no event (the trace's events span "ts" ` +
+        `${fmtUs(trace.baseUs, first)} to ${fmtUs(trace.baseUs, last)} µs)`,
     );
   }
   return windowOf(trace, `window ${m[1]}:${m[2]}`, startNs, endNs);

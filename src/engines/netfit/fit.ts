@@ -93,8 +93,10 @@ export function fitLinks(collectives: MeasuredCollective[], ctx: ModelContext, o
     if (d.npus <= 1) return;
     if (!crossed[i] && !(o.keepLatency?.includes(i) && o.keepBandwidth?.includes(i))) {
       throw new InputError(
-        `no measured collective crosses dimension ${i} (${d.topology}, ${d.npus} NPUs): its latency and bandwidth cannot be fitted; ` +
-          `keep them from ${ctx.network.file} with --keep-latency ${i} --keep-bandwidth ${i}, or fit on a run whose collectives cross it`,
+        `no measured collective crosses dimension ${i} (${d.topology}, ${d.npus} NPUs): its latency and ` +
+          `bandwidth cannot be fitted; ` +
+          `keep them from ${ctx.network.file} with --keep-latency ${i} --keep-bandwidth ${i}, or fit on a run ` +
+          `whose collectives cross it`,
       );
     }
     if (!o.keepLatency?.includes(i)) params.push({ dim: i, what: 'latency' });
@@ -215,7 +217,8 @@ function checkIdentifiable(x: number[][], params: Param[], ctx: ModelContext): v
   const flat = params.filter((_, j) => x.every((row) => row[j] === 0));
   if (flat.length > 0) {
     throw new InputError(
-      `at the starting point (${ctx.network.file}) no measured collective's time depends on the ${flat.map((q) => describeParam(q, ctx)).join(' or ')} ` +
+      `at the starting point (${ctx.network.file}) no measured collective's time depends on the ` +
+        `${flat.map((q) => describeParam(q, ctx)).join(' or ')} ` +
         "(its time hides behind the other dimensions' there): start from other values, or keep it with " +
         `${flat.map((q) => `--keep-${q.what} ${q.dim}`).join(' ')}`,
     );
@@ -230,8 +233,10 @@ function checkIdentifiable(x: number[][], params: Param[], ctx: ModelContext): v
     const tied = v ? params.filter((_, j) => Math.abs(v[j]) > 0.1) : params;
     throw new InputError(
       `the measured collectives cannot tell apart the ${tied.map((q) => describeParam(q, ctx)).join(' and ')}: ` +
-        'every one of them depends on these in the same proportion (for one dimension: all its collectives send messages of one size); ' +
-        `keep some from ${ctx.network.file} with ${tied.map((q) => `--keep-${q.what} ${q.dim}`).join(' or ')}, or fit on a run with collectives of other sizes or kinds`,
+        'every one of them depends on these in the same proportion (for one dimension: all its collectives ' +
+        'send messages of one size); ' +
+        `keep some from ${ctx.network.file} with ${tied.map((q) => `--keep-${q.what} ${q.dim}`).join(' or ')}, ` +
+        `or fit on a run with collectives of other sizes or kinds`,
     );
   }
 }

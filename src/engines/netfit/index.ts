@@ -104,7 +104,8 @@ export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResu
   if (short.length > 0) {
     const worst = Math.min(...short.map((c) => c.measuredNs));
     notes.push(
-      `${short.length} collective(s) shorter than 20 µs: the trace holds whole-µs durations, so their measured times carry up to ±${(50_000 / worst).toFixed(0)} % rounding`,
+      `${short.length} collective(s) shorter than 20 µs: the trace holds whole-µs durations, so their measured ` +
+        `times carry up to ±${(50_000 / worst).toFixed(0)} % rounding`,
     );
   }
   const ctx: ModelContext = { system, network, commGroups, bandwidthUnit: input.bandwidthUnit ?? 'astra-sim' };
@@ -113,8 +114,10 @@ export async function fitNetwork(input: FitNetworkInput): Promise<NetworkFitResu
   const rmsFitted = rmsPct(collectives, fit.modelledNs);
   if (rmsFitted > 20) {
     notes.push(
-      `the fit leaves ${rmsFitted.toFixed(0)} % RMS error: no bandwidth and latency per dimension gives every collective its measured time ` +
-        `under ${system.file}'s algorithms (e.g. ASTRA-sim's ring all-to-all takes p(p−1)/2 steps per chunk where NCCL sends to each peer once); ` +
+      `the fit leaves ${rmsFitted.toFixed(0)} % RMS error: no bandwidth and latency per dimension gives every ` +
+        `collective its measured time ` +
+        `under ${system.file}'s algorithms (e.g. ASTRA-sim's ring all-to-all takes p(p−1)/2 steps per chunk ` +
+        `where NCCL sends to each peer once); ` +
         'compare system files before trusting the fitted figures',
     );
   }

@@ -90,7 +90,8 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
   sources.forEach((s, i) => {
     if (s.rank !== i)
       throw new InputError(
-        `${trace}: rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`,
+        `${trace}: rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} ` +
+          `as rank ${s.rank})`,
       );
   });
   const classifier = new NodeClassifier({
@@ -118,7 +119,8 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
           attrInt(n, 'comm_size', diagnostics) === undefined
         ) {
           throw new InputError(
-            `${src.file}: node ${n.id} ("${n.name}") is a collective without comm_size: the fit needs the bytes of every ` +
+            `${src.file}: node ${n.id} ("${n.name}") is a collective without comm_size: the fit needs the ` +
+              `bytes of every ` +
               'collective (import pytorch writes them from the tensors the execution trace records)',
           );
         }
@@ -152,7 +154,8 @@ export async function readMeasuredCollectives(input: MeasuredInput): Promise<Mea
                 .join(', ')}, replayed from their durations)`
             : ''
         }: ` +
-        'nothing to fit the network to; import the run with `import pytorch` from an execution trace and Kineto trace that hold its NCCL kernels',
+        'nothing to fit the network to; import the run with `import pytorch` from an execution trace and ' +
+        'Kineto trace that hold its NCCL kernels',
     );
   }
   const matcher = new CollectiveMatcher(cluster, commGroups, new CollectiveModel(cluster, system), ({ rank }) => ({
@@ -183,7 +186,8 @@ function match(perRank: RankCollective[][], matcher: CollectiveMatcher, files: s
       const index = group.indexOf(rank);
       if (index < 0)
         throw new InputError(
-          `${files[rank]}: node ${node.id} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`,
+          `${files[rank]}: node ${node.id} is a collective of group "${spec.group}" but rank ${rank} is not a ` +
+            `member of it`,
         );
       const ordinal = ordinals.get(group) ?? 0;
       ordinals.set(group, ordinal + 1);
@@ -206,7 +210,8 @@ function match(perRank: RankCollective[][], matcher: CollectiveMatcher, files: s
       } else if (inst.kind !== spec.coll || inst.bytes !== bytes) {
         const first = inst.members.find((m) => m)!;
         throw new InputError(
-          `collective #${ordinal} of ${groupName(group)} differs between ranks: ${files[first.rank]} node ${first.nodeId} is ` +
+          `collective #${ordinal} of ${groupName(group)} differs between ranks: ${files[first.rank]} node ` +
+            `${first.nodeId} is ` +
             `${inst.kind} of ${inst.bytes} B, ${files[rank]} node ${node.id} is ${spec.coll} of ${bytes} B`,
         );
       }
@@ -219,7 +224,8 @@ function match(perRank: RankCollective[][], matcher: CollectiveMatcher, files: s
       if (!inst.members[m]) {
         const first = inst.members.find((x) => x)!;
         throw new InputError(
-          `collective #${inst.ordinal} of ${groupName(inst.group)} (${inst.kind} of ${inst.bytes} B, ${files[first.rank]} node ${first.nodeId}) ` +
+          `collective #${inst.ordinal} of ${groupName(inst.group)} (${inst.kind} of ${inst.bytes} B, ` +
+            `${files[first.rank]} node ${first.nodeId}) ` +
             `has no counterpart in ${files[rank]}: rank ${rank} issues fewer collectives on that group`,
         );
       }

@@ -80,7 +80,8 @@ export function modelledOn(collectives: MeasuredCollective[], ctx: ModelContext,
       const finish = new Float64Array(n);
       if (model.finishTimes(plan, new Float64Array(n), finish)) {
         throw new InputError(
-          `${ctx.system.file}: the collective model stalls on ${c.kind} of ${c.bytes} B over ${groupName(c.group)} even with every member arriving together`,
+          `${ctx.system.file}: the collective model stalls on ${c.kind} of ${c.bytes} B over ` +
+            `${groupName(c.group)} even with every member arriving together`,
         );
       }
       ns = finish.reduce((a, b) => Math.max(a, b), 0);

@@ -54,7 +54,8 @@ export function makeCurve(label: string, all: readonly ClockOption[], blockingPo
       !Number.isFinite(o.clockMHz)
     ) {
       throw new InputError(
-        `${label} at ${o.clockMHz} MHz: expected a positive time and a non-negative energy, got ${o.timeS} s and ${o.energyJ} J`,
+        `${label} at ${o.clockMHz} MHz: expected a positive time and a non-negative energy, got ${o.timeS} s ` +
+          `and ${o.energyJ} J`,
       );
     }
   }
@@ -63,7 +64,8 @@ export function makeCurve(label: string, all: readonly ClockOption[], blockingPo
   );
   const cost = (o: ClockOption) => o.energyJ - blockingPowerW * o.timeS;
   // Fastest first; among equal times the cheapest, then the highest clock (modelled options above a power cap tie,
-  // and the highest clock is the one that really is fastest). Keep an option only if it is cheaper than every faster one.
+  // and the highest clock is the one that really is fastest). Keep an option only if it is cheaper than every faster
+  // one.
   const sorted = [...all].sort((a, b) => a.timeS - b.timeS || cost(a) - cost(b) || b.clockMHz - a.clockMHz);
   const options: ClockOption[] = [];
   let best = Infinity;

@@ -2,7 +2,8 @@
  * The iteration time–energy frontier of a computation graph: the relaxation swept from the slowest plan down to the
  * fastest one the options allow (every computation at its fastest option — faster than all-maximum clocks where a
  * computation was measured faster at a lower clock), realized as clock plans at evenly spaced iteration times and at
- * the all-maximum-clock time, with the lower bound beside every point. Iteration energy = Σ computation energy + blocking power × (lanes × iteration time − Σ
+ * the all-maximum-clock time, with the lower bound beside every point. Iteration energy = Σ computation energy +
+ * blocking power × (lanes × iteration time − Σ
  * computation time): each lane (a GPU, or a pipeline stage of a profile) draws blocking power whenever it is not
  * computing.
  */

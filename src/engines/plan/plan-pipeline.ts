@@ -28,7 +28,10 @@ export interface PipelinePlanInput {
   lags?: StageLags;
   /** GPUs per stage the options sum over (default 1). */
   gpusPerStage?: number;
-  /** Plans realized between the fastest and the slowest iteration time (default 400), plus one at the all-max-clock time. */
+  /**
+   * Plans realized between the fastest and the slowest iteration time (default 400), plus one at the all-max-clock
+   * time.
+   */
   points?: number;
   /** Straggler: iteration time T′ = slowdown × all-max-clock time … */
   stragglerSlowdown?: number;
@@ -98,7 +101,8 @@ export function planPipeline(input: PipelinePlanInput): PlanRecord {
   }
   if (deadlineS !== undefined && !(deadlineS >= base.timeS)) {
     throw new InputError(
-      `--deadline-s ${deadlineS}: faster than the all-max-clock iteration (${base.timeS.toPrecision(6)} s); no plan can meet it`,
+      `--deadline-s ${deadlineS}: faster than the all-max-clock iteration (${base.timeS.toPrecision(6)} s); no ` +
+        `plan can meet it`,
     );
   }
   const extrinsic = deadlineS !== undefined ? extrinsicAt(deadlineS)! : undefined;
@@ -200,7 +204,9 @@ function splitPlan(graph: PipelineGraph, p: PlanPoint): SplitComputation[] {
   });
 }
 
-/** The intrinsic plan's clocks on measured options (fit mode); computations whose clock was not measured are counted. */
+/**
+ * The intrinsic plan's clocks on measured options (fit mode); computations whose clock was not measured are counted.
+ */
 function measuredCheck(
   graph: PipelineGraph,
   measured: StageOptions[],

@@ -62,7 +62,8 @@ export async function planProfile(input: ProfilePlanInput): Promise<PlanRecord> 
     if (capW === null && fit.calibration !== undefined) capW = (await loadCalibration(fit.calibration)).powerCap.powerW;
     planned = fittedStageOptions(measured, fit.clocksMHz, clocksMHz, file, capW);
     notes.push(
-      `options at ${clocksMHz.length} clocks modelled from ${fit.clocksMHz.join(', ')} MHz (t = A + B/f, P quadratic in f per stage and pass; ` +
+      `options at ${clocksMHz.length} clocks modelled from ${fit.clocksMHz.join(', ')} MHz (t = A + B/f, P ` +
+        `quadratic in f per stage and pass; ` +
         `${capW === null ? 'no power cap' : `power cap ${capW.toFixed(1)} W`})`,
     );
   }
@@ -70,7 +71,8 @@ export async function planProfile(input: ProfilePlanInput): Promise<PlanRecord> 
   if (quantumS !== undefined) {
     planned = quantizeOptions(planned, quantumS);
     notes.push(
-      `every computation's time floored to a multiple of ${quantumS} s (Perseus' convention): iterations look shorter than they are`,
+      `every computation's time floored to a multiple of ${quantumS} s (Perseus' convention): iterations look ` +
+        `shorter than they are`,
     );
   }
   return planPipeline({

@@ -13,7 +13,10 @@ import { hullCostAt } from './curve.js';
 import type { Dag } from './dag.js';
 import { FlowNetwork } from './max-flow.js';
 
-/** One step of the sweep: from `timeS`, durations change at `rate` (−1 shorten, +1 lengthen, 0 keep) per second of iteration time removed, for `stepS` seconds. */
+/**
+ * One step of the sweep: from `timeS`, durations change at `rate` (−1 shorten, +1 lengthen, 0 keep) per second of
+ * iteration time removed, for `stepS` seconds.
+ */
 export interface SweepStep {
   timeS: number;
   stepS: number;

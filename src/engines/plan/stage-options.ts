@@ -99,7 +99,8 @@ export function measuredStageOptions(
     for (const pass of ['forward', 'backward'] as const) {
       if (o[pass].length === 0)
         throw new InputError(
-          `${file}: no ${pass} samples of stage ${s} (expected stages 0–${stages - 1}, each with forward and backward at several clocks)`,
+          `${file}: no ${pass} samples of stage ${s} (expected stages 0–${stages - 1}, each with forward and ` +
+            `backward at several clocks)`,
         );
       o[pass].sort((a, b) => a.clockMHz - b.clockMHz);
     }
@@ -127,7 +128,8 @@ export function fittedStageOptions(
       const pts = stage[pass].filter((o) => near(o.clockMHz));
       if (pts.length < 2)
         throw new InputError(
-          `${file}: stage ${s} ${pass} was measured at ${pts.length} of the fit clocks ${fitClocksMHz.join(', ')} MHz (need at least 2)`,
+          `${file}: stage ${s} ${pass} was measured at ${pts.length} of the fit clocks ` +
+            `${fitClocksMHz.join(', ')} MHz (need at least 2)`,
         );
       const fit = fitStage(
         pts.map((o) => ({ smClockMHz: o.clockMHz, durationNs: o.timeS * 1e9, powerW: o.energyJ / o.timeS })),

@@ -68,7 +68,8 @@ function llmConfig(nodes: { metadata: { attrs: { name: string; value: unknown }[
   const attr = nodes.metadata?.attrs.find((a) => a.name === 'tracewatt_llm_config');
   if (!attr || typeof attr.value !== 'string') {
     throw new InputError(
-      `${file}: no tracewatt_llm_config metadata: plan --trace needs a trace written by \`tracewatt generate llm\` (it names the stages and micro-batches)`,
+      `${file}: no tracewatt_llm_config metadata: plan --trace needs a trace written by \`tracewatt generate ` +
+        `llm\` (it names the stages and micro-batches)`,
     );
   }
   const c = JSON.parse(attr.value) as Partial<LlmConfig>;
@@ -86,7 +87,10 @@ function isGpuCompute(n: ChakraNode): boolean {
   return n.type === NodeType.COMP_NODE && !(attrBool(n, 'is_cpu_op') ?? false);
 }
 
-/** Groups of one rank, keyed `<microBatch>:<pass>`; also maps node ids of group members (collectives included) to their group. */
+/**
+ * Groups of one rank, keyed `<microBatch>:<pass>`; also maps node ids of group members (collectives included) to their
+ * group.
+ */
 function groupsOf(
   nodes: ChakraNode[],
   rank: number,
@@ -134,7 +138,8 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
       const ref = traces[0]![rank]!;
       if (nodes.length !== ref.length || nodes.some((n, i) => n.id !== ref[i]!.id)) {
         throw new InputError(
-          `${prefixes[k]}.${rank}.et: its nodes differ from ${prefixes[0]}.${rank}.et (annotate one trace at every clock)`,
+          `${prefixes[k]}.${rank}.et: its nodes differ from ${prefixes[0]}.${rank}.et (annotate one trace at ` +
+            `every clock)`,
         );
       }
     });
@@ -245,9 +250,12 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
     points: input.points,
     notes: [
       ...notes,
-      `planning model: one op per stage × micro-batch × pass (its group span from replays at each clock), message delays from the replay at ${clocks[0]} MHz; ` +
-        `energies are the energy ledger's: a group's GPU node energies, the rest of its span (its collectives) at ${commW.toFixed(2)} W ` +
-        `(communication power), blocking at ${(input.blockingPowerW ?? idleW).toFixed(2)} W per GPU (${input.blockingPowerW === undefined ? 'idle power' : 'given'}), all ${rankCount} ranks`,
+      `planning model: one op per stage × micro-batch × pass (its group span from replays at each clock), ` +
+        `message delays from the replay at ${clocks[0]} MHz; ` +
+        `energies are the energy ledger's: a group's GPU node energies, the rest of its span (its collectives) ` +
+        `at ${commW.toFixed(2)} W ` +
+        `(communication power), blocking at ${(input.blockingPowerW ?? idleW).toFixed(2)} W per GPU (` +
+        `${input.blockingPowerW === undefined ? 'idle power' : 'given'}), all ${rankCount} ranks`,
     ],
   });
 

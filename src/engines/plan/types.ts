@@ -39,7 +39,10 @@ export interface PlannedComputation {
   energyJ: number;
 }
 
-/** One computation of a two-clock plan: the first `shareAtFirst` of its work at `clockMHz`, the rest at `secondClockMHz`. */
+/**
+ * One computation of a two-clock plan: the first `shareAtFirst` of its work at `clockMHz`, the rest at
+ * `secondClockMHz`.
+ */
 export interface SplitComputation extends PlannedComputation {
   secondClockMHz: number;
   shareAtFirst: number;

@@ -57,9 +57,15 @@ export interface AsMeasuredRank {
   overlapNs: number;
   /** Union of every interval. */
   wallNs: number;
-  /** Σ GPU compute node energy (annotated energy_j scaled to the measured duration, else active power × duration) less its DRAM part, J. */
+  /**
+   * Σ GPU compute node energy (annotated energy_j scaled to the measured duration, else active power × duration) less
+   * its DRAM part, J.
+   */
   computeJ: number;
-  /** DRAM part of the GPU compute nodes (energy_memory_j, else tensor_size × memory pJ/bit), carved out of their energy, J. */
+  /**
+   * DRAM part of the GPU compute nodes (energy_memory_j, else tensor_size × memory pJ/bit), carved out of their energy,
+   * J.
+   */
   memoryJ: number;
   memoryBytes: number;
 }
@@ -98,7 +104,8 @@ const need = (file: string, n: ChakraNode, name: string, diag: Diagnostics): num
   const v = attrInt(n, name, diag);
   if (v === undefined) {
     throw new InputError(
-      `${file}: node ${n.id} ("${n.name}") has no ${name}: replay --as-measured reads traces written by import pytorch or import kineto (annotate keeps the attributes)`,
+      `${file}: node ${n.id} ("${n.name}") has no ${name}: replay --as-measured reads traces written by import ` +
+        `pytorch or import kineto (annotate keeps the attributes)`,
     );
   }
   if (v < 0n || v > BigInt(Number.MAX_SAFE_INTEGER))
@@ -286,7 +293,8 @@ export async function replayAsMeasured(
   const missing = ranks.filter((r) => r.measuredIterationNs === null);
   if (missing.length) {
     throw new InputError(
-      `${missing[0]!.file}: no measured iteration (its Kineto trace had no ProfilerStep): import it again with --step NAME or --window START:END (µs as the trace writes "ts"), then replay --as-measured`,
+      `${missing[0]!.file}: no measured iteration (its Kineto trace had no ProfilerStep): import it again with ` +
+        `--step NAME or --window START:END (µs as the trace writes "ts"), then replay --as-measured`,
     );
   }
   return { ranks, diagnostics };
@@ -301,7 +309,10 @@ export async function replayFilesAsMeasured(input: AsMeasuredInput): Promise<AsM
   return log ? { ...res, powerLog: log } : res;
 }
 
-/** The measured iteration and its wall-clock start each rank file records (metadata only; null where the import recorded none). */
+/**
+ * The measured iteration and its wall-clock start each rank file records (metadata only; null where the import recorded
+ * none).
+ */
 export async function measuredIterations(trace: string): Promise<
   {
     rank: number;
@@ -386,7 +397,9 @@ export function summarizeAsMeasured(
     worstErrorPct: errors.length ? Math.max(...errors) : null,
     meanErrorPct: errors.length ? errors.reduce((a, b) => a + b, 0) / errors.length : null,
     energyNotes: [
-      `energy estimated on the replayed timeline with power config ${power.name}: GPU compute nodes at their annotated energy (scaled to the measured duration) or ${power.gpu.activePowerW} W, idle ${power.gpu.idlePowerW} W otherwise`,
+      `energy estimated on the replayed timeline with power config ${power.name}: GPU compute nodes at their ` +
+        `annotated energy (scaled to the measured duration) or ${power.gpu.activePowerW} W, idle ` +
+        `${power.gpu.idlePowerW} W otherwise`,
       'network energy not estimated (no network is modelled in an as-measured replay)',
     ],
   };

@@ -23,7 +23,10 @@ export interface ByNameRow {
   kind: ByNameKind;
   /** Nodes, all ranks. */
   count: number;
-  /** Σ node durations over all ranks (rank-ns); for "(idle)": idle time, rank-ns; for "(network static)": makespan × ranks. */
+  /**
+   * Σ node durations over all ranks (rank-ns); for "(idle)": idle time, rank-ns; for "(network static)": makespan ×
+   * ranks.
+   */
   timeNs: number;
   /** The row's energy by ledger part, J (estimated); total = the sum of its parts. */
   energyJ: EnergyBreakdownJ;
@@ -66,7 +69,10 @@ export class ByNameLedger {
   /** Row r's count, time and parts at r × STRIDE (typed: no object per row or per node added). */
   private values = new Float64Array(64 * STRIDE);
 
-  /** A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated once). */
+  /**
+   * A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated
+   * once).
+   */
   add(kind: ByNameKind, name: string, timeNs: number, parts: Partial<Parts>, weight = 1): void {
     const row = this.row(kind, name);
     this.addTo(

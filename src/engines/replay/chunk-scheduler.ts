@@ -9,7 +9,8 @@
  * its members' finishes known and lets those with nothing else untimed go on. When every member with a known
  * finish still waits on an untimed phase, the earliest known finish of all is taken: every untimed phase finishes
  * after it (a phase finishes after its group's last start, at least the endpoint delay of ≥ 1 ns later, and every
- * start still to come is at a finish yet to be taken, or later). The result is the one a single time-ordered event queue over all members gives, with no
+ * start still to come is at a finish yet to be taken, or later). The result is the one a single time-ordered event
+ * queue over all members gives, with no
  * queue: each member holds at most (queues × active chunks) running phases.
  */
 import type { CollectivePlan } from './collective-plan.js';
@@ -193,7 +194,9 @@ export class ChunkScheduler {
     return best;
   }
 
-  /** Member m finishes its earliest known phase: the stream moves to its next queue; both queues start what they can. */
+  /**
+   * Member m finishes its earliest known phase: the stream moves to its next queue; both queues start what they can.
+   */
   private takeEarliest(m: number): void {
     const K = this.perMember;
     const base = m * K;

@@ -73,7 +73,10 @@ export class NodeClassifier {
 
   /** What the replay made of frames met before (filled by recordable nodes, read by the replay's file reader). */
   readonly memo = new FrameMemo();
-  /** The duration source the node being classified counted (index in DURATION_SOURCES), or −1; and whether it had a band. */
+  /**
+   * The duration source the node being classified counted (index in DURATION_SOURCES), or −1; and whether it had a
+   * band.
+   */
   private counted = -1;
   private banded = false;
 
@@ -162,7 +165,8 @@ export class NodeClassifier {
         const mem = ctx.memory;
         if (!mem || mem.memoryType === 'NO_MEMORY_EXPANSION') {
           throw new InputError(
-            `${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than NO_MEMORY_EXPANSION`,
+            `${where(file, n)} needs a remote memory model: pass --memory with a memory-type other than ` +
+              `NO_MEMORY_EXPANSION`,
           );
         }
         const bytes = this.intAttr(file, n, Attr.TensorSize, 'MEM_LOAD/STORE nodes need their size')!;
@@ -197,7 +201,9 @@ export class NodeClassifier {
             ctx.diag.add('replay.cpu-collective-replayed', {
               file,
               nodeId: n.id,
-              message: `${where(file, n)} is a CPU-side collective without comm_type; replayed from its duration on the CPU`,
+              message:
+                `${where(file, n)} is a CPU-side collective without comm_type; replayed from its duration on the ` +
+                `CPU`,
             });
             table.resource[s] = Resource.Cpu;
             table.category[s] = Category.Cpu;
@@ -215,7 +221,8 @@ export class NodeClassifier {
         const coll = simulatedCollective(type);
         if (!coll) {
           throw new InputError(
-            `${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical backend models ${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
+            `${where(file, n)}: comm_type ${commTypeName(type)} is not simulated (ASTRA-sim's analytical ` +
+              `backend models ${SIMULATED_COLLECTIVES.join(', ')}; BROADCAST is replayed)`,
           );
         }
         table.op[s] = OpKind.Collective;
@@ -223,7 +230,8 @@ export class NodeClassifier {
           file,
           n,
           Attr.CommSize,
-          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every rank); re-generate the trace with comm_size on every COMM_COLL node',
+          'the collective size is needed (ASTRA-sim logs "Attribute comm_size not found" and then stalls every ' +
+            'rank); re-generate the trace with comm_size on every COMM_COLL node',
         )!;
         table.peer[s] = this.spec(file, n, coll);
         return;
@@ -245,14 +253,17 @@ export class NodeClassifier {
     const involved = a ? boolListOfAttribute(a, n, ctx.diag) : undefined;
     if (involved && involved.length < ctx.dims) {
       throw new InputError(
-        `${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`,
+        `${where(file, n)}: involved_dim has ${involved.length} entr${involved.length === 1 ? 'y' : 'ies'} but ` +
+          `${ctx.networkFile} has ${ctx.dims} dimensions (ASTRA-sim reads past the list and stalls)`,
       );
     }
     if (involved && involved.length > ctx.dims) {
       ctx.diag.add('replay.involved-dim-longer', {
         file,
         nodeId: n.id,
-        message: `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ignored`,
+        message:
+          `${where(file, n)}: involved_dim has more entries than the network has dimensions; the extra ones are ` +
+          `ignored`,
       });
     }
     const pgAttr = n.attribute(Attr.PgName);
@@ -260,7 +271,8 @@ export class NodeClassifier {
     const group = pg === '' || pg === '0' ? '' : pg;
     if (group && !ctx.commGroups?.groups.has(group)) {
       throw new InputError(
-        `${where(file, n)}: pg_name "${group}" is not defined${ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'}`,
+        `${where(file, n)}: pg_name "${group}" is not defined` +
+          (ctx.commGroups ? ` in ${ctx.commGroups.file}` : ' (no --comm-group file given)'),
       );
     }
     // The kind, and involved_dim as a bit mask (0 when absent), in one number.
@@ -317,8 +329,10 @@ export class NodeClassifier {
       this.withoutTime(
         file,
         n,
-        `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): the node takes 0 ns ` +
-          `and no energy, as in ASTRA-sim${n.durationMicros > 0n ? ` (its duration_micros ${n.durationMicros} is not used under roofline)` : ''}`,
+        `${where(file, n)}: roofline-enabled and no tensor_size, and no annotation (frequency_mhz / energy_j): ` +
+          `the node takes 0 ns ` +
+          `and no energy, as in ASTRA-sim` +
+          (n.durationMicros > 0n ? ` (its duration_micros ${n.durationMicros} is not used under roofline)` : ''),
       );
       return;
     }

@@ -88,7 +88,8 @@ export class CollectiveMatcher {
     if (index < 0) {
       const d = this.describe({ rank, slot });
       throw new InputError(
-        `${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" but rank ${rank} is not a member of it`,
+        `${d.file}: node ${d.nodeId}${d.name ? ` ("${d.name}")` : ''} is a collective of group "${spec.group}" ` +
+          `but rank ${rank} is not a member of it`,
       );
     }
     const n = group.members.length;
@@ -262,15 +263,22 @@ function stallError(inst: CollInstance, plan: CollectivePlan, stall: CollectiveS
   const { first, group } = inst;
   const phaseName = (j: number) => {
     const ph = plan.phases[j];
-    return `${ph.kind.toLowerCase().replace('_', '-')} on ${group.commGroup ? `comm group "${group.key}"` : `dimension ${ph.queue}`}`;
+    return (
+      `${ph.kind.toLowerCase().replace('_', '-')} on ` +
+      (group.commGroup ? `comm group "${group.key}"` : `dimension ${ph.queue}`)
+    );
   };
   const shown = stall.running
     .slice(0, 4)
     .map((w) => `rank ${group.members[w.member]} runs chunk ${w.chunk}'s ${phaseName(w.phase)}`);
   return new InputError(
-    `collective ${inst.spec.coll} #${inst.ordinal} of ${group.key ? `group "${group.key}"` : 'all ranks'} (rank ${first.rank} node ${firstNodeId}) ` +
-      `deadlocks: the ranks reach it at different times and their queues run its ${plan.chunks} chunks' phases in different orders ` +
-      `(${shown.join('; ')}${stall.running.length > 4 ? ' …' : ''}), each waiting for a peer busy with another chunk. ` +
-      'ASTRA-sim stalls here as well ("Hardware Resource … has unreleased nodes"); use preferred-dataset-splits 1, more active-chunks-per-dimension, or collective-optimization baseline',
+    `collective ${inst.spec.coll} #${inst.ordinal} of ${group.key ? `group "${group.key}"` : 'all ranks'} ` +
+      `(rank ${first.rank} node ${firstNodeId}) ` +
+      `deadlocks: the ranks reach it at different times and their queues run its ${plan.chunks} chunks' phases ` +
+      `in different orders ` +
+      `(${shown.join('; ')}${stall.running.length > 4 ? ' …' : ''}), each waiting for a peer busy with another ` +
+      `chunk. ` +
+      'ASTRA-sim stalls here as well ("Hardware Resource … has unreleased nodes"); use ' +
+      'preferred-dataset-splits 1, more active-chunks-per-dimension, or collective-optimization baseline',
   );
 }

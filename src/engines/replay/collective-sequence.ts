@@ -1,5 +1,6 @@
 /**
- * The rules replay matches communication across ranks by, in one place. Collectives: the k-th collective a rank issues on a group
+ * The rules replay matches communication across ranks by, in one place. Collectives: the k-th collective a rank issues
+ * on a group
  * meets the k-th of every other member, and they must be the same kind and size (collective-matching.ts refuses
  * the trace with {@link collectiveDiffers}' words otherwise, and stalls when a member never issues it). `validate`
  * checks what it can of that rule without the configs ({@link unmatchedCollectives}), so it refuses what replay
@@ -21,7 +22,8 @@ export interface IssuedCollective {
 /** Replay's refusal when the `ordinal`-th collective of a group differs between two of its members. */
 export function collectiveDiffers(groupKey: string, ordinal: number, a: IssuedCollective, b: IssuedCollective): string {
   return (
-    `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${a.rank} node ${a.nodeId} is ${a.coll} of ${a.bytes} B, ` +
+    `collective #${ordinal} of group "${groupKey || 'all ranks'}" differs between ranks: rank ${a.rank} node ` +
+    `${a.nodeId} is ${a.coll} of ${a.bytes} B, ` +
     `rank ${b.rank} node ${b.nodeId} is ${b.coll} of ${b.bytes} B`
   );
 }
@@ -62,7 +64,10 @@ export function unmatchedCollectives(
         out.push({
           rank: few,
           nodeId: at?.nodeId ?? null,
-          message: `group "${groupKey || 'all ranks'}": rank ${ref} issues ${refList.length} collective(s), rank ${m} issues ${list.length}: collective #${k} (rank ${many} node ${at?.nodeId}) is never reached by rank ${few} (replay stalls)`,
+          message:
+            `group "${groupKey || 'all ranks'}": rank ${ref} issues ${refList.length} collective(s), rank ${m} ` +
+            `issues ${list.length}: collective #${k} (rank ${many} node ${at?.nodeId}) is never reached by rank ` +
+            `${few} (replay stalls)`,
         });
         break;
       }

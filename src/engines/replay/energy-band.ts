@@ -66,7 +66,8 @@ export class ComputeBandCollector {
       this.diag.add('replay.energy-band-unusable', {
         file,
         message:
-          `${where()}: energy band ${P10} = ${p10 ?? 'absent'}, ${ENERGY} = ${energyJ ?? 'absent'}, ${P90} = ${p90 ?? 'absent'} ` +
+          `${where()}: energy band ${P10} = ${p10 ?? 'absent'}, ${ENERGY} = ${energyJ ?? 'absent'}, ${P90} = ` +
+          `${p90 ?? 'absent'} ` +
           `is not ${P10} ≤ ${ENERGY} ≤ ${P90}: the node counts at its estimate without a band`,
       });
       return;

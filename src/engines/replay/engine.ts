@@ -75,7 +75,8 @@ export interface ReplayOptions {
   equalArrivalShortcut?: boolean;
   /**
    * Per rank (by rank number), when it starts, ns: its nodes wait until then (an imported run's ranks at their
-   * measured starts, load.ts measuredStartOffsets). Each rank's finishNs is then counted from its start. Absent: all at 0.
+   * measured starts, load.ts measuredStartOffsets). Each rank's finishNs is then counted from its start. Absent: all at
+   * 0.
    */
   rankStartNs?: number[];
   /**
@@ -125,7 +126,10 @@ interface RankState {
   commOnlyNs: number;
   hostOnlyNs: number;
   memOnlyNs: number;
-  /** Σ over communication-only time of dt / (communication nodes running): each such node's share, by difference (by-name rows). */
+  /**
+   * Σ over communication-only time of dt / (communication nodes running): each such node's share, by difference
+   * (by-name rows).
+   */
   exposedClockNs: number;
   bytesSentPerDim: number[];
   memoryBytes: number;
@@ -188,12 +192,14 @@ class Replay {
     sources.forEach((s, i) => {
       if (s.rank !== i)
         throw new InputError(
-          `rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ${s.rank})`,
+          `rank files must be numbered 0..${sources.length - 1}; rank ${i} is missing (found ${s.file} as rank ` +
+            `${s.rank})`,
         );
     });
     if (o.power.network.length < this.cluster.dims.length) {
       throw new InputError(
-        `${o.power.file}: network: has ${o.power.network.length} entries but ${o.network.file} has ${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`,
+        `${o.power.file}: network: has ${o.power.network.length} entries but ${o.network.file} has ` +
+          `${this.cluster.dims.length} dimensions: give one energyPjPerBit per dimension`,
       );
     }
     this.netPj = this.cluster.dims.map((_, i) => o.power.network[i].energyPjPerBit);
@@ -262,7 +268,8 @@ class Replay {
   async run(): Promise<ReplayResult> {
     const staggered = this.ranks.some((r) => r.startNs > 0);
     const classesWanted = this.o.identicalRanksOnce !== false && !this.o.onSlice && !staggered;
-    // Ranks with the same nodes share one table while they load (shared-tables.ts); each simulated rank gets its own back.
+    // Ranks with the same nodes share one table while they load (shared-tables.ts); each simulated rank gets its own
+    // back.
     const shared = classesWanted ? new SharedTables() : null;
     // The table a rank gave up for a shared one is the next rank's: no new room per rank.
     let spare: NodeTable | null = null;
@@ -283,7 +290,8 @@ class Replay {
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
     // A rank that starts later is woken then (an event of no node: slot -1).
     for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
-    // Ranks touched since they last issued, in the order first touched (an array and a mark: a Set per ns step cost more).
+    // Ranks touched since they last issued, in the order first touched (an array and a mark: a Set per ns step cost
+    // more).
     const dirty: RankState[] = [];
     const touch = (r: RankState) => {
       if (r.dirty) return;
@@ -360,8 +368,10 @@ class Replay {
     const k = classes.representatives.length;
     this.diag.add('replay.identical-ranks-simulated-once', {
       message:
-        `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in the same places; ` +
-        `each class was simulated once (ranks ${classes.representatives.slice(0, 8).join(', ')}${k > 8 ? ' …' : ''}) and its times given to all its members ` +
+        `the ${n} ranks form ${k} class${k === 1 ? '' : 'es'} of ranks with the same trace and their peers in ` +
+        `the same places; ` +
+        `each class was simulated once (ranks ${classes.representatives.slice(0, 8).join(', ')}` +
+        `${k > 8 ? ' …' : ''}) and its times given to all its members ` +
         '(exact: they run alike; the library option identicalRanksOnce: false simulates every rank)',
     });
   }
@@ -447,7 +457,9 @@ class Replay {
         this.diag.add('replay.missing-dependency', {
           file: r.file,
           nodeId: table.id(c),
-          message: `${r.file}: node ${table.id(c)} depends on id ${dk}, which is not in the file; the dependency is ignored (ASTRA-sim stops on it)`,
+          message:
+            `${r.file}: node ${table.id(c)} depends on id ${dk}, which is not in the file; the dependency is ` +
+            `ignored (ASTRA-sim stops on it)`,
         });
         if (--table.pending[c] === 0) table.ready[table.resource[c]].push(c);
       }
@@ -595,7 +607,8 @@ class Replay {
     r.finishNs = Math.max(r.finishNs, this.now);
     const power = this.o.power;
     const memBytes = table.op[s] === OpKind.Fixed ? table.aux[s] : 0;
-    // The node's own energy (J), for the timeline: a GPU node's (compute + memory), or its network / remote-memory energy.
+    // The node's own energy (J), for the timeline: a GPU node's (compute + memory), or its network / remote-memory
+    // energy.
     let energyJ = 0;
     if (category === Category.Gpu) {
       r.gpuNs += dur;
@@ -655,7 +668,8 @@ class Replay {
     const key = table.key(s);
     if (this.o.onSlice) {
       this.o.onSlice({
-        // Counted from the rank's start, as its finishNs is (so the timeline's power integrates to the ledger's energy).
+        // Counted from the rank's start, as its finishNs is (so the timeline's power integrates to the ledger's
+        // energy).
         rank: r.rank,
         slot: SLOT_NAMES[resource],
         nodeId: table.id(s),
@@ -704,7 +718,11 @@ class Replay {
       file: r.file,
       nodeId: table.id(s),
       message:
-        `${r.file}: node ${table.id(s)}: its DRAM energy (${Number.isNaN(attr) ? `tensor_size ${table.aux[s]} B × ${this.o.power.memory.energyPjPerBit} pJ/bit` : `energy_memory_j ${attr} J`}) ` +
+        `${r.file}: node ${table.id(s)}: its DRAM energy (` +
+        (Number.isNaN(attr)
+          ? `tensor_size ${table.aux[s]} B × ${this.o.power.memory.energyPjPerBit} pJ/bit`
+          : `energy_memory_j ${attr} J`) +
+        `) ` +
         `is outside [0, the node's energy ${nodeJ} J]: memory counted as ${memoryJ} J, compute as the rest`,
     });
   }
@@ -717,8 +735,10 @@ class Replay {
     for (const inst of this.collectives.unfinished()) {
       const missing = inst.group.members.filter((_, m) => inst.slots[m] < 0);
       reasons.push(
-        `collective ${inst.spec.coll} #${inst.ordinal} of ${inst.group.key ? `group "${inst.group.key}"` : 'all ranks'} ` +
-          `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`,
+        `collective ${inst.spec.coll} #${inst.ordinal} of ` +
+          `${inst.group.key ? `group "${inst.group.key}"` : 'all ranks'} ` +
+          `(rank ${inst.first.rank} node ${nodeId(inst.first.rank, inst.first.slot)}) never reached by rank(s) ` +
+          `${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ' …' : ''}`,
       );
       if (reasons.length >= 3) break;
     }
@@ -744,7 +764,8 @@ class Replay {
       );
     }
     throw new InputError(
-      `replay stalled at ${this.now} ns with ${stuck.reduce((a, x) => a + x.unfinished, 0)} unfinished node(s) on ${stuck.length} rank(s): ${reasons.join('; ')}`,
+      `replay stalled at ${this.now} ns with ${stuck.reduce((a, x) => a + x.unfinished, 0)} unfinished node(s) ` +
+        `on ${stuck.length} rank(s): ${reasons.join('; ')}`,
     );
   }
 

@@ -22,7 +22,9 @@ const J_PER_W_NS = 1e-9;
 export interface EnergyBreakdownJ {
   /** Σ over GPU compute nodes of (node energy − its DRAM part); the GPU's static draw during kernels included. */
   compute: number;
-  /** DRAM part of GPU compute nodes (energy_memory_j, or tensor_size × pJ/bit carved out of the node) + remote memory. */
+  /**
+   * DRAM part of GPU compute nodes (energy_memory_j, or tensor_size × pJ/bit carved out of the node) + remote memory.
+   */
   memory: number;
   /** gpu.commPowerW × time communication runs with no GPU compute node running. */
   communication: number;
@@ -39,7 +41,9 @@ export interface EnergyBreakdownJ {
 /** The parts in the order tables print them (total last, not a part). */
 export const ENERGY_PARTS = ['compute', 'memory', 'communication', 'network', 'idle', 'host'] as const;
 
-/** Share of (active − idle) assumed above idle while only communication runs, when the power config gives no commPowerW. */
+/**
+ * Share of (active − idle) assumed above idle while only communication runs, when the power config gives no commPowerW.
+ */
 export const COMM_POWER_SHARE = 0.3;
 
 /** GPU power while only communication runs: gpu.commPowerW, else idle + 0.3 × (active − idle) (stated assumption). */
@@ -212,7 +216,8 @@ export function energyDefinitions(s?: LedgerSettings): string[] {
       : '';
   return [
     "compute: GPU compute nodes' energy (energy_j, else active power × time) less their DRAM part",
-    "memory: DRAM part of GPU compute nodes (energy_memory_j, else tensor_size × pJ/bit carved out of the node's energy) + remote memory",
+    'memory: DRAM part of GPU compute nodes (energy_memory_j, else tensor_size × pJ/bit carved out of the ' +
+      "node's energy) + remote memory",
     `communication: ${comm} × time communication runs with no GPU compute`,
     `network: bytes sent × pJ/bit per dimension (at the sender)${net}`,
     `idle: ${idle} × (makespan − GPU compute time − communication-only time), per rank`,
@@ -223,9 +228,12 @@ export function energyDefinitions(s?: LedgerSettings): string[] {
 
 /** The definition of every term of the per-rank time split: printed under every table that shows it. */
 export const TIME_DEFINITIONS: readonly string[] = [
-  'exposed comm: communication running with no GPU compute; host exposed: CPU nodes with neither; remote memory exposed: remote loads/stores with none of those',
-  'wait: nothing running, up to the makespan (peers, dependencies, the last rank); GPU compute + exposed + host + remote memory + wait = makespan',
-  'ASTRA-sim exposed: finish − GPU compute time, what ASTRA-sim prints as "exposed communication" (host and waiting time included)',
+  'exposed comm: communication running with no GPU compute; host exposed: CPU nodes with neither; remote ' +
+    'memory exposed: remote loads/stores with none of those',
+  'wait: nothing running, up to the makespan (peers, dependencies, the last rank); GPU compute + exposed + ' +
+    'host + remote memory + wait = makespan',
+  'ASTRA-sim exposed: finish − GPU compute time, what ASTRA-sim prints as "exposed communication" (host and ' +
+    'waiting time included)',
 ];
 
 /** What a modelled-power timeline slice is, for the ledger: which part of the power it drives. */

@@ -110,7 +110,10 @@ export async function rankSourcesFromFiles(
 
 /** The cluster's configuration files: ASTRA-sim system, network, remote memory and comm groups, and power. */
 export interface ClusterFiles {
-  /** system.json; may be left out only with network {@link NO_NETWORK} (ASTRA-sim's defaults, formats/astra/defaults.ts). */
+  /**
+   * system.json; may be left out only with network {@link NO_NETWORK} (ASTRA-sim's defaults,
+   * formats/astra/defaults.ts).
+   */
   system?: string;
   /** network.yml, or {@link NO_NETWORK} ("none"): one NPU, no network. */
   network: string;

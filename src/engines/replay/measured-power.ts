@@ -45,12 +45,16 @@ function placer(
         note:
           h === 0
             ? 'power log placed on the iteration by wall-clock stamps (log stamps read as UTC)'
-            : `power log placed on the iteration by wall-clock stamps shifted by ${h > 0 ? '+' : ''}${h} h (the log's stamps are local time without a zone; assumed)`,
+            : `power log placed on the iteration by wall-clock stamps shifted by ${h > 0 ? '+' : ''}${h} h (the ` +
+              `log's stamps are local time without a zone; assumed)`,
       };
     }
   }
   throw new InputError(
-    `${series.source.file}: the measured iteration${windows.length > 1 ? 's do' : ' does'} not fall inside the power log (log from ${new Date(series.originEpochMs!).toISOString()} for ${(end / 1e9).toFixed(1)} s, iteration at ${new Date(Number(windows[0]!.startUnixNs / 1_000_000n)).toISOString()}, with any whole-hour time-zone shift)`,
+    `${series.source.file}: the measured iteration${windows.length > 1 ? 's do' : ' does'} not fall inside the ` +
+      `power log (log from ${new Date(series.originEpochMs!).toISOString()} for ${(end / 1e9).toFixed(1)} s, ` +
+      `iteration at ${new Date(Number(windows[0]!.startUnixNs / 1_000_000n)).toISOString()}, with any whole-hour ` +
+      `time-zone shift)`,
   );
 }
 
@@ -67,7 +71,8 @@ export async function powerLogEnergy(
   const timed = ranks.filter((r) => r.measuredStartUnixNs !== null && r.measuredIterationNs !== null);
   if (timed.length === 0)
     throw new InputError(
-      `${file}: the trace records no wall-clock start of its measured iteration (measured_start_unix_ns), so the power log cannot be placed on it`,
+      `${file}: the trace records no wall-clock start of its measured iteration (measured_start_unix_ns), so ` +
+        `the power log cannot be placed on it`,
     );
   const place = placer(
     series,
@@ -83,11 +88,13 @@ export async function powerLogEnergy(
   const notes = [...series.notes, place.note];
   if (ranks.length > 1)
     notes.push(
-      `one power log for ${ranks.length} ranks: each rank's figure is the logged GPU's energy over that rank's iteration (ranks sharing the GPU are not separated)`,
+      `one power log for ${ranks.length} ranks: each rank's figure is the logged GPU's energy over that rank's ` +
+        `iteration (ranks sharing the GPU are not separated)`,
     );
   if (out.some((r) => r.samples < 3))
     notes.push(
-      `the power log has fewer than 3 samples inside an iteration: the measured energy rests on interpolation between samples`,
+      `the power log has fewer than 3 samples inside an iteration: the measured energy rests on interpolation ` +
+        `between samples`,
     );
   return { file, gpu: series.gpu ?? series.device, ranks: out, notes };
 }

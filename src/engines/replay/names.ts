@@ -33,7 +33,9 @@ export class NameTable {
     return id !== undefined ? id : this.add(name, Buffer.from(name, 'utf8'));
   }
 
-  /** The id of the (checked UTF-8) name in c.buf[from, to), added when new: no string is made for a name seen before. */
+  /**
+   * The id of the (checked UTF-8) name in c.buf[from, to), added when new: no string is made for a name seen before.
+   */
   idOfBytes(c: WireCursor, from: number, to: number): number {
     const buf = c.buf;
     let h = 0x811c9dc5;

@@ -4,7 +4,8 @@
  *
  * Ids are mostly dense integers, read in order, so they are grouped in blocks of 4,096: a block that holds 64 or
  * more ids becomes an Int32Array (slot + 1, or FINISHED_MARK), and once none of its ids is loaded any more and
- * later blocks are being loaded, a 512-byte bitmap of the finished ones (about a bit per id for the rest of the run). The block used last is kept
+ * later blocks are being loaded, a 512-byte bitmap of the finished ones (about a bit per id for the rest of the run).
+ * The block used last is kept
  * at hand, so in-order ids rarely touch the Map. Sparse ids and ids kept as strings (above 2^53) stay in a Map.
  */
 import type { IdKey } from './node-table.js';

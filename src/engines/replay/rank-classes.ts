@@ -2,7 +2,8 @@
  * Ranks that run the same nodes with peers in the same places: simulated once, and their result given to each.
  *
  * Ranks form a class when (1) their traces, as the replay reads them, are the same node for node (send/receive peers
- * aside, ids up to an offset; compared exactly, table to table, before anything runs); (2) each send or receive goes to a peer of the same
+ * aside, ids up to an offset; compared exactly, table to table, before anything runs); (2) each send or receive goes to
+ * a peer of the same
  * class, with the same tag, over the same dimension and hops (classes are refined until that holds); (3) a rank
  * talks to one peer per class, tag and direction, and its peers' matching nodes name it back; (4) every collective
  * runs among members of one class only, and a collective its members issue at once finishes for all of them at

@@ -138,7 +138,8 @@ export function summarizeRun(totals: readonly RankTotals[], ctx: RunSummaryConte
       powerPreset: p.name,
       networkEnergyConvention:
         "bytes each rank injects per dimension × that dimension's pJ/bit, counted at the sending rank; " +
-        'plus network static power (networkIdlePowerWPerRank × makespan per rank), in energyJ.network but in no dimension',
+        'plus network static power (networkIdlePowerWPerRank × makespan per rank), in energyJ.network but in ' +
+        'no dimension',
       ledger: ledgerSettings(p),
     },
     diagnostics: ctx.diagnostics,

@@ -29,7 +29,10 @@ export interface ReplaySlice {
   name: string;
   startNs: number;
   endNs: number;
-  /** Which part of the modelled power the node drives (ledger.ts PowerTrack): GPU compute, host, communication, remote memory. */
+  /**
+   * Which part of the modelled power the node drives (ledger.ts PowerTrack): GPU compute, host, communication, remote
+   * memory.
+   */
   kind: PowerSliceKind;
   /**
    * The node's own power over the slice, W: a GPU compute node's energy (compute + memory) / duration; a
@@ -154,7 +157,9 @@ export interface RankResult extends RankActivity {
   remoteMemExposedNs: number;
   /** Nothing running, up to the makespan (waiting for peers, dependencies or the last rank), ns. */
   waitNs: number;
-  /** ASTRA-sim's "exposed communication": finish − GPU compute time (CPU, remote-memory and waiting time included), ns. */
+  /**
+   * ASTRA-sim's "exposed communication": finish − GPU compute time (CPU, remote-memory and waiting time included), ns.
+   */
   astraExposedNs: number;
   energyJ: EnergyBreakdownJ;
   /** Network energy of the rank's sends (bytes × pJ/bit), J: energyJ.network less the network static power. */
@@ -187,7 +192,10 @@ export interface ReplayResult {
    * roofline (num_ops and tensor_size, roofline-enabled), zero (neither: the node takes no time, or 1 ns).
    */
   durationSources: DurationSources;
-  /** timeS.overlap / timeS.communication, 0..1: the share of communication hidden behind compute (0 without communication). */
+  /**
+   * timeS.overlap / timeS.communication, 0..1: the share of communication hidden behind compute (0 without
+   * communication).
+   */
   overlapShare: number;
   ranks: RankResult[];
   /** Bytes sent per network dimension, all ranks together; index = dimension (0 = first in the network config). */

@@ -24,7 +24,10 @@ export interface LayerStudyRow {
   /** Display name, e.g. "GPT 1.3B". */
   layer: string;
   seqLen: number;
-  /** Energy saved by the lowest-energy Pareto point against the fastest one, % of the fastest point's energy (estimated). */
+  /**
+   * Energy saved by the lowest-energy Pareto point against the fastest one, % of the fastest point's energy
+   * (estimated).
+   */
   energySavingPct: number;
   /** Extra runtime of the lowest-energy Pareto point against the fastest one, % of the fastest runtime (estimated). */
   runtimePenaltyPct: number;
@@ -38,7 +41,10 @@ export interface LayerStudyRow {
   runtimePenaltyDiffPts: number;
   /** Mean modelled power of the layer pass at the fastest point, W (estimated). */
   fastestPowerW: number;
-  /** Highest power any kernel of the layer would draw at the top clock with no cap, W (estimated): whether the cap can bind. */
+  /**
+   * Highest power any kernel of the layer would draw at the top clock with no cap, W (estimated): whether the cap can
+   * bind.
+   */
   maxKernelPowerW: number;
   /** Runtime of one layer pass at the fastest point, µs (estimated). */
   fastestTimeUs: number;
@@ -158,7 +164,8 @@ const span = (xs: number[]) =>
 
 /**
  * The four published observations, each tested on the sweeps (`models` and `seqLens` in ascending size, as the rows
- * are ordered). A runtime counts as slower at the highest clock only beyond 0.5 % (the replay times kernels in whole µs).
+ * are ordered). A runtime counts as slower at the highest clock only beyond 0.5 % (the replay times kernels in whole
+ * µs).
  */
 export function observations(
   layers: readonly LayerSweep[],
@@ -215,19 +222,30 @@ export function observations(
       id: 'u-shaped-energy',
       published: 'energy against SM clock is U-shaped',
       verdict: uVerdict,
-      sentence: `${uVerdict === 'confirmed' ? 'Confirmed' : uVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: ${u.length} of ${layers.length} layers have their lowest energy inside the clock range with both ends at least 5 % above it; the lowest-energy clocks are ${span(optClocks)} MHz.`,
+      sentence:
+        `${uVerdict === 'confirmed' ? 'Confirmed' : uVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: ` +
+        `${u.length} of ${layers.length} layers have their lowest energy inside the clock range with both ends at ` +
+        `least 5 % above it; the lowest-energy clocks are ${span(optClocks)} MHz.`,
     },
     {
       id: 'v-to-u-fronts',
       published: 'time–energy Pareto fronts are V-shaped and soften to U for larger layers and longer sequences',
       verdict: vVerdict,
-      sentence: `${vVerdict === 'confirmed' ? 'Confirmed' : vVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: the bottom of the energy curve (runtime span within 2 % of the lowest energy) is ${span(width.map((w) => Number(f1(w))))} % of the fastest runtime; its rank correlation with layer size is ${signed2(bySize)} and with sequence length ${signed2(bySeq)} (softening: both above 0.3).`,
+      sentence:
+        `${vVerdict === 'confirmed' ? 'Confirmed' : vVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: ` +
+        `the bottom of the energy curve (runtime span within 2 % of the lowest energy) is ` +
+        `${span(width.map((w) => Number(f1(w))))} % of the fastest runtime; its rank correlation with layer size ` +
+        `is ${signed2(bySize)} and with sequence length ${signed2(bySeq)} (softening: both above 0.3).`,
     },
     {
       id: 'optimum-shifts-with-seq',
       published: 'the energy-optimal clock shifts with sequence length',
       verdict: sVerdict,
-      sentence: `${sVerdict === 'confirmed' ? 'Confirmed' : sVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: across S = ${seqLens.join(' / ')} the lowest-energy clock moves by ${shifts.map((s) => `${s.by} MHz (${s.layer})`).join(', ')}; a shift of at least two clock steps (30 MHz) counts.`,
+      sentence:
+        `${sVerdict === 'confirmed' ? 'Confirmed' : sVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: ` +
+        `across S = ${seqLens.join(' / ')} the lowest-energy clock moves by ` +
+        `${shifts.map((s) => `${s.by} MHz (${s.layer})`).join(', ')}; a shift of at least two clock steps (30 ` +
+        `MHz) counts.`,
     },
     {
       id: 'fastest-below-max-clock',
@@ -235,9 +253,17 @@ export function observations(
       verdict: fVerdict,
       sentence:
         fVerdict === 'confirmed'
-          ? `Confirmed: ${slowerAtTop.map((l) => cell(l)).join(', ')} run more than 0.5 % slower at ${topClock} MHz than at their fastest clock.`
-          : `${fVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: no layer runs slower at ${topClock} MHz — no kernel draws more than ${f1(maxKernelW)} W there${capW !== null ? `, ${maxKernelW > capW ? 'above' : 'under'} the ${capW} W cap` : ''}, and the roofline estimate never lowers the clock for the cap` +
-            `${flatTop.length ? `; memory-bound layers reach their fastest runtime below ${topClock} MHz and stay flat above it: ${flatTop.map((r) => `${cell(r)} at ${r.fastestClockMHz} MHz`).join(', ')}` : ''}.`,
+          ? `Confirmed: ${slowerAtTop.map((l) => cell(l)).join(', ')} run more than 0.5 % slower at ${topClock} ` +
+            `MHz than at their fastest clock.`
+          : `${fVerdict === 'refuted' ? 'Refuted' : 'Partly confirmed'}: no layer runs slower at ${topClock} MHz ` +
+            `— no kernel draws more than ${f1(maxKernelW)} W there` +
+            `${capW !== null ? `, ${maxKernelW > capW ? 'above' : 'under'} the ${capW} W cap` : ''}, and the ` +
+            `roofline estimate never lowers the clock for the cap` +
+            (flatTop.length
+              ? `; memory-bound layers reach their fastest runtime below ${topClock} MHz and stay flat above it: ` +
+                flatTop.map((r) => `${cell(r)} at ${r.fastestClockMHz} MHz`).join(', ')
+              : '') +
+            `.`,
     },
   ];
 }

@@ -52,7 +52,8 @@ export const A30_SEQ_LENS: readonly number[] = [128, 512, 1024];
 /** The published measurement: how it was taken. */
 export const A30_PUBLISHED_SOURCE =
   "a layer-level measurement of single GPT decoder layers on one NVIDIA A30 (as quoted in the project's issue 31): " +
-  'SM clock swept 210–1440 MHz in 15 MHz steps with HBM fixed at 1215 MHz; power from NVML total-power samples at about 2 ms; ' +
+  'SM clock swept 210–1440 MHz in 15 MHz steps with HBM fixed at 1215 MHz; power from NVML total-power samples ' +
+  'at about 2 ms; ' +
   'each layer looped until runtime and power were stable, then E = P·t; energy saving and runtime penalty of the ' +
   'lowest-energy Pareto point against the fastest one.';
 
@@ -119,7 +120,8 @@ function checkClocks(cal: Calibration, clocks: readonly number[], file: string):
   const top = maxSmClock(cal).mhz;
   if (Math.max(...clocks) !== top) {
     throw new InputError(
-      `${file}: ${cal.device.name} tops out at ${top} MHz, but the A30 study sweeps 210–1440 MHz: give an A30 calibration`,
+      `${file}: ${cal.device.name} tops out at ${top} MHz, but the A30 study sweeps 210–1440 MHz: give an A30 ` +
+        `calibration`,
     );
   }
 }
@@ -198,7 +200,9 @@ export async function runA30LayerStudy(o: A30StudyOptions = {}): Promise<A30Stud
   const record: LayerClockStudyRecord = {
     kind: 'layer-clock-study',
     schemaVersion: 1,
-    label: `GPT decoder layers on an NVIDIA A30: SM clock ${clocks[0]}–${clocks[clocks.length - 1]} MHz against the published table`,
+    label:
+      `GPT decoder layers on an NVIDIA A30: SM clock ${clocks[0]}–${clocks[clocks.length - 1]} MHz against the ` +
+      `published table`,
     system: systemLines(cal, calFile, microBatch, clocks),
     definitions: DEFINITIONS,
     publishedSource: A30_PUBLISHED_SOURCE,
@@ -233,10 +237,14 @@ function maxKernelPowerW(cal: Calibration, layer: LlmGenerateOptions, clockMHz: 
 }
 
 const DEFINITIONS = [
-  'Fastest point: the Pareto point with the shortest runtime (of equal runtimes, the lowest energy); lowest-energy point: the Pareto point with the least energy.',
-  "Energy saving (%) = (E_fastest − E_lowest) / E_fastest; runtime penalty (%) = (T_lowest − T_fastest) / T_fastest; E is the layer pass's whole modelled GPU energy, T its runtime (estimated).",
-  'Difference (points) = tracewatt − published; mean absolute difference = mean over the cells of |difference|, per column.',
-  'Bottom width (%): runtime span of the clocks whose energy is within 2 % of the lowest, as % of the fastest runtime (a sharp V is narrow, a flat U wide).',
+  'Fastest point: the Pareto point with the shortest runtime (of equal runtimes, the lowest energy); ' +
+    'lowest-energy point: the Pareto point with the least energy.',
+  'Energy saving (%) = (E_fastest − E_lowest) / E_fastest; runtime penalty (%) = (T_lowest − T_fastest) / ' +
+    "T_fastest; E is the layer pass's whole modelled GPU energy, T its runtime (estimated).",
+  'Difference (points) = tracewatt − published; mean absolute difference = mean over the cells of ' +
+    '|difference|, per column.',
+  'Bottom width (%): runtime span of the clocks whose energy is within 2 % of the lowest, as % of the fastest ' +
+    'runtime (a sharp V is narrow, a flat U wide).',
 ];
 
 function systemLines(cal: Calibration, calFile: string, microBatch: number, clocks: readonly number[]): string[] {
@@ -244,15 +252,25 @@ function systemLines(cal: Calibration, calFile: string, microBatch: number, cloc
   const vf = cal.vf;
   const step = clocks[1]! - clocks[0]!;
   return [
-    `one GPT-3-family decoder layer (${A30_LAYERS.map((l) => findModelPreset(l.model)!.name).join(', ')}; Brown et al. 2020, Table 2.1), forward pass, bf16, micro-batch ${microBatch} sequence${microBatch === 1 ? '' : 's'}, S = ${A30_SEQ_LENS.join(' / ')} tokens`,
-    `trace: tracewatt generate llm --scope layer-forward (fused norm, QKV, FlashAttention, output projection, norm, MLP up, GELU, MLP down: 8 kernels per pass), one GPU`,
-    `GPU: ${cal.device.name} from ${path.basename(calFile)} (${cal.device.kind === 'datasheet' ? 'datasheet facts only, not fitted' : 'fitted'}): ${(ds.peakFlopsPerS.fp16Tensor ?? ds.peakFlopsPerS.fp32) / 1e12} TFLOP/s bf16 tensor, ${ds.memoryBandwidthBytesPerS / 1e9} GB/s HBM2, ${ds.tdpW} W TDP (the power cap), idle ${ds.idlePowerW} W (estimate)`,
+    `one GPT-3-family decoder layer (${A30_LAYERS.map((l) => findModelPreset(l.model)!.name).join(', ')}; ` +
+      `Brown et al. 2020, Table 2.1), forward pass, bf16, micro-batch ${microBatch} sequence` +
+      `${microBatch === 1 ? '' : 's'}, S = ${A30_SEQ_LENS.join(' / ')} tokens`,
+    `trace: tracewatt generate llm --scope layer-forward (fused norm, QKV, FlashAttention, output projection, ` +
+      `norm, MLP up, GELU, MLP down: 8 kernels per pass), one GPU`,
+    `GPU: ${cal.device.name} from ${path.basename(calFile)} (` +
+      `${cal.device.kind === 'datasheet' ? 'datasheet facts only, not fitted' : 'fitted'}): ` +
+      `${(ds.peakFlopsPerS.fp16Tensor ?? ds.peakFlopsPerS.fp32) / 1e12} TFLOP/s bf16 tensor, ` +
+      `${ds.memoryBandwidthBytesPerS / 1e9} GB/s HBM2, ${ds.tdpW} W TDP (the power cap), idle ${ds.idlePowerW} W ` +
+      `(estimate)`,
     ...(vf
       ? [
-          `V–f: the default shape of every datasheet calibration — voltage flat up to ${vf.kneeMHz} MHz (60 % of ${ds.maxSmClockMHz} MHz), then +${vf.slopePerGHz} V/V per GHz; power split over SM, tensor and DRAM activity by the same default rule`,
+          `V–f: the default shape of every datasheet calibration — voltage flat up to ${vf.kneeMHz} MHz (60 % ` +
+            `of ${ds.maxSmClockMHz} MHz), then +${vf.slopePerGHz} V/V per GHz; power split over SM, tensor and ` +
+            `DRAM activity by the same default rule`,
         ]
       : []),
-    `SM clock swept ${clocks[0]}–${clocks[clocks.length - 1]} MHz in ${step} MHz steps (${clocks.length} clocks); each clock annotated (roofline time and power at that clock) and replayed: tracewatt sweep gpu`,
+    `SM clock swept ${clocks[0]}–${clocks[clocks.length - 1]} MHz in ${step} MHz steps (${clocks.length} ` +
+      `clocks); each clock annotated (roofline time and power at that clock) and replayed: tracewatt sweep gpu`,
   ];
 }
 
@@ -267,20 +285,33 @@ function limits(cal: Calibration, rows: LayerClockStudyRecord['rows']): string[]
   const memoryBound = rows.filter((r) => r.fastestClockMHz < top);
   const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} %`;
   return [
-    `${knee !== null ? `The lowest-energy clock sits at the knee of the assumed V–f shape (${knee} MHz) for every compute-bound layer` : 'The lowest-energy clock is set by the assumed V–f shape'}, ` +
-      `so its runtime penalty is ${range(computeBound.map((r) => r.runtimePenaltyPct))} where the published penalties of the same cells are ${range(computeBound.map((r) => r.publishedRuntimePenaltyPct))}: ` +
-      'the real A30 gains less by slowing down, as a higher static (time-proportional) power or a voltage that rises from lower clocks would make it; the datasheet defaults know neither.',
-    `No power-cap throttling: with the default power split no kernel draws more than ${maxP.toFixed(0)} W at the top clock${cap !== null ? ` (cap ${cap} W)` : ''}, ` +
-      'and the roofline estimate holds power at the cap without lowering the clock, so the runtime never rises at the top clock. A real GPU under dense GEMMs can run at its power limit ' +
-      "(the fitted A40 calibration, from Perseus' measured GPT-3 stages, detects a 293 W cap: power flat while time stops improving); on the A30 that would lower the real clock at the top settings, " +
+    (knee !== null
+      ? `The lowest-energy clock sits at the knee of the assumed V–f shape (${knee} MHz) for every compute-bound layer`
+      : 'The lowest-energy clock is set by the assumed V–f shape') +
+      `, ` +
+      `so its runtime penalty is ${range(computeBound.map((r) => r.runtimePenaltyPct))} where the published ` +
+      `penalties of the same cells are ${range(computeBound.map((r) => r.publishedRuntimePenaltyPct))}: ` +
+      'the real A30 gains less by slowing down, as a higher static (time-proportional) power or a voltage that ' +
+      'rises from lower clocks would make it; the datasheet defaults know neither.',
+    `No power-cap throttling: with the default power split no kernel draws more than ${maxP.toFixed(0)} W at ` +
+      `the top clock${cap !== null ? ` (cap ${cap} W)` : ''}, ` +
+      'and the roofline estimate holds power at the cap without lowering the clock, so the runtime never rises ' +
+      'at the top clock. A real GPU under dense GEMMs can run at its power limit ' +
+      "(the fitted A40 calibration, from Perseus' measured GPT-3 stages, detects a 293 W cap: power flat while " +
+      'time stops improving); on the A30 that would lower the real clock at the top settings, ' +
       'shorten the distance to the optimum and could make the highest clock slower than a lower one.',
     ...(memoryBound.length
       ? [
-          `Memory-bound kernels: ${memoryBound.map((r) => `${r.layer} at S = ${r.seqLen}`).join(', ')} read more bytes of weights than their GEMMs can hide behind compute ` +
-            `above some clock (roofline bound by the ${(cal.datasheet?.memoryBandwidthBytesPerS ?? 0) / 1e9} GB/s HBM2), so their runtime is flat there and their saving small; the roofline has no partial overlap, ` +
-            "caches or clock-dependent memory efficiency, and HBM power follows the SM clock's V²f in the datasheet model although HBM runs on its own 1215 MHz clock.",
+          `Memory-bound kernels: ${memoryBound.map((r) => `${r.layer} at S = ${r.seqLen}`).join(', ')} read ` +
+            `more bytes of weights than their GEMMs can hide behind compute ` +
+            `above some clock (roofline bound by the ${(cal.datasheet?.memoryBandwidthBytesPerS ?? 0) / 1e9} ` +
+            `GB/s HBM2), so their runtime is flat there and their saving small; the roofline has no partial ` +
+            `overlap, ` +
+            "caches or clock-dependent memory efficiency, and HBM power follows the SM clock's V²f in the " +
+            'datasheet model although HBM runs on its own 1215 MHz clock.',
         ]
       : []),
-    'The replay times kernels in whole µs; the smallest layers (tens of µs per pass) carry up to ±0.5 µs per kernel of rounding in their runtimes.',
+    'The replay times kernels in whole µs; the smallest layers (tens of µs per pass) carry up to ±0.5 µs per ' +
+      'kernel of rounding in their runtimes.',
   ];
 }

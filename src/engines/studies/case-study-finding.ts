@@ -19,7 +19,10 @@ export const NEGLIGIBLE_PCT = 0.5;
 
 const settingText = (k: Knob, s: number) => (k.settingUnit === 'MHz' ? `${s} MHz` : `s = ${s}`);
 
-/** One knob's best point in a clause: "s = 1.25 (top of the range swept) changes energy by −0.31 % (band …) and time by −1.2 %". */
+/**
+ * One knob's best point in a clause: "s = 1.25 (top of the range swept) changes energy by −0.31 % (band …) and time by
+ * −1.2 %".
+ */
 export function bestClause(k: Knob): string {
   const b = k.best;
   if (b.setting === k.nominalSetting) return `no ${k.name} setting uses less energy than nominal`;
@@ -30,7 +33,10 @@ export function bestClause(k: Knob): string {
       : b.timeChangePct < 0
         ? ', and faster'
         : '';
-  return `${k.name} at ${settingText(k, b.setting)}${edge}: energy ${signed(b.energyChangePct)} (band ${band(b.energyChangeBandPct)}), time ${signed(b.timeChangePct)}${ratio}`;
+  return (
+    `${k.name} at ${settingText(k, b.setting)}${edge}: energy ${signed(b.energyChangePct)} (band ` +
+    `${band(b.energyChangeBandPct)}), time ${signed(b.timeChangePct)}${ratio}`
+  );
 }
 
 /** Does raising the scale-out links' V–f save energy here (the poster's finding), and why, for one layout. */
@@ -45,24 +51,29 @@ export function layoutFinding(l: Omit<CaseStudyLayout, 'finding' | 'reproducesPo
   const robust = b.energyChangeBandPct[1] < 0;
   const negligible = Math.abs(b.energyChangePct) < NEGLIGIBLE_PCT;
   const size = negligible
-    ? `but the effect is negligible: under ${NEGLIGIBLE_PCT} % of the iteration's energy, smaller than the model errors the band leaves out (roofline kernel times, congestion-unaware network)`
+    ? `but the effect is negligible: under ${NEGLIGIBLE_PCT} % of the iteration's energy, smaller than the model ` +
+      `errors the band leaves out (roofline kernel times, congestion-unaware network)`
     : robust
       ? 'and the whole band is a saving'
       : 'but the band reaches zero or above, so the sign is not certain';
   const why =
     `direct network energy is ${pct(s.networkEnergy, 2)} of the total (scale-out links ${pct(s.scaleOutEnergy, 2)}), ` +
-    `${pct(s.hiddenCommunication)} of communication time is hidden behind compute, and the GPUs' power while only communication runs ` +
+    `${pct(s.hiddenCommunication)} of communication time is hidden behind compute, and the GPUs' power while ` +
+    `only communication runs ` +
     `makes up ${pct(s.communicationEnergy)} of the energy (idle ${pct(s.idleEnergy)})`;
   let answer: string;
   if (reproducesPoster) {
     answer =
-      `${l.name}: reproduces the poster's finding${negligible ? ' in direction, not in size' : ''}. Running the scale-out links faster (${bestClause(so)}) saves energy, ` +
+      `${l.name}: reproduces the poster's finding${negligible ? ' in direction, not in size' : ''}. Running ` +
+      `the scale-out links faster (${bestClause(so)}) saves energy, ` +
       `${size}. ` +
-      `Why: ${why}; the scale-out transfers sit on the critical path, so faster links shorten the iteration and save more ` +
+      `Why: ${why}; the scale-out transfers sit on the critical path, so faster links shorten the iteration ` +
+      `and save more ` +
       `communication-time and idle energy than their higher energy per bit costs.`;
   } else if (b.setting < so.nominalSetting && b.energyChangePct < 0) {
     answer =
-      `${l.name}: does not reproduce the poster's finding: slower scale-out links save energy (${bestClause(so)}), ${size}. ` +
+      `${l.name}: does not reproduce the poster's finding: slower scale-out links save energy (` +
+      `${bestClause(so)}), ${size}. ` +
       `Why: ${why}; the link energy saved outweighs the communication-time and idle energy of the longer iteration.`;
   } else {
     answer = `${l.name}: does not reproduce the poster's finding: ${bestClause(so)}. Why: ${why}.`;
@@ -77,20 +88,25 @@ export function overallFinding(layouts: readonly CaseStudyLayout[]): string {
   const no = layouts.filter((l) => !l.reproducesPoster).map((l) => l.name);
   const head =
     yes.length === 0
-      ? `The poster's finding (raising the scale-out network's voltage and frequency gives an efficiency gain) does not reproduce for any layout here (${no.join(', ')}).`
-      : `The poster's finding (raising the scale-out network's voltage and frequency gives an efficiency gain) reproduces for ${yes.join(' and ')}` +
+      ? `The poster's finding (raising the scale-out network's voltage and frequency gives an efficiency gain) ` +
+        `does not reproduce for any layout here (${no.join(', ')}).`
+      : `The poster's finding (raising the scale-out network's voltage and frequency gives an efficiency gain) ` +
+        `reproduces for ${yes.join(' and ')}` +
         `${no.length ? ` but not for ${no.join(' and ')}` : ''}.`;
   const small = layouts.every((l) => Math.abs(knobOf(l, 'scale-out').best.energyChangePct) < NEGLIGIBLE_PCT);
   const gains = layouts.map((l) => {
     const so = knobOf(l, 'scale-out');
     const clock = knobOf(l, 'gpu-clock');
     return (
-      `${l.name}: scale-out DVFS at best ${signed(so.best.energyChangePct)}, GPU clock at best ${signed(clock.best.energyChangePct)} ` +
+      `${l.name}: scale-out DVFS at best ${signed(so.best.energyChangePct)}, GPU clock at best ` +
+      `${signed(clock.best.energyChangePct)} ` +
       `(${settingText(clock, clock.best.setting)}, time ${signed(clock.best.timeChangePct)})`
     );
   });
   const scale = small
-    ? ` At the full global batch the scale-out links carry little and their effect is negligible (under ${NEGLIGIBLE_PCT} % of the energy) in every layout; the SM clock and the scale-up links are the knobs that matter.`
+    ? ` At the full global batch the scale-out links carry little and their effect is negligible (under ` +
+      `${NEGLIGIBLE_PCT} % of the energy) in every layout; the SM clock and the scale-up links are the knobs that ` +
+      `matter.`
     : '';
   return `${head}${scale} Best setting of each knob against nominal — ${gains.join('; ')}. All figures are estimates.`;
 }

@@ -104,7 +104,8 @@ export function knobPoint(setting: number, p: PointFigures, nominal: PointFigure
 
 /**
  * Network knobs: link energy per bit is a configured figure, not a measured one; the band takes it from
- * `low` × to `high` × its value on every dimension (time unchanged: the analytical network's times do not depend on it).
+ * `low` × to `high` × its value on every dimension (time unchanged: the analytical network's times do not depend on
+ * it).
  */
 export function energyPerBitBand(p: PointFigures, nominal: PointFigures, low: number, high: number): PointBand {
   const end = (k: number): BandEnd => ({

@@ -19,7 +19,9 @@ export const MAP_DEFAULTS = {
 /** Scale-out dimension of the case study's network (0 = scale-up). */
 const OUT = 1;
 
-/** The network and power with the scale-out links provisioned at `bandwidthGBps` (energy per bit and latency unchanged). */
+/**
+ * The network and power with the scale-out links provisioned at `bandwidthGBps` (energy per bit and latency unchanged).
+ */
 export function atScaleOutBandwidth(
   network: NetworkConfig,
   power: PowerConfig,
@@ -31,7 +33,10 @@ export function atScaleOutBandwidth(
   };
 }
 
-/** The batches that a layout with `dp` replicas can take whole and at least `m1` micro-batches per pipeline, else an error. */
+/**
+ * The batches that a layout with `dp` replicas can take whole and at least `m1` micro-batches per pipeline, else an
+ * error.
+ */
 export function checkMapBatches(
   batches: readonly number[],
   layouts: readonly { name: string; dp: number }[],
@@ -102,7 +107,9 @@ export function mapCell(
 const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(2)} %`;
 const cellName = (r: SensitivityRow) => `${r.globalBatchSequences} sequences at ${r.scaleOutBandwidthGBps} GB/s`;
 
-/** Where the knob's best setting saves more than the threshold, and where any setting moves energy by more, per layout. */
+/**
+ * Where the knob's best setting saves more than the threshold, and where any setting moves energy by more, per layout.
+ */
 export function mapFinding(rows: readonly SensitivityRow[], layouts: readonly string[], thresholdPct: number): string {
   const per = layouts.map((name) => {
     const rs = rows.filter((r) => r.layout === name);
@@ -113,40 +120,54 @@ export function mapFinding(rows: readonly SensitivityRow[], layouts: readonly st
     const paysText =
       pays.length === 0
         ? `no cell saves more than ${thresholdPct} %`
-        : `the best setting saves more than ${thresholdPct} % in ${pays.length} of ${rs.length} cells, at most ${Math.max(...pays.map((r) => r.globalBatchSequences))} sequences ` +
-          `(${[...new Set(pays.map((r) => r.globalBatchSequences))].join(', ')} sequences; ${[...new Set(pays.map((r) => r.scaleOutBandwidthGBps))].sort((a, b) => a - b).join(', ')} GB/s)`;
+        : `the best setting saves more than ${thresholdPct} % in ${pays.length} of ${rs.length} cells, at most ` +
+          `${Math.max(...pays.map((r) => r.globalBatchSequences))} sequences ` +
+          `(${[...new Set(pays.map((r) => r.globalBatchSequences))].join(', ')} sequences; ` +
+          `${[...new Set(pays.map((r) => r.scaleOutBandwidthGBps))].sort((a, b) => a - b).join(', ')} GB/s)`;
     const atPreset = real ? rs.filter((r) => r.scaleOutBandwidthGBps === real.scaleOutBandwidthGBps) : [];
     const trend =
       atPreset.length > 1
-        ? `; at ${real!.scaleOutBandwidthGBps} GB/s the best setting gives ${signed(atPreset[0]!.energyChangePct)} at ${atPreset[0]!.globalBatchSequences} sequences and ` +
-          `${signed(atPreset[atPreset.length - 1]!.energyChangePct)} at ${atPreset[atPreset.length - 1]!.globalBatchSequences}`
+        ? `; at ${real!.scaleOutBandwidthGBps} GB/s the best setting gives ` +
+          `${signed(atPreset[0]!.energyChangePct)} at ${atPreset[0]!.globalBatchSequences} sequences and ` +
+          `${signed(atPreset[atPreset.length - 1]!.energyChangePct)} at ` +
+          String(atPreset[atPreset.length - 1]!.globalBatchSequences)
         : '';
     const hidden = rs.map((r) => r.hiddenCommunicationSharePct);
     const idle = Math.max(...rs.map((r) => r.idleEnergySharePct));
     return (
-      `${name}: ${paysText}; largest saving ${signed(top.energyChangePct)} at s = ${top.bestScale} (${cellName(top)}, time ${signed(top.timeChangePct)}); ` +
+      `${name}: ${paysText}; largest saving ${signed(top.energyChangePct)} at s = ${top.bestScale} (` +
+      `${cellName(top)}, time ${signed(top.timeChangePct)}); ` +
       `some setting moves energy by more than ${thresholdPct} % in ${moves.length} of ${rs.length} cells` +
       (real
-        ? `; at the real batch (${cellName(real)}) ${real.bestScale === 1 ? 'no setting saves' : `s = ${real.bestScale} gives ${signed(real.energyChangePct)}`}`
+        ? `; at the real batch (${cellName(real)}) ` +
+          (real.bestScale === 1 ? 'no setting saves' : `s = ${real.bestScale} gives ${signed(real.energyChangePct)}`)
         : '') +
-      `${trend}; communication hidden behind compute ${Math.min(...hidden).toFixed(0)}–${Math.max(...hidden).toFixed(0)} %, idle energy at most ${idle.toFixed(1)} % of the total`
+      `${trend}; communication hidden behind compute ${Math.min(...hidden).toFixed(0)}–` +
+      `${Math.max(...hidden).toFixed(0)} %, idle energy at most ${idle.toFixed(1)} % of the total`
     );
   });
   const top = rows.filter((r) => r.bestAtEdge === 'top');
   const edge = top.length
-    ? ` The best setting is the top of the range swept (s = ${top[0]!.bestScale}) in ${top.length} of ${rows.length} cells, so larger savings may lie beyond it.`
+    ? ` The best setting is the top of the range swept (s = ${top[0]!.bestScale}) in ${top.length} of ` +
+      `${rows.length} cells, so larger savings may lie beyond it.`
     : '';
   return (
-    `${per.join('. ')}.${edge} Where the knob pays, faster scale-out links shorten exposed communication and so the GPUs' communication-time energy ` +
-    '(idle is small everywhere: GPU power while only communication runs is counted as communication energy, not idle); ' +
-    `direct network energy is at most ${Math.max(...rows.map((r) => r.networkEnergySharePct)).toFixed(1)} % of the total in any cell.`
+    `${per.join('. ')}.${edge} Where the knob pays, faster scale-out links shorten exposed communication and ` +
+    `so the GPUs' communication-time energy ` +
+    '(idle is small everywhere: GPU power while only communication runs is counted as communication energy, ' +
+    'not idle); ' +
+    `direct network energy is at most ${Math.max(...rows.map((r) => r.networkEnergySharePct)).toFixed(1)} % of ` +
+    `the total in any cell.`
   );
 }
 
 export const MAP_DEFINITIONS = [
-  'Sensitivity map: each cell is one layout at one global batch (sequences per iteration) and one provisioned scale-out link bandwidth (at s = 1; energy per bit and latency unchanged), ' +
-    "every scale-out DVFS setting compared with s = 1 at that same cell; best = the lowest-energy setting. Batch costs no replay: figures are linear in the micro-batch count (the case study's extrapolation).",
-  'Map shares at s = 1: network = direct network energy (both dimensions, static included) / total; hidden = communication time hidden behind compute / all communication time; idle = idle energy / total; all %.',
+  'Sensitivity map: each cell is one layout at one global batch (sequences per iteration) and one provisioned ' +
+    'scale-out link bandwidth (at s = 1; energy per bit and latency unchanged), ' +
+    'every scale-out DVFS setting compared with s = 1 at that same cell; best = the lowest-energy setting. ' +
+    "Batch costs no replay: figures are linear in the micro-batch count (the case study's extrapolation).",
+  'Map shares at s = 1: network = direct network energy (both dimensions, static included) / total; hidden = ' +
+    'communication time hidden behind compute / all communication time; idle = idle energy / total; all %.',
 ];
 
 /** The map record from its rows. */

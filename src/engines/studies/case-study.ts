@@ -153,7 +153,8 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     const microBatches = globalBatch / L.dp;
     if (!Number.isInteger(microBatches) || microBatches < m2) {
       throw new InputError(
-        `global batch ${globalBatch} gives ${microBatches} micro-batches per replica for ${L.name}: need a whole number ≥ ${m2}`,
+        `global batch ${globalBatch} gives ${microBatches} micro-batches per replica for ${L.name}: need a ` +
+          `whole number ≥ ${m2}`,
       );
     }
     const trace = (m: number): LlmTraceOptions => ({
@@ -259,8 +260,13 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
         'MHz',
         fMax,
         pointsOf('gpu-clock'),
-        `band: the 10–90 % error of ${bandCal === cal ? 'this calibration' : `the fitted ${bandCal.device.name} calibration (${bandFile.split('/').pop()})`} ` +
-          `for predictions one clock down, at each clock's distance from ${fMax} MHz, on compute energy and iteration time, every kernel erring alike`,
+        `band: the 10–90 % error of ` +
+          (bandCal === cal
+            ? 'this calibration'
+            : `the fitted ${bandCal.device.name} calibration (${bandFile.split('/').pop()})`) +
+          ` ` +
+          `for predictions one clock down, at each clock's distance from ${fMax} MHz, on compute energy and ` +
+          `iteration time, every kernel erring alike`,
       ),
     ];
     const big = at(0, 1);
@@ -336,22 +342,38 @@ export async function runCaseStudy(o: CaseStudyOptions = {}): Promise<CaseStudyO
     schemaVersion: 1,
     label: `LLaMA-2-70B training, 32 × H100, Switch(8) × Ring(4), global batch ${globalBatch} × ${seqLen} tokens`,
     system: [
-      `LLaMA-2-70B, bf16, 1F1B, one training iteration of ${globalBatch} sequences × ${seqLen} tokens (${((globalBatch * seqLen) / 2 ** 20).toFixed(0)} Mi tokens, LLaMA-2's global batch), micro-batch 1 sequence`,
+      `LLaMA-2-70B, bf16, 1F1B, one training iteration of ${globalBatch} sequences × ${seqLen} tokens (` +
+        `${((globalBatch * seqLen) / 2 ** 20).toFixed(0)} Mi tokens, LLaMA-2's global batch), micro-batch 1 ` +
+        `sequence`,
       `layouts: ${layouts.map((L) => `${L.name} (${globalBatch / L.dp} micro-batches per pipeline)`).join('; ')}`,
-      `GPU: kernel times and energies from ${cal.device.name} calibration ${calFile.split('/').pop()} (${cal.device.kind === 'datasheet' ? 'datasheet defaults, not fitted' : 'fitted'}) at each SM clock; ` +
-        `idle ${power.gpu.idlePowerW} W${power.gpu.idleSource ? ` (${power.gpu.idleSource})` : ''}, ${commPowerW(power.gpu)} W while only communication runs, per GPU`,
-      `${d0.name}: Switch(8), ${d0.bandwidthGBps} GB/s, ${d0.energyPjPerBit} pJ/bit; ${d1.name}: Ring(4), ${d1.bandwidthGBps} GB/s, ${d1.energyPjPerBit} pJ/bit (power preset ${power.name})`,
+      `GPU: kernel times and energies from ${cal.device.name} calibration ${calFile.split('/').pop()} (` +
+        `${cal.device.kind === 'datasheet' ? 'datasheet defaults, not fitted' : 'fitted'}) at each SM clock; ` +
+        `idle ${power.gpu.idlePowerW} W${power.gpu.idleSource ? ` (${power.gpu.idleSource})` : ''}, ` +
+        `${commPowerW(power.gpu)} W while only communication runs, per GPU`,
+      `${d0.name}: Switch(8), ${d0.bandwidthGBps} GB/s, ${d0.energyPjPerBit} pJ/bit; ${d1.name}: Ring(4), ` +
+        `${d1.bandwidthGBps} GB/s, ${d1.energyPjPerBit} pJ/bit (power preset ${power.name})`,
       `network DVFS: bandwidth × s, energy per bit × (V(s)/V(1))², ${curve.name}`,
-      `replay: ASTRA-sim analytical network (congestion-unaware); full batch extrapolated from two replays per point (see each layout's check)`,
+      `replay: ASTRA-sim analytical network (congestion-unaware); full batch extrapolated from two replays per ` +
+        `point (see each layout's check)`,
     ],
     definitions: [
-      "ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its highest clock); E is the whole iteration's energy, idle included.",
-      'Marginal efficiency: ΔE/ΔT (J/s = W; in the report and --csv) and the energy saved per 1 % slowdown, −ΔE % / ΔT % (saved/slowdown; only for slower points). A point that is faster and cheaper than nominal is a pure gain.',
-      'Shares at nominal: direct network energy / total; communication time hidden behind compute / all communication time and exposed communication (running with no GPU compute) / all communication time (summed over ranks; the two add up to 100 %); communication and idle energy / total.',
-      'Per-rank time (report plot): GPU compute + exposed communication + host (CPU or remote memory only) + waiting (nothing running) = the makespan.',
+      'ΔT % = (T − T₀)/T₀ and ΔE % = (E − E₀)/E₀ against the nominal point (network at s = 1, GPU at its ' +
+        "highest clock); E is the whole iteration's energy, idle included.",
+      'Marginal efficiency: ΔE/ΔT (J/s = W; in the report and --csv) and the energy saved per 1 % slowdown, ' +
+        '−ΔE % / ΔT % (saved/slowdown; only for slower points). A point that is faster and cheaper than nominal ' +
+        'is a pure gain.',
+      'Shares at nominal: direct network energy / total; communication time hidden behind compute / all ' +
+        'communication time and exposed communication (running with no GPU compute) / all communication time ' +
+        '(summed over ranks; the two add up to 100 %); communication and idle energy / total.',
+      'Per-rank time (report plot): GPU compute + exposed communication + host (CPU or remote memory only) + ' +
+        'waiting (nothing running) = the makespan.',
       ...energyDefinitions(ledgerSettings(power)).map((d) => `Energy part ${d}`),
-      'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted calibration measured for predictions away from the profiled clock. The roofline times and the congestion-unaware network are not in the bands.',
-      "The poster's finding, as tested here: raising the scale-out links' voltage and frequency (s > 1) lowers the iteration's total energy, because the time it saves cuts the GPUs' communication-time and idle energy by more than the links' higher energy per bit adds.",
+      'Bands (10–90 %): network knobs 0.5× to 2× the configured energy per bit; GPU clock the error a fitted ' +
+        'calibration measured for predictions away from the profiled clock. The roofline times and the ' +
+        'congestion-unaware network are not in the bands.',
+      "The poster's finding, as tested here: raising the scale-out links' voltage and frequency (s > 1) lowers " +
+        "the iteration's total energy, because the time it saves cuts the GPUs' communication-time and idle " +
+        "energy by more than the links' higher energy per bit adds.",
     ],
     layouts: layoutRecords,
     finding: overallFinding(layoutRecords),

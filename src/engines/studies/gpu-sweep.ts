@@ -155,7 +155,8 @@ async function pointsIn(dir: string, input: GpuSweepInput, clocks: number[], fre
   });
   if (annotate.ranks.every((r) => r.nodes === 0)) {
     throw new InputError(
-      `sweep gpu: ${input.trace} has no nodes (${annotate.ranks.length} rank file(s), all empty): there is nothing whose time or energy a clock changes`,
+      `sweep gpu: ${input.trace} has no nodes (${annotate.ranks.length} rank file(s), all empty): there is ` +
+        `nothing whose time or energy a clock changes`,
     );
   }
   // Each clock's compute times are the annotated durations: ASTRA-sim's roofline mode would

@@ -64,7 +64,9 @@ export function shardIndices(total: number, shard: Shard): number[] {
   return out;
 }
 
-/** SHA-256 of every input: files by content, a trace (`trace` key) by its rank files; undefined entries are left out. */
+/**
+ * SHA-256 of every input: files by content, a trace (`trace` key) by its rank files; undefined entries are left out.
+ */
 export async function inputDigests(
   files: Record<string, string | readonly string[] | undefined>,
   trace?: string,
@@ -130,7 +132,8 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
   if (canonical(got) !== canonical(want)) {
     c.fail(
       'points',
-      `shard ${s.index}/${s.count} of ${totalPoints} points should hold points [${listExcerpt(want)}], holds [${listExcerpt(got.map((x) => describeJson(x)))}]`,
+      `shard ${s.index}/${s.count} of ${totalPoints} points should hold points [${listExcerpt(want)}], holds [` +
+        `${listExcerpt(got.map((x) => describeJson(x)))}]`,
     );
   }
   const settings = pointSettings(c, sweep, options, totalPoints);
@@ -143,7 +146,8 @@ export function checkPartial(file: string, v: unknown): SweepPartial {
     if (settings && point[setting] !== settings[index]) {
       c.fail(
         jsonPath(key, setting),
-        `is ${describeJson(point[setting])}, but point ${index} of the sweep is at ${settings[index]} (identity.options)`,
+        `is ${describeJson(point[setting])}, but point ${index} of the sweep is at ${settings[index]} ` +
+          `(identity.options)`,
       );
     }
     if (sweep === 'network') {
@@ -274,7 +278,8 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
       );
     if (partial.shard.count !== count || partial.totalPoints !== first.partial.totalPoints) {
       throw new InputError(
-        `merge: ${file} is shard ${partial.shard.index}/${partial.shard.count} of ${partial.totalPoints} points, ${first.file} shard ${first.partial.shard.index}/${count} of ${first.partial.totalPoints}`,
+        `merge: ${file} is shard ${partial.shard.index}/${partial.shard.count} of ${partial.totalPoints} ` +
+          `points, ${first.file} shard ${first.partial.shard.index}/${count} of ${first.partial.totalPoints}`,
       );
     }
     const seen = byShard.get(partial.shard.index);
@@ -285,7 +290,8 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
   for (let i = 1; i <= count; i++) if (!byShard.has(i)) missing.push(i);
   if (missing.length > 0) {
     throw new InputError(
-      `merge: shard${missing.length > 1 ? 's' : ''} ${listExcerpt(missing.map((i) => `${i}/${count}`))} missing (have ${listExcerpt([...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`))})`,
+      `merge: shard${missing.length > 1 ? 's' : ''} ${listExcerpt(missing.map((i) => `${i}/${count}`))} ` +
+        `missing (have ${listExcerpt([...byShard.keys()].sort((a, b) => a - b).map((i) => `${i}/${count}`))})`,
     );
   }
   if (first.partial.sweep === 'network') {
@@ -295,7 +301,8 @@ export function mergePartials(parts: readonly { file: string; partial: SweepPart
     const other = d0.find((x) => x.n !== d0[0]!.n);
     if (other)
       throw new InputError(
-        `merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards of one sweep have the same network`,
+        `merge: ${other.file} has ${other.n} network dimensions per point, ${d0[0]!.file} ${d0[0]!.n}: shards ` +
+          `of one sweep have the same network`,
       );
   }
   const points = new Array<unknown>(first.partial.totalPoints);
@@ -335,17 +342,20 @@ function checkNetworkPoints(
   points.forEach((p, i) => {
     if (defaultCurve && !agree(p.voltageRatio, voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale))) {
       throw new InputError(
-        `${where[i]}.voltageRatio: is ${p.voltageRatio}, but the default V–f curve gives ${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`,
+        `${where[i]}.voltageRatio: is ${p.voltageRatio}, but the default V–f curve gives ` +
+          `${voltageRatio(DEFAULT_SERDES_VF_CURVE, p.scale)} at scale ${p.scale}`,
       );
     }
     if (!agree(p.bandwidthGBps / p.scale, bw0)) {
       throw new InputError(
-        `${where[i]}.bandwidthGBps: is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a nominal ${bw0} GB/s (bandwidth = nominal × scale)`,
+        `${where[i]}.bandwidthGBps: is ${p.bandwidthGBps} GB/s at scale ${p.scale}, but point 0's gives a ` +
+          `nominal ${bw0} GB/s (bandwidth = nominal × scale)`,
       );
     }
     if (!agree(p.energyPerBitPJ / p.voltageRatio ** 2, epb0)) {
       throw new InputError(
-        `${where[i]}.energyPerBitPJ: is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`,
+        `${where[i]}.energyPerBitPJ: is ${p.energyPerBitPJ} pJ/bit at voltage ratio ${p.voltageRatio}, but ` +
+          `point 0's gives a nominal ${epb0} pJ/bit (pJ/bit = nominal × ratio²)`,
       );
     }
   });

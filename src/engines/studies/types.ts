@@ -130,7 +130,10 @@ export interface Knob {
   nominalSetting: number;
   /** Sorted by setting ascending; the nominal point included. */
   points: KnobPoint[];
-  /** Lowest-energy setting against nominal; `atEdge` when it is the highest or lowest setting swept (the optimum may lie beyond). */
+  /**
+   * Lowest-energy setting against nominal; `atEdge` when it is the highest or lowest setting swept (the optimum may lie
+   * beyond).
+   */
   best: {
     setting: number;
     energyChangePct: number;
@@ -163,7 +166,10 @@ export interface CaseStudyLayout {
       scaleOutEnergy: number;
       /** Communication time hidden behind compute / all communication time, summed over ranks, 0..1. */
       hiddenCommunication: number;
-      /** Exposed communication (running with no GPU compute) / all communication time, summed over ranks, 0..1 (1 − hidden). */
+      /**
+       * Exposed communication (running with no GPU compute) / all communication time, summed over ranks, 0..1 (1 −
+       * hidden).
+       */
       exposedCommunication: number;
       /** Communication energy (GPU power while only communication runs) / total energy, 0..1. */
       communicationEnergy: number;

@@ -76,7 +76,8 @@ function voltageAt(curve: VfCurve, scale: number): number {
   const p = curve.points;
   if (scale < p[0].scale || scale > p[p.length - 1].scale) {
     throw new InputError(
-      `scale ${scale} is outside the V–f curve "${curve.name}" (${p[0].scale}..${p[p.length - 1].scale}); give a --vf-curve that covers it`,
+      `scale ${scale} is outside the V–f curve "${curve.name}" (${p[0].scale}..${p[p.length - 1].scale}); give ` +
+        `a --vf-curve that covers it`,
     );
   }
   let i = 1;

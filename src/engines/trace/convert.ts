@@ -35,7 +35,8 @@ export async function convertTrace(
   const gzipOut = /\.gz$/i.test(output);
   if (from === to && (from === 'json' || gzipOut === /\.gz$/i.test(input))) {
     throw new InputError(
-      `convert ${input} → ${output}: both are .${from}${from === 'et' ? (gzipOut ? '.gz' : '') : ''}; convert between .et, .et.gz and .json`,
+      `convert ${input} → ${output}: both are .${from}${from === 'et' ? (gzipOut ? '.gz' : '') : ''}; convert ` +
+        `between .et, .et.gz and .json`,
     );
   }
   // Written under a temporary name (locked), renamed when complete: a failure never leaves a partial file behind.

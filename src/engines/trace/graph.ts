@@ -73,13 +73,18 @@ export class DependencyGraph {
   /** The largest id first seen so far (null: none; a bigint once an id above 2^53 − 1 came). */
   private maxNewId = -1;
   private maxNewBig: bigint | null = null;
-  /** Dependencies on ids not seen yet, in node and dependency order: node, kind, presumed dangling, id (−1: pendingBig). */
+  /**
+   * Dependencies on ids not seen yet, in node and dependency order: node, kind, presumed dangling, id (−1: pendingBig).
+   */
   private readonly pendingNode = new GrowingArray(Int32Array);
   private readonly pendingKind = new GrowingArray(Uint8Array);
   private readonly pendingPresumed = new GrowingArray(Uint8Array);
   private readonly pendingId = new GrowingArray(Float64Array);
   private readonly pendingBig = new Map<number, bigint>();
-  /** The kept edges (NodeColumns.edgeStart): a parent's node number, or −(k + 1) for pending dependency k (a later node, or none). */
+  /**
+   * The kept edges (NodeColumns.edgeStart): a parent's node number, or −(k + 1) for pending dependency k (a later node,
+   * or none).
+   */
   private readonly edges = new GrowingArray(Float64Array);
 
   /** Scratch lists for nodes added by their bigint ids. */
@@ -147,7 +152,10 @@ export class DependencyGraph {
     );
   }
 
-  /** Adds a node: its id as a number (−1: idBig holds it) and its dependencies (`probe`: the probe that read them, or null). */
+  /**
+   * Adds a node: its id as a number (−1: idBig holds it) and its dependencies (`probe`: the probe that read them, or
+   * null).
+   */
   private addNode(id: number, idBig: bigint, data: U64List, ctrl: U64List, probe: NodeProbe | null): void {
     const v = this.nodeCount++;
     const nodes = this.nodes;

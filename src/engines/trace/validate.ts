@@ -254,7 +254,8 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
       'error',
       'node-type',
       id,
-      `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim knows (it exits on it; replay gives it no time; export astra-sim makes it INVALID_NODE)`,
+      `node ${id}: type ${nodeTypeName(node.type)} is not a node type ASTRA-sim knows (it exits on it; replay ` +
+        `gives it no time; export astra-sim makes it INVALID_NODE)`,
     );
     return;
   }
@@ -267,7 +268,8 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
       'error',
       'comm-marked-cpu',
       id,
-      `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on the CPU slot, not the network`,
+      `node ${id} (${nodeTypeName(node.type)}): communication node marked is_cpu_op; ASTRA-sim would run it on ` +
+        `the CPU slot, not the network`,
     );
   }
   if (node.type === NodeType.COMM_COLL_NODE) {
@@ -287,7 +289,8 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
           'error',
           'collective-unsupported',
           id,
-          `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL are)`,
+          `node ${id}: comm_type ${commTypeName(t)} is not simulated by ASTRA-sim (ALL_REDUCE, ALL_GATHER, ` +
+            `REDUCE_SCATTER, ALL_TO_ALL are)`,
         );
       }
     }
@@ -316,7 +319,8 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     }
   }
   if (node.type === NodeType.COMM_SEND_NODE || node.type === NodeType.COMM_RECV_NODE) {
-    // What ASTRA-sim reads (Workload::issue_send_comm / issue_recv_comm): the peer and the size; its own rank is optional.
+    // What ASTRA-sim reads (Workload::issue_send_comm / issue_recv_comm): the peer and the size; its own rank is
+    // optional.
     const peerName = node.type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src';
     for (const name of [peerName, 'comm_size']) {
       if (node.intValue(name) === undefined)
@@ -382,7 +386,8 @@ export async function validateRank(
           'warning',
           'no-metadata',
           null,
-          'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that skip the first frame lose a node',
+          'no GlobalMetadata frame: the first frame is already a Node (older ASTRA-sim traces); readers that ' +
+            'skip the first frame lose a node',
         );
       nodes++;
       checkNode(
@@ -411,7 +416,8 @@ export async function validateRank(
       'error',
       'cycle',
       g.cycleSample[0] ?? null,
-      `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`,
+      `${g.nodesInCycles} node(s) can never run: dependency cycle (data and ctrl deps together) ` +
+        `${g.cycleSample.join(' → ')}${g.cycleSample.length ? ` → ${g.cycleSample[0]}` : ''}`,
     );
   }
   for (const d of diagnostics.summary()) {

@@ -26,7 +26,9 @@ const DEFAULT_SYSTEM_JSON = JSON.stringify({
   'roofline-enabled': 0,
 });
 
-/** One NPU, no links: every collective is a group of one (no traffic). Named "none (one NPU)" in labels and messages. */
+/**
+ * One NPU, no links: every collective is a group of one (no traffic). Named "none (one NPU)" in labels and messages.
+ */
 export function oneNpuNetwork(): NetworkConfig {
   return parseNetworkConfig('none (one NPU)', ONE_NPU_YAML);
 }

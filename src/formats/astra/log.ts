@@ -146,7 +146,8 @@ export function parseAstraSimLog(file: string, text: string): AstraSimLog {
         throw new FormatError(
           file,
           `line ${lineNo}`,
-          `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("${excerpt(line.trim(), 100)}")`,
+          `exposed communication ${exposedCommNs} is more than the finish time ${finishNs} ("` +
+            `${excerpt(line.trim(), 100)}")`,
         );
       }
       byRank.set(rank, { rank, finishNs, exposedCommNs, line: lineNo });
@@ -199,7 +200,8 @@ export function ranksOfLog(log: AstraSimLog, ranks: number): AstraRankLog[] {
       throw new FormatError(
         log.file,
         `line ${r.line}`,
-        `sys[${r.rank}] finished, but the trace has ${ranks} rank(s) (0..${ranks - 1}): is this the log of another run?`,
+        `sys[${r.rank}] finished, but the trace has ${ranks} rank(s) (0..${ranks - 1}): is this the log of ` +
+          `another run?`,
       );
     out[r.rank] = r;
   }
@@ -212,7 +214,8 @@ export function ranksOfLog(log: AstraSimLog, ranks: number): AstraRankLog[] {
         ? `; ASTRA-sim printed: ${log.trouble.map((t) => `line ${t.line}: "${t.text}"`).join('; ')}`
         : '';
     throw new InputError(
-      `${log.file}: no "sys[i] finished" line for rank ${list} of the trace's ${ranks} (ASTRA-sim did not finish ${missing.length === 1 ? 'it' : 'them'}, or the log is cut short)${why}`,
+      `${log.file}: no "sys[i] finished" line for rank ${list} of the trace's ${ranks} (ASTRA-sim did not ` +
+        `finish ${missing.length === 1 ? 'it' : 'them'}, or the log is cut short)${why}`,
     );
   }
   return out as AstraRankLog[];

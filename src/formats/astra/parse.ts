@@ -174,7 +174,9 @@ function warnIgnored(file: string, o: JsonObject, diagnostics?: Diagnostics): vo
   if (keys.length === 0) return;
   diagnostics?.add('system.ignored-key', {
     file,
-    message: `${file}: ${keys.map((k) => `"${k}"`).join(', ')} ask${keys.length === 1 ? 's' : ''} ASTRA-sim for its own logs or local memory trace; tracewatt does not write them (ignored, no figure changes)`,
+    message:
+      `${file}: ${keys.map((k) => `"${k}"`).join(', ')} ask${keys.length === 1 ? 's' : ''} ASTRA-sim for its own ` +
+      `logs or local memory trace; tracewatt does not write them (ignored, no figure changes)`,
   });
 }
 
@@ -187,7 +189,8 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
       throw new FormatError(
         file,
         key,
-        'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ring, direct or halvingDoubling',
+        'custom collective implementations (Chakra ETs run as collectives) are not modelled; use the native ' +
+          'ring, direct or halvingDoubling',
       );
   }
   for (const key of ['intra-dimension-scheduling', 'inter-dimension-scheduling'] as const) {
@@ -231,7 +234,9 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
         throw new FormatError(
           file,
           `${key}[${i}]`,
-          `${describeJson(s)} is ${known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows'}; use one of ${IMPLS.join(' | ')}`,
+          `${describeJson(s)} is ` +
+            (known ? 'an ASTRA-sim implementation tracewatt does not model' : 'not an implementation ASTRA-sim knows') +
+            `; use one of ${IMPLS.join(' | ')}`,
         );
       }
       return s as CollectiveImplName;
@@ -261,7 +266,8 @@ export function parseSystemConfig(file: string, text: string, diagnostics?: Diag
     throw new FormatError(
       file,
       'peak-perf',
-      `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ${o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops}`,
+      `roofline-enabled needs a peak-perf (TFLOPS) ≥ ${peak.min} ${peak.unit}, found ` +
+        String(o['peak-perf'] === undefined ? 'none' : cfg.peakPerfTFlops),
     );
   }
   return cfg;
@@ -283,14 +289,17 @@ export function checkSystemAgainstNetwork(sys: SystemConfig, net: NetworkConfig,
       throw new FormatError(
         sys.file,
         key,
-        `has ${list.length} entr${list.length === 1 ? 'y' : 'ies'} but ${net.file} describes ${net.dims.length} dimensions: ` +
+        `has ${list.length} entr${list.length === 1 ? 'y' : 'ies'} but ${net.file} describes ${net.dims.length}` +
+          ` dimensions: ` +
           'give one implementation per dimension (ASTRA-sim would silently simulate fewer dimensions)',
       );
     }
     if (list.length > net.dims.length) {
       diagnostics?.add('system.extra-implementations', {
         file: sys.file,
-        message: `${sys.file}: "${key}" lists ${list.length} implementations for ${net.dims.length} dimensions; the extra ones are ignored`,
+        message:
+          `${sys.file}: "${key}" lists ${list.length} implementations for ${net.dims.length} dimensions; the ` +
+          `extra ones are ignored`,
       });
     }
   }

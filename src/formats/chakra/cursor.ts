@@ -32,7 +32,9 @@ export class WireCursor {
   /** The buffer read, and a view of it for reading four bytes at a time (set together: see reset). */
   buf: Buffer;
   view: DataView;
-  /** The whole memory under `buf` as aligned 32-bit words (buf[i] lies in words[(byteOffset + i) >> 2]), for isAscii. */
+  /**
+   * The whole memory under `buf` as aligned 32-bit words (buf[i] lies in words[(byteOffset + i) >> 2]), for isAscii.
+   */
   private words: Int32Array;
   private byteOffset: number;
 

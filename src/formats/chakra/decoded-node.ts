@@ -23,7 +23,10 @@ function nameBytes(name: string): Buffer {
 export class DecodedNode implements ChakraNode {
   declare lossless?: Lossless;
   #attrs: Attribute[] | null = null;
-  /** Consecutive `field 10` entries (tag, length, AttributeProto) in #raw[#start, #end), checked; null once materialised. */
+  /**
+   * Consecutive `field 10` entries (tag, length, AttributeProto) in #raw[#start, #end), checked; null once
+   * materialised.
+   */
   #raw: Buffer | null = null;
   #start = 0;
   #end = 0;

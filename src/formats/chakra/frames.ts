@@ -174,7 +174,8 @@ export class FrameScanner {
       if (this.knownSize !== null && this.offset + frameEnd > this.knownSize) {
         this.fail(
           p,
-          `frame length ${len} runs past end of file (${this.knownSize - (this.offset + q)} bytes left): truncated or corrupt trace`,
+          `frame length ${len} runs past end of file (${this.knownSize - (this.offset + q)} bytes left): ` +
+            `truncated or corrupt trace`,
         );
       }
       if (frameEnd > end) {
@@ -185,7 +186,9 @@ export class FrameScanner {
       if (len === 0) {
         this.options.diagnostics?.add('zero-length-frame', {
           file: this.file,
-          message: `zero-length frame ${this.frameIndex} at byte ${this.offset + p}; Chakra's Python reader stops reading there`,
+          message:
+            `zero-length frame ${this.frameIndex} at byte ${this.offset + p}; Chakra's Python reader stops ` +
+            `reading there`,
         });
       }
       this.frameStart = p;
@@ -275,7 +278,9 @@ export class FrameScanner {
     this.cursor.nonCanonical = false;
     this.options.diagnostics?.add('non-canonical-varint', {
       file: this.file,
-      message: `frame ${this.frameIndex} at byte ${this.offset + this.frameStart} uses non-canonical varints (over-long, or a bool other than 0/1); re-encoding normalises them`,
+      message:
+        `frame ${this.frameIndex} at byte ${this.offset + this.frameStart} uses non-canonical varints ` +
+        `(over-long, or a bool other than 0/1); re-encoding normalises them`,
     });
   }
 
@@ -285,7 +290,10 @@ export class FrameScanner {
     this.cursor.reset(b);
   }
 
-  /** A buffer of at least n bytes for joining: the last one when it is large enough (the caller gives back a replaced one). */
+  /**
+   * A buffer of at least n bytes for joining: the last one when it is large enough (the caller gives back a replaced
+   * one).
+   */
   private joinBuffer(n: number): Buffer {
     const old = this.join;
     if (old !== null && old.length >= n) return old;
@@ -323,13 +331,16 @@ function bytesToComplete(rest: Buffer, from: number, next: Buffer): number {
  */
 export function notChakraHint(file: string): string {
   const both =
-    '`tracewatt import kineto <trace>... --out <prefix>` for Kineto traces alone, `tracewatt import pytorch --dir <folder> --out <prefix>` ' +
+    '`tracewatt import kineto <trace>... --out <prefix>` for Kineto traces alone, `tracewatt import pytorch ' +
+    '--dir <folder> --out <prefix>` ' +
     'for execution traces with their Kineto traces; then give <prefix>';
   if (/\.json(\.gz)?$/i.test(file)) {
     const kineto = /(pt\.trace|kineto|trace)\.json(\.gz)?$/i.test(file) && !/\bet\.json/i.test(file);
     return kineto
-      ? ' — this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with `tracewatt import kineto ' +
-          `${file} --out <prefix>\` (or, with its execution trace, \`tracewatt import pytorch --dir <folder> --out <prefix>\`), then give <prefix>`
+      ? ' — this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with ' +
+          '`tracewatt import kineto ' +
+          `${file} --out <prefix>\` (or, with its execution trace, \`tracewatt import pytorch --dir <folder> ` +
+          `--out <prefix>\`), then give <prefix>`
       : ` — this looks like a JSON trace, not a Chakra .et file: convert it first with ${both}`;
   }
   return ` — is this a Chakra .et file? (a PyTorch trace: ${both})`;

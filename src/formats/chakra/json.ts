@@ -54,7 +54,9 @@ function losslessJson(l: Lossless | undefined): string {
   if (l.unpacked) parts.push(`"unpacked":${l.unpacked}`);
   if (l.unknown?.length) {
     parts.push(
-      `"unknown":[${l.unknown.map((u) => `{"field":${u.field},"bytes":"${Buffer.from(u.bytes).toString('base64')}"}`).join(',')}]`,
+      `"unknown":[` +
+        l.unknown.map((u) => `{"field":${u.field},"bytes":"${Buffer.from(u.bytes).toString('base64')}"}`).join(',') +
+        `]`,
     );
   }
   return parts.length ? `,"$lossless":{${parts.join(',')}}` : '';

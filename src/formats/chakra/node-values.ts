@@ -85,4 +85,5 @@ export function durationProblem(micros: bigint): string | null {
  * size 0, makes no stream, and is never finished. validate and replay refuse it with these words.
  */
 export const EMPTY_ALL_GATHER =
-  'ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it (every rank stalls); give it a comm_size > 0';
+  'ALL_GATHER of 0 bytes: ASTRA-sim makes no stream for it and never finishes it (every rank stalls); give it ' +
+  'a comm_size > 0';

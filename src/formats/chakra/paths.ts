@@ -34,7 +34,8 @@ export async function resolveRankFiles(target: string): Promise<RankFile[]> {
     const prefixes = new Set(names.map((n) => RANK_FILE.exec(n)![1]));
     if (prefixes.size > 1) {
       throw new InputError(
-        `${target}: directory holds traces of several prefixes (${[...prefixes].join(', ')}); pass <dir>/<prefix> instead`,
+        `${target}: directory holds traces of several prefixes (${[...prefixes].join(', ')}); pass ` +
+          `<dir>/<prefix> instead`,
       );
     }
     return checkRanks(
@@ -76,7 +77,10 @@ export function missingRankProblem(target: string, files: readonly RankFile[]): 
   if (files.length === 1 && files[0]!.file === target) return null;
   for (let i = 0; i < files.length; i++) {
     if (files[i]!.rank !== i)
-      return `rank files must be numbered 0..${files.length - 1}; rank ${i} is missing (found ${files[i]!.file} as rank ${files[i]!.rank})`;
+      return (
+        `rank files must be numbered 0..${files.length - 1}; rank ${i} is missing (found ${files[i]!.file} as ` +
+        `rank ${files[i]!.rank})`
+      );
   }
   return null;
 }

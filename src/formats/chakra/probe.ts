@@ -64,7 +64,9 @@ export class NodeProbe {
   nameEnd = -1;
   readonly ctrlDeps = new U64List();
   readonly dataDeps = new U64List();
-  /** data_deps' bytes when one packed field of canonical varints holds them all (readers may memoise on them); −1 else. */
+  /**
+   * data_deps' bytes when one packed field of canonical varints holds them all (readers may memoise on them); −1 else.
+   */
   dataDepsStart = -1;
   dataDepsEnd = -1;
   /**
@@ -285,7 +287,8 @@ export class NodeProbe {
         case 11:
           throw new WireError(
             tagPos,
-            'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra schema that tracewatt does not read; re-convert it with a current chakra_converter',
+            'Node field 11 is the pre-2023-10-10 (proto2-era) "attribute" field: this trace uses an old Chakra ' +
+              'schema that tracewatt does not read; re-convert it with a current chakra_converter',
           );
         default:
           c.skip(end, wt, tagPos);

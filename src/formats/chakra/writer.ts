@@ -150,7 +150,9 @@ export class TraceWriter {
   }
 }
 
-/** Writes a whole trace, into `set` when given (committed by its owner), else by itself (locked, renamed when complete). */
+/**
+ * Writes a whole trace, into `set` when given (committed by its owner), else by itself (locked, renamed when complete).
+ */
 export async function writeTraceFile(
   file: string,
   metadata: GlobalMetadata | null,

@@ -194,7 +194,8 @@ const externalIdOf = (args: Record<string, unknown> | undefined) =>
 
 /**
  * distributedInfo: rank and world_size must be whole numbers below 2^53 (rank ≥ 0, world_size from 1 to the most ranks
- * replay takes, CONFIG_LIMITS.npus) when present; anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the value, never read as rank 0.
+ * replay takes, CONFIG_LIMITS.npus) when present; anything else ("zero", −1, 1.5, 2^53 + 1) is a FormatError naming the
+ * value, never read as rank 0.
  */
 function distributedOf(file: string, v: Record<string, unknown>): NonNullable<KinetoTrace['distributed']> {
   const c = new JsonShape(file);
@@ -231,7 +232,12 @@ function threadOf(file: string, piece: ElementPiece, ev: Ev, key: 'pid' | 'tid')
   throw new FormatError(
     file,
     `byte ${piece.offset}`,
-    `${eventLabel(piece, ev)}: "${key}" must be an integer below 2^53 or a string, found ${v === undefined ? 'nothing' : typeof v === 'number' ? shortNumber(v) : (JSON.stringify(v)?.slice(0, 40) ?? typeof v)}`,
+    `${eventLabel(piece, ev)}: "${key}" must be an integer below 2^53 or a string, found ` +
+      (v === undefined
+        ? 'nothing'
+        : typeof v === 'number'
+          ? shortNumber(v)
+          : (JSON.stringify(v)?.slice(0, 40) ?? typeof v)),
   );
 }
 
@@ -350,14 +356,16 @@ export async function readKinetoTrace(file: string, options: ReadKinetoOptions =
         throw new FormatError(
           file,
           `byte ${piece.offset}`,
-          `${eventLabel(piece, ev)}: dur ${shortNumber(dur)} µs is out of range (must be ≤ ${shortNumber(MAX_EVENT_DURATION_US)} µs, a week)`,
+          `${eventLabel(piece, ev)}: dur ${shortNumber(dur)} µs is out of range (must be ≤ ` +
+            `${shortNumber(MAX_EVENT_DURATION_US)} µs, a week)`,
         );
       if (Number.isNaN(trace.baseUs)) trace.baseUs = us;
       if (Math.abs(us - trace.baseUs) > MAX_EVENT_OFFSET_US) {
         throw new FormatError(
           file,
           `byte ${piece.offset}`,
-          `${eventLabel(piece, ev)}: ts ${us} µs is more than ${shortNumber(MAX_EVENT_OFFSET_US)} µs (a week) from the trace's first event (ts ${trace.baseUs} µs)`,
+          `${eventLabel(piece, ev)}: ts ${us} µs is more than ${shortNumber(MAX_EVENT_OFFSET_US)} µs (a week) ` +
+            `from the trace's first event (ts ${trace.baseUs} µs)`,
         );
       }
       const tsNs = (us - trace.baseUs) * 1000 + fracNs;
@@ -484,7 +492,8 @@ function dropDuplicates(trace: KinetoTrace): void {
   trace.duplicates = before - (trace.cpuOps.length + trace.gpu.length + trace.runtime.length);
   if (trace.duplicates)
     trace.notes.push(
-      `${trace.duplicates} events repeat another exactly (same name, thread or stream, start, duration and ids): each kept once`,
+      `${trace.duplicates} events repeat another exactly (same name, thread or stream, start, duration and ` +
+        `ids): each kept once`,
     );
   if (trace.steps.length) {
     const seen = new Set<string>();

@@ -37,7 +37,8 @@ export async function readAccelWattch(file: string, ctx: ReaderContext): Promise
     file,
     [[/volta/i, 'Volta QV100']],
     [
-      'measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no durations or counters in this file',
+      'measured mean board power per validation kernel at the default clock (AccelWattch NVML profiler); no ' +
+        'durations or counters in this file',
     ],
   );
 }

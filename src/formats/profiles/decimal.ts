@@ -82,7 +82,9 @@ export class DecimalRule {
     this.settledAt = settled?.settledAt ?? null;
   }
 
-  /** The number a trimmed cell holds under this file's rule; null when it is not a number. Throws on a contradiction. */
+  /**
+   * The number a trimmed cell holds under this file's rule; null when it is not a number. Throws on a contradiction.
+   */
   read(s: string, where: CellAt): number | null {
     const c = classify(s);
     if (!c) return null;
@@ -94,7 +96,8 @@ export class DecimalRule {
           throw new FormatError(
             this.file,
             `row ${where.line}, column '${where.column}'`,
-            `'${s}' has a decimal comma, but ${at(p.at, p.raw)} was already read with a decimal point: a file must use one decimal separator`,
+            `'${s}' has a decimal comma, but ${at(p.at, p.raw)} was already read with a decimal point: a file ` +
+              `must use one decimal separator`,
           );
         }
         this.mark = c.mark;
@@ -131,7 +134,9 @@ export class DecimalRule {
     return new FormatError(
       this.file,
       `row ${where.line}, column '${where.column}'`,
-      `'${raw}' could be ${c.asDecimal} (decimal comma) or ${c.asThousands} (thousands comma), and no cell of the file settles which; write the numbers with a decimal point, or with one cell that shows the separator (e.g. '0,5' or '1,234.5')`,
+      `'${raw}' could be ${c.asDecimal} (decimal comma) or ${c.asThousands} (thousands comma), and no cell of ` +
+        `the file settles which; write the numbers with a decimal point, or with one cell that shows the ` +
+        `separator (e.g. '0,5' or '1,234.5')`,
     );
   }
 
@@ -148,9 +153,16 @@ export class DecimalRule {
   /** A note for the table when the file's numbers are not plain decimal-point numbers; null otherwise. */
   note(): string | null {
     if (this.mark === ',')
-      return `numbers read with a decimal comma${this.grouped ? " and '.' or spaces as thousands separators" : ''} (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
+      return (
+        `numbers read with a decimal comma${this.grouped ? " and '.' or spaces as thousands separators" : ''} ` +
+        `(one rule for the whole file` +
+        `${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`
+      );
     if (this.grouped)
-      return `numbers read with a decimal point and ',' as the thousands separator (one rule for the whole file${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`;
+      return (
+        `numbers read with a decimal point and ',' as the thousands separator (one rule for the whole file` +
+        `${this.settledAt ? `, settled by ${at(this.settledAt.at, this.settledAt.raw)}` : ''})`
+      );
     return null;
   }
 }
@@ -178,7 +190,9 @@ export class DecimalRules {
 
 const current = new AsyncLocalStorage<DecimalRules>();
 
-/** The rule for `file` in the current read; a strict one of its own (ambiguity is an error at once) outside readProfile. */
+/**
+ * The rule for `file` in the current read; a strict one of its own (ambiguity is an error at once) outside readProfile.
+ */
 export function decimalRule(file: string): DecimalRule {
   return current.getStore()?.get(file) ?? new DecimalRule(file, null, true);
 }

@@ -149,7 +149,8 @@ export async function readGpmtool(file: string, ctx: ReaderContext): Promise<Pro
   }
   if (!header) throw new FormatError(file, '', 'truncated gpmTOOL header (needs 4 lines)');
   return streamedTable(GPMTOOL_FORMAT, file, DEVICES, [
-    `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); utilizations measured at the default clocks and repeated on every clock row`,
+    `default clocks ${defaults.join(', ')} MHz (${['core', 'memory'].slice(0, domains).join(', ')}); ` +
+      `utilizations measured at the default clocks and repeated on every clock row`,
     `components: ${names.map((n) => `${n}→${component(n)}`).join(', ')}`,
     hasApp
       ? 'kernelName is the application name'

@@ -52,7 +52,8 @@ const READERS: Record<ProfileFormat, FormatEntry> = {
     read: readNsysGpuTrace,
 
     description:
-      'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power-log) for per-kernel energy',
+      'Nsight Systems cuda_gpu_trace CSV (or GUI events export); joined with a power log (--power-log) for ' +
+      'per-kernel energy',
   },
   'nsys-kern-sum': {
     read: readNsysKernSum,
@@ -83,7 +84,8 @@ const READERS: Record<ProfileFormat, FormatEntry> = {
     read: readKineto,
 
     description:
-      'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters from CUPTI ranges; joined with a power log (--power-log)',
+      'Kineto / PyTorch profiler trace (.json, .json.gz): one sample per kernel, memcpy and memset; counters ' +
+      'from CUPTI ranges; joined with a power log (--power-log)',
   },
   generic: { read: readGeneric, description: 'any CSV, with a column mapping file (JSON or YAML, --mapping)' },
 };
@@ -131,17 +133,20 @@ export async function readProfileInto<S extends SampleSink>(
     if (!d) {
       await refuseEmptyOrBinary(file);
       throw new InputError(
-        `${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}) or --mapping for a generic CSV`,
+        `${file}: cannot tell the profile format from its header; pass --format (${PROFILE_FORMATS.join(', ')}` +
+          `) or --mapping for a generic CSV`,
       );
     }
     if (d.kind === 'pytorch-et') {
       throw new InputError(
-        `${file}: this is a PyTorch execution trace, not a kernel profile; convert it with its Kineto trace: tracewatt import pytorch --et ${file} --kineto <trace.json> --out <prefix>`,
+        `${file}: this is a PyTorch execution trace, not a kernel profile; convert it with its Kineto trace: ` +
+          `tracewatt import pytorch --et ${file} --kineto <trace.json> --out <prefix>`,
       );
     }
     if (d.kind === 'power') {
       throw new InputError(
-        `${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an Nsight Systems cuda_gpu_trace (--power-log)`,
+        `${file}: this is a power log (${d.format}), not a kernel profile; pass it as the power series of an ` +
+          `Nsight Systems cuda_gpu_trace (--power-log)`,
       );
     }
     format = d.format;

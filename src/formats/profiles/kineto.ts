@@ -80,12 +80,17 @@ export function kinetoClock(trace: KinetoTrace, given: number | undefined): { mh
   if (d) {
     return {
       mhz: d.mhz,
-      note: `SM clock ${d.mhz} MHz assumed for every sample: the maximum boost clock of ${d.entry} (${dev!.name}), which GPU Boost runs at unless power or temperature limit it; Kineto records no clock (pass --reference-frequency if the run was clock-locked)`,
+      note:
+        `SM clock ${d.mhz} MHz assumed for every sample: the maximum boost clock of ${d.entry} (${dev!.name}), ` +
+        `which GPU Boost runs at unless power or temperature limit it; Kineto records no clock (pass ` +
+        `--reference-frequency if the run was clock-locked)`,
     };
   }
   return {
     mhz: null,
-    note: `NO SM CLOCK: Kineto records none and device "${dev?.name ?? 'unknown'}" has no default clock in tracewatt's table; pass --reference-frequency MHz, or the samples cannot be used for matching`,
+    note:
+      `NO SM CLOCK: Kineto records none and device "${dev?.name ?? 'unknown'}" has no default clock in ` +
+      `tracewatt's table; pass --reference-frequency MHz, or the samples cannot be used for matching`,
   };
 }
 
@@ -127,14 +132,18 @@ export function alignPower(trace: KinetoTrace, series: PowerSeries, kernels: Tra
   if (inside(0))
     return {
       offsetNs: offsetMs * 1e6,
-      note: `trace placed on the power log by wall-clock stamps (trace start ${new Date(traceStartMs).toISOString()}; log stamps read as UTC)`,
+      note:
+        `trace placed on the power log by wall-clock stamps (trace start ${new Date(traceStartMs).toISOString()}` +
+        `; log stamps read as UTC)`,
     };
   for (let h = 1; h <= 14; h++) {
     for (const s of [h, -h]) {
       if (inside(s * 3600e3)) {
         return {
           offsetNs: (offsetMs + s * 3600e3) * 1e6,
-          note: `trace placed on the power log by wall-clock stamps shifted by ${s > 0 ? '+' : ''}${s} h: the log's stamps are local time without a zone (assumed; pass --power-offset-ns to place it yourself)`,
+          note:
+            `trace placed on the power log by wall-clock stamps shifted by ${s > 0 ? '+' : ''}${s} h: the log's ` +
+            `stamps are local time without a zone (assumed; pass --power-offset-ns to place it yourself)`,
         };
       }
     }

@@ -235,7 +235,9 @@ function buildSample(
         throw new FormatError(file, where(m.unitLine, m.unitColumn), `unknown unit '${m.unit}' for metric '${m.name}'`);
       diagnostics.add('ncu-unknown-unit', {
         file,
-        message: `${where(m.unitLine, m.unitColumn)}: unknown unit '${m.unit}' (metric '${m.name}'), value kept unconverted`,
+        message:
+          `${where(m.unitLine, m.unitColumn)}: unknown unit '${m.unit}' (metric '${m.name}'), value kept ` +
+          `unconverted`,
       });
       if (Number.isFinite(v)) s.extra![`${m.name} [${m.unit}]`] ??= v;
       continue;
@@ -335,13 +337,16 @@ function finish(
   if (missingDur) {
     ctx.diagnostics.add('ncu-no-duration', {
       file,
-      message: `${missingDur} of ${samples.length} kernels have no duration metric (gpu__time_duration.sum or Duration)`,
+      message:
+        `${missingDur} of ${samples.length} kernels have no duration metric (gpu__time_duration.sum or ` + `Duration)`,
     });
     notes.push(`${missingDur} kernels have no duration metric`);
   }
   notes.push(
-    'metric → field mapping: NCU_METRIC_MAP; percentages divided by 100; every numeric metric also kept in extra as "name [base unit]"',
-    'ncu serialises kernels and by default locks clocks to base (--clock-control base): smClockMHz is the measured SM frequency when the profile has it',
+    'metric → field mapping: NCU_METRIC_MAP; percentages divided by 100; every numeric metric also kept in ' +
+      'extra as "name [base unit]"',
+    'ncu serialises kernels and by default locks clocks to base (--clock-control base): smClockMHz is the ' +
+      'measured SM frequency when the profile has it',
     'no power in ncu output: powerW and energyJ are null',
   );
   return { format, device, samples, notes };
@@ -368,7 +373,8 @@ export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<Prof
       iValue = header.require('Metric Value');
       continue;
     }
-    if (row.fields.length === header.names.length && row.fields.every((f, i) => f === header!.names[i])) continue; // repeated header
+    // repeated header
+    if (row.fields.length === header.names.length && row.fields.every((f, i) => f === header!.names[i])) continue;
     const metric = row.fields[iMetric]?.trim() ?? '';
     if (!metric) {
       ruleRows++;
@@ -481,7 +487,8 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
   if (preamble) notes.push(`${preamble} lines before the CSV header skipped`);
   if (skippedAttrs)
     notes.push(
-      `${skippedAttrs} device__attribute_* columns per kernel not kept (device name taken from device__attribute_display_name)`,
+      `${skippedAttrs} device__attribute_* columns per kernel not kept (device name taken from ` +
+        `device__attribute_display_name)`,
     );
   return finish(file, NCU_RAW_FORMAT, launches, ctx, notes);
 }

@@ -140,7 +140,8 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
   const { diagnostics, options } = ctx;
   if (options.power) {
     throw new InputError(
-      `${file}: cuda_gpu_kern_sum has no kernel timestamps, so a power series cannot be joined; export cuda_gpu_trace instead`,
+      `${file}: cuda_gpu_kern_sum has no kernel timestamps, so a power series cannot be joined; export ` +
+        `cuda_gpu_trace instead`,
     );
   }
   let header: Header | null = null;
@@ -193,7 +194,8 @@ export async function readNsysKernSum(file: string, ctx: ReaderContext): Promise
   }
   if (!header) throw new FormatError(file, '', 'no Nsight Systems cuda_gpu_kern_sum header found');
   const notes = [
-    'one sample per kernel name: durationNs is the mean over its instances (extra: instances, total/median/min/max/stddev)',
+    'one sample per kernel name: durationNs is the mean over its instances (extra: instances, ' +
+      'total/median/min/max/stddev)',
     'no power: powerW and energyJ are null',
   ];
   if (preamble) notes.unshift(`${preamble} lines before the CSV header skipped`);

@@ -85,8 +85,10 @@ export async function readNvDvfs(file: string, ctx: ReaderContext): Promise<Prof
   });
   return streamedTable(NV_DVFS_FORMAT, file, DEVICES, [
     'time column taken as milliseconds (unit undocumented by NV-DVFS-Benchmark)',
-    'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = average_power × time',
-    'utilizations are DCGM ratios measured at each clock (SMACT→sm_active, SMOCC→sm_occupancy, TENSO→tensor_active, DRAMA→dram_active, FP64A/FP32A/FP16A→fp64/fp32/fp16_active)',
+    'average_power is the mean of the 10 highest nvidia-smi samples over a 12 s run (biased high); energyJ = ' +
+      'average_power × time',
+    'utilizations are DCGM ratios measured at each clock (SMACT→sm_active, SMOCC→sm_occupancy, ' +
+      'TENSO→tensor_active, DRAMA→dram_active, FP64A/FP32A/FP16A→fp64/fp32/fp16_active)',
     'kernelName is benchmark/kernel/argNo; one sample per (kernel, clock), invocation unknown',
   ]);
 }

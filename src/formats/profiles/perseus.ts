@@ -51,7 +51,8 @@ export async function readPerseus(file: string, ctx: ReaderContext): Promise<Pro
     ctx.sink.add(s);
   });
   return streamedTable(PERSEUS_FORMAT, file, DEVICES, [
-    'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage execution; powerW = energy / time',
+    'kernelName is stage<N>/<instruction>; time in s and energy in J (NVML energy counter) per stage ' +
+      'execution; powerW = energy / time',
     'no hardware counters: utilization is empty',
     'energies include power drawn while blocked on pipeline communication',
   ]);

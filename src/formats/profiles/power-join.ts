@@ -49,8 +49,15 @@ export function joinPower(
       ? `trace time 0 placed ${offsetNs} ns after the first power sample`
       : alignment
         ? alignment.note
-        : `power series ${series.source.file} (${series.source.format}) assumed to start with the trace (no common clock; set powerOffsetNs)`,
-    `sensor update period ${(periodNs / 1e6).toFixed(1)} ms (${options.sensorPeriodNs !== undefined ? 'given' : estimated !== null ? 'estimated from reading changes' : 'default'})`,
+        : `power series ${series.source.file} (${series.source.format}) assumed to start with the trace (no ` +
+          `common clock; set powerOffsetNs)`,
+    `sensor update period ${(periodNs / 1e6).toFixed(1)} ms (` +
+      (options.sensorPeriodNs !== undefined
+        ? 'given'
+        : estimated !== null
+          ? 'estimated from reading changes'
+          : 'default') +
+      `)`,
     'energy by trapezoidal integration of linearly interpolated power over each kernel interval',
   );
   const byName = new Map<string, TraceKernel[]>();
@@ -119,7 +126,9 @@ export function joinPower(
   }
   if (aggregatedNames) {
     notes.push(
-      `${aggregatedKernels} invocations of ${aggregatedNames} kernel names shorter than the sensor period were aggregated by name: one sample each with mean duration, mean energy per invocation and power = Σ energy / Σ time`,
+      `${aggregatedKernels} invocations of ${aggregatedNames} kernel names shorter than the sensor period were ` +
+        `aggregated by name: one sample each with mean duration, mean energy per invocation and power = Σ energy ` +
+        `/ Σ time`,
     );
   }
   if (outside) notes.push(`${outside} kernel invocations fall outside the power series: no energy for them`);

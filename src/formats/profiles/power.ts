@@ -347,7 +347,8 @@ export async function readPowerSeries(
     const d = await detectFormat(file);
     if (!d || d.kind !== 'power') {
       throw new InputError(
-        `${file}: not a recognised power log (nvidia-smi --query-gpu CSV, dcgmi dmon table, Zeus monitor, or a time,power CSV); set powerFormat`,
+        `${file}: not a recognised power log (nvidia-smi --query-gpu CSV, dcgmi dmon table, Zeus monitor, or a ` +
+          `time,power CSV); set powerFormat`,
       );
     }
     format = d.format;

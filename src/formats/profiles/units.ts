@@ -110,8 +110,38 @@ export const UNITS: ReadonlyMap<string, UnitInfo> = (() => {
  * Count-like units ncu prints (cycle, inst, warp, sector …): values are kept as they are, with the
  * unit in the key. Anything containing one of these words is accepted as a count.
  */
-const COUNT_WORDS =
-  /^(cycle|inst|warp|block|thread|register|sector|request|pass|sm|cluster|byte\/block|byte\/cycle|inst\/cycle|warp\/cycle|sector\/request|request\/cycle|byte\/request|flop|op|ops|instruction|kernel|launch|wave|count|x|ratio|1)(\/[a-z]+)?$/i;
+const COUNT_UNITS = [
+  'cycle',
+  'inst',
+  'warp',
+  'block',
+  'thread',
+  'register',
+  'sector',
+  'request',
+  'pass',
+  'sm',
+  'cluster',
+  'byte/block',
+  'byte/cycle',
+  'inst/cycle',
+  'warp/cycle',
+  'sector/request',
+  'request/cycle',
+  'byte/request',
+  'flop',
+  'op',
+  'ops',
+  'instruction',
+  'kernel',
+  'launch',
+  'wave',
+  'count',
+  'x',
+  'ratio',
+  '1',
+];
+const COUNT_WORDS = new RegExp(`^(${COUNT_UNITS.join('|')})(/[a-z]+)?$`, 'i');
 
 /** Looks up a unit; null when unknown. `''` (no unit) is a plain count. */
 export function lookupUnit(unit: string): UnitInfo | null {

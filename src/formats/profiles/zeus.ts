@@ -73,8 +73,10 @@ export async function readZeus(file: string, ctx: ReaderContext): Promise<Profil
     ctx.sink.add(s);
   });
   return streamedTable(ZEUS_FORMAT, file, DEVICES, [
-    'one sample per training epoch at a power limit: durationNs = time_per_epoch, powerW = average_power, energyJ = their product',
-    'kernelName is dataset/network/bs<batch_size>/optimizer; no clocks or counters (power-limit sweep, not clock sweep)',
+    'one sample per training epoch at a power limit: durationNs = time_per_epoch, powerW = average_power, ' +
+      'energyJ = their product',
+    'kernelName is dataset/network/bs<batch_size>/optimizer; no clocks or counters (power-limit sweep, not ' +
+      'clock sweep)',
   ]);
 }
 
@@ -122,7 +124,8 @@ export async function readZeusProfile(file: string, ctx: ReaderContext): Promise
     device: deviceFromFileName(file, DEVICES),
     samples,
     notes: [
-      'one sample per (profiling window, GPU): energy of that GPU over the window; power limit parsed from the window name suffix',
+      'one sample per (profiling window, GPU): energy of that GPU over the window; power limit parsed from the ' +
+        'window name suffix',
     ],
   };
 }

@@ -213,7 +213,9 @@ export async function readExecutionTrace(file: string): Promise<EtTrace> {
     et.notes.push(`execution-trace schema ${et.schema} is not one of ${known}: read by its node layout`);
   if (et.linked || et.linkedGpuNodes) {
     et.notes.push(
-      `the execution trace is a linked "ET+" (chakra_trace_link output): read as the execution trace it was made from, its ${et.linkedGpuNodes} GPU node(s) and the durations it added left out (the Kineto trace gives them)`,
+      `the execution trace is a linked "ET+" (chakra_trace_link output): read as the execution trace it was ` +
+        `made from, its ${et.linkedGpuNodes} GPU node(s) and the durations it added left out (the Kineto trace ` +
+        `gives them)`,
     );
   }
   return et;

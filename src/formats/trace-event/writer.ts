@@ -57,7 +57,8 @@ export function exactSlice(
 const CHUNK_CHARS = 64 * 1024;
 
 /**
- * Streams events to the file's temporary name (renamed to `file` by close(), removed by abort()), so a long replay never holds
+ * Streams events to the file's temporary name (renamed to `file` by close(), removed by abort()), so a long replay
+ * never holds
  * the whole timeline in memory: when the file stream is full, {@link pending} returns a promise that resolves once it
  * has drained, and callers await it before producing more events.
  */

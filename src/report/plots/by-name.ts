@@ -30,7 +30,8 @@ export function byNameSpec(rows: readonly ByNameRow[], top = TOP_BY_NAME_PLOT): 
   const max = Math.max(0, ...shown.map((r) => r.energyJ.total));
   return {
     ...baseSpec(
-      `Energy by kernel / op / collective${shown.length < rows.length ? `: the ${shown.length} largest of ${rows.length}` : ''} (estimated)`,
+      `Energy by kernel / op / collective` +
+        `${shown.length < rows.length ? `: the ${shown.length} largest of ${rows.length}` : ''} (estimated)`,
       420,
       18 * Math.max(3, shown.length),
     ),

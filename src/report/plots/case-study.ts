@@ -14,7 +14,10 @@ const KNOB_COLOURS = {
 };
 const knobScale = { domain: Object.keys(KNOB_COLOURS), range: Object.values(KNOB_COLOURS) };
 
-/** A domain that holds every value and at least [−minSpan, +minSpan], 8 % headroom each way (for plots with one relative axis per panel). */
+/**
+ * A domain that holds every value and at least [−minSpan, +minSpan], 8 % headroom each way (for plots with one relative
+ * axis per panel).
+ */
 export function relativeDomain(values: readonly number[], minSpan = 1): [number, number] {
   const lo = Math.min(-minSpan, ...values);
   const hi = Math.max(minSpan, ...values);

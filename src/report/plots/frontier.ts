@@ -89,7 +89,8 @@ export function frontierSpec(o: FrontierPlotOptions): TopLevelSpec {
             legend: { labelLimit: 260 },
             scale: { domain: markerNames, range: MARKER_COLOURS.slice(0, markerNames.length) },
           },
-          // Each plan its own shape, later ones smaller and drawn on top: a plan at the same point as another stays visible.
+          // Each plan its own shape, later ones smaller and drawn on top: a plan at the same point as another stays
+          // visible.
           shape: {
             field: 'name',
             type: 'nominal',

@@ -32,7 +32,9 @@ export function sensitivityMapSpec(m: SensitivityMap): TopLevelSpec {
   } as const;
   const y = { field: 'batch', type: 'ordinal', title: 'global batch (sequences)', sort: m.batchesSequences } as const;
   return {
-    title: `Best scale-out DVFS setting: ΔE % against s = 1 (estimated; bold: beyond ±${m.thresholdPct} %, ★ real batch)`,
+    title:
+      `Best scale-out DVFS setting: ΔE % against s = 1 (estimated; bold: beyond ±${m.thresholdPct} %, ★ real ` +
+      `batch)`,
     // Grid lines would strike through the cells' labels.
     config: { ...PLOT_CONFIG, axis: { ...PLOT_CONFIG.axis, grid: false, labelAngle: 0 } },
     data: { values },

@@ -42,19 +42,35 @@ export function accuracyRows(r: AccuracyResult): { columns: Column[]; rows: Cell
   return { columns, rows };
 }
 
-/** Coverage per band regime (the kinds of prediction a band is made for, and how far each reaches beyond the calibration's cases). */
+/**
+ * Coverage per band regime (the kinds of prediction a band is made for, and how far each reaches beyond the
+ * calibration's cases).
+ */
 function regimeText(rows: RegimeRow[], layout: TableOptions): string {
   if (rows.length === 0) return '';
-  return `bands per regime:\n${formatTable(
-    [
-      { header: 'regime' },
-      { header: 'predictions' },
-      { header: 'time in band (%)', format: pct0 },
-      { header: 'energy in band (%)', format: pct0 },
-    ],
-    rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
-    layout,
-  )}${wrapText("regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the calibration's left-out kernels) / beyond (all) · memory ceiling (DRAM activity above the calibration's ceiling at the clock: the band of the calibration kernels that crossed it, or one that reaches the clock-bound time) · power unexplained (profiled power farther from the power model than any calibration kernel's: power and energy bands reach the model's figure) · extrapolated (beyond the calibration's clock distances)", layout.width)}\n`;
+  return (
+    `bands per regime:\n` +
+    formatTable(
+      [
+        { header: 'regime' },
+        { header: 'predictions' },
+        { header: 'time in band (%)', format: pct0 },
+        { header: 'energy in band (%)', format: pct0 },
+      ],
+      rows.map((x) => [x.regime, x.n, x.timeCoveragePct, x.energyCoveragePct]),
+      layout,
+    ) +
+    wrapText(
+      'regime: mode · distance from the nearest profiled clock · counters near / far (beyond 90 % of the ' +
+        "calibration's left-out kernels) / beyond (all) · memory ceiling (DRAM activity above the calibration's " +
+        'ceiling at the clock: the band of the calibration kernels that crossed it, or one that reaches the ' +
+        'clock-bound time) · power unexplained (profiled power farther from the power model than any calibration ' +
+        "kernel's: power and energy bands reach the model's figure) · extrapolated (beyond the calibration's " +
+        'clock distances)',
+      layout.width,
+    ) +
+    `\n`
+  );
 }
 
 /** Leave-one-GPU-out: one row per evaluated set and clock. */
@@ -84,15 +100,21 @@ export function transferAccuracyRows(r: TransferAccuracy): { columns: Column[]; 
 }
 
 export function transferAccuracyText(r: TransferAccuracy, layout: TableOptions): string {
-  let out = `bands on ${r.evaluatedOn.join(', ')}${r.heldOutFile ? ` (held-out kernels: ${r.heldOutFile})` : ''}, band parameters fitted on ${r.trainedOn.join(', ')}; each kernel profiled once at its highest clock\n`;
+  let out =
+    `bands on ${r.evaluatedOn.join(', ')}${r.heldOutFile ? ` (held-out kernels: ${r.heldOutFile})` : ''}, band ` +
+    `parameters fitted on ${r.trainedOn.join(', ')}; each kernel profiled once at its highest clock\n`;
   const t = transferAccuracyRows(r);
   out += formatTable(t.columns, t.rows, layout);
   out +=
-    "left-out benchmarks: each predicted by the calibration fitted without it, its band from the other benchmarks' residuals only\n";
+    'left-out benchmarks: each predicted by the calibration fitted without it, its band from the other ' +
+    "benchmarks' residuals only\n";
   out += 'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
   const p = r.parameters['one-clock-down'];
   if (p)
-    out += `held-out inflation fitted on ${r.trainedOn.join(', ')} (one clock, lower): time ×${p.time.inflation.toFixed(2)}, power ×${p.power.inflation.toFixed(2)}, energy ×${p.energy.inflation.toFixed(2)}\n`;
+    out +=
+      `held-out inflation fitted on ${r.trainedOn.join(', ')} (one clock, lower): time ×` +
+      `${p.time.inflation.toFixed(2)}, power ×${p.power.inflation.toFixed(2)}, energy ×` +
+      `${p.energy.inflation.toFixed(2)}\n`;
   for (const s of [r.leftOutBenchmarks, ...(r.heldOut ? [r.heldOut] : [])])
     out += `${s.label}: ${regimeText(s.regimes, layout)}`;
   for (const n of r.notes) out += `note: ${n}\n`;
@@ -101,20 +123,31 @@ export function transferAccuracyText(r: TransferAccuracy, layout: TableOptions):
 
 export function accuracyText(r: AccuracyResult, layout: TableOptions = {}): string {
   const f = (v: number | null) => (v === null ? '' : v.toFixed(2));
-  let out = `${r.label} (${r.mode}${r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : ''}${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
+  let out =
+    `${r.label} (${r.mode}` +
+    (r.referenceClocksMHz ? `, reference ${r.referenceClocksMHz.join('+')} MHz, ${r.scaling} scaling` : '') +
+    `${r.fitClocksMHz ? `, fitted at ${r.fitClocksMHz.join(', ')} MHz` : ''})\n`;
   const banded = r.frequencies.some((x) => x.timeCoveragePct !== null);
   const t = accuracyRows(r);
   out += formatTable(t.columns, t.rows, layout);
   out +=
-    'errors are absolute: MAPE = mean |predicted / measured − 1| over kernels; total = |Σ predicted / Σ measured − 1|\n';
+    'errors are absolute: MAPE = mean |predicted / measured − 1| over kernels; total = |Σ predicted / Σ ' +
+    'measured − 1|\n';
   if (banded)
     out +=
       'in band: share of kernels whose measured time / energy lies in the predicted 10–90 % band (aim: about 80%)\n';
   const u = r.upperFitBand;
   if (u)
-    out += `between the two highest fitted clocks (${u.fromMHz}–${u.toMHz} MHz, ${u.clocks} clocks): time ${u.timeErrorPct.toFixed(2)}%, energy ${u.energyErrorPct.toFixed(2)}% (worst clock ${u.maxEnergyErrorPct.toFixed(2)}%)\n`;
+    out +=
+      `between the two highest fitted clocks (${u.fromMHz}–${u.toMHz} MHz, ${u.clocks} clocks): time ` +
+      `${u.timeErrorPct.toFixed(2)}%, energy ${u.energyErrorPct.toFixed(2)}% (worst clock ` +
+      `${u.maxEnergyErrorPct.toFixed(2)}%)\n`;
   if (r.energyOptimal)
-    out += `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels; measured energy at the predicted clock is ${r.energyOptimal.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${r.energyOptimal.maxExcessEnergyPct.toFixed(2)}%)\n`;
+    out +=
+      `energy-optimal clock: mean deviation ${r.energyOptimal.meanDeviationMHz.toFixed(1)} MHz, max ` +
+      `${r.energyOptimal.maxDeviationMHz} MHz over ${r.energyOptimal.kernels.length} kernels; measured energy at ` +
+      `the predicted clock is ${r.energyOptimal.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on ` +
+      `average (max ${r.energyOptimal.maxExcessEnergyPct.toFixed(2)}%)\n`;
   if (r.leaveOneFrequencyOut) {
     out += `leave-one-frequency-out power error:\n${formatTable(
       [{ header: 'SM clock (MHz)' }, { header: 'power MAPE (%)', format: fixed(2) }, { header: 'kernels' }],
@@ -126,6 +159,11 @@ export function accuracyText(r: AccuracyResult, layout: TableOptions = {}): stri
   if (r.advice) out += `advice: ${describeAdvice(r.advice)}\n`;
   for (const n of r.notes) out += `note: ${n}\n`;
   if (r.alternativeScaling)
-    out += `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ${r.alternativeScaling.frequencies.map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`).join(', ')}\n`;
+    out +=
+      `with ${r.alternativeScaling.scaling} scaling, power/energy error %: ` +
+      r.alternativeScaling.frequencies
+        .map((x) => `${x.frequencyMHz}: ${f(x.powerErrorPct)}/${f(x.energyErrorPct)}`)
+        .join(', ') +
+      `\n`;
   return out;
 }

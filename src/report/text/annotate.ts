@@ -63,9 +63,15 @@ export function annotateText(r: AnnotateResult, layout: TableOptions): string {
   const t = r.total;
   const table = annotateRankRows(r, false);
   const lines = [
-    `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} calibration), ${r.profileKernels} profiled kernel(s); ` +
-      `reference clock ${r.referenceClockMHz} MHz; ${r.parallelism.mode === 'workers' ? `${r.parallelism.threads} threads (this one and ${r.parallelism.threads - 1} worker${r.parallelism.threads === 2 ? '' : 's'})` : `in-process (${r.parallelism.reason})`}`,
-    `matched by: exact ${t.matched.exact}, normalized ${t.matched.normalized}, base name ${t.matched.base}, op ${t.matched.op}` +
+    `annotated ${r.ranks.length} rank(s) of ${r.trace} with ${r.calibration.device} (${r.calibration.kind} ` +
+      `calibration), ${r.profileKernels} profiled kernel(s); ` +
+      `reference clock ${r.referenceClockMHz} MHz; ` +
+      (r.parallelism.mode === 'workers'
+        ? `${r.parallelism.threads} threads (this one and ${r.parallelism.threads - 1} worker` +
+          `${r.parallelism.threads === 2 ? '' : 's'})`
+        : `in-process (${r.parallelism.reason})`),
+    `matched by: exact ${t.matched.exact}, normalized ${t.matched.normalized}, base name ${t.matched.base}, op ` +
+      String(t.matched.op) +
       (t.byInvocation ? ` (${t.byInvocation} picked by invocation order)` : ''),
     '',
     formatTable(table.columns, table.rows, layout).trimEnd(),
@@ -81,13 +87,16 @@ export function annotateText(r: AnnotateResult, layout: TableOptions): string {
   lines.push('', 'written (energies are estimates):');
   for (const o of r.outputs) {
     lines.push(
-      `  ${o.frequencyMHz} MHz: ${o.prefix}.<rank>.et, ${o.powerFile} (active ${o.activePowerW} W, idle ${o.idlePowerW} W, communication ${o.commPowerW} W; DRAM part ${fixed(4)(o.memoryEnergyJ)} of ${fixed(4)(o.computeEnergyJ)} J)`,
+      `  ${o.frequencyMHz} MHz: ${o.prefix}.<rank>.et, ${o.powerFile} (active ${o.activePowerW} W, idle ` +
+        `${o.idlePowerW} W, communication ${o.commPowerW} W; DRAM part ${fixed(4)(o.memoryEnergyJ)} of ` +
+        `${fixed(4)(o.computeEnergyJ)} J)`,
     );
   }
   const annotated = t.gpuCompNodes - t.untouched;
   if (t.memorySplitUnknown)
     lines.push(
-      `energy_memory_j (the DRAM part of energy_j): unknown for ${t.memorySplitUnknown} of ${annotated} annotated node(s), written 0 (duration estimates, or no DRAM counter / component)`,
+      `energy_memory_j (the DRAM part of energy_j): unknown for ${t.memorySplitUnknown} of ${annotated} ` +
+        `annotated node(s), written 0 (duration estimates, or no DRAM counter / component)`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -7,7 +7,8 @@ import type { RowSet } from '../text.js';
 
 export function astraSimExportText(r: AstraSimExport): string {
   const lines = [
-    `wrote ${r.out}: ${r.ranks} rank file(s) (${r.workload}.<rank>.et, ${r.nodes} nodes; ${r.unchangedRanks} byte-identical to the input), ` +
+    `wrote ${r.out}: ${r.ranks} rank file(s) (${r.workload}.<rank>.et, ${r.nodes} nodes; ${r.unchangedRanks} ` +
+      `byte-identical to the input), ` +
       `${[r.files.system, r.files.network, r.files.memory, r.files.commGroup, r.files.power]
         .filter(Boolean)
         .map((f) => f!.split('/').pop())

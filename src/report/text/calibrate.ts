@@ -2,7 +2,10 @@
 import type { Calibration } from '../../model/calibration.js';
 import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../tables.js';
 
-/** One row per clock model. R² is not applicable to an intercept-only model (no components: it is the mean power): "—", empty in CSV. */
+/**
+ * One row per clock model. R² is not applicable to an intercept-only model (no components: it is the mean power): "—",
+ * empty in CSV.
+ */
 export function calibrationRows(calibration: Calibration): { columns: Column[]; rows: Cell[][] } {
   const columns: Column[] = [
     { header: 'SM clock (MHz)' },
@@ -33,11 +36,15 @@ export function calibrationText(calibration: Calibration, out: string, layout: T
   text += formatTable(t.columns, t.rows, layout);
   text += `power cap (${calibration.powerCap.source}): ${calibration.powerCap.evidence}\n`;
   if (calibration.idle)
-    text += `idle (${calibration.idle.basis}): ${calibration.idle.powerW} W at ${calibration.idle.smClockMHz} MHz; ${calibration.idle.source}\n`;
+    text +=
+      `idle (${calibration.idle.basis}): ${calibration.idle.powerW} W at ${calibration.idle.smClockMHz} MHz; ` +
+      `${calibration.idle.source}\n`;
   const u = calibration.uncertainty;
   text += u
-    ? `10–90 % bands: from leave-one-benchmark-out residuals (${u.groups} benchmarks in ${u.folds} folds, ${u.kernels} kernels; ${Object.keys(u.modes).join(', ')})\n`
-    : `no 10–90 % bands: they need kernels of two or more benchmarks (the name before the first '/') measured at two or more clocks\n`;
+    ? `10–90 % bands: from leave-one-benchmark-out residuals (${u.groups} benchmarks in ${u.folds} folds, ` +
+      `${u.kernels} kernels; ${Object.keys(u.modes).join(', ')})\n`
+    : `no 10–90 % bands: they need kernels of two or more benchmarks (the name before the first '/') measured at ` +
+      `two or more clocks\n`;
   for (const s of calibration.sanity) text += `${s.count} × ${s.code} (e.g. ${s.examples[0]})\n`;
   return text;
 }

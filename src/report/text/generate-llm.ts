@@ -25,9 +25,19 @@ export function generateLlmText(r: WriteLlmResult, layout: TableOptions = {}): s
   const width = layout.width;
   const t = generateLlmRows(r);
   return (
-    `${wrapText(`${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}`, width)}\n` +
+    wrapText(
+      `${p.model.name}: dp ${p.dp} × tp ${p.tp} × pp ${p.pp} = ${r.ranks} ranks, ${p.microBatches} ` +
+        `micro-batches (${p.schedule}), ${p.dtype} on ${p.gpu.name}`,
+      width,
+    ) +
+    `\n` +
     formatTable(t.columns, t.rows, layout) +
-    `${wrapText(`iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB`, width)}\n` +
+    wrapText(
+      `iteration: ${(r.flopsPerIteration / 1e15).toFixed(2)} PFLOP; durations (estimated): ${p.timeModel.label}` +
+        `; ${r.nodes} nodes, ${(r.bytes / 1e6).toFixed(1)} MB`,
+      width,
+    ) +
+    `\n` +
     `wrote ${r.traceFiles.first} … ${r.traceFiles.last}, ${r.networkFile}, ${r.systemFile}\n`
   );
 }

@@ -46,8 +46,10 @@ export function kinetoImportText(r: KinetoImportResult, layout: TableOptions): s
   const lines = [formatTable(t.columns, t.rows, layout).trimEnd()];
   lines.push(
     wrapText(
-      'carried over: GPU ops running in the iteration but launched before it (no launching op); syncs: CUDA synchronisation calls read; ' +
-        'sync deps: the dependencies written for them (from cuda_sync records, else inferred and kept where the measured times agree)',
+      'carried over: GPU ops running in the iteration but launched before it (no launching op); syncs: CUDA ' +
+        'synchronisation calls read; ' +
+        'sync deps: the dependencies written for them (from cuda_sync records, else inferred and kept where ' +
+        'the measured times agree)',
       width,
     ),
     '',
@@ -55,7 +57,8 @@ export function kinetoImportText(r: KinetoImportResult, layout: TableOptions): s
   const first = r.ranks[0]!;
   const steps = [...new Set(r.ranks.map((x) => x.iteration?.label ?? 'no ProfilerStep'))].join(', ');
   lines.push(
-    `${first.device ?? 'unknown device'}${r.worldSize ? `, world size ${r.worldSize}` : ''}, measured iteration ${steps}`,
+    `${first.device ?? 'unknown device'}${r.worldSize ? `, world size ${r.worldSize}` : ''}, measured ` +
+      `iteration ${steps}`,
   );
   const colls = collectivesLine(r.ranks.map((x) => x.stats.collectives));
   if (colls) lines.push(colls);
@@ -66,14 +69,17 @@ export function kinetoImportText(r: KinetoImportResult, layout: TableOptions): s
     if (m.clamped)
       lines.push(
         wrapText(
-          `warning: rank ${x.rank}: ${m.clamped} node(s) start before a dependency is ready as measured (${(m.clampedNs / 1000).toFixed(1)} µs in all), e.g. ${m.clampedNotes[0] ?? ''}`,
+          `warning: rank ${x.rank}: ${m.clamped} node(s) start before a dependency is ready as measured (` +
+            `${(m.clampedNs / 1000).toFixed(1)} µs in all), e.g. ${m.clampedNotes[0] ?? ''}`,
           width,
         ),
       );
     if (m.unexplainedWaits)
       lines.push(
         wrapText(
-          `note: rank ${x.rank}: ${m.unexplainedWaits} GPU op(s) waited more than 100 µs after every dependency and their launch (${(m.unexplainedWaitNs / 1e6).toFixed(3)} ms in all): work the trace does not show (another process on the GPU, events left out of the trace) — kept as measured delays`,
+          `note: rank ${x.rank}: ${m.unexplainedWaits} GPU op(s) waited more than 100 µs after every ` +
+            `dependency and their launch (${(m.unexplainedWaitNs / 1e6).toFixed(3)} ms in all): work the trace ` +
+            `does not show (another process on the GPU, events left out of the trace) — kept as measured delays`,
           width,
         ),
       );

@@ -64,7 +64,12 @@ export function importText(r: ImportResult, layout: TableOptions): string {
   const lines = [formatTable(t.columns, t.rows, layout).trimEnd(), ''];
   const first = r.ranks[0]!;
   lines.push(
-    `${first.device ?? 'unknown device'}, execution-trace schema ${first.etSchema}${first.measured ? `, measured iteration ${first.measured.window.label}` : first.steps.length ? `, iteration ${first.steps.join(', ')}` : ''}`,
+    `${first.device ?? 'unknown device'}, execution-trace schema ${first.etSchema}` +
+      (first.measured
+        ? `, measured iteration ${first.measured.window.label}`
+        : first.steps.length
+          ? `, iteration ${first.steps.join(', ')}`
+          : ''),
   );
   const colls = collectivesLine(r.ranks.map((x) => x.convert.collectives));
   if (colls) lines.push(colls);

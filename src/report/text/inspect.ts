@@ -53,11 +53,15 @@ export function inspectText(r: Inspection, layout: TableOptions): string {
     )}`;
   }
   if (r.total.sendRecv.sends + r.total.sendRecv.recvs > 0) {
-    out += `\nsend/recv: ${r.total.sendRecv.sends} sends (${grouped(r.total.sendRecv.sendBytes)} bytes), ${r.total.sendRecv.recvs} recvs\n`;
+    out +=
+      `\nsend/recv: ${r.total.sendRecv.sends} sends (${grouped(r.total.sendRecv.sendBytes)} bytes), ` +
+      `${r.total.sendRecv.recvs} recvs\n`;
   }
   const first = r.ranks[0];
   const noMeta = r.ranks.filter((x) => !x.hasMetadata).length;
-  out += `\nschema: ${first?.schema ?? '(none)'}, version: ${first ? (first.hasMetadata ? first.version || '(empty)' : '(no GlobalMetadata)') : '(none)'}`;
+  out +=
+    `\nschema: ${first?.schema ?? '(none)'}, version: ` +
+    (first ? (first.hasMetadata ? first.version || '(empty)' : '(no GlobalMetadata)') : '(none)');
   out += noMeta ? `; ${noMeta} rank file(s) have no GlobalMetadata (first frame is a Node)\n` : '\n';
   for (const x of r.ranks) {
     for (const d of x.diagnostics) out += `rank ${x.rank}: ${d.count} × ${d.code} (e.g. ${d.samples[0]?.message})\n`;

@@ -1,4 +1,6 @@
-/** The text views of predict: one row per kernel and clock (CSV: every field with the 10–90 % bands), and the totals. */
+/**
+ * The text views of predict: one row per kernel and clock (CSV: every field with the 10–90 % bands), and the totals.
+ */
 import { describeAdvice } from '../../engines/calibrate/index.js';
 import type { PredictResult } from '../../engines/calibrate/predict.js';
 import { shortName } from '../by-name-text.js';
@@ -66,12 +68,16 @@ export function predictText(r: PredictResult, layout: TableOptions): string {
     ? r.totals.map((t) =>
         t.kernelsWithoutBand >= kernels
           ? `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (no band: no kernel has one)`
-          : `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%${t.kernelsWithoutBand ? `; ${t.kernelsWithoutBand} kernel(s) without a band left out of it` : ''})`,
+          : `${t.frequencyMHz} MHz ${formatCell(t.energyJ.p50)} (${formatCell(t.energyJ.p10)}–` +
+            `${formatCell(t.energyJ.p90)}, ±${t.halfWidthPct.toFixed(1)}%` +
+            `${t.kernelsWithoutBand ? `; ${t.kernelsWithoutBand} kernel(s) without a band left out of it` : ''})`,
       )
     : [...new Set(r.rows.map((x) => x.frequencyMHz))].map(
         (f) => `${f} MHz ${formatCell(sumAt(f))} (no band: the calibration has no band model)`,
       );
-  out += `total energy of these kernels (J, est.; 10–90 % band, kernel errors taken as independent): ${totals.join('; ')}\n`;
+  out +=
+    `total energy of these kernels (J, est.; 10–90 % band, kernel errors taken as independent): ` +
+    `${totals.join('; ')}\n`;
   if (r.advice) out += `advice: ${describeAdvice(r.advice)}\n`;
   return out;
 }

@@ -22,7 +22,9 @@ export function replayMeasuredText(res: ReplayResult, measured: MeasuredIteratio
   let out = replayText(res, layout);
   const beside = measuredBesideRows(res, measured);
   if (beside) {
-    out += `\nmeasured beside modelled (the trace records its measured iteration; replay --as-measured replays it as it ran):\n${formatTable(beside.columns, beside.rows, layout)}`;
+    out +=
+      `\nmeasured beside modelled (the trace records its measured iteration; replay --as-measured replays it as ` +
+      `it ran):\n${formatTable(beside.columns, beside.rows, layout)}`;
     if (res.ranks.some((r) => r.startOffsetNs !== undefined)) out += `${wrapText(START_OFFSET_NOTE, layout.width)}\n`;
   }
   return out;

@@ -24,6 +24,8 @@ export function validationText(r: ValidationReport): string {
   const counts = Object.entries(r.counts)
     .map(([k, v]) => `${v} ${k}`)
     .join(', ');
-  out += `${r.errors === 0 ? 'valid' : 'INVALID'}: ${r.ranks} rank(s), ${r.nodes} nodes, ${r.errors} error(s), ${r.warnings} warning(s)${counts ? ` (${counts})` : ''}\n`;
+  out +=
+    `${r.errors === 0 ? 'valid' : 'INVALID'}: ${r.ranks} rank(s), ${r.nodes} nodes, ${r.errors} error(s), ` +
+    `${r.warnings} warning(s)${counts ? ` (${counts})` : ''}\n`;
   return out;
 }
