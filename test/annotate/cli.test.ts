@@ -89,15 +89,19 @@ describeShared('tracewatt annotate', () => {
     expect(wide.out).toMatch(/match rate \(%\)/);
   });
 
-  it('annotates at the reference clock when no target is given (and says so); refuses a doubled or bad one, exit code 2', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
-    const base = ['annotate', trace, '--calibration', cal, '--profile', profile, '--out', path.join(dir, 'c')];
-    const none = await cli(...base);
-    expect(none.code).toBe(0);
-    expect(none.err).toMatch(/note: target SM clock \d+ MHz: the reference clock \(no --frequency given\)/);
-    expect((await cli(...base, '--frequency', '1410', '--frequencies', '705,1410')).code).toBe(2);
-    expect((await cli(...base, '--frequency', 'fast')).code).toBe(2);
-  });
+  it(
+    'annotates at the reference clock when no target is given (and says so); refuses a doubled or bad one, exit ' +
+      'code 2',
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));
+      const base = ['annotate', trace, '--calibration', cal, '--profile', profile, '--out', path.join(dir, 'c')];
+      const none = await cli(...base);
+      expect(none.code).toBe(0);
+      expect(none.err).toMatch(/note: target SM clock \d+ MHz: the reference clock \(no --frequency given\)/);
+      expect((await cli(...base, '--frequency', '1410', '--frequencies', '705,1410')).code).toBe(2);
+      expect((await cli(...base, '--frequency', 'fast')).code).toBe(2);
+    },
+  );
 
   it('an --out under a regular file, or under a folder of one: one line naming the path and the reason, exit 2', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-annotate-cli-'));

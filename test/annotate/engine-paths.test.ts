@@ -47,7 +47,10 @@ const KERNELS = [
 /** Original durations: absent, and one, two and three varint bytes long. */
 const DURATIONS = [0n, 5n, 300n, 70_000n];
 
-/** One rank: profiled kernels, roofline and unprofiled kernels, host ops, all-reduces; some frames carry an unknown field after the attributes. */
+/**
+ * One rank: profiled kernels, roofline and unprofiled kernels, host ops, all-reduces; some frames carry an unknown
+ * field after the attributes.
+ */
 function rankBytes(rank: number, nodes: number): Buffer {
   const sink = new ByteSink();
   encodeMetadataFrame(sink, { version: '', attrs: [makeAttr('schema', 'string_val', '1.0.2-chakra.0.0.4')] });

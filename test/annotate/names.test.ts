@@ -18,7 +18,8 @@ describe('kernel name normalisation', () => {
   it('strips return types, templates, argument lists and anonymous namespaces', () => {
     expect(
       normalizeKernelName(
-        'void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<float, unsigned int, 1, 128, 1>(float*, int)',
+        'void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<float, unsigned int, 1, ' +
+          '128, 1>(float*, int)',
       ),
     ).toBe('at::native::CatArrayBatchedCopy_aligned16_contig');
     expect(

@@ -98,53 +98,65 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
   const node = (name: string) => nodes.find((n) => n.name === name)!;
   const num = (n: ChakraNode, a: string) => attrNumber(n, a)!;
 
-  it('energy_memory_j of a profiled kernel: the dram_active component β·u of its modelled power, as a share of its energy', () => {
-    const n = node('BlackScholes/BlackScholesGPU/input000');
-    expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('profile');
-    // The utilizations the node carries (util_<component>) are those its power was modelled at.
-    const u = Object.fromEntries(cal.components.map((c) => [c, num(n, UTIL_PREFIX + c)]));
-    const share = (componentPowersAt(cal, F).coefficientsW.dram_active! * u.dram_active!) / modelPower(cal, F, u);
-    expect(share).toBeGreaterThan(0.001);
-    expect(num(n, ANNOTATION_ATTRS.energyMemoryJ)).toBeCloseTo(num(n, ANNOTATION_ATTRS.energyJ) * share, 12);
-  });
+  it(
+    'energy_memory_j of a profiled kernel: the dram_active component β·u of its modelled power, as a share of ' +
+      'its energy',
+    () => {
+      const n = node('BlackScholes/BlackScholesGPU/input000');
+      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('profile');
+      // The utilizations the node carries (util_<component>) are those its power was modelled at.
+      const u = Object.fromEntries(cal.components.map((c) => [c, num(n, UTIL_PREFIX + c)]));
+      const share = (componentPowersAt(cal, F).coefficientsW.dram_active! * u.dram_active!) / modelPower(cal, F, u);
+      expect(share).toBeGreaterThan(0.001);
+      expect(num(n, ANNOTATION_ATTRS.energyMemoryJ)).toBeCloseTo(num(n, ANNOTATION_ATTRS.energyJ) * share, 12);
+    },
+  );
 
-  it('energy_memory_j of a roofline node: tensor_size × the memory pJ/bit, at most energy_j; 0 for a duration estimate, counted', () => {
-    for (const name of ['roof_compute', 'roof_memory']) {
-      const n = node(name);
-      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('roofline');
-      const bytes = Number(n.attrs.find((a) => a.name === 'tensor_size')!.value);
-      expect(num(n, ANNOTATION_ATTRS.energyMemoryJ), name).toBeCloseTo(
-        Math.min(num(n, ANNOTATION_ATTRS.energyJ), bytes * 8 * PJ * 1e-12),
-        15,
+  it(
+    'energy_memory_j of a roofline node: tensor_size × the memory pJ/bit, at most energy_j; 0 for a duration ' +
+      'estimate, counted',
+    () => {
+      for (const name of ['roof_compute', 'roof_memory']) {
+        const n = node(name);
+        expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('roofline');
+        const bytes = Number(n.attrs.find((a) => a.name === 'tensor_size')!.value);
+        expect(num(n, ANNOTATION_ATTRS.energyMemoryJ), name).toBeCloseTo(
+          Math.min(num(n, ANNOTATION_ATTRS.energyJ), bytes * 8 * PJ * 1e-12),
+          15,
+        );
+      }
+      const d = node('not_profiled');
+      expect(attrString(d, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+      expect(num(d, ANNOTATION_ATTRS.energyMemoryJ)).toBe(0);
+      expect(res.total.memorySplitUnknown).toBe(1);
+      // The sum is reported: Σ energy_memory_j ≤ Σ energy_j.
+      const o = res.outputs[0]!;
+      const sum = (a: string) => nodes.reduce((acc, x) => acc + (attrNumber(x, a) ?? 0), 0);
+      expect(o.memoryEnergyJ).toBeCloseTo(sum(ANNOTATION_ATTRS.energyMemoryJ), 12);
+      expect(o.computeEnergyJ).toBeCloseTo(sum(ANNOTATION_ATTRS.energyJ), 12);
+    },
+  );
+
+  it(
+    "power.json: idle from the calibration's idle figure at the clock (with its source), communication power " +
+      'stated',
+    () => {
+      const o = res.outputs[0]!;
+      const doc = JSON.parse(readFileSync(o.powerFile, 'utf8'));
+      const p = parsePowerConfig(o.powerFile, JSON.stringify(doc));
+      const idle = idlePowerAt(cal, F)!;
+      expect(p.gpu.idlePowerW).toBe(Number(idle.powerW.toPrecision(6)));
+      expect(p.gpu.idlePowerW).not.toBeCloseTo(componentPowersAt(cal, F).interceptW, 0);
+      expect(p.gpu.idleSource).toContain(idle.how);
+      expect(p.gpu.idleSource).toContain('Quadro RTX 8000 in P0');
+      expect(p.gpu.commPowerW).toBeCloseTo(
+        p.gpu.idlePowerW + COMM_ACTIVE_SHARE * (p.gpu.activePowerW - p.gpu.idlePowerW),
+        3,
       );
-    }
-    const d = node('not_profiled');
-    expect(attrString(d, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
-    expect(num(d, ANNOTATION_ATTRS.energyMemoryJ)).toBe(0);
-    expect(res.total.memorySplitUnknown).toBe(1);
-    // The sum is reported: Σ energy_memory_j ≤ Σ energy_j.
-    const o = res.outputs[0]!;
-    const sum = (a: string) => nodes.reduce((acc, x) => acc + (attrNumber(x, a) ?? 0), 0);
-    expect(o.memoryEnergyJ).toBeCloseTo(sum(ANNOTATION_ATTRS.energyMemoryJ), 12);
-    expect(o.computeEnergyJ).toBeCloseTo(sum(ANNOTATION_ATTRS.energyJ), 12);
-  });
-
-  it("power.json: idle from the calibration's idle figure at the clock (with its source), communication power stated", () => {
-    const o = res.outputs[0]!;
-    const doc = JSON.parse(readFileSync(o.powerFile, 'utf8'));
-    const p = parsePowerConfig(o.powerFile, JSON.stringify(doc));
-    const idle = idlePowerAt(cal, F)!;
-    expect(p.gpu.idlePowerW).toBe(Number(idle.powerW.toPrecision(6)));
-    expect(p.gpu.idlePowerW).not.toBeCloseTo(componentPowersAt(cal, F).interceptW, 0);
-    expect(p.gpu.idleSource).toContain(idle.how);
-    expect(p.gpu.idleSource).toContain('Quadro RTX 8000 in P0');
-    expect(p.gpu.commPowerW).toBeCloseTo(
-      p.gpu.idlePowerW + COMM_ACTIVE_SHARE * (p.gpu.activePowerW - p.gpu.idlePowerW),
-      3,
-    );
-    expect(doc.assumptions.join('\n')).toMatch(/gpu\.commPowerW: .* idle \+ 0\.3 × \(active − idle\)/);
-    expect(o.commPowerW).toBe(p.gpu.commPowerW);
-  });
+      expect(doc.assumptions.join('\n')).toMatch(/gpu\.commPowerW: .* idle \+ 0\.3 × \(active − idle\)/);
+      expect(o.commPowerW).toBe(p.gpu.commPowerW);
+    },
+  );
 
   it('a modelled node above the cap, below idle or below the best energy per FLOP is counted and warned, by code', () => {
     expect(res.total.physics).toEqual({ aboveCap: 1, belowIdle: 1, belowBestEnergyPerFlop: 1 });
@@ -160,45 +172,49 @@ describeShared('annotate: the DRAM part, idle and communication power, physics b
     );
   });
 
-  it('the CLI: a clock outside the range is refused with it; a profile of another device is warned of unless --device-mismatch ok', async () => {
-    const trace = path.join(dir, 't');
-    const base = [
-      'annotate',
-      trace,
-      '--calibration',
-      path.join(repoRoot, 'calibration', 'rtx8000.json'),
-      '--out',
-      path.join(dir, 'c'),
-    ];
-    for (const f of ['50', '99999']) {
-      const r = await cli([...base, '--frequency', f]);
-      expect(r.code, f).toBe(2);
-      expect(r.err).toMatch(
-        new RegExp(`target clock ${f} MHz is outside the SM clock range of Quadro RTX 8000, 705–1770 MHz`),
+  it(
+    'the CLI: a clock outside the range is refused with it; a profile of another device is warned of unless ' +
+      '--device-mismatch ok',
+    async () => {
+      const trace = path.join(dir, 't');
+      const base = [
+        'annotate',
+        trace,
+        '--calibration',
+        path.join(repoRoot, 'calibration', 'rtx8000.json'),
+        '--out',
+        path.join(dir, 'c'),
+      ];
+      for (const f of ['50', '99999']) {
+        const r = await cli([...base, '--frequency', f]);
+        expect(r.code, f).toBe(2);
+        expect(r.err).toMatch(
+          new RegExp(`target clock ${f} MHz is outside the SM clock range of Quadro RTX 8000, 705–1770 MHz`),
+        );
+      }
+      const v100Named = path.join(dir, 'v100-profile.csv');
+      await writeFile(v100Named, `${[HEADER, ...SYNTH].join('\n')}\n`);
+      const warned = await cli([...base, '--profile', v100Named, '--frequency', '1710', '--workers', '1']);
+      expect(warned.code).toBe(0);
+      expect(warned.err).toMatch(
+        /warning: device-mismatch ×1: DEVICE MISMATCH: profile .*v100-profile\.csv was recorded on "Tesla V100-PCIE", the calibration is for "Quadro RTX 8000" \(another GPU model\)/,
       );
-    }
-    const v100Named = path.join(dir, 'v100-profile.csv');
-    await writeFile(v100Named, `${[HEADER, ...SYNTH].join('\n')}\n`);
-    const warned = await cli([...base, '--profile', v100Named, '--frequency', '1710', '--workers', '1']);
-    expect(warned.code).toBe(0);
-    expect(warned.err).toMatch(
-      /warning: device-mismatch ×1: DEVICE MISMATCH: profile .*v100-profile\.csv was recorded on "Tesla V100-PCIE", the calibration is for "Quadro RTX 8000" \(another GPU model\)/,
-    );
-    const quiet = await cli([
-      ...base,
-      '--profile',
-      v100Named,
-      '--frequency',
-      '1710',
-      '--workers',
-      '1',
-      '--device-mismatch',
-      'ok',
-    ]);
-    expect(quiet.err).not.toMatch(/device-mismatch/);
-    // The physics warnings reach the CLI's stderr, with their counts.
-    expect(quiet.err).toMatch(/warning: node-power-above-cap ×1: synth\/hot/);
-  });
+      const quiet = await cli([
+        ...base,
+        '--profile',
+        v100Named,
+        '--frequency',
+        '1710',
+        '--workers',
+        '1',
+        '--device-mismatch',
+        'ok',
+      ]);
+      expect(quiet.err).not.toMatch(/device-mismatch/);
+      // The physics warnings reach the CLI's stderr, with their counts.
+      expect(quiet.err).toMatch(/warning: node-power-above-cap ×1: synth\/hot/);
+    },
+  );
 
   it('sweep gpu refuses the same clocks, with the same message', async () => {
     const r = await cli([

@@ -176,218 +176,243 @@ describe('annotate: real PyTorch runs, imported', () => {
     expect(res.ranks[3]!.unmatchedNames.map((n) => n.name)).toContain('Memset (Device)');
   });
 
-  it('without --reference-frequency, plan and samples agree on the clock the reader assumed, and say when it is above the calibration', async () => {
-    const cal = await loadCalibration(v100);
-    const profile = await readProfile(dlrmKineto[0]!);
-    const plan = buildPlan(cal, [profile], { frequenciesMHz: [1380] });
-    expect(new Set(profile.samples.map((s) => s.smClockMHz))).toEqual(new Set([1530]));
-    expect(plan.referenceClockMHz).toBe(1530);
-    expect(plan.notes.join('\n')).toMatch(
-      /reference clock 1530 MHz is above the calibration's highest clock \(1380 MHz, Tesla V100-PCIE\)/,
-    );
-    const res = await annotateTrace({
-      trace: path.join(dir, 'dlrm.0.et'),
-      out: path.join(dir, 'o', 'ref'),
-      calibration: cal,
-      profiles: [profile],
-      frequenciesMHz: [1380],
-    });
-    const out = await readTraceFile(res.ranks[0]!.perFrequency[0]!.file);
-    const gpu = out.nodes.filter((n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false);
-    expect(gpu.every((n) => attrNumber(n, ANNOTATION_ATTRS.frequencyRefMHz) === 1530)).toBe(true);
-    // At a lower clock than the reference, the time model lengthens them.
-    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBeGreaterThan(
-      dlrm.ranks[0]!.convert.gpuComputeKinetoNs,
-    );
-  });
+  it(
+    'without --reference-frequency, plan and samples agree on the clock the reader assumed, and say when it is ' +
+      'above the calibration',
+    async () => {
+      const cal = await loadCalibration(v100);
+      const profile = await readProfile(dlrmKineto[0]!);
+      const plan = buildPlan(cal, [profile], { frequenciesMHz: [1380] });
+      expect(new Set(profile.samples.map((s) => s.smClockMHz))).toEqual(new Set([1530]));
+      expect(plan.referenceClockMHz).toBe(1530);
+      expect(plan.notes.join('\n')).toMatch(
+        /reference clock 1530 MHz is above the calibration's highest clock \(1380 MHz, Tesla V100-PCIE\)/,
+      );
+      const res = await annotateTrace({
+        trace: path.join(dir, 'dlrm.0.et'),
+        out: path.join(dir, 'o', 'ref'),
+        calibration: cal,
+        profiles: [profile],
+        frequenciesMHz: [1380],
+      });
+      const out = await readTraceFile(res.ranks[0]!.perFrequency[0]!.file);
+      const gpu = out.nodes.filter((n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false);
+      expect(gpu.every((n) => attrNumber(n, ANNOTATION_ATTRS.frequencyRefMHz) === 1530)).toBe(true);
+      // At a lower clock than the reference, the time model lengthens them.
+      expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBeGreaterThan(
+        dlrm.ranks[0]!.convert.gpuComputeKinetoNs,
+      );
+    },
+  );
 
-  it('CLI: per-rank counts in the table and --json; --power-log takes one profile; --bands writes nothing without a band model', async () => {
-    const args = [
-      'annotate',
-      path.join(dir, 'add'),
-      '--calibration',
-      a100,
-      '--profile',
-      addKineto,
-      '--frequency',
-      '1410',
-      '--out',
-      path.join(dir, 'o', 'cli'),
-    ];
-    const text = await cli(args);
-    expect(text.code).toBe(0);
-    expect(text.out).toMatch(/memcpy\/set .* unmatched .* estimated/);
-    expect(text.err).toMatch(
-      /note: profiled kernels without counters or power \(4\) are annotated from each node's own duration/,
-    );
-    const json = JSON.parse((await cli([...args, '--json'])).out) as AnnotateResult;
-    expect(json.ranks[0]).toMatchObject({ memcpy: 0, unmatched: 0, estimated: 4, untouched: 0 });
-    expect(json.warnings).toEqual([]);
-    const twoWithPower = await cli([...args, '--profile', addKineto, '--power-log', addKineto]);
-    expect(twoWithPower.code).toBe(2);
-    expect(twoWithPower.err).toMatch(/--power-log joins one profile with one power log; got 2 profiles/);
-    const bands = await cli([...args.slice(0, -1), path.join(dir, 'o', 'cli-bands'), '--bands']);
-    expect(bands.err).toMatch(
-      /--bands: the calibration of NVIDIA A100 SXM4 80GB has no band model \(a datasheet calibration\): no band is written/,
-    );
-    expect(
-      (await readTraceFile(path.join(dir, 'o', 'cli-bands.0.et'))).nodes.some((n) =>
-        n.attrs.some((a) => a.name === ANNOTATION_ATTRS.energyJP10),
-      ),
-    ).toBe(false);
-    const orphan = await cli([
-      'annotate',
-      path.join(dir, 'add'),
-      '--calibration',
-      a100,
-      '--mapping',
-      'x.yaml',
-      '--frequency',
-      '1410',
-      '--out',
-      path.join(dir, 'o', 'm'),
-    ]);
-    expect(orphan.code).toBe(2);
-    expect(orphan.err).toMatch(/--mapping and --power-log apply to a profile/);
-  });
+  it(
+    'CLI: per-rank counts in the table and --json; --power-log takes one profile; --bands writes nothing without ' +
+      'a band model',
+    async () => {
+      const args = [
+        'annotate',
+        path.join(dir, 'add'),
+        '--calibration',
+        a100,
+        '--profile',
+        addKineto,
+        '--frequency',
+        '1410',
+        '--out',
+        path.join(dir, 'o', 'cli'),
+      ];
+      const text = await cli(args);
+      expect(text.code).toBe(0);
+      expect(text.out).toMatch(/memcpy\/set .* unmatched .* estimated/);
+      expect(text.err).toMatch(
+        /note: profiled kernels without counters or power \(4\) are annotated from each node's own duration/,
+      );
+      const json = JSON.parse((await cli([...args, '--json'])).out) as AnnotateResult;
+      expect(json.ranks[0]).toMatchObject({ memcpy: 0, unmatched: 0, estimated: 4, untouched: 0 });
+      expect(json.warnings).toEqual([]);
+      const twoWithPower = await cli([...args, '--profile', addKineto, '--power-log', addKineto]);
+      expect(twoWithPower.code).toBe(2);
+      expect(twoWithPower.err).toMatch(/--power-log joins one profile with one power log; got 2 profiles/);
+      const bands = await cli([...args.slice(0, -1), path.join(dir, 'o', 'cli-bands'), '--bands']);
+      expect(bands.err).toMatch(
+        /--bands: the calibration of NVIDIA A100 SXM4 80GB has no band model \(a datasheet calibration\): no band is written/,
+      );
+      expect(
+        (await readTraceFile(path.join(dir, 'o', 'cli-bands.0.et'))).nodes.some((n) =>
+          n.attrs.some((a) => a.name === ANNOTATION_ATTRS.energyJP10),
+        ),
+      ).toBe(false);
+      const orphan = await cli([
+        'annotate',
+        path.join(dir, 'add'),
+        '--calibration',
+        a100,
+        '--mapping',
+        'x.yaml',
+        '--frequency',
+        '1410',
+        '--out',
+        path.join(dir, 'o', 'm'),
+      ]);
+      expect(orphan.code).toBe(2);
+      expect(orphan.err).toMatch(/--mapping and --power-log apply to a profile/);
+    },
+  );
 });
 
 describe("annotate --mapping: a per-kernel CSV made from the Kineto trace (the issue's 0 % case)", () => {
-  it('matches 4/4 with --reference-frequency, and without one at the default reference clock (as Kineto samples are)', async () => {
-    type E = { cat?: string; name?: string; dur?: number };
-    const events = (JSON.parse(gunzipSync(readFileSync(addKineto)).toString('utf8')) as { traceEvents: E[] })
-      .traceEvents;
-    const q = (x: string) => `"${x.replace(/"/g, '""')}"`;
-    const csv = path.join(dir, 'add-kernels.csv');
-    writeFileSync(
-      csv,
-      `${['kernel,dur (us)', ...events.filter((e) => e.cat === 'kernel').map((e) => `${q(e.name!)},${e.dur}`)].join('\n')}\n`,
-    );
-    const mapping = path.join(dir, 'add-kernels.yaml');
-    writeFileSync(mapping, 'columns:\n  kernelName: kernel\n  durationNs: dur (us)\n');
-    const args = [
-      'annotate',
-      path.join(dir, 'add'),
-      '--calibration',
-      a100,
-      '--profile',
-      csv,
-      '--mapping',
-      mapping,
-      '--frequency',
-      '1410',
-      '--json',
-    ];
-    const given = await cli([...args, '--reference-frequency', '1410', '--out', path.join(dir, 'o', 'map')]);
-    expect(given.code).toBe(0);
-    expect(given.err).toContain(
-      'note: 4 of 4 profile samples have no SM clock: taken to have run at the reference clock 1410 MHz (given: --reference-frequency)',
-    );
-    const res = JSON.parse(given.out) as AnnotateResult;
-    expect(res.ranks[0]).toMatchObject({ matchRate: 1, unmatched: 0, untouched: 0, estimated: 4 });
-    expect(res.warnings).toEqual([]);
-    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(addKineto));
-    const none = await cli([...args, '--out', path.join(dir, 'o', 'map-none')]);
-    expect(none.code).toBe(0);
-    // Without one, the CSV's samples are taken at the default reference clock, as a Kineto trace's are (A100: 1410 MHz).
-    expect(none.err).toContain(
-      'note: 4 of 4 profile samples have no SM clock: taken to have run at the reference clock 1410 MHz (the default reference clock',
-    );
-    expect((JSON.parse(none.out) as AnnotateResult).ranks[0]).toMatchObject({
-      matchRate: 1,
-      unmatched: 0,
-      untouched: 0,
-      estimated: 4,
-    });
-  });
+  it(
+    'matches 4/4 with --reference-frequency, and without one at the default reference clock (as Kineto samples ' +
+      'are)',
+    async () => {
+      type E = { cat?: string; name?: string; dur?: number };
+      const events = (JSON.parse(gunzipSync(readFileSync(addKineto)).toString('utf8')) as { traceEvents: E[] })
+        .traceEvents;
+      const q = (x: string) => `"${x.replace(/"/g, '""')}"`;
+      const csv = path.join(dir, 'add-kernels.csv');
+      writeFileSync(
+        csv,
+        ['kernel,dur (us)', ...events.filter((e) => e.cat === 'kernel').map((e) => `${q(e.name!)},${e.dur}`)].join(
+          '\n',
+        ) + `\n`,
+      );
+      const mapping = path.join(dir, 'add-kernels.yaml');
+      writeFileSync(mapping, 'columns:\n  kernelName: kernel\n  durationNs: dur (us)\n');
+      const args = [
+        'annotate',
+        path.join(dir, 'add'),
+        '--calibration',
+        a100,
+        '--profile',
+        csv,
+        '--mapping',
+        mapping,
+        '--frequency',
+        '1410',
+        '--json',
+      ];
+      const given = await cli([...args, '--reference-frequency', '1410', '--out', path.join(dir, 'o', 'map')]);
+      expect(given.code).toBe(0);
+      expect(given.err).toContain(
+        'note: 4 of 4 profile samples have no SM clock: taken to have run at the reference clock 1410 MHz ' +
+          '(given: --reference-frequency)',
+      );
+      const res = JSON.parse(given.out) as AnnotateResult;
+      expect(res.ranks[0]).toMatchObject({ matchRate: 1, unmatched: 0, untouched: 0, estimated: 4 });
+      expect(res.warnings).toEqual([]);
+      expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(addKineto));
+      const none = await cli([...args, '--out', path.join(dir, 'o', 'map-none')]);
+      expect(none.code).toBe(0);
+      // Without one, the CSV's samples are taken at the default reference clock, as a Kineto trace's are (A100: 1410
+      // MHz).
+      expect(none.err).toContain(
+        'note: 4 of 4 profile samples have no SM clock: taken to have run at the reference clock 1410 MHz (the ' +
+          'default reference clock',
+      );
+      expect((JSON.parse(none.out) as AnnotateResult).ranks[0]).toMatchObject({
+        matchRate: 1,
+        unmatched: 0,
+        untouched: 0,
+        estimated: 4,
+      });
+    },
+  );
 });
 
 describe("annotate --power-log: a power log joined to the Kineto trace measures each kernel's power", () => {
-  it('DLRM rank 0 with real nvidia-smi samples: matched nodes take the measured power (estimated_from=profile), the caveats are printed', async () => {
-    const out = path.join(dir, 'o', 'power');
-    const r = await cli([
-      'annotate',
-      path.join(dir, 'dlrm.0.et'),
-      '--calibration',
-      v100,
-      '--profile',
-      dlrmKineto[0]!,
-      '--power-log',
-      path.join('test', 'fixtures', 'profiles', 'xypp3__gpu_glasses__nvidia_smi.csv'),
-      '--power-offset-ns',
-      '2e9',
-      '--gpu-index',
-      '0',
-      '--reference-frequency',
-      '1380',
-      '--frequency',
-      '1380',
-      '--out',
-      out,
-      '--json',
-    ]);
-    expect(r.code).toBe(0);
-    const res = JSON.parse(r.out) as AnnotateResult;
-    expect(res.ranks[0]).toMatchObject({ matchRate: 1, estimated: 0, untouched: 0, memcpy: 16 });
-    expect(r.err).toMatch(/note: .*power/i);
-    const nodes = (await readTraceFile(`${out}.0.et`)).nodes.filter(
-      (n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false,
-    );
-    expect(nodes.length).toBe(253);
-    for (const n of nodes) {
-      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('profile');
-      expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeGreaterThan(70);
-      expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeLessThan(80);
-    }
-  });
+  it(
+    'DLRM rank 0 with real nvidia-smi samples: matched nodes take the measured power (estimated_from=profile), ' +
+      'the caveats are printed',
+    async () => {
+      const out = path.join(dir, 'o', 'power');
+      const r = await cli([
+        'annotate',
+        path.join(dir, 'dlrm.0.et'),
+        '--calibration',
+        v100,
+        '--profile',
+        dlrmKineto[0]!,
+        '--power-log',
+        path.join('test', 'fixtures', 'profiles', 'xypp3__gpu_glasses__nvidia_smi.csv'),
+        '--power-offset-ns',
+        '2e9',
+        '--gpu-index',
+        '0',
+        '--reference-frequency',
+        '1380',
+        '--frequency',
+        '1380',
+        '--out',
+        out,
+        '--json',
+      ]);
+      expect(r.code).toBe(0);
+      const res = JSON.parse(r.out) as AnnotateResult;
+      expect(res.ranks[0]).toMatchObject({ matchRate: 1, estimated: 0, untouched: 0, memcpy: 16 });
+      expect(r.err).toMatch(/note: .*power/i);
+      const nodes = (await readTraceFile(`${out}.0.et`)).nodes.filter(
+        (n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false,
+      );
+      expect(nodes.length).toBe(253);
+      for (const n of nodes) {
+        expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe('profile');
+        expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeGreaterThan(70);
+        expect(attrNumber(n, ANNOTATION_ATTRS.powerW)).toBeLessThan(80);
+      }
+    },
+  );
 });
 
 describe('annotate without a profile: every GPU node from its own duration, and the note says what was assumed', () => {
-  it('DLRM rank 0 (imported): 253/253 GPU compute nodes > 0 J, estimated_from flagged, the assumed power in a note', async () => {
-    const r = await cli([
-      'annotate',
-      path.join(dir, 'dlrm.0.et'),
-      '--calibration',
-      v100,
-      '--frequency',
-      '1380',
-      '--out',
-      path.join(dir, 'o', 'noprof'),
-      '--json',
-    ]);
-    expect(r.code).toBe(0);
-    const res = JSON.parse(r.out) as AnnotateResult;
-    expect(res.ranks[0]).toMatchObject({ gpuCompNodes: 253, estimated: 253, roofline: 0, untouched: 0 }); // the 16 memcpy keep their measured time too
-    expect(res.warnings).toEqual([]);
-    expect(r.err).toMatch(
-      /note: 253 GPU compute node\(s\) with no profile match are annotated from each node's own duration \(at 1380 MHz\) and an assumed power: 250 W at 1380 MHz.*estimated_from=node-duration,calibration-power/,
-    );
-    const nodes = (await readTraceFile(res.ranks[0]!.perFrequency[0]!.file)).nodes.filter(
-      (n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false,
-    );
-    expect(nodes).toHaveLength(253);
-    for (const n of nodes) {
-      expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
-      expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
-    }
-    expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(dlrmKineto[0]!));
-    // The full decoder and encoder write the same bytes.
-    const slow = await annotateTrace({
-      trace: path.join(dir, 'dlrm.0.et'),
-      calibration: v100,
-      profiles: [],
-      frequenciesMHz: [1380],
-      out: path.join(dir, 'o', 'noprof-slow'),
-      fastPath: false,
-    });
-    expect(slow.total.slowPathNodes).toBe(253);
-    expect(
-      Buffer.compare(
-        readFileSync(slow.ranks[0]!.perFrequency[0]!.file),
-        readFileSync(res.ranks[0]!.perFrequency[0]!.file),
-      ),
-    ).toBe(0);
-  });
+  it(
+    'DLRM rank 0 (imported): 253/253 GPU compute nodes > 0 J, estimated_from flagged, the assumed power in a ' + 'note',
+    async () => {
+      const r = await cli([
+        'annotate',
+        path.join(dir, 'dlrm.0.et'),
+        '--calibration',
+        v100,
+        '--frequency',
+        '1380',
+        '--out',
+        path.join(dir, 'o', 'noprof'),
+        '--json',
+      ]);
+      expect(r.code).toBe(0);
+      const res = JSON.parse(r.out) as AnnotateResult;
+      // the 16 memcpy keep their measured time too
+      expect(res.ranks[0]).toMatchObject({ gpuCompNodes: 253, estimated: 253, roofline: 0, untouched: 0 });
+      expect(res.warnings).toEqual([]);
+      expect(r.err).toMatch(
+        /note: 253 GPU compute node\(s\) with no profile match are annotated from each node's own duration \(at 1380 MHz\) and an assumed power: 250 W at 1380 MHz.*estimated_from=node-duration,calibration-power/,
+      );
+      const nodes = (await readTraceFile(res.ranks[0]!.perFrequency[0]!.file)).nodes.filter(
+        (n) => n.type === NodeType.COMP_NODE && attrBool(n, 'is_cpu_op') === false,
+      );
+      expect(nodes).toHaveLength(253);
+      for (const n of nodes) {
+        expect(attrNumber(n, ANNOTATION_ATTRS.energyJ)).toBeGreaterThan(0);
+        expect(attrString(n, ANNOTATION_ATTRS.estimatedFrom)).toBe(DURATION_SOURCE);
+      }
+      expect(res.ranks[0]!.perFrequency[0]!.annotatedDurationNs).toBe(rawKinetoNs(dlrmKineto[0]!));
+      // The full decoder and encoder write the same bytes.
+      const slow = await annotateTrace({
+        trace: path.join(dir, 'dlrm.0.et'),
+        calibration: v100,
+        profiles: [],
+        frequenciesMHz: [1380],
+        out: path.join(dir, 'o', 'noprof-slow'),
+        fastPath: false,
+      });
+      expect(slow.total.slowPathNodes).toBe(253);
+      expect(
+        Buffer.compare(
+          readFileSync(slow.ranks[0]!.perFrequency[0]!.file),
+          readFileSync(res.ranks[0]!.perFrequency[0]!.file),
+        ),
+      ).toBe(0);
+    },
+  );
 });
 
 describe('annotate: a run that annotates nothing says so, and why', () => {

@@ -132,14 +132,18 @@ async function load() {
 
 describeShared('annotate: real traces shipped in traces/', () => {
   beforeAll(load);
-  it('the real PyTorch trace: GPU kernels counted unmatched and estimated from their durations, host ops left alone', async () => {
-    const res = await annotateAndCheck(shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 1410);
-    expect(res.total.cpuOps).toBeGreaterThan(0);
-    expect(res.total.gpuCompNodes).toBeGreaterThan(0);
-    expect(res.total.unmatched).toBe(res.total.gpuCompNodes);
-    expect(res.total.estimated + res.total.untouched).toBe(res.total.gpuCompNodes);
-    expect(res.total.unmatchedNames[0].count).toBeGreaterThan(1);
-  });
+  it(
+    'the real PyTorch trace: GPU kernels counted unmatched and estimated from their durations, host ops left ' +
+      'alone',
+    async () => {
+      const res = await annotateAndCheck(shipped('chakra-tests', 'feeder_tests_chakra.0.et'), 1410);
+      expect(res.total.cpuOps).toBeGreaterThan(0);
+      expect(res.total.gpuCompNodes).toBeGreaterThan(0);
+      expect(res.total.unmatched).toBe(res.total.gpuCompNodes);
+      expect(res.total.estimated + res.total.untouched).toBe(res.total.gpuCompNodes);
+      expect(res.total.unmatchedNames[0].count).toBeGreaterThan(1);
+    },
+  );
 
   it('the 64-rank ResNet-50 trace (no num_ops: every compute node estimated from its duration)', async () => {
     const res = await annotateAndCheck(shipped('astra-sim-history', 'resnet_dp', 'Resnet50_DataParallel'), 705);

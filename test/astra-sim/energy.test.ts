@@ -56,52 +56,59 @@ describe("energy from ASTRA-sim's log on the 12 skew cases (recorded stdout, ven
     const input = () => files(ref('skew'), c);
     const log = () => ref('skew', 'stdout', `${c.name}.txt`);
 
-    it(`${c.name}: ASTRA-sim's times, the replay's node energies, communication and idle energy from ASTRA-sim's times`, async () => {
-      const fromLog = await energyFromAstraSimLog({ ...input(), astraSimLog: log() });
-      const replayed = await replayFiles(input());
-      const power = (await loadClusterConfigs(input())).power;
-      const makespanNs = Math.max(...Object.values(c.expected.ranks).map((r) => r.finish_ns));
-      expect(fromLog.makespanNs).toBe(makespanNs);
-      for (const r of fromLog.ranks) {
-        const want = c.expected.ranks[String(r.rank)];
-        const rp = replayed.ranks[r.rank];
-        expect({ finish: r.finishNs, exposed: r.astraExposedNs }).toEqual({
-          finish: want.finish_ns,
-          exposed: want.exposed_comm_ns,
-        });
-        // What does not depend on when nodes run is the replay's.
-        expect({
-          gpu: r.gpuComputeNs,
-          compute: r.energyJ.compute,
-          memory: r.energyJ.memory,
-          network: r.energyJ.network,
-          bytes: r.bytesSentPerDim,
-          nodes: r.nodes,
-        }).toEqual({
-          gpu: rp.gpuComputeNs,
-          compute: rp.energyJ.compute,
-          memory: rp.energyJ.memory,
-          network: rp.energyJ.network,
-          bytes: rp.bytesSentPerDim,
-          nodes: rp.nodes,
-        });
-        // The ledger on ASTRA-sim's times: communication with no GPU compute = its Comm time − its overlap.
-        const commOnlyNs = r.commNs - r.overlapNs;
-        expect(r.exposedCommNs).toBe(commOnlyNs);
-        const commW =
-          power.gpu.commPowerW ?? power.gpu.idlePowerW + 0.3 * (power.gpu.activePowerW - power.gpu.idlePowerW);
-        const idle = power.gpu.idlePowerW * (makespanNs - r.gpuComputeNs - commOnlyNs) * 1e-9;
-        expect(r.energyJ.idle).toBeCloseTo(idle, 15);
-        expect(r.energyJ.communication).toBeCloseTo(commW * commOnlyNs * 1e-9, 15);
-        expect(r.energyJ.network).toBeCloseTo(rp.nodeNetworkJ + power.networkIdlePowerWPerRank * makespanNs * 1e-9, 15);
-        expect(r.energyJ.total).toBeCloseTo(
-          r.energyJ.compute + r.energyJ.memory + r.energyJ.communication + r.energyJ.network + idle + r.energyJ.host,
-          14,
-        );
-      }
-      expect(fromLog.energyJ.idle).toBe(fromLog.ranks.reduce((a, r) => a + r.energyJ.idle, 0));
-      expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
-    });
+    it(
+      `${c.name}: ASTRA-sim's times, the replay's node energies, communication and idle energy from ASTRA-sim's ` +
+        `times`,
+      async () => {
+        const fromLog = await energyFromAstraSimLog({ ...input(), astraSimLog: log() });
+        const replayed = await replayFiles(input());
+        const power = (await loadClusterConfigs(input())).power;
+        const makespanNs = Math.max(...Object.values(c.expected.ranks).map((r) => r.finish_ns));
+        expect(fromLog.makespanNs).toBe(makespanNs);
+        for (const r of fromLog.ranks) {
+          const want = c.expected.ranks[String(r.rank)];
+          const rp = replayed.ranks[r.rank];
+          expect({ finish: r.finishNs, exposed: r.astraExposedNs }).toEqual({
+            finish: want.finish_ns,
+            exposed: want.exposed_comm_ns,
+          });
+          // What does not depend on when nodes run is the replay's.
+          expect({
+            gpu: r.gpuComputeNs,
+            compute: r.energyJ.compute,
+            memory: r.energyJ.memory,
+            network: r.energyJ.network,
+            bytes: r.bytesSentPerDim,
+            nodes: r.nodes,
+          }).toEqual({
+            gpu: rp.gpuComputeNs,
+            compute: rp.energyJ.compute,
+            memory: rp.energyJ.memory,
+            network: rp.energyJ.network,
+            bytes: rp.bytesSentPerDim,
+            nodes: rp.nodes,
+          });
+          // The ledger on ASTRA-sim's times: communication with no GPU compute = its Comm time − its overlap.
+          const commOnlyNs = r.commNs - r.overlapNs;
+          expect(r.exposedCommNs).toBe(commOnlyNs);
+          const commW =
+            power.gpu.commPowerW ?? power.gpu.idlePowerW + 0.3 * (power.gpu.activePowerW - power.gpu.idlePowerW);
+          const idle = power.gpu.idlePowerW * (makespanNs - r.gpuComputeNs - commOnlyNs) * 1e-9;
+          expect(r.energyJ.idle).toBeCloseTo(idle, 15);
+          expect(r.energyJ.communication).toBeCloseTo(commW * commOnlyNs * 1e-9, 15);
+          expect(r.energyJ.network).toBeCloseTo(
+            rp.nodeNetworkJ + power.networkIdlePowerWPerRank * makespanNs * 1e-9,
+            15,
+          );
+          expect(r.energyJ.total).toBeCloseTo(
+            r.energyJ.compute + r.energyJ.memory + r.energyJ.communication + r.energyJ.network + idle + r.energyJ.host,
+            14,
+          );
+        }
+        expect(fromLog.energyJ.idle).toBe(fromLog.ranks.reduce((a, r) => a + r.energyJ.idle, 0));
+        expect(fromLog.diagnostics).toEqual(replayed.diagnostics);
+      },
+    );
 
     // replay times every rank's collectives as ASTRA-sim does, so the energy from its log equals replay's.
     it(`${c.name}: equals replay`, async () => {

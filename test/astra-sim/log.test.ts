@@ -47,24 +47,27 @@ describe('parseAstraSimLog', () => {
     '[system] [warning] Exiting',
   ];
 
-  it('reads finish, exposed communication and statistics with or without the spdlog prefix, in any order of ranks', () => {
-    const log = parseAstraSimLog('run.log', lines.join('\r\n'));
-    const [r0, r1] = ranksOfLog(log, 2);
-    expect(r1).toEqual({
-      rank: 1,
-      finishNs: 82840,
-      exposedCommNs: 47840,
-      line: 2,
-      stats: { wallNs: 82840, gpuNs: 35000, cpuNs: 0, commNs: 67840, remoteMemNs: 0, overlapNs: 20000 },
-    });
-    expect(r0).toEqual({
-      rank: 0,
-      finishNs: 58000,
-      exposedCommNs: 23000,
-      line: 8,
-      stats: { wallNs: 58000, gpuNs: 0, cpuNs: 7, commNs: 0, remoteMemNs: 9, overlapNs: 0 },
-    });
-  });
+  it(
+    'reads finish, exposed communication and statistics with or without the spdlog prefix, in any order of ' + 'ranks',
+    () => {
+      const log = parseAstraSimLog('run.log', lines.join('\r\n'));
+      const [r0, r1] = ranksOfLog(log, 2);
+      expect(r1).toEqual({
+        rank: 1,
+        finishNs: 82840,
+        exposedCommNs: 47840,
+        line: 2,
+        stats: { wallNs: 82840, gpuNs: 35000, cpuNs: 0, commNs: 67840, remoteMemNs: 0, overlapNs: 20000 },
+      });
+      expect(r0).toEqual({
+        rank: 0,
+        finishNs: 58000,
+        exposedCommNs: 23000,
+        line: 8,
+        stats: { wallNs: 58000, gpuNs: 0, cpuNs: 7, commNs: 0, remoteMemNs: 9, overlapNs: 0 },
+      });
+    },
+  );
 
   it('reads the older "sys[i] finished, T cycles" line without exposed communication or statistics', () => {
     const [r] = ranksOfLog(parseAstraSimLog('old.log', 'sys[0] finished, 43000 cycles\n'), 1);
@@ -102,7 +105,8 @@ describe('parseAstraSimLog', () => {
     const log = parseAstraSimLog('stall.log', stalled);
     expect(() => ranksOfLog(log, 3)).toThrow(InputError);
     expect(() => ranksOfLog(log, 3)).toThrow(
-      'stall.log: no "sys[i] finished" line for rank 1, 2 of the trace\'s 3 (ASTRA-sim did not finish them, or the log is cut short); ' +
+      'stall.log: no "sys[i] finished" line for rank 1, 2 of the trace\'s 3 (ASTRA-sim did not finish them, or ' +
+        'the log is cut short); ' +
         'ASTRA-sim printed: line 2: "[2026-11-24] [workload] [critical] Attribute comm_size not found in node 55"; ' +
         'line 3: "[2026-11-24] [workload] [warning] Hardware Resource sys.id=1 has unreleased nodes"',
     );

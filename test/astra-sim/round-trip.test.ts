@@ -3,7 +3,8 @@
  * import pytorch), `export astra-sim`, ASTRA-sim's congestion-unaware binary on the folder (its stdout recorded in
  * test/fixtures/astra-sim/round-trip; test/fixtures/astra-sim/README.md says how), then `energy --astra-sim-log`:
  * every rank's times and the energy must be `replay`'s (the whole result, where ASTRA-sim printed its statistics).
- * An annotated trace is exported with roofline-enabled 0, so that ASTRA-sim runs the annotated durations as replay does.
+ * An annotated trace is exported with roofline-enabled 0, so that ASTRA-sim runs the annotated durations as replay
+ * does.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -79,70 +80,75 @@ describe('import pytorch → export astra-sim → ASTRA-sim → energy --astra-s
   }, 60_000);
 });
 
-describe('generate llm → annotate at 810 MHz → export astra-sim: the system file ASTRA-sim gets runs the annotated times', () => {
-  it('writes roofline-enabled 0 (said in the notes), and the exported folder replays as the annotated trace does', async () => {
-    const prefix = path.join(dir, 'l');
-    const annotated = path.join(dir, 'l810');
-    expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
-    expect(
-      (
-        await cli([
-          'annotate',
-          prefix,
-          '--calibration',
-          path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
-          '--frequency',
-          '810',
-          '--out',
-          annotated,
-        ])
-      ).code,
-    ).toBe(0);
-    const given = JSON.parse(await readFile(`${prefix}.system.json`, 'utf8')) as Record<string, unknown>;
-    expect(given['roofline-enabled']).toBe(1);
-    const r = await exportAstraSim({
-      trace: annotated,
-      out: path.join(dir, 'l810-astra-sim'),
-      system: `${prefix}.system.json`,
-      network: `${prefix}.network.yml`,
-    });
-    expect(r.repairs).toEqual([]);
-    expect(r.unchangedRanks).toBe(4);
-    // The system file: the given one with roofline off and nothing else changed.
-    const written = JSON.parse(await readFile(r.files.system, 'utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ ...given, 'roofline-enabled': 0 });
-    expect(r.notes.join('\n')).toMatch(
-      /GPU compute node\(s\) carry annotated durations \(frequency_mhz \/ energy_j\): system\.json is .* with roofline-enabled 0/,
-    );
-    // With roofline off, ASTRA-sim and replay both take duration_micros (the reference cases' "roofline disabled" case
-    // checks replay against ASTRA-sim there): the exported folder replays at the annotated times, as the annotated
-    // trace does under the roofline-enabled system file it was generated with.
-    const exported = await replayFiles({
-      trace: r.workload,
-      system: r.files.system,
-      network: r.files.network,
-      memory: r.files.memory,
-      power: `${annotated}.power.json`,
-    });
-    const direct = await replayFiles({
-      trace: annotated,
-      system: `${prefix}.system.json`,
-      network: `${prefix}.network.yml`,
-      power: `${annotated}.power.json`,
-    });
-    expect(exported.durationSources).toEqual(direct.durationSources);
-    expect(exported.durationSources.annotated).toBeGreaterThan(0);
-    expect(exported.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs])).toEqual(
-      direct.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs]),
-    );
-    expect(exported.energyJ).toEqual(direct.energyJ);
-  }, 120_000);
+describe(
+  'generate llm → annotate at 810 MHz → export astra-sim: the system file ASTRA-sim gets runs the annotated ' + 'times',
+  () => {
+    it('writes roofline-enabled 0 (said in the notes), and the exported folder replays as the annotated trace ' +
+      'does', async () => {
+      const prefix = path.join(dir, 'l');
+      const annotated = path.join(dir, 'l810');
+      expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
+      expect(
+        (
+          await cli([
+            'annotate',
+            prefix,
+            '--calibration',
+            path.join(repoRoot, 'calibration', 'h100-datasheet.json'),
+            '--frequency',
+            '810',
+            '--out',
+            annotated,
+          ])
+        ).code,
+      ).toBe(0);
+      const given = JSON.parse(await readFile(`${prefix}.system.json`, 'utf8')) as Record<string, unknown>;
+      expect(given['roofline-enabled']).toBe(1);
+      const r = await exportAstraSim({
+        trace: annotated,
+        out: path.join(dir, 'l810-astra-sim'),
+        system: `${prefix}.system.json`,
+        network: `${prefix}.network.yml`,
+      });
+      expect(r.repairs).toEqual([]);
+      expect(r.unchangedRanks).toBe(4);
+      // The system file: the given one with roofline off and nothing else changed.
+      const written = JSON.parse(await readFile(r.files.system, 'utf8')) as Record<string, unknown>;
+      expect(written).toEqual({ ...given, 'roofline-enabled': 0 });
+      expect(r.notes.join('\n')).toMatch(
+        /GPU compute node\(s\) carry annotated durations \(frequency_mhz \/ energy_j\): system\.json is .* with roofline-enabled 0/,
+      );
+      // With roofline off, ASTRA-sim and replay both take duration_micros (the reference cases' "roofline disabled"
+      // case
+      // checks replay against ASTRA-sim there): the exported folder replays at the annotated times, as the annotated
+      // trace does under the roofline-enabled system file it was generated with.
+      const exported = await replayFiles({
+        trace: r.workload,
+        system: r.files.system,
+        network: r.files.network,
+        memory: r.files.memory,
+        power: `${annotated}.power.json`,
+      });
+      const direct = await replayFiles({
+        trace: annotated,
+        system: `${prefix}.system.json`,
+        network: `${prefix}.network.yml`,
+        power: `${annotated}.power.json`,
+      });
+      expect(exported.durationSources).toEqual(direct.durationSources);
+      expect(exported.durationSources.annotated).toBeGreaterThan(0);
+      expect(exported.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs])).toEqual(
+        direct.ranks.map((x) => [x.finishNs, x.gpuComputeNs, x.astraExposedNs]),
+      );
+      expect(exported.energyJ).toEqual(direct.energyJ);
+    }, 120_000);
 
-  it('an unannotated trace keeps its system file byte for byte', async () => {
-    const prefix = path.join(dir, 'plain');
-    expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
-    const r = await exportAstraSim({ trace: prefix, out: path.join(dir, 'plain-astra-sim'), power: 'h100-cluster' });
-    expect(await readFile(r.files.system, 'utf8')).toBe(await readFile(`${prefix}.system.json`, 'utf8'));
-    expect(r.notes.join('\n')).not.toMatch(/roofline-enabled 0/);
-  }, 60_000);
-});
+    it('an unannotated trace keeps its system file byte for byte', async () => {
+      const prefix = path.join(dir, 'plain');
+      expect((await generateLlama(prefix, '--tp 2 --pp 2 --global-batch 4 --seq 1024')).code).toBe(0);
+      const r = await exportAstraSim({ trace: prefix, out: path.join(dir, 'plain-astra-sim'), power: 'h100-cluster' });
+      expect(await readFile(r.files.system, 'utf8')).toBe(await readFile(`${prefix}.system.json`, 'utf8'));
+      expect(r.notes.join('\n')).not.toMatch(/roofline-enabled 0/);
+    }, 60_000);
+  },
+);

@@ -21,7 +21,10 @@ import { describeShared, repoRoot, shared } from '../helpers/shared.js';
 
 const nv = (f: string) => shared('profiles/nv-dvfs-benchmark', f);
 
-/** One row of the coverage table: band parameters from → GPU under test, kernels judged, clock, time / energy in band (%). */
+/**
+ * One row of the coverage table: band parameters from → GPU under test, kernels judged, clock, time / energy in band
+ * (%).
+ */
 interface CoverageRow {
   from: string;
   to: string;
@@ -80,14 +83,18 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
     expect(r.energyPct, `${at} energy`).toBeLessThanOrEqual(90);
   };
 
-  it('every GPU left out in turn: 70–90 % of the measured times and energies in their band at every clock ≥ 0.5× the profiled one', () => {
-    const left = table.filter((r) => r.from !== r.to && inTarget(r));
-    expect(left.filter((r) => r.to === 'V100')).toHaveLength(6);
-    expect(left.filter((r) => r.to === 'RTX 8000')).toHaveLength(16);
-    // Reached: RTX 8000 → V100 78–86 % (86 / 86 at 705 MHz, where half the kernels cross the memory ceiling);
-    // V100 → RTX 8000 microbenchmarks 71–81 %, real kernels 75–90 %.
-    for (const r of left) check(r);
-  });
+  it(
+    'every GPU left out in turn: 70–90 % of the measured times and energies in their band at every clock ≥ 0.5× ' +
+      'the profiled one',
+    () => {
+      const left = table.filter((r) => r.from !== r.to && inTarget(r));
+      expect(left.filter((r) => r.to === 'V100')).toHaveLength(6);
+      expect(left.filter((r) => r.to === 'RTX 8000')).toHaveLength(16);
+      // Reached: RTX 8000 → V100 78–86 % (86 / 86 at 705 MHz, where half the kernels cross the memory ceiling);
+      // V100 → RTX 8000 microbenchmarks 71–81 %, real kernels 75–90 %.
+      for (const r of left) check(r);
+    },
+  );
 
   it("the GPU's own band model judged the same way: 70–90 % at every clock ≥ 0.5× the profiled one", () => {
     for (const r of table.filter((x) => x.from === x.to && inTarget(x))) check(r);
@@ -105,27 +112,35 @@ describeShared('10–90 % bands on a GPU they were not fitted on (leave one GPU 
     };
   };
 
-  it('kernels that cross the memory ceiling are judged by a band learned from those that did (V100), not one that holds them all', () => {
-    // Reached: 82 % / 85 % of 114 predictions at 705–1237 MHz (the clock-bound reach held 89–100 %).
-    for (const from of ['RTX 8000', 'V100']) {
-      const c = regimeCoverage(from, 'V100', 'memory ceiling');
-      expect(c.n).toBeGreaterThan(100);
-      for (const v of [c.timePct, c.energyPct])
-        expect(v, `${from} → V100`).toBeGreaterThanOrEqual(70), expect(v, `${from} → V100`).toBeLessThanOrEqual(90);
-    }
-  });
+  it(
+    'kernels that cross the memory ceiling are judged by a band learned from those that did (V100), not one that ' +
+      'holds them all',
+    () => {
+      // Reached: 82 % / 85 % of 114 predictions at 705–1237 MHz (the clock-bound reach held 89–100 %).
+      for (const from of ['RTX 8000', 'V100']) {
+        const c = regimeCoverage(from, 'V100', 'memory ceiling');
+        expect(c.n).toBeGreaterThan(100);
+        for (const v of [c.timePct, c.energyPct])
+          expect(v, `${from} → V100`).toBeGreaterThanOrEqual(70), expect(v, `${from} → V100`).toBeLessThanOrEqual(90);
+      }
+    },
+  );
 
-  it('kernels beyond the calibration set in counter space are no longer under-covered (RTX 8000: energy 40 % before)', () => {
-    // Three of the six read half their 1605 MHz power at the profiled 1710 MHz: `power unexplained`, whose power
-    // and energy bands reach the power model's figure. Reached: time 81 %, energy 100 % of 48 predictions.
-    for (const from of ['RTX 8000', 'V100']) {
-      const c = regimeCoverage(from, 'RTX 8000', 'counters beyond');
-      expect(c.n).toBe(48);
-      expect(c.timePct).toBeGreaterThanOrEqual(70);
-      expect(c.energyPct).toBeGreaterThanOrEqual(70);
-      expect(regimeCoverage(from, 'RTX 8000', 'power unexplained').n).toBeGreaterThan(0);
-    }
-  });
+  it(
+    'kernels beyond the calibration set in counter space are no longer under-covered (RTX 8000: energy 40 % ' +
+      'before)',
+    () => {
+      // Three of the six read half their 1605 MHz power at the profiled 1710 MHz: `power unexplained`, whose power
+      // and energy bands reach the power model's figure. Reached: time 81 %, energy 100 % of 48 predictions.
+      for (const from of ['RTX 8000', 'V100']) {
+        const c = regimeCoverage(from, 'RTX 8000', 'counters beyond');
+        expect(c.n).toBe(48);
+        expect(c.timePct).toBeGreaterThanOrEqual(70);
+        expect(c.energyPct).toBeGreaterThanOrEqual(70);
+        expect(regimeCoverage(from, 'RTX 8000', 'power unexplained').n).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('docs/accuracy.md prints this table', async () => {
     const doc = await readFile(path.join(repoRoot, 'docs', 'accuracy.md'), 'utf8');

@@ -200,7 +200,8 @@ describe('counter-free fits (Perseus A40 stages): the cap in force, and no depen
   });
 
   it.runIf(hasShared)(
-    'RTX 8000 real kernels (../shared) as counter-free sweeps: the same predictions with the A40, A100 and H100 calibrations',
+    'RTX 8000 real kernels (../shared) as counter-free sweeps: the same predictions with the A40, A100 and ' +
+      'H100 calibrations',
     async () => {
       // No cap of theirs is reached (the highest power is 255 W). The RTX 8000's own datasheet cap, 260 W, is: a fit
       // point within 2% of it is taken as capped (energy 3.22 % instead of 3.14 %).

@@ -305,36 +305,44 @@ describe('bad input', () => {
     expect(r.err).toMatch(/not-a-calibration\.json: schema: expected tracewatt-calibration, found/);
   });
 
-  it('a clock with fewer rows than coefficients: components dropped (named), the file rows named, the fit still made', async () => {
-    // 600 MHz holds only 3 kernels: 3 rows for up to 5 coefficients (intercept + 4 varying counters).
-    const file = path.join(dir, 'few-rows.csv');
-    await writeFile(
-      file,
-      `${[HEADER, ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)), ...KERNELS.slice(0, 3).flatMap((k) => rowsFor(k, [600]))].join('\n')}\n`,
-    );
-    const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
-    const m600 = calibration.power.perClock.find((m) => m.smClockMHz === 600)!;
-    expect(m600.fit.n).toBe(3);
-    const tooFew = m600.dropped.filter((d) => d.reason === 'too-few-rows').map((d) => d.component);
-    expect(tooFew.length).toBeGreaterThan(0);
-    expect(Object.keys(m600.coefficientsW).length).toBeLessThanOrEqual(1);
-    const finding = diagnostics.summary().find((d) => d.code === 'COMPONENT_TOO_FEW_ROWS')!;
-    expect(finding.count).toBe(tooFew.length);
-    const msg =
-      /^600 MHz: 3 rows for (\d) coefficients \(intercept \+ (\d) components; a fit needs one row more than it has coefficients\): field (\w+) dropped/.exec(
-        finding.samples[0]!.message,
+  it(
+    'a clock with fewer rows than coefficients: components dropped (named), the file rows named, the fit still ' +
+      'made',
+    async () => {
+      // 600 MHz holds only 3 kernels: 3 rows for up to 5 coefficients (intercept + 4 varying counters).
+      const file = path.join(dir, 'few-rows.csv');
+      await writeFile(
+        file,
+        [
+          HEADER,
+          ...KERNELS.flatMap((k) => rowsFor(k, CLOCKS)),
+          ...KERNELS.slice(0, 3).flatMap((k) => rowsFor(k, [600])),
+        ].join('\n') + `\n`,
       );
-    expect(msg).not.toBeNull();
-    expect(Number(msg![1])).toBeGreaterThanOrEqual(3);
-    expect(tooFew).toContain(msg![3]);
-    expect(finding.samples[0]!.file).toMatch(/few-rows\.csv: rows \d+, \d+, \d+/);
-    // The same finding reaches the calibration file and the calibrate command's output.
-    const sanity = calibration.sanity.find((s) => s.code === 'COMPONENT_TOO_FEW_ROWS')!;
-    expect(sanity.examples[0]).toMatch(/few-rows\.csv: rows \d+, \d+, \d+: 600 MHz: 3 rows for \d coefficients/);
-    const r = await cli('calibrate', file, '--out', path.join(dir, 'few.json'));
-    expect(r.code).toBe(0);
-    expect(r.out).toMatch(/COMPONENT_TOO_FEW_ROWS \(e\.g\. .*few-rows\.csv: rows \d+, \d+, \d+/);
-  });
+      const { calibration, diagnostics } = fitCalibration([await readCalibrateInput(file)]);
+      const m600 = calibration.power.perClock.find((m) => m.smClockMHz === 600)!;
+      expect(m600.fit.n).toBe(3);
+      const tooFew = m600.dropped.filter((d) => d.reason === 'too-few-rows').map((d) => d.component);
+      expect(tooFew.length).toBeGreaterThan(0);
+      expect(Object.keys(m600.coefficientsW).length).toBeLessThanOrEqual(1);
+      const finding = diagnostics.summary().find((d) => d.code === 'COMPONENT_TOO_FEW_ROWS')!;
+      expect(finding.count).toBe(tooFew.length);
+      const msg =
+        /^600 MHz: 3 rows for (\d) coefficients \(intercept \+ (\d) components; a fit needs one row more than it has coefficients\): field (\w+) dropped/.exec(
+          finding.samples[0]!.message,
+        );
+      expect(msg).not.toBeNull();
+      expect(Number(msg![1])).toBeGreaterThanOrEqual(3);
+      expect(tooFew).toContain(msg![3]);
+      expect(finding.samples[0]!.file).toMatch(/few-rows\.csv: rows \d+, \d+, \d+/);
+      // The same finding reaches the calibration file and the calibrate command's output.
+      const sanity = calibration.sanity.find((s) => s.code === 'COMPONENT_TOO_FEW_ROWS')!;
+      expect(sanity.examples[0]).toMatch(/few-rows\.csv: rows \d+, \d+, \d+: 600 MHz: 3 rows for \d coefficients/);
+      const r = await cli('calibrate', file, '--out', path.join(dir, 'few.json'));
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/COMPONENT_TOO_FEW_ROWS \(e\.g\. .*few-rows\.csv: rows \d+, \d+, \d+/);
+    },
+  );
 
   it('a clock with a single row: no model there, said so with the row', async () => {
     const file = path.join(dir, 'one-row.csv');
@@ -390,7 +398,8 @@ describe('accuracy --fit-frequencies on a shipped Perseus sweep', () => {
     expect(text.code).toBe(0);
     expect(text.out).toContain(`mean deviation ${opt.meanDeviationMHz.toFixed(1)} MHz`);
     expect(text.out).toContain(
-      `${opt.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ${opt.maxExcessEnergyPct.toFixed(2)}%)`,
+      `${opt.meanExcessEnergyPct.toFixed(2)}% above the measured optimum on average (max ` +
+        `${opt.maxExcessEnergyPct.toFixed(2)}%)`,
     );
   });
 });

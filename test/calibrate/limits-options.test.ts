@@ -168,75 +168,80 @@ describe('shared profile options', () => {
     }
   });
 
-  it('nsys cuda_gpu_trace + a real 8-GPU nvidia-smi log: --power, --gpu-index, --power-offset-ns, --sensor-period-ms reach the join', async () => {
-    const smi = fixture('xypp3__gpu_glasses__nvidia_smi.csv');
-    const header =
-      'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
-    const row = (start: number, dur: number, corr: number, name: string) =>
-      `${start},${dur},${corr},108,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,${name}`;
-    const long = [
-      [0.2e9, 2e9],
-      [2.5e9, 1.5e9],
-    ];
-    const shortStarts = Array.from({ length: 20 }, (_, i) => 0.1e9 + i * 0.2e9);
-    const rows = [
-      header,
-      ...long.map(([s, d], i) => row(s!, d!, i + 1, 'gemm_long')),
-      ...shortStarts.map((s, i) => row(s, 1e6, 10 + i, 'elementwise')),
-    ];
-    const trace = path.join(dir, 'gpu-trace.csv');
-    await writeFile(trace, `${rows.join('\n')}\n`);
-    const offsetNs = 1e9;
-    const r = await cli(
-      'predict',
-      '--calibration',
-      H100_CAL,
-      '--profile',
-      trace,
-      '--reference-frequency',
-      '1980',
-      '--frequencies',
-      '1410,1980',
-      '--power',
-      smi,
-      '--gpu-index',
-      '3',
-      '--power-offset-ns',
-      String(offsetNs),
-      '--sensor-period-ms',
-      '1000',
-      '--json',
-    );
-    expect(r.code).toBe(0);
-    // --power, the earlier name of --power-log, still works for one release, with a note.
-    expect(r.err).toMatch(/^note: --power is deprecated: use --power-log$/m);
-    // The readers' notes reach stderr: GPU choice, offset, period, aggregation; and predict's clock assumption.
-    expect(r.err).toMatch(/note: power: 8 GPUs in the log .*took GPU 3/);
-    expect(r.err).toMatch(/note: trace time 0 placed 1000000000 ns after the first power sample/);
-    expect(r.err).toMatch(/note: sensor update period 1000\.0 ms \(given\)/);
-    expect(r.err).toMatch(/note: 20 invocations of 1 kernel names shorter than the sensor period were aggregated/);
-    expect(r.err).toMatch(
-      /note: 3 of 3 samples have no SM clock in the profile: taken to have run at the reference clock 1980 MHz/,
-    );
-    const j = JSON.parse(r.out);
-    // Power at the reference clock is the join's own: energy integrated over GPU 3's series, shifted by the offset.
-    const series = await readPowerSeries(smi, { gpuIndex: 3 }, new Diagnostics());
-    const at = (kernel: string) =>
-      j.rows.find((x: { kernel: string; frequencyMHz: number }) => x.kernel === kernel && x.frequencyMHz === 1980);
-    long.forEach(([s, d], i) => {
-      const e = integratePower(series, s! + offsetNs, s! + d! + offsetNs)!;
-      expect(at(`gemm_long#${i}`).powerW).toBeCloseTo(e / (d! / 1e9), 9);
-    });
-    const eShort = shortStarts.map((s) => integratePower(series, s + offsetNs, s + 1e6 + offsetNs)!);
-    expect(at('elementwise').powerW).toBeCloseTo(eShort.reduce((a, b) => a + b, 0) / (eShort.length * 1e-3), 9);
-    // The other GPU's series gives other numbers: the option was not ignored.
-    const g0 = await readPowerSeries(smi, {}, new Diagnostics());
-    expect(integratePower(g0, long[0]![0]! + offsetNs, long[0]![0]! + long[0]![1]! + offsetNs)).not.toBeCloseTo(
-      integratePower(series, long[0]![0]! + offsetNs, long[0]![0]! + long[0]![1]! + offsetNs)!,
-      6,
-    );
-    expect(j.rows).toHaveLength(3 * 2);
-  });
+  it(
+    'nsys cuda_gpu_trace + a real 8-GPU nvidia-smi log: --power, --gpu-index, --power-offset-ns, ' +
+      '--sensor-period-ms reach the join',
+    async () => {
+      const smi = fixture('xypp3__gpu_glasses__nvidia_smi.csv');
+      const header =
+        'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes ' +
+        '(MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
+      const row = (start: number, dur: number, corr: number, name: string) =>
+        `${start},${dur},${corr},108,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,${name}`;
+      const long = [
+        [0.2e9, 2e9],
+        [2.5e9, 1.5e9],
+      ];
+      const shortStarts = Array.from({ length: 20 }, (_, i) => 0.1e9 + i * 0.2e9);
+      const rows = [
+        header,
+        ...long.map(([s, d], i) => row(s!, d!, i + 1, 'gemm_long')),
+        ...shortStarts.map((s, i) => row(s, 1e6, 10 + i, 'elementwise')),
+      ];
+      const trace = path.join(dir, 'gpu-trace.csv');
+      await writeFile(trace, `${rows.join('\n')}\n`);
+      const offsetNs = 1e9;
+      const r = await cli(
+        'predict',
+        '--calibration',
+        H100_CAL,
+        '--profile',
+        trace,
+        '--reference-frequency',
+        '1980',
+        '--frequencies',
+        '1410,1980',
+        '--power',
+        smi,
+        '--gpu-index',
+        '3',
+        '--power-offset-ns',
+        String(offsetNs),
+        '--sensor-period-ms',
+        '1000',
+        '--json',
+      );
+      expect(r.code).toBe(0);
+      // --power, the earlier name of --power-log, still works for one release, with a note.
+      expect(r.err).toMatch(/^note: --power is deprecated: use --power-log$/m);
+      // The readers' notes reach stderr: GPU choice, offset, period, aggregation; and predict's clock assumption.
+      expect(r.err).toMatch(/note: power: 8 GPUs in the log .*took GPU 3/);
+      expect(r.err).toMatch(/note: trace time 0 placed 1000000000 ns after the first power sample/);
+      expect(r.err).toMatch(/note: sensor update period 1000\.0 ms \(given\)/);
+      expect(r.err).toMatch(/note: 20 invocations of 1 kernel names shorter than the sensor period were aggregated/);
+      expect(r.err).toMatch(
+        /note: 3 of 3 samples have no SM clock in the profile: taken to have run at the reference clock 1980 MHz/,
+      );
+      const j = JSON.parse(r.out);
+      // Power at the reference clock is the join's own: energy integrated over GPU 3's series, shifted by the offset.
+      const series = await readPowerSeries(smi, { gpuIndex: 3 }, new Diagnostics());
+      const at = (kernel: string) =>
+        j.rows.find((x: { kernel: string; frequencyMHz: number }) => x.kernel === kernel && x.frequencyMHz === 1980);
+      long.forEach(([s, d], i) => {
+        const e = integratePower(series, s! + offsetNs, s! + d! + offsetNs)!;
+        expect(at(`gemm_long#${i}`).powerW).toBeCloseTo(e / (d! / 1e9), 9);
+      });
+      const eShort = shortStarts.map((s) => integratePower(series, s + offsetNs, s + 1e6 + offsetNs)!);
+      expect(at('elementwise').powerW).toBeCloseTo(eShort.reduce((a, b) => a + b, 0) / (eShort.length * 1e-3), 9);
+      // The other GPU's series gives other numbers: the option was not ignored.
+      const g0 = await readPowerSeries(smi, {}, new Diagnostics());
+      expect(integratePower(g0, long[0]![0]! + offsetNs, long[0]![0]! + long[0]![1]! + offsetNs)).not.toBeCloseTo(
+        integratePower(series, long[0]![0]! + offsetNs, long[0]![0]! + long[0]![1]! + offsetNs)!,
+        6,
+      );
+      expect(j.rows).toHaveLength(3 * 2);
+    },
+  );
 
   it('--power-log with a kern_sum is refused by the reader, naming --power-log', async () => {
     const r = await cli(

@@ -207,50 +207,54 @@ describe('resources', () => {
 });
 
 describe('mutated real traces through the streaming reader', () => {
-  it('random chunk boundaries: the same outcome as the in-memory decoder, and every IOInfo materialises or the frame fails', async () => {
-    const rand = rng(7);
-    const orig = readFileSync(FEEDER).subarray(0, 400_000);
-    let cases = 0;
-    for (let i = 0; i < 60; i++) {
-      const buf = Buffer.from(orig);
-      buf[Math.floor(rand() * buf.length)] ^= 1 + Math.floor(rand() * 255);
-      const cut = Math.floor(buf.length * (0.5 + rand() / 2));
-      const input = buf.subarray(0, cut);
-      let expected: string;
-      try {
-        const t = decodeTraceBuffer(input, 'm');
-        expected = `ok ${t.nodes.length}`;
-      } catch (e) {
-        expect(e).toBeInstanceOf(ChakraDecodeError);
-        expected = `error ${(e as ChakraDecodeError).location.offset}`;
-      }
-      async function* chunks() {
-        let p = 0;
-        while (p < input.length) {
-          const n = 1 + Math.floor(rand() * 5000);
-          yield input.subarray(p, p + n);
-          p += n;
+  it(
+    'random chunk boundaries: the same outcome as the in-memory decoder, and every IOInfo materialises or the ' +
+      'frame fails',
+    async () => {
+      const rand = rng(7);
+      const orig = readFileSync(FEEDER).subarray(0, 400_000);
+      let cases = 0;
+      for (let i = 0; i < 60; i++) {
+        const buf = Buffer.from(orig);
+        buf[Math.floor(rand() * buf.length)] ^= 1 + Math.floor(rand() * 255);
+        const cut = Math.floor(buf.length * (0.5 + rand() / 2));
+        const input = buf.subarray(0, cut);
+        let expected: string;
+        try {
+          const t = decodeTraceBuffer(input, 'm');
+          expected = `ok ${t.nodes.length}`;
+        } catch (e) {
+          expect(e).toBeInstanceOf(ChakraDecodeError);
+          expected = `error ${(e as ChakraDecodeError).location.offset}`;
         }
-      }
-      let got: string;
-      try {
-        const r = await openTraceSource('m', chunks(), { knownSize: input.length });
-        let n = 0;
-        for await (const b of r.batches())
-          for (const node of b) {
-            JSON.parse(nodeToJson(node));
-            n++;
+        async function* chunks() {
+          let p = 0;
+          while (p < input.length) {
+            const n = 1 + Math.floor(rand() * 5000);
+            yield input.subarray(p, p + n);
+            p += n;
           }
-        got = `ok ${n}`;
-      } catch (e) {
-        expect(e).toBeInstanceOf(ChakraDecodeError);
-        got = `error ${(e as ChakraDecodeError).location.offset}`;
+        }
+        let got: string;
+        try {
+          const r = await openTraceSource('m', chunks(), { knownSize: input.length });
+          let n = 0;
+          for await (const b of r.batches())
+            for (const node of b) {
+              JSON.parse(nodeToJson(node));
+              n++;
+            }
+          got = `ok ${n}`;
+        } catch (e) {
+          expect(e).toBeInstanceOf(ChakraDecodeError);
+          got = `error ${(e as ChakraDecodeError).location.offset}`;
+        }
+        expect(got, `case ${i}`).toBe(expected);
+        cases++;
       }
-      expect(got, `case ${i}`).toBe(expected);
-      cases++;
-    }
-    expect(cases).toBe(60);
-  });
+      expect(cases).toBe(60);
+    },
+  );
 });
 
 describe('JSON traces with out-of-range integers', () => {

@@ -78,31 +78,40 @@ describe('tracewatt convert and errors', () => {
     expect(readFileSync(path.join(dir, 'b.et')).equals(readFileSync(src))).toBe(true);
   });
 
-  it('converts .et ↔ .et.gz (help lists .et.gz as an output; it was refused as "both are .et"), and .json → .et.gz gzips', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-cli-'));
-    made.push(dir);
-    const src = shipped('astra-sim', 'custom_collectives', 'custom_ring_allreduce_8npus_1MB', 'custom_allreduce.3.et');
-    const gz = path.join(dir, 'a.et.gz');
-    const r = await cli('convert', src, gz);
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.out).toMatch(/nodes \(et → et\)/);
-    expect(
-      readFileSync(gz)
-        .subarray(0, 2)
-        .equals(Buffer.from([0x1f, 0x8b])),
-    ).toBe(true);
-    expect(gunzipSync(readFileSync(gz)).equals(readFileSync(src))).toBe(true);
-    expect((await cli('convert', gz, path.join(dir, 'b.et'))).code).toBe(0);
-    expect(readFileSync(path.join(dir, 'b.et')).equals(readFileSync(src))).toBe(true);
-    expect((await cli('convert', src, path.join(dir, 'a.json'))).code).toBe(0);
-    expect((await cli('convert', path.join(dir, 'a.json'), path.join(dir, 'c.et.gz'))).code).toBe(0);
-    expect(gunzipSync(readFileSync(path.join(dir, 'c.et.gz'))).equals(readFileSync(src))).toBe(true);
-    const same = await cli('convert', src, path.join(dir, 'd.et'));
-    expect(same.code).toBe(2);
-    expect(same.err).toMatch(/both are \.et;/);
-    expect(existsSync(path.join(dir, 'd.et'))).toBe(false);
-  });
+  it(
+    'converts .et ↔ .et.gz (help lists .et.gz as an output; it was refused as "both are .et"), and .json → ' +
+      '.et.gz gzips',
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-cli-'));
+      made.push(dir);
+      const src = shipped(
+        'astra-sim',
+        'custom_collectives',
+        'custom_ring_allreduce_8npus_1MB',
+        'custom_allreduce.3.et',
+      );
+      const gz = path.join(dir, 'a.et.gz');
+      const r = await cli('convert', src, gz);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/nodes \(et → et\)/);
+      expect(
+        readFileSync(gz)
+          .subarray(0, 2)
+          .equals(Buffer.from([0x1f, 0x8b])),
+      ).toBe(true);
+      expect(gunzipSync(readFileSync(gz)).equals(readFileSync(src))).toBe(true);
+      expect((await cli('convert', gz, path.join(dir, 'b.et'))).code).toBe(0);
+      expect(readFileSync(path.join(dir, 'b.et')).equals(readFileSync(src))).toBe(true);
+      expect((await cli('convert', src, path.join(dir, 'a.json'))).code).toBe(0);
+      expect((await cli('convert', path.join(dir, 'a.json'), path.join(dir, 'c.et.gz'))).code).toBe(0);
+      expect(gunzipSync(readFileSync(path.join(dir, 'c.et.gz'))).equals(readFileSync(src))).toBe(true);
+      const same = await cli('convert', src, path.join(dir, 'd.et'));
+      expect(same.code).toBe(2);
+      expect(same.err).toMatch(/both are \.et;/);
+      expect(existsSync(path.join(dir, 'd.et'))).toBe(false);
+    },
+  );
 
   it('bad input: one readable line, exit 2, no stack trace unless --verbose', async () => {
     const r = await cli('inspect', path.join(repoRoot, 'package.json'));

@@ -1,5 +1,6 @@
 /**
- * DenseIdMap, the graph's id index (direct table for small ids, hash table for the rest, a Map above 2^53 − 1) against a plain
+ * DenseIdMap, the graph's id index (direct table for small ids, hash table for the rest, a Map above 2^53 − 1) against
+ * a plain
  * Map: dense ids from 0, strided ids from an offset, random sparse ids, and a mix that moves hashed ids into the
  * direct table as it grows.
  */

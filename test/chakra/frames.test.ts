@@ -61,7 +61,10 @@ function reassemble(chunks: Buffer[], pool: BufferPool): { offset: number; bytes
   return seen;
 }
 
-/** Chunkings that cut frames at every kind of place (inside length prefixes, inside frames, on boundaries), with pools smaller than frames. */
+/**
+ * Chunkings that cut frames at every kind of place (inside length prefixes, inside frames, on boundaries), with pools
+ * smaller than frames.
+ */
 const COARSE: [number[], number][] = [
   [[1 << 20], (1 << 20) + (1 << 16)],
   [[65536, 13], 1024],

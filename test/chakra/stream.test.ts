@@ -163,7 +163,8 @@ describe('openTraceBytes with reused buffers', () => {
     early.close();
     await new Promise((r) => setTimeout(r, 50));
     expect(fds()).toBeLessThanOrEqual(before);
-    // With a pool: two buffers taken for the file, given back by close() (not before: the last chunks are valid till then).
+    // With a pool: two buffers taken for the file, given back by close() (not before: the last chunks are valid till
+    // then).
     const pool = {
       free: [] as Buffer[],
       taken: 0,

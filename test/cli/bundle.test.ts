@@ -17,25 +17,29 @@ const built = existsSync(path.join(cliDir, 'run.js'));
 if (!built) console.warn('dist/ not built (npm run build): the bundle-versus-modules tests are skipped');
 
 describe('bundleIsCurrent', () => {
-  it('holds while no module listed is newer than the bundle, and fails when one is, or is gone, or nothing is listed', (ctx) => {
-    const d = mkdtempSync(path.join(os.tmpdir(), 'tw-bundle-'));
-    ctx.onTestFinished(() => rmSync(d, { recursive: true, force: true }));
-    const bundle = path.join(d, 'x.bundle.cjs');
-    const at = (file: string, s: number) => utimesSync(file, new Date(s * 1000), new Date(s * 1000));
-    writeFileSync(path.join(d, 'a.js'), '');
-    writeFileSync(bundle, '');
-    writeFileSync(path.join(d, 'x.bundle.json'), JSON.stringify({ modules: ['a.js'] }));
-    at(path.join(d, 'a.js'), 1_000);
-    at(bundle, 2_000);
-    expect(bundleIsCurrent(bundle)).toBe(true);
-    at(path.join(d, 'a.js'), 3_000);
-    expect(bundleIsCurrent(bundle)).toBe(false);
-    rmSync(path.join(d, 'a.js'));
-    expect(bundleIsCurrent(bundle)).toBe(false);
-    writeFileSync(path.join(d, 'x.bundle.json'), JSON.stringify({ modules: [] }));
-    expect(bundleIsCurrent(bundle)).toBe(false);
-    expect(bundleIsCurrent(path.join(d, 'none.bundle.cjs'))).toBe(false);
-  });
+  it(
+    'holds while no module listed is newer than the bundle, and fails when one is, or is gone, or nothing is ' +
+      'listed',
+    (ctx) => {
+      const d = mkdtempSync(path.join(os.tmpdir(), 'tw-bundle-'));
+      ctx.onTestFinished(() => rmSync(d, { recursive: true, force: true }));
+      const bundle = path.join(d, 'x.bundle.cjs');
+      const at = (file: string, s: number) => utimesSync(file, new Date(s * 1000), new Date(s * 1000));
+      writeFileSync(path.join(d, 'a.js'), '');
+      writeFileSync(bundle, '');
+      writeFileSync(path.join(d, 'x.bundle.json'), JSON.stringify({ modules: ['a.js'] }));
+      at(path.join(d, 'a.js'), 1_000);
+      at(bundle, 2_000);
+      expect(bundleIsCurrent(bundle)).toBe(true);
+      at(path.join(d, 'a.js'), 3_000);
+      expect(bundleIsCurrent(bundle)).toBe(false);
+      rmSync(path.join(d, 'a.js'));
+      expect(bundleIsCurrent(bundle)).toBe(false);
+      writeFileSync(path.join(d, 'x.bundle.json'), JSON.stringify({ modules: [] }));
+      expect(bundleIsCurrent(bundle)).toBe(false);
+      expect(bundleIsCurrent(path.join(d, 'none.bundle.cjs'))).toBe(false);
+    },
+  );
 });
 
 describe.skipIf(!built)('the built executable: bundle and modules', () => {

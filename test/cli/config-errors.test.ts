@@ -150,18 +150,22 @@ describe('missing keys and absurd values', () => {
   it('every missing key is named in one message, not one key per run', async () => {
     const f = put('topology-only.yml', 'topology: [ Ring ]\n');
     expect(await message(loadNetworkConfig(f))).toBe(
-      `${f}: npus_count, bandwidth, latency: expected each a list of numbers, one per dimension, found nothing (missing)`,
+      `${f}: npus_count, bandwidth, latency: expected each a list of numbers, one per dimension, found nothing ` +
+        `(missing)`,
     );
     const g = put('latency-only.yml', 'latency: [ 1 ]\n');
     expect(await message(loadNetworkConfig(g))).toBe(
-      `${g}: topology, npus_count, bandwidth: expected topology: a list of Ring | Switch | FullyConnected, one per dimension; npus_count: a list of numbers, one per dimension; bandwidth: a list of numbers, one per dimension, found nothing (missing)`,
+      `${g}: topology, npus_count, bandwidth: expected topology: a list of Ring | Switch | FullyConnected, one ` +
+        `per dimension; npus_count: a list of numbers, one per dimension; bandwidth: a list of numbers, one per ` +
+        `dimension, found nothing (missing)`,
     );
     const h = put(
       'no-splits-no-bw.json',
       JSON.stringify({ ...JSON.parse(system), 'preferred-dataset-splits': undefined, 'local-mem-bw': undefined }),
     );
     expect(await message(loadSystemConfig(h))).toBe(
-      `${h}: preferred-dataset-splits, local-mem-bw: expected preferred-dataset-splits: an integer ≥ 1; local-mem-bw: a number > 0 GB/s, found nothing (missing)`,
+      `${h}: preferred-dataset-splits, local-mem-bw: expected preferred-dataset-splits: an integer ≥ 1; ` +
+        `local-mem-bw: a number > 0 GB/s, found nothing (missing)`,
     );
   });
   it('a calibration without its schema key says "missing", never "undefined"', async () => {
@@ -192,7 +196,10 @@ describe('calibrate with no power model to fit names the file and the columns ne
     const line = r.err.trimEnd().split('\n').pop()!;
     expect(line).toMatch(
       new RegExp(
-        `^tracewatt: error: ${f.replace(/[.+]/g, '\\$&')}: no clock has enough rows with power to fit a power model: each SM clock needs at least 2 kernels with an SM clock and a power reading \\(a power column, or energy and duration columns\\); found 0 kernel-clock points, 0 with power \\(read as accelwattch\\)$`,
+        `^tracewatt: error: ${f.replace(/[.+]/g, '\\$&')}: no clock has enough rows with power to fit a power ` +
+          `model: each SM clock needs at least 2 kernels with an SM clock and a power reading \\(a power column, ` +
+          `or energy and duration columns\\); found 0 kernel-clock points, 0 with power \\(read as ` +
+          `accelwattch\\)$`,
       ),
     );
   });

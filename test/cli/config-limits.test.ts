@@ -78,7 +78,9 @@ describe('network and system numbers are range-checked at read time, limit and u
         `splits-${v}.json`,
         system.replace('"preferred-dataset-splits": 1', `"preferred-dataset-splits": ${v}`),
       );
-      const problem = `tracewatt: error: ${f}: preferred-dataset-splits: must be ≥ 1 splits and ≤ 4096 splits, found ${v === '1e308' ? '1e308' : '1e9'}`;
+      const problem =
+        `tracewatt: error: ${f}: preferred-dataset-splits: must be ≥ 1 splits and ≤ 4096 splits, found ` +
+        (v === '1e308' ? '1e308' : '1e9');
       expect(await refused('replay', trace, '--system', f, '--network', ring4)).toBe(problem);
       const log = recordedLog('all_reduce_4npus_1MB__sys_ring_pure__Ring_4npus.txt');
       expect(await refused('energy', '--astra-sim-log', log, trace, '--system', f, '--network', ring4)).toBe(problem);
@@ -114,7 +116,8 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
     for (let i = 1; i < 12; i++) lines.push(`a${i}: &a${i} [${new Array(10).fill(`*a${i - 1}`).join(',')}]`);
     const f = put('bomb.yml', `${lines.join('\n')}\n${network}`);
     expect(await refused('replay', trace, '--system', sysPure, '--network', f)).toBe(
-      `tracewatt: error: ${f}: YAML aliases expand to more than 100 nodes (the limit on alias expansion: anchors nested in anchors grow exponentially)`,
+      `tracewatt: error: ${f}: YAML aliases expand to more than 100 nodes (the limit on alias expansion: ` +
+        `anchors nested in anchors grow exponentially)`,
     );
   });
 
@@ -142,40 +145,44 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
     );
   });
 
-  it(`JSON and YAML nested deeper than ${MAX_NESTING} levels: the calibration nested 100,000 deep crashed (exit 3)`, async () => {
-    const cal = JSON.parse(readFileSync(path.join(repoRoot, 'calibration', 'a40.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    const deep = put(
-      'deep-cal.json',
-      JSON.stringify({ ...cal, provenance: '@@' }).replace('"@@"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`),
-    );
-    const profile = path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
-    expect(
-      await refused(
-        'predict',
-        '--calibration',
-        deep,
-        '--profile',
-        profile,
-        '--reference-frequency',
-        '1740',
-        '--frequencies',
-        '1200',
-      ),
-    ).toMatch(
-      new RegExp(
-        `^tracewatt: error: ${deep.replace(/[.]/g, '\\.')}: line 1:\\d+: nested more than 64 levels deep \\(the limit for tracewatt's text inputs\\)$`,
-      ),
-    );
-    const yml = put('deep.yml', `topology: ${'['.repeat(2000)}${']'.repeat(2000)}\n`);
-    await expect(loadNetworkConfig(yml)).rejects.toThrow(
-      `${yml}: line 1:75: nested more than 64 levels deep (the limit for tracewatt's text inputs)`,
-    );
-    const block = put('deep-block.yml', `topology: ${'- '.repeat(3000)}Ring\n`);
-    await expect(loadNetworkConfig(block)).rejects.toThrow(/nested more than 64 levels deep|not valid YAML/);
-  });
+  it(
+    `JSON and YAML nested deeper than ${MAX_NESTING} levels: the calibration nested 100,000 deep crashed (exit ` + `3)`,
+    async () => {
+      const cal = JSON.parse(readFileSync(path.join(repoRoot, 'calibration', 'a40.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      const deep = put(
+        'deep-cal.json',
+        JSON.stringify({ ...cal, provenance: '@@' }).replace('"@@"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`),
+      );
+      const profile = path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
+      expect(
+        await refused(
+          'predict',
+          '--calibration',
+          deep,
+          '--profile',
+          profile,
+          '--reference-frequency',
+          '1740',
+          '--frequencies',
+          '1200',
+        ),
+      ).toMatch(
+        new RegExp(
+          `^tracewatt: error: ${deep.replace(/[.]/g, '\\.')}: line 1:\\d+: nested more than 64 levels deep ` +
+            `\\(the limit for tracewatt's text inputs\\)$`,
+        ),
+      );
+      const yml = put('deep.yml', `topology: ${'['.repeat(2000)}${']'.repeat(2000)}\n`);
+      await expect(loadNetworkConfig(yml)).rejects.toThrow(
+        `${yml}: line 1:75: nested more than 64 levels deep (the limit for tracewatt's text inputs)`,
+      );
+      const block = put('deep-block.yml', `topology: ${'- '.repeat(3000)}Ring\n`);
+      await expect(loadNetworkConfig(block)).rejects.toThrow(/nested more than 64 levels deep|not valid YAML/);
+    },
+  );
 
   it('a model with hidden_size 1e308 (generate crashed on Infinity): the field, its limit', async () => {
     const model = put(
@@ -224,11 +231,13 @@ describe('sizes that could exhaust memory or the stack have named limits', () =>
       digits,
     );
     expect(line).toBe(
-      `tracewatt: error: --dimension: expected a whole number ≥ 0, got "${'9'.repeat(24)}…${'9'.repeat(15)} (300 characters)"`,
+      `tracewatt: error: --dimension: expected a whole number ≥ 0, got "${'9'.repeat(24)}…${'9'.repeat(15)} ` +
+        `(300 characters)"`,
     );
     const f = put('big-string.yml', network.replace('[ 50.0 ]', `[ "${digits}" ]`));
     expect((await refused('replay', trace, '--system', sysPure, '--network', f)).replace(f, '<file>')).toBe(
-      `tracewatt: error: <file>: bandwidth[0]: expected a number, found "${'9'.repeat(24)}…${'9'.repeat(15)} (300 characters)"`,
+      `tracewatt: error: <file>: bandwidth[0]: expected a number, found "${'9'.repeat(24)}…${'9'.repeat(15)} ` +
+        `(300 characters)"`,
     );
   });
 });
@@ -252,24 +261,29 @@ describe("every key ASTRA-sim's parsers read is known", () => {
     'peak-perf': 500,
     'local-mem-trace-filename': 'mem_trace/local_memory_trace',
   };
-  it('track-local-mem and local-mem-trace-filename (refused before): accepted, with a warning that tracewatt writes no memory trace', async () => {
-    const f = put('hgx.json', JSON.stringify(hgx, null, 2));
-    const d = new Diagnostics();
-    const s = await loadSystemConfig(f, d);
-    expect(s.rooflineEnabled).toBe(true);
-    expect(d.summary().map((x) => [x.code, x.samples[0]?.message])).toEqual([
-      [
-        'system.ignored-key',
-        `${f}: "track-local-mem", "local-mem-trace-filename" ask ASTRA-sim for its own logs or local memory trace; tracewatt does not write them (ignored, no figure changes)`,
-      ],
-    ]);
-    const quiet = new Diagnostics();
-    await loadSystemConfig(
-      put('hgx0.json', JSON.stringify({ ...hgx, 'track-local-mem': 0, 'local-mem-trace-filename': undefined })),
-      quiet,
-    );
-    expect(quiet.summary()).toEqual([]);
-  });
+  it(
+    'track-local-mem and local-mem-trace-filename (refused before): accepted, with a warning that tracewatt ' +
+      'writes no memory trace',
+    async () => {
+      const f = put('hgx.json', JSON.stringify(hgx, null, 2));
+      const d = new Diagnostics();
+      const s = await loadSystemConfig(f, d);
+      expect(s.rooflineEnabled).toBe(true);
+      expect(d.summary().map((x) => [x.code, x.samples[0]?.message])).toEqual([
+        [
+          'system.ignored-key',
+          `${f}: "track-local-mem", "local-mem-trace-filename" ask ASTRA-sim for its own logs or local memory ` +
+            `trace; tracewatt does not write them (ignored, no figure changes)`,
+        ],
+      ]);
+      const quiet = new Diagnostics();
+      await loadSystemConfig(
+        put('hgx0.json', JSON.stringify({ ...hgx, 'track-local-mem': 0, 'local-mem-trace-filename': undefined })),
+        quiet,
+      );
+      expect(quiet.summary()).toEqual([]);
+    },
+  );
 
   it.each([
     [

@@ -71,7 +71,10 @@ function docExamples(): { doc: string; args: string; exit: number; shown: string
   });
 }
 
-/** What a block shows for this output: stdout then stderr, cut after `maxLines` lines as scripts/readme-examples.mjs cuts it. */
+/**
+ * What a block shows for this output: stdout then stderr, cut after `maxLines` lines as scripts/readme-examples.mjs
+ * cuts it.
+ */
 function shownOutput(stdout: string, stderr: string, maxLines: number): string {
   return cutLines(stdout + stderr, maxLines).join('\n');
 }

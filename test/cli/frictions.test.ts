@@ -25,32 +25,36 @@ afterAll(async () => {
 });
 
 describe('own-data frictions', () => {
-  it('replay --network none: a one-rank trace replays without a network or system file; more ranks are refused by name', async () => {
-    const one = await cli(['replay', h200, '--network', 'none', '--json']);
-    expect(one.code).toBe(0);
-    const j = JSON.parse(one.out);
-    expect(j.ranks).toHaveLength(1);
-    expect(j.ranks[0].measuredIterationNs).toBeGreaterThan(60e6);
-    expect(j.bytesSentPerDim).toEqual([0]);
-    const eight = await cli([
-      'replay',
-      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
-      '--network',
-      'none',
-    ]);
-    expect(eight.code).toBe(2);
-    expect(eight.err).toMatch(/8 rank file\(s\) but none \(one NPU\) describes 1 NPUs/);
-    const noSystem = await cli([
-      'replay',
-      shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
-      '--network',
-      shipped('configs', 'Switch_8npus.yml'),
-    ]);
-    expect(noSystem.code).toBe(2);
-    expect(noSystem.err).toMatch(/--network none for a one-rank trace/);
-    const help = await cli(['replay', '--help']);
-    expect(help.out.replace(/\s+/g, ' ')).toMatch(/or "none" for a one-rank trace \(one NPU, no network\)/);
-  });
+  it(
+    'replay --network none: a one-rank trace replays without a network or system file; more ranks are refused by ' +
+      'name',
+    async () => {
+      const one = await cli(['replay', h200, '--network', 'none', '--json']);
+      expect(one.code).toBe(0);
+      const j = JSON.parse(one.out);
+      expect(j.ranks).toHaveLength(1);
+      expect(j.ranks[0].measuredIterationNs).toBeGreaterThan(60e6);
+      expect(j.bytesSentPerDim).toEqual([0]);
+      const eight = await cli([
+        'replay',
+        shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+        '--network',
+        'none',
+      ]);
+      expect(eight.code).toBe(2);
+      expect(eight.err).toMatch(/8 rank file\(s\) but none \(one NPU\) describes 1 NPUs/);
+      const noSystem = await cli([
+        'replay',
+        shipped('astra-sim', 'all_reduce', '8npus_1MB', 'all_reduce'),
+        '--network',
+        shipped('configs', 'Switch_8npus.yml'),
+      ]);
+      expect(noSystem.code).toBe(2);
+      expect(noSystem.err).toMatch(/--network none for a one-rank trace/);
+      const help = await cli(['replay', '--help']);
+      expect(help.out.replace(/\s+/g, ' ')).toMatch(/or "none" for a one-rank trace \(one NPU, no network\)/);
+    },
+  );
 
   it('import names the ET ops it could not link (the count and the most frequent names)', () => {
     expect(importText).toMatch(
@@ -74,7 +78,8 @@ describe('own-data frictions', () => {
       const r = await cli(argv);
       expect(r.code).toBe(2);
       expect(r.err).toContain(
-        `this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with \`tracewatt import kineto ${kineto} --out <prefix>\``,
+        `this looks like a Kineto (torch.profiler) trace, not a Chakra .et file: convert it first with ` +
+          `\`tracewatt import kineto ${kineto} --out <prefix>\``,
       );
     }
   });

@@ -164,7 +164,8 @@ describe.runIf(existsSync(bin))(
       const out = path.join(dir, 'import');
       const prefix = path.join(out, 'run');
       const args = (run: string) => ['import', 'pytorch', '--dir', shipped('pytorch-real', run), '--out', prefix];
-      // Two imports under the same prefix: a 1-rank run, then the 2-rank gloo run (which replaces run.0.et, adds run.1.et).
+      // Two imports under the same prefix: a 1-rank run, then the 2-rank gloo run (which replaces run.0.et, adds
+      // run.1.et).
       const first = args('h200-gpt-nostep');
       const second = args('h200-gpt-gloo');
       const interrupted = await interruptedTries({

@@ -1,7 +1,8 @@
 /**
  * The built `tracewatt` as a real process, cut short the ways users cut it: Ctrl-C (SIGINT) or SIGTERM mid-write,
  * a second run on the same outputs, a reader that stops reading (EPIPE). Each interrupted run prints one line, exits
- * 128 + the signal (130 for SIGINT, 143 for SIGTERM), and leaves the previous outputs as they were: no partial file, temporary file, lock, or
+ * 128 + the signal (130 for SIGINT, 143 for SIGTERM), and leaves the previous outputs as they were: no partial file,
+ * temporary file, lock, or
  * temporary folder. Before, generate and annotate left truncated rank files under their final names, replay an empty
  * `.tmp`, sweep gpu its folder in the OS temp directory, and `--help | head` a 25-line EPIPE stack.
  */
@@ -92,27 +93,32 @@ describe.runIf(built)('interrupts, locks and closed pipes (built CLI, child proc
     expect(r.code).toBe(0);
   });
 
-  it('generate: a second run on the same --out is refused while the first runs; Ctrl-C leaves the previous traces as they were', async () => {
-    const folder = path.dirname(trace);
-    const before = snapshot(folder);
-    expect(Object.keys(before)).toHaveLength(64 + 2);
-    const first = start(generate(trace, 64));
-    await waitFor(first, 'writing rank files', () => pending(folder));
-    // Held still while the second run tries, so that it cannot finish first.
-    first.child.kill('SIGSTOP');
-    expect(existsSync(`${trace}.lock`)).toBe(true);
-    const second = await start(generate(trace, 64)).done;
-    expect(second.code).toBe(2);
-    expect(second.err).toBe(
-      `tracewatt: error: ${trace}: another tracewatt run (pid ${first.child.pid}) is writing these outputs; wait for it to finish, or choose another output (lock ${trace}.lock)\n`,
-    );
-    first.child.kill('SIGINT');
-    first.child.kill('SIGCONT');
-    const r = await first.done;
-    expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
-    expect(r.code).toBe(130);
-    expect(snapshot(folder)).toEqual(before);
-  });
+  it(
+    'generate: a second run on the same --out is refused while the first runs; Ctrl-C leaves the previous traces ' +
+      'as they were',
+    async () => {
+      const folder = path.dirname(trace);
+      const before = snapshot(folder);
+      expect(Object.keys(before)).toHaveLength(64 + 2);
+      const first = start(generate(trace, 64));
+      await waitFor(first, 'writing rank files', () => pending(folder));
+      // Held still while the second run tries, so that it cannot finish first.
+      first.child.kill('SIGSTOP');
+      expect(existsSync(`${trace}.lock`)).toBe(true);
+      const second = await start(generate(trace, 64)).done;
+      expect(second.code).toBe(2);
+      expect(second.err).toBe(
+        `tracewatt: error: ${trace}: another tracewatt run (pid ${first.child.pid}) is writing these outputs; ` +
+          `wait for it to finish, or choose another output (lock ${trace}.lock)\n`,
+      );
+      first.child.kill('SIGINT');
+      first.child.kill('SIGCONT');
+      const r = await first.done;
+      expect(r.err).toBe('tracewatt: interrupted: nothing written\n');
+      expect(r.code).toBe(130);
+      expect(snapshot(folder)).toEqual(before);
+    },
+  );
 
   it('annotate at several clocks: Ctrl-C mid-write leaves no file and no folder', async () => {
     const out = path.join(dir, 'annotated');

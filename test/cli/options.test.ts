@@ -1,4 +1,7 @@
-/** Typed options (src/cli/options.ts): the one parser of numbers, lists and ranges, defaults, deprecated names, requires. */
+/**
+ * Typed options (src/cli/options.ts): the one parser of numbers, lists and ranges, defaults, deprecated names,
+ * requires.
+ */
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import { parseOptions, parseRange, type TypedOption } from '../../src/cli/options.js';

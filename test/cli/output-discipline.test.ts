@@ -269,23 +269,28 @@ describe('output sets', () => {
     expect(readdirSync(dir).filter((f) => /\.(tmp|lock)$|\.old-/.test(f))).toEqual([]);
   });
 
-  it("a second run on the same outputs is refused in one line while the first holds the lock; a dead holder's lock is taken over", async () => {
-    const dir = await tmp();
-    const prefix = path.join(dir, 'g');
-    const first = OutputSet.open(prefix);
-    const r = await generateLlama(prefix, '--global-batch 1 --seq 128');
-    expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      `tracewatt: error: ${prefix}: this process is writing these outputs; wait for it to finish, or choose another output (lock ${prefix}.lock)\n`,
-    );
-    first.discard();
-    expect(readdirSync(dir)).toEqual([]);
+  it(
+    "a second run on the same outputs is refused in one line while the first holds the lock; a dead holder's " +
+      'lock is taken over',
+    async () => {
+      const dir = await tmp();
+      const prefix = path.join(dir, 'g');
+      const first = OutputSet.open(prefix);
+      const r = await generateLlama(prefix, '--global-batch 1 --seq 128');
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(
+        `tracewatt: error: ${prefix}: this process is writing these outputs; wait for it to finish, or choose ` +
+          `another output (lock ${prefix}.lock)\n`,
+      );
+      first.discard();
+      expect(readdirSync(dir)).toEqual([]);
 
-    // A pid that is not running: a run killed with SIGKILL left its lock.
-    writeFileSync(`${prefix}.lock`, '999999999\n');
-    expect((await generateLlama(prefix, '--global-batch 1 --seq 128')).code).toBe(0);
-    expect(existsSync(`${prefix}.lock`)).toBe(false);
-  });
+      // A pid that is not running: a run killed with SIGKILL left its lock.
+      writeFileSync(`${prefix}.lock`, '999999999\n');
+      expect((await generateLlama(prefix, '--global-batch 1 --seq 128')).code).toBe(0);
+      expect(existsSync(`${prefix}.lock`)).toBe(false);
+    },
+  );
 
   it('a new result replaces the whole earlier one: no rank file of a run with more ranks stays beside it', async () => {
     const dir = await tmp();

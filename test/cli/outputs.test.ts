@@ -156,28 +156,31 @@ describe('option values', () => {
 });
 
 describe('unwritable output paths', () => {
-  it('convert, replay --timeline, report --out and generate --out: one line naming the path and the reason, exit 2', async () => {
-    const dir = await tmp();
-    const results = path.join(dir, 'replay.json');
-    await writeFile(results, (await cli('replay', trace, ...cluster, '--json')).out);
-    const cases: [string, string[]][] = [];
-    const target = async (name: string) => unwritable(await mkdtemp(path.join(dir, 'c-')), name);
-    let p = await target('x.json');
-    cases.push([p, ['convert', `${trace}.0.et`, p]]);
-    p = await target('t.json');
-    cases.push([p, ['replay', trace, ...cluster, '--timeline', p]]);
-    p = await target('r.html');
-    cases.push([p, ['report', results, '--out', p]]);
-    p = await target('g');
-    cases.push([p, ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '128', '--out', p]]);
-    for (const [file, argv] of cases) {
-      const r = await cli(...argv);
-      expect(r.code, argv.join(' ')).toBe(2);
-      expect(r.err.trim().split('\n')).toHaveLength(1);
-      expect(r.err).toContain(file);
-      expect(r.err).toMatch(/: cannot (write|create its folder) \((ENOTDIR|EEXIST)\)\n$/);
-    }
-  });
+  it(
+    'convert, replay --timeline, report --out and generate --out: one line naming the path and the reason, exit ' + '2',
+    async () => {
+      const dir = await tmp();
+      const results = path.join(dir, 'replay.json');
+      await writeFile(results, (await cli('replay', trace, ...cluster, '--json')).out);
+      const cases: [string, string[]][] = [];
+      const target = async (name: string) => unwritable(await mkdtemp(path.join(dir, 'c-')), name);
+      let p = await target('x.json');
+      cases.push([p, ['convert', `${trace}.0.et`, p]]);
+      p = await target('t.json');
+      cases.push([p, ['replay', trace, ...cluster, '--timeline', p]]);
+      p = await target('r.html');
+      cases.push([p, ['report', results, '--out', p]]);
+      p = await target('g');
+      cases.push([p, ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '128', '--out', p]]);
+      for (const [file, argv] of cases) {
+        const r = await cli(...argv);
+        expect(r.code, argv.join(' ')).toBe(2);
+        expect(r.err.trim().split('\n')).toHaveLength(1);
+        expect(r.err).toContain(file);
+        expect(r.err).toMatch(/: cannot (write|create its folder) \((ENOTDIR|EEXIST)\)\n$/);
+      }
+    },
+  );
 
   it('a replay that fails leaves neither the timeline nor its .tmp', async () => {
     const dir = await tmp();

@@ -9,14 +9,18 @@ import { EXAMPLE_BLOCK, exampleDocuments } from '../../scripts/lib/doc-examples.
 describe('README', () => {
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
 
-  it('links docs/reference.md, which carries the command reference generated from the command table (run scripts/readme-reference.mjs)', () => {
-    const reference = readFileSync(path.join(repoRoot, 'docs', 'reference.md'), 'utf8');
-    const a = reference.indexOf(REFERENCE_START);
-    const b = reference.indexOf(REFERENCE_END);
-    expect(a).toBeGreaterThan(0);
-    expect(reference.slice(a, b + REFERENCE_END.length)).toBe(renderReference(COMMANDS));
-    expect(readme).toContain('](docs/reference.md)');
-  });
+  it(
+    'links docs/reference.md, which carries the command reference generated from the command table (run ' +
+      'scripts/readme-reference.mjs)',
+    () => {
+      const reference = readFileSync(path.join(repoRoot, 'docs', 'reference.md'), 'utf8');
+      const a = reference.indexOf(REFERENCE_START);
+      const b = reference.indexOf(REFERENCE_END);
+      expect(a).toBeGreaterThan(0);
+      expect(reference.slice(a, b + REFERENCE_END.length)).toBe(renderReference(COMMANDS));
+      expect(readme).toContain('](docs/reference.md)');
+    },
+  );
 
   it('shows the install and test commands that .ci/run runs', () => {
     const ci = readFileSync(path.join(repoRoot, '.ci', 'run'), 'utf8');
@@ -46,16 +50,20 @@ describe('README', () => {
     for (const cmd of ['npm ci', 'npm start', 'npm test']) expect(head).toContain(cmd);
   });
 
-  it('shows no console command that is not run: every `$ npx tracewatt` line of README.md and docs/ is an example block (or reads ../shared)', () => {
-    for (const doc of exampleDocuments(repoRoot)) {
-      const text = readFileSync(path.join(repoRoot, doc), 'utf8').replace(EXAMPLE_BLOCK, '');
-      for (const line of text.split('\n').filter((l) => l.startsWith('$ npx tracewatt '))) {
-        expect(line.includes('../shared/'), `${doc}: "${line}" is not in an example block, so no test runs it`).toBe(
-          true,
-        );
+  it(
+    'shows no console command that is not run: every `$ npx tracewatt` line of README.md and docs/ is an example ' +
+      'block (or reads ../shared)',
+    () => {
+      for (const doc of exampleDocuments(repoRoot)) {
+        const text = readFileSync(path.join(repoRoot, doc), 'utf8').replace(EXAMPLE_BLOCK, '');
+        for (const line of text.split('\n').filter((l) => l.startsWith('$ npx tracewatt '))) {
+          expect(line.includes('../shared/'), `${doc}: "${line}" is not in an example block, so no test runs it`).toBe(
+            true,
+          );
+        }
       }
-    }
-  });
+    },
+  );
   it('links only files and headings that exist (README.md and docs/)', () => {
     // GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens.
     const slug = (h: string) =>

@@ -53,7 +53,10 @@ const POWER = path.join(repoRoot, 'calibration', 'power', 'h100-cluster.json');
 const CALIBRATION = path.join(repoRoot, 'calibration', 'a40.json');
 const PROFILE = path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', 'gpt3-175b+a40_bf16.csv');
 
-/** Keys whose value is null by definition (a marginal against no neighbour, a node-less problem, an idle power of no named source …). */
+/**
+ * Keys whose value is null by definition (a marginal against no neighbour, a node-less problem, an idle power of no
+ * named source …).
+ */
 const NULL_OK = new Set([
   'idleSource',
   'marginal',
@@ -259,12 +262,17 @@ const SYSTEM_KEYS: [string, unknown][] = [
 
 /** A network.yml from values (numbers and strings as YAML flow lists). */
 function yamlOf(v: Record<string, unknown>): string {
-  return `${Object.entries(v)
-    .map(
-      ([k, x]) =>
-        `${k}: ${Array.isArray(x) ? `[ ${x.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join(', ')} ]` : JSON.stringify(x)}`,
-    )
-    .join('\n')}\n`;
+  return (
+    Object.entries(v)
+      .map(
+        ([k, x]) =>
+          `${k}: ` +
+          (Array.isArray(x)
+            ? `[ ${x.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))).join(', ')} ]`
+            : JSON.stringify(x)),
+      )
+      .join('\n') + `\n`
+  );
 }
 
 /** Seeded YAML-level mutations of network.yml: values, lengths, styles, anchors and aliases, tags, syntax. */
@@ -352,10 +360,10 @@ function networkMutation(random: () => number): Mutation {
       { label: `an alias bomb of ${k} levels`, text: `${anchors.join('\n')}\n${yamlOf(base)}` },
       {
         label: `an alias bomb of ${k} levels in bandwidth`,
-        text: `${anchors.join('\n').replace(/^a0: /, 'x: ')}\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *a${k - 1}\nlatency: [ 500 ]\n`.replace(
-          'x: &a0',
-          'x0: &a0',
-        ),
+        text: (
+          `${anchors.join('\n').replace(/^a0: /, 'x: ')}\ntopology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: *a` +
+          `${k - 1}\nlatency: [ 500 ]\n`
+        ).replace('x: &a0', 'x0: &a0'),
       },
       {
         label: 'an alias to an anchor set later',
@@ -638,8 +646,10 @@ async function traceCase(
     count(
       surface,
       replay.verdict === 'ok'
-        ? 'replayed; validate and export refuse (a value replay does not range-check yet: the classify.ts change for the lead)'
-        : 'replay refuses for a reason across ranks or configs; validate and export, which read one rank at a time, do not',
+        ? 'replayed; validate and export refuse (a value replay does not range-check yet: the classify.ts change ' +
+            'for the lead)'
+        : 'replay refuses for a reason across ranks or configs; validate and export, which read one rank at a ' +
+            'time, do not',
     );
   }
 }
@@ -676,7 +686,8 @@ describe('one verdict on every surface (seeded mutations)', () => {
     }
   }, 600_000);
 
-  it('network.yml (values, styles, anchors, aliases, tags): replay, sweep network, export (→ validate) and energy', async () => {
+  it('network.yml (values, styles, anchors, aliases, tags): replay, sweep network, export (→ validate) and ' +
+    'energy', async () => {
     const random = rng(2602);
     for (let k = 0; k < 170; k++) {
       const m = networkMutation(random);
@@ -755,7 +766,8 @@ describe('one verdict on every surface (seeded mutations)', () => {
           network: NETWORK,
           power: write(d, 'power.json', m.text),
         });
-        // Every number of the power config has an upper limit with its unit (POWER_LIMITS: 1e4 W per GPU, 1e6 pJ/bit, 1e12 GB/s, …).
+        // Every number of the power config has an upper limit with its unit (POWER_LIMITS: 1e4 W per GPU, 1e6 pJ/bit,
+        // 1e12 GB/s, …).
         const read = ['gpu', 'memory', 'network', 'networkIdlePowerWPerRank', 'hostPowerWPerRank'].includes(
           String(m.path?.[0]),
         );
@@ -930,7 +942,8 @@ describe('one verdict on every surface (seeded mutations)', () => {
         label = `line ${at + 1}: another rank`;
       } else if (r < 0.83) {
         const fp = pick([
-          'tracewatt export fingerprint (sha256, first 16 hex digits): workload=0000000000000000 system=0000000000000000',
+          'tracewatt export fingerprint (sha256, first 16 hex digits): workload=0000000000000000 ' +
+            'system=0000000000000000',
           'tracewatt export fingerprint (sha256, first 16 hex digits): workload=zz',
           'tracewatt export fingerprint (sha256, first 16 hex digits):',
           'tracewatt export fingerprint (sha256, first 16 hex digits): color=0123456789abcdef',
@@ -994,7 +1007,10 @@ describe('one verdict on every surface (seeded mutations)', () => {
       expect((await cli([...argv, '--shard', `${i + 1}/2`, '--out', f])).code).toBe(0);
     const whole = (await cli([...argv, '--json'])).out;
     const base = JSON.parse(readFileSync(parts[0]!, 'utf8')) as unknown;
-    /** Figures merge checks against each other: a change to one is refused (or, if in range and consistent, undetectable). */
+    /**
+     * Figures merge checks against each other: a change to one is refused (or, if in range and consistent,
+     * undetectable).
+     */
     const checked =
       /\.(scale|bandwidthGBps|energyPerBitPJ|voltageRatio|energyJ\.\w+|networkByDimensionJ\[\d+\]|index|totalPoints|shard\.\w+|kind|sweep|schemaVersion)$/;
     for (let k = 0; k < 130; k++) {
@@ -1029,7 +1045,9 @@ describe('one verdict on every surface (seeded mutations)', () => {
       const edits = traceEdits(random);
       const extra = random();
       const o = extra < 0.04 ? { dropRank: 1 + Math.floor(random() * 3) } : extra < 0.08 ? { noMetadata: true } : {};
-      const label = `trace ${k}: ${edits.map((e) => e.label).join('; ')}${'dropRank' in o ? `; rank ${o.dropRank} missing` : ''}${'noMetadata' in o ? '; no metadata' : ''}`;
+      const label =
+        `trace ${k}: ${edits.map((e) => e.label).join('; ')}` +
+        `${'dropRank' in o ? `; rank ${o.dropRank} missing` : ''}${'noMetadata' in o ? '; no metadata' : ''}`;
       await traceCase(label, edits, o);
     }
   }, 600_000);

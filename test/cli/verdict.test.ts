@@ -3,7 +3,8 @@
  * attribute name that is not UTF-8 or a field running past its message, in compute and collective nodes; gzip
  * streams cut short, with a bad CRC, or holding a mutated trace) go through every command's read path: inspect,
  * validate, convert (.et → .json), replay's loader and the replay's own reader, annotate in-process and annotate in
- * worker threads (the built code in dist/). Every path accepts a file or rejects it with the same message, and no command that rejects it
+ * worker threads (the built code in dist/). Every path accepts a file or rejects it with the same message, and no
+ * command that rejects it
  * leaves a file (output, temporary file or lock) or a folder it made: convert and annotate write through
  * src/formats/output.ts.
  */

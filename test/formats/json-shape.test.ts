@@ -1,4 +1,6 @@
-/** The one JSON-shape checker (src/formats/json-shape.ts): every message is `<file>: <json path>: expected …, found …`. */
+/**
+ * The one JSON-shape checker (src/formats/json-shape.ts): every message is `<file>: <json path>: expected …, found …`.
+ */
 import { describe, expect, it } from 'vitest';
 import { FormatError } from '../../src/errors.js';
 import { describeJson, jsonPath, JsonShape } from '../../src/formats/json-shape.js';

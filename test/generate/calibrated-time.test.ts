@@ -47,35 +47,41 @@ describe('generate with a calibrated time model', async () => {
 });
 
 describe('generate llm --calibration --frequency (CLI)', () => {
-  it('writes traces whose durations come from the calibration at the clock, and refuses one option without the other', async () => {
-    const { runCli } = await import('../../src/cli/program.js');
-    const { mkdtemp } = await import('node:fs/promises');
-    const os = await import('node:os');
-    const { readTraceFile } = await import('../../src/formats/chakra/reader.js');
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-gencal-'));
-    const io = { out: () => undefined, err: () => undefined, isTTY: false };
-    const base = ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '512'];
-    expect(
-      await runCli(
-        [
-          ...base,
-          '--calibration',
-          'calibration/h100-datasheet.json',
-          '--frequency',
-          '990',
-          '--out',
-          path.join(dir, 'slow'),
-        ],
-        io,
-      ),
-    ).toBe(0);
-    expect(await runCli([...base, '--out', path.join(dir, 'preset')], io)).toBe(0);
-    const slow = (await readTraceFile(path.join(dir, 'slow.0.et'))).nodes.filter((n) => n.type === NodeType.COMP_NODE);
-    const preset = (await readTraceFile(path.join(dir, 'preset.0.et'))).nodes.filter(
-      (n) => n.type === NodeType.COMP_NODE,
-    );
-    const total = (ns: typeof slow) => ns.reduce((s, n) => s + n.durationMicros, 0n);
-    expect(total(slow)).toBeGreaterThan(total(preset));
-    expect(await runCli([...base, '--frequency', '990', '--out', path.join(dir, 'x')], io)).toBe(2);
-  });
+  it(
+    'writes traces whose durations come from the calibration at the clock, and refuses one option without the ' +
+      'other',
+    async () => {
+      const { runCli } = await import('../../src/cli/program.js');
+      const { mkdtemp } = await import('node:fs/promises');
+      const os = await import('node:os');
+      const { readTraceFile } = await import('../../src/formats/chakra/reader.js');
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'tw-gencal-'));
+      const io = { out: () => undefined, err: () => undefined, isTTY: false };
+      const base = ['generate', 'llm', '--model', 'llama2-7b', '--global-batch', '1', '--seq', '512'];
+      expect(
+        await runCli(
+          [
+            ...base,
+            '--calibration',
+            'calibration/h100-datasheet.json',
+            '--frequency',
+            '990',
+            '--out',
+            path.join(dir, 'slow'),
+          ],
+          io,
+        ),
+      ).toBe(0);
+      expect(await runCli([...base, '--out', path.join(dir, 'preset')], io)).toBe(0);
+      const slow = (await readTraceFile(path.join(dir, 'slow.0.et'))).nodes.filter(
+        (n) => n.type === NodeType.COMP_NODE,
+      );
+      const preset = (await readTraceFile(path.join(dir, 'preset.0.et'))).nodes.filter(
+        (n) => n.type === NodeType.COMP_NODE,
+      );
+      const total = (ns: typeof slow) => ns.reduce((s, n) => s + n.durationMicros, 0n);
+      expect(total(slow)).toBeGreaterThan(total(preset));
+      expect(await runCli([...base, '--frequency', '990', '--out', path.join(dir, 'x')], io)).toBe(2);
+    },
+  );
 });

@@ -75,29 +75,33 @@ function p2pOf(set: LlmTraceSet) {
 
 describe('pipeline point-to-point messages', () => {
   for (const schedule of ['1f1b', 'gpipe'] as const) {
-    it(`${schedule}: every send has exactly one matching receive; activations are b·s·h·2 bytes between neighbouring stages`, () => {
-      const set = generateLlmTraces({
-        model: 'llama2-7b',
-        dp: 2,
-        tp: 2,
-        pp: 4,
-        microBatch: 2,
-        globalBatch: 16,
-        seqLen: 512,
-        schedule,
-      });
-      const { sends, recvs } = p2pOf(set);
-      expect(new Set(sends).size).toBe(sends.length);
-      expect(recvs).toEqual(sends);
-      // (pp − 1) boundaries × 2 directions × m micro-batches, per tensor-/data-parallel pair.
-      expect(sends.length).toBe(3 * 2 * set.plan.microBatches * 4);
-      for (const s of sends) {
-        const [, from, to, size] = /^(\d+)->(\d+) tag \d+ size (\d+)$/.exec(s)!.map(Number);
-        expect(Math.abs(set.stageOf(from) - set.stageOf(to))).toBe(1);
-        expect(from % 4).toBe(to % 4); // same tensor- and data-parallel coordinates
-        expect(size).toBe(2 * 512 * 4096 * BF16);
-      }
-    });
+    it(
+      `${schedule}: every send has exactly one matching receive; activations are b·s·h·2 bytes between ` +
+        `neighbouring stages`,
+      () => {
+        const set = generateLlmTraces({
+          model: 'llama2-7b',
+          dp: 2,
+          tp: 2,
+          pp: 4,
+          microBatch: 2,
+          globalBatch: 16,
+          seqLen: 512,
+          schedule,
+        });
+        const { sends, recvs } = p2pOf(set);
+        expect(new Set(sends).size).toBe(sends.length);
+        expect(recvs).toEqual(sends);
+        // (pp − 1) boundaries × 2 directions × m micro-batches, per tensor-/data-parallel pair.
+        expect(sends.length).toBe(3 * 2 * set.plan.microBatches * 4);
+        for (const s of sends) {
+          const [, from, to, size] = /^(\d+)->(\d+) tag \d+ size (\d+)$/.exec(s)!.map(Number);
+          expect(Math.abs(set.stageOf(from) - set.stageOf(to))).toBe(1);
+          expect(from % 4).toBe(to % 4); // same tensor- and data-parallel coordinates
+          expect(size).toBe(2 * 512 * 4096 * BF16);
+        }
+      },
+    );
   }
 
   it('tied embeddings on separate stages exchange the embedding gradient (GPT-3, pp 2)', () => {

@@ -50,11 +50,15 @@ const CASES: [string, Omit<LlmGenerateOptions, 'model'>][] = [
 describe('iteration FLOPs summed over ranks', () => {
   for (const [name, cfg] of CASES) {
     const o = { model: name, ...cfg };
-    it(`${name} (dp ${cfg.dp} tp ${cfg.tp} pp ${cfg.pp}${cfg.recompute === 'full' ? ', full recompute' : ''}) within 2% of 6·N·tokens + attention`, () => {
-      const expected = analyticIterationFlops(MODEL_PRESETS[name], o);
-      const got = generatedIterationFlops(o);
-      expect(Math.abs(got - expected) / expected).toBeLessThan(0.02);
-    });
+    it(
+      `${name} (dp ${cfg.dp} tp ${cfg.tp} pp ${cfg.pp}${cfg.recompute === 'full' ? ', full recompute' : ''}) ` +
+        `within 2% of 6·N·tokens + attention`,
+      () => {
+        const expected = analyticIterationFlops(MODEL_PRESETS[name], o);
+        const got = generatedIterationFlops(o);
+        expect(Math.abs(got - expected) / expected).toBeLessThan(0.02);
+      },
+    );
   }
 
   it('full recomputation adds one forward pass of the decoder layers', () => {

@@ -32,10 +32,14 @@ describe('model presets', () => {
   });
 
   for (const [name, pub] of Object.entries(PUBLISHED)) {
-    it(`${name}: parameter count within ${((pub.tolerance ?? 0.01) * 100).toFixed(1)}% of ${pub.params / 1e9}B (${pub.source})`, () => {
-      const count = countParameters(MODEL_PRESETS[name]).total;
-      expect(Math.abs(count - pub.params) / pub.params).toBeLessThan(pub.tolerance ?? 0.01);
-    });
+    it(
+      `${name}: parameter count within ${((pub.tolerance ?? 0.01) * 100).toFixed(1)}% of ${pub.params / 1e9}B (` +
+        `${pub.source})`,
+      () => {
+        const count = countParameters(MODEL_PRESETS[name]).total;
+        expect(Math.abs(count - pub.params) / pub.params).toBeLessThan(pub.tolerance ?? 0.01);
+      },
+    );
   }
 
   it('LLaMA-2 70B uses grouped-query attention with 8 key/value heads', () => {

@@ -1,4 +1,6 @@
-/** Nulls in a command's JSON output where a number belongs: their paths (keys in `nullOk` may be null by definition). */
+/**
+ * Nulls in a command's JSON output where a number belongs: their paths (keys in `nullOk` may be null by definition).
+ */
 export function badNulls(v: unknown, nullOk: ReadonlySet<string>, at = ''): string[] {
   if (v === null) return [at];
   if (typeof v !== 'object') return [];

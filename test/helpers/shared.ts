@@ -23,7 +23,9 @@ export function fixturePath(...parts: string[]): string {
   return path.join(repoRoot, 'test', 'fixtures', ...parts);
 }
 
-/** A ../shared file vendored under test/fixtures/shared/ at the same path, so a clone without ../shared runs the test. */
+/**
+ * A ../shared file vendored under test/fixtures/shared/ at the same path, so a clone without ../shared runs the test.
+ */
 export function vendored(...parts: string[]): string {
   return fixturePath('shared', ...parts);
 }
@@ -36,7 +38,9 @@ export function chakraConversion(name: string): string {
   return vendored('traces', 'pytorch-real', 'et', name);
 }
 
-/** Perseus' A40 stage profile of a model as shipped in calibration/profiles (../shared/profiles/perseus-sosp24's file). */
+/**
+ * Perseus' A40 stage profile of a model as shipped in calibration/profiles (../shared/profiles/perseus-sosp24's file).
+ */
 export function perseusStages(model: 'gpt3-175b' | 'bloom'): string {
   return path.join(repoRoot, 'calibration', 'profiles', 'perseus-sosp24', `${model}+a40_bf16.csv`);
 }

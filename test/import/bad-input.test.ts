@@ -39,7 +39,8 @@ const put = async (name: string, content: string | Buffer) => {
 };
 
 const kinetoEvent = (ts: string) =>
-  `{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ${ts}, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}}]}`;
+  `{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ` +
+  `${ts}, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}}]}`;
 
 describe('streamed JSON readers: bad input', () => {
   it('a folder given as a trace is an InputError naming it (not an internal EISDIR)', async () => {
@@ -82,7 +83,8 @@ describe('streamed JSON readers: bad input', () => {
     // A nested "ts" before the event's own would be taken by a text search: the parsed value tells it apart.
     const nested = await put(
       'nested.json',
-      '{"traceEvents": [{"ph": "X", "cat": "kernel", "args": {"ts": 3}, "name": "k", "ts": 1694128201545123.5, "dur": 2}]}',
+      '{"traceEvents": [{"ph": "X", "cat": "kernel", "args": {"ts": 3}, "name": "k", "ts": 1694128201545123.5, ' +
+        '"dur": 2}]}',
     );
     await expect(readKinetoTrace(nested)).rejects.toThrow(/cannot read "ts" exactly/);
   });
@@ -99,23 +101,27 @@ describe('streamed JSON readers: bad input', () => {
 });
 
 describe('import pytorch: numbers that are not whole where Chakra needs integers', () => {
-  it('a fractional ET pid is left out with a note; a distributedInfo.rank that is not a whole number is an error naming it', async () => {
-    const kineto = JSON.parse(gunzipSync(await readFile(addKineto)).toString('utf8'));
-    const et = JSON.parse(gunzipSync(await readFile(addEt)).toString('utf8'));
-    et.pid = 563677.5;
-    delete kineto.distributedInfo.rank;
-    const r = await importPytorch({
-      pairs: [
-        {
-          et: await put('odd-et.json', JSON.stringify(et)),
-          kineto: await put('odd-kineto.json', JSON.stringify(kineto)),
-        },
-      ],
-      out: path.join(dir, 'odd'),
-    });
-    expect(r.ranks[0]!.rank).toBe(0);
-    expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no distributedInfo\.rank: written as rank 0/);
-  });
+  it(
+    'a fractional ET pid is left out with a note; a distributedInfo.rank that is not a whole number is an error ' +
+      'naming it',
+    async () => {
+      const kineto = JSON.parse(gunzipSync(await readFile(addKineto)).toString('utf8'));
+      const et = JSON.parse(gunzipSync(await readFile(addEt)).toString('utf8'));
+      et.pid = 563677.5;
+      delete kineto.distributedInfo.rank;
+      const r = await importPytorch({
+        pairs: [
+          {
+            et: await put('odd-et.json', JSON.stringify(et)),
+            kineto: await put('odd-kineto.json', JSON.stringify(kineto)),
+          },
+        ],
+        out: path.join(dir, 'odd'),
+      });
+      expect(r.ranks[0]!.rank).toBe(0);
+      expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no distributedInfo\.rank: written as rank 0/);
+    },
+  );
 
   it('a collective whose tensor has a fractional element count has no comm_size (typed as compute, said)', () => {
     const node = (numel: number): EtNode => ({

@@ -63,48 +63,56 @@ async function refused(argv: string[], ...names: (string | RegExp)[]): Promise<s
 }
 
 describe('import pytorch --dir: nothing dropped without a word', () => {
-  it('a rank whose execution trace is missing is an error naming its Kineto trace; --partial imports the rest, said and counted', async () => {
-    const d = await folder(
-      'no-et-1',
-      glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
-    );
-    await refused(
-      ['import', 'pytorch', '--dir', d, '--out', path.join(dir, 'o-no-et')],
-      'rank1.pt.trace.json.gz',
-      /no execution trace .* pairs with this Kineto trace.*--partial/,
-    );
-    const r = await importPytorch({ dir: d, out: path.join(dir, 'o-no-et'), partial: true });
-    expect(r.ranks.map((x) => x.rank)).toEqual([0]);
-    expect(r.missingRanks).toEqual([1]);
-    expect(r.notes.join('\n')).toMatch(
-      /1 Kineto trace\(s\) without an execution trace left out: rank1\.pt\.trace\.json\.gz/,
-    );
-    expect(r.notes.join('\n')).toMatch(/partial run: 1 of 2 ranks imported; no trace for ranks 1/);
-  });
+  it(
+    'a rank whose execution trace is missing is an error naming its Kineto trace; --partial imports the rest, ' +
+      'said and counted',
+    async () => {
+      const d = await folder(
+        'no-et-1',
+        glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
+      );
+      await refused(
+        ['import', 'pytorch', '--dir', d, '--out', path.join(dir, 'o-no-et')],
+        'rank1.pt.trace.json.gz',
+        /no execution trace .* pairs with this Kineto trace.*--partial/,
+      );
+      const r = await importPytorch({ dir: d, out: path.join(dir, 'o-no-et'), partial: true });
+      expect(r.ranks.map((x) => x.rank)).toEqual([0]);
+      expect(r.missingRanks).toEqual([1]);
+      expect(r.notes.join('\n')).toMatch(
+        /1 Kineto trace\(s\) without an execution trace left out: rank1\.pt\.trace\.json\.gz/,
+      );
+      expect(r.notes.join('\n')).toMatch(/partial run: 1 of 2 ranks imported; no trace for ranks 1/);
+    },
+  );
 
-  it('a corrupt execution trace: not a trace at all is named beside the unpaired Kineto trace; a cut one is refused naming it', async () => {
-    const garbage = await folder(
-      'garbage-et',
-      glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
-      { 'rank1.et.json.gz': Buffer.from('not a trace\n') },
-    );
-    await refused(
-      ['import', 'pytorch', '--dir', garbage, '--out', path.join(dir, 'o-garbage')],
-      'rank1.pt.trace.json.gz',
-      'not recognised as a trace: rank1.et.json.gz',
-    );
-    const cut = await folder(
-      'cut-et',
-      glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
-      { 'rank1.et.json.gz': (await readFile(path.join(gloo, 'rank1.et.json.gz'))).subarray(0, 20_000) },
-    );
-    await refused(
-      ['import', 'pytorch', '--dir', cut, '--out', path.join(dir, 'o-cut')],
-      path.join(cut, 'rank1.et.json.gz'),
-      /corrupt or cut short/,
-    );
-    await expect(importPytorch({ dir: cut, out: path.join(dir, 'o-cut') })).rejects.toThrow(FormatError);
-  });
+  it(
+    'a corrupt execution trace: not a trace at all is named beside the unpaired Kineto trace; a cut one is ' +
+      'refused naming it',
+    async () => {
+      const garbage = await folder(
+        'garbage-et',
+        glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
+        { 'rank1.et.json.gz': Buffer.from('not a trace\n') },
+      );
+      await refused(
+        ['import', 'pytorch', '--dir', garbage, '--out', path.join(dir, 'o-garbage')],
+        'rank1.pt.trace.json.gz',
+        'not recognised as a trace: rank1.et.json.gz',
+      );
+      const cut = await folder(
+        'cut-et',
+        glooFiles.filter((f) => !f.endsWith('rank1.et.json.gz')),
+        { 'rank1.et.json.gz': (await readFile(path.join(gloo, 'rank1.et.json.gz'))).subarray(0, 20_000) },
+      );
+      await refused(
+        ['import', 'pytorch', '--dir', cut, '--out', path.join(dir, 'o-cut')],
+        path.join(cut, 'rank1.et.json.gz'),
+        /corrupt or cut short/,
+      );
+      await expect(importPytorch({ dir: cut, out: path.join(dir, 'o-cut') })).rejects.toThrow(FormatError);
+    },
+  );
 
   it('a missing Kineto trace, a rank given twice and a rank from another world size are errors naming the file', async () => {
     const noKineto = await folder(
@@ -147,38 +155,46 @@ describe('import pytorch --dir: nothing dropped without a word', () => {
     );
   });
 
-  it("import kineto --dir names the .json files that are neither trace (the execution traces are import pytorch's)", async () => {
-    const d = await folder('foreign-k', glooFiles, {
-      'config.json': '{"lr": 0.1}',
-      'rank2.pt.trace.json.gz': Buffer.from('garbage'),
-    });
-    const r = await importKineto({ dir: d, out: path.join(dir, 'o-foreign-k') });
-    expect(r.ranks.map((x) => x.rank)).toEqual([0, 1]);
-    expect(r.notes).toContain(
-      `${d}: 2 .json file(s) neither a Kineto trace nor an execution trace, not read: config.json, rank2.pt.trace.json.gz`,
-    );
-  });
+  it(
+    'import kineto --dir names the .json files that are neither trace (the execution traces are import ' + "pytorch's)",
+    async () => {
+      const d = await folder('foreign-k', glooFiles, {
+        'config.json': '{"lr": 0.1}',
+        'rank2.pt.trace.json.gz': Buffer.from('garbage'),
+      });
+      const r = await importKineto({ dir: d, out: path.join(dir, 'o-foreign-k') });
+      expect(r.ranks.map((x) => x.rank)).toEqual([0, 1]);
+      expect(r.notes).toContain(
+        `${d}: 2 .json file(s) neither a Kineto trace nor an execution trace, not read: config.json, ` +
+          `rank2.pt.trace.json.gz`,
+      );
+    },
+  );
 
-  it('a linked "ET+" (chakra_trace_link) is read as the execution trace it was made from, or left out beside it (said)', async () => {
-    const linked = vendored('traces', 'pytorch-real', 'linked', 'simple_add.linked.json.gz');
-    const plain = await importPytorch({
-      pairs: [{ et: addEt, kineto: addKineto }],
-      out: path.join(dir, 'plus-plain'),
-    });
-    const plus = await importPytorch({ pairs: [{ et: linked, kineto: addKineto }], out: path.join(dir, 'plus') });
-    expect(await bytes(path.join(dir, 'plus'))).toEqual(await bytes(path.join(dir, 'plus-plain')));
-    expect(plus.ranks[0]!.link).toEqual(plain.ranks[0]!.link);
-    expect(plus.ranks[0]!.notes.join('\n')).toMatch(
-      /linked "ET\+" \(chakra_trace_link output\): read as the execution trace it was made from, its 4 GPU node\(s\)/,
-    );
-    const d = await folder('with-plus', [addEt, addKineto, linked]);
-    const both = await importPytorch({ dir: d, out: path.join(dir, 'with-plus') });
-    expect(both.ranks).toHaveLength(1);
-    expect(both.ranks[0]!.et).toBe(path.join(d, 'et.json.gz'));
-    expect(both.notes.join('\n')).toMatch(
-      /simple_add\.linked\.json\.gz is a linked "ET\+" .* of the same process as an execution trace in the folder: left out/,
-    );
-  });
+  it(
+    'a linked "ET+" (chakra_trace_link) is read as the execution trace it was made from, or left out beside it ' +
+      '(said)',
+    async () => {
+      const linked = vendored('traces', 'pytorch-real', 'linked', 'simple_add.linked.json.gz');
+      const plain = await importPytorch({
+        pairs: [{ et: addEt, kineto: addKineto }],
+        out: path.join(dir, 'plus-plain'),
+      });
+      const plus = await importPytorch({ pairs: [{ et: linked, kineto: addKineto }], out: path.join(dir, 'plus') });
+      expect(await bytes(path.join(dir, 'plus'))).toEqual(await bytes(path.join(dir, 'plus-plain')));
+      expect(plus.ranks[0]!.link).toEqual(plain.ranks[0]!.link);
+      expect(plus.ranks[0]!.notes.join('\n')).toMatch(
+        /linked "ET\+" \(chakra_trace_link output\): read as the execution trace it was made from, its 4 GPU node\(s\)/,
+      );
+      const d = await folder('with-plus', [addEt, addKineto, linked]);
+      const both = await importPytorch({ dir: d, out: path.join(dir, 'with-plus') });
+      expect(both.ranks).toHaveLength(1);
+      expect(both.ranks[0]!.et).toBe(path.join(d, 'et.json.gz'));
+      expect(both.notes.join('\n')).toMatch(
+        /simple_add\.linked\.json\.gz is a linked "ET\+" .* of the same process as an execution trace in the folder: left out/,
+      );
+    },
+  );
 });
 
 describe('Kineto and execution-trace readers: odd input read to the same result, or refused naming the value', () => {
@@ -196,19 +212,22 @@ describe('Kineto and execution-trace readers: odd input read to the same result,
     return r.ranks[0]!;
   };
 
-  it('every event written twice: the duplicates dropped with a counted note, the result equal to the clean import', async () => {
-    const xs = j.traceEvents!.filter((e) => e.ph === 'X');
-    const r = await same(
-      await put('twice.json', JSON.stringify({ ...j, traceEvents: [...j.traceEvents!, ...xs] })),
-      'twice',
-    );
-    const read = xs.filter((e) =>
-      ['cpu_op', 'user_annotation', 'kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_runtime', 'cuda_driver'].includes(
-        String(e.cat),
-      ),
-    ).length;
-    expect(r.notes.join('\n')).toContain(`${read} events repeat another exactly`);
-  });
+  it(
+    'every event written twice: the duplicates dropped with a counted note, the result equal to the clean ' + 'import',
+    async () => {
+      const xs = j.traceEvents!.filter((e) => e.ph === 'X');
+      const r = await same(
+        await put('twice.json', JSON.stringify({ ...j, traceEvents: [...j.traceEvents!, ...xs] })),
+        'twice',
+      );
+      const read = xs.filter((e) =>
+        ['cpu_op', 'user_annotation', 'kernel', 'gpu_memcpy', 'gpu_memset', 'cuda_runtime', 'cuda_driver'].includes(
+          String(e.cat),
+        ),
+      ).length;
+      expect(r.notes.join('\n')).toContain(`${read} events repeat another exactly`);
+    },
+  );
 
   it('events out of order (reversed): the same result', async () => {
     await same(
@@ -217,29 +236,33 @@ describe('Kineto and execution-trace readers: odd input read to the same result,
     );
   });
 
-  it('older Kineto categories (Kernel, Memcpy, Memset, Runtime, Operator; "external id") read as their current names', async () => {
-    const old: Record<string, string> = {
-      kernel: 'Kernel',
-      gpu_memcpy: 'Memcpy',
-      gpu_memset: 'Memset',
-      cuda_runtime: 'Runtime',
-      cpu_op: 'Operator',
-    };
-    const events = j.traceEvents!.map((e) => {
-      const cat = old[String(e.cat)];
-      if (!cat) return e;
-      const args = { ...(e.args as Record<string, unknown>) };
-      if (cat !== 'Operator' && 'External id' in args) {
-        args['external id'] = args['External id'];
-        delete args['External id'];
-      }
-      return { ...e, cat, args };
-    });
-    const r = await same(await put('old-cats.json', JSON.stringify({ ...j, traceEvents: events })), 'old-cats');
-    expect(r.notes.join('\n')).toMatch(
-      /older Kineto event categories read as their current names: .*"Kernel" as kernel/,
-    );
-  });
+  it(
+    'older Kineto categories (Kernel, Memcpy, Memset, Runtime, Operator; "external id") read as their current ' +
+      'names',
+    async () => {
+      const old: Record<string, string> = {
+        kernel: 'Kernel',
+        gpu_memcpy: 'Memcpy',
+        gpu_memset: 'Memset',
+        cuda_runtime: 'Runtime',
+        cpu_op: 'Operator',
+      };
+      const events = j.traceEvents!.map((e) => {
+        const cat = old[String(e.cat)];
+        if (!cat) return e;
+        const args = { ...(e.args as Record<string, unknown>) };
+        if (cat !== 'Operator' && 'External id' in args) {
+          args['external id'] = args['External id'];
+          delete args['External id'];
+        }
+        return { ...e, cat, args };
+      });
+      const r = await same(await put('old-cats.json', JSON.stringify({ ...j, traceEvents: events })), 'old-cats');
+      expect(r.notes.join('\n')).toMatch(
+        /older Kineto event categories read as their current names: .*"Kernel" as kernel/,
+      );
+    },
+  );
 
   it('correlation ids above 2^53 keep every kernel linked (import pytorch as import kineto)', async () => {
     const big = (await text(addKineto)).replace(
@@ -263,48 +286,71 @@ describe('Kineto and execution-trace readers: odd input read to the same result,
     await refused(['import', 'kineto', f, '--out', path.join(dir, 'o-huge-k')], f, /dur 1e\+?300 µs is out of range/);
   });
 
-  it('a distributedInfo.rank of "zero", −1, 1.5 or 2^53 + 1 is an error naming the file and the value, in both imports', async () => {
-    const raw = await text(addKineto);
-    for (const [value, shown] of [
-      ['"zero"', '"zero"'],
-      ['-1', '-1'],
-      ['1.5', '1.5'],
-      ['9007199254740993', '9007199254740992 (at or beyond 2^53: not exact)'],
-    ] as const) {
-      const f = await put(
-        'rank.json',
-        raw.replace('"distributedInfo": {"rank": 0}', `"distributedInfo": {"rank": ${value}}`),
+  it(
+    'a distributedInfo.rank of "zero", −1, 1.5 or 2^53 + 1 is an error naming the file and the value, in both ' +
+      'imports',
+    async () => {
+      const raw = await text(addKineto);
+      for (const [value, shown] of [
+        ['"zero"', '"zero"'],
+        ['-1', '-1'],
+        ['1.5', '1.5'],
+        ['9007199254740993', '9007199254740992 (at or beyond 2^53: not exact)'],
+      ] as const) {
+        const f = await put(
+          'rank.json',
+          raw.replace('"distributedInfo": {"rank": 0}', `"distributedInfo": {"rank": ${value}}`),
+        );
+        const message = `distributedInfo.rank: expected a whole number from 0 to 2^53 − 1, found ${shown}`;
+        await refused(
+          ['import', 'pytorch', '--et', addEt, '--kineto', f, '--out', path.join(dir, 'o-rank')],
+          f,
+          message,
+        );
+        await refused(['import', 'kineto', f, '--out', path.join(dir, 'o-rank-k')], f, message);
+      }
+      const ws = await put(
+        'world.json',
+        raw.replace('"distributedInfo": {"rank": 0}', '"distributedInfo": {"rank": 0, "world_size": 0}'),
       );
-      const message = `distributedInfo.rank: expected a whole number from 0 to 2^53 − 1, found ${shown}`;
-      await refused(['import', 'pytorch', '--et', addEt, '--kineto', f, '--out', path.join(dir, 'o-rank')], f, message);
-      await refused(['import', 'kineto', f, '--out', path.join(dir, 'o-rank-k')], f, message);
-    }
-    const ws = await put(
-      'world.json',
-      raw.replace('"distributedInfo": {"rank": 0}', '"distributedInfo": {"rank": 0, "world_size": 0}'),
-    );
-    await expect(importKineto({ traces: [ws], out: path.join(dir, 'o-ws') })).rejects.toThrow(
-      'distributedInfo.world_size: expected a whole number from 1 to 1048576 ranks (the most tracewatt replays), found 0',
-    );
-  });
+      await expect(importKineto({ traces: [ws], out: path.join(dir, 'o-ws') })).rejects.toThrow(
+        'distributedInfo.world_size: expected a whole number from 1 to 1048576 ranks (the most tracewatt ' +
+          'replays), found 0',
+      );
+    },
+  );
 
-  it('an execution-trace schema tracewatt does not know, or none, is read with a note naming it and the known ones', async () => {
-    const et = await text(addEt);
-    for (const schema of ['99.0.0', '0.0.1', null]) {
-      const f = await put(
-        'schema.json',
-        schema === null
-          ? et.replace(/"schema": "[^"]*",\s*/, '')
-          : et.replace(/"schema": "[^"]*"/, `"schema": "${schema}"`),
-      );
-      const r = await cli(['import', 'pytorch', '--et', f, '--kineto', addKineto, '--out', path.join(dir, 'o-schema')]);
-      expect(r.code, r.err).toBe(0);
-      const said =
-        schema === null ? 'the execution trace has no "schema" key' : `execution-trace schema ${schema} is not one of`;
-      expect(r.out).toContain(`note: ${said}`);
-      expect(r.out).toContain(KNOWN_ET_SCHEMAS.join(', '));
-    }
-  });
+  it(
+    'an execution-trace schema tracewatt does not know, or none, is read with a note naming it and the known ' + 'ones',
+    async () => {
+      const et = await text(addEt);
+      for (const schema of ['99.0.0', '0.0.1', null]) {
+        const f = await put(
+          'schema.json',
+          schema === null
+            ? et.replace(/"schema": "[^"]*",\s*/, '')
+            : et.replace(/"schema": "[^"]*"/, `"schema": "${schema}"`),
+        );
+        const r = await cli([
+          'import',
+          'pytorch',
+          '--et',
+          f,
+          '--kineto',
+          addKineto,
+          '--out',
+          path.join(dir, 'o-schema'),
+        ]);
+        expect(r.code, r.err).toBe(0);
+        const said =
+          schema === null
+            ? 'the execution trace has no "schema" key'
+            : `execution-trace schema ${schema} is not one of`;
+        expect(r.out).toContain(`note: ${said}`);
+        expect(r.out).toContain(KNOWN_ET_SCHEMAS.join(', '));
+      }
+    },
+  );
 
   it('a typed error, never an internal one', async () => {
     const f = await put(

@@ -80,7 +80,9 @@ const leftovers = (d: string) =>
     ? (readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.tmp$|\.lock$|\.old-\d+$/.test(f))
     : [];
 
-/** Runs one import; checks the invariants every run keeps; returns 'ok' or the error line, and the ranks' node count. */
+/**
+ * Runs one import; checks the invariants every run keeps; returns 'ok' or the error line, and the ranks' node count.
+ */
 async function runImport(
   label: string,
   argv: string[],
@@ -371,7 +373,9 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
       else
         count(
           'Kineto JSON (pair)',
-          `read by both; refused by ${pt.verdict !== 'ok' ? 'import pytorch (linking to the ET)' : 'import kineto (what it needs alone)'} only`,
+          `read by both; refused by ` +
+            (pt.verdict !== 'ok' ? 'import pytorch (linking to the ET)' : 'import kineto (what it needs alone)') +
+            ` only`,
         );
     }
   }, 600_000);
@@ -468,7 +472,8 @@ describe('one verdict on the import surfaces (seeded mutations)', () => {
       );
       if (kind === 'foreign') expect(r.verdict, label).toBe('ok');
       else if (kind === 'partial') {
-        // Without the victim's partner nothing pairs one way or the other: an ET alone is an error, a Kineto trace alone is said.
+        // Without the victim's partner nothing pairs one way or the other: an ET alone is an error, a Kineto trace
+        // alone is said.
         if (victim.includes('.et.')) expect(r.verdict, label).toBe('ok');
         else expect(r.verdict, label).toMatch(/no Kineto trace/);
       } else if (kind !== 'cut' || r.verdict !== 'ok')

@@ -139,23 +139,27 @@ describe('import kineto: what the trace records about synchronisation and device
 });
 
 describe('import kineto: bad input', () => {
-  it('no ProfilerStep: imported whole and said; replay --as-measured refuses with the --window hint; --window then works', async () => {
-    const r = await importKineto({ traces: [multiStream], out: path.join(dir, 'nostep') });
-    expect(r.ranks[0]!.iteration).toBeNull();
-    expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no ProfilerStep/);
-    const refused = await cli(['replay', path.join(dir, 'nostep'), '--as-measured']);
-    expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/no measured iteration .*--window START:END/);
-    expect(refused.err.trim().split('\n')).toHaveLength(1);
-    const j = await load(multiStream);
-    const ts = j.traceEvents.filter((e) => e.ph === 'X').map((e) => e.ts as number);
-    const w = `${Math.min(...ts)}:${Math.max(...ts) + 100}`;
-    const win = await importKineto({ traces: [multiStream], out: path.join(dir, 'win'), window: w });
-    expect(win.ranks[0]!.iteration!.label).toBe(`window ${w}`);
-    expect(win.ranks[0]!.measured.gpuWaitDeps).toBeGreaterThanOrEqual(1); // cudaStreamWaitEvent, from its record
-    const replayed = await replayAsMeasured({ trace: path.join(dir, 'win'), power: await resolvePower() });
-    expect(replayed.ranks[0]!.finishNs).toBe(win.ranks[0]!.iteration!.ns);
-  });
+  it(
+    'no ProfilerStep: imported whole and said; replay --as-measured refuses with the --window hint; --window ' +
+      'then works',
+    async () => {
+      const r = await importKineto({ traces: [multiStream], out: path.join(dir, 'nostep') });
+      expect(r.ranks[0]!.iteration).toBeNull();
+      expect(r.ranks[0]!.notes.join('\n')).toMatch(/has no ProfilerStep/);
+      const refused = await cli(['replay', path.join(dir, 'nostep'), '--as-measured']);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toMatch(/no measured iteration .*--window START:END/);
+      expect(refused.err.trim().split('\n')).toHaveLength(1);
+      const j = await load(multiStream);
+      const ts = j.traceEvents.filter((e) => e.ph === 'X').map((e) => e.ts as number);
+      const w = `${Math.min(...ts)}:${Math.max(...ts) + 100}`;
+      const win = await importKineto({ traces: [multiStream], out: path.join(dir, 'win'), window: w });
+      expect(win.ranks[0]!.iteration!.label).toBe(`window ${w}`);
+      expect(win.ranks[0]!.measured.gpuWaitDeps).toBeGreaterThanOrEqual(1); // cudaStreamWaitEvent, from its record
+      const replayed = await replayAsMeasured({ trace: path.join(dir, 'win'), power: await resolvePower() });
+      expect(replayed.ranks[0]!.finishNs).toBe(win.ranks[0]!.iteration!.ns);
+    },
+  );
 
   it('events written twice or out of order give the same graph (duplicates counted)', async () => {
     const j = await load(eventSync);

@@ -59,7 +59,8 @@ describe('a Kineto trace as a profile', () => {
     expect(text.code).toBe(0);
     expect(text.err).toMatch(
       new RegExp(
-        `${addKineto.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: note: SM clock 1410 MHz assumed for every sample: the maximum boost clock of A100`,
+        `${addKineto.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: note: SM clock 1410 MHz assumed for every ` +
+          `sample: the maximum boost clock of A100`,
       ),
     );
     const json = await cli([...args, '--json']);

@@ -53,7 +53,8 @@ async function check(
     const err = ((r.finishNs - raw.ns) / raw.ns) * 100;
     errors.push(Math.abs(err));
     table.push(
-      `${label.padEnd(34)} rank ${String(r.rank).padStart(2)}  ${raw.step.padEnd(17)} measured ${String(raw.ns).padStart(10)} ns  replayed ${String(r.finishNs).padStart(10)} ns  ${err.toFixed(4)} %`,
+      `${label.padEnd(34)} rank ${String(r.rank).padStart(2)}  ${raw.step.padEnd(17)} measured ` +
+        `${String(raw.ns).padStart(10)} ns  replayed ${String(r.finishNs).padStart(10)} ns  ${err.toFixed(4)} %`,
     );
   }
   expect(Math.max(...errors)).toBeLessThanOrEqual(worst);

@@ -102,17 +102,21 @@ describe('import pytorch: PyTorch 2.11 on an H200 (held-out layout)', () => {
     }
   });
 
-  it('the nvidia-smi log is placed on the trace by its baseTimeNanoseconds, so kernels get the power logged during the step', async () => {
-    const table = await readProfile(path.join(nccl, 'rank0.pt.trace.json.gz'), {
-      referenceClockMHz: 1980,
-      power: path.join(nccl, 'nvidia-smi.csv'),
-    });
-    expect(table.notes.join('\n')).toMatch(
-      /trace placed on the power log by wall-clock stamps \(trace start 2026-11-27T09:31:30\.\d+Z/,
-    );
-    const withPower = table.samples.filter((s) => s.powerW !== null);
-    expect(withPower.length).toBeGreaterThan(0);
-    // The log reads 78–125 W before the run and 127–199 W while it trains; the profiled step falls in the latter.
-    for (const s of withPower) expect(s.powerW!).toBeGreaterThan(125);
-  });
+  it(
+    'the nvidia-smi log is placed on the trace by its baseTimeNanoseconds, so kernels get the power logged ' +
+      'during the step',
+    async () => {
+      const table = await readProfile(path.join(nccl, 'rank0.pt.trace.json.gz'), {
+        referenceClockMHz: 1980,
+        power: path.join(nccl, 'nvidia-smi.csv'),
+      });
+      expect(table.notes.join('\n')).toMatch(
+        /trace placed on the power log by wall-clock stamps \(trace start 2026-11-27T09:31:30\.\d+Z/,
+      );
+      const withPower = table.samples.filter((s) => s.powerW !== null);
+      expect(withPower.length).toBeGreaterThan(0);
+      // The log reads 78–125 W before the run and 127–199 W while it trains; the profiled step falls in the latter.
+      for (const s of withPower) expect(s.powerW!).toBeGreaterThan(125);
+    },
+  );
 });

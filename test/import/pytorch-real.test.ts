@@ -53,126 +53,133 @@ describe('import pytorch: real pairs', () => {
     expect(v.errors).toBe(0);
   });
 
-  it('DLRM (8 × V100): all 1,672 ops per rank linked, every launched GPU event written, valid, replays on 8 ranks', async () => {
-    const r = await importPytorch({ dir: dlrmDir, out: path.join(dir, 'dlrm') });
-    expect(r.ranks.map((x) => x.rank)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
-    for (const x of r.ranks) {
-      expect(x.link.linkedBySequence).toBe(1672);
-      expect(x.link.etUnlinked).toBe(0);
-      expect(x.link.kinetoUnlinked).toBe(1); // ProfilerStep#10, which the ET does not have
-      expect(x.steps).toEqual(['ProfilerStep#10']);
-      const g = x.link.gpu;
-      // Ranks 1 and 3 hold 64 kernels of the previous step that were launched before profiling began.
-      expect(g.noLaunch).toBe(x.rank === 1 || x.rank === 3 ? 64 : 0);
-      expect(g.byEnclosing + g.byExternalId + g.byPreceding).toBe(g.events - g.noLaunch);
-      expect(x.convert.gpuNodes).toBe(g.events - g.noLaunch);
-      expect(x.convert.gpuByKind.memcpy).toBe(16);
-      expect(x.convert.collectives).toEqual({ all_to_all: 5, all_reduce: 3 });
-    }
-    const v = await validateTrace(path.join(dir, 'dlrm'));
-    expect(v.errors).toBe(0);
-    const nodes = await readTraceFile(path.join(dir, 'dlrm.0.et'));
-    const colls = nodes.nodes.filter((n) => n.type === NodeType.COMM_COLL_NODE);
-    expect(colls).toHaveLength(8);
-    for (const c of colls) {
-      expect(gpu(c)).toBe(true);
-      expect(attrInt(c, 'comm_size')! > 0n).toBe(true);
-    }
-    const replayed = await replayFiles({
-      trace: path.join(dir, 'dlrm'),
-      system: shipped('configs', 'sys_ring_example.json'),
-      network: shipped('configs', 'Switch_8npus.yml'),
-      power: 'v100-cluster',
-    });
-    expect(replayed.ranks).toHaveLength(8);
-    expect(replayed.makespanNs).toBeGreaterThan(0);
-  });
-
-  it('the id path (Record function id, ET schema 1.0.2 layout) and a trace without ProfilerStep give the same nodes', async () => {
-    const etFile = path.join(dlrmDir, 'dlrm_eg_2.json.gz');
-    const kFile = path.join(
-      dlrmDir,
-      (await import('node:fs')).readdirSync(dlrmDir).find((f) => f.startsWith('worker2_'))!,
-    );
-    const base = await importPytorch({
-      pairs: [{ et: etFile, kineto: kFile }],
-      out: path.join(dir, 'base'),
-      partial: true,
-    });
-    // Rewrite the same real run as newer PyTorch would write it: Kineto ops carry their ET node's rf_id.
-    const et = await readExecutionTrace(etFile);
-    const k = await readKinetoTrace(kFile);
-    const link = linkTraces(et, k);
-    const rfOfIndex = new Map<number, number>();
-    for (const [id, op] of link.opOf) rfOfIndex.set(op.index, et.nodes.find((n) => n.id === id)!.rfId!);
-    const kineto = JSON.parse(gunzipSync(await readFile(kFile)).toString('utf8')) as {
-      traceEvents: { name?: string; args?: Record<string, unknown> }[];
-    };
-    kineto.traceEvents.forEach((e, i) => {
-      const rf = rfOfIndex.get(i);
-      if (rf !== undefined) e.args = { ...e.args, 'Record function id': rf };
-    });
-    const noStep = { ...kineto, traceEvents: kineto.traceEvents.filter((e) => !/^ProfilerStep#/.test(e.name ?? '')) };
-    const etJson = JSON.parse(gunzipSync(await readFile(etFile)).toString('utf8')) as {
-      schema: string;
-      nodes: Record<string, unknown>[];
-    };
-    const newLayout = {
-      ...etJson,
-      schema: '1.0.2-chakra.0.0.4',
-      nodes: etJson.nodes.map((n) => ({
-        id: n.id,
-        name: n.name,
-        ctrl_deps: n.parent,
-        inputs: { values: n.inputs, shapes: n.input_shapes, types: n.input_types },
-        outputs: { values: n.outputs, shapes: n.output_shapes, types: n.output_types },
-        attrs: ['rf_id', 'fw_parent', 'seq_id', 'scope', 'tid', 'fw_tid', 'op_schema'].map((a) => ({
-          name: a,
-          type: a === 'op_schema' ? 'string' : 'uint64',
-          value: n[a],
-        })),
-      })),
-    };
-    await writeFile(path.join(dir, 'k-rf.json'), JSON.stringify(kineto));
-    await writeFile(path.join(dir, 'k-nostep.json'), JSON.stringify(noStep));
-    await writeFile(path.join(dir, 'et-new.json'), JSON.stringify(newLayout));
-    const byId = await importPytorch({
-      pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }],
-      out: path.join(dir, 'rf'),
-      partial: true,
-    });
-    expect(byId.ranks[0]!.link.linkedByRfId).toBe(1672);
-    expect(byId.ranks[0]!.link.linkedBySequence).toBe(0);
-    // Without the step, the same span given as --window (µs as the trace writes ts) gives the same measured graph.
-    const step = base.ranks[0]!.measured!.window;
-    const ts = (ns: number) =>
-      `${k.baseUs + Math.floor(ns / 1000)}${ns % 1000 ? `.${String(ns % 1000).padStart(3, '0')}` : ''}`;
-    const noStepRes = await importPytorch({
-      pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }],
-      out: path.join(dir, 'nostep'),
-      window: `${ts(step.startNs)}:${ts(step.endNs)}`,
-      partial: true,
-    });
-    expect(noStepRes.ranks[0]!.steps).toEqual([]);
-    expect(noStepRes.ranks[0]!.measured!.window.iterationNs).toBe(step.iterationNs);
-    const a = (await readTraceFile(path.join(dir, 'base.2.et'))).nodes;
-    for (const other of ['rf.2.et', 'nostep.2.et']) {
-      const b = (await readTraceFile(path.join(dir, other))).nodes;
-      expect(b.length).toBe(a.length);
-      b.forEach((n, i) => {
-        expect(n.id).toBe(a[i]!.id);
-        expect(n.name).toBe(
-          /^\[end of measured iteration/.test(n.name) && other === 'nostep.2.et'
-            ? '[end of measured iteration window 1694128201428092:1694128201441109]'
-            : a[i]!.name,
-        );
-        expect(n.durationMicros).toBe(a[i]!.durationMicros);
-        expect(n.dataDeps).toEqual(a[i]!.dataDeps);
-        expect(n.ctrlDeps).toEqual(a[i]!.ctrlDeps);
-        if (!/^\[end of measured iteration/.test(n.name)) expect(n.attrs).toEqual(a[i]!.attrs);
+  it(
+    'DLRM (8 × V100): all 1,672 ops per rank linked, every launched GPU event written, valid, replays on 8 ' + 'ranks',
+    async () => {
+      const r = await importPytorch({ dir: dlrmDir, out: path.join(dir, 'dlrm') });
+      expect(r.ranks.map((x) => x.rank)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      for (const x of r.ranks) {
+        expect(x.link.linkedBySequence).toBe(1672);
+        expect(x.link.etUnlinked).toBe(0);
+        expect(x.link.kinetoUnlinked).toBe(1); // ProfilerStep#10, which the ET does not have
+        expect(x.steps).toEqual(['ProfilerStep#10']);
+        const g = x.link.gpu;
+        // Ranks 1 and 3 hold 64 kernels of the previous step that were launched before profiling began.
+        expect(g.noLaunch).toBe(x.rank === 1 || x.rank === 3 ? 64 : 0);
+        expect(g.byEnclosing + g.byExternalId + g.byPreceding).toBe(g.events - g.noLaunch);
+        expect(x.convert.gpuNodes).toBe(g.events - g.noLaunch);
+        expect(x.convert.gpuByKind.memcpy).toBe(16);
+        expect(x.convert.collectives).toEqual({ all_to_all: 5, all_reduce: 3 });
+      }
+      const v = await validateTrace(path.join(dir, 'dlrm'));
+      expect(v.errors).toBe(0);
+      const nodes = await readTraceFile(path.join(dir, 'dlrm.0.et'));
+      const colls = nodes.nodes.filter((n) => n.type === NodeType.COMM_COLL_NODE);
+      expect(colls).toHaveLength(8);
+      for (const c of colls) {
+        expect(gpu(c)).toBe(true);
+        expect(attrInt(c, 'comm_size')! > 0n).toBe(true);
+      }
+      const replayed = await replayFiles({
+        trace: path.join(dir, 'dlrm'),
+        system: shipped('configs', 'sys_ring_example.json'),
+        network: shipped('configs', 'Switch_8npus.yml'),
+        power: 'v100-cluster',
       });
-    }
-  });
+      expect(replayed.ranks).toHaveLength(8);
+      expect(replayed.makespanNs).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    'the id path (Record function id, ET schema 1.0.2 layout) and a trace without ProfilerStep give the same ' +
+      'nodes',
+    async () => {
+      const etFile = path.join(dlrmDir, 'dlrm_eg_2.json.gz');
+      const kFile = path.join(
+        dlrmDir,
+        (await import('node:fs')).readdirSync(dlrmDir).find((f) => f.startsWith('worker2_'))!,
+      );
+      const base = await importPytorch({
+        pairs: [{ et: etFile, kineto: kFile }],
+        out: path.join(dir, 'base'),
+        partial: true,
+      });
+      // Rewrite the same real run as newer PyTorch would write it: Kineto ops carry their ET node's rf_id.
+      const et = await readExecutionTrace(etFile);
+      const k = await readKinetoTrace(kFile);
+      const link = linkTraces(et, k);
+      const rfOfIndex = new Map<number, number>();
+      for (const [id, op] of link.opOf) rfOfIndex.set(op.index, et.nodes.find((n) => n.id === id)!.rfId!);
+      const kineto = JSON.parse(gunzipSync(await readFile(kFile)).toString('utf8')) as {
+        traceEvents: { name?: string; args?: Record<string, unknown> }[];
+      };
+      kineto.traceEvents.forEach((e, i) => {
+        const rf = rfOfIndex.get(i);
+        if (rf !== undefined) e.args = { ...e.args, 'Record function id': rf };
+      });
+      const noStep = { ...kineto, traceEvents: kineto.traceEvents.filter((e) => !/^ProfilerStep#/.test(e.name ?? '')) };
+      const etJson = JSON.parse(gunzipSync(await readFile(etFile)).toString('utf8')) as {
+        schema: string;
+        nodes: Record<string, unknown>[];
+      };
+      const newLayout = {
+        ...etJson,
+        schema: '1.0.2-chakra.0.0.4',
+        nodes: etJson.nodes.map((n) => ({
+          id: n.id,
+          name: n.name,
+          ctrl_deps: n.parent,
+          inputs: { values: n.inputs, shapes: n.input_shapes, types: n.input_types },
+          outputs: { values: n.outputs, shapes: n.output_shapes, types: n.output_types },
+          attrs: ['rf_id', 'fw_parent', 'seq_id', 'scope', 'tid', 'fw_tid', 'op_schema'].map((a) => ({
+            name: a,
+            type: a === 'op_schema' ? 'string' : 'uint64',
+            value: n[a],
+          })),
+        })),
+      };
+      await writeFile(path.join(dir, 'k-rf.json'), JSON.stringify(kineto));
+      await writeFile(path.join(dir, 'k-nostep.json'), JSON.stringify(noStep));
+      await writeFile(path.join(dir, 'et-new.json'), JSON.stringify(newLayout));
+      const byId = await importPytorch({
+        pairs: [{ et: path.join(dir, 'et-new.json'), kineto: path.join(dir, 'k-rf.json') }],
+        out: path.join(dir, 'rf'),
+        partial: true,
+      });
+      expect(byId.ranks[0]!.link.linkedByRfId).toBe(1672);
+      expect(byId.ranks[0]!.link.linkedBySequence).toBe(0);
+      // Without the step, the same span given as --window (µs as the trace writes ts) gives the same measured graph.
+      const step = base.ranks[0]!.measured!.window;
+      const ts = (ns: number) =>
+        `${k.baseUs + Math.floor(ns / 1000)}${ns % 1000 ? `.${String(ns % 1000).padStart(3, '0')}` : ''}`;
+      const noStepRes = await importPytorch({
+        pairs: [{ et: etFile, kineto: path.join(dir, 'k-nostep.json') }],
+        out: path.join(dir, 'nostep'),
+        window: `${ts(step.startNs)}:${ts(step.endNs)}`,
+        partial: true,
+      });
+      expect(noStepRes.ranks[0]!.steps).toEqual([]);
+      expect(noStepRes.ranks[0]!.measured!.window.iterationNs).toBe(step.iterationNs);
+      const a = (await readTraceFile(path.join(dir, 'base.2.et'))).nodes;
+      for (const other of ['rf.2.et', 'nostep.2.et']) {
+        const b = (await readTraceFile(path.join(dir, other))).nodes;
+        expect(b.length).toBe(a.length);
+        b.forEach((n, i) => {
+          expect(n.id).toBe(a[i]!.id);
+          expect(n.name).toBe(
+            /^\[end of measured iteration/.test(n.name) && other === 'nostep.2.et'
+              ? '[end of measured iteration window 1694128201428092:1694128201441109]'
+              : a[i]!.name,
+          );
+          expect(n.durationMicros).toBe(a[i]!.durationMicros);
+          expect(n.dataDeps).toEqual(a[i]!.dataDeps);
+          expect(n.ctrlDeps).toEqual(a[i]!.ctrlDeps);
+          if (!/^\[end of measured iteration/.test(n.name)) expect(n.attrs).toEqual(a[i]!.attrs);
+        });
+      }
+    },
+  );
 });
 
 describe('import pytorch: the process group of a collective, by record_param_comms layout', () => {
@@ -217,37 +224,42 @@ describe('import pytorch: the process group of a collective, by record_param_com
     expect(processGroupNames(et.nodes).size).toBe(0);
   });
 
-  it('PyTorch 2.2–2.3 (layout of a 1.0.2-chakra.0.0.4 trace, written here): the backend id, named by ## process_group:init ##', () => {
-    const init = node(
-      3,
-      '## process_group:init ##',
-      2,
-      io(
-        [
-          '[{"pg_name": "0", "backend_id": 82149104, "backend_config": "cuda:nccl", "ranks": [], "group_size": 2, "group_count": 1}]',
-        ],
-        ['String'],
-      ),
-    );
-    const rpc = node(
-      30,
-      'record_param_comms',
-      24,
-      io(
-        [[tensor], 12, 82149104, 0, 'all_gather', [], [], 2],
-        ['GenericList[Tensor(float)]', 'Int', 'Int', 'Int', 'String', 'GenericList[]', 'GenericList[]', 'Int'],
-      ),
-    );
-    const nccl = node(31, 'nccl:all_gather', 30, io([tensor], ['Tensor(float)']));
-    const info = commInfo(kernel, nccl, (n) => (n.parent === 30 ? rpc : null));
-    expect(info).toMatchObject({
-      commType: CollectiveCommType.ALL_GATHER,
-      commSizeBytes: 4,
-      pgName: null,
-      pgPointer: 82149104,
-    });
-    expect(processGroupNames([init, rpc, nccl])).toEqual(new Map([[82149104, '0']]));
-  });
+  it(
+    'PyTorch 2.2–2.3 (layout of a 1.0.2-chakra.0.0.4 trace, written here): the backend id, named by ## ' +
+      'process_group:init ##',
+    () => {
+      const init = node(
+        3,
+        '## process_group:init ##',
+        2,
+        io(
+          [
+            '[{"pg_name": "0", "backend_id": 82149104, "backend_config": "cuda:nccl", "ranks": [], "group_size": ' +
+              '2, "group_count": 1}]',
+          ],
+          ['String'],
+        ),
+      );
+      const rpc = node(
+        30,
+        'record_param_comms',
+        24,
+        io(
+          [[tensor], 12, 82149104, 0, 'all_gather', [], [], 2],
+          ['GenericList[Tensor(float)]', 'Int', 'Int', 'Int', 'String', 'GenericList[]', 'GenericList[]', 'Int'],
+        ),
+      );
+      const nccl = node(31, 'nccl:all_gather', 30, io([tensor], ['Tensor(float)']));
+      const info = commInfo(kernel, nccl, (n) => (n.parent === 30 ? rpc : null));
+      expect(info).toMatchObject({
+        commType: CollectiveCommType.ALL_GATHER,
+        commSizeBytes: 4,
+        pgName: null,
+        pgPointer: 82149104,
+      });
+      expect(processGroupNames([init, rpc, nccl])).toEqual(new Map([[82149104, '0']]));
+    },
+  );
 
   it('PyTorch 2.4+: the (pg_name, pg_desc) input, or a pg_name attribute', () => {
     const rpc = node(
@@ -406,7 +418,8 @@ describe("import pytorch: against Chakra's own conversion of the same pairs (ven
         path.join(dlrmDir, `dlrm_eg_${r}.json.gz`),
       );
       expect(s.host).toBe(1673);
-      expect(s.ctrlSame).toBe(1673); // (the thread roots: Chakra's ctrl dep on the removed process node reads as no parent)
+      // (the thread roots: Chakra's ctrl dep on the removed process node reads as no parent)
+      expect(s.ctrlSame).toBe(1673);
       expect(s.dataSame).toBeGreaterThanOrEqual(1671);
       // Where ours differ they are shorter (but for one µs of rounding on one op of one rank: aten::as_strided, 2 µs
       // against Chakra's 1): a child in the op's first µs, or the time blocked in a CUDA synchronisation or

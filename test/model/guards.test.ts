@@ -86,31 +86,36 @@ describe('device names', () => {
 });
 
 describe('one power per kernel', () => {
-  it('a Kineto kernel with a duration only: predict gives the power annotate gives (the assumed active power), and no band', async () => {
-    const cal = await loadCalibration(calFile('v100'));
-    const table = await readProfile(dlrmKineto, { referenceClockMHz: 1380 });
-    const r = predictProfile(cal, table, { referenceClocksMHz: [1380], targetClocksMHz: [1380, 945] });
-    expect(r.rows.length).toBeGreaterThan(400);
-    for (const row of r.rows) {
-      expect(row.basis).toBe('duration');
-      expect(row.powerW).toBe(assumedKernelPowerW(cal, row.frequencyMHz).powerW);
-      expect(row.energyJP10).toBeNull();
-      expect(row.bandMode).toBeNull();
-    }
-    // Not the zero-utilization power of the fit (126.6 W at 1380 MHz) that predict gave before.
-    expect(r.rows.find((x) => x.frequencyMHz === 1380)!.powerW).toBe(250);
-    expect(r.totals.every((t) => t.kernelsWithoutBand === new Set(r.rows.map((x) => x.kernel)).size)).toBe(true);
-    expect(r.notes.join('\n')).toMatch(/have a duration only .* no band is known for them/);
-    expect(r.warnings.join('\n')).toMatch(
-      /DEVICE MISMATCH: .* "Tesla V100-SXM2-32GB", the calibration is for "Tesla V100-PCIE"/,
-    );
-    expect(
-      predictProfile(cal, table, { referenceClocksMHz: [1380], targetClocksMHz: [945], deviceMismatch: 'ok' }).warnings,
-    ).toEqual([]);
-    const one = { smClockMHz: 1380, durationNs: 5e4, powerW: null, utilization: {} };
-    expect(predictKernelBand(cal, one, 945).band).toBeNull();
-    expect(predictKernel(cal, one, 945)).toMatchObject({ basis: 'duration', energyMemoryJ: null, capped: false });
-  });
+  it(
+    'a Kineto kernel with a duration only: predict gives the power annotate gives (the assumed active power), ' +
+      'and no band',
+    async () => {
+      const cal = await loadCalibration(calFile('v100'));
+      const table = await readProfile(dlrmKineto, { referenceClockMHz: 1380 });
+      const r = predictProfile(cal, table, { referenceClocksMHz: [1380], targetClocksMHz: [1380, 945] });
+      expect(r.rows.length).toBeGreaterThan(400);
+      for (const row of r.rows) {
+        expect(row.basis).toBe('duration');
+        expect(row.powerW).toBe(assumedKernelPowerW(cal, row.frequencyMHz).powerW);
+        expect(row.energyJP10).toBeNull();
+        expect(row.bandMode).toBeNull();
+      }
+      // Not the zero-utilization power of the fit (126.6 W at 1380 MHz) that predict gave before.
+      expect(r.rows.find((x) => x.frequencyMHz === 1380)!.powerW).toBe(250);
+      expect(r.totals.every((t) => t.kernelsWithoutBand === new Set(r.rows.map((x) => x.kernel)).size)).toBe(true);
+      expect(r.notes.join('\n')).toMatch(/have a duration only .* no band is known for them/);
+      expect(r.warnings.join('\n')).toMatch(
+        /DEVICE MISMATCH: .* "Tesla V100-SXM2-32GB", the calibration is for "Tesla V100-PCIE"/,
+      );
+      expect(
+        predictProfile(cal, table, { referenceClocksMHz: [1380], targetClocksMHz: [945], deviceMismatch: 'ok' })
+          .warnings,
+      ).toEqual([]);
+      const one = { smClockMHz: 1380, durationNs: 5e4, powerW: null, utilization: {} };
+      expect(predictKernelBand(cal, one, 945).band).toBeNull();
+      expect(predictKernel(cal, one, 945)).toMatchObject({ basis: 'duration', energyMemoryJ: null, capped: false });
+    },
+  );
 });
 
 describe('physics bounds', () => {
@@ -123,16 +128,21 @@ describe('physics bounds', () => {
     expect(powerFlags(150, b)).toBe(0);
   });
 
-  it('best energy per FLOP: the roofline of a compute-bound kernel at the most efficient clock; roofline nodes never fall below it', async () => {
-    const cal = await loadCalibration(calFile('h100-datasheet'));
-    const best = bestEnergyPerFlop(cal, 'fp16Tensor')!;
-    // 700 W at 989 TFLOP/s is 0.71 pJ/FLOP at the top clock; a lower clock does better, but not below static power / peak.
-    expect(best.joulesPerFlop).toBeLessThan(700 / 989e12);
-    expect(best.joulesPerFlop).toBeGreaterThan(77.6 / 989e12);
-    for (const f of [210, 810, 1980]) {
-      const p = estimateFromRoofline(cal, { flops: 1e12, bytes: 1e6, precision: 'fp16Tensor' }, f);
-      expect(energyPerFlopFlag(p.energyJ, 1e12, best)).toBe(0);
-    }
-    expect(energyPerFlopFlag(0.5 * best.joulesPerFlop * 1e12, 1e12, best)).toBe(BELOW_BEST_J_PER_FLOP);
-  });
+  it(
+    'best energy per FLOP: the roofline of a compute-bound kernel at the most efficient clock; roofline nodes ' +
+      'never fall below it',
+    async () => {
+      const cal = await loadCalibration(calFile('h100-datasheet'));
+      const best = bestEnergyPerFlop(cal, 'fp16Tensor')!;
+      // 700 W at 989 TFLOP/s is 0.71 pJ/FLOP at the top clock; a lower clock does better, but not below static power /
+      // peak.
+      expect(best.joulesPerFlop).toBeLessThan(700 / 989e12);
+      expect(best.joulesPerFlop).toBeGreaterThan(77.6 / 989e12);
+      for (const f of [210, 810, 1980]) {
+        const p = estimateFromRoofline(cal, { flops: 1e12, bytes: 1e6, precision: 'fp16Tensor' }, f);
+        expect(energyPerFlopFlag(p.energyJ, 1e12, best)).toBe(0);
+      }
+      expect(energyPerFlopFlag(0.5 * best.joulesPerFlop * 1e12, 1e12, best)).toBe(BELOW_BEST_J_PER_FLOP);
+    },
+  );
 });

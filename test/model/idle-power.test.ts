@@ -35,15 +35,18 @@ describe('idle block of the shipped calibrations', () => {
     expect(['measured', 'published']).toContain(cal.idle!.basis);
   });
 
-  it('V100: 34 W at 1380 MHz and static ∝ V below it (28.9 W at and below the V–f knee), not the 126.6 W intercept', async () => {
-    const cal = await loadCalibration(calFile('v100'));
-    expect(cal.power.perClock.at(-1)!.interceptW).toBeCloseTo(126.6, 1);
-    expect(idlePowerAt(cal, 1380)!.powerW).toBe(34);
-    const v = (f: number) => voltageAt(cal.vf!, f);
-    for (const f of [405, 705, 1087, 1237]) expect(idlePowerAt(cal, f)!.powerW).toBeCloseTo((34 * v(f)) / v(1380), 9);
-    expect(idlePowerAt(cal, 405)!.powerW).toBeCloseTo(28.876, 3);
-    expect(idlePowerAt(cal, 1237)!.how).toMatch(/34 W at 1380 MHz scaled to 1237 MHz ∝ V/);
-  });
+  it(
+    'V100: 34 W at 1380 MHz and static ∝ V below it (28.9 W at and below the V–f knee), not the 126.6 W ' + 'intercept',
+    async () => {
+      const cal = await loadCalibration(calFile('v100'));
+      expect(cal.power.perClock.at(-1)!.interceptW).toBeCloseTo(126.6, 1);
+      expect(idlePowerAt(cal, 1380)!.powerW).toBe(34);
+      const v = (f: number) => voltageAt(cal.vf!, f);
+      for (const f of [405, 705, 1087, 1237]) expect(idlePowerAt(cal, f)!.powerW).toBeCloseTo((34 * v(f)) / v(1380), 9);
+      expect(idlePowerAt(cal, 405)!.powerW).toBeCloseTo(28.876, 3);
+      expect(idlePowerAt(cal, 1237)!.how).toMatch(/34 W at 1380 MHz scaled to 1237 MHz ∝ V/);
+    },
+  );
 });
 
 describeShared('idle figures against the measurements (NV-DVFS-Benchmark, ../shared)', () => {

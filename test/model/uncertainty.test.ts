@@ -51,7 +51,8 @@ describe('clock geometry', () => {
     // Files written before `twoClockDistance`: a·b/(a+b) inside, the nearest clock's log distance outside.
     expect(clockGeometry([870, 1710], 1215, 'harmonic').distance).toBeCloseTo((a * b) / (a + b), 12);
     expect(clockGeometry([870, 1710], 705, 'harmonic').distance).toBeCloseTo(Math.log(870 / 705), 12);
-    // Near a profiled clock the product shrinks with the span: the pair 1500 + 1710 is surer at 1605 than 870 + 1710 at 945.
+    // Near a profiled clock the product shrinks with the span: the pair 1500 + 1710 is surer at 1605 than 870 + 1710 at
+    // 945.
     expect(clockGeometry([1500, 1710], 1605).distance).toBeLessThan(clockGeometry([870, 1710], 945).distance / 4);
   });
 });
@@ -101,23 +102,26 @@ describe('band fitted from residuals', () => {
     uniform(200).map((z) => ({ distance: x, counterDistance: 0, residual: x * z })),
   );
 
-  it('recovers the quantiles per distance, held flat below the nearest bin (a floor), proportional beyond the last', () => {
-    const band = fitQuantityBand(cases)!;
-    expect(band.distance).toHaveLength(5);
-    band.distance.forEach((x, i) => expect(x).toBeCloseTo([0, ...xs][i]!, 12));
-    band.distance.forEach((x, i) => {
-      near(band.q10[i]!, -0.8 * Math.max(x, xs[0]!));
-      near(band.q90[i]!, 0.8 * Math.max(x, xs[0]!));
-    });
-    // The floor: a clock nearer than any case is as uncertain as the nearest bin, not surer.
-    near(bandAround(band, 0.02, 0, 1).p90, Math.exp(0.8 * 0.1));
-    expect(band.widening).toBe(0);
-    // measured = predicted · e^(−r): the measurement's band around p50 = 1.
-    const b = bandAround(band, 0.3, 0, 1);
-    near(b.p10, Math.exp(-0.8 * 0.3));
-    near(b.p90, Math.exp(0.8 * 0.3));
-    near(bandAround(band, 1.6, 0, 1).p90, Math.exp(0.8 * 1.6));
-  });
+  it(
+    'recovers the quantiles per distance, held flat below the nearest bin (a floor), proportional beyond the ' + 'last',
+    () => {
+      const band = fitQuantityBand(cases)!;
+      expect(band.distance).toHaveLength(5);
+      band.distance.forEach((x, i) => expect(x).toBeCloseTo([0, ...xs][i]!, 12));
+      band.distance.forEach((x, i) => {
+        near(band.q10[i]!, -0.8 * Math.max(x, xs[0]!));
+        near(band.q90[i]!, 0.8 * Math.max(x, xs[0]!));
+      });
+      // The floor: a clock nearer than any case is as uncertain as the nearest bin, not surer.
+      near(bandAround(band, 0.02, 0, 1).p90, Math.exp(0.8 * 0.1));
+      expect(band.widening).toBe(0);
+      // measured = predicted · e^(−r): the measurement's band around p50 = 1.
+      const b = bandAround(band, 0.3, 0, 1);
+      near(b.p10, Math.exp(-0.8 * 0.3));
+      near(b.p90, Math.exp(0.8 * 0.3));
+      near(bandAround(band, 1.6, 0, 1).p90, Math.exp(0.8 * 1.6));
+    },
+  );
 
   it('widens with the distance in counter space, as far as the cases reach and no farther', () => {
     // |r| grows as 1 + 2·d: the fitted widening is 2, and z = r / (1 + 2d) has the uniform quantiles again.
@@ -311,82 +315,99 @@ describe('calibration files and bands', () => {
     expect(predictKernelBand(cal, profiles, 1215).band!.clockDistance).toBeCloseTo(a * b, 12);
   });
 
-  it("two profiled clocks: the time band starts from the kernel's exponent envelope, and a clock-bound kernel has none", async () => {
-    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
-    const range = cal.uncertainty!.roofExponentRange!;
-    expect(range.p10).toBeLessThan(range.p90);
-    const u = { dram_active: 0.3, sm_active: 0.9, fp32_active: 0.3 };
-    const mixed = [
-      { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: u },
-      { smClockMHz: 870, durationNs: 1.5e6, powerW: 120, utilization: u },
-    ];
-    const clockBound = [mixed[0]!, { ...mixed[1]!, durationNs: (1.0e6 * 1710) / 870 }];
-    const width = (p: typeof mixed) => {
-      const t = predictKernelBand(cal, p, 1215).band!.durationNs;
-      return t.p90 / t.p10;
-    };
-    const noEnvelope = structuredClone(cal);
-    noEnvelope.uncertainty!.roofExponentRange = null;
-    const env = exponentEnvelope(mixed, 1215, cal.time.roofExponent!.exponent, range);
-    expect(env.hi / env.lo).toBeGreaterThan(1.01);
-    expect(width(mixed)).toBeGreaterThan(width(clockBound) * 1.01);
-    const without = predictKernelBand(noEnvelope, clockBound, 1215).band!.durationNs;
-    const withEnv = predictKernelBand(cal, clockBound, 1215).band!.durationNs;
-    for (const k of ['p10', 'p50', 'p90'] as const) expect(withEnv[k] / without[k]).toBeCloseTo(1, 12);
-  });
+  it(
+    "two profiled clocks: the time band starts from the kernel's exponent envelope, and a clock-bound kernel has " +
+      'none',
+    async () => {
+      const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+      const range = cal.uncertainty!.roofExponentRange!;
+      expect(range.p10).toBeLessThan(range.p90);
+      const u = { dram_active: 0.3, sm_active: 0.9, fp32_active: 0.3 };
+      const mixed = [
+        { smClockMHz: 1710, durationNs: 1.0e6, powerW: 200, utilization: u },
+        { smClockMHz: 870, durationNs: 1.5e6, powerW: 120, utilization: u },
+      ];
+      const clockBound = [mixed[0]!, { ...mixed[1]!, durationNs: (1.0e6 * 1710) / 870 }];
+      const width = (p: typeof mixed) => {
+        const t = predictKernelBand(cal, p, 1215).band!.durationNs;
+        return t.p90 / t.p10;
+      };
+      const noEnvelope = structuredClone(cal);
+      noEnvelope.uncertainty!.roofExponentRange = null;
+      const env = exponentEnvelope(mixed, 1215, cal.time.roofExponent!.exponent, range);
+      expect(env.hi / env.lo).toBeGreaterThan(1.01);
+      expect(width(mixed)).toBeGreaterThan(width(clockBound) * 1.01);
+      const without = predictKernelBand(noEnvelope, clockBound, 1215).band!.durationNs;
+      const withEnv = predictKernelBand(cal, clockBound, 1215).band!.durationNs;
+      for (const k of ['p10', 'p50', 'p90'] as const) expect(withEnv[k] / without[k]).toBeCloseTo(1, 12);
+    },
+  );
 
-  it("a kernel whose DRAM activity is above the memory ceiling at the target: the band of the kernels that crossed it, never narrower than its mode's; without that table, it reaches the clock-bound time", async () => {
-    const cal = await loadCalibration(path.join(repoRoot, 'calibration/v100.json'));
-    const ceiling = cal.uncertainty!.memoryCeiling!;
-    // Six V100 microbenchmarks cross the ceiling: enough for a table of their own (MIN_CEILING_FOLDS).
-    expect(ceiling.time.n).toBeGreaterThan(100);
-    // The V100's calibrated ceiling falls from 0.93 at 1380 MHz to 0.63 at 705 MHz.
-    const u = { dram_active: 0.9, sm_active: 0.95, sm_occupancy: 0.5, fp32_active: 0.05 };
-    const profile = { smClockMHz: 1380, durationNs: 1.0e6, powerW: 200, utilization: u };
-    const heavy = predictKernelBand(cal, profile, 705);
-    const b = heavy.band!;
-    expect(b.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
-    expect(heavy.durationNs).toBeLessThan(1.0e6 * (1380 / 705) * 0.9);
-    const fromTable = bandAround(ceiling.time, b.clockDistance, b.counterDistance, heavy.durationNs);
-    const fromMode = bandAround(
-      cal.uncertainty!.modes['one-clock-down']!.time,
-      b.clockDistance,
-      b.counterDistance,
-      heavy.durationNs,
-    );
-    expect(b.durationNs.p90).toBeCloseTo(Math.max(fromTable.p90, fromMode.p90), 6);
-    expect(b.durationNs.p10).toBeCloseTo(Math.min(fromTable.p10, fromMode.p10), 6);
-    expect(describeRegime(b)).toBe(`one-clock-down · >40 % · counters ${b.regime.counter} · memory ceiling`);
-    // Without the table (files written before it, or fewer than five benchmarks crossed): the clock-bound reach.
-    const old = { ...cal, uncertainty: { ...cal.uncertainty!, memoryCeiling: undefined } };
-    expect(predictKernelBand(old, profile, 705).band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
-    // The same kernel near the profiled clock, and a light one at 705 MHz: the band is the tables' alone.
-    expect(predictKernelBand(cal, profile, 1237).band!.regime.memoryCeiling).toBe(false);
-    const light = predictKernelBand(cal, { ...profile, utilization: { ...u, dram_active: 0.2 } }, 705).band!;
-    expect(light.regime.memoryCeiling).toBe(false);
-    expect(light.durationNs.p90 / light.durationNs.p50).toBeLessThan(1380 / 705);
-    // Two profiled clocks: the kernel's own curve, no reach.
-    expect(
-      predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime
-        .memoryCeiling,
-    ).toBe(false);
-  });
+  it(
+    'a kernel whose DRAM activity is above the memory ceiling at the target: the band of the kernels that ' +
+      "crossed it, never narrower than its mode's; without that table, it reaches the clock-bound time",
+    async () => {
+      const cal = await loadCalibration(path.join(repoRoot, 'calibration/v100.json'));
+      const ceiling = cal.uncertainty!.memoryCeiling!;
+      // Six V100 microbenchmarks cross the ceiling: enough for a table of their own (MIN_CEILING_FOLDS).
+      expect(ceiling.time.n).toBeGreaterThan(100);
+      // The V100's calibrated ceiling falls from 0.93 at 1380 MHz to 0.63 at 705 MHz.
+      const u = { dram_active: 0.9, sm_active: 0.95, sm_occupancy: 0.5, fp32_active: 0.05 };
+      const profile = { smClockMHz: 1380, durationNs: 1.0e6, powerW: 200, utilization: u };
+      const heavy = predictKernelBand(cal, profile, 705);
+      const b = heavy.band!;
+      expect(b.regime).toMatchObject({ memoryCeiling: true, clock: 'far' });
+      expect(heavy.durationNs).toBeLessThan(1.0e6 * (1380 / 705) * 0.9);
+      const fromTable = bandAround(ceiling.time, b.clockDistance, b.counterDistance, heavy.durationNs);
+      const fromMode = bandAround(
+        cal.uncertainty!.modes['one-clock-down']!.time,
+        b.clockDistance,
+        b.counterDistance,
+        heavy.durationNs,
+      );
+      expect(b.durationNs.p90).toBeCloseTo(Math.max(fromTable.p90, fromMode.p90), 6);
+      expect(b.durationNs.p10).toBeCloseTo(Math.min(fromTable.p10, fromMode.p10), 6);
+      expect(describeRegime(b)).toBe(`one-clock-down · >40 % · counters ${b.regime.counter} · memory ceiling`);
+      // Without the table (files written before it, or fewer than five benchmarks crossed): the clock-bound reach.
+      const old = { ...cal, uncertainty: { ...cal.uncertainty!, memoryCeiling: undefined } };
+      expect(predictKernelBand(old, profile, 705).band!.durationNs.p90).toBeGreaterThanOrEqual(1.0e6 * (1380 / 705));
+      // The same kernel near the profiled clock, and a light one at 705 MHz: the band is the tables' alone.
+      expect(predictKernelBand(cal, profile, 1237).band!.regime.memoryCeiling).toBe(false);
+      const light = predictKernelBand(cal, { ...profile, utilization: { ...u, dram_active: 0.2 } }, 705).band!;
+      expect(light.regime.memoryCeiling).toBe(false);
+      expect(light.durationNs.p90 / light.durationNs.p50).toBeLessThan(1380 / 705);
+      // Two profiled clocks: the kernel's own curve, no reach.
+      expect(
+        predictKernelBand(cal, [profile, { ...profile, smClockMHz: 945, durationNs: 1.4e6 }], 705).band!.regime
+          .memoryCeiling,
+      ).toBe(false);
+    },
+  );
 
-  it("a kernel whose profiled power the power model cannot explain: its power and energy bands reach the model's figure", async () => {
-    const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
-    const u = { dram_active: 0.03, sm_active: 0.95, sm_occupancy: 0.84, fp32_active: 0.9 };
-    const modelW = (f: number, p: { utilization: Record<string, number> }) => modelPower(cal, f, p.utilization);
-    const explained = { smClockMHz: 1710, durationNs: 2.6e6, powerW: modelW(1710, { utilization: u }), utilization: u };
-    expect(predictKernelBand(cal, explained, 1305).band!.regime.powerUnexplained).toBe(false);
-    // mixbench-cuda-alt int input001 on the RTX 8000 reads 121 W at 1710 MHz and 243 W at 1605 MHz: half the model's.
-    const glitch = { ...explained, powerW: explained.powerW * Math.exp(-1.2 * cal.uncertainty!.powerMisfitMax!) };
-    const p = predictKernelBand(cal, glitch, 1305);
-    expect(p.band!.regime.powerUnexplained).toBe(true);
-    expect(describeRegime(p.band!)).toContain('power unexplained');
-    const atTarget = Math.min(cal.powerCap.powerW ?? Infinity, modelPower(cal, p.effectiveClockMHz, p.utilization));
-    expect(p.band!.powerW.p90).toBeGreaterThanOrEqual(atTarget);
-    expect(p.band!.energyJ.p90).toBeGreaterThanOrEqual((atTarget * p.durationNs) / 1e9);
-  });
+  it(
+    "a kernel whose profiled power the power model cannot explain: its power and energy bands reach the model's " +
+      'figure',
+    async () => {
+      const cal = await loadCalibration(path.join(repoRoot, 'calibration/rtx8000.json'));
+      const u = { dram_active: 0.03, sm_active: 0.95, sm_occupancy: 0.84, fp32_active: 0.9 };
+      const modelW = (f: number, p: { utilization: Record<string, number> }) => modelPower(cal, f, p.utilization);
+      const explained = {
+        smClockMHz: 1710,
+        durationNs: 2.6e6,
+        powerW: modelW(1710, { utilization: u }),
+        utilization: u,
+      };
+      expect(predictKernelBand(cal, explained, 1305).band!.regime.powerUnexplained).toBe(false);
+      // mixbench-cuda-alt int input001 on the RTX 8000 reads 121 W at 1710 MHz and 243 W at 1605 MHz: half the model's.
+      const glitch = { ...explained, powerW: explained.powerW * Math.exp(-1.2 * cal.uncertainty!.powerMisfitMax!) };
+      const p = predictKernelBand(cal, glitch, 1305);
+      expect(p.band!.regime.powerUnexplained).toBe(true);
+      expect(describeRegime(p.band!)).toContain('power unexplained');
+      const atTarget = Math.min(cal.powerCap.powerW ?? Infinity, modelPower(cal, p.effectiveClockMHz, p.utilization));
+      expect(p.band!.powerW.p90).toBeGreaterThanOrEqual(atTarget);
+      expect(p.band!.energyJ.p90).toBeGreaterThanOrEqual((atTarget * p.durationNs) / 1e9);
+    },
+  );
 
   it('the library entry exposes the band API', () => {
     expect(tw.predictKernelBand).toBe(predictKernelBand);

@@ -181,47 +181,52 @@ describe('fit network: durations made by the replay are fitted back to the links
     fit.modelledNs.forEach((m, i) => expect(Math.abs(m / run.collectives[i].measuredNs - 1)).toBeLessThan(0.002));
   });
 
-  it('through the files and the CLI (durations in whole µs): bandwidth within 2 %, latency within 6 %, written as an ASTRA-sim network.yml', async () => {
-    const { sys, net } = await files('cli', START);
-    const trueNet = parseNetworkConfig('true.yml', netYaml(TRUE));
-    const truth = await Promise.all(COLLECTIVES.map((c) => replayedNs(c, trueNet)));
-    // Members wait for late peers except ranks 0, 1, 6 and 7 (one in every group): the fit must take the shortest.
-    const onTime = [0, 1, 6, 7];
-    const prefix = await writeRun(
-      'cli',
-      COLLECTIVES,
-      truth.map((ns) => BigInt(Math.round(ns / 1000))),
-      (rank, nodes) => {
-        if (!onTime.includes(rank)) for (const n of nodes) n.durationMicros += BigInt(37 * (rank + 1));
-        return nodes;
-      },
-    );
-    const out = path.join(dir, 'fitted.yml');
-    const r = await fitCli(prefix, { sys, net }, out, '--json');
-    expect(r.err).toBe('');
-    expect(r.code).toBe(0);
-    const j = JSON.parse(r.out);
-    expect(j.instances.every((x: { lastRank: number }) => onTime.includes(x.lastRank))).toBe(true);
-    const written = await loadNetworkConfig(out);
-    written.dims.forEach((d, i) => {
-      expect(d.topology).toBe(TRUE[i][0]);
-      expect(d.npus).toBe(TRUE[i][1]);
-      // The shortest collective (a 16 KiB all-to-all, 5.708 µs) is written as 6 µs (+5.1 %): whole-µs durations cost the latency most.
-      expect(Math.abs(d.bandwidthGBps / TRUE[i][2] - 1)).toBeLessThan(0.02);
-      expect(Math.abs(d.latencyNs / TRUE[i][3] - 1)).toBeLessThan(0.06);
-    });
-    const text = await readFile(out, 'utf8');
-    expect(text).toMatch(/^# tracewatt fit network: /);
-    expect(text).toMatch(/# ALL_REDUCE +5 +65536–50331648 /);
-    // No worse than the whole-µs rounding of the shortest ones (5.708 → 6 µs, 9.748 → 10 µs).
-    for (const k of j.byKind) expect(k.fitted.maxAbsErrorPct).toBeLessThan(6);
-    expect(j.notes.join('\n')).toMatch(/8 collective\(s\) shorter than 20 µs: .* up to ±8 % rounding/);
-    // The text view: the same tables, units in every header.
-    const t = await fitCli(prefix, { sys, net }, out, '--wide');
-    expect(t.out).toMatch(/fitted bandwidth \(GB\/s as ASTRA-sim reads it\)/);
-    expect(t.out).toMatch(/measured mean \(µs\)/);
-    expect(t.out).toMatch(/wrote .*fitted\.yml/);
-  });
+  it(
+    'through the files and the CLI (durations in whole µs): bandwidth within 2 %, latency within 6 %, written as ' +
+      'an ASTRA-sim network.yml',
+    async () => {
+      const { sys, net } = await files('cli', START);
+      const trueNet = parseNetworkConfig('true.yml', netYaml(TRUE));
+      const truth = await Promise.all(COLLECTIVES.map((c) => replayedNs(c, trueNet)));
+      // Members wait for late peers except ranks 0, 1, 6 and 7 (one in every group): the fit must take the shortest.
+      const onTime = [0, 1, 6, 7];
+      const prefix = await writeRun(
+        'cli',
+        COLLECTIVES,
+        truth.map((ns) => BigInt(Math.round(ns / 1000))),
+        (rank, nodes) => {
+          if (!onTime.includes(rank)) for (const n of nodes) n.durationMicros += BigInt(37 * (rank + 1));
+          return nodes;
+        },
+      );
+      const out = path.join(dir, 'fitted.yml');
+      const r = await fitCli(prefix, { sys, net }, out, '--json');
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      const j = JSON.parse(r.out);
+      expect(j.instances.every((x: { lastRank: number }) => onTime.includes(x.lastRank))).toBe(true);
+      const written = await loadNetworkConfig(out);
+      written.dims.forEach((d, i) => {
+        expect(d.topology).toBe(TRUE[i][0]);
+        expect(d.npus).toBe(TRUE[i][1]);
+        // The shortest collective (a 16 KiB all-to-all, 5.708 µs) is written as 6 µs (+5.1 %): whole-µs durations cost
+        // the latency most.
+        expect(Math.abs(d.bandwidthGBps / TRUE[i][2] - 1)).toBeLessThan(0.02);
+        expect(Math.abs(d.latencyNs / TRUE[i][3] - 1)).toBeLessThan(0.06);
+      });
+      const text = await readFile(out, 'utf8');
+      expect(text).toMatch(/^# tracewatt fit network: /);
+      expect(text).toMatch(/# ALL_REDUCE +5 +65536–50331648 /);
+      // No worse than the whole-µs rounding of the shortest ones (5.708 → 6 µs, 9.748 → 10 µs).
+      for (const k of j.byKind) expect(k.fitted.maxAbsErrorPct).toBeLessThan(6);
+      expect(j.notes.join('\n')).toMatch(/8 collective\(s\) shorter than 20 µs: .* up to ±8 % rounding/);
+      // The text view: the same tables, units in every header.
+      const t = await fitCli(prefix, { sys, net }, out, '--wide');
+      expect(t.out).toMatch(/fitted bandwidth \(GB\/s as ASTRA-sim reads it\)/);
+      expect(t.out).toMatch(/measured mean \(µs\)/);
+      expect(t.out).toMatch(/wrote .*fitted\.yml/);
+    },
+  );
 });
 
 describe('fit network: bad input', () => {
@@ -353,42 +358,50 @@ describe('fit network: the real DLRM run (8 × V100, traces/pytorch-real/dlrm)',
     return out;
   }
 
-  it('the network is not where the modelled replay loses: given, fitted and infinitely fast networks finish every rank within 1 %', async () => {
-    const fast = path.join(dir, 'dlrm-fast.yml');
-    await writeFile(fast, 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [1000000000]\nlatency: [0]\n');
-    const finish = async (network: string) =>
-      (await replayFiles({ trace: prefix, system, network })).ranks.map((x) => x.finishNs);
-    const [onGiven, onFitted, onFast] = [await finish(given), await finish(fitted), await finish(fast)];
-    onFitted.forEach((f, rank) => {
-      expect(Math.abs(f / onGiven[rank] - 1)).toBeLessThan(0.01);
-      expect(Math.abs(f / onFast[rank] - 1)).toBeLessThan(0.01);
-    });
-  });
+  it(
+    'the network is not where the modelled replay loses: given, fitted and infinitely fast networks finish every ' +
+      'rank within 1 %',
+    async () => {
+      const fast = path.join(dir, 'dlrm-fast.yml');
+      await writeFile(fast, 'topology: [Switch]\nnpus_count: [8]\nbandwidth: [1000000000]\nlatency: [0]\n');
+      const finish = async (network: string) =>
+        (await replayFiles({ trace: prefix, system, network })).ranks.map((x) => x.finishNs);
+      const [onGiven, onFitted, onFast] = [await finish(given), await finish(fitted), await finish(fast)];
+      onFitted.forEach((f, rank) => {
+        expect(Math.abs(f / onGiven[rank] - 1)).toBeLessThan(0.01);
+        expect(Math.abs(f / onFast[rank] - 1)).toBeLessThan(0.01);
+      });
+    },
+  );
 
   // The import cuts from each host op's duration_micros the time it was blocked in CUDA synchronisation (a dependency
   // on the awaited GPU work stands for it) and the time the autograd thread's ops ran inside "## backward ##" (the one
   // CPU slot runs them themselves); the replay starts each rank at its measured start (ranks entered the step up to
   // 7.5 ms apart) and counts its iteration from there.
-  it('the modelled replay lands within 5 % of the measured iteration on every rank, on the shipped and on the fitted network', async () => {
-    const measured = await measuredSteps();
-    expect(measured.map((m) => m.durNs)).toEqual([
-      14455000, 19901000, 13017000, 19313000, 17979000, 17797000, 13091000, 12509000,
-    ]);
-    const first = Math.min(...measured.map((m) => m.startUs));
-    for (const network of [given, fitted]) {
-      const res = await replayFiles({ trace: prefix, system, network });
-      for (const x of res.ranks) {
-        expect(x.startOffsetNs).toBe((measured[x.rank]!.startUs - first) * 1000);
-        expect(Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)).toBeLessThan(0.05);
+  it(
+    'the modelled replay lands within 5 % of the measured iteration on every rank, on the shipped and on the ' +
+      'fitted network',
+    async () => {
+      const measured = await measuredSteps();
+      expect(measured.map((m) => m.durNs)).toEqual([
+        14455000, 19901000, 13017000, 19313000, 17979000, 17797000, 13091000, 12509000,
+      ]);
+      const first = Math.min(...measured.map((m) => m.startUs));
+      for (const network of [given, fitted]) {
+        const res = await replayFiles({ trace: prefix, system, network });
+        for (const x of res.ranks) {
+          expect(x.startOffsetNs).toBe((measured[x.rank]!.startUs - first) * 1000);
+          expect(Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)).toBeLessThan(0.05);
+        }
       }
-    }
-    // Started together (the library option), the late ranks wait in their first collective for the early ones.
-    const together = await replayFiles({ trace: prefix, system, network: fitted, startAsMeasured: false });
-    expect(together.ranks.every((x) => x.startOffsetNs === undefined)).toBe(true);
-    expect(Math.max(...together.ranks.map((x) => Math.abs(x.finishNs / measured[x.rank]!.durNs - 1)))).toBeGreaterThan(
-      0.2,
-    );
-  });
+      // Started together (the library option), the late ranks wait in their first collective for the early ones.
+      const together = await replayFiles({ trace: prefix, system, network: fitted, startAsMeasured: false });
+      expect(together.ranks.every((x) => x.startOffsetNs === undefined)).toBe(true);
+      expect(
+        Math.max(...together.ranks.map((x) => Math.abs(x.finishNs / measured[x.rank]!.durNs - 1))),
+      ).toBeGreaterThan(0.2);
+    },
+  );
 
   it("a what-if sweep starts the ranks as replay does: its point at the given network is replay's makespan", async () => {
     const r = await cli([

@@ -38,39 +38,56 @@ for (const model of ['gpt3-175b', 'bloom'] as const) {
       expect(r.fastest.timeChangePct).toBeLessThan(-0.5);
       expect(Math.abs(r.intrinsic.timeChangePct)).toBeLessThan(1e-3);
     });
-    it("is within 0.5 % of Perseus' frontier (0.1 ms quanta) or below at every one of its times from its fastest on, with one and with two clocks", () => {
-      const perseus = frontier(model, '');
-      const d = againstPerseus(r, perseus);
-      expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
-      expect(d.fastestRatio).toBeLessThan(1.0005);
-      expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-      for (const p of perseus)
-        if (p.timeS >= r.frontier[0]!.timeS)
-          expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
-    });
-    it("is within 0.5 % of Perseus' own plans evaluated on the measurements, or below, at the real time of every one of them", () => {
-      // Perseus' frontier energies are its fitted models'; its plans (every 10th, 0.1 ms run) on the measured options.
-      const d = againstPerseus(r, readFrontier(path.join(dir, `${model}-capped_bf16_mb12_rescored.csv`)));
-      expect(d.uncovered).toBe(0);
-      expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-    });
-    it("saves at least what Perseus' frontier saves less 0.5 points when a straggler sets the iteration time (slowdowns 1.00–1.50)", () => {
-      for (const c of extrinsicAgainstPerseus(r, frontier(model, '')))
-        expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
-    });
+    it(
+      "is within 0.5 % of Perseus' frontier (0.1 ms quanta) or below at every one of its times from its fastest " +
+        'on, with one and with two clocks',
+      () => {
+        const perseus = frontier(model, '');
+        const d = againstPerseus(r, perseus);
+        expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
+        expect(d.fastestRatio).toBeLessThan(1.0005);
+        expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+        for (const p of perseus)
+          if (p.timeS >= r.frontier[0]!.timeS)
+            expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
+      },
+    );
+    it(
+      "is within 0.5 % of Perseus' own plans evaluated on the measurements, or below, at the real time of every " +
+        'one of them',
+      () => {
+        // Perseus' frontier energies are its fitted models'; its plans (every 10th, 0.1 ms run) on the measured
+        // options.
+        const d = againstPerseus(r, readFrontier(path.join(dir, `${model}-capped_bf16_mb12_rescored.csv`)));
+        expect(d.uncovered).toBe(0);
+        expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+      },
+    );
+    it(
+      "saves at least what Perseus' frontier saves less 0.5 points when a straggler sets the iteration time " +
+        '(slowdowns 1.00–1.50)',
+      () => {
+        for (const c of extrinsicAgainstPerseus(r, frontier(model, '')))
+          expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
+      },
+    );
     for (const [quantum, quantumS] of [
       ['', 0.0001],
       ['_1ms', 0.001],
     ] as const) {
-      it(`in Perseus' time convention (${quantumS * 1000} ms quanta) starts at its fastest time to the digit and is within 0.5 % of it or below at every point`, async () => {
-        const d = againstPerseus(
-          planStages(await stageOptions(profile(model), quantumS), 12),
-          frontier(model, quantum),
-        );
-        expect(d.fastestRatio - 1).toBeCloseTo(0, 9);
-        expect(d.uncovered).toBe(0);
-        expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-      });
+      it(
+        `in Perseus' time convention (${quantumS * 1000} ms quanta) starts at its fastest time to the digit and ` +
+          `is within 0.5 % of it or below at every point`,
+        async () => {
+          const d = againstPerseus(
+            planStages(await stageOptions(profile(model), quantumS), 12),
+            frontier(model, quantum),
+          );
+          expect(d.fastestRatio - 1).toBeCloseTo(0, 9);
+          expect(d.uncovered).toBe(0);
+          expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+        },
+      );
     }
   });
 }

@@ -82,7 +82,9 @@ interface Row {
 
 const fmt = (x: number, d = 2) => (x >= 0 ? '+' : '−') + Math.abs(x).toFixed(d);
 const line = (r: Row) =>
-  `| ${r.c.data} | ${r.c.model} | ${r.c.microBatches} | ${r.c.quantumS * 1000} | ${r.realFastestRatio.toFixed(4)} | ${r.fastestRatio.toFixed(4)} | ${fmt(r.worstGapPct)} | ${fmt(r.bestGapPct)} | ${r.below} of ${r.points} |`;
+  `| ${r.c.data} | ${r.c.model} | ${r.c.microBatches} | ${r.c.quantumS * 1000} | ` +
+  `${r.realFastestRatio.toFixed(4)} | ${r.fastestRatio.toFixed(4)} | ${fmt(r.worstGapPct)} | ` +
+  `${fmt(r.bestGapPct)} | ${r.below} of ${r.points} |`;
 
 describe("the frontier against Perseus' in its time convention, every point (docs/plans.md)", () => {
   const rows: Row[] = [];
@@ -116,30 +118,39 @@ describe("the frontier against Perseus' in its time convention, every point (doc
     }
   });
 
-  it("in real time Perseus' fastest point is shorter than any plan of the measured options (its times are floored)", () => {
-    for (const r of rows) expect(r.realFastestRatio).toBeGreaterThan(1);
-  });
+  it(
+    "in real time Perseus' fastest point is shorter than any plan of the measured options (its times are " + 'floored)',
+    () => {
+      for (const r of rows) expect(r.realFastestRatio).toBeGreaterThan(1);
+    },
+  );
 
-  it("where tracewatt is below Perseus: Perseus' frontier lies above its own plans measured, and tracewatt's plans lie below those (capped profiles, re-scored)", async () => {
-    for (const r of rows.filter((x) => x.c.rescored)) {
-      const perseus = readFrontier(r.c.frontier);
-      const rescored = readFrontier(r.c.rescored!);
-      const real = planStages(await stageOptions(r.c.profile), r.c.microBatches, r.c.profile);
-      // Perseus' frontier at the (longer, real) time of each of its plans re-scored on the measurements, over the
-      // plan's measured energy: how far its exponential cost models lie above what its own plans draw.
-      const modelExcessPct = Math.max(...rescored.map((p) => 100 * (bestWithin(perseus, p.timeS) / p.energyJ - 1)));
-      // tracewatt's least energy within the real time of each of Perseus' plans, below that plan's measured energy.
-      const planGainPct = Math.max(
-        ...rescored.map((p) => 100 * (1 - bestWithin(real.frontier, p.timeS * (1 + 1e-9)) / p.energyJ)),
-      );
-      console.log(
-        `${r.c.model}: below Perseus by up to ${(-r.bestGapPct).toFixed(2)} %; Perseus' frontier above its own plans measured by up to ${modelExcessPct.toFixed(2)} %; tracewatt below those plans by up to ${planGainPct.toFixed(2)} %`,
-      );
-      expect(modelExcessPct, r.c.model).toBeGreaterThan(0);
-      expect(planGainPct, r.c.model).toBeGreaterThan(0);
-      expect(-r.bestGapPct, r.c.model).toBeLessThanOrEqual(modelExcessPct + planGainPct);
-    }
-  });
+  it(
+    "where tracewatt is below Perseus: Perseus' frontier lies above its own plans measured, and tracewatt's " +
+      'plans lie below those (capped profiles, re-scored)',
+    async () => {
+      for (const r of rows.filter((x) => x.c.rescored)) {
+        const perseus = readFrontier(r.c.frontier);
+        const rescored = readFrontier(r.c.rescored!);
+        const real = planStages(await stageOptions(r.c.profile), r.c.microBatches, r.c.profile);
+        // Perseus' frontier at the (longer, real) time of each of its plans re-scored on the measurements, over the
+        // plan's measured energy: how far its exponential cost models lie above what its own plans draw.
+        const modelExcessPct = Math.max(...rescored.map((p) => 100 * (bestWithin(perseus, p.timeS) / p.energyJ - 1)));
+        // tracewatt's least energy within the real time of each of Perseus' plans, below that plan's measured energy.
+        const planGainPct = Math.max(
+          ...rescored.map((p) => 100 * (1 - bestWithin(real.frontier, p.timeS * (1 + 1e-9)) / p.energyJ)),
+        );
+        console.log(
+          `${r.c.model}: below Perseus by up to ${(-r.bestGapPct).toFixed(2)} %; Perseus' frontier above its own ` +
+            `plans measured by up to ${modelExcessPct.toFixed(2)} %; tracewatt below those plans by up to ` +
+            `${planGainPct.toFixed(2)} %`,
+        );
+        expect(modelExcessPct, r.c.model).toBeGreaterThan(0);
+        expect(planGainPct, r.c.model).toBeGreaterThan(0);
+        expect(-r.bestGapPct, r.c.model).toBeLessThanOrEqual(modelExcessPct + planGainPct);
+      }
+    },
+  );
 
   it.runIf(hasShared)('docs/plans.md prints this table (every case: ../shared)', async () => {
     const doc = await readFile(path.join(repoRoot, 'docs', 'plans.md'), 'utf8');

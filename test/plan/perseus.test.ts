@@ -33,54 +33,79 @@ function checkCase(model: Model, index: number, microBatches: number) {
     r = await planFor(model, microBatches);
     expect(r.frontier.length).toBeGreaterThan(20);
   });
-  it(`removes at least Perseus' intrinsic bloat (${PERSEUS_INTRINSIC[model][index]} %) less 0.5 points, with one and with two clocks per computation`, () => {
-    const target = PERSEUS_INTRINSIC[model][index]!;
-    expect(r.intrinsic.savingPct).toBeGreaterThanOrEqual(target - 0.5);
-    expect(r.intrinsic.split.savingPct).toBeGreaterThanOrEqual(r.intrinsic.savingPct);
-    expect(Math.abs(r.intrinsic.timeChangePct)).toBeLessThan(1e-3);
-  });
-  it('starts at the fastest schedule the measurements allow, every plan within its deadline and above the two-clock bound', async () => {
-    const fastestS = fastestScheduleS(await stageOptions(stageProfile(model)), microBatches);
-    expect(r.frontier[0]!.timeS / fastestS - 1).toBeCloseTo(0, 9);
-    expect(r.fastest.timeS).toBe(r.frontier[0]!.timeS);
-    expect(r.fastest.timeS).toBeLessThanOrEqual(r.baseline.timeS);
-    for (const p of r.frontier) {
-      expect(p.timeS).toBeLessThanOrEqual(p.deadlineS * (1 + 1e-9));
-      // The two-clock plan at the deadline is the lower bound of every one-clock plan that meets it.
-      expect(p.energyJ).toBeGreaterThanOrEqual(p.splitEnergyJ * (1 - 1e-9));
-    }
-  });
-  it("is within 0.5 % of Perseus' frontier or below at every one of its iteration times from its fastest on, with one and with two clocks per computation", () => {
-    const perseus = readFrontier(frontierFile(model, microBatches));
-    const d = againstPerseus(r, perseus);
-    // Perseus' times are floored to 0.1 ms per computation: its fastest is up to 0.05 % shorter than the same plan runs.
-    expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
-    expect(d.fastestRatio).toBeLessThan(1.0005);
-    expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-    for (const p of perseus)
-      if (p.timeS >= r.frontier[0]!.timeS)
-        expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
-  });
-  it("in Perseus' time convention (computation times floored to 0.1 ms) starts at its fastest time to the digit and is within 0.5 % of it or below at every point", async () => {
-    const q = planStages(await stageOptions(stageProfile(model), A40_QUANTUM_S), microBatches);
-    const d = againstPerseus(q, readFrontier(frontierFile(model, microBatches)));
-    expect(d.fastestRatio - 1).toBeCloseTo(0, 9);
-    expect(d.uncovered).toBe(0);
-    expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
-  });
-  it("saves at least what Perseus' frontier saves less 0.5 points when a straggler sets the iteration time (Figure 8, slowdowns 1.00–1.50)", () => {
-    const curve = extrinsicAgainstPerseus(r, readFrontier(frontierFile(model, microBatches)));
-    expect(curve).toHaveLength(51);
-    for (const c of curve) expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
-  });
-  it("gives Perseus' published intrinsic figure from its own frontier file with its notebook's formula (baseline at the frontier's fastest time)", () => {
-    // evaluation.ipynb: all-max-clock computation energy plus blocking power for the rest of the frontier's fastest
-    // time. For BLOOM that time is 0.7 % shorter than the all-max-clock iteration, so its figure is not a saving at
-    // the all-max-clock time; tracewatt's is (docs/plans.md explains the difference).
-    const fastest = readFrontier(frontierFile(model, microBatches))[0]!;
-    const allMaxAt = (timeS: number) => r.baseline.energyJ + r.lanes * r.blockingPowerW * (timeS - r.baseline.timeS);
-    expect(100 * (1 - fastest.energyJ / allMaxAt(fastest.timeS))).toBeCloseTo(PERSEUS_INTRINSIC[model][index]!, 1);
-  });
+  it(
+    `removes at least Perseus' intrinsic bloat (${PERSEUS_INTRINSIC[model][index]} %) less 0.5 points, with one ` +
+      `and with two clocks per computation`,
+    () => {
+      const target = PERSEUS_INTRINSIC[model][index]!;
+      expect(r.intrinsic.savingPct).toBeGreaterThanOrEqual(target - 0.5);
+      expect(r.intrinsic.split.savingPct).toBeGreaterThanOrEqual(r.intrinsic.savingPct);
+      expect(Math.abs(r.intrinsic.timeChangePct)).toBeLessThan(1e-3);
+    },
+  );
+  it(
+    'starts at the fastest schedule the measurements allow, every plan within its deadline and above the ' +
+      'two-clock bound',
+    async () => {
+      const fastestS = fastestScheduleS(await stageOptions(stageProfile(model)), microBatches);
+      expect(r.frontier[0]!.timeS / fastestS - 1).toBeCloseTo(0, 9);
+      expect(r.fastest.timeS).toBe(r.frontier[0]!.timeS);
+      expect(r.fastest.timeS).toBeLessThanOrEqual(r.baseline.timeS);
+      for (const p of r.frontier) {
+        expect(p.timeS).toBeLessThanOrEqual(p.deadlineS * (1 + 1e-9));
+        // The two-clock plan at the deadline is the lower bound of every one-clock plan that meets it.
+        expect(p.energyJ).toBeGreaterThanOrEqual(p.splitEnergyJ * (1 - 1e-9));
+      }
+    },
+  );
+  it(
+    "is within 0.5 % of Perseus' frontier or below at every one of its iteration times from its fastest on, with " +
+      'one and with two clocks per computation',
+    () => {
+      const perseus = readFrontier(frontierFile(model, microBatches));
+      const d = againstPerseus(r, perseus);
+      // Perseus' times are floored to 0.1 ms per computation: its fastest is up to 0.05 % shorter than the same plan
+      // runs.
+      expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
+      expect(d.fastestRatio).toBeLessThan(1.0005);
+      expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+      for (const p of perseus)
+        if (p.timeS >= r.frontier[0]!.timeS)
+          expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
+    },
+  );
+  it(
+    "in Perseus' time convention (computation times floored to 0.1 ms) starts at its fastest time to the digit " +
+      'and is within 0.5 % of it or below at every point',
+    async () => {
+      const q = planStages(await stageOptions(stageProfile(model), A40_QUANTUM_S), microBatches);
+      const d = againstPerseus(q, readFrontier(frontierFile(model, microBatches)));
+      expect(d.fastestRatio - 1).toBeCloseTo(0, 9);
+      expect(d.uncovered).toBe(0);
+      expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+    },
+  );
+  it(
+    "saves at least what Perseus' frontier saves less 0.5 points when a straggler sets the iteration time " +
+      '(Figure 8, slowdowns 1.00–1.50)',
+    () => {
+      const curve = extrinsicAgainstPerseus(r, readFrontier(frontierFile(model, microBatches)));
+      expect(curve).toHaveLength(51);
+      for (const c of curve) expect(c.savingPct).toBeGreaterThanOrEqual(c.perseusPct - 0.5);
+    },
+  );
+  it(
+    "gives Perseus' published intrinsic figure from its own frontier file with its notebook's formula (baseline " +
+      "at the frontier's fastest time)",
+    () => {
+      // evaluation.ipynb: all-max-clock computation energy plus blocking power for the rest of the frontier's fastest
+      // time. For BLOOM that time is 0.7 % shorter than the all-max-clock iteration, so its figure is not a saving at
+      // the all-max-clock time; tracewatt's is (docs/plans.md explains the difference).
+      const fastest = readFrontier(frontierFile(model, microBatches))[0]!;
+      const allMaxAt = (timeS: number) => r.baseline.energyJ + r.lanes * r.blockingPowerW * (timeS - r.baseline.timeS);
+      expect(100 * (1 - fastest.energyJ / allMaxAt(fastest.timeS))).toBeCloseTo(PERSEUS_INTRINSIC[model][index]!, 1);
+    },
+  );
   it("reproduces EnvPipe's result within 0.2 %", () => {
     expect(Math.abs(r.envPipe.energyJ / envPipeEnergyJ(model, microBatches) - 1)).toBeLessThan(0.002);
     expect(Math.abs(r.envPipe.timeChangePct)).toBeLessThan(1e-6);
@@ -90,8 +115,11 @@ function checkCase(model: Model, index: number, microBatches: number) {
 for (const model of MODELS) {
   describe(`${model}, 12 micro-batches (vendored Perseus frontier)`, () => checkCase(model, 0, 12));
   [24, 48, 96].forEach((mb, k) =>
-    describe(`${model}, ${mb} micro-batches (Perseus frontier in ../shared${hasShared ? '' : ': every 50th point, vendored'})`, () =>
-      checkCase(model, k + 1, mb)),
+    describe(
+      `${model}, ${mb} micro-batches (Perseus frontier in ../shared` +
+        `${hasShared ? '' : ': every 50th point, vendored'})`,
+      () => checkCase(model, k + 1, mb),
+    ),
   );
 }
 

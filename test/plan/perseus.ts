@@ -50,7 +50,10 @@ export function readFrontier(file: string): { timeS: number; energyJ: number }[]
     .sort((a, b) => a.timeS - b.timeS);
 }
 
-/** EnvPipe's iteration energy for a model and micro-batch count, in the profile's units (the file is scaled ×10·TP = ×80). */
+/**
+ * EnvPipe's iteration energy for a model and micro-batch count, in the profile's units (the file is scaled ×10·TP =
+ * ×80).
+ */
 export function envPipeEnergyJ(model: Model, microBatches: number): number {
   const rows = readFileSync(fixturePath('perseus', 'envpipe_result_a40.csv'), 'utf8').trim().split('\n').slice(1);
   const row = rows.map((l) => l.split(',')).find((c) => c[0] === model && Number(c[3]) === microBatches)!;

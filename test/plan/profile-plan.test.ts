@@ -43,7 +43,8 @@ describe('planProfile', () => {
     expect(a.source.fitClocksMHz).toEqual(fit);
     expect(a.intrinsic).toEqual(b.intrinsic);
     expect(a.notes).toContain(
-      `options at 60 clocks modelled from 855, 1305, 1740 MHz (t = A + B/f, P quadratic in f per stage and pass; power cap ${capW.toFixed(1)} W)`,
+      `options at 60 clocks modelled from 855, 1305, 1740 MHz (t = A + B/f, P quadratic in f per stage and ` +
+        `pass; power cap ${capW.toFixed(1)} W)`,
     );
   });
   it("floors times to Perseus' quantum when asked, and says the iterations look shorter", async () => {

@@ -192,7 +192,8 @@ describe('extrinsic saving', () => {
       { timeS: 12, energyJ: 95 },
     ];
     const e = extrinsicSaving(frontier, { timeS: 10, energyJ: 120 }, frontier[0]!, 12, 2, 5)!;
-    // waiting costs 2 lanes × 5 W: baseline 120 + 20 = 140; intrinsic 100 + 20 = 120; the 11 s plan 90 + 10 = 100; the 12 s plan 95
+    // waiting costs 2 lanes × 5 W: baseline 120 + 20 = 140; intrinsic 100 + 20 = 120; the 11 s plan 90 + 10 = 100; the
+    // 12 s plan 95
     expect(e.baselineEnergyJ).toBe(140);
     expect(e.plannedTimeS).toBe(12);
     expect(e.plannedEnergyJ).toBe(95);

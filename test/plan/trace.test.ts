@@ -65,7 +65,8 @@ describe('plan --trace on a generated LLaMA-2 7B trace (pp 4, tp 2)', () => {
     expect(r.notes.join(' ')).toMatch(/roofline-enabled: replayed with it off/);
   });
   it('never plans below the two-clock bound, past the relaxation’s lowest-energy time too', () => {
-    // Past it the relaxation rises (waiting costs more than slowing saves): the bound is its least energy by the deadline.
+    // Past it the relaxation rises (waiting costs more than slowing saves): the bound is its least energy by the
+    // deadline.
     for (const p of r.frontier) expect(p.energyJ).toBeGreaterThanOrEqual(p.splitEnergyJ * (1 - 1e-9));
   });
   it('replays within 0.1 % of the all-max-clock iteration time with less energy', () => {

@@ -1,7 +1,8 @@
 /**
  * One decimal separator per file (issue 14): "163,05" → 163.05 but "163,052" → 163052 and "1,004" → 1004 made
  * `predict` on a profile written with three-decimal commas print 1149.6 ms and 153,242.7 W instead of 1.149 ms and
- * 153.3 W, exit 0, no note. Real profiles rewritten with decimal commas must read as the originals (rounded as written).
+ * 153.3 W, exit 0, no note. Real profiles rewritten with decimal commas must read as the originals (rounded as
+ * written).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -63,22 +64,29 @@ describe('one decimal rule per file', () => {
     expect(b.notes.join('\n')).not.toMatch(/decimal/);
   });
 
-  it('a file whose first commas are ambiguous ("1,004") and whose later cells settle the comma is read again with it', async () => {
-    const f = tmpFile(
-      'late-settle.csv',
-      [',mean HW_power,st_dev,var,#samples', 'a_k1,"1,004",1,1,5', 'b_k1,"163,052",1,1,5', 'c_k1,"163,05",1,1,5'].join(
-        '\n',
-      ),
-    );
-    const t = await readProfile(f);
-    expect(t.samples.map((s) => s.powerW)).toEqual([1.004, 163.052, 163.05]);
-    expect(t.notes.join('\n')).toMatch(/decimal comma.*settled by row 4, column 'mean HW_power' \('163,05'\)/);
-    const g = tmpFile(
-      'late-settle-dot.csv',
-      [',mean HW_power,st_dev,var,#samples', 'a_k1,"1,004",1,1,5', 'b_k1,"1,163,052",1,1,5'].join('\n'),
-    );
-    expect((await readProfile(g)).samples.map((s) => s.powerW)).toEqual([1004, 1163052]);
-  });
+  it(
+    'a file whose first commas are ambiguous ("1,004") and whose later cells settle the comma is read again with ' +
+      'it',
+    async () => {
+      const f = tmpFile(
+        'late-settle.csv',
+        [
+          ',mean HW_power,st_dev,var,#samples',
+          'a_k1,"1,004",1,1,5',
+          'b_k1,"163,052",1,1,5',
+          'c_k1,"163,05",1,1,5',
+        ].join('\n'),
+      );
+      const t = await readProfile(f);
+      expect(t.samples.map((s) => s.powerW)).toEqual([1.004, 163.052, 163.05]);
+      expect(t.notes.join('\n')).toMatch(/decimal comma.*settled by row 4, column 'mean HW_power' \('163,05'\)/);
+      const g = tmpFile(
+        'late-settle-dot.csv',
+        [',mean HW_power,st_dev,var,#samples', 'a_k1,"1,004",1,1,5', 'b_k1,"1,163,052",1,1,5'].join('\n'),
+      );
+      expect((await readProfile(g)).samples.map((s) => s.powerW)).toEqual([1004, 1163052]);
+    },
+  );
 
   it('a column of only ambiguous commas is an error naming file, row and column', async () => {
     const f = tmpFile(

@@ -131,7 +131,8 @@ describe('bad input in dataset presets', () => {
 describe('generic reader with a column mapping', () => {
   const csv = tmpFile(
     'lab.csv',
-    'bench;kernel;clk (GHz);t_ms;p;smact_pct;flops\nresnet;conv1;1,41;2,5;250;80;1e9\nresnet;conv1;1,2;3,0;200;78;1e9\n',
+    'bench;kernel;clk ' +
+      '(GHz);t_ms;p;smact_pct;flops\nresnet;conv1;1,41;2,5;250;80;1e9\nresnet;conv1;1,2;3,0;200;78;1e9\n',
   );
   it('maps columns, units (GHz, ms, %) and extras from a YAML file', async () => {
     const mapping = tmpFile(

@@ -28,19 +28,23 @@ describe('Kineto profile reader', () => {
     );
   });
 
-  it('simple add: 4 kernels with name, duration, stream, correlation, device and rank; the A100 default clock, said', async () => {
-    const t = await readProfile(add);
-    expect(t.format).toBe('kineto');
-    expect(t.device).toBe('NVIDIA A100-PG509-200');
-    expect(t.samples).toHaveLength(4);
-    expect(t.samples.map((s) => s.durationNs)).toEqual([5000, 5000, 3000, 3000]);
-    expect(t.samples.every((s) => s.smClockMHz === 1410)).toBe(true);
-    expect(t.samples[0]!.extra).toMatchObject({ kind: 'kernel', stream: 7, correlationId: 22, device: 0, rank: 0 });
-    expect(t.notes[0]).toMatch(/1410 MHz assumed.*maximum boost clock of A100/);
-    const given = await readProfile(add, { referenceClockMHz: 1095 });
-    expect(given.samples.every((s) => s.smClockMHz === 1095)).toBe(true);
-    expect(given.notes[0]).toMatch(/given: --reference-frequency/);
-  });
+  it(
+    'simple add: 4 kernels with name, duration, stream, correlation, device and rank; the A100 default clock, ' +
+      'said',
+    async () => {
+      const t = await readProfile(add);
+      expect(t.format).toBe('kineto');
+      expect(t.device).toBe('NVIDIA A100-PG509-200');
+      expect(t.samples).toHaveLength(4);
+      expect(t.samples.map((s) => s.durationNs)).toEqual([5000, 5000, 3000, 3000]);
+      expect(t.samples.every((s) => s.smClockMHz === 1410)).toBe(true);
+      expect(t.samples[0]!.extra).toMatchObject({ kind: 'kernel', stream: 7, correlationId: 22, device: 0, rank: 0 });
+      expect(t.notes[0]).toMatch(/1410 MHz assumed.*maximum boost clock of A100/);
+      const given = await readProfile(add, { referenceClockMHz: 1095 });
+      expect(given.samples.every((s) => s.smClockMHz === 1095)).toBe(true);
+      expect(given.notes[0]).toMatch(/given: --reference-frequency/);
+    },
+  );
 
   it('a device with no default clock: every sample is kept, with a null clock and a note saying how to give one', async () => {
     const f = tmpFile(
@@ -91,7 +95,8 @@ describe('Kineto profile reader', () => {
     expect(t.samples.every((s) => s.smClockMHz === 1530 && s.extra!.rank === 3)).toBe(true);
     expect(t.samples.find((s) => s.extra!.kind === 'memcpy')!.extra!.bytes).toBeGreaterThan(0);
     expect(t.notes).toContain(
-      '315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, 80 SMs, 31.7 GiB)',
+      '315 kernels, 16 memcpy and 6 memset events of rank 3 on Tesla V100-SXM2-32GB (compute capability 7.0, ' +
+        '80 SMs, 31.7 GiB)',
     );
   });
 

@@ -35,23 +35,26 @@ describe('ncu-csv long format (vendored real files)', () => {
     expect(t.notes.join('\n')).toMatch(/3 metric values were n\/a/);
   });
 
-  it('old header with Kernel Time, application stdout and ==PROF== before the CSV, nsecond and cycle/second (V100)', async () => {
-    const file = fixture('peihunglin__XPlacer-ML-DataPlacement__aws-v100_nsight_hotspot_64');
-    const t = await readProfile(file);
-    expect(t.format).toBe('ncu-csv');
-    expect(t.samples).toHaveLength(1);
-    const s = t.samples[0]!;
-    expect(s.kernelName).toMatch(/^calculate_temp\(int,float\*/);
-    expect(s.source.row).toBe(14); // line 13 is the header after 12 lines of program output
-    expect(s.durationNs).toBe(5120);
-    expect(s.smClockMHz).toBeCloseTo(917.35026042, 6);
-    expect(s.memClockMHz).toBe(612.5);
-    expect(s.utilization.dram_active).toBeCloseTo(0.0432, 12); // SOL FB
-    expect(s.utilization.sm_occupancy).toBeCloseTo(0.1234, 12);
-    expect(s.utilization.sm_active).toBeCloseTo(1329 / 4701, 12);
-    expect(s.extra!.kernelTime).toBe('2020-May-29 13:50:20');
-    expect(t.notes.join('\n')).toMatch(/12 lines before the CSV header/);
-  });
+  it(
+    'old header with Kernel Time, application stdout and ==PROF== before the CSV, nsecond and cycle/second ' + '(V100)',
+    async () => {
+      const file = fixture('peihunglin__XPlacer-ML-DataPlacement__aws-v100_nsight_hotspot_64');
+      const t = await readProfile(file);
+      expect(t.format).toBe('ncu-csv');
+      expect(t.samples).toHaveLength(1);
+      const s = t.samples[0]!;
+      expect(s.kernelName).toMatch(/^calculate_temp\(int,float\*/);
+      expect(s.source.row).toBe(14); // line 13 is the header after 12 lines of program output
+      expect(s.durationNs).toBe(5120);
+      expect(s.smClockMHz).toBeCloseTo(917.35026042, 6);
+      expect(s.memClockMHz).toBe(612.5);
+      expect(s.utilization.dram_active).toBeCloseTo(0.0432, 12); // SOL FB
+      expect(s.utilization.sm_occupancy).toBeCloseTo(0.1234, 12);
+      expect(s.utilization.sm_active).toBeCloseTo(1329 / 4701, 12);
+      expect(s.extra!.kernelTime).toBe('2020-May-29 13:50:20');
+      expect(t.notes.join('\n')).toMatch(/12 lines before the CSV header/);
+    },
+  );
 
   it('all-quoted rows without trailing comma, --metrics only (no duration → counted)', async () => {
     const diagnostics = new Diagnostics();
@@ -64,7 +67,8 @@ describe('ncu-csv long format (vendored real files)', () => {
 
   it('numbers repeated launches of the same kernel as invocations', async () => {
     const head =
-      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n';
+      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid ' +
+      'Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"\n';
     const row = (id: number, name: string, metric: string, unit: string, v: string) =>
       `"${id}","1","p","h","${name}","1","7","(1, 1, 1)","(1, 1, 1)","0","8.0","S","${metric}","${unit}","${v}"\n`;
     const file = tmpFile(
@@ -91,7 +95,8 @@ describe('ncu-csv long format (vendored real files)', () => {
   it('an unknown unit on a mapped metric is a FormatError naming row and column', async () => {
     const file = tmpFile(
       'badunit.csv',
-      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"\n' +
+      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric ' +
+        'Name","Metric Unit","Metric Value"\n' +
         '"0","1","p","h","k","1","7","S","gpu__time_duration.sum","fortnight","3"\n',
     );
     await expectFormatError(readProfile(file), file, {
@@ -104,7 +109,8 @@ describe('ncu-csv long format (vendored real files)', () => {
   it('a negative duration is a FormatError naming row and column', async () => {
     const file = tmpFile(
       'negdur.csv',
-      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"\n' +
+      '"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric ' +
+        'Name","Metric Unit","Metric Value"\n' +
         '"0","1","p","h","k","1","7","S","gpu__time_duration.sum","nsecond","-3"\n',
     );
     await expectFormatError(readProfile(file), file, { row: 2, column: 'Metric Value', problem: /negative/ });

@@ -11,11 +11,14 @@ import { describeShared, shared } from '../helpers/shared.js';
 import { expectFormatError, fixture, tmpFile } from './helpers.js';
 
 const TRACE_HEADER =
-  'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
+  'Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes ' +
+  '(MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name';
 const kernelRow = (startNs: number, durNs: number, name: string, corr = 1) =>
-  `${startNs},${durNs},${corr},108,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,${name.includes(',') ? `"${name}"` : name}`;
+  `${startNs},${durNs},${corr},108,1,1,256,1,1,32,0.000,0.000,,,,,NVIDIA H100 80GB HBM3 (0),1,,7,` +
+  (name.includes(',') ? `"${name}"` : name);
 const memcpyRow = (startNs: number, durNs: number) =>
-  `${startNs},${durNs},9,,,,,,,,,,4.194,1024.0,Pageable,Device,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy Host-to-Device]`;
+  `${startNs},${durNs},9,,,,,,,,,,4.194,1024.0,Pageable,Device,NVIDIA H100 80GB HBM3 (0),1,,7,[CUDA memcpy ` +
+  `Host-to-Device]`;
 
 describe('integratePower', () => {
   const series = { timeNs: [0, 1e9, 2e9, 3e9], powerW: [100, 100, 200, 200] };
@@ -162,7 +165,8 @@ describe('nsys-gpu-trace joined with power', () => {
       /40 invocations of 1 kernel names shorter than the sensor period were aggregated/,
     );
     expect(t.notes.join('\n')).toMatch(/2 kernel invocations fall outside the power series/);
-    expect(t.notes.join('\n')).toMatch(/sensor update period 100\.0 ms \(default\)/); // one change only: cannot estimate
+    // one change only: cannot estimate
+    expect(t.notes.join('\n')).toMatch(/sensor update period 100\.0 ms \(default\)/);
   });
 
   it('counts kernels outside the power series', async () => {
@@ -195,7 +199,9 @@ describe('nsys-kern-sum (vendored)', () => {
     expect(t.samples[0]!.durationNs).toBe(33696);
     expect(t.samples[0]!.extra).toMatchObject({ instances: 1, totalTimeNs: 33696, minNs: 33696, maxNs: 33696 });
     expect(t.samples[1]!.kernelName).toBe(
-      'void at::native::vectorized_elementwise_kernel<(int)4, at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda(float) (instance 1)], std::array<char *, (unsigned long)2>>(int, T2, T3)',
+      'void at::native::vectorized_elementwise_kernel<(int)4, ' +
+        'at::native::bfloat16_copy_kernel_cuda(at::TensorIteratorBase &)::[lambda(float) (instance 1)], ' +
+        'std::array<char *, (unsigned long)2>>(int, T2, T3)',
     );
   });
 });

@@ -16,7 +16,8 @@ describeShared('nv-dvfs-benchmark preset (real NV-DVFS-Benchmark tables)', () =>
     expect(clocks).toEqual([405, 502, 600, 705, 802, 945, 1087, 1102, 1237, 1380]);
     expect(new Set(t.samples.map((s) => s.memClockMHz))).toEqual(new Set([877]));
     const s = t.samples[0]!;
-    // first data row: 0.00192…,0.0,0.177…,0.0,0.8755…,0.3235…,0.0,input000,93.4827,cachebench-l2-only,1087,benchmark_int,877,2.469277
+    // first data row:
+    // 0.00192…,0.0,0.177…,0.0,0.8755…,0.3235…,0.0,input000,93.4827,cachebench-l2-only,1087,benchmark_int,877,2.469277
     expect(s.kernelName).toBe('cachebench-l2-only/benchmark_int/input000');
     expect(s.smClockMHz).toBe(1087);
     expect(s.durationNs).toBeCloseTo(2.469277e6, 3);

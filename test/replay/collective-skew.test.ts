@@ -136,52 +136,60 @@ const finishes = (r: ReplayResult) => r.ranks.map((x) => x.finishNs);
 
 describe('per-rank collective progress: properties', () => {
   for (const s of SETUPS) {
-    it(`${s.name}: each rank ends after its own issue plus its own steps, after the last issue, and no later than with everyone last`, async () => {
-      const network = parseNetworkConfig('n.yml', s.network);
-      const ranks = network.dims.reduce((a, d) => a * d.npus, 1);
-      const equal = await run(s, Array(ranks).fill(0));
-      const durationNs = equal.ranks[0].finishNs - 1;
-      const rnd = seededRandom(ranks * 7919);
-      for (let trial = 0; trial < 5; trial++) {
-        const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
-        const res = await run(s, us);
-        const lastIssueNs = Math.max(...us) * 1000;
-        for (const r of res.ranks) {
-          const issueNs = us[r.rank] * 1000;
-          // Its own sends and bus delays alone, with every message already waiting: at least one endpoint delay per
-          // step of the last phase, plus the first one.
-          expect(r.finishNs, `rank ${r.rank}`).toBeGreaterThan(issueNs + 10);
-          expect(r.finishNs, `rank ${r.rank}`).toBeGreaterThan(lastIssueNs);
-          expect(r.finishNs, `rank ${r.rank}`).toBeLessThanOrEqual(lastIssueNs + durationNs);
-          // The comm slot is busy from this rank's own issue to its own finish; after that the rank is idle.
-          expect(r.commNs, `rank ${r.rank}`).toBe(r.finishNs - issueNs);
-          expect(r.astraExposedNs).toBe(r.finishNs - issueNs);
+    it(
+      `${s.name}: each rank ends after its own issue plus its own steps, after the last issue, and no later than ` +
+        `with everyone last`,
+      async () => {
+        const network = parseNetworkConfig('n.yml', s.network);
+        const ranks = network.dims.reduce((a, d) => a * d.npus, 1);
+        const equal = await run(s, Array(ranks).fill(0));
+        const durationNs = equal.ranks[0].finishNs - 1;
+        const rnd = seededRandom(ranks * 7919);
+        for (let trial = 0; trial < 5; trial++) {
+          const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
+          const res = await run(s, us);
+          const lastIssueNs = Math.max(...us) * 1000;
+          for (const r of res.ranks) {
+            const issueNs = us[r.rank] * 1000;
+            // Its own sends and bus delays alone, with every message already waiting: at least one endpoint delay per
+            // step of the last phase, plus the first one.
+            expect(r.finishNs, `rank ${r.rank}`).toBeGreaterThan(issueNs + 10);
+            expect(r.finishNs, `rank ${r.rank}`).toBeGreaterThan(lastIssueNs);
+            expect(r.finishNs, `rank ${r.rank}`).toBeLessThanOrEqual(lastIssueNs + durationNs);
+            // The comm slot is busy from this rank's own issue to its own finish; after that the rank is idle.
+            expect(r.commNs, `rank ${r.rank}`).toBe(r.finishNs - issueNs);
+            expect(r.astraExposedNs).toBe(r.finishNs - issueNs);
+          }
         }
-      }
-    });
+      },
+    );
 
-    it(`${s.name}: no rank takes less from its own issue to its finish than when it alone is late and every other message already waits`, async () => {
-      const network = parseNetworkConfig('n.yml', s.network);
-      const ranks = network.dims.reduce((a, d) => a * d.npus, 1);
-      // The minimum time of rank r: everyone else issues at 1 µs, rank r 10 ms later (longer than the collective),
-      // so everything that does not depend on r's own data has arrived when r issues.
-      const minimumNs: number[] = [];
-      for (let r = 0; r < ranks; r++) {
-        const us = Array<number>(ranks).fill(1);
-        us[r] = 10_001;
-        const res = await run(s, us);
-        minimumNs.push(res.ranks[r].finishNs - us[r] * 1000);
-        // At least its own first send and one endpoint delay per step: more than the endpoint delay.
-        expect(minimumNs[r]).toBeGreaterThan(10);
-      }
-      const rnd = seededRandom(ranks * 15485863);
-      for (let trial = 0; trial < 5; trial++) {
-        const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
-        const res = await run(s, us);
-        for (const r of res.ranks)
-          expect(r.finishNs - us[r.rank] * 1000, `rank ${r.rank}`).toBeGreaterThanOrEqual(minimumNs[r.rank]);
-      }
-    });
+    it(
+      `${s.name}: no rank takes less from its own issue to its finish than when it alone is late and every other ` +
+        `message already waits`,
+      async () => {
+        const network = parseNetworkConfig('n.yml', s.network);
+        const ranks = network.dims.reduce((a, d) => a * d.npus, 1);
+        // The minimum time of rank r: everyone else issues at 1 µs, rank r 10 ms later (longer than the collective),
+        // so everything that does not depend on r's own data has arrived when r issues.
+        const minimumNs: number[] = [];
+        for (let r = 0; r < ranks; r++) {
+          const us = Array<number>(ranks).fill(1);
+          us[r] = 10_001;
+          const res = await run(s, us);
+          minimumNs.push(res.ranks[r].finishNs - us[r] * 1000);
+          // At least its own first send and one endpoint delay per step: more than the endpoint delay.
+          expect(minimumNs[r]).toBeGreaterThan(10);
+        }
+        const rnd = seededRandom(ranks * 15485863);
+        for (let trial = 0; trial < 5; trial++) {
+          const us = Array.from({ length: ranks }, () => 1 + Math.floor(rnd() * 80));
+          const res = await run(s, us);
+          for (const r of res.ranks)
+            expect(r.finishNs - us[r.rank] * 1000, `rank ${r.rank}`).toBeGreaterThanOrEqual(minimumNs[r.rank]);
+        }
+      },
+    );
 
     // Rings and direct exchanges look the same from every position (rotations); halving-doubling's butterfly from
     // positions that differ in one bit (x → x XOR 1).

@@ -92,7 +92,8 @@ function sources(perRank: ChakraNode[][]): RankSource[] {
 }
 
 describe('replay energy band (in-memory traces)', () => {
-  // Per rank: gemm twice (1 J, band 0.9–1.2), attn once (2 J, band 1.5–2.1), one node without band, one without energy_j.
+  // Per rank: gemm twice (1 J, band 0.9–1.2), attn once (2 J, band 1.5–2.1), one node without band, one without
+  // energy_j.
   const rank = () => [
     comp(0, 'gemm', band(1, 0.9, 1.2)),
     comp(1, 'gemm', band(1, 0.9, 1.2)),
@@ -201,19 +202,22 @@ describeShared('replay energy band: RTX 8000 real kernels with bands from predic
   }, 120_000);
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  it("each side of the band is 4 × that of predict's total (the same kernels on 4 ranks, one name erring together)", async () => {
-    const res = await replayFiles({ trace: prefix(945), ...configs });
-    const b = res.energyBandJ!;
-    const total = pred.totals[0]!.energyJ;
-    expect(rowsAt(945).length).toBe(20);
-    expect(res.energyJ.compute).toBeCloseTo(4 * total.p50, 9);
-    expect(res.energyJ.compute - b.computeP10).toBeCloseTo(4 * (total.p50 - total.p10), 9);
-    expect(b.computeP90 - res.energyJ.compute).toBeCloseTo(4 * (total.p90 - total.p50), 9);
-    expect(b).toMatchObject({ bandedNodes: 80, gpuNodes: 80, kernels: 20, bandedShare: 1 });
-    // The every-node-the-same-way reading is wider.
-    expect(b.correlatedComputeP10).toBeLessThan(b.computeP10);
-    expect(b.correlatedComputeP90).toBeGreaterThan(b.computeP90);
-  });
+  it(
+    "each side of the band is 4 × that of predict's total (the same kernels on 4 ranks, one name erring " + 'together)',
+    async () => {
+      const res = await replayFiles({ trace: prefix(945), ...configs });
+      const b = res.energyBandJ!;
+      const total = pred.totals[0]!.energyJ;
+      expect(rowsAt(945).length).toBe(20);
+      expect(res.energyJ.compute).toBeCloseTo(4 * total.p50, 9);
+      expect(res.energyJ.compute - b.computeP10).toBeCloseTo(4 * (total.p50 - total.p10), 9);
+      expect(b.computeP90 - res.energyJ.compute).toBeCloseTo(4 * (total.p90 - total.p50), 9);
+      expect(b).toMatchObject({ bandedNodes: 80, gpuNodes: 80, kernels: 20, bandedShare: 1 });
+      // The every-node-the-same-way reading is wider.
+      expect(b.correlatedComputeP10).toBeLessThan(b.computeP10);
+      expect(b.correlatedComputeP90).toBeGreaterThan(b.computeP90);
+    },
+  );
 
   it('the CLI shows p10 / p90 of compute and total energy, within 100 columns; JSON has energyBandJ', async () => {
     const args = ['replay', prefix(945), '--system', configs.system, '--network', configs.network];

@@ -75,28 +75,33 @@ function sources(perRank: ChakraNode[][], batch = 1000): RankSource[] {
 const opts = { system: sys(), network: net1, power };
 
 describe('replay engine (in-memory traces)', () => {
-  it('rankStartNs: a rank starts at its time, the collective waits for it, and each finishNs counts from its own start', async () => {
-    // Every rank: 10 µs of compute, then an all-reduce, then 5 µs. Rank 2 starts 30 µs late; the others wait for it.
-    const ranks = [0, 1, 2, 3].map(() => [comp(0, 10), coll(1, 0, 1 << 16, [0]), comp(2, 5, [1])]);
-    const together = await replay(sources(ranks), opts);
-    const late = await replay(sources(ranks), { ...opts, rankStartNs: [0, 0, 30_000, 0] });
-    const t = together.ranks[0]!.finishNs;
-    expect(together.ranks.every((r) => r.finishNs === t && r.startOffsetNs === undefined)).toBe(true);
-    expect(late.ranks.map((r) => r.startOffsetNs)).toEqual([0, 0, 30_000, 0]);
-    // The late rank's own iteration is as long as before; the others' up to 30 µs longer (they waited in the collective).
-    expect(late.ranks[2]!.finishNs).toBe(t);
-    // (each a little less: the ring's first steps between the waiting members were done before rank 2 arrived)
-    for (const r of [0, 1, 3]) {
-      expect(late.ranks[r]!.finishNs).toBeLessThanOrEqual(t + 30_000);
-      expect(late.ranks[r]!.finishNs).toBeGreaterThan(t + 27_000);
-    }
-    expect(late.makespanNs).toBe(Math.max(...late.ranks.map((r) => r.finishNs)));
-    for (const r of late.ranks)
-      expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs).toBe(
-        late.makespanNs,
-      );
-    await expect(replay(sources(ranks), { ...opts, rankStartNs: [0, 0, -1, 0] })).rejects.toThrow(/rank start times/);
-  });
+  it(
+    'rankStartNs: a rank starts at its time, the collective waits for it, and each finishNs counts from its own ' +
+      'start',
+    async () => {
+      // Every rank: 10 µs of compute, then an all-reduce, then 5 µs. Rank 2 starts 30 µs late; the others wait for it.
+      const ranks = [0, 1, 2, 3].map(() => [comp(0, 10), coll(1, 0, 1 << 16, [0]), comp(2, 5, [1])]);
+      const together = await replay(sources(ranks), opts);
+      const late = await replay(sources(ranks), { ...opts, rankStartNs: [0, 0, 30_000, 0] });
+      const t = together.ranks[0]!.finishNs;
+      expect(together.ranks.every((r) => r.finishNs === t && r.startOffsetNs === undefined)).toBe(true);
+      expect(late.ranks.map((r) => r.startOffsetNs)).toEqual([0, 0, 30_000, 0]);
+      // The late rank's own iteration is as long as before; the others' up to 30 µs longer (they waited in the
+      // collective).
+      expect(late.ranks[2]!.finishNs).toBe(t);
+      // (each a little less: the ring's first steps between the waiting members were done before rank 2 arrived)
+      for (const r of [0, 1, 3]) {
+        expect(late.ranks[r]!.finishNs).toBeLessThanOrEqual(t + 30_000);
+        expect(late.ranks[r]!.finishNs).toBeGreaterThan(t + 27_000);
+      }
+      expect(late.makespanNs).toBe(Math.max(...late.ranks.map((r) => r.finishNs)));
+      for (const r of late.ranks)
+        expect(r.gpuComputeNs + r.exposedCommNs + r.hostExposedNs + r.remoteMemExposedNs + r.waitNs).toBe(
+          late.makespanNs,
+        );
+      await expect(replay(sources(ranks), { ...opts, rankStartNs: [0, 0, -1, 0] })).rejects.toThrow(/rank start times/);
+    },
+  );
 
   it('energies add up to the total, per rank and overall, and times stay within the makespan', async () => {
     const ranks = [0, 1, 2, 3].map((r) => [
@@ -125,54 +130,58 @@ describe('replay engine (in-memory traces)', () => {
     expect(res.makespanNs).toBe(Math.max(...res.ranks.map((r) => r.finishNs)));
   });
 
-  it('each part follows the power config: compute + memory = active W × GPU busy with memory carved out, communication = comm W × comm-only time, idle = idle W × the rest, network per bit + static', async () => {
-    const withIdleLinks = parsePowerConfig(
-      'p2.json',
-      JSON.stringify({
-        gpu: { activePowerW: 700, idlePowerW: 80 },
-        memory: { energyPjPerBit: 5 },
-        network: [{ energyPjPerBit: 2 }],
-        networkIdlePowerWPerRank: 3,
-      }),
-    );
-    const tensorBytes = 4096;
-    const ranks = [0, 1, 2, 3].map((r) => [
-      comp(0, 10 + r),
-      coll(1, 0, 1 << 20, [0]),
-      comp(2, 20, [0]),
-      comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', tensorBytes)]),
-    ]);
-    const res = await replay(sources(ranks), { ...opts, power: withIdleLinks });
-    for (const r of res.ranks) {
-      // The GPU slot runs the three compute nodes one after another: (10 + rank) + 20 + 5 µs.
-      const busyNs = (35 + r.rank) * 1000;
-      expect(r.gpuComputeNs).toBe(busyNs);
-      // The DRAM part is carved out of the nodes' energy, never added: compute + memory = active W × busy time.
-      expect(r.energyJ.memory).toBeCloseTo(tensorBytes * 8 * 5e-12, 18);
-      expect(r.energyJ.compute).toBeCloseTo(700 * busyNs * 1e-9 - tensorBytes * 8 * 5e-12, 15);
-      // No commPowerW given: idle + 0.3 × (active − idle) = 266 W while only the all-reduce runs.
-      expect(r.exposedCommNs).toBe(r.commNs - r.overlapNs);
-      expect(r.energyJ.communication).toBeCloseTo(266 * r.exposedCommNs * 1e-9, 15);
-      expect(r.energyJ.idle).toBeCloseTo(80 * (res.makespanNs - busyNs - r.exposedCommNs) * 1e-9, 15);
-      expect(r.bytesSentPerDim[0]).toBeGreaterThan(0);
-      expect(r.energyJ.network).toBeCloseTo(r.bytesSentPerDim[0] * 8 * 2e-12 + 3 * res.makespanNs * 1e-9, 15);
-      expect(r.energyJ.host).toBe(0);
-    }
-    expect(res.settings.ledger).toMatchObject({
-      commPowerW: 266,
-      commPowerAssumed: true,
-      idlePowerW: 80,
-      hostPowerWPerRank: 0,
-    });
-    // A ring all-reduce of 1 MiB over 4 ranks sends 2 × (4 − 1)/4 of the data from every rank.
-    expect(res.bytesSentPerDim[0]).toBe(4 * 2 * (3 / 4) * (1 << 20));
-    // The network static power (3 W per rank over the makespan) is in energyJ.network but in no dimension.
-    expect(res.networkEnergyPerDimJ[0]).toBeCloseTo(res.energyJ.network - 4 * 3 * res.makespanNs * 1e-9, 15);
-    expect(res.energyJ.idle).toBeCloseTo(
-      res.ranks.reduce((a, r) => a + r.energyJ.idle, 0),
-      12,
-    );
-  });
+  it(
+    'each part follows the power config: compute + memory = active W × GPU busy with memory carved out, ' +
+      'communication = comm W × comm-only time, idle = idle W × the rest, network per bit + static',
+    async () => {
+      const withIdleLinks = parsePowerConfig(
+        'p2.json',
+        JSON.stringify({
+          gpu: { activePowerW: 700, idlePowerW: 80 },
+          memory: { energyPjPerBit: 5 },
+          network: [{ energyPjPerBit: 2 }],
+          networkIdlePowerWPerRank: 3,
+        }),
+      );
+      const tensorBytes = 4096;
+      const ranks = [0, 1, 2, 3].map((r) => [
+        comp(0, 10 + r),
+        coll(1, 0, 1 << 20, [0]),
+        comp(2, 20, [0]),
+        comp(3, 5, [1, 2], [makeAttr('tensor_size', 'uint64_val', tensorBytes)]),
+      ]);
+      const res = await replay(sources(ranks), { ...opts, power: withIdleLinks });
+      for (const r of res.ranks) {
+        // The GPU slot runs the three compute nodes one after another: (10 + rank) + 20 + 5 µs.
+        const busyNs = (35 + r.rank) * 1000;
+        expect(r.gpuComputeNs).toBe(busyNs);
+        // The DRAM part is carved out of the nodes' energy, never added: compute + memory = active W × busy time.
+        expect(r.energyJ.memory).toBeCloseTo(tensorBytes * 8 * 5e-12, 18);
+        expect(r.energyJ.compute).toBeCloseTo(700 * busyNs * 1e-9 - tensorBytes * 8 * 5e-12, 15);
+        // No commPowerW given: idle + 0.3 × (active − idle) = 266 W while only the all-reduce runs.
+        expect(r.exposedCommNs).toBe(r.commNs - r.overlapNs);
+        expect(r.energyJ.communication).toBeCloseTo(266 * r.exposedCommNs * 1e-9, 15);
+        expect(r.energyJ.idle).toBeCloseTo(80 * (res.makespanNs - busyNs - r.exposedCommNs) * 1e-9, 15);
+        expect(r.bytesSentPerDim[0]).toBeGreaterThan(0);
+        expect(r.energyJ.network).toBeCloseTo(r.bytesSentPerDim[0] * 8 * 2e-12 + 3 * res.makespanNs * 1e-9, 15);
+        expect(r.energyJ.host).toBe(0);
+      }
+      expect(res.settings.ledger).toMatchObject({
+        commPowerW: 266,
+        commPowerAssumed: true,
+        idlePowerW: 80,
+        hostPowerWPerRank: 0,
+      });
+      // A ring all-reduce of 1 MiB over 4 ranks sends 2 × (4 − 1)/4 of the data from every rank.
+      expect(res.bytesSentPerDim[0]).toBe(4 * 2 * (3 / 4) * (1 << 20));
+      // The network static power (3 W per rank over the makespan) is in energyJ.network but in no dimension.
+      expect(res.networkEnergyPerDimJ[0]).toBeCloseTo(res.energyJ.network - 4 * 3 * res.makespanNs * 1e-9, 15);
+      expect(res.energyJ.idle).toBeCloseTo(
+        res.ranks.reduce((a, r) => a + r.energyJ.idle, 0),
+        12,
+      );
+    },
+  );
 
   it('a late member holds the others up, and each member finishes the collective at its own time', async () => {
     const ranks = [0, 1, 2, 3].map((r) => [comp(0, r === 2 ? 100 : 1), coll(1, 0, 1 << 20, [0])]);
@@ -375,34 +384,41 @@ describe('real traces (shipped, vendored, and the MLP trace in ../shared)', () =
 });
 
 describe('collectives grouped by involved_dim (no pg_name)', () => {
-  it('an all-reduce over dimension 0 of Switch(4)×Ring(2) runs as two independent groups of 4, each timed like a 1-D Switch(4)', async () => {
-    const twoD = parseNetworkConfig(
-      '2d.yml',
-      'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 25]\nlatency: [500, 700]\n',
-    );
-    const oneD = parseNetworkConfig('1d.yml', 'topology: [Switch]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
-    const dim0 = (n: ChakraNode) => {
-      n.attrs.push(makeAttr('involved_dim', 'bool_list', [true, false]));
-      return n;
-    };
-    // The second group starts later, so a group spanning all 8 ranks would delay the first.
-    const twoDRanks = [...Array(8).keys()].map((r) => [comp(0, r < 4 ? 1 : 50), dim0(coll(1, 0, 1 << 20, [0]))]);
-    const grouped = await replay(sources(twoDRanks), { system: sys(), network: twoD, power });
-    const plain = await replay(sources([...Array(4).keys()].map(() => [comp(0, 1), coll(1, 0, 1 << 20, [0])])), {
-      system: sys({
-        'all-reduce-implementation': ['ring'],
-        'all-gather-implementation': ['ring'],
-        'reduce-scatter-implementation': ['ring'],
-        'all-to-all-implementation': ['ring'],
-      }),
-      network: oneD,
-      power,
-    });
-    const collNs = plain.ranks[0].finishNs - 1000;
-    for (const r of grouped.ranks) {
-      expect(r.finishNs, `rank ${r.rank}`).toBe((r.rank < 4 ? 1000 : 50_000) + collNs);
-    }
-    // Nothing crosses the scale-out ring.
-    expect(grouped.bytesSentPerDim[1]).toBe(0);
-  });
+  it(
+    'an all-reduce over dimension 0 of Switch(4)×Ring(2) runs as two independent groups of 4, each timed like a ' +
+      '1-D Switch(4)',
+    async () => {
+      const twoD = parseNetworkConfig(
+        '2d.yml',
+        'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 25]\nlatency: [500, 700]\n',
+      );
+      const oneD = parseNetworkConfig(
+        '1d.yml',
+        'topology: [Switch]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n',
+      );
+      const dim0 = (n: ChakraNode) => {
+        n.attrs.push(makeAttr('involved_dim', 'bool_list', [true, false]));
+        return n;
+      };
+      // The second group starts later, so a group spanning all 8 ranks would delay the first.
+      const twoDRanks = [...Array(8).keys()].map((r) => [comp(0, r < 4 ? 1 : 50), dim0(coll(1, 0, 1 << 20, [0]))]);
+      const grouped = await replay(sources(twoDRanks), { system: sys(), network: twoD, power });
+      const plain = await replay(sources([...Array(4).keys()].map(() => [comp(0, 1), coll(1, 0, 1 << 20, [0])])), {
+        system: sys({
+          'all-reduce-implementation': ['ring'],
+          'all-gather-implementation': ['ring'],
+          'reduce-scatter-implementation': ['ring'],
+          'all-to-all-implementation': ['ring'],
+        }),
+        network: oneD,
+        power,
+      });
+      const collNs = plain.ranks[0].finishNs - 1000;
+      for (const r of grouped.ranks) {
+        expect(r.finishNs, `rank ${r.rank}`).toBe((r.rank < 4 ? 1000 : 50_000) + collNs);
+      }
+      // Nothing crosses the scale-out ring.
+      expect(grouped.bytesSentPerDim[1]).toBe(0);
+    },
+  );
 });

@@ -351,17 +351,26 @@ describe('ledger on in-memory traces that reach every part', () => {
     }
   });
 
-  it('memory: energy_memory_j where a node carries it, else tensor_size × pJ/bit carved out of the node (issue 24, 2)', async () => {
-    const { res } = await replayWithTimeline(trace(), { system: sys, network: net, memory, power: allParts }, 'memory');
-    const dram = (1 << 20) * 8 * 5e-12;
-    const remote = (1 << 16) * 8 * 30e-12;
-    for (const r of res.ranks) {
-      // Node 1: energy_j 4 mJ of which 1 mJ DRAM; node 3: 700 W × 20 µs, DRAM carved out; node 5: 2 mJ, DRAM carved out.
-      const nodesJ = 0.004 + 700 * 20e-6 + 0.002;
-      expect(r.energyJ.memory).toBeCloseTo(0.001 + dram + dram + remote, 15);
-      expect(r.energyJ.compute + r.energyJ.memory - remote).toBeCloseTo(nodesJ, 15);
-    }
-  });
+  it(
+    'memory: energy_memory_j where a node carries it, else tensor_size × pJ/bit carved out of the node (issue ' +
+      '24, 2)',
+    async () => {
+      const { res } = await replayWithTimeline(
+        trace(),
+        { system: sys, network: net, memory, power: allParts },
+        'memory',
+      );
+      const dram = (1 << 20) * 8 * 5e-12;
+      const remote = (1 << 16) * 8 * 30e-12;
+      for (const r of res.ranks) {
+        // Node 1: energy_j 4 mJ of which 1 mJ DRAM; node 3: 700 W × 20 µs, DRAM carved out; node 5: 2 mJ, DRAM carved
+        // out.
+        const nodesJ = 0.004 + 700 * 20e-6 + 0.002;
+        expect(r.energyJ.memory).toBeCloseTo(0.001 + dram + dram + remote, 15);
+        expect(r.energyJ.compute + r.energyJ.memory - remote).toBeCloseTo(nodesJ, 15);
+      }
+    },
+  );
 
   it('a DRAM part larger than its node is cut to the node and warned about', async () => {
     const ranks = [0, 1, 2, 3].map(() => [gpu(1, 1, [], energy(0.001, 0.002))]);

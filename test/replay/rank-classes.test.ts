@@ -153,38 +153,42 @@ describe('identical ranks simulated once', () => {
     }),
   );
 
-  it('ranks that share one table while loading get their own back, ids shifted and peers their own (shared-tables.ts)', async () => {
-    const ring6 = parseNetworkConfig('n.yml', 'topology: [Ring]\nnpus_count: [6]\nbandwidth: [50]\nlatency: [500]\n');
-    const ring4 = parseNetworkConfig('n.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
-    // Ids from rank × 100: every rank has rank 0's nodes up to that offset.
-    const at = (r: number, nodes: ChakraNode[]) =>
-      nodes.map((n) =>
-        Object.assign(n, { id: n.id + BigInt(r * 100), dataDeps: n.dataDeps.map((d) => d + BigInt(r * 100)) }),
-      );
-    // Two classes ({0, 1}, {2, 3, 4, 5}); the second's representative (rank 2) shared rank 0's table.
-    const partner = (r: number) => [1, 0, 4, 5, 2, 3][r];
-    const pairs = await both(() => sources((r) => at(r, exchange(partner)(r)), 6), {
-      system: sys1,
-      network: ring6,
-      power,
-    });
-    pairs.same();
-    expect(classesNote(pairs.once)).toMatch(/the 6 ranks form 2 classes/);
-    // Each rank sends to two ranks of its class with one tag: no classes, every rank simulated on its own table.
-    const twice = (r: number) =>
-      at(r, [
-        comp(0, 5),
-        p2p(1, NodeType.COMM_SEND_NODE, (r + 1) % 4, [0]),
-        p2p(2, NodeType.COMM_SEND_NODE, (r + 2) % 4, [0]),
-        p2p(3, NodeType.COMM_RECV_NODE, (r + 3) % 4, [0]),
-        p2p(4, NodeType.COMM_RECV_NODE, (r + 2) % 4, [0]),
-        comp(5, 2, [1, 2, 3, 4]),
-      ]);
-    const refuted = await both(() => sources(twice, 4), { system: sys1, network: ring4, power });
-    refuted.same();
-    expect(classesNote(refuted.once)).toBeUndefined();
-    expect(refuted.once.ranks.map((r) => r.finishNs)).toEqual(refuted.every.ranks.map((r) => r.finishNs));
-  });
+  it(
+    'ranks that share one table while loading get their own back, ids shifted and peers their own ' +
+      '(shared-tables.ts)',
+    async () => {
+      const ring6 = parseNetworkConfig('n.yml', 'topology: [Ring]\nnpus_count: [6]\nbandwidth: [50]\nlatency: [500]\n');
+      const ring4 = parseNetworkConfig('n.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+      // Ids from rank × 100: every rank has rank 0's nodes up to that offset.
+      const at = (r: number, nodes: ChakraNode[]) =>
+        nodes.map((n) =>
+          Object.assign(n, { id: n.id + BigInt(r * 100), dataDeps: n.dataDeps.map((d) => d + BigInt(r * 100)) }),
+        );
+      // Two classes ({0, 1}, {2, 3, 4, 5}); the second's representative (rank 2) shared rank 0's table.
+      const partner = (r: number) => [1, 0, 4, 5, 2, 3][r];
+      const pairs = await both(() => sources((r) => at(r, exchange(partner)(r)), 6), {
+        system: sys1,
+        network: ring6,
+        power,
+      });
+      pairs.same();
+      expect(classesNote(pairs.once)).toMatch(/the 6 ranks form 2 classes/);
+      // Each rank sends to two ranks of its class with one tag: no classes, every rank simulated on its own table.
+      const twice = (r: number) =>
+        at(r, [
+          comp(0, 5),
+          p2p(1, NodeType.COMM_SEND_NODE, (r + 1) % 4, [0]),
+          p2p(2, NodeType.COMM_SEND_NODE, (r + 2) % 4, [0]),
+          p2p(3, NodeType.COMM_RECV_NODE, (r + 3) % 4, [0]),
+          p2p(4, NodeType.COMM_RECV_NODE, (r + 2) % 4, [0]),
+          comp(5, 2, [1, 2, 3, 4]),
+        ]);
+      const refuted = await both(() => sources(twice, 4), { system: sys1, network: ring4, power });
+      refuted.same();
+      expect(classesNote(refuted.once)).toBeUndefined();
+      expect(refuted.once.ranks.map((r) => r.finishNs)).toEqual(refuted.every.ranks.map((r) => r.finishNs));
+    },
+  );
 
   it('sends and receives: classes split by the route to the peer, and meet by class', async () => {
     const ring6 = parseNetworkConfig('n.yml', 'topology: [Ring]\nnpus_count: [6]\nbandwidth: [50]\nlatency: [500]\n');

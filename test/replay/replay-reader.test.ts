@@ -296,40 +296,44 @@ describe('the replay reader and the full decoder give the same replay', () => {
     expect(res.message).toMatch(/runs past end of file/);
   });
 
-  it('many ranks of alike frames, several chunks each (frames met before are loaded from their records: frame-memo.ts)', async () => {
-    // The benchmark's chain (every rank 10 µs compute / 1 MiB all-reduce) and a generated LLM iteration, as files.
-    const chain = path.join(dir, 'chain', 'c');
-    for (let rank = 0; rank < 8; rank++) {
-      const next = chainBatches(chakra, rank, 6000);
-      const nodes: ChakraNode[] = [];
-      for (let b = next(); b; b = next()) nodes.push(...b);
-      await writeTraceFile(`${chain}.${rank}.et`, { version: '0.0.4', attrs: [] }, nodes);
-    }
-    const chainNet = path.join(dir, 'chain', 'n.yml');
-    await writeFile(
-      chainNet,
-      'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 50]\nlatency: [500, 500]\n',
-    );
-    const chainSys = path.join(dir, 'chain', 's.json');
-    await writeFile(chainSys, JSON.stringify({ ...BENCH_SYSTEM, 'all-reduce-implementation': ['ring', 'ring'] }));
-    expect(await sameBothWays(chain, { system: chainSys, network: chainNet })).toHaveProperty('makespanNs');
-    const set = generateLlmTraces({
-      model: 'llama2-7b',
-      tp: 2,
-      pp: 4,
-      dp: 4,
-      microBatch: 1,
-      globalBatch: 16,
-      seqLen: 1024,
-    });
-    const llm = path.join(dir, 'llm', 'l');
-    for (let rank = 0; rank < set.ranks; rank++)
-      await writeTraceFile(`${llm}.${rank}.et`, { version: '0.0.4', attrs: [] }, set.nodesOf(rank));
-    await writeFile(`${llm}.yml`, set.networkYaml());
-    await writeFile(`${llm}.json`, set.systemJson());
-    const res = await sameBothWays(llm, { system: `${llm}.json`, network: `${llm}.yml` });
-    expect(res).toHaveProperty('makespanNs');
-  });
+  it(
+    'many ranks of alike frames, several chunks each (frames met before are loaded from their records: ' +
+      'frame-memo.ts)',
+    async () => {
+      // The benchmark's chain (every rank 10 µs compute / 1 MiB all-reduce) and a generated LLM iteration, as files.
+      const chain = path.join(dir, 'chain', 'c');
+      for (let rank = 0; rank < 8; rank++) {
+        const next = chainBatches(chakra, rank, 6000);
+        const nodes: ChakraNode[] = [];
+        for (let b = next(); b; b = next()) nodes.push(...b);
+        await writeTraceFile(`${chain}.${rank}.et`, { version: '0.0.4', attrs: [] }, nodes);
+      }
+      const chainNet = path.join(dir, 'chain', 'n.yml');
+      await writeFile(
+        chainNet,
+        'topology: [Switch, Ring]\nnpus_count: [4, 2]\nbandwidth: [50, 50]\nlatency: [500, 500]\n',
+      );
+      const chainSys = path.join(dir, 'chain', 's.json');
+      await writeFile(chainSys, JSON.stringify({ ...BENCH_SYSTEM, 'all-reduce-implementation': ['ring', 'ring'] }));
+      expect(await sameBothWays(chain, { system: chainSys, network: chainNet })).toHaveProperty('makespanNs');
+      const set = generateLlmTraces({
+        model: 'llama2-7b',
+        tp: 2,
+        pp: 4,
+        dp: 4,
+        microBatch: 1,
+        globalBatch: 16,
+        seqLen: 1024,
+      });
+      const llm = path.join(dir, 'llm', 'l');
+      for (let rank = 0; rank < set.ranks; rank++)
+        await writeTraceFile(`${llm}.${rank}.et`, { version: '0.0.4', attrs: [] }, set.nodesOf(rank));
+      await writeFile(`${llm}.yml`, set.networkYaml());
+      await writeFile(`${llm}.json`, set.systemJson());
+      const res = await sameBothWays(llm, { system: `${llm}.json`, network: `${llm}.yml` });
+      expect(res).toHaveProperty('makespanNs');
+    },
+  );
 
   it('the ASTRA-sim reference cases (vendored)', async () => {
     for (const c of referenceCases) {

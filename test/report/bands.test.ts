@@ -32,7 +32,8 @@ describeShared('accuracy band coverage in the HTML report (RTX 8000 real kernels
     const f705 = json.frequencies.find((x: { frequencyMHz: number }) => x.frequencyMHz === 705);
     expect(html).toMatch(
       new RegExp(
-        `<td class="num">705</td>(<td class="num">[^<]*</td>){4}<td class="num">${f705.timeCoveragePct}</td><td class="num">${f705.energyCoveragePct}</td>`,
+        `<td class="num">705</td>(<td class="num">[^<]*</td>){4}<td class="num">${f705.timeCoveragePct}` +
+          `</td><td class="num">${f705.energyCoveragePct}</td>`,
       ),
     );
     expect(html).toMatch(/<p>Advice: profile these 5 kernels at \d+ MHz too to cut the total's widest energy band/);

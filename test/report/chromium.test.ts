@@ -21,24 +21,33 @@ const run = promisify(execFile);
 const chromium = findChromium();
 if (!chromium) {
   console.warn(
-    '[tracewatt tests] chromium not found (PATH, or TRACEWATT_CHROMIUM): the headless-browser report test is skipped (apt-get install -y chromium)',
+    '[tracewatt tests] chromium not found (PATH, or TRACEWATT_CHROMIUM): the headless-browser report test is ' +
+      'skipped (apt-get install -y chromium)',
   );
 }
 
 /** Appended to a copy of the page: measures every plot after layout and writes the numbers into the DOM. */
-const PROBE = `<script>
+const PROBE =
+  `<script>
 const plots = [...document.querySelectorAll('figure.plot')].map((fig) => {
-  const svgs = fig.querySelectorAll('svg');
+  const svgs = ` +
+  `fig.querySelectorAll('svg');
   const svg = svgs[0];
-  const box = svg ? svg.getBoundingClientRect() : { width: 0, height: 0 };
+  const box = svg ? svg.getBoundingClientRect() : { width: ` +
+  `0, height: 0 };
   const groups = svg ? [...svg.querySelectorAll('g.role-mark')] : [];
-  const items = groups.reduce((n, g) => n + g.querySelectorAll(':scope > path, :scope > line, :scope > text').length, 0);
-  const drawn = groups.filter((g) => { const b = g.getBBox(); return b.width > 0 || b.height > 0; }).length;
-  return { id: fig.dataset.plot, svgs: svgs.length, width: box.width, height: box.height, groups: groups.length, drawn, items };
+  const items = ` +
+  `groups.reduce((n, g) => n + g.querySelectorAll(':scope > path, :scope > line, :scope > text').length, 0);
+  ` +
+  `const drawn = groups.filter((g) => { const b = g.getBBox(); return b.width > 0 || b.height > 0; }).length;
+  ` +
+  `return { id: fig.dataset.plot, svgs: svgs.length, width: box.width, height: box.height, groups: groups.length, ` +
+  `drawn, items };
 });
 const pre = document.createElement('pre');
 pre.id = 'probe';
-pre.textContent = JSON.stringify(plots);
+pre.textContent = ` +
+  `JSON.stringify(plots);
 document.body.appendChild(pre);
 </script>`;
 

@@ -55,7 +55,8 @@ export function replayFixture(ranks = 8): ReplayRecord {
     label: 'gpt-small on Switch(4)×Ring(2), 8 × H100',
     makespanNs: 1_250_000_000,
     energyJ: breakdown(sum('compute'), sum('memory'), sum('network'), sum('idle'), sum('communication')),
-    // Summed over the 8 ranks, like the replay engine's timeS: compute + exposed + host + remote memory + wait = makespan × 8.
+    // Summed over the 8 ranks, like the replay engine's timeS: compute + exposed + host + remote memory + wait =
+    // makespan × 8.
     timeS: {
       makespan: 1.25,
       compute: 5.84,
@@ -77,10 +78,14 @@ export function replayFixture(ranks = 8): ReplayRecord {
   };
 }
 
-/** Energy by name: 18 rows, long CUDA kernel names among them, idle and network static (not summed to the fixture's totals). */
+/**
+ * Energy by name: 18 rows, long CUDA kernel names among them, idle and network static (not summed to the fixture's
+ * totals).
+ */
 function byNameRows(): NonNullable<ReplayRecord['byName']> {
   const names = [
-    'void cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8::Params)',
+    'void ' +
+      'cutlass::Kernel<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8>(cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8::Params)',
     'ALL_REDUCE 64 MiB (pg dp)',
     'flash_fwd_kernel',
     'ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn',
@@ -227,7 +232,9 @@ export function caseStudyFixture(): CaseStudySummary {
   ) as CaseStudySummary;
   return {
     ...r,
-    finding: `${r.finding} Direct network energy is small, but overlap is poor & idle energy is large: <slower> links cost idle energy.`,
+    finding:
+      `${r.finding} Direct network energy is small, but overlap is poor & idle energy is large: <slower> links ` +
+      `cost idle energy.`,
   };
 }
 
@@ -304,7 +311,10 @@ export const planFixture = (): PlanSummary => readFixture<PlanSummary>('plan.jso
  */
 export const layerStudyFixture = (): LayerStudySummary => readFixture<LayerStudySummary>('layer-study.json');
 
-/** The sensitivity map `npm start` (case-study llama2-70b) wrote into its record, numbers to 5 significant digits (test/fixtures/report/case-study-sensitivity.json). */
+/**
+ * The sensitivity map `npm start` (case-study llama2-70b) wrote into its record, numbers to 5 significant digits
+ * (test/fixtures/report/case-study-sensitivity.json).
+ */
 export const sensitivityFixture = (): NonNullable<CaseStudySummary['sensitivity']> =>
   readFixture('case-study-sensitivity.json');
 

@@ -59,7 +59,8 @@ describe('buildReport', () => {
     // The energy table has a row per part, and the definitions under it.
     expect(html.match(/<td>communication<\/td>/g)).toHaveLength(1);
     expect(html).toContain(
-      '<li>communication: gpu.commPowerW (else idle + 0.3 × (active − idle), assumed) × time communication runs with no GPU compute</li>',
+      '<li>communication: gpu.commPowerW (else idle + 0.3 × (active − idle), assumed) × time communication ' +
+        'runs with no GPU compute</li>',
     );
   });
 
@@ -78,7 +79,8 @@ describe('buildReport', () => {
     const saved = Number((((fast.energyJ.total - low.energyJ.total) / fast.energyJ.total) * 100).toPrecision(3));
     const penalty = Number((((low.timeS - fast.timeS) / fast.timeS) * 100).toPrecision(3));
     expect(html).toContain(
-      `<tr><td class="num">${fast.clockMHz}</td><td class="num">${low.clockMHz}</td><td class="num">${saved}</td><td class="num">${penalty}</td>`,
+      `<tr><td class="num">${fast.clockMHz}</td><td class="num">${low.clockMHz}</td><td class="num">${saved}` +
+        `</td><td class="num">${penalty}</td>`,
     );
   });
 

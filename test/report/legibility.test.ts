@@ -1,7 +1,8 @@
 /**
  * Every plot the report can draw, rendered to SVG by vega's headless renderer (as `tracewatt report` writes it): no
  * two text labels overlap and no text is smaller than 11 px (issue 28). Label boxes are estimated from the font
- * size and the number of characters (test/report/svg.ts textBoxes); no label is cut short by vega's label limit. The plots are those of a page with one result of
+ * size and the number of characters (test/report/svg.ts textBoxes); no label is cut short by vega's label limit. The
+ * plots are those of a page with one result of
  * every kind (fixtures.ts everyPlotFixtures: the case study, a replay with energy by name, both sweeps, accuracy, an
  * imported run measured beside modelled, a plan, the layer study); a figure the source can draw that this page lacks
  * fails the test, so a new plot cannot skip the check.

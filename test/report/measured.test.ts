@@ -32,7 +32,8 @@ beforeAll(async () => {
     powerLog: path.join(run, 'nvidia-smi.csv'),
   });
   const mo = await replayFiles({ trace: prefix, network: 'none' });
-  // Through JSON and the report's own check, as `tracewatt report` reads them (the CLI adds measuredIterationNs per rank).
+  // Through JSON and the report's own check, as `tracewatt report` reads them (the CLI adds measuredIterationNs per
+  // rank).
   [asMeasured] = parseResults(JSON.parse(JSON.stringify(am)), 'as-measured.json') as ReplayRecord[];
   const withMeasured = {
     ...mo,
@@ -71,18 +72,22 @@ describe('report: measured beside modelled (H200 GPT, nvidia-smi log)', () => {
     expect(head).toContain(`the power log measured ${Number(row!.loggedJ!.toPrecision(4))} J over the iteration`);
   });
 
-  it('the page draws the figure and both tables before the replays, and says these sections compare with measurements', async () => {
-    const html = await buildReport([asMeasured, modelled]);
-    const order = [...html.matchAll(/<section class="result" id="([^"]+)" data-kind="([^"]+)"/g)].map((m) => m[2]);
-    expect(order).toEqual(['measured', 'replay', 'replay']);
-    expect(html).toContain('data-plot="measured-beside-modelled"');
-    expect(html).toContain('<caption>Iteration time per rank</caption>');
-    expect(html).toContain('<caption>Energy of the iteration per rank</caption>');
-    expect(html).toContain('power log (J, measured)');
-    expect(html).toMatch(
-      /only the measured-beside-modelled sections and the model-accuracy tables compare with measurements/,
-    );
-  });
+  it(
+    'the page draws the figure and both tables before the replays, and says these sections compare with ' +
+      'measurements',
+    async () => {
+      const html = await buildReport([asMeasured, modelled]);
+      const order = [...html.matchAll(/<section class="result" id="([^"]+)" data-kind="([^"]+)"/g)].map((m) => m[2]);
+      expect(order).toEqual(['measured', 'replay', 'replay']);
+      expect(html).toContain('data-plot="measured-beside-modelled"');
+      expect(html).toContain('<caption>Iteration time per rank</caption>');
+      expect(html).toContain('<caption>Energy of the iteration per rank</caption>');
+      expect(html).toContain('power log (J, measured)');
+      expect(html).toMatch(
+        /only the measured-beside-modelled sections and the model-accuracy tables compare with measurements/,
+      );
+    },
+  );
 
   it('a modelled replay without an as-measured one still gets its section; a replay with no measurement none', async () => {
     const plain = { ...modelled, ranks: modelled.ranks.map(({ measuredIterationNs: _m, ...r }) => r) };

@@ -46,7 +46,8 @@ describe('energy breakdown bars', () => {
         { title: 'per scale', categoryTitle: 'scale (× nominal)' },
       ),
     );
-    expect(markItems(svg, 'energy_bars')).toHaveLength(11 * 7); // compute, memory, communication, 2 dimensions, idle, host
+    // compute, memory, communication, 2 dimensions, idle, host
+    expect(markItems(svg, 'energy_bars')).toHaveLength(11 * 7);
     expect(svg).toContain('network dim 1');
   });
 });

@@ -93,15 +93,21 @@ describe('formatTable width', () => {
     expect(one[0]).toBe(wide.map((c) => c.header).join('  '));
   });
 
-  it('cuts a cell longer than 64 characters in the middle (a kernel name of 1,968 characters); --wide and CSV keep it whole', () => {
-    const name = `void cutlass::Kernel<${'cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8,'.repeat(28)}>(Params)`;
-    const t = formatTable([{ header: 'kernel' }, { header: 'time (µs)' }], [[name, 12.5]]);
-    const line = t.split('\n')[2]!;
-    expect(line.length).toBeLessThanOrEqual(MAX_CELL_CHARS + 2 + 'time (µs)'.length);
-    expect(line).toMatch(/^void cutlass::Kernel<cutlass_80.*….*>\(Params\)\s+12\.5$/);
-    expect(formatTable([{ header: 'kernel' }], [[name]], { width: Infinity })).toContain(name);
-    expect(toCsv([{ header: 'kernel' }], [[name]])).toContain(name);
-  });
+  it(
+    'cuts a cell longer than 64 characters in the middle (a kernel name of 1,968 characters); --wide and CSV ' +
+      'keep it whole',
+    () => {
+      const name =
+        `void cutlass::Kernel<${'cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x256_64x3_tn_align8,'.repeat(28)}` +
+        `>(Params)`;
+      const t = formatTable([{ header: 'kernel' }, { header: 'time (µs)' }], [[name, 12.5]]);
+      const line = t.split('\n')[2]!;
+      expect(line.length).toBeLessThanOrEqual(MAX_CELL_CHARS + 2 + 'time (µs)'.length);
+      expect(line).toMatch(/^void cutlass::Kernel<cutlass_80.*….*>\(Params\)\s+12\.5$/);
+      expect(formatTable([{ header: 'kernel' }], [[name]], { width: Infinity })).toContain(name);
+      expect(toCsv([{ header: 'kernel' }], [[name]])).toContain(name);
+    },
+  );
 });
 
 describe('toCsv', () => {
@@ -142,7 +148,9 @@ describe('toCsv', () => {
 });
 
 describe('wrapText (prose lines of the text output)', () => {
-  const text = `${'word '.repeat(30)}ends at −0.03 % (band −0.04 % … −0.02 %), ${'a '.repeat(38)}makespan 88000 ns (0.088 ms), ${'x'.repeat(120)} done`;
+  const text =
+    `${'word '.repeat(30)}ends at −0.03 % (band −0.04 % … −0.02 %), ${'a '.repeat(38)}makespan 88000 ns (0.088 ` +
+    `ms), ${'x'.repeat(120)} done`;
   it('fits 100 columns, indents continuation lines, keeps a number with its % and a too-long word whole', () => {
     const lines = wrapText(text).split('\n');
     expect(lines.length).toBeGreaterThan(1);

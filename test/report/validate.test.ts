@@ -54,7 +54,8 @@ describe('parseResults', () => {
 
   it('names the file and field of an unknown kind', () => {
     expect(messageOf(() => parseResults({ ...replayFixture(), kind: 'replays' }, 'run.json'))).toBe(
-      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, layer-clock-study, found "replays"',
+      'run.json: kind: expected one of replay, gpu-clock-sweep, network-sweep, accuracy, case-study, plan, ' +
+        'layer-clock-study, found "replays"',
     );
   });
 

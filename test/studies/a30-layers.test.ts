@@ -252,23 +252,27 @@ describe('a memory-bound and a compute-bound layer over every A30 clock', () => 
     }
   });
 
-  it('obeys physics: runtime never rises with the clock, power stays under the 165 W cap, parts add up, clocks exist', () => {
-    const clocks = new Set(a30ClocksMHz());
-    for (const l of r.record.layers) {
-      const pts = l.sweep.points;
-      expect(pts.map((p) => p.clockMHz)).toEqual(a30ClocksMHz());
-      for (let i = 1; i < pts.length; i++) expect(pts[i]!.timeS).toBeLessThanOrEqual(pts[i - 1]!.timeS);
-      for (const p of pts) {
-        const e = p.energyJ;
-        expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
-        expect(e.compute / p.timeS).toBeLessThanOrEqual(165);
+  it(
+    'obeys physics: runtime never rises with the clock, power stays under the 165 W cap, parts add up, clocks ' +
+      'exist',
+    () => {
+      const clocks = new Set(a30ClocksMHz());
+      for (const l of r.record.layers) {
+        const pts = l.sweep.points;
+        expect(pts.map((p) => p.clockMHz)).toEqual(a30ClocksMHz());
+        for (let i = 1; i < pts.length; i++) expect(pts[i]!.timeS).toBeLessThanOrEqual(pts[i - 1]!.timeS);
+        for (const p of pts) {
+          const e = p.energyJ;
+          expect(e.compute + e.memory + e.network + e.idle).toBeCloseTo(e.total, 12);
+          expect(e.compute / p.timeS).toBeLessThanOrEqual(165);
+        }
       }
-    }
-    for (const row of r.record.rows) {
-      expect(clocks.has(row.fastestClockMHz) && clocks.has(row.lowestEnergyClockMHz)).toBe(true);
-      expect(row.maxKernelPowerW).toBeLessThanOrEqual(165);
-    }
-  });
+      for (const row of r.record.rows) {
+        expect(clocks.has(row.fastestClockMHz) && clocks.has(row.lowestEnergyClockMHz)).toBe(true);
+        expect(row.maxKernelPowerW).toBeLessThanOrEqual(165);
+      }
+    },
+  );
 
   it("finds the U (lowest energy inside the range) and the memory-bound layer's flat top", () => {
     expect(r.record.observations.find((o) => o.id === 'u-shaped-energy')!.verdict).toBe('confirmed');
@@ -278,16 +282,20 @@ describe('a memory-bound and a compute-bound layer over every A30 clock', () => 
     expect(big.fastestClockMHz).toBe(1440);
   });
 
-  it('writes a report that validates, plots the U and the fronts with published points, and text within 100 columns', async () => {
-    const [back] = parseResults(JSON.parse(JSON.stringify([r.record])), 'results.json');
-    const html = await buildReport([back!]);
-    expect(html).toContain('data-plot="layer-energy-vs-clock"');
-    expect(html).toContain('data-plot="layer-pareto-fronts"');
-    expect(html).toContain('published lowest-energy point');
-    expect(html).toMatch(/Mean absolute difference over the 4 cells/);
-    const text = layerStudyText(r.record);
-    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
-  });
+  it(
+    'writes a report that validates, plots the U and the fronts with published points, and text within 100 ' +
+      'columns',
+    async () => {
+      const [back] = parseResults(JSON.parse(JSON.stringify([r.record])), 'results.json');
+      const html = await buildReport([back!]);
+      expect(html).toContain('data-plot="layer-energy-vs-clock"');
+      expect(html).toContain('data-plot="layer-pareto-fronts"');
+      expect(html).toContain('published lowest-energy point');
+      expect(html).toMatch(/Mean absolute difference over the 4 cells/);
+      const text = layerStudyText(r.record);
+      expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+    },
+  );
 });
 
 describe('case-study a30-layers options', () => {

@@ -1,4 +1,7 @@
-/** The GPU clock knob's band: a prediction's band grows with the distance from the reference clock; the reference itself is the nominal point, so its change is exactly zero. */
+/**
+ * The GPU clock knob's band: a prediction's band grows with the distance from the reference clock; the reference itself
+ * is the nominal point, so its change is exactly zero.
+ */
 import { describe, expect, it } from 'vitest';
 import { loadCalibration } from '../../src/engines/calibrate/index.js';
 import { clockBand, knobPoint, type PointFigures } from '../../src/engines/studies/case-study-knobs.js';

@@ -111,7 +111,8 @@ describe('case study sensitivity map (reduced)', () => {
     const cal = await loadCalibration(CASE_STUDY_DEFAULTS.calibration);
     const fMax = maxSmClock(cal).mhz;
     const power = await resolvePower('h100-cluster');
-    // DP 4 at 64 sequences (16 micro-batches, replayed at 4 and 8) and PP 4 at 32 (32 micro-batches, replayed at 8 and 12), both at 25 GB/s.
+    // DP 4 at 64 sequences (16 micro-batches, replayed at 4 and 8) and PP 4 at 32 (32 micro-batches, replayed at 8 and
+    // 12), both at 25 GB/s.
     for (const [name, batch] of [
       ['TP 8 × DP 4', 64],
       ['TP 8 × PP 4', 32],
@@ -167,7 +168,8 @@ describe('case study sensitivity map (reduced)', () => {
     expect(fig.slice(0, fig.indexOf('</figure>'))).toContain('★');
     expect(html).toContain('<strong>Sensitivity map.</strong>');
     expect(html).toContain('Sensitivity map: best scale-out DVFS setting per cell');
-    // The heat map compiles without vega-lite warnings (bold cells beyond the threshold included) and stars the real batch.
+    // The heat map compiles without vega-lite warnings (bold cells beyond the threshold included) and stars the real
+    // batch.
     const plot = await renderPlot(sensitivityMapSpec(map()));
     expect(plot.warnings).toEqual([]);
     expect(plot.svg).toContain('★');

@@ -62,30 +62,39 @@ describe('case study llama2-70b (reduced)', () => {
     }
   });
 
-  it('scale-out energy at s = 0.5 is nominal × 0.8² (same bytes), scale-up energy unchanged, and the point is slower', () => {
-    for (const l of cs.record.layouts) {
-      const k = l.knobs.find((x) => x.id === 'scale-out')!;
-      const [low, nominal] = k.points;
-      expect([low!.setting, nominal!.setting]).toEqual([0.5, 1]);
-      expect(low!.networkByDimensionJ[1]! / nominal!.networkByDimensionJ[1]!).toBeCloseTo(0.64, 9);
-      expect(low!.networkByDimensionJ[0]).toBeCloseTo(nominal!.networkByDimensionJ[0]!, 6);
-      expect(low!.timeChangePct).toBeGreaterThan(0);
-      expect(low!.energySavedPctPerSlowdownPct).toBeCloseTo(-low!.energyChangePct / low!.timeChangePct, 12);
-      expect(nominal!.energyChangeBandPct).toEqual([0, 0]);
-    }
-  });
+  it(
+    'scale-out energy at s = 0.5 is nominal × 0.8² (same bytes), scale-up energy unchanged, and the point is ' +
+      'slower',
+    () => {
+      for (const l of cs.record.layouts) {
+        const k = l.knobs.find((x) => x.id === 'scale-out')!;
+        const [low, nominal] = k.points;
+        expect([low!.setting, nominal!.setting]).toEqual([0.5, 1]);
+        expect(low!.networkByDimensionJ[1]! / nominal!.networkByDimensionJ[1]!).toBeCloseTo(0.64, 9);
+        expect(low!.networkByDimensionJ[0]).toBeCloseTo(nominal!.networkByDimensionJ[0]!, 6);
+        expect(low!.timeChangePct).toBeGreaterThan(0);
+        expect(low!.energySavedPctPerSlowdownPct).toBeCloseTo(-low!.energyChangePct / low!.timeChangePct, 12);
+        expect(nominal!.energyChangeBandPct).toEqual([0, 0]);
+      }
+    },
+  );
 
-  it('the GPU knob takes kernel energies from the calibration: lower clocks change compute energy, not at a fixed power', () => {
-    const k = knob('TP 8 × PP 4', 'gpu-clock');
-    expect(k.points.map((p) => p.setting)).toEqual([1380, 1980]);
-    const [slow, fast] = k.points;
-    expect(slow!.timeChangePct).toBeGreaterThan(0);
-    // A fixed active power would give compute energy ∝ busy time: more at the slower clock. The datasheet V–f model saves.
-    expect(slow!.energyJ.compute).toBeLessThan(fast!.energyJ.compute);
-    expect(slow!.energyChangeBandPct[0]).toBeLessThan(slow!.energyChangePct);
-    expect(slow!.energyChangeBandPct[1]).toBeGreaterThan(slow!.energyChangePct);
-    expect(cs.record.system.join('\n')).toMatch(/h100-datasheet\.json \(datasheet defaults, not fitted\)/);
-  });
+  it(
+    'the GPU knob takes kernel energies from the calibration: lower clocks change compute energy, not at a fixed ' +
+      'power',
+    () => {
+      const k = knob('TP 8 × PP 4', 'gpu-clock');
+      expect(k.points.map((p) => p.setting)).toEqual([1380, 1980]);
+      const [slow, fast] = k.points;
+      expect(slow!.timeChangePct).toBeGreaterThan(0);
+      // A fixed active power would give compute energy ∝ busy time: more at the slower clock. The datasheet V–f model
+      // saves.
+      expect(slow!.energyJ.compute).toBeLessThan(fast!.energyJ.compute);
+      expect(slow!.energyChangeBandPct[0]).toBeLessThan(slow!.energyChangePct);
+      expect(slow!.energyChangeBandPct[1]).toBeGreaterThan(slow!.energyChangePct);
+      expect(cs.record.system.join('\n')).toMatch(/h100-datasheet\.json \(datasheet defaults, not fitted\)/);
+    },
+  );
 
   it('flags a best point at the edge of the range and says so in the finding', () => {
     for (const l of cs.record.layouts) {

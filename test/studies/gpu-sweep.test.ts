@@ -70,15 +70,19 @@ describeShared('sweep gpu on RTX 8000 real kernels', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('one point per clock; compute + memory energy is what annotate wrote on the nodes at that clock (the ledger carves the DRAM part out of energy_j)', () => {
-    expect(res.record.points.map((p) => p.clockMHz)).toEqual(CLOCKS);
-    expect(res.annotate.total.untouched).toBe(0);
-    res.record.points.forEach((p) => {
-      const out = res.annotate.outputs.find((o) => o.frequencyMHz === p.clockMHz)!;
-      const nodesJ = p.energyJ.compute + p.energyJ.memory;
-      expect(Math.abs(nodesJ - out.computeEnergyJ)).toBeLessThanOrEqual(1e-9 * out.computeEnergyJ);
-    });
-  });
+  it(
+    'one point per clock; compute + memory energy is what annotate wrote on the nodes at that clock (the ledger ' +
+      'carves the DRAM part out of energy_j)',
+    () => {
+      expect(res.record.points.map((p) => p.clockMHz)).toEqual(CLOCKS);
+      expect(res.annotate.total.untouched).toBe(0);
+      res.record.points.forEach((p) => {
+        const out = res.annotate.outputs.find((o) => o.frequencyMHz === p.clockMHz)!;
+        const nodesJ = p.energyJ.compute + p.energyJ.memory;
+        expect(Math.abs(nodesJ - out.computeEnergyJ)).toBeLessThanOrEqual(1e-9 * out.computeEnergyJ);
+      });
+    },
+  );
 
   it('lower clocks take longer (kernels slow down), and the optimal clocks are the extremes of the points', () => {
     const pts = res.record.points;

@@ -72,7 +72,8 @@ describe('merge refuses a partial that contradicts itself', () => {
     [
       'a point whose scale is not the one its index stands for',
       (p: any) => (p.points[1].point.scale = 0.9),
-      'tracewatt: error: <partial>: points[1].point.scale: is 0.9, but point 2 of the sweep is at 0.7 (identity.options)',
+      'tracewatt: error: <partial>: points[1].point.scale: is 0.9, but point 2 of the sweep is at 0.7 ' +
+        '(identity.options)',
     ],
     [
       'a negative energy',
@@ -87,7 +88,8 @@ describe('merge refuses a partial that contradicts itself', () => {
     [
       'per-dimension entries of different lengths',
       (p: any) => p.points[1].point.networkByDimensionJ.push(0),
-      'tracewatt: error: <partial>: points[1].point.networkByDimensionJ: has 2 entries, points[0] has 1: one per network dimension in every point',
+      'tracewatt: error: <partial>: points[1].point.networkByDimensionJ: has 2 entries, points[0] has 1: one ' +
+        'per network dimension in every point',
     ],
     [
       'no entry for the swept dimension',
@@ -95,7 +97,8 @@ describe('merge refuses a partial that contradicts itself', () => {
         p.identity.options.dimension = 1;
         for (const x of p.points) x.point.networkByDimensionJ = [x.point.networkByDimensionJ[0]];
       },
-      'tracewatt: error: <partial>: points[0].point.networkByDimensionJ: has 1 entries, but the swept dimension is 1 (identity.options)',
+      'tracewatt: error: <partial>: points[0].point.networkByDimensionJ: has 1 entries, but the swept ' +
+        'dimension is 1 (identity.options)',
     ],
     [
       'per-dimension energies above the network energy',
@@ -145,7 +148,8 @@ describe('merge refuses a partial that contradicts itself', () => {
     [
       'a shard count of 1e9',
       (p: any) => (p.shard.count = 1e9),
-      'tracewatt: error: <partial>: shard: expected {index, count} with 1 ≤ index ≤ count ≤ 10000, found {"index":1,"count":1000000000}',
+      'tracewatt: error: <partial>: shard: expected {index, count} with 1 ≤ index ≤ count ≤ 10000, found ' +
+        '{"index":1,"count":1000000000}',
     ],
   ])('%s', async (_label, change, message) => {
     const line = await mergeError(await changed(_label.replace(/\W+/g, '-'), change));
@@ -161,7 +165,8 @@ describe('merge refuses a partial that contradicts itself', () => {
       }),
     );
     expect(line).toBe(
-      'tracewatt: error: <partial>: points: shard 1/2 of 10000 points should hold points [0, 2, 4, 6, 8, 10, 12, 14, … (5000 in all)], holds [0, 2, 4]',
+      'tracewatt: error: <partial>: points: shard 1/2 of 10000 points should hold points [0, 2, 4, 6, 8, 10, ' +
+        '12, 14, … (5000 in all)], holds [0, 2, 4]',
     );
   });
 });
@@ -190,7 +195,8 @@ describe('sweeps and accuracy: a clear error, never null figures', () => {
     expect(r.out).toBe('');
     expect(r.code).toBe(2);
     expect(r.err).toBe(
-      `tracewatt: error: sweep gpu: ${prefix} has no nodes (4 rank file(s), all empty): there is nothing whose time or energy a clock changes\n`,
+      `tracewatt: error: sweep gpu: ${prefix} has no nodes (4 rank file(s), all empty): there is nothing whose ` +
+        `time or energy a clock changes\n`,
     );
   });
 
@@ -215,7 +221,8 @@ describe('sweeps and accuracy: a clear error, never null figures', () => {
       expect(r.out).toBe('');
       expect(r.code).toBe(2);
       expect(r.err.trimEnd().split('\n').at(-1)).toBe(
-        `tracewatt: error: ${zero}: no usable power reading in ${rows.length - 1} sample(s) (every power or energy is missing, 0 or negative): nothing to compare the modelled power and energy with`,
+        `tracewatt: error: ${zero}: no usable power reading in ${rows.length - 1} sample(s) (every power or ` +
+          `energy is missing, 0 or negative): nothing to compare the modelled power and energy with`,
       );
     }
   });

@@ -71,24 +71,28 @@ describe('sweep network --shard, merge', () => {
     '1',
   ];
 
-  it("merging 3 shards (given in any order) prints the unsharded sweep's JSON byte for byte, and --out writes the same", async () => {
-    const whole = await ok([...argv(), '--json', '--out', path.join(dir, 'net-whole.json')]);
-    const parts = await shards(argv(), 3, 'net');
-    const merged = await ok([
-      'merge',
-      parts[2],
-      parts[0],
-      parts[1],
-      '--json',
-      '--out',
-      path.join(dir, 'net-merged.json'),
-    ]);
-    expect(merged).toBe(whole);
-    expect(await readFile(path.join(dir, 'net-merged.json'), 'utf8')).toBe(
-      await readFile(path.join(dir, 'net-whole.json'), 'utf8'),
-    );
-    expect(await ok(['merge', ...parts])).toBe(await ok(argv()));
-  });
+  it(
+    "merging 3 shards (given in any order) prints the unsharded sweep's JSON byte for byte, and --out writes the " +
+      'same',
+    async () => {
+      const whole = await ok([...argv(), '--json', '--out', path.join(dir, 'net-whole.json')]);
+      const parts = await shards(argv(), 3, 'net');
+      const merged = await ok([
+        'merge',
+        parts[2],
+        parts[0],
+        parts[1],
+        '--json',
+        '--out',
+        path.join(dir, 'net-merged.json'),
+      ]);
+      expect(merged).toBe(whole);
+      expect(await readFile(path.join(dir, 'net-merged.json'), 'utf8')).toBe(
+        await readFile(path.join(dir, 'net-whole.json'), 'utf8'),
+      );
+      expect(await ok(['merge', ...parts])).toBe(await ok(argv()));
+    },
+  );
 
   it('more shards than points: the empty shards still count', async () => {
     const parts = await shards([...argv(), '--scale', '0.5,1'], 3, 'net-small');

@@ -155,105 +155,115 @@ describe('validate refuses what replay refuses', () => {
   });
 });
 
-describe('collectives that do not match across ranks: validate refuses what replay refuses (collective-sequence.ts)', () => {
-  /** The 4 ranks with `change` applied to rank `rank` only. */
-  const oneRank = (rank: number, change: (nodes: ChakraNode[]) => ChakraNode[]) => {
-    let r = -1;
-    return variant((nodes) => (++r === rank ? change(nodes) : nodes));
-  };
-  const second = (nodes: ChakraNode[]) => {
-    const first = coll(nodes);
-    const c = emptyNode(400n, first.name, NodeType.COMM_COLL_NODE);
-    c.attrs = [...first.attrs];
-    c.ctrlDeps = [first.id];
-    return [...nodes, c];
-  };
-  it.each([
-    [
-      'rank 2 runs an ALL_GATHER where the others run the ALL_REDUCE',
-      2,
-      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_type', 'int64_val', 2n)), nodes),
-      /collective #0 of group "all ranks" differs between ranks: rank 0 node 0 is ALL_REDUCE of 1048576 B, rank 2 node 2 is ALL_GATHER of 1048576 B/,
-    ],
-    [
-      'rank 1 runs it with twice the bytes',
-      1,
-      (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'uint64_val', 2097152n)), nodes),
-      /collective #0 of group "all ranks" differs between ranks: rank 0 node 0 is ALL_REDUCE of 1048576 B, rank 1 node 1 is ALL_REDUCE of 2097152 B/,
-    ],
-  ])('%s', async (_label, rank, change, message) => {
-    const trace = await oneRank(rank, change);
-    const v = await validateTrace(trace);
-    expect(v.counts).toEqual({ 'collective-mismatch': 1 });
-    expect(v.problems[0]!.message).toMatch(message);
-    expect(v.problems[0]!.file).toBe(`${trace}.${rank}.et`);
-    expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(message);
-    // export astra-sim, which also reads one rank at a time, refuses it in the same words (ASTRA-sim would stall).
-    const out = path.join(dir, `export-${n}`);
-    expect(await refusal(exportAstraSim({ trace, system: plain, network: ring4, out }))).toMatch(message);
-    expect(existsSync(out)).toBe(false);
-  });
-
-  it('rank 3 runs one collective more than the others: replay stalls, validate says which is never reached', async () => {
-    const trace = await oneRank(3, second);
-    const v = await validateTrace(trace);
-    expect(v.counts).toEqual({ 'collective-mismatch': 1 });
-    expect(v.problems[0]!.message).toBe(
-      'group "all ranks": rank 0 issues 1 collective(s), rank 3 issues 2: collective #1 (rank 3 node 400) is never reached by rank 0 (replay stalls)',
-    );
-    expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(
-      /replay stalled .* collective ALL_REDUCE #1 of all ranks \(rank 3 node 400\) never reached by rank\(s\) 0, 1, 2/,
-    );
-  });
-
-  const p2p =
-    (type: number, peer: number, tag = 0) =>
-    (nodes: ChakraNode[]) => {
-      const m = emptyNode(200n, type === NodeType.COMM_SEND_NODE ? 'send' : 'recv', type);
-      m.attrs = [
-        makeAttr(type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src', 'int32_val', peer),
-        makeAttr('comm_size', 'int64_val', 4096n),
-        makeAttr('comm_tag', 'int32_val', tag),
-      ];
-      return [...nodes, m];
+describe(
+  'collectives that do not match across ranks: validate refuses what replay refuses ' + '(collective-sequence.ts)',
+  () => {
+    /** The 4 ranks with `change` applied to rank `rank` only. */
+    const oneRank = (rank: number, change: (nodes: ChakraNode[]) => ChakraNode[]) => {
+      let r = -1;
+      return variant((nodes) => (++r === rank ? change(nodes) : nodes));
     };
-  it("a receive no send matches: replay stalls on it, validate names it with replay's words", async () => {
-    const trace = await oneRank(1, p2p(NodeType.COMM_RECV_NODE, 3));
-    const v = await validateTrace(trace);
-    expect(v.counts).toEqual({ 'message-never-sent': 1 });
-    expect(v.problems[0]!.message).toBe('rank 1 node 200 waits for a message 3>1#0 that is never sent (replay stalls)');
-    expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(
-      /replay stalled .*rank 1 node 200 waits for a message 3>1#0 that is never sent/,
-    );
-    expect(
-      await refusal(exportAstraSim({ trace, system: plain, network: ring4, out: path.join(dir, `export-${n}`) })),
-    ).toBe(v.problems[0]!.message);
-  });
+    const second = (nodes: ChakraNode[]) => {
+      const first = coll(nodes);
+      const c = emptyNode(400n, first.name, NodeType.COMM_COLL_NODE);
+      c.attrs = [...first.attrs];
+      c.ctrlDeps = [first.id];
+      return [...nodes, c];
+    };
+    it.each([
+      [
+        'rank 2 runs an ALL_GATHER where the others run the ALL_REDUCE',
+        2,
+        (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_type', 'int64_val', 2n)), nodes),
+        /collective #0 of group "all ranks" differs between ranks: rank 0 node 0 is ALL_REDUCE of 1048576 B, rank 2 node 2 is ALL_GATHER of 1048576 B/,
+      ],
+      [
+        'rank 1 runs it with twice the bytes',
+        1,
+        (nodes: ChakraNode[]) => (setAttr(coll(nodes), makeAttr('comm_size', 'uint64_val', 2097152n)), nodes),
+        /collective #0 of group "all ranks" differs between ranks: rank 0 node 0 is ALL_REDUCE of 1048576 B, rank 1 node 1 is ALL_REDUCE of 2097152 B/,
+      ],
+    ])('%s', async (_label, rank, change, message) => {
+      const trace = await oneRank(rank, change);
+      const v = await validateTrace(trace);
+      expect(v.counts).toEqual({ 'collective-mismatch': 1 });
+      expect(v.problems[0]!.message).toMatch(message);
+      expect(v.problems[0]!.file).toBe(`${trace}.${rank}.et`);
+      expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(message);
+      // export astra-sim, which also reads one rank at a time, refuses it in the same words (ASTRA-sim would stall).
+      const out = path.join(dir, `export-${n}`);
+      expect(await refusal(exportAstraSim({ trace, system: plain, network: ring4, out }))).toMatch(message);
+      expect(existsSync(out)).toBe(false);
+    });
 
-  it('a send and its receive (same peers and tag): valid, and replay runs it; another tag is never sent', async () => {
-    let r = -1;
-    const paired = await variant((nodes) =>
-      ++r === 3 ? p2p(NodeType.COMM_SEND_NODE, 1)(nodes) : r === 1 ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes) : nodes,
-    );
-    expect((await validateTrace(paired)).errors).toBe(0);
-    expect(await refusal(replayFiles({ trace: paired, system: plain, network: ring4 }))).toBe('accepted');
-    r = -1;
-    const otherTag = await variant((nodes) =>
-      ++r === 3 ? p2p(NodeType.COMM_SEND_NODE, 1, 7)(nodes) : r === 1 ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes) : nodes,
-    );
-    expect((await validateTrace(otherTag)).counts).toEqual({ 'message-never-sent': 1 });
-    expect(await refusal(replayFiles({ trace: otherTag, system: plain, network: ring4 }))).toMatch(
-      /waits for a message 3>1#0 that is never sent/,
-    );
-  });
+    it('rank 3 runs one collective more than the others: replay stalls, validate says which is never reached', async () => {
+      const trace = await oneRank(3, second);
+      const v = await validateTrace(trace);
+      expect(v.counts).toEqual({ 'collective-mismatch': 1 });
+      expect(v.problems[0]!.message).toBe(
+        'group "all ranks": rank 0 issues 1 collective(s), rank 3 issues 2: collective #1 (rank 3 node 400) is ' +
+          'never reached by rank 0 (replay stalls)',
+      );
+      expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(
+        /replay stalled .* collective ALL_REDUCE #1 of all ranks \(rank 3 node 400\) never reached by rank\(s\) 0, 1, 2/,
+      );
+    });
 
-  it('every rank running the same second collective, or none of the ranks changed: valid, and replay runs it', async () => {
-    for (const trace of [await variant(second), await variant((nodes) => nodes)]) {
-      expect((await validateTrace(trace)).errors).toBe(0);
-      expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toBe('accepted');
-    }
-  });
-});
+    const p2p =
+      (type: number, peer: number, tag = 0) =>
+      (nodes: ChakraNode[]) => {
+        const m = emptyNode(200n, type === NodeType.COMM_SEND_NODE ? 'send' : 'recv', type);
+        m.attrs = [
+          makeAttr(type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src', 'int32_val', peer),
+          makeAttr('comm_size', 'int64_val', 4096n),
+          makeAttr('comm_tag', 'int32_val', tag),
+        ];
+        return [...nodes, m];
+      };
+    it("a receive no send matches: replay stalls on it, validate names it with replay's words", async () => {
+      const trace = await oneRank(1, p2p(NodeType.COMM_RECV_NODE, 3));
+      const v = await validateTrace(trace);
+      expect(v.counts).toEqual({ 'message-never-sent': 1 });
+      expect(v.problems[0]!.message).toBe(
+        'rank 1 node 200 waits for a message 3>1#0 that is never sent (replay stalls)',
+      );
+      expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toMatch(
+        /replay stalled .*rank 1 node 200 waits for a message 3>1#0 that is never sent/,
+      );
+      expect(
+        await refusal(exportAstraSim({ trace, system: plain, network: ring4, out: path.join(dir, `export-${n}`) })),
+      ).toBe(v.problems[0]!.message);
+    });
+
+    it('a send and its receive (same peers and tag): valid, and replay runs it; another tag is never sent', async () => {
+      let r = -1;
+      const paired = await variant((nodes) =>
+        ++r === 3 ? p2p(NodeType.COMM_SEND_NODE, 1)(nodes) : r === 1 ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes) : nodes,
+      );
+      expect((await validateTrace(paired)).errors).toBe(0);
+      expect(await refusal(replayFiles({ trace: paired, system: plain, network: ring4 }))).toBe('accepted');
+      r = -1;
+      const otherTag = await variant((nodes) =>
+        ++r === 3
+          ? p2p(NodeType.COMM_SEND_NODE, 1, 7)(nodes)
+          : r === 1
+            ? p2p(NodeType.COMM_RECV_NODE, 3)(nodes)
+            : nodes,
+      );
+      expect((await validateTrace(otherTag)).counts).toEqual({ 'message-never-sent': 1 });
+      expect(await refusal(replayFiles({ trace: otherTag, system: plain, network: ring4 }))).toMatch(
+        /waits for a message 3>1#0 that is never sent/,
+      );
+    });
+
+    it('every rank running the same second collective, or none of the ranks changed: valid, and replay runs it', async () => {
+      for (const trace of [await variant(second), await variant((nodes) => nodes)]) {
+        expect((await validateTrace(trace)).errors).toBe(0);
+        expect(await refusal(replayFiles({ trace, system: plain, network: ring4 }))).toBe('accepted');
+      }
+    });
+  },
+);
 
 describe('what replay runs, validate does not call an error', () => {
   it('INVALID_NODE (type 0): ASTRA-sim skips it, replay gives it no time: a warning', async () => {

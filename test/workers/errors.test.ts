@@ -37,46 +37,49 @@ describe('errors across threads', () => {
     expect(decode.code).toBe('CHAKRA_DECODE');
   });
 
-  it("keeps an errno error's code and path, a cause, an unknown class's name, and a thrown value that is no Error", () => {
-    const errno = Object.assign(new Error('ENOENT: no such file'), {
-      code: 'ENOENT',
-      errno: -2,
-      path: '/x/y',
-      syscall: 'open',
-    });
-    const back = across(errno) as NodeJS.ErrnoException;
-    expect(back).toBeInstanceOf(Error);
-    expect([back.message, back.code, back.path, back.syscall]).toEqual([
-      'ENOENT: no such file',
-      'ENOENT',
-      '/x/y',
-      'open',
-    ]);
+  it(
+    "keeps an errno error's code and path, a cause, an unknown class's name, and a thrown value that is no " + 'Error',
+    () => {
+      const errno = Object.assign(new Error('ENOENT: no such file'), {
+        code: 'ENOENT',
+        errno: -2,
+        path: '/x/y',
+        syscall: 'open',
+      });
+      const back = across(errno) as NodeJS.ErrnoException;
+      expect(back).toBeInstanceOf(Error);
+      expect([back.message, back.code, back.path, back.syscall]).toEqual([
+        'ENOENT: no such file',
+        'ENOENT',
+        '/x/y',
+        'open',
+      ]);
 
-    const wrapped = across(new InputError('outer', 'X')) as Error;
-    expect(wrapped.cause).toBeUndefined();
-    const withCause = across(new Error('outer', { cause: new FormatError('f.json', '', 'inner') })) as Error;
-    expect(withCause.cause).toBeInstanceOf(FormatError);
-    expect((withCause.cause as Error).message).toBe('f.json: inner');
+      const wrapped = across(new InputError('outer', 'X')) as Error;
+      expect(wrapped.cause).toBeUndefined();
+      const withCause = across(new Error('outer', { cause: new FormatError('f.json', '', 'inner') })) as Error;
+      expect(withCause.cause).toBeInstanceOf(FormatError);
+      expect((withCause.cause as Error).message).toBe('f.json: inner');
 
-    class WireLikeError extends Error {
-      constructor(readonly position: number) {
-        super('varint too long');
+      class WireLikeError extends Error {
+        constructor(readonly position: number) {
+          super('varint too long');
+        }
       }
-    }
-    const unknown = across(new WireLikeError(17)) as Error & { position: number };
-    expect([unknown.constructor, unknown.name, unknown.message, unknown.position]).toEqual([
-      Error,
-      'WireLikeError',
-      'varint too long',
-      17,
-    ]);
+      const unknown = across(new WireLikeError(17)) as Error & { position: number };
+      expect([unknown.constructor, unknown.name, unknown.message, unknown.position]).toEqual([
+        Error,
+        'WireLikeError',
+        'varint too long',
+        17,
+      ]);
 
-    expect(across('a string')).toBe('a string');
-    // A field structured clone cannot carry (a function) comes across as text, not as a failed reply.
-    const odd = across(Object.assign(new InputError('odd'), { hook: () => 1 })) as InputError & { hook: unknown };
-    expect([odd.constructor, typeof odd.hook]).toEqual([InputError, 'string']);
-  });
+      expect(across('a string')).toBe('a string');
+      // A field structured clone cannot carry (a function) comes across as text, not as a failed reply.
+      const odd = across(Object.assign(new InputError('odd'), { hook: () => 1 })) as InputError & { hook: unknown };
+      expect([odd.constructor, typeof odd.hook]).toEqual([InputError, 'string']);
+    },
+  );
 });
 
 describe('runLanes', () => {

@@ -30,7 +30,10 @@ let replay: Replay;
 let cluster: { system: string; network: string };
 const calibration = path.join(repoRoot, 'calibration', 'h100-datasheet.json');
 
-/** One rank: compute nodes with num_ops / tensor_size (annotated by roofline), then an all-reduce, unless `broken`: a collective without comm_type, which replay refuses. */
+/**
+ * One rank: compute nodes with num_ops / tensor_size (annotated by roofline), then an all-reduce, unless `broken`: a
+ * collective without comm_type, which replay refuses.
+ */
 function rank(_r: number, broken: boolean): Buffer {
   const nodes: ChakraNode[] = [];
   for (let i = 0; i < 40; i++) {
@@ -138,7 +141,8 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
     expect(r.code).toBe(2);
   }, 60_000);
 
-  it('sweep network and sweep gpu: a point refused in a worker thread (2 threads) is the same InputError as in-process', async () => {
+  it('sweep network and sweep gpu: a point refused in a worker thread (2 threads) is the same InputError as ' +
+    'in-process', async () => {
     const configs = await replay.loadClusterConfigs({ ...cluster, power: 'h100-cluster' });
     const trace = path.join(dir, 'bad');
     const network = (threads: number) =>
@@ -220,7 +224,8 @@ describe.skipIf(!built)('typed errors from worker threads (built code)', () => {
     expect(e).toBeInstanceOf(errors.InputError);
     expect(e.message).toMatch(
       new RegExp(
-        `rank 1 of ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(annotated at \\d+ MHz\\): node 40 .* has no comm_type attribute`,
+        `rank 1 of ${trace.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(annotated at \\d+ MHz\\): node 40 .* has ` +
+          `no comm_type attribute`,
       ),
     );
     expect(e.message).not.toContain('tracewatt-sweep-gpu-');

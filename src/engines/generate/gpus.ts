@@ -11,11 +11,6 @@ export type Dtype = 'bf16' | 'fp16' | 'fp32';
 export const DTYPE_BYTES: Readonly<Record<Dtype, number>> = { bf16: 2, fp16: 2, fp32: 4 };
 const DTYPES: readonly Dtype[] = ['bf16', 'fp16', 'fp32'];
 
-export function parseDtype(text: string): Dtype {
-  if (text === 'bf16' || text === 'fp16' || text === 'fp32') return text;
-  throw new InputError(`unknown dtype "${text}": use bf16, fp16 or fp32`);
-}
-
 export interface GpuPreset {
   /** The board as generated traces and their notes name it. */
   name: string;

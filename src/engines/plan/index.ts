@@ -13,4 +13,4 @@ export { sweep } from './solver.js';
 export { graphFrontier } from './frontier.js';
 export * from './types.js';
 export { planTrace, type TracePlanInput } from './trace-plan.js';
-export { planProfile, type ProfilePlanInput } from './profile-plan.js';
+export { planProfile } from './profile-plan.js';

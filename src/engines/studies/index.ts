@@ -20,8 +20,6 @@ export { runPoint } from './replay-point.js';
 export { runPoints } from './pool.js';
 export {
   sweepNetwork,
-  networkSweepPoints,
-  networkSweepRecord,
   scaledConfigs,
   type NetworkSweepOutput,
 } from './network-sweep.js';
@@ -34,9 +32,7 @@ export {
 } from './case-study.js';
 export {
   sweepGpu,
-  gpuSweepPoints,
   gpuSweepRecord,
-  sweepClocks,
   sweepPointOf,
   tradeoffTable,
   type GpuSweepOutput,
@@ -44,12 +40,7 @@ export {
 export {
   parseShard,
   shardIndices,
-  inputDigests,
-  makePartial,
-  type Shard,
-  type SweepKind,
 } from './shard.js';
-export { mergeSweepFiles, type NetworkSweepRecordOptions, type GpuSweepRecordOptions } from './merge.js';
 export {
   runA30LayerStudy,
   a30ClocksMHz,
@@ -67,10 +58,6 @@ export {
   runNetworkSweep,
   runGpuSweep,
   mergeSweep,
-  type NetworkSweepRequest,
-  type GpuSweepRequest,
   type SweepRun,
-  type SweepRunOptions,
-  type ShardWritten,
 } from './sweep-run.js';
-export { writeStudyFolder, type StudyRun, type StudyFiles, type StudyWritten } from './study-folder.js';
+export { writeStudyFolder, type StudyRun } from './study-folder.js';
