@@ -19,7 +19,8 @@ if (!built) console.warn('dist/ not built (npm run build): the worker-thread err
 
 type Errors = typeof import('../../src/errors.js');
 type Annotate = typeof import('../../src/engines/annotate/index.js');
-type Studies = typeof import('../../src/engines/studies/index.js');
+type Studies = typeof import('../../src/engines/studies/network-sweep.js') &
+  typeof import('../../src/engines/studies/gpu-sweep.js');
 type Replay = typeof import('../../src/engines/replay/index.js');
 
 let dir: string;
@@ -63,7 +64,10 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'tw-worker-errors-'));
   errors = await import(path.join(dist, 'errors.js'));
   annotate = await import(path.join(dist, 'engines', 'annotate', 'index.js'));
-  studies = await import(path.join(dist, 'engines', 'studies', 'index.js'));
+  studies = {
+    ...(await import(path.join(dist, 'engines', 'studies', 'network-sweep.js'))),
+    ...(await import(path.join(dist, 'engines', 'studies', 'gpu-sweep.js'))),
+  };
   replay = await import(path.join(dist, 'engines', 'replay', 'index.js'));
   // A 2-rank cluster (system.json, network.yml) from the generator; the ranks are ours.
   const w = await writeLlmTraces({
