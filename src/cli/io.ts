@@ -27,6 +27,15 @@ export function tableOptions(csv: string) {
   ] as const satisfies readonly OptionSpec[];
 }
 
+/** --calibration, a calibration file the command needs (annotate, predict). */
+export const CALIBRATION_OPTION = {
+  name: 'calibration',
+  type: 'string',
+  value: 'file',
+  description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)',
+  required: true,
+} as const satisfies OptionSpec;
+
 /**
  * --power-config: a power.json or a preset name (replay, energy, export, sweep, plan). It was --power, which the
  * profile commands use for a power log: --power is still accepted for one release, with a note.

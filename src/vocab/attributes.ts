@@ -28,3 +28,18 @@ export const ANNOTATION_ATTRS = {
 
 /** Prefix of the per-component utilization attributes (util_sm_active, util_dram_active, …; fractions 0–1). */
 export const UTIL_PREFIX = 'util_';
+
+/**
+ * Chakra's attributes that replay (and ASTRA-sim) read as an integer: one of another kind is read as absent, which
+ * validate reports and export repairs.
+ */
+export const CHAKRA_INTEGER_ATTRS: readonly string[] = [
+  'num_ops',
+  'tensor_size',
+  'comm_type',
+  'comm_size',
+  'comm_src',
+  'comm_dst',
+  'comm_tag',
+  'comm_priority',
+];

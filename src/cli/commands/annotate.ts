@@ -6,7 +6,7 @@ import { PROFILE_FORMATS } from '../../formats/profiles/index.js';
 import { annotateRankRows, annotateText } from '../../report/text/annotate.js';
 import { defineCommand, TRACE_ARG } from '../command.js';
 import { progressFor } from '../progress.js';
-import { emit, powerConfigOption, printSaid, tableLayout, tableOptions } from '../io.js';
+import { emit, powerConfigOption, printSaid, tableLayout, tableOptions, CALIBRATION_OPTION } from '../io.js';
 import { MAPPING_OPTION, POWER_LOG_OPTIONS, profileReadOptions } from './profile-options.js';
 
 const [POWER_LOG, ...POWER_LOG_READING] = POWER_LOG_OPTIONS;
@@ -19,13 +19,7 @@ export const annotateCommand = defineCommand({
     'a replay power config',
   args: [TRACE_ARG],
   options: [
-    {
-      name: 'calibration',
-      type: 'string',
-      value: 'file',
-      description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)',
-      required: true,
-    },
+    CALIBRATION_OPTION,
     {
       name: 'profile',
       type: 'string',

@@ -1,7 +1,7 @@
 import { checkTargetClock, loadCalibration, predictProfile } from '../../engines/calibrate/index.js';
 import { predictRows, predictText } from '../../report/text/predict.js';
 import { defineCommand } from '../command.js';
-import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
+import { emit, printSaid, tableLayout, tableOptions, CALIBRATION_OPTION } from '../io.js';
 import { namingProfile, PROFILE_OPTIONS, readProfiles } from './profile-options.js';
 
 export const predictCommand = defineCommand({
@@ -9,13 +9,7 @@ export const predictCommand = defineCommand({
   summary: 'Predict every kernel of a profile at other SM clocks (time, power, energy; estimates)',
   args: [],
   options: [
-    {
-      name: 'calibration',
-      type: 'string',
-      value: 'file',
-      description: 'calibration JSON (tracewatt calibrate, or calibration/*.json)',
-      required: true,
-    },
+    CALIBRATION_OPTION,
     {
       name: 'profile',
       type: 'string',

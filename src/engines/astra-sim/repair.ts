@@ -9,6 +9,7 @@ import type { Diagnostics } from '../../diagnostics.js';
 import { InputError } from '../../errors.js';
 import type { CommGroupConfig, RemoteMemoryConfig, SystemConfig } from '../../formats/astra/index.js';
 import { SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
+import { CHAKRA_INTEGER_ATTRS } from '../../vocab/attributes.js';
 import { missingImplementation } from '../replay/collective-plan.js';
 import {
   ATTR_MEMBER_BY_KIND,
@@ -126,18 +127,6 @@ function needInt(c: RepairContext, n: ChakraNode, name: string, why: string): vo
   if (attrInt(n, name) === undefined) throw new InputError(`${where(c, n)} has no ${name}: ${why}`);
 }
 
-/** Attributes read as integers (replay reads one of another kind as absent). */
-const INTEGER_ATTRS = [
-  'num_ops',
-  'tensor_size',
-  'comm_type',
-  'comm_size',
-  'comm_src',
-  'comm_dst',
-  'comm_tag',
-  'comm_priority',
-];
-
 /** Whether an attribute kind is a single integer or bool (what attrInt reads; doubles are read when whole). */
 function scalarNumber(a: Attribute): boolean {
   const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
@@ -163,7 +152,7 @@ function retypeAttributes(c: RepairContext, n: ChakraNode): void {
     n.attrs = n.attrs.filter((x) => x.name !== name);
     note(c, n, 'mistyped-attribute-dropped', `${name} (${a.kind ?? 'no value'}) removed: ${why}`);
   };
-  for (const name of INTEGER_ATTRS) {
+  for (const name of CHAKRA_INTEGER_ATTRS) {
     const a = getAttr(n, name);
     if (a && !scalarNumber(a)) drop(name, 'an integer is read');
   }

@@ -6,6 +6,7 @@
  * Warnings are odd but replayable.
  */
 import { Diagnostics } from '../../diagnostics.js';
+import { CHAKRA_INTEGER_ATTRS } from '../../vocab/attributes.js';
 import { getAttr } from '../../formats/chakra/attrs.js';
 import { NodeDecoder } from '../../formats/chakra/decode.js';
 import {
@@ -54,18 +55,6 @@ export interface ValidationReport {
   problems: Problem[];
 }
 
-/** Attributes whose value a consumer reads as a number / bool / string / bool list. */
-const NUMERIC_ATTRS = [
-  'num_ops',
-  'tensor_size',
-  'comm_type',
-  'comm_size',
-  'comm_src',
-  'comm_dst',
-  'comm_tag',
-  'comm_priority',
-];
-
 class Collector {
   readonly problems: Problem[] = [];
   readonly counts: Record<string, number> = {};
@@ -112,7 +101,7 @@ interface NodeView {
 }
 
 /** Attributes whose value a consumer reads as a number / bool / string / bool list (the probe's slots). */
-const CHECKED = [...NUMERIC_ATTRS, 'is_cpu_op', 'involved_dim', 'pg_name'];
+const CHECKED = [...CHAKRA_INTEGER_ATTRS, 'is_cpu_op', 'involved_dim', 'pg_name'];
 const CHECKED_NAMES = new AttributeNames(CHECKED);
 const SLOT = new Map(CHECKED.map((n, i) => [n, i]));
 
@@ -185,7 +174,7 @@ class DecodedView implements NodeView {
 function checkAttrTypes(node: NodeView, c: Collector): void {
   for (const a of node.attrs()) {
     const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
-    if (NUMERIC_ATTRS.includes(a.name)) {
+    if (CHAKRA_INTEGER_ATTRS.includes(a.name)) {
       const numeric = member && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
       if (!numeric)
         c.add(
