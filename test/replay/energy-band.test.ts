@@ -12,13 +12,7 @@ import { energyFromAstraSimLog } from '../../src/engines/astra-sim/index.js';
 import { predictProfile, type PredictResult } from '../../src/engines/calibrate/predict.js';
 import { replay, replayFiles, resolvePower, type RankSource } from '../../src/engines/replay/index.js';
 import { gpuSweepRecord, runPoints, sweepPointOf } from '../../src/engines/studies/index.js';
-import {
-  loadNetworkConfig,
-  loadSystemConfig,
-  parseNetworkConfig,
-  parsePowerConfig,
-  parseSystemConfig,
-} from '../../src/formats/astra/index.js';
+import { loadNetworkConfig, loadSystemConfig, parsePowerConfig } from '../../src/formats/astra/index.js';
 import {
   emptyNode,
   makeAttr,
@@ -35,25 +29,10 @@ import { buildReport, gpuSweepRows, gpuSweepText, parseResults, replayText } fro
 import { cli } from '../helpers/cli.js';
 import { astraRef, recordedLog } from '../helpers/astra-reference.js';
 import { describeShared, repoRoot, shared } from '../helpers/shared.js';
+import { ringCluster } from '../helpers/ring-cluster.js';
 import { shipped } from '../helpers/traces.js';
 
-const sys = parseSystemConfig(
-  'sys.json',
-  JSON.stringify({
-    'scheduling-policy': 'LIFO',
-    'endpoint-delay': 10,
-    'active-chunks-per-dimension': 1,
-    'preferred-dataset-splits': 4,
-    'all-reduce-implementation': ['ring'],
-    'all-gather-implementation': ['ring'],
-    'reduce-scatter-implementation': ['ring'],
-    'all-to-all-implementation': ['ring'],
-    'collective-optimization': 'localBWAware',
-    'local-mem-bw': 1600,
-    'peak-perf': 900,
-  }),
-);
-const net = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+const { sys, net } = ringCluster();
 const power = parsePowerConfig(
   'p.json',
   JSON.stringify({

@@ -21,12 +21,7 @@ import {
   type ReplayOptions,
   type ReplayResult,
 } from '../../src/engines/replay/index.js';
-import {
-  parseNetworkConfig,
-  parsePowerConfig,
-  parseRemoteMemoryConfig,
-  parseSystemConfig,
-} from '../../src/formats/astra/index.js';
+import { parsePowerConfig, parseRemoteMemoryConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
 import {
   attrBool,
   attrNumber,
@@ -41,6 +36,7 @@ import { TraceEventWriter } from '../../src/formats/trace-event/index.js';
 import { cli, generateLlama } from '../helpers/cli.js';
 import { allCases, astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
 import { hasShared, repoRoot } from '../helpers/shared.js';
+import { ringCluster } from '../helpers/ring-cluster.js';
 import { shipped } from '../helpers/traces.js';
 
 let dir: string;
@@ -246,23 +242,7 @@ describe('a trace annotated at an SM clock (issue 24, reproduction 1)', () => {
 
 // In-memory traces that reach every part: compute with and without energy_j / energy_memory_j, collectives,
 // remote memory, CPU nodes with a host power, network static power.
-const sys = parseSystemConfig(
-  'sys.json',
-  JSON.stringify({
-    'scheduling-policy': 'LIFO',
-    'endpoint-delay': 10,
-    'active-chunks-per-dimension': 1,
-    'preferred-dataset-splits': 4,
-    'all-reduce-implementation': ['ring'],
-    'all-gather-implementation': ['ring'],
-    'reduce-scatter-implementation': ['ring'],
-    'all-to-all-implementation': ['ring'],
-    'collective-optimization': 'localBWAware',
-    'local-mem-bw': 1600,
-    'peak-perf': 900,
-  }),
-);
-const net = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+const { sys, net } = ringCluster();
 const memory = parseRemoteMemoryConfig(
   'mem.json',
   JSON.stringify({ 'memory-type': 'PER_NPU_MEMORY_EXPANSION', 'remote-mem-latency': 100, 'remote-mem-bw': 20 }),
