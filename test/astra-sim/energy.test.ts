@@ -130,7 +130,7 @@ describe('energy command', () => {
     const text = await cli(['energy', ...args(), '--astra-sim-log', log]);
     expect(text.code).toBe(0);
     expect(text.out).toMatch(
-      /times from\s+ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/,
+      /times\s+from\s+ASTRA-sim\s[\s\S]*?a12_overlap_skew4_ring4_example\.txt\):\s+makespan\s+88000 ns/,
     );
     const replayText = await cli(['replay', ...args()]);
     // The tables after the headline (a paragraph wrapped to 100 columns, then a blank line).
