@@ -383,6 +383,8 @@ class Replay {
       if (!(await this.loadBatch(r))) {
         r.exhausted = true;
         this.dropDanglingDeps(r);
+        // No node comes any more: the table needs no room beyond what it holds.
+        r.nodes.fit();
         return;
       }
       force = false;
