@@ -290,21 +290,23 @@ class Replay {
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
     // A rank that starts later is woken then (an event of no node: slot -1).
     for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
-    // Ranks touched since they last issued, in the order first touched (an array and a mark: a Set per ns step cost
-    // more).
+    // Ranks touched since they last issued, in the order first touched: the first `dirtyCount` of an array, and a mark
+    // (a Set per ns step, or emptying the array each step, cost more).
     const dirty: RankState[] = [];
+    let dirtyCount = 0;
     const touch = (r: RankState) => {
       if (r.dirty) return;
       r.dirty = true;
-      dirty.push(r);
+      dirty[dirtyCount++] = r;
     };
     for (const r of this.active) touch(r);
     for (;;) {
-      for (const r of dirty) {
+      for (let i = 0; i < dirtyCount; i++) {
+        const r = dirty[i];
         r.dirty = false;
         this.issue(r);
       }
-      dirty.length = 0;
+      dirtyCount = 0;
       if (this.events.size === 0) {
         const starving = this.active.filter((r) => !r.exhausted);
         if (starving.length === 0) break;
@@ -333,7 +335,10 @@ class Replay {
           touch(r);
         }
       }
-      for (const r of dirty) if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
+      for (let i = 0; i < dirtyCount; i++) {
+        const r = dirty[i];
+        if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
+      }
       const wait = this.o.backpressure?.();
       if (wait) await wait;
     }
