@@ -60,6 +60,8 @@ export class NodeClassifier {
   readonly specs: CollSpec[] = [];
   /** pg_name → (kind and involved_dim as a number) → index in `specs`. */
   private readonly specIndex = new Map<string, Map<number, number>>();
+  /** By kind code, the spec of a collective with neither involved_dim nor pg_name (−1: none met yet). */
+  private readonly plainSpecs = [-1, -1, -1, -1];
   /** The energy bands of the GPU compute nodes (energy_j_p10 / energy_j_p90). */
   readonly bands: ComputeBandCollector;
   /** GPU compute nodes by where their duration came from. */
@@ -248,6 +250,18 @@ export class NodeClassifier {
   }
 
   private spec(file: string, n: ReplayNode, coll: CollectiveKind): number {
+    // Most collectives name neither involved_dim nor pg_name: one spec per kind, found once.
+    const plain = !n.mayHave(Attr.InvolvedDim) && !n.mayHave(Attr.PgName);
+    if (plain) {
+      const known = this.plainSpecs[KIND_CODES[coll]];
+      if (known >= 0) return known;
+    }
+    const index = this.readSpec(file, n, coll);
+    if (plain) this.plainSpecs[KIND_CODES[coll]] = index;
+    return index;
+  }
+
+  private readSpec(file: string, n: ReplayNode, coll: CollectiveKind): number {
     const { ctx } = this;
     const a = n.attribute(Attr.InvolvedDim);
     const involved = a ? boolListOfAttribute(a, n, ctx.diag) : undefined;
