@@ -86,7 +86,7 @@ export class NodeClassifier {
   classify(table: NodeTable, s: number, n: ReplayNode, file: string): void {
     const rec = n.record;
     if (rec !== null) {
-      this.copy(table, s, rec, file);
+      this.copy(table, s, rec);
       return;
     }
     const diagnosed = this.ctx.diag.added;
@@ -121,7 +121,7 @@ export class NodeClassifier {
   }
 
   /** classify from a frame's record: the row, and the counts the frame added when it was read. */
-  private copy(table: NodeTable, s: number, rec: FrameRecord, file: string): void {
+  private copy(table: NodeTable, s: number, rec: FrameRecord): void {
     table.resource[s] = rec.resource;
     table.category[s] = rec.category;
     table.op[s] = rec.op;
@@ -132,7 +132,7 @@ export class NodeClassifier {
     table.energyMemoryJ[s] = rec.energyMemoryJ;
     table.nameId[s] = rec.nameId;
     if (rec.durationSource >= 0) this.durationSources[DURATION_SOURCES[rec.durationSource]]++;
-    if (rec.gpu) this.bands.add('', undefined, undefined, undefined, () => file, file);
+    if (rec.gpu) this.bands.addUnbanded();
   }
 
   private read(table: NodeTable, s: number, n: ReplayNode, file: string): void {
@@ -158,8 +158,9 @@ export class NodeClassifier {
         const p10 = this.number(n, Attr.EnergyP10);
         const p90 = this.number(n, Attr.EnergyP90);
         this.banded = p10 !== undefined || p90 !== undefined;
-        // The name only groups banded nodes: not made for a node without a band.
-        this.bands.add(p10 === undefined && p90 === undefined ? '' : n.name, e, p10, p90, () => where(file, n), file);
+        // The name only groups banded nodes: not made (nor the node's description) for a node without a band.
+        if (p10 === undefined && p90 === undefined) this.bands.addUnbanded();
+        else this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
         return;
       }
       case NodeType.MEM_LOAD_NODE:
@@ -197,7 +198,9 @@ export class NodeClassifier {
         return;
       }
       case NodeType.COMM_COLL_NODE: {
-        const type = this.int(n, Attr.CommType);
+        // A plain varint stays a number (no bigint per collective node); others as attrInt reads them.
+        const fastType = n.varint(Attr.CommType);
+        const type = fastType >= 0 ? fastType : this.int(n, Attr.CommType);
         if (type === undefined) {
           if (isCpu) {
             ctx.diag.add('replay.cpu-collective-replayed', {
