@@ -39,7 +39,8 @@ import {
   gpuNodeEnergyJ,
   networkEnergyJ,
   remoteMemoryEnergyJ,
-  splitNodeEnergy,
+  keptMemoryJ,
+  wantedMemoryJ,
   type PowerSliceKind,
 } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
@@ -625,17 +626,20 @@ class Replay {
     if (category === Category.Gpu) {
       r.gpuNs += dur;
       energyJ = gpuNodeEnergyJ(table.energyJ[s], dur, power);
-      const split = splitNodeEnergy(energyJ, table.energyMemoryJ[s], memBytes, power.memory.energyPjPerBit);
-      if (split.clamped) this.memoryClamped(r, s, energyJ, split.memoryJ);
-      r.computeJ += split.computeJ;
-      r.memoryJ += split.memoryJ;
+      // splitNodeEnergy, without an object per node.
+      const wantedJ = wantedMemoryJ(table.energyMemoryJ[s], memBytes, power.memory.energyPjPerBit);
+      const memoryJ = keptMemoryJ(energyJ, wantedJ);
+      const computeJ = energyJ - memoryJ;
+      if (memoryJ !== wantedJ) this.memoryClamped(r, s, energyJ, memoryJ);
+      r.computeJ += computeJ;
+      r.memoryJ += memoryJ;
       r.memoryBytes += memBytes;
       this.byName.addTo(
         this.rows.named('kernel', table.nameId[s]),
         dur,
         this.weight[r.rank],
-        split.computeJ,
-        split.memoryJ,
+        computeJ,
+        memoryJ,
         0,
         0,
         0,
