@@ -274,18 +274,22 @@ class Replay {
     const shared = classesWanted ? new SharedTables() : null;
     // The table a rank gave up for a shared one is the next rank's: no new room per rank.
     let spare: NodeTable | null = null;
-    // Ranks mostly hold as many nodes as the rank before: room for that many is made at once (no growth step by step;
-    // a smaller rank gives the rest back when loaded, NodeTable.fit).
+    // Ranks mostly hold as many nodes and edges as the rank before: room for that many is made at once (no growth
+    // step by step; a smaller rank gives the rest back when loaded, NodeTable.fit).
     let previous = 0;
+    let previousEdges = 0;
     for (const r of this.ranks) {
       if (spare) {
         spare.clear();
         r.nodes = spare;
         spare = null;
       }
-      r.nodes.reserve(Math.min(previous, this.window));
+      r.nodes.reserve(Math.min(previous, this.window), previous <= this.window ? previousEdges : 0);
       await this.refill(r);
-      if (r.exhausted) previous = r.loadedNodes;
+      if (r.exhausted) {
+        previous = r.loadedNodes;
+        previousEdges = r.nodes.edges;
+      }
       if (shared && r.exhausted) {
         const kept = shared.offer(r.rank, r.nodes);
         if (kept !== r.nodes) spare = r.nodes;

@@ -300,14 +300,19 @@ export class NodeTable {
   }
 
   /**
-   * Makes room for `more` nodes beyond those loaded now, in one step (a batch about to be loaded), and for as many
-   * dependency edges (a node has about one).
+   * Makes room for `more` nodes beyond those loaded now, in one step (a batch about to be loaded), and for `edges`
+   * more dependency edges (by default as many: a node has about one).
    */
-  reserve(more: number): void {
+  reserve(more: number, edges = more): void {
     const free = this.capacity - this.used + this.freeCount;
     if (more > free) this.grow(this.capacity + (more - free));
     const freeEdges = this.edgeTarget.length - this.edgeCount + this.freeEdgeCount;
-    if (more > freeEdges) this.growEdges(this.edgeTarget.length + (more - freeEdges));
+    if (edges > freeEdges) this.growEdges(this.edgeTarget.length + (edges - freeEdges));
+  }
+
+  /** Dependency edges handed out so far (before any node finishes: the edges loaded). */
+  get edges(): number {
+    return this.edgeCount;
   }
 
   /**
