@@ -127,3 +127,22 @@ describe('topByName', () => {
     expect(sumRows(rows).total).toBeCloseTo(15 + 1 + 2.5 + 3 + 0.01 * 200 * 1e-9, 12);
   });
 });
+
+describe('ByNameLedger.rows order', () => {
+  it('largest energy first; equal energies by name (many ties, in the order rows were made)', () => {
+    const ledger = new ByNameLedger();
+    const names = Array.from({ length: 400 }, (_, i) => `k${(i * 7919) % 400}`);
+    names.forEach((name, i) => {
+      ledger.add('kernel', name, 10, { compute: [1, 2, 2.5, 0][i % 4], memory: i % 3 === 0 ? 0.5 : 0 });
+    });
+    const rows = ledger.rows({ energyJ: 2.5, timeNs: 1 }, 100, 2, 0);
+    expect(rows).toHaveLength(401);
+    for (let i = 1; i < rows.length; i++) {
+      const [a, b] = [rows[i - 1], rows[i]];
+      expect(
+        a.energyJ.total > b.energyJ.total || (a.energyJ.total === b.energyJ.total && a.name.localeCompare(b.name) < 0),
+      ).toBe(true);
+    }
+    expect(rows.map((r) => r.name)).toContain('(idle)');
+  });
+});

@@ -35,4 +35,22 @@ describe('NameTable', () => {
     expect(names.size).toBe(list.length);
     expect(names.name(NO_NAME)).toBe('');
   });
+
+  it('finds names met again in their first order, in reverse and skipping (the next id is only a first guess)', () => {
+    const names = new NameTable();
+    const list = Array.from({ length: 300 }, (_, i) => `n${String(i % 100).padStart(2, '0')}_${Math.floor(i / 100)}`);
+    const buf = Buffer.from(list.join(''), 'utf8');
+    const c = new WireCursor(buf);
+    const at = (i: number) => names.idOfBytes(c, i * 5, i * 5 + 5);
+    const ids = list.map((_, i) => at(i));
+    expect(new Set(ids).size).toBe(list.length);
+    for (const order of [
+      list.map((_, i) => i),
+      list.map((_, i) => list.length - 1 - i),
+      list.map((_, i) => (i * 7) % list.length),
+    ]) {
+      for (const i of order) expect(at(i), list[i]).toBe(ids[i]);
+    }
+    expect(names.size).toBe(list.length);
+  });
 });

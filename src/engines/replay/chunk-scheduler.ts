@@ -12,6 +12,12 @@
  * start still to come is at a finish yet to be taken, or later). The result is the one a single time-ordered event
  * queue over all members gives, with no
  * queue: each member holds at most (queues × active chunks) running phases.
+ *
+ * With one active chunk per queue and a fixed order on every queue (inOrderPlan), no member needs to take its
+ * finishes one by one: each queue runs its chunks in an order known before the run, so a phase of a chunk starts
+ * when both its previous phase and its predecessor in the queue have finished, and the phases are timed in one
+ * pass (runInOrder). It gives the same finishes as the general run (test/replay/chunk-scheduler.test.ts compares
+ * them over the equal-arrival matrix's plans with random issue times).
  */
 import type { CollectivePlan } from './collective-plan.js';
 import { PhaseTimer } from './collective-phases.js';
@@ -36,6 +42,11 @@ interface QueueLayout {
   groupBase: Int32Array;
   groups: number;
   maxGroupSize: number;
+  /**
+   * Per phase, the (chunk 0) phase whose last chunk goes before chunk 0 of this phase in its queue (-1: none), when
+   * every queue's order is fixed (inOrderPlan); null otherwise.
+   */
+  inOrderAfter: Int32Array | null;
 }
 
 function queueLayout(phases: CollectivePlan['phases']): QueueLayout {
@@ -52,7 +63,26 @@ function queueLayout(phases: CollectivePlan['phases']): QueueLayout {
     groups += ph.groups.length;
     maxGroupSize = Math.max(maxGroupSize, ph.groupSize);
   });
-  return { queueOf, queues: queueIds.length, groupBase, groups, maxGroupSize };
+  return { queueOf, queues: queueIds.length, groupBase, groups, maxGroupSize, inOrderAfter: inOrderPlan(queueOf) };
+}
+
+/**
+ * With one active chunk per queue, the order of every queue when it is fixed before the run: a queue of one phase
+ * takes the chunks in chunk order (its previous phase, one chunk at a time, finishes them in that order; same ns:
+ * lower chunk first); a queue of phase 0 and one later phase takes every chunk's phase 0 first (all are queued when
+ * the member issues the collective, before any finish), then the later phase in chunk order. Two later phases in
+ * one queue interleave as the finishes fall (and may stall): null, the general run.
+ */
+function inOrderPlan(queueOf: Int32Array): Int32Array | null {
+  const after = new Int32Array(queueOf.length).fill(-1);
+  for (let j = 1; j < queueOf.length; j++) {
+    for (let i = 0; i < j; i++) {
+      if (queueOf[i] !== queueOf[j]) continue;
+      if (i !== 0 || after[j] !== -1) return null;
+      after[j] = 0;
+    }
+  }
+  return after;
 }
 
 const grow = <A extends Int32Array | Float64Array | Uint8Array>(a: A, n: number, make: (n: number) => A): A =>
@@ -95,11 +125,22 @@ export class ChunkScheduler {
   private perMember = 0;
   private finishNs: Float64Array = new Float64Array(0);
 
-  constructor(private readonly active: number) {}
+  /** Each (chunk, phase, member)'s finish, in runInOrder. */
+  private doneNs = new Float64Array(0);
+
+  /** `inOrder` false: always the general run (tests compare the two). */
+  constructor(
+    private readonly active: number,
+    private readonly inOrder = true,
+  ) {}
 
   run(plan: CollectivePlan, issuedNs: ArrayLike<number>, finishNs: Float64Array): CollectiveStall | null {
     let layout = this.layouts.get(plan);
     if (!layout) this.layouts.set(plan, (layout = queueLayout(plan.phases)));
+    if (this.inOrder && this.active === 1 && layout.inOrderAfter !== null) {
+      this.runInOrder(plan, layout, issuedNs, finishNs);
+      return null;
+    }
     const P = issuedNs.length;
     const C = plan.chunks;
     const Q = layout.queues;
@@ -142,6 +183,46 @@ export class ChunkScheduler {
     this.plan = null;
     this.layout = null;
     return this.stall();
+  }
+
+  /**
+   * The run of a plan whose queues take their streams in a fixed order (inOrderPlan) with one active chunk: member m
+   * starts phase j of chunk c when it has finished phase j − 1 of chunk c (or issued the collective) and the stream
+   * before it in that queue; the phases in order (j, then c) each have every start they need. Nothing stalls: each
+   * start waits only on phases earlier in that order.
+   */
+  private runInOrder(plan: CollectivePlan, layout: QueueLayout, issuedNs: ArrayLike<number>, finishNs: Float64Array) {
+    const after = layout.inOrderAfter!;
+    const P = issuedNs.length;
+    const C = plan.chunks;
+    const J = plan.phases.length;
+    const done = (this.doneNs = grow(this.doneNs, C * J * P, (n) => new Float64Array(n)));
+    const size = layout.maxGroupSize;
+    const groupStart = (this.groupStart = grow(this.groupStart, size, (n) => new Float64Array(n)));
+    const groupFinish = (this.groupFinish = grow(this.groupFinish, size, (n) => new Float64Array(n)));
+    for (let j = 0; j < J; j++) {
+      const ph = plan.phases[j];
+      for (let c = 0; c < C; c++) {
+        const row = (c * J + j) * P;
+        // The phase before (-1: the issue) and the stream before in the queue (-1: none), as row offsets.
+        const before = j > 0 ? row - P : -1;
+        const queued = c > 0 ? row - J * P : after[j] >= 0 ? ((C - 1) * J + after[j]) * P : -1;
+        for (let g = 0; g < ph.groups.length; g++) {
+          const members = ph.groups[g];
+          for (let x = 0; x < members.length; x++) {
+            const m = members[x];
+            let t = before >= 0 ? done[before + m] : issuedNs[m];
+            if (queued >= 0 && done[queued + m] > t) t = done[queued + m];
+            groupStart[x] = t;
+          }
+          this.timer.run(ph, g, groupStart, groupFinish);
+          for (let x = 0; x < members.length; x++) done[row + members[x]] = groupFinish[x];
+        }
+      }
+    }
+    // The last phase takes the chunks in order: a member is done with its last chunk's.
+    const last = ((C - 1) * J + J - 1) * P;
+    for (let m = 0; m < P; m++) finishNs[m] = done[last + m];
   }
 
   /** Sizes the per-run arrays and clears the counters. */

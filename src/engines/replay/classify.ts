@@ -60,6 +60,8 @@ export class NodeClassifier {
   readonly specs: CollSpec[] = [];
   /** pg_name → (kind and involved_dim as a number) → index in `specs`. */
   private readonly specIndex = new Map<string, Map<number, number>>();
+  /** By kind code, the spec of a collective with neither involved_dim nor pg_name (−1: none met yet). */
+  private readonly plainSpecs = [-1, -1, -1, -1];
   /** The energy bands of the GPU compute nodes (energy_j_p10 / energy_j_p90). */
   readonly bands: ComputeBandCollector;
   /** GPU compute nodes by where their duration came from. */
@@ -84,7 +86,7 @@ export class NodeClassifier {
   classify(table: NodeTable, s: number, n: ReplayNode, file: string): void {
     const rec = n.record;
     if (rec !== null) {
-      this.copy(table, s, rec, file);
+      this.copy(table, s, rec);
       return;
     }
     const diagnosed = this.ctx.diag.added;
@@ -119,7 +121,7 @@ export class NodeClassifier {
   }
 
   /** classify from a frame's record: the row, and the counts the frame added when it was read. */
-  private copy(table: NodeTable, s: number, rec: FrameRecord, file: string): void {
+  private copy(table: NodeTable, s: number, rec: FrameRecord): void {
     table.resource[s] = rec.resource;
     table.category[s] = rec.category;
     table.op[s] = rec.op;
@@ -130,7 +132,7 @@ export class NodeClassifier {
     table.energyMemoryJ[s] = rec.energyMemoryJ;
     table.nameId[s] = rec.nameId;
     if (rec.durationSource >= 0) this.durationSources[DURATION_SOURCES[rec.durationSource]]++;
-    if (rec.gpu) this.bands.add('', undefined, undefined, undefined, () => file, file);
+    if (rec.gpu) this.bands.addUnbanded();
   }
 
   private read(table: NodeTable, s: number, n: ReplayNode, file: string): void {
@@ -156,8 +158,9 @@ export class NodeClassifier {
         const p10 = this.number(n, Attr.EnergyP10);
         const p90 = this.number(n, Attr.EnergyP90);
         this.banded = p10 !== undefined || p90 !== undefined;
-        // The name only groups banded nodes: not made for a node without a band.
-        this.bands.add(p10 === undefined && p90 === undefined ? '' : n.name, e, p10, p90, () => where(file, n), file);
+        // The name only groups banded nodes: not made (nor the node's description) for a node without a band.
+        if (p10 === undefined && p90 === undefined) this.bands.addUnbanded();
+        else this.bands.add(n.name, e, p10, p90, () => where(file, n), file);
         return;
       }
       case NodeType.MEM_LOAD_NODE:
@@ -195,7 +198,9 @@ export class NodeClassifier {
         return;
       }
       case NodeType.COMM_COLL_NODE: {
-        const type = this.int(n, Attr.CommType);
+        // A plain varint stays a number (no bigint per collective node); others as attrInt reads them.
+        const fastType = n.varint(Attr.CommType);
+        const type = fastType >= 0 ? fastType : this.int(n, Attr.CommType);
         if (type === undefined) {
           if (isCpu) {
             ctx.diag.add('replay.cpu-collective-replayed', {
@@ -248,6 +253,18 @@ export class NodeClassifier {
   }
 
   private spec(file: string, n: ReplayNode, coll: CollectiveKind): number {
+    // Most collectives name neither involved_dim nor pg_name: one spec per kind, found once.
+    const plain = !n.mayHave(Attr.InvolvedDim) && !n.mayHave(Attr.PgName);
+    if (plain) {
+      const known = this.plainSpecs[KIND_CODES[coll]];
+      if (known >= 0) return known;
+    }
+    const index = this.readSpec(file, n, coll);
+    if (plain) this.plainSpecs[KIND_CODES[coll]] = index;
+    return index;
+  }
+
+  private readSpec(file: string, n: ReplayNode, coll: CollectiveKind): number {
     const { ctx } = this;
     const a = n.attribute(Attr.InvolvedDim);
     const involved = a ? boolListOfAttribute(a, n, ctx.diag) : undefined;

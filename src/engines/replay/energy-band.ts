@@ -84,6 +84,11 @@ export class ComputeBandCollector {
     this.bandedEnergy += energyJ;
   }
 
+  /** A GPU compute node without a band (what add does with neither p10 nor p90, without its arguments). */
+  addUnbanded(): void {
+    this.gpu++;
+  }
+
   /** Null when no node carried a band. */
   sums(): ComputeBandSums | null {
     if (this.banded === 0) return null;

@@ -39,7 +39,8 @@ import {
   gpuNodeEnergyJ,
   networkEnergyJ,
   remoteMemoryEnergyJ,
-  splitNodeEnergy,
+  keptMemoryJ,
+  wantedMemoryJ,
   type PowerSliceKind,
 } from './ledger.js';
 import { findRankClasses, type RankClasses } from './rank-classes.js';
@@ -273,13 +274,22 @@ class Replay {
     const shared = classesWanted ? new SharedTables() : null;
     // The table a rank gave up for a shared one is the next rank's: no new room per rank.
     let spare: NodeTable | null = null;
+    // Ranks mostly hold as many nodes and edges as the rank before: room for that many is made at once (no growth
+    // step by step; a smaller rank gives the rest back when loaded, NodeTable.fit).
+    let previous = 0;
+    let previousEdges = 0;
     for (const r of this.ranks) {
       if (spare) {
         spare.clear();
         r.nodes = spare;
         spare = null;
       }
+      r.nodes.reserve(Math.min(previous, this.window), previous <= this.window ? previousEdges : 0);
       await this.refill(r);
+      if (r.exhausted) {
+        previous = r.loadedNodes;
+        previousEdges = r.nodes.edges;
+      }
       if (shared && r.exhausted) {
         const kept = shared.offer(r.rank, r.nodes);
         if (kept !== r.nodes) spare = r.nodes;
@@ -290,21 +300,23 @@ class Replay {
     if (shared) for (const rank of shared.sharingRanks()) this.ranks[rank].nodes = shared.restore(rank);
     // A rank that starts later is woken then (an event of no node: slot -1).
     for (const r of this.ranks) if (r.startNs > 0) this.push(r.startNs, r.rank, -1);
-    // Ranks touched since they last issued, in the order first touched (an array and a mark: a Set per ns step cost
-    // more).
+    // Ranks touched since they last issued, in the order first touched: the first `dirtyCount` of an array, and a mark
+    // (a Set per ns step, or emptying the array each step, cost more).
     const dirty: RankState[] = [];
+    let dirtyCount = 0;
     const touch = (r: RankState) => {
       if (r.dirty) return;
       r.dirty = true;
-      dirty.push(r);
+      dirty[dirtyCount++] = r;
     };
     for (const r of this.active) touch(r);
     for (;;) {
-      for (const r of dirty) {
+      for (let i = 0; i < dirtyCount; i++) {
+        const r = dirty[i];
         r.dirty = false;
         this.issue(r);
       }
-      dirty.length = 0;
+      dirtyCount = 0;
       if (this.events.size === 0) {
         const starving = this.active.filter((r) => !r.exhausted);
         if (starving.length === 0) break;
@@ -333,7 +345,10 @@ class Replay {
           touch(r);
         }
       }
-      for (const r of dirty) if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
+      for (let i = 0; i < dirtyCount; i++) {
+        const r = dirty[i];
+        if (!r.exhausted && r.unfinished < this.window / 2) await this.refill(r);
+      }
       const wait = this.o.backpressure?.();
       if (wait) await wait;
     }
@@ -383,6 +398,8 @@ class Replay {
       if (!(await this.loadBatch(r))) {
         r.exhausted = true;
         this.dropDanglingDeps(r);
+        // No node comes any more: the table needs no room beyond what it holds.
+        r.nodes.fit();
         return;
       }
       force = false;
@@ -613,17 +630,20 @@ class Replay {
     if (category === Category.Gpu) {
       r.gpuNs += dur;
       energyJ = gpuNodeEnergyJ(table.energyJ[s], dur, power);
-      const split = splitNodeEnergy(energyJ, table.energyMemoryJ[s], memBytes, power.memory.energyPjPerBit);
-      if (split.clamped) this.memoryClamped(r, s, energyJ, split.memoryJ);
-      r.computeJ += split.computeJ;
-      r.memoryJ += split.memoryJ;
+      // splitNodeEnergy, without an object per node.
+      const wantedJ = wantedMemoryJ(table.energyMemoryJ[s], memBytes, power.memory.energyPjPerBit);
+      const memoryJ = keptMemoryJ(energyJ, wantedJ);
+      const computeJ = energyJ - memoryJ;
+      if (memoryJ !== wantedJ) this.memoryClamped(r, s, energyJ, memoryJ);
+      r.computeJ += computeJ;
+      r.memoryJ += memoryJ;
       r.memoryBytes += memBytes;
       this.byName.addTo(
         this.rows.named('kernel', table.nameId[s]),
         dur,
         this.weight[r.rank],
-        split.computeJ,
-        split.memoryJ,
+        computeJ,
+        memoryJ,
         0,
         0,
         0,

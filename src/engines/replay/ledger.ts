@@ -74,9 +74,22 @@ export function splitNodeEnergy(
   bytes: number,
   memoryPjPerBit: number,
 ): NodeEnergySplit {
-  const wanted = Number.isNaN(energyMemoryJ) ? bytes * 8 * memoryPjPerBit * J_PER_PJ : energyMemoryJ;
-  const memoryJ = Math.min(Math.max(0, wanted), Math.max(0, nodeJ));
+  const wanted = wantedMemoryJ(energyMemoryJ, bytes, memoryPjPerBit);
+  const memoryJ = keptMemoryJ(nodeJ, wanted);
   return { computeJ: nodeJ - memoryJ, memoryJ, clamped: memoryJ !== wanted };
+}
+
+/** The DRAM part a GPU compute node states or implies, before it is kept within the node's energy (splitNodeEnergy). */
+export function wantedMemoryJ(energyMemoryJ: number, bytes: number, memoryPjPerBit: number): number {
+  return Number.isNaN(energyMemoryJ) ? bytes * 8 * memoryPjPerBit * J_PER_PJ : energyMemoryJ;
+}
+
+/**
+ * The DRAM part kept of `wantedJ`: within [0, node energy] (splitNodeEnergy's memoryJ, for callers that split many
+ * nodes and want no object per node; clamped when it differs from wantedJ).
+ */
+export function keptMemoryJ(nodeJ: number, wantedJ: number): number {
+  return Math.min(Math.max(0, wantedJ), Math.max(0, nodeJ));
 }
 
 /** Energy of a remote-memory load/store, J. */

@@ -16,6 +16,8 @@ export class NameTable {
   /** The bytes of name id i: arena[start[i], start[i + 1]). */
   private arena = new Uint8Array(16384);
   private start = new Int32Array(1025);
+  /** The id found or added last: ranks with the same nodes name them in the same order, so id + 1 is tried first. */
+  private last = -1;
 
   /** Names interned. */
   get size(): number {
@@ -37,6 +39,23 @@ export class NameTable {
    * The id of the (checked UTF-8) name in c.buf[from, to), added when new: no string is made for a name seen before.
    */
   idOfBytes(c: WireCursor, from: number, to: number): number {
+    const buf = c.buf;
+    const len = to - from;
+    const next = this.last + 1;
+    if (next < this.strings.length) {
+      const a = this.start[next];
+      if (this.start[next + 1] - a === len) {
+        const arena = this.arena;
+        let i = 0;
+        while (i < len && arena[a + i] === buf[from + i]) i++;
+        if (i === len) return (this.last = next);
+      }
+    }
+    this.last = this.lookUp(c, from, to);
+    return this.last;
+  }
+
+  private lookUp(c: WireCursor, from: number, to: number): number {
     const buf = c.buf;
     let h = 0x811c9dc5;
     for (let i = from; i < to; i++) h = Math.imul(h ^ buf[i], 0x01000193);

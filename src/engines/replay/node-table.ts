@@ -300,41 +300,60 @@ export class NodeTable {
   }
 
   /**
-   * Makes room for `more` nodes beyond those loaded now, in one step (a batch about to be loaded), and for as many
-   * dependency edges (a node has about one).
+   * Makes room for `more` nodes beyond those loaded now, in one step (a batch about to be loaded), and for `edges`
+   * more dependency edges (by default as many: a node has about one).
    */
-  reserve(more: number): void {
+  reserve(more: number, edges = more): void {
     const free = this.capacity - this.used + this.freeCount;
     if (more > free) this.grow(this.capacity + (more - free));
     const freeEdges = this.edgeTarget.length - this.edgeCount + this.freeEdgeCount;
-    if (more > freeEdges) this.growEdges(this.edgeTarget.length + (more - freeEdges));
+    if (edges > freeEdges) this.growEdges(this.edgeTarget.length + (edges - freeEdges));
+  }
+
+  /** Dependency edges handed out so far (before any node finishes: the edges loaded). */
+  get edges(): number {
+    return this.edgeCount;
+  }
+
+  /**
+   * Gives back the room beyond the slots and edges handed out (a rank whose whole trace is loaded: growth by half
+   * leaves up to a third of the columns unused).
+   */
+  fit(): void {
+    if (this.capacity > this.used) this.resize(this.used);
+    if (this.edgeTarget.length > this.edgeCount) this.resizeEdges(this.edgeCount);
   }
 
   private grow(atLeast = 0): void {
     // Doubles while small (few copies for the typical rank of a few thousand nodes), then grows by half: a large
     // table holds up to a rank's whole window, and a doubling would leave much of it unused.
     const step = this.capacity < 256 ? 256 : this.capacity < 8192 ? this.capacity * 2 : Math.ceil(this.capacity * 1.5);
-    const n = Math.max(step, atLeast);
+    this.resize(Math.max(step, atLeast));
+  }
+
+  /** Moves the columns to room for n slots (n ≥ the slots handed out). */
+  private resize(n: number): void {
     // One buffer for all columns: one allocation per growth instead of one per column (ArrayBuffer allocations
     // are what growing cost).
     const buffer = new ArrayBuffer(n * (7 * 8 + 4 * 4 + 3));
+    const keep = Math.min(n, this.capacity);
     let offset = 0;
     const f64 = (a: Float64Array) => {
       const b = new Float64Array(buffer, offset, n);
       offset += n * 8;
-      b.set(a);
+      b.set(a.subarray(0, keep));
       return b;
     };
     const i32 = (a: Int32Array) => {
       const b = new Int32Array(buffer, offset, n);
       offset += n * 4;
-      b.set(a);
+      b.set(a.subarray(0, keep));
       return b;
     };
     const u8 = (a: Uint8Array) => {
       const b = new Uint8Array(buffer, offset, n);
       offset += n;
-      b.set(a);
+      b.set(a.subarray(0, keep));
       return b;
     };
     this.idNumber = f64(this.idNumber);
@@ -356,12 +375,17 @@ export class NodeTable {
 
   private growEdges(atLeast = 0): void {
     const have = this.edgeTarget.length;
-    const n = Math.max(have < 256 ? 256 : have < 8192 ? have * 2 : Math.ceil(have * 1.5), atLeast);
+    this.resizeEdges(Math.max(have < 256 ? 256 : have < 8192 ? have * 2 : Math.ceil(have * 1.5), atLeast));
+  }
+
+  /** Moves the edges to room for n (n ≥ the edges handed out). */
+  private resizeEdges(n: number): void {
+    const keep = Math.min(n, this.edgeTarget.length);
     const buffer = new ArrayBuffer(n * 8);
     const target = new Int32Array(buffer, 0, n);
-    target.set(this.edgeTarget);
+    target.set(this.edgeTarget.subarray(0, keep));
     const next = new Int32Array(buffer, n * 4, n);
-    next.set(this.edgeNext);
+    next.set(this.edgeNext.subarray(0, keep));
     this.edgeTarget = target;
     this.edgeNext = next;
   }

@@ -11,9 +11,27 @@ import { OpKind, type NodeTable } from './node-table.js';
 interface Template {
   rank: number;
   table: NodeTable;
-  /** Slots of its sends and receives, in slot order, and each slot's index among them (−1: not one). */
-  p2pSlots: Int32Array;
-  p2pIndex: Int32Array;
+  /**
+   * Slots of its sends and receives, in slot order, and each slot's index among them (−1: not one); found when a
+   * first rank shares the table (most tables are shared by none).
+   */
+  p2pSlots: Int32Array | null;
+  p2pIndex: Int32Array | null;
+}
+
+/** The template's send and receive slots (Template.p2pSlots), found once. */
+function withP2p(t: Template): { p2pSlots: Int32Array; p2pIndex: Int32Array } {
+  if (t.p2pSlots === null || t.p2pIndex === null) {
+    const table = t.table;
+    const p2pIndex = new Int32Array(table.size).fill(-1);
+    const slots: number[] = [];
+    for (let s = 0; s < table.size; s++) {
+      if (table.op[s] === OpKind.Send || table.op[s] === OpKind.Recv) p2pIndex[s] = slots.push(s) - 1;
+    }
+    t.p2pSlots = Int32Array.from(slots);
+    t.p2pIndex = p2pIndex;
+  }
+  return { p2pSlots: t.p2pSlots, p2pIndex: t.p2pIndex };
 }
 
 export class SharedTables {
@@ -29,17 +47,12 @@ export class SharedTables {
     if (!list) this.buckets.set(key, (list = []));
     const template = list.find((t) => t.table.sameNodesAs(table) && t.table.sameNamesAs(table));
     if (template === undefined) {
-      const p2pIndex = new Int32Array(table.size).fill(-1);
-      const slots: number[] = [];
-      for (let s = 0; s < table.size; s++) {
-        if (table.op[s] === OpKind.Send || table.op[s] === OpKind.Recv) p2pIndex[s] = slots.push(s) - 1;
-      }
-      const t: Template = { rank, table, p2pSlots: Int32Array.from(slots), p2pIndex };
-      list.push(t);
+      list.push({ rank, table, p2pSlots: null, p2pIndex: null });
       return table;
     }
-    const peers = new Int32Array(template.p2pSlots.length);
-    for (let i = 0; i < peers.length; i++) peers[i] = table.peer[template.p2pSlots[i]];
+    const { p2pSlots } = withP2p(template);
+    const peers = new Int32Array(p2pSlots.length);
+    for (let i = 0; i < peers.length; i++) peers[i] = table.peer[p2pSlots[i]];
     const idOffset = table.size === 0 ? 0 : table.idNumber[0] - template.table.idNumber[0];
     this.sharing.set(rank, { template, idOffset, peers });
     return template.table;
@@ -48,7 +61,7 @@ export class SharedTables {
   /** The peer of a rank's send / receive slot `s` (for ranks that share a table: their own). */
   peerAt(rank: number, table: NodeTable, s: number): number {
     const sh = this.sharing.get(rank);
-    return sh === undefined ? table.peer[s] : sh.peers[sh.template.p2pIndex[s]];
+    return sh === undefined ? table.peer[s] : sh.peers[withP2p(sh.template).p2pIndex[s]];
   }
 
   /** Whether the rank shares another rank's table. */
@@ -60,7 +73,7 @@ export class SharedTables {
   restore(rank: number): NodeTable {
     const sh = this.sharing.get(rank)!;
     this.sharing.delete(rank);
-    return sh.template.table.copyShifted(sh.idOffset, sh.template.p2pSlots, sh.peers);
+    return sh.template.table.copyShifted(sh.idOffset, withP2p(sh.template).p2pSlots, sh.peers);
   }
 
   /** The rank needs no table (it is not simulated). */
