@@ -12,7 +12,7 @@ import {
 } from './plots/index.js';
 import { sensitivityMapSection } from './sensitivity-map-html.js';
 import { signedFixed, significant, SWEEP_EDGE_DEFINITION, type Column } from './tables.js';
-import { knobNote } from './case-study-text.js';
+import { knobNote, knobPointFigures } from './case-study-text.js';
 import type { CaseStudySummary } from './types.js';
 import { escapeHtml, figure, HTML_PARTS, htmlTable } from './html-parts.js';
 /** Numbers to 3 significant digits (3.7e-5 J stays 0.000037, not 0.00): never fixed decimals. */
@@ -232,12 +232,7 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
             l.name,
             k.name,
             k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`,
-            p.timeChangePct,
-            p.energyChangePct,
-            p.energyChangeBandPct[0],
-            p.energyChangeBandPct[1],
-            p.energySavedPctPerSlowdownPct,
-            p.deltaEnergyPerDeltaTimeW,
+            ...knobPointFigures(p),
             knobNote(k, p.setting),
           ]),
         ),
