@@ -2,77 +2,64 @@
  * Text and CSV views of a `plan` record: the headline savings, the frontier (one clock per computation, with the
  * two-clock plan beside it), and the plans per computation. Times in s and energies in J per iteration, estimated.
  */
-import type { NamedPlan, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
+import type { NamedPlan, PlannedComputation, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
 import type { RowSet } from './text.js';
-import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import {
+  fixed,
+  formatTable,
+  recordTable,
+  significant,
+  wrapText,
+  type Cell,
+  type RecordColumn,
+  type TableOptions,
+} from './tables.js';
 
 const J = 'J, est.';
 const S = 's, est.';
 
 /** The frontier: one row per Pareto plan, fastest first. */
 export function planFrontierRows(r: PlanRecord): RowSet {
-  const columns: Column[] = [
-    { header: `iteration time (${S})`, format: fixed(4) },
-    { header: `iteration energy (${J})`, format: significant(6) },
-    { header: `deadline (${S})`, format: fixed(4) },
-    { header: `computation energy (${J})`, format: significant(6) },
-    { header: `blocking energy (${J})`, format: significant(6) },
-    { header: `two-clock plan energy at the deadline (${J})`, format: significant(6) },
-    { header: 'saving vs all max clock (%)', format: fixed(2) },
-    { header: 'time vs all max clock (%)', format: fixed(2) },
-  ];
-  const rows: Cell[][] = r.frontier.map((p) => [
-    p.timeS,
-    p.energyJ,
-    p.deadlineS,
-    p.computeEnergyJ,
-    p.blockingEnergyJ,
-    p.splitEnergyJ,
-    100 * (1 - p.energyJ / r.baseline.energyJ),
-    100 * (p.timeS / r.baseline.timeS - 1),
+  return recordTable(r.frontier, [
+    { header: `iteration time (${S})`, format: fixed(4), value: (p) => p.timeS },
+    { header: `iteration energy (${J})`, format: significant(6), value: (p) => p.energyJ },
+    { header: `deadline (${S})`, format: fixed(4), value: (p) => p.deadlineS },
+    { header: `computation energy (${J})`, format: significant(6), value: (p) => p.computeEnergyJ },
+    { header: `blocking energy (${J})`, format: significant(6), value: (p) => p.blockingEnergyJ },
+    { header: `two-clock plan energy at the deadline (${J})`, format: significant(6), value: (p) => p.splitEnergyJ },
+    {
+      header: 'saving vs all max clock (%)',
+      format: fixed(2),
+      value: (p) => 100 * (1 - p.energyJ / r.baseline.energyJ),
+    },
+    { header: 'time vs all max clock (%)', format: fixed(2), value: (p) => 100 * (p.timeS / r.baseline.timeS - 1) },
   ]);
-  return { columns, rows };
+}
+
+/** One row per computation: where it runs, its clock columns, its time and energy. */
+function computationTable<T extends PlannedComputation>(computations: readonly T[], clocks: RecordColumn<T>[]): RowSet {
+  return recordTable(computations, [
+    { header: 'stage', value: (c) => c.stage },
+    { header: 'instruction', align: 'left', value: (c) => c.instruction },
+    { header: 'micro-batch', value: (c) => c.microBatch },
+    ...clocks,
+    { header: `time (${S})`, format: significant(6), value: (c) => c.timeS },
+    { header: `energy (${J})`, format: significant(6), value: (c) => c.energyJ },
+  ]);
 }
 
 /** A plan: one row per computation. */
 export function planComputationRows(plan: NamedPlan): RowSet {
-  return {
-    columns: [
-      { header: 'stage' },
-      { header: 'instruction', align: 'left' },
-      { header: 'micro-batch' },
-      { header: 'SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) },
-      { header: `energy (${J})`, format: significant(6) },
-    ],
-    rows: plan.computations.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.timeS, c.energyJ]),
-  };
+  return computationTable(plan.computations, [{ header: 'SM clock (MHz)', value: (c) => c.clockMHz }]);
 }
 
 /** The two-clock intrinsic plan: one row per computation. */
 export function splitPlanRows(plan: readonly SplitComputation[]): RowSet {
-  return {
-    columns: [
-      { header: 'stage' },
-      { header: 'instruction', align: 'left' },
-      { header: 'micro-batch' },
-      { header: 'first SM clock (MHz)' },
-      { header: 'share of work at the first clock' },
-      { header: 'second SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) },
-      { header: `energy (${J})`, format: significant(6) },
-    ],
-    rows: plan.map((c) => [
-      c.stage,
-      c.instruction,
-      c.microBatch,
-      c.clockMHz,
-      c.shareAtFirst,
-      c.secondClockMHz,
-      c.timeS,
-      c.energyJ,
-    ]),
-  };
+  return computationTable(plan, [
+    { header: 'first SM clock (MHz)', value: (c) => c.clockMHz },
+    { header: 'share of work at the first clock', value: (c) => c.shareAtFirst },
+    { header: 'second SM clock (MHz)', value: (c) => c.secondClockMHz },
+  ]);
 }
 
 /** Savings per non-straggler pipeline against the straggler's slowdown (Perseus Figure 8). */
