@@ -146,29 +146,17 @@ class ProbeView implements NodeView {
   }
 }
 
-class DecodedView implements NodeView {
-  constructor(private readonly node: ChakraNode) {}
-  get id(): bigint {
-    return this.node.id;
-  }
-  get type(): number {
-    return this.node.type;
-  }
-  get name(): string {
-    return this.node.name;
-  }
-  get durationMicros(): bigint {
-    return this.node.durationMicros;
-  }
-  attrs(): { name: string; kind: AttrKind | null }[] {
-    return this.node.attrs;
-  }
-  intValue(name: string): bigint | undefined {
-    return intOf(getAttr(this.node, name));
-  }
-  attr(name: string): Attribute | undefined {
-    return getAttr(this.node, name);
-  }
+/** A node decoded in full (one whose attributes the probe cannot place), as the checks see it. */
+function decodedView(node: ChakraNode): NodeView {
+  return {
+    id: node.id,
+    type: node.type,
+    name: node.name,
+    durationMicros: node.durationMicros,
+    attrs: () => node.attrs,
+    intValue: (name) => intOf(getAttr(node, name)),
+    attr: (name) => getAttr(node, name),
+  };
 }
 
 function checkAttrTypes(node: NodeView, c: Collector): void {
@@ -380,7 +368,7 @@ export async function validateRank(
         );
       nodes++;
       checkNode(
-        p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view,
+        p.repeatedName ? decodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view,
         c,
         ranks,
         rank,
