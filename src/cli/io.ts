@@ -50,7 +50,7 @@ export function powerConfigOption(description: string) {
   } as const satisfies OptionSpec;
 }
 
-/** The cluster files a command names (--system, --network, --memory, --comm-group, --power-config) as the engines take them. */
+/** The cluster files a command names (--system, --network, --memory, --comm-group, --power-config), for the engines. */
 export function clusterFiles<System extends string | undefined, Network extends string | undefined>(opts: {
   system: System;
   network: Network;

@@ -81,7 +81,7 @@ export const importPytorchCommand = defineCommand({
   },
 });
 
-/** The options import pytorch and import kineto share: where to write, which iteration, whether a partial run will do. */
+/** What import pytorch and import kineto share: where to write, which iteration, whether a partial run will do. */
 interface CommonImportOptions {
   dir?: string;
   out: string;
