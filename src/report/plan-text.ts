@@ -10,7 +10,6 @@ import {
   recordTable,
   significant,
   wrapText,
-  type Cell,
   type RecordColumn,
   type TableOptions,
 } from './tables.js';
@@ -64,20 +63,22 @@ export function splitPlanRows(plan: readonly SplitComputation[]): RowSet {
 
 /** Savings per non-straggler pipeline against the straggler's slowdown (Perseus Figure 8). */
 export function extrinsicCurveRows(r: PlanRecord): RowSet {
-  return {
-    columns: [
-      { header: 'straggler slowdown (T′/T)', format: fixed(2) },
-      { header: 'saving vs all max clock (%, est.)', format: fixed(2) },
-      { header: 'saving vs the intrinsic plan (%, est.)', format: fixed(2) },
-      { header: 'two-clock saving vs all max clock (%, est.)', format: fixed(2) },
-    ],
-    rows: r.extrinsicCurve.map((e) => [e.slowdownFactor, e.savingPct, e.extrinsicSavingPct, e.splitSavingPct]),
-  };
+  return recordTable(r.extrinsicCurve, [
+    { header: 'straggler slowdown (T′/T)', format: fixed(2), value: (e) => e.slowdownFactor },
+    { header: 'saving vs all max clock (%, est.)', format: fixed(2), value: (e) => e.savingPct },
+    { header: 'saving vs the intrinsic plan (%, est.)', format: fixed(2), value: (e) => e.extrinsicSavingPct },
+    { header: 'two-clock saving vs all max clock (%, est.)', format: fixed(2), value: (e) => e.splitSavingPct },
+  ]);
 }
 
-function savingCells(name: string, s: Saving): Cell[] {
-  return [name, s.timeS, s.energyJ, s.savingPct, s.timeChangePct];
-}
+/** A named plan and what it saves. */
+type NamedSaving = Saving & { plan: string };
+
+/** A plan with one clock per computation and its two-clock version, named after what they aim for. */
+const clockPlans = (aim: string, s: Saving & { split: Saving }): NamedSaving[] => [
+  { ...s, plan: `${aim}, one clock per computation` },
+  { ...s.split, plan: `${aim}, two clocks per computation` },
+];
 
 /** The named plans against the all-max-clock baseline. */
 export function planHeadlineRows(
@@ -86,29 +87,20 @@ export function planHeadlineRows(
   const b = r.baseline;
   // Only where the options allow an iteration faster than all-max clocks (records before this field have none).
   const fastest = r.fastest && r.fastest.timeS < b.timeS * (1 - 1e-6) ? r.fastest : null;
-  return {
-    columns: [
-      { header: 'plan', align: 'left' },
-      { header: `iteration time (${S})`, format: fixed(4) },
-      { header: `iteration energy (${J})`, format: significant(6) },
-      { header: 'energy saved (%)', format: fixed(2) },
-      { header: 'time change (%)', format: fixed(2) },
-    ],
-    rows: [
-      ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
-      ...(fastest
-        ? [
-            savingCells('fastest, one clock per computation', fastest),
-            savingCells('fastest, two clocks per computation', fastest.split),
-          ]
-        : []),
-      savingCells('no slowdown, one clock per computation', r.intrinsic),
-      savingCells('no slowdown, two clocks per computation', r.intrinsic.split),
-      savingCells('lowest energy, one clock per computation', r.minEnergy),
-      savingCells('lowest energy, two clocks per computation', r.minEnergy.split),
-      savingCells('EnvPipe-style (envelope at the highest clock)', r.envPipe),
-    ],
-  };
+  const plans: NamedSaving[] = [
+    { ...b, savingPct: 0, timeChangePct: 0, plan: 'all max clock (baseline)' },
+    ...(fastest ? clockPlans('fastest', fastest) : []),
+    ...clockPlans('no slowdown', r.intrinsic),
+    ...clockPlans('lowest energy', r.minEnergy),
+    { ...r.envPipe, plan: 'EnvPipe-style (envelope at the highest clock)' },
+  ];
+  return recordTable(plans, [
+    { header: 'plan', align: 'left', value: (p) => p.plan },
+    { header: `iteration time (${S})`, format: fixed(4), value: (p) => p.timeS },
+    { header: `iteration energy (${J})`, format: significant(6), value: (p) => p.energyJ },
+    { header: 'energy saved (%)', format: fixed(2), value: (p) => p.savingPct },
+    { header: 'time change (%)', format: fixed(2), value: (p) => p.timeChangePct },
+  ]);
 }
 
 /** The headline table and a sample of the frontier. */
