@@ -50,6 +50,23 @@ export function powerConfigOption(description: string) {
   } as const satisfies OptionSpec;
 }
 
+/** The cluster files a command names (--system, --network, --memory, --comm-group, --power-config), for the engines. */
+export function clusterFiles<System extends string | undefined, Network extends string | undefined>(opts: {
+  system: System;
+  network: Network;
+  memory?: string;
+  commGroup?: string;
+  powerConfig?: string;
+}) {
+  return {
+    system: opts.system,
+    network: opts.network,
+    memory: opts.memory,
+    commGroup: opts.commGroup,
+    power: opts.powerConfig,
+  };
+}
+
 /** The text table layout the options ask for (--wide: no width limit). */
 export function tableLayout(opts: Opts): TableOptions {
   return opts.wide ? { width: Infinity } : {};

@@ -198,9 +198,7 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
             break;
           }
           if (c !== QUOTE) fail(base + i, `expected a key, found ${describeByte(c)}`);
-          startCollect(i, true);
-          from = i;
-          inString = true;
+          from = startCollect(i, true);
           i++;
           break;
         case At.Colon:
@@ -216,13 +214,11 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
             batch.push({ kind: 'array', key, offset: base + i - 1 });
             break;
           }
-          startCollect(i, false);
-          from = i;
+          from = startCollect(i, false);
           break;
         case At.AfterValue:
-          if (c === 0x2c) state = At.Key;
-          else if (c === 0x7d) state = At.End;
-          else fail(base + i, `expected ',' or '}' after the value of "${key}"`);
+          state =
+            afterItem(c, 0x7d, At.Key, At.End) ?? fail(base + i, `expected ',' or '}' after the value of "${key}"`);
           i++;
           break;
         case At.ArrayOpen:
@@ -231,13 +227,12 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
             i++;
             break;
           }
-          startCollect(i, false);
-          from = i;
+          from = startCollect(i, false);
           break;
         case At.ArrayAfter:
-          if (c === 0x2c) state = At.ArrayOpen;
-          else if (c === 0x5d) state = At.AfterValue;
-          else fail(base + i, `expected ',' or ']' after element ${index - 1} of "${key}"`);
+          state =
+            afterItem(c, 0x5d, At.ArrayOpen, At.AfterValue) ??
+            fail(base + i, `expected ',' or ']' after element ${index - 1} of "${key}"`);
           i++;
           break;
         case At.End:
@@ -258,14 +253,24 @@ export async function* readJsonPieceBatches(file: string, arrays: ReadonlySet<st
     );
   }
 
-  function startCollect(at: number, isKey: boolean): void {
+  /** After an object's value or an array's element: ',' goes on to `next`, the `close` bracket to `closed`. */
+  function afterItem(c: number, close: number, next: At, closed: At): At | undefined {
+    return c === 0x2c ? next : c === close ? closed : undefined;
+  }
+
+  /**
+   * Starts collecting a value, or a key (from its opening quote, so inside its string), at chunk[at]; returns `at`,
+   * where the collected text begins in this chunk.
+   */
+  function startCollect(at: number, isKey: boolean): number {
     collecting = true;
     collectingKey = isKey;
     depth = 0;
-    inString = false;
+    inString = isKey;
     escaped = false;
     startOffset = base + at;
     parts = [];
+    return at;
   }
 
   function emit(t: string): JsonPiece {

@@ -4,14 +4,14 @@
  * absolute difference per column, the published observations tested, and what the model misses.
  */
 import type { LayerClockStudyRecord } from '../engines/studies/a30-layers-record.js';
-import { fixed, formatTable, signedFixed, wrapText, type Cell, type Column } from './tables.js';
+import { fixed, formatTable, recordTable, signedFixed, wrapText, type Cell, type Column } from './tables.js';
 import type { RowSet } from './text.js';
 
 const signed = signedFixed;
 
 /** One row per layer and sequence length, for the table, the report and --csv. */
 export function layerStudyRows(r: LayerClockStudyRecord): RowSet {
-  const columns: Column[] = [
+  return recordTable(r.rows, [
     { header: 'layer', key: 'layer', align: 'left' },
     { header: 'S (tokens)', key: 'seqLen' },
     { header: 'energy saving (%, est.)', key: 'energySavingPct', format: fixed(1) },
@@ -22,20 +22,7 @@ export function layerStudyRows(r: LayerClockStudyRecord): RowSet {
     { header: 'penalty diff (points)', key: 'runtimePenaltyDiffPts', format: signed(1) },
     { header: 'fastest (MHz)', key: 'fastestClockMHz' },
     { header: 'lowest energy (MHz)', key: 'lowestEnergyClockMHz' },
-  ];
-  const rows: Cell[][] = r.rows.map((x) => [
-    x.layer,
-    x.seqLen,
-    x.energySavingPct,
-    x.runtimePenaltyPct,
-    x.publishedEnergySavingPct,
-    x.publishedRuntimePenaltyPct,
-    x.energySavingDiffPts,
-    x.runtimePenaltyDiffPts,
-    x.fastestClockMHz,
-    x.lowestEnergyClockMHz,
   ]);
-  return { columns, rows };
 }
 
 /**

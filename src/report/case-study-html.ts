@@ -12,7 +12,7 @@ import {
 } from './plots/index.js';
 import { sensitivityMapSection } from './sensitivity-map-html.js';
 import { signedFixed, significant, SWEEP_EDGE_DEFINITION, type Column } from './tables.js';
-import { knobNote } from './case-study-text.js';
+import { knobNote, knobPointFigures } from './case-study-text.js';
 import type { CaseStudySummary } from './types.js';
 import { escapeHtml, figure, HTML_PARTS, htmlTable } from './html-parts.js';
 /** Numbers to 3 significant digits (3.7e-5 J stays 0.000037, not 0.00): never fixed decimals. */
@@ -21,6 +21,19 @@ const pct = (share: number) => share * 100;
 
 const signedPct = (x: number, digits = 2) => `${signedFixed(digits)(x)} %`;
 const sharePct = (x: number, digits = 1) => `${(100 * x).toFixed(digits)} %`;
+
+/** The nominal table's share columns (%): header and share. */
+const NOMINAL_SHARES = [
+  ['network energy (%)', 'networkEnergy'],
+  ['scale-out links (%)', 'scaleOutEnergy'],
+  ['comm. hidden (%)', 'hiddenCommunication'],
+  ['comm. exposed (%)', 'exposedCommunication'],
+  ['comm. energy (%)', 'communicationEnergy'],
+  ['idle energy (%)', 'idleEnergy'],
+] as const;
+
+/** Headers of a knob setting's figures, in the order knobPointFigures gives them. */
+const KNOB_FIGURE_HEADERS = ['ΔT (%)', 'ΔE (%)', 'ΔE 10 % (%)', 'ΔE 90 % (%)', 'saved per 1 % slower (%)', 'ΔE/ΔT (W)'];
 
 /** The one-line takeaways above the case study's plots, from its numbers. */
 function caseStudyTakeaways(r: CaseStudySummary): Record<string, string> {
@@ -185,28 +198,17 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
         { header: 'micro-batches per pipeline' },
         { header: 'iteration (s)', format: sig },
         { header: 'energy (MJ)', format: sig },
-        { header: 'network energy (%)', format: sig },
-        { header: 'scale-out links (%)', format: sig },
-        { header: 'comm. hidden (%)', format: sig },
-        { header: 'comm. exposed (%)', format: sig },
-        { header: 'comm. energy (%)', format: sig },
-        { header: 'idle energy (%)', format: sig },
+        ...NOMINAL_SHARES.map(([header]) => ({ header, format: sig })),
         { header: 'extrapolation error, time / energy (%)' },
       ],
       r.layouts.map((l) => {
-        const s = l.nominal.shares;
         const x = l.extrapolation;
         return [
           l.name,
           l.microBatches,
           l.nominal.makespanS,
           l.nominal.energyJ.total / 1e6,
-          pct(s.networkEnergy),
-          pct(s.scaleOutEnergy),
-          pct(s.hiddenCommunication),
-          pct(s.exposedCommunication),
-          pct(s.communicationEnergy),
-          pct(s.idleEnergy),
+          ...NOMINAL_SHARES.map(([, share]) => pct(l.nominal.shares[share])),
           `${x.makespanErrorPct.toExponential(1)} / ${x.energyErrorPct.toExponential(1)} (at ${x.checkMicroBatches})`,
         ];
       }),
@@ -218,12 +220,7 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
         { header: 'layout' },
         { header: 'knob' },
         { header: 'setting' },
-        { header: 'ΔT (%)', format: sig },
-        { header: 'ΔE (%)', format: sig },
-        { header: 'ΔE 10 % (%)', format: sig },
-        { header: 'ΔE 90 % (%)', format: sig },
-        { header: 'saved per 1 % slower (%)', format: sig },
-        { header: 'ΔE/ΔT (W)', format: sig },
+        ...KNOB_FIGURE_HEADERS.map((header) => ({ header, format: sig })),
         { header: 'note', align: 'left' },
       ],
       r.layouts.flatMap((l) =>
@@ -232,12 +229,7 @@ export async function caseStudySection(r: CaseStudySummary): Promise<string> {
             l.name,
             k.name,
             k.settingUnit === 'MHz' ? `${p.setting} MHz` : `s = ${p.setting}`,
-            p.timeChangePct,
-            p.energyChangePct,
-            p.energyChangeBandPct[0],
-            p.energyChangeBandPct[1],
-            p.energySavedPctPerSlowdownPct,
-            p.deltaEnergyPerDeltaTimeW,
+            ...knobPointFigures(p),
             knobNote(k, p.setting),
           ]),
         ),

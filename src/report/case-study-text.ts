@@ -32,6 +32,21 @@ export function knobNote(k: Knob, setting: number): string {
       : '';
 }
 
+/**
+ * A knob setting's figures against nominal, in the order of the case study's tables (terminal, CSV and HTML): ΔT, ΔE,
+ * ΔE's 10 % and 90 % band, energy saved per 1 % slower, ΔE/ΔT.
+ */
+export function knobPointFigures(p: Knob['points'][number]): (number | null)[] {
+  return [
+    p.timeChangePct,
+    p.energyChangePct,
+    p.energyChangeBandPct[0],
+    p.energyChangeBandPct[1],
+    p.energySavedPctPerSlowdownPct,
+    p.deltaEnergyPerDeltaTimeW,
+  ];
+}
+
 /** One row per knob setting of every layout (nominal included), for the table and --csv. */
 export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } = {}): RowSet {
   const columns: Column[] = [
@@ -54,12 +69,7 @@ export function caseStudyRows(r: CaseStudyRecord, o: { layoutColumn?: boolean } 
           ...(o.layoutColumn === false ? [] : [l.name]),
           k.name,
           settingCell(k, p.setting),
-          p.timeChangePct,
-          p.energyChangePct,
-          p.energyChangeBandPct[0],
-          p.energyChangeBandPct[1],
-          p.energySavedPctPerSlowdownPct,
-          p.deltaEnergyPerDeltaTimeW,
+          ...knobPointFigures(p),
           note,
         ];
       }),

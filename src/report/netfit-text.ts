@@ -4,7 +4,7 @@
  */
 import type { NetworkFitResult } from '../engines/netfit/index.js';
 import { networkYamlText } from '../formats/astra/index.js';
-import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import { fixed, formatTable, recordTable, significant, wrapText, type TableOptions } from './tables.js';
 import type { RowSet } from './text.js';
 
 const pct = fixed(1);
@@ -12,53 +12,50 @@ const us = significant(4);
 
 export function networkFitDimensionRows(r: NetworkFitResult): RowSet {
   const bw = r.bandwidthUnit === 'astra-sim' ? 'GB/s as ASTRA-sim reads it' : 'GB/s';
-  const columns: Column[] = [
-    { header: 'dim', align: 'left' },
-    { header: 'topology' },
-    { header: 'NPUs' },
+  return recordTable(r.dims, [
+    { header: 'dim', align: 'left', value: (d) => d.dim },
+    { header: 'topology', value: (d) => d.topology },
+    { header: 'NPUs', value: (d) => d.npus },
     { header: `given bandwidth (${bw})`, key: 'givenBandwidthGBps' },
     { header: `fitted bandwidth (${bw})`, key: 'fittedBandwidthGBps' },
-    { header: 'given latency (ns)' },
-    { header: 'fitted latency (ns)' },
-    { header: 'fitted', align: 'left' },
-  ];
-  const rows: Cell[][] = r.dims.map((d) => [
-    d.dim,
-    d.topology,
-    d.npus,
-    d.givenBandwidthGBps,
-    d.fittedBandwidthGBps,
-    d.givenLatencyNs,
-    d.fittedLatencyNs,
-    d.fitted.length ? d.fitted.join(', ') : 'kept',
+    { header: 'given latency (ns)', value: (d) => d.givenLatencyNs },
+    { header: 'fitted latency (ns)', value: (d) => d.fittedLatencyNs },
+    { header: 'fitted', align: 'left', value: (d) => (d.fitted.length ? d.fitted.join(', ') : 'kept') },
   ]);
-  return { columns, rows };
 }
 
 export function networkFitKindRows(r: NetworkFitResult): RowSet {
-  const columns: Column[] = [
-    { header: 'collective', align: 'left' },
-    { header: 'count' },
-    { header: 'sizes (bytes)', key: 'sizesBytes', align: 'right' },
+  return recordTable(r.byKind, [
+    { header: 'collective', align: 'left', value: (k) => k.kind },
+    { header: 'count', value: (k) => k.instances },
+    {
+      header: 'sizes (bytes)',
+      key: 'sizesBytes',
+      align: 'right',
+      value: (k) => (k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`),
+    },
     { header: 'measured mean (µs)', key: 'measuredMeanUs', format: us },
-    { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct },
-    { header: 'fitted: modelled mean (µs)', key: 'fittedModelledMeanUs', format: us },
-    { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct },
-    { header: 'fitted: mean |error| (%)', key: 'fittedMeanAbsErrorPct', format: pct },
-    { header: 'fitted: max |error| (%)', key: 'fittedMaxAbsErrorPct', format: pct },
-  ];
-  const rows: Cell[][] = r.byKind.map((k) => [
-    k.kind,
-    k.instances,
-    k.minBytes === k.maxBytes ? String(k.minBytes) : `${k.minBytes}–${k.maxBytes}`,
-    k.measuredMeanUs,
-    k.given.meanErrorPct,
-    k.fitted.modelledMeanUs,
-    k.fitted.meanErrorPct,
-    k.fitted.meanAbsErrorPct,
-    k.fitted.maxAbsErrorPct,
+    { header: 'given: mean error (%)', key: 'givenMeanErrorPct', format: pct, value: (k) => k.given.meanErrorPct },
+    {
+      header: 'fitted: modelled mean (µs)',
+      key: 'fittedModelledMeanUs',
+      format: us,
+      value: (k) => k.fitted.modelledMeanUs,
+    },
+    { header: 'fitted: mean error (%)', key: 'fittedMeanErrorPct', format: pct, value: (k) => k.fitted.meanErrorPct },
+    {
+      header: 'fitted: mean |error| (%)',
+      key: 'fittedMeanAbsErrorPct',
+      format: pct,
+      value: (k) => k.fitted.meanAbsErrorPct,
+    },
+    {
+      header: 'fitted: max |error| (%)',
+      key: 'fittedMaxAbsErrorPct',
+      format: pct,
+      value: (k) => k.fitted.maxAbsErrorPct,
+    },
   ]);
-  return { columns, rows };
 }
 
 /** What the figures mean, once, under the tables. */

@@ -2,95 +2,83 @@
  * Text and CSV views of a `plan` record: the headline savings, the frontier (one clock per computation, with the
  * two-clock plan beside it), and the plans per computation. Times in s and energies in J per iteration, estimated.
  */
-import type { NamedPlan, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
+import type { NamedPlan, PlannedComputation, PlanRecord, Saving, SplitComputation } from '../engines/plan/types.js';
 import type { RowSet } from './text.js';
-import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import {
+  fixed,
+  formatTable,
+  recordTable,
+  significant,
+  wrapText,
+  type RecordColumn,
+  type TableOptions,
+} from './tables.js';
 
 const J = 'J, est.';
 const S = 's, est.';
 
 /** The frontier: one row per Pareto plan, fastest first. */
 export function planFrontierRows(r: PlanRecord): RowSet {
-  const columns: Column[] = [
-    { header: `iteration time (${S})`, format: fixed(4) },
-    { header: `iteration energy (${J})`, format: significant(6) },
-    { header: `deadline (${S})`, format: fixed(4) },
-    { header: `computation energy (${J})`, format: significant(6) },
-    { header: `blocking energy (${J})`, format: significant(6) },
-    { header: `two-clock plan energy at the deadline (${J})`, format: significant(6) },
-    { header: 'saving vs all max clock (%)', format: fixed(2) },
-    { header: 'time vs all max clock (%)', format: fixed(2) },
-  ];
-  const rows: Cell[][] = r.frontier.map((p) => [
-    p.timeS,
-    p.energyJ,
-    p.deadlineS,
-    p.computeEnergyJ,
-    p.blockingEnergyJ,
-    p.splitEnergyJ,
-    100 * (1 - p.energyJ / r.baseline.energyJ),
-    100 * (p.timeS / r.baseline.timeS - 1),
+  return recordTable(r.frontier, [
+    { header: `iteration time (${S})`, format: fixed(4), value: (p) => p.timeS },
+    { header: `iteration energy (${J})`, format: significant(6), value: (p) => p.energyJ },
+    { header: `deadline (${S})`, format: fixed(4), value: (p) => p.deadlineS },
+    { header: `computation energy (${J})`, format: significant(6), value: (p) => p.computeEnergyJ },
+    { header: `blocking energy (${J})`, format: significant(6), value: (p) => p.blockingEnergyJ },
+    { header: `two-clock plan energy at the deadline (${J})`, format: significant(6), value: (p) => p.splitEnergyJ },
+    {
+      header: 'saving vs all max clock (%)',
+      format: fixed(2),
+      value: (p) => 100 * (1 - p.energyJ / r.baseline.energyJ),
+    },
+    { header: 'time vs all max clock (%)', format: fixed(2), value: (p) => 100 * (p.timeS / r.baseline.timeS - 1) },
   ]);
-  return { columns, rows };
+}
+
+/** One row per computation: where it runs, its clock columns, its time and energy. */
+function computationTable<T extends PlannedComputation>(computations: readonly T[], clocks: RecordColumn<T>[]): RowSet {
+  return recordTable(computations, [
+    { header: 'stage', value: (c) => c.stage },
+    { header: 'instruction', align: 'left', value: (c) => c.instruction },
+    { header: 'micro-batch', value: (c) => c.microBatch },
+    ...clocks,
+    { header: `time (${S})`, format: significant(6), value: (c) => c.timeS },
+    { header: `energy (${J})`, format: significant(6), value: (c) => c.energyJ },
+  ]);
 }
 
 /** A plan: one row per computation. */
 export function planComputationRows(plan: NamedPlan): RowSet {
-  return {
-    columns: [
-      { header: 'stage' },
-      { header: 'instruction', align: 'left' },
-      { header: 'micro-batch' },
-      { header: 'SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) },
-      { header: `energy (${J})`, format: significant(6) },
-    ],
-    rows: plan.computations.map((c) => [c.stage, c.instruction, c.microBatch, c.clockMHz, c.timeS, c.energyJ]),
-  };
+  return computationTable(plan.computations, [{ header: 'SM clock (MHz)', value: (c) => c.clockMHz }]);
 }
 
 /** The two-clock intrinsic plan: one row per computation. */
 export function splitPlanRows(plan: readonly SplitComputation[]): RowSet {
-  return {
-    columns: [
-      { header: 'stage' },
-      { header: 'instruction', align: 'left' },
-      { header: 'micro-batch' },
-      { header: 'first SM clock (MHz)' },
-      { header: 'share of work at the first clock' },
-      { header: 'second SM clock (MHz)' },
-      { header: `time (${S})`, format: significant(6) },
-      { header: `energy (${J})`, format: significant(6) },
-    ],
-    rows: plan.map((c) => [
-      c.stage,
-      c.instruction,
-      c.microBatch,
-      c.clockMHz,
-      c.shareAtFirst,
-      c.secondClockMHz,
-      c.timeS,
-      c.energyJ,
-    ]),
-  };
+  return computationTable(plan, [
+    { header: 'first SM clock (MHz)', value: (c) => c.clockMHz },
+    { header: 'share of work at the first clock', value: (c) => c.shareAtFirst },
+    { header: 'second SM clock (MHz)', value: (c) => c.secondClockMHz },
+  ]);
 }
 
 /** Savings per non-straggler pipeline against the straggler's slowdown (Perseus Figure 8). */
 export function extrinsicCurveRows(r: PlanRecord): RowSet {
-  return {
-    columns: [
-      { header: 'straggler slowdown (T′/T)', format: fixed(2) },
-      { header: 'saving vs all max clock (%, est.)', format: fixed(2) },
-      { header: 'saving vs the intrinsic plan (%, est.)', format: fixed(2) },
-      { header: 'two-clock saving vs all max clock (%, est.)', format: fixed(2) },
-    ],
-    rows: r.extrinsicCurve.map((e) => [e.slowdownFactor, e.savingPct, e.extrinsicSavingPct, e.splitSavingPct]),
-  };
+  return recordTable(r.extrinsicCurve, [
+    { header: 'straggler slowdown (T′/T)', format: fixed(2), value: (e) => e.slowdownFactor },
+    { header: 'saving vs all max clock (%, est.)', format: fixed(2), value: (e) => e.savingPct },
+    { header: 'saving vs the intrinsic plan (%, est.)', format: fixed(2), value: (e) => e.extrinsicSavingPct },
+    { header: 'two-clock saving vs all max clock (%, est.)', format: fixed(2), value: (e) => e.splitSavingPct },
+  ]);
 }
 
-function savingCells(name: string, s: Saving): Cell[] {
-  return [name, s.timeS, s.energyJ, s.savingPct, s.timeChangePct];
-}
+/** A named plan and what it saves. */
+type NamedSaving = Saving & { plan: string };
+
+/** A plan with one clock per computation and its two-clock version, named after what they aim for. */
+const clockPlans = (aim: string, s: Saving & { split: Saving }): NamedSaving[] => [
+  { ...s, plan: `${aim}, one clock per computation` },
+  { ...s.split, plan: `${aim}, two clocks per computation` },
+];
 
 /** The named plans against the all-max-clock baseline. */
 export function planHeadlineRows(
@@ -99,29 +87,20 @@ export function planHeadlineRows(
   const b = r.baseline;
   // Only where the options allow an iteration faster than all-max clocks (records before this field have none).
   const fastest = r.fastest && r.fastest.timeS < b.timeS * (1 - 1e-6) ? r.fastest : null;
-  return {
-    columns: [
-      { header: 'plan', align: 'left' },
-      { header: `iteration time (${S})`, format: fixed(4) },
-      { header: `iteration energy (${J})`, format: significant(6) },
-      { header: 'energy saved (%)', format: fixed(2) },
-      { header: 'time change (%)', format: fixed(2) },
-    ],
-    rows: [
-      ['all max clock (baseline)', b.timeS, b.energyJ, 0, 0],
-      ...(fastest
-        ? [
-            savingCells('fastest, one clock per computation', fastest),
-            savingCells('fastest, two clocks per computation', fastest.split),
-          ]
-        : []),
-      savingCells('no slowdown, one clock per computation', r.intrinsic),
-      savingCells('no slowdown, two clocks per computation', r.intrinsic.split),
-      savingCells('lowest energy, one clock per computation', r.minEnergy),
-      savingCells('lowest energy, two clocks per computation', r.minEnergy.split),
-      savingCells('EnvPipe-style (envelope at the highest clock)', r.envPipe),
-    ],
-  };
+  const plans: NamedSaving[] = [
+    { ...b, savingPct: 0, timeChangePct: 0, plan: 'all max clock (baseline)' },
+    ...(fastest ? clockPlans('fastest', fastest) : []),
+    ...clockPlans('no slowdown', r.intrinsic),
+    ...clockPlans('lowest energy', r.minEnergy),
+    { ...r.envPipe, plan: 'EnvPipe-style (envelope at the highest clock)' },
+  ];
+  return recordTable(plans, [
+    { header: 'plan', align: 'left', value: (p) => p.plan },
+    { header: `iteration time (${S})`, format: fixed(4), value: (p) => p.timeS },
+    { header: `iteration energy (${J})`, format: significant(6), value: (p) => p.energyJ },
+    { header: 'energy saved (%)', format: fixed(2), value: (p) => p.savingPct },
+    { header: 'time change (%)', format: fixed(2), value: (p) => p.timeChangePct },
+  ]);
 }
 
 /** The headline table and a sample of the frontier. */

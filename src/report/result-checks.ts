@@ -156,58 +156,67 @@ export function checkCaseStudy(c: JsonShape, r: JsonObject, p: string): void {
   if (r.sensitivity !== undefined) {
     const mp = jsonPath(p, 'sensitivity');
     const m = c.object(r.sensitivity, mp);
-    c.each(m, 'rows', mp, 1, (row, rp) => {
-      c.string(row, 'layout', rp);
-      c.numbers(
-        row,
-        [
-          'globalBatchSequences',
-          'microBatchesPerPipeline',
-          'scaleOutBandwidthGBps',
-          'nominalMakespanS',
-          'nominalEnergyJ',
-          'bestScale',
-          'energyChangePct',
-          'timeChangePct',
-          'networkEnergySharePct',
-          'scaleOutEnergySharePct',
-          'hiddenCommunicationSharePct',
-          'idleEnergySharePct',
-        ],
-        rp,
-      );
-      c.maybeNumber(row, 'deltaEnergyPerDeltaTimeW', rp, { nullable: true });
-      c.maybeNumber(row, 'energySavedPctPerSlowdownPct', rp, { nullable: true });
-    });
+    checkRows(
+      c,
+      m,
+      'rows',
+      mp,
+      'layout',
+      [
+        'globalBatchSequences',
+        'microBatchesPerPipeline',
+        'scaleOutBandwidthGBps',
+        'nominalMakespanS',
+        'nominalEnergyJ',
+        'bestScale',
+        'energyChangePct',
+        'timeChangePct',
+        'networkEnergySharePct',
+        'scaleOutEnergySharePct',
+        'hiddenCommunicationSharePct',
+        'idleEnergySharePct',
+      ],
+      ['deltaEnergyPerDeltaTimeW', 'energySavedPctPerSlowdownPct'],
+    );
     c.string(m, 'finding', mp);
   }
+}
+
+/** Checks each row of o[key] (at least one): its string `label`, its `numbers`, then its `nullable` numbers. */
+function checkRows(
+  c: JsonShape,
+  o: JsonObject,
+  key: string,
+  p: string,
+  label: string,
+  numbers: string[],
+  nullable: string[] = [],
+): void {
+  c.each(o, key, p, 1, (row, rp) => {
+    c.string(row, label, rp);
+    c.numbers(row, numbers, rp);
+    for (const k of nullable) c.maybeNumber(row, k, rp, { nullable: true });
+  });
 }
 
 /** `tracewatt case-study a30-layers` (results.json). */
 export function checkLayerClockStudy(c: JsonShape, r: JsonObject, p: string): void {
   for (const key of ['system', 'definitions', 'limits']) c.stringList(r, key, p);
-  c.each(r, 'rows', p, 1, (row, rp) => {
-    c.string(row, 'layer', rp);
-    c.numbers(
-      row,
-      [
-        'seqLen',
-        'energySavingPct',
-        'runtimePenaltyPct',
-        'publishedEnergySavingPct',
-        'publishedRuntimePenaltyPct',
-        'energySavingDiffPts',
-        'runtimePenaltyDiffPts',
-        'fastestClockMHz',
-        'lowestEnergyClockMHz',
-        'fastestTimeUs',
-        'fastestPowerW',
-        'maxKernelPowerW',
-        'bottomWidthPct',
-      ],
-      rp,
-    );
-  });
+  checkRows(c, r, 'rows', p, 'layer', [
+    'seqLen',
+    'energySavingPct',
+    'runtimePenaltyPct',
+    'publishedEnergySavingPct',
+    'publishedRuntimePenaltyPct',
+    'energySavingDiffPts',
+    'runtimePenaltyDiffPts',
+    'fastestClockMHz',
+    'lowestEnergyClockMHz',
+    'fastestTimeUs',
+    'fastestPowerW',
+    'maxKernelPowerW',
+    'bottomWidthPct',
+  ]);
   const mp = jsonPath(p, 'meanAbsDifference');
   c.numbers(c.object(r.meanAbsDifference, mp), ['energySavingPts', 'runtimePenaltyPts', 'targetPts'], mp);
   c.each(r, 'observations', p, 1, (o, op) => ['published', 'verdict', 'sentence'].forEach((k) => c.string(o, k, op)));

@@ -24,6 +24,23 @@ export interface Column {
   format?: (value: Cell) => string;
 }
 
+/**
+ * A column that reads its cell from the record a row shows: by `value`, or, without one, the record's field its CSV
+ * `key` names.
+ */
+export type RecordColumn<T> = Column & ({ value: (record: T) => Cell } | { key: keyof T & string; value?: undefined });
+
+/** A table of one row per record, each cell read by its column (a header stands beside what fills it). */
+export function recordTable<T>(
+  records: readonly T[],
+  columns: readonly RecordColumn<T>[],
+): { columns: Column[]; rows: Cell[][] } {
+  return {
+    columns: columns.map(({ value: _value, ...column }) => column),
+    rows: records.map((record) => columns.map((c) => (c.value ? c.value(record) : (record[c.key] as Cell)))),
+  };
+}
+
 /** A number with `digits` decimals; empty for null/undefined. */
 export function fixed(digits: number): (value: Cell) => string {
   return (value) =>

@@ -6,7 +6,17 @@ import { ENERGY_PARTS, energyDefinitions, TIME_DEFINITIONS } from '../engines/re
 import type { EnergyBandJ, ReplayResult } from '../engines/replay/types.js';
 import type { GpuClockSweepRecord, NetworkSweepRecord } from '../engines/studies/types.js';
 import { byNameText } from './by-name-text.js';
-import { fixed, formatTable, significant, wrapText, type Cell, type Column, type TableOptions } from './tables.js';
+import {
+  fixed,
+  formatTable,
+  recordTable,
+  significant,
+  wrapText,
+  type Cell,
+  type Column,
+  type RecordColumn,
+  type TableOptions,
+} from './tables.js';
 
 /** Rows and their columns, ready for formatTable or toCsv. */
 export interface RowSet {
@@ -15,9 +25,14 @@ export interface RowSet {
 }
 
 const PARTS = [...ENERGY_PARTS, 'total'] as const;
-const energyColumns = (): Column[] =>
-  PARTS.map((k) => ({ header: `${k} (J, est.)`, key: `${k}EnergyJ`, format: significant(5) }));
-const energyCells = (e: ReplayResult['energyJ']): Cell[] => PARTS.map((k) => e[k]);
+/** A column per energy part and the total (J), of a table whose records each have an energy breakdown. */
+const energyColumns = <T>(energyOf: (record: T) => ReplayResult['energyJ']): RecordColumn<T>[] =>
+  PARTS.map((k) => ({
+    header: `${k} (J, est.)`,
+    key: `${k}EnergyJ`,
+    format: significant(5),
+    value: (record: T) => energyOf(record)[k],
+  }));
 const percent = (v: Cell) => (typeof v === 'number' ? v.toFixed(1) : '');
 
 /** A titled list of definitions, each wrapped to the table width with a hanging indent: printed under a table. */
@@ -49,49 +64,35 @@ export const MAX_RANK_ROWS = 16;
 
 /** One row per rank of a replay (or the given subset) and a total row. */
 export function replayRanks(res: ReplayResult, ranks: readonly ReplayResult['ranks'][number][] = res.ranks): RowSet {
-  const columns: Column[] = [
-    { header: 'rank', align: 'left' },
-    { header: 'finish (ns)' },
-    { header: 'GPU compute (ns)' },
-    { header: 'exposed comm (ns)' },
-    { header: 'host exposed (ns)' },
-    { header: 'remote memory exposed (ns)', key: 'remoteMemExposedNs' },
-    { header: 'wait (ns)' },
-    { header: 'comm (ns)' },
-    { header: 'overlap (ns)' },
-    { header: 'ASTRA-sim exposed (ns)', key: 'astraExposedNs' },
-    ...res.bytesSentPerDim.map((_, i) => ({ header: `sent dim ${i} (bytes)` })),
-    ...energyColumns(),
-  ];
-  const rows: Cell[][] = ranks.map((r) => [
-    r.rank,
-    r.finishNs,
-    r.gpuComputeNs,
-    r.exposedCommNs,
-    r.hostExposedNs,
-    r.remoteMemExposedNs,
-    r.waitNs,
-    r.commNs,
-    r.overlapNs,
-    r.astraExposedNs,
-    ...r.bytesSentPerDim,
-    ...energyCells(r.energyJ),
-  ]);
-  rows.push([
-    'total',
-    res.makespanNs,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    ...res.bytesSentPerDim,
-    ...energyCells(res.energyJ),
-  ]);
-  return { columns, rows };
+  type Row = Partial<ReplayResult['ranks'][number]> &
+    Pick<ReplayResult['ranks'][number], 'finishNs' | 'bytesSentPerDim' | 'energyJ'> & { label: Cell };
+  // The total row: the makespan, the bytes and the energy of the run; no time split.
+  const total: Row = {
+    label: 'total',
+    finishNs: res.makespanNs,
+    bytesSentPerDim: res.bytesSentPerDim,
+    energyJ: res.energyJ,
+  };
+  return recordTable<Row>(
+    [...ranks.map((r) => ({ ...r, label: r.rank })), total],
+    [
+      { header: 'rank', align: 'left', value: (r) => r.label },
+      { header: 'finish (ns)', value: (r) => r.finishNs },
+      { header: 'GPU compute (ns)', value: (r) => r.gpuComputeNs },
+      { header: 'exposed comm (ns)', value: (r) => r.exposedCommNs },
+      { header: 'host exposed (ns)', value: (r) => r.hostExposedNs },
+      { header: 'remote memory exposed (ns)', key: 'remoteMemExposedNs' },
+      { header: 'wait (ns)', value: (r) => r.waitNs },
+      { header: 'comm (ns)', value: (r) => r.commNs },
+      { header: 'overlap (ns)', value: (r) => r.overlapNs },
+      { header: 'ASTRA-sim exposed (ns)', key: 'astraExposedNs' },
+      ...res.bytesSentPerDim.map((_, i) => ({
+        header: `sent dim ${i} (bytes)`,
+        value: (r: Row) => r.bytesSentPerDim[i],
+      })),
+      ...energyColumns<Row>((r) => r.energyJ),
+    ],
+  );
 }
 
 /** A replay as text: a headline, the energy breakdown and the per-rank table (first and last 8 of many ranks). */
@@ -151,42 +152,38 @@ export function energyBandNote(b: EnergyBandJ): string {
   );
 }
 
+/** A network sweep point's marginal figures against the next scale: header, key, format. */
+const MARGINAL_COLUMNS = [
+  ['ΔE vs next scale (J, est.)', 'deltaEnergyJ', significant(5)],
+  ['ΔT vs next scale (s, est.)', 'deltaTimeS', significant(5)],
+  ['ΔE/ΔT (W, est.)', 'energyPerTimeW', significant(5)],
+  ['energy saved per slowdown (%/%)', 'energySavedPctPerSlowdownPct', fixed(3)],
+] as const;
+
 /** One row per frequency scale of a network DVFS sweep. */
 export function networkSweepRows(r: NetworkSweepRecord): RowSet {
   const dims = r.points[0]?.networkByDimensionJ.length ?? 0;
-  const columns: Column[] = [
-    { header: 'scale' },
-    { header: 'bandwidth (GB/s)', format: fixed(1) },
+  return recordTable(r.points, [
+    { header: 'scale', value: (p) => p.scale },
+    { header: 'bandwidth (GB/s)', format: fixed(1), value: (p) => p.bandwidthGBps },
     { header: 'energy per bit (pJ/bit)', key: 'energyPerBitPJ', format: fixed(2) },
     { header: 'V/V1', key: 'voltageRatio', format: fixed(3) },
-    { header: 'makespan (ms)', format: significant(5) },
-    ...energyColumns(),
+    { header: 'makespan (ms)', format: significant(5), value: (p) => p.makespanNs / 1e6 },
+    ...energyColumns<NetworkSweepRecord['points'][number]>((p) => p.energyJ),
     ...Array.from({ length: dims }, (_, i) => ({
       header: `network dim ${i} (J, est.)`,
       key: `networkDim${i}EnergyJ`,
       format: significant(5),
+      value: (p: NetworkSweepRecord['points'][number]) => p.networkByDimensionJ[i],
     })),
-    { header: 'ΔE vs next scale (J, est.)', key: 'deltaEnergyJ', format: significant(5) },
-    { header: 'ΔT vs next scale (s, est.)', key: 'deltaTimeS', format: significant(5) },
-    { header: 'ΔE/ΔT (W, est.)', key: 'energyPerTimeW', format: significant(5) },
-    { header: 'energy saved per slowdown (%/%)', key: 'energySavedPctPerSlowdownPct', format: fixed(3) },
-    { header: 'dominated' },
-  ];
-  const rows: Cell[][] = r.points.map((p) => [
-    p.scale,
-    p.bandwidthGBps,
-    p.energyPerBitPJ,
-    p.voltageRatio,
-    p.makespanNs / 1e6,
-    ...energyCells(p.energyJ),
-    ...p.networkByDimensionJ,
-    p.marginal?.deltaEnergyJ ?? null,
-    p.marginal?.deltaTimeS ?? null,
-    p.marginal?.energyPerTimeW ?? null,
-    p.marginal?.energySavedPctPerSlowdownPct ?? null,
-    p.dominated,
+    ...MARGINAL_COLUMNS.map(([header, key, format]) => ({
+      header,
+      key,
+      format,
+      value: (p: NetworkSweepRecord['points'][number]) => p.marginal?.[key] ?? null,
+    })),
+    { header: 'dominated', value: (p) => p.dominated },
   ]);
-  return { columns, rows };
 }
 
 export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = {}): string {
@@ -200,21 +197,17 @@ export function networkSweepText(r: NetworkSweepRecord, options: TableOptions = 
 /** One row per SM clock of a GPU clock sweep. */
 export function gpuSweepRows(r: GpuClockSweepRecord, withBand = true): RowSet {
   const band = withBand ? gpuSweepBandRows(r) : null;
+  const t = recordTable(r.points, [
+    { header: 'SM clock (MHz)', value: (p) => p.clockMHz },
+    { header: 'time (s, est.)', format: significant(5), value: (p) => p.timeS },
+    ...energyColumns<GpuClockSweepRecord['points'][number]>((p) => p.energyJ),
+    { header: 'Pareto', value: (p) => p.pareto },
+  ]);
+  if (!band) return t;
+  // The band's columns past its clock and total (which this table has already).
   return {
-    columns: [
-      { header: 'SM clock (MHz)' },
-      { header: 'time (s, est.)', format: significant(5) },
-      ...energyColumns(),
-      { header: 'Pareto' },
-      ...(band?.columns.slice(2) ?? []),
-    ],
-    rows: r.points.map((p, i) => [
-      p.clockMHz,
-      p.timeS,
-      ...energyCells(p.energyJ),
-      p.pareto,
-      ...(band ? band.rows[i]!.slice(2) : []),
-    ]),
+    columns: [...t.columns, ...band.columns.slice(2)],
+    rows: t.rows.map((row, i) => [...row, ...band.rows[i]!.slice(2)]),
   };
 }
 

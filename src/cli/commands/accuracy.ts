@@ -12,7 +12,14 @@ import { accuracyRows, accuracyText, transferAccuracyRows, transferAccuracyText 
 import { defineCommand } from '../command.js';
 import { emit, printSaid, tableLayout, tableOptions } from '../io.js';
 import { deviceMismatchWarning } from '../../model/device-match.js';
-import { namingProfile, PROFILE_OPTIONS, readProfiles, requirePower } from './profile-options.js';
+import {
+  DEVICE_MISMATCH_OPTION,
+  namingProfile,
+  PROFILE_OPTIONS,
+  REFERENCE_CLOCKS_OPTION,
+  readProfiles,
+  requirePower,
+} from './profile-options.js';
 
 export const accuracyCommand = defineCommand({
   name: 'accuracy',
@@ -35,11 +42,7 @@ export const accuracyCommand = defineCommand({
     },
     ...PROFILE_OPTIONS,
     {
-      name: 'reference-frequency',
-      type: 'list',
-      unit: 'MHz',
-      positive: true,
-      value: 'MHz',
+      ...REFERENCE_CLOCKS_OPTION,
       description: 'clock(s) used as input, comma-separated; all other clocks are ground truth',
     },
     {
@@ -57,14 +60,7 @@ export const accuracyCommand = defineCommand({
       description: 'reference-clock power correction',
       default: 'ratio',
     },
-    {
-      name: 'device-mismatch',
-      type: 'choice',
-      choices: ['ok'],
-      value: 'ok',
-      description:
-        "say nothing when the profile names a device other than the calibration's (default: a warning naming both)",
-    },
+    DEVICE_MISMATCH_OPTION,
     {
       name: 'calibration-only',
       type: 'boolean',

@@ -3,7 +3,7 @@ import { exportAstraSim } from '../../engines/astra-sim/index.js';
 import { POWER_PRESETS } from '../../engines/replay/index.js';
 import { astraSimExportRows, astraSimExportText } from '../../report/text/astra-sim-export.js';
 import { defineCommand } from '../command.js';
-import { emit, powerConfigOption, printSaid } from '../io.js';
+import { clusterFiles, emit, powerConfigOption, printSaid } from '../io.js';
 
 export const exportAstraSimCommand = defineCommand({
   name: 'export astra-sim',
@@ -66,11 +66,7 @@ export const exportAstraSimCommand = defineCommand({
     const r = await exportAstraSim({
       trace: args[0],
       out: opts.out,
-      system: opts.system,
-      network: opts.network,
-      memory: opts.memory,
-      commGroup: opts.commGroup,
-      power: opts.powerConfig,
+      ...clusterFiles(opts),
       commSizeBytes: opts.commSize === undefined ? undefined : BigInt(opts.commSize),
     });
     emit(io, opts, r, { table: () => astraSimExportRows(r), text: () => astraSimExportText(r) });

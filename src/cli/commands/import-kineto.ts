@@ -1,8 +1,8 @@
-import { importKineto, type KinetoImportResult } from '../../engines/import/kineto.js';
-import { outputErrorUnder } from '../../formats/output.js';
+import { importKineto } from '../../engines/import/kineto.js';
 import { kinetoImportRankRows, kinetoImportText } from '../../report/text/import-kineto.js';
 import { defineCommand } from '../command.js';
 import { emit, tableLayout, tableOptions } from '../io.js';
+import { runImport } from './import.js';
 
 export const importKinetoCommand = defineCommand({
   name: 'import kineto',
@@ -55,19 +55,7 @@ export const importKinetoCommand = defineCommand({
   ],
   example: 'tracewatt import kineto --dir traces/pytorch-real/dlrm --out out/dlrm-kineto',
   async run(args, opts, io) {
-    let r: KinetoImportResult;
-    try {
-      r = await importKineto({
-        traces: args,
-        dir: opts.dir,
-        out: opts.out,
-        step: opts.step,
-        window: opts.window,
-        partial: opts.partial,
-      });
-    } catch (e) {
-      throw outputErrorUnder(opts.out, e);
-    }
+    const r = await runImport(opts, (common) => importKineto({ traces: args, ...common }));
     emit(io, opts, r, {
       table: () => kinetoImportRankRows(r),
       text: () => kinetoImportText(r, tableLayout(opts)),

@@ -1,4 +1,4 @@
-import { importPytorch, type ImportPair, type ImportResult } from '../../engines/import/index.js';
+import { importPytorch, type ImportPair } from '../../engines/import/index.js';
 import { InputError } from '../../errors.js';
 import { outputErrorUnder } from '../../formats/output.js';
 import { importRankRows, importText } from '../../report/text/import.js';
@@ -75,20 +75,25 @@ export const importPytorchCommand = defineCommand({
       );
     }
     const pairs: ImportPair[] = ets.map((et, i) => ({ et, kineto: kinetos[i]! }));
-    let r: ImportResult;
-    try {
-      r = await importPytorch({
-        pairs,
-        dir: opts.dir,
-        out: opts.out,
-        step: opts.step,
-        window: opts.window,
-        partial: opts.partial,
-      });
-    } catch (e) {
-      throw outputErrorUnder(opts.out, e);
-    }
+    const r = await runImport(opts, (common) => importPytorch({ pairs, ...common }));
     emit(io, opts, r, { table: () => importRankRows(r), text: () => importText(r, tableLayout(opts)) });
     return 0;
   },
 });
+
+/** What import pytorch and import kineto share: where to write, which iteration, whether a partial run will do. */
+interface CommonImportOptions {
+  dir?: string;
+  out: string;
+  step?: string;
+  window?: string;
+  partial: boolean;
+}
+
+/** Runs an import with the options both import commands share; a file-system error under --out is named as one. */
+export function runImport<R>(opts: CommonImportOptions, run: (common: CommonImportOptions) => Promise<R>): Promise<R> {
+  const { dir, out, step, window, partial } = opts;
+  return run({ dir, out, step, window, partial }).catch((e: unknown) => {
+    throw outputErrorUnder(out, e);
+  });
+}

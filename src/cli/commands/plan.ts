@@ -4,7 +4,7 @@ import { InputError } from '../../errors.js';
 import { planFrontierRows, planText } from '../../report/plan-text.js';
 import { writePlanOutputs } from '../../report/text/plan-outputs.js';
 import { defineCommand, type CommandIO } from '../command.js';
-import { emit, flagOf, powerConfigOption, tableLayout, tableOptions } from '../io.js';
+import { clusterFiles, emit, flagOf, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 import type { OptionValues, TypedOption } from '../options.js';
 import { profileReadOptions, reportProfile } from './profile-options.js';
 
@@ -205,11 +205,7 @@ async function traceRecord(trace: string, opts: PlanOptions): Promise<PlanRecord
   return planTrace({
     trace,
     frequenciesMHz: opts.frequencies,
-    system: opts.system,
-    network: opts.network,
-    memory: opts.memory,
-    commGroup: opts.commGroup,
-    power: opts.powerConfig,
+    ...clusterFiles({ ...opts, system: opts.system, network: opts.network }),
     blockingPowerW: opts.blockingPower,
     tolerancePct: opts.tolerance,
     points: opts.points,

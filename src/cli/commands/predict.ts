@@ -2,7 +2,13 @@ import { checkTargetClock, loadCalibration, predictProfile } from '../../engines
 import { predictRows, predictText } from '../../report/text/predict.js';
 import { defineCommand } from '../command.js';
 import { emit, printSaid, tableLayout, tableOptions, CALIBRATION_OPTION } from '../io.js';
-import { namingProfile, PROFILE_OPTIONS, readProfiles } from './profile-options.js';
+import {
+  DEVICE_MISMATCH_OPTION,
+  namingProfile,
+  PROFILE_OPTIONS,
+  REFERENCE_CLOCKS_OPTION,
+  readProfiles,
+} from './profile-options.js';
 
 export const predictCommand = defineCommand({
   name: 'predict',
@@ -19,11 +25,7 @@ export const predictCommand = defineCommand({
     },
     ...PROFILE_OPTIONS,
     {
-      name: 'reference-frequency',
-      type: 'list',
-      unit: 'MHz',
-      positive: true,
-      value: 'MHz',
+      ...REFERENCE_CLOCKS_OPTION,
       description: 'clock(s) the profile was taken at, comma-separated',
       required: true,
     },
@@ -38,14 +40,7 @@ export const predictCommand = defineCommand({
         "target clocks, comma-separated, or 'all' (the calibrated clocks); within the device's SM clock range",
       default: 'all',
     },
-    {
-      name: 'device-mismatch',
-      type: 'choice',
-      choices: ['ok'],
-      value: 'ok',
-      description:
-        "say nothing when the profile names a device other than the calibration's (default: a warning naming both)",
-    },
+    DEVICE_MISMATCH_OPTION,
     ...tableOptions('one row per kernel and clock, times in ns, with the 10–90 % bands'),
   ],
   example:

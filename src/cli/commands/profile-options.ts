@@ -75,6 +75,25 @@ export const MAPPING_OPTION = {
   description: 'column mapping (JSON or YAML) for a CSV with no dedicated reader; implies --format generic',
 } as const satisfies TypedOption;
 
+/** --reference-frequency as the list of clocks a profile was taken at (accuracy, predict); each says what they do. */
+export const REFERENCE_CLOCKS_OPTION = {
+  name: 'reference-frequency',
+  type: 'list',
+  unit: 'MHz',
+  positive: true,
+  value: 'MHz',
+} as const;
+
+/** --device-mismatch ok, for a command that checks a profile's device against the calibration's. */
+export const DEVICE_MISMATCH_OPTION = {
+  name: 'device-mismatch',
+  type: 'choice',
+  choices: ['ok'],
+  value: 'ok',
+  description:
+    "say nothing when the profile names a device other than the calibration's (default: a warning naming both)",
+} as const satisfies TypedOption;
+
 export const PROFILE_OPTIONS = [
   {
     name: 'format',

@@ -16,38 +16,56 @@ import type { ProfileFormat } from '../../formats/profiles/index.js';
 import { gpuSweepRows, gpuSweepText, networkSweepRows, networkSweepText } from '../../report/text.js';
 import { shardWrittenRows, shardWrittenText, sweepNoticesText } from '../../report/text/sweep-run.js';
 import { defineCommand, type CommandIO, type OptionSpec, TRACE_ARG } from '../command.js';
-import { emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
+import { clusterFiles, emit, powerConfigOption, tableLayout, tableOptions } from '../io.js';
 import { progressFor } from '../progress.js';
 
-/** What every sweep run takes from the command line besides its own options: progress, shard and --out. */
-interface SweepCommon {
-  onPoint: (done: number, total: number) => void;
-  shard: ReturnType<typeof parseShard> | undefined;
-  out: string | undefined;
-}
+/** The options both sweeps have: the cluster, how to read its bandwidths, threads, shard, --out, the output format. */
+type SweepOptions = {
+  readonly system: string;
+  readonly network: string;
+  readonly memory?: string;
+  readonly commGroup?: string;
+  readonly powerConfig?: string;
+  readonly plainBandwidth: boolean;
+  readonly threads?: number;
+  readonly json?: boolean;
+  readonly csv?: boolean;
+  readonly shard?: string;
+  readonly out?: string;
+};
 
 /**
- * Runs one sweep (whole or one shard) with the one progress bar (on a terminal, not with --json or --csv), removed
- * when it ends, and prints what it gave.
+ * Runs one sweep (whole or one shard) of the trace `args[0]` with what both sweeps take from the command line
+ * besides their own options (the cluster, bandwidth unit, threads, shard, --out, the one progress bar: on a
+ * terminal, not with --json or --csv, removed when it ends), and prints what it gave.
  */
 async function runAndPrint(
   io: CommandIO,
-  opts: { readonly json?: boolean; readonly csv?: boolean; readonly shard?: string; readonly out?: string },
+  args: readonly string[],
+  opts: SweepOptions,
   what: string,
-  run: (common: SweepCommon) => Promise<SweepRun>,
+  run: (common: ReturnType<typeof sweepCommon>) => Promise<SweepRun>,
 ): Promise<number> {
   const bar = await progressFor(io, opts, `${what} [{bar}] {value}/{total}`);
   let result: SweepRun;
   try {
-    result = await run({
-      onPoint: (done, total) => bar?.update(done, total),
-      shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
-      out: opts.out,
-    });
+    result = await run(sweepCommon(args, opts, (done, total) => bar?.update(done, total)));
   } finally {
     bar?.stop();
   }
   return printSweep(result, opts, io);
+}
+
+function sweepCommon(args: readonly string[], opts: SweepOptions, onPoint: (done: number, total: number) => void) {
+  return {
+    trace: args[0]!,
+    ...clusterFiles(opts),
+    bandwidthUnit: opts.plainBandwidth ? ('GBps' as const) : ('astra-sim' as const),
+    threads: opts.threads,
+    onPoint,
+    shard: opts.shard === undefined ? undefined : parseShard(opts.shard),
+    out: opts.out,
+  };
 }
 
 const DEFAULT_SCALES = '0.5:1.0:0.05';
@@ -161,21 +179,8 @@ export const sweepNetworkCommand = defineCommand({
     'traces/configs/sys_ring_example.json --network traces/configs/Switch_8npus.yml --power-config h100-cluster ' +
     '--dimension 0 --scale 0.5:1.0:0.1',
   async run(args, opts, io) {
-    return runAndPrint(io, opts, 'replaying scales', (common) =>
-      runNetworkSweep({
-        trace: args[0],
-        system: opts.system,
-        network: opts.network,
-        memory: opts.memory,
-        commGroup: opts.commGroup,
-        power: opts.powerConfig,
-        vfCurve: opts.vfCurve,
-        dimension: opts.dimension,
-        scales: opts.scale,
-        bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
-        threads: opts.threads,
-        ...common,
-      }),
+    return runAndPrint(io, args, opts, 'replaying scales', (common) =>
+      runNetworkSweep({ ...common, vfCurve: opts.vfCurve, dimension: opts.dimension, scales: opts.scale }),
     );
   },
 });
@@ -252,24 +257,17 @@ export const sweepGpuCommand = defineCommand({
     'tracewatt sweep gpu out/llm --calibration calibration/h100-datasheet.json --frequencies 1110:1980:145 ' +
     '--system out/llm.system.json --network out/llm.network.yml --select max-slowdown:5',
   async run(args, opts, io) {
-    return runAndPrint(io, opts, 'replaying clocks', (common) =>
+    return runAndPrint(io, args, opts, 'replaying clocks', (common) =>
       runGpuSweep({
-        trace: args[0],
+        ...common,
         calibration: opts.calibration,
         profiles: opts.profile,
         profileFormat: opts.format as ProfileFormat | undefined,
         frequenciesMHz: opts.frequencies,
         referenceClockMHz: opts.referenceFrequency,
-        system: opts.system,
-        network: opts.network,
-        memory: opts.memory,
-        commGroup: opts.commGroup,
         powerPreset: opts.powerPreset,
-        bandwidthUnit: opts.plainBandwidth ? 'GBps' : 'astra-sim',
         keep: opts.keep,
         selectors: opts.select,
-        threads: opts.threads,
-        ...common,
       }),
     );
   },

@@ -34,6 +34,26 @@ export interface LlmModelConfig {
   source: string;
 }
 
+/** The GPT-2/GPT-3 decoder block: GELU MLP, LayerNorm, tied embeddings, learned positions (2,048), biases. */
+const GPT_BLOCK = {
+  activation: 'gelu',
+  norm: 'layernorm',
+  tiedEmbeddings: true,
+  learnedPositions: 2048,
+  qkvBias: true,
+  linearBias: true,
+} as const satisfies Partial<LlmModelConfig>;
+
+/** The LLaMA decoder block: SwiGLU MLP, RMSNorm, a separate LM head, rotary positions, no biases. */
+const LLAMA_BLOCK = {
+  activation: 'swiglu',
+  norm: 'rmsnorm',
+  tiedEmbeddings: false,
+  learnedPositions: 0,
+  qkvBias: false,
+  linearBias: false,
+} as const satisfies Partial<LlmModelConfig>;
+
 /**
  * GPT-3 family member from Brown et al. 2020, Table 2.1: learned positions over 2,048 tokens, GELU MLP of 4·d_model.
  */
@@ -54,12 +74,7 @@ function gpt3(
     headDim,
     ffnHiddenSize: 4 * hiddenSize,
     vocabSize: 50257,
-    activation: 'gelu',
-    norm: 'layernorm',
-    tiedEmbeddings: true,
-    learnedPositions: 2048,
-    qkvBias: true,
-    linearBias: true,
+    ...GPT_BLOCK,
     source:
       `Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (d_ffn = 4·d_model, GPT-2 ` +
       `vocabulary)${note}`,
@@ -87,12 +102,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 128,
     ffnHiddenSize: 11008,
     vocabSize: 32000,
-    activation: 'swiglu',
-    norm: 'rmsnorm',
-    tiedEmbeddings: false,
-    learnedPositions: 0,
-    qkvBias: false,
-    linearBias: false,
+    ...LLAMA_BLOCK,
     source: 'meta-llama/Llama-2-7b-hf config.json',
   },
   'llama2-13b': {
@@ -104,12 +114,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 128,
     ffnHiddenSize: 13824,
     vocabSize: 32000,
-    activation: 'swiglu',
-    norm: 'rmsnorm',
-    tiedEmbeddings: false,
-    learnedPositions: 0,
-    qkvBias: false,
-    linearBias: false,
+    ...LLAMA_BLOCK,
     source: 'meta-llama/Llama-2-13b-hf config.json',
   },
   'llama2-70b': {
@@ -121,12 +126,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 128,
     ffnHiddenSize: 28672,
     vocabSize: 32000,
-    activation: 'swiglu',
-    norm: 'rmsnorm',
-    tiedEmbeddings: false,
-    learnedPositions: 0,
-    qkvBias: false,
-    linearBias: false,
+    ...LLAMA_BLOCK,
     source: 'meta-llama/Llama-2-70b-hf config.json (GQA, 8 KV heads)',
   },
   'megatron-1t': {
@@ -138,12 +138,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 160,
     ffnHiddenSize: 102400,
     vocabSize: 51200,
-    activation: 'gelu',
-    norm: 'layernorm',
-    tiedEmbeddings: true,
-    learnedPositions: 2048,
-    qkvBias: true,
-    linearBias: true,
+    ...GPT_BLOCK,
     source:
       'Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU Clusters Using ' +
       'Megatron-LM", Table 1 (1008B row; vocabulary 51,200, sequence 2,048)',
@@ -157,12 +152,8 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 128,
     ffnHiddenSize: 24576,
     vocabSize: 152064,
-    activation: 'swiglu',
-    norm: 'rmsnorm',
-    tiedEmbeddings: false,
-    learnedPositions: 0,
+    ...LLAMA_BLOCK,
     qkvBias: true,
-    linearBias: false,
     source: 'Qwen/Qwen-72B config.json (intermediate_size 49152 counts both up projections: 2 × 24576; QKV bias)',
   },
   'mistral-large-2411': {
@@ -174,12 +165,7 @@ export const MODEL_PRESETS: Readonly<Record<string, LlmModelConfig>> = {
     headDim: 128,
     ffnHiddenSize: 28672,
     vocabSize: 32768,
-    activation: 'swiglu',
-    norm: 'rmsnorm',
-    tiedEmbeddings: false,
-    learnedPositions: 0,
-    qkvBias: false,
-    linearBias: false,
+    ...LLAMA_BLOCK,
     source: 'mistralai/Mistral-Large-Instruct-2411 params.json',
   },
 };

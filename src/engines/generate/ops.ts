@@ -44,23 +44,31 @@ export function causalPairs(s: number): number {
 }
 
 /**
- * FlashAttention forward over b sequences of s tokens, `heads` query heads and `kvHeads` key/value
- * heads of width d, causal: S = QKᵀ and O = PV on the kept pairs only (2 matmuls × 2 FLOPs per
- * multiply-add). The s×s score matrix never reaches HBM: Q, K, V are read, O and the fp32
+ * One rank's causal attention: b sequences of s tokens, `heads` query heads and `kvHeads` key/value heads of width
+ * d, e bytes an element.
+ */
+export interface AttentionShape {
+  b: number;
+  s: number;
+  heads: number;
+  kvHeads: number;
+  d: number;
+  e: number;
+}
+
+/** The forward's FLOPs (S = QKᵀ and O = PV on the kept pairs: 2 matmuls × 2 FLOPs per multiply-add), and the
+ * elements of Q (and of O, dQ, dO) and of K (and of V, dK, dV). */
+function attentionSizes({ b, s, heads, kvHeads, d }: AttentionShape): { flops: number; q: number; kv: number } {
+  return { flops: 4 * b * heads * d * causalPairs(s), q: b * s * heads * d, kv: b * s * kvHeads * d };
+}
+
+/**
+ * FlashAttention forward, causal. The s×s score matrix never reaches HBM: Q, K, V are read, O and the fp32
  * log-sum-exp per row are written.
  */
-export function flashAttentionForward(
-  b: number,
-  s: number,
-  heads: number,
-  kvHeads: number,
-  d: number,
-  e: number,
-): OpCost {
-  const flops = 4 * b * heads * d * causalPairs(s);
-  const q = b * s * heads * d;
-  const kv = b * s * kvHeads * d;
-  return { kind: 'attention', flops, bytes: e * (2 * q + 2 * kv) + 4 * b * heads * s };
+export function flashAttentionForward(a: AttentionShape): OpCost {
+  const { flops, q, kv } = attentionSizes(a);
+  return { kind: 'attention', flops, bytes: a.e * (2 * q + 2 * kv) + 4 * a.b * a.heads * a.s };
 }
 
 /**
@@ -68,18 +76,13 @@ export function flashAttentionForward(
  * 5 matmuls against the forward's 2 (2.5× its FLOPs). Reads Q, K, V, O, dO and the row statistics;
  * writes dQ, dK, dV.
  */
-export function flashAttentionBackward(
-  b: number,
-  s: number,
-  heads: number,
-  kvHeads: number,
-  d: number,
-  e: number,
-): OpCost {
-  const flops = 2.5 * 4 * b * heads * d * causalPairs(s);
-  const q = b * s * heads * d;
-  const kv = b * s * kvHeads * d;
-  return { kind: 'attention', flops, bytes: e * (3 * q + 2 * kv) + 8 * b * heads * s + e * (q + 2 * kv) };
+export function flashAttentionBackward(a: AttentionShape): OpCost {
+  const { flops, q, kv } = attentionSizes(a);
+  return {
+    kind: 'attention',
+    flops: 2.5 * flops,
+    bytes: a.e * (3 * q + 2 * kv) + 8 * a.b * a.heads * a.s + a.e * (q + 2 * kv),
+  };
 }
 
 /** FLOPs per element of a fused residual-add + norm, forward. */
@@ -88,26 +91,23 @@ export function normFlopsPerElement(kind: 'rmsnorm' | 'layernorm'): number {
   return kind === 'rmsnorm' ? 5 : 8;
 }
 
-/** Fused residual add + norm over `tokens`×h: reads x and residual, writes residual and output. */
-export function normForward(
-  tokens: number,
-  h: number,
-  kind: 'rmsnorm' | 'layernorm',
-  e: number,
-  normParams: number,
-): OpCost {
+/** A fused residual add + norm over tokens×h elements of e bytes, with `normParams` weights (and biases). */
+export interface NormShape {
+  tokens: number;
+  h: number;
+  kind: 'rmsnorm' | 'layernorm';
+  e: number;
+  normParams: number;
+}
+
+/** Fused residual add + norm: reads x and residual, writes residual and output. */
+export function normForward({ tokens, h, kind, e, normParams }: NormShape): OpCost {
   const n = tokens * h;
   return { kind: 'elementwise', flops: normFlopsPerElement(kind) * n, bytes: 4 * n * e + normParams * e };
 }
 
 /** Norm backward: reads dY, x and the residual gradient, writes dX; reduces the weight gradient. */
-export function normBackward(
-  tokens: number,
-  h: number,
-  kind: 'rmsnorm' | 'layernorm',
-  e: number,
-  normParams: number,
-): OpCost {
+export function normBackward({ tokens, h, kind, e, normParams }: NormShape): OpCost {
   const n = tokens * h;
   return {
     kind: 'elementwise',

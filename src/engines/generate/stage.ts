@@ -25,6 +25,8 @@ import {
   crossEntropyForward,
   embeddingBackward,
   embeddingForward,
+  type AttentionShape,
+  type NormShape,
   flashAttentionBackward,
   flashAttentionForward,
   gemmDgrad,
@@ -277,6 +279,8 @@ class StageGenerator {
   private readonly h: number;
   private readonly qkvOut: number;
   private readonly attnIn: number;
+  private readonly attention: AttentionShape;
+  private readonly norm: NormShape;
   private readonly upWidth: number;
   private readonly qkvBias: boolean;
   private readonly first: boolean;
@@ -304,6 +308,15 @@ class StageGenerator {
     this.h = m.hiddenSize;
     this.qkvOut = (plan.headsPerRank + 2 * plan.kvHeadsPerRank) * m.headDim;
     this.attnIn = plan.headsPerRank * m.headDim;
+    this.norm = { tokens: this.Tn, h: this.h, kind: m.norm, e: this.e, normParams: normParams(m) };
+    this.attention = {
+      b: plan.microBatch,
+      s: plan.seqLen,
+      heads: plan.headsPerRank,
+      kvHeads: plan.kvHeadsPerRank,
+      d: m.headDim,
+      e: this.e,
+    };
     this.upWidth = (m.activation === 'swiglu' ? 2 : 1) * plan.ffnPerRank;
     this.qkvBias = m.qkvBias || m.linearBias;
     this.first = stage === 0;
@@ -345,21 +358,16 @@ class StageGenerator {
 
   /** `x` null: the layer's input is already in memory (a layer traced on its own). */
   private layerForward(l: number, mb: number, x: bigint | null, pass: 'fwd' | 'recompute'): bigint {
-    const { b, T, Tn, h, e, m, plan } = this;
+    const { b, T, h, e, m, plan } = this;
     const pre = `mb${mb}.L${l}.`;
     const sfx = `.${pass}`;
-    const np = normParams(m);
-    let y = b.comp(`${pre}input_norm${sfx}`, normForward(Tn, h, m.norm, e, np), x === null ? [] : [x]);
+    let y = b.comp(`${pre}input_norm${sfx}`, normForward(this.norm), x === null ? [] : [x]);
     y = this.tpGather(`${pre}qkv.tp_allgather${sfx}`, y);
     y = b.comp(`${pre}qkv${sfx}`, gemmForward(T, h, this.qkvOut, e, this.qkvBias), [y]);
-    y = b.comp(
-      `${pre}attention${sfx}`,
-      flashAttentionForward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e),
-      [y],
-    );
+    y = b.comp(`${pre}attention${sfx}`, flashAttentionForward(this.attention), [y]);
     y = b.comp(`${pre}attn_out${sfx}`, gemmForward(T, this.attnIn, h, e, m.linearBias), [y]);
     y = this.tpReduce(`${pre}attn_out.tp_${this.sp ? 'reducescatter' : 'allreduce'}${sfx}`, y);
-    y = b.comp(`${pre}post_attn_norm${sfx}`, normForward(Tn, h, m.norm, e, np), [y]);
+    y = b.comp(`${pre}post_attn_norm${sfx}`, normForward(this.norm), [y]);
     y = this.tpGather(`${pre}mlp_up.tp_allgather${sfx}`, y);
     y = b.comp(`${pre}mlp_up${sfx}`, gemmForward(T, h, this.upWidth, e, m.linearBias), [y]);
     y = b.comp(`${pre}mlp_act${sfx}`, activationForward(T, plan.ffnPerRank, m.activation, e), [y]);
@@ -401,21 +409,16 @@ class StageGenerator {
   }
 
   private layerBackward(l: number, mb: number, dY: bigint, extraDeps: bigint[]): bigint {
-    const { b, T, Tn, h, e, m, plan } = this;
+    const { b, T, h, e, m, plan } = this;
     const pre = `mb${mb}.L${l}.`;
-    const np = normParams(m);
     let g = this.rowParallelBackward(`${pre}mlp_down`, T, plan.ffnPerRank, h, m.linearBias, dY, extraDeps);
     g = b.comp(`${pre}mlp_act.bwd`, activationBackward(T, plan.ffnPerRank, m.activation, e), [g]);
     g = this.columnParallelBackward(`${pre}mlp_up`, T, h, this.upWidth, m.linearBias, g);
-    g = b.comp(`${pre}post_attn_norm.bwd`, normBackward(Tn, h, m.norm, e, np), [g]);
+    g = b.comp(`${pre}post_attn_norm.bwd`, normBackward(this.norm), [g]);
     g = this.rowParallelBackward(`${pre}attn_out`, T, this.attnIn, h, m.linearBias, g, []);
-    g = b.comp(
-      `${pre}attention.bwd`,
-      flashAttentionBackward(plan.microBatch, plan.seqLen, plan.headsPerRank, plan.kvHeadsPerRank, m.headDim, e),
-      [g],
-    );
+    g = b.comp(`${pre}attention.bwd`, flashAttentionBackward(this.attention), [g]);
     g = this.columnParallelBackward(`${pre}qkv`, T, h, this.qkvOut, this.qkvBias, g);
-    return b.comp(`${pre}input_norm.bwd`, normBackward(Tn, h, m.norm, e, np), [g]);
+    return b.comp(`${pre}input_norm.bwd`, normBackward(this.norm), [g]);
   }
 
   // ---- embedding and LM head ----
@@ -435,9 +438,9 @@ class StageGenerator {
   }
 
   private lmHeadFwd(mb: number, x: bigint): bigint {
-    const { b, T, Tn, h, e, m, plan } = this;
+    const { b, T, h, e, plan } = this;
     const pre = `mb${mb}.lm_head`;
-    let y = b.comp(`mb${mb}.final_norm.fwd`, normForward(Tn, h, m.norm, e, normParams(m)), [x]);
+    let y = b.comp(`mb${mb}.final_norm.fwd`, normForward(this.norm), [x]);
     y = this.tpGather(`${pre}.tp_allgather.fwd`, y);
     y = b.comp(`${pre}.fwd`, gemmForward(T, h, plan.vocabPerRank, e), [y]);
     y = b.comp(`mb${mb}.cross_entropy.fwd`, crossEntropyForward(T, plan.vocabPerRank, e), [y]);
@@ -452,10 +455,10 @@ class StageGenerator {
   }
 
   private lmHeadBwd(mb: number, loss: bigint): bigint {
-    const { b, T, Tn, h, e, m, plan } = this;
+    const { b, T, h, e, plan } = this;
     let g = b.comp(`mb${mb}.cross_entropy.bwd`, crossEntropyBackward(T, plan.vocabPerRank, e), [loss]);
     g = this.columnParallelBackward(`mb${mb}.lm_head`, T, h, plan.vocabPerRank, false, g);
-    return b.comp(`mb${mb}.final_norm.bwd`, normBackward(Tn, h, m.norm, e, normParams(m)), [g]);
+    return b.comp(`mb${mb}.final_norm.bwd`, normBackward(this.norm), [g]);
   }
 
   // ---- data-parallel gradient buckets ----

@@ -4,7 +4,7 @@
  * `record_param_comms` (its inputs name the collective and, from PyTorch 2.2, the process group) → `nccl:all_reduce`
  * (whose input tensors are the data), and the NCCL kernel is launched under the innermost of them.
  */
-import { CollectiveCommType } from '../../formats/chakra/index.js';
+import { CollectiveCommType, makeAttr, type Attribute } from '../../formats/chakra/index.js';
 import type { EtNode } from '../../formats/pytorch/et.js';
 import { SIMULATED_COLLECTIVES } from '../../vocab/collectives.js';
 
@@ -35,6 +35,30 @@ export const WRITTEN_AS_COLLECTIVE = new Set<number>([
   ...SIMULATED_COLLECTIVES.map((kind) => CollectiveCommType[kind]),
   CollectiveCommType.BROADCAST,
 ]);
+
+/**
+ * How an NCCL kernel is written: as a collective node with its comm_type, comm_size and pg_name (when recorded)
+ * attributes, or, where the record does not allow that, as a GPU compute node, saying why; `noSize` says what a
+ * collective without a size lacks.
+ */
+export function collectiveAttrs(
+  info: Pick<CommInfo, 'commType' | 'collective' | 'commSizeBytes' | 'pgName' | 'p2p'>,
+  noSize: string,
+): { attrs: Attribute[]; commType: number; commSizeBytes: number } | { why: string } {
+  const { commType, commSizeBytes, collective } = info;
+  if (commType !== null && WRITTEN_AS_COLLECTIVE.has(commType) && commSizeBytes !== null) {
+    const attrs = [
+      makeAttr('comm_type', 'int64_val', BigInt(commType)),
+      makeAttr('comm_size', 'int64_val', BigInt(commSizeBytes)),
+    ];
+    if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
+    return { attrs, commType, commSizeBytes };
+  }
+  if (info.p2p) return { why: `point-to-point ${info.p2p} (no peer rank recorded)` };
+  if (commType === null) return { why: `collective "${collective}" not recognised` };
+  if (commSizeBytes === null) return { why: `collective "${collective}" without ${noSize}` };
+  return { why: `collective "${collective}" is not simulated by ASTRA-sim` };
+}
 
 /** True for NCCL kernel names (ncclKernel_…, ncclDevKernel_…). */
 export function isNcclKernel(name: string): boolean {

@@ -25,7 +25,7 @@ import {
 import type { KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { ET_PROCESS_ROOT, ET_THREAD_ROOT, type EtNode, type EtTrace } from '../../formats/pytorch/et.js';
 import { Diagnostics } from '../../diagnostics.js';
-import { commInfo, isNcclKernel, processGroupNames, WRITTEN_AS_COLLECTIVE, type CommInfo } from './comm.js';
+import { collectiveAttrs, commInfo, isNcclKernel, processGroupNames, type CommInfo } from './comm.js';
 import type { GpuLink, LinkResult } from './link.js';
 import { pyRepr } from './pyrepr.js';
 import { applyToNodes, graphOfNodes, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
@@ -198,25 +198,15 @@ export function convertRank(
     if (ev.stream !== null) attrs.push(makeAttr('stream', 'int64_val', BigInt(ev.stream)));
     let type: number = NodeType.COMP_NODE;
     if (info) {
-      if (info.commType !== null && WRITTEN_AS_COLLECTIVE.has(info.commType) && info.commSizeBytes !== null) {
-        type = NodeType.COMM_COLL_NODE;
-        attrs.push(
-          makeAttr('comm_type', 'int64_val', BigInt(info.commType)),
-          makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)),
-        );
-        if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
-        stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
-      } else {
-        const why = info.p2p
-          ? `point-to-point ${info.p2p} (no peer rank recorded)`
-          : info.commType === null
-            ? `collective "${info.collective}" not recognised`
-            : info.commSizeBytes === null
-              ? `collective "${info.collective}" without a recorded tensor size`
-              : `collective "${info.collective}" is not simulated by ASTRA-sim`;
+      const written = collectiveAttrs(info, 'a recorded tensor size');
+      if ('why' in written) {
         diagnostics.add('nccl-kernel-as-compute', {
-          message: `${ev.name.slice(0, 60)}: ${why}; written as a GPU COMP_NODE replayed from its duration`,
+          message: `${ev.name.slice(0, 60)}: ${written.why}; written as a GPU COMP_NODE replayed from its duration`,
         });
+      } else {
+        type = NodeType.COMM_COLL_NODE;
+        attrs.push(...written.attrs);
+        stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
       }
     }
     if (

@@ -23,10 +23,10 @@ import {
 } from '../../formats/chakra/index.js';
 import type { KinetoCpuOp, KinetoGpuEvent, KinetoTrace } from '../../formats/kineto/trace.js';
 import { mainDevice } from '../../formats/kineto/trace.js';
-import { isNcclKernel, WRITTEN_AS_COLLECTIVE } from './comm.js';
+import { collectiveAttrs, isNcclKernel } from './comm.js';
 import { upperBound } from './bisect.js';
 import { gpuMicros, type GpuEventCounts } from './convert.js';
-import { kinetoCommInfo, type KinetoComm } from './kineto-comm.js';
+import { kinetoCommInfo } from './kineto-comm.js';
 import { INTER_THREAD_GAP_NS } from './link.js';
 import { iterationEndNode, measureRank, modelledHostMicros, type MeasuredRankStats } from './measure-rank.js';
 import { measuredAttrs } from './measured-attrs.js';
@@ -224,21 +224,17 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
     const i = nodeOfGpu[k]!;
     if (ev.kind === 'kernel' && (isNcclKernel(ev.name) || ev.comm)) {
       const info = kinetoCommInfo(trace, ev, enclosing(gpuHost[k]!));
-      if (info.commType !== null && WRITTEN_AS_COLLECTIVE.has(info.commType) && info.commSizeBytes !== null) {
+      const written = collectiveAttrs(info, 'a recorded size (record_shapes off and no record_param_comms sizes)');
+      if (!('why' in written)) {
         isColl[i] = 1;
-        const attrs = [
-          makeAttr('comm_type', 'int64_val', BigInt(info.commType)),
-          makeAttr('comm_size', 'int64_val', BigInt(info.commSizeBytes)),
-        ];
-        if (info.pgName !== null) attrs.push(makeAttr('pg_name', 'string_val', info.pgName));
-        else stats.groupUnknown++;
-        comm.set(i, attrs);
+        if (info.pgName === null) stats.groupUnknown++;
+        comm.set(i, written.attrs);
         stats.collectives[info.collective] = (stats.collectives[info.collective] ?? 0) + 1;
         collectives.push({
           node: BigInt(i),
           collective: info.collective,
-          commType: info.commType,
-          bytes: info.commSizeBytes,
+          commType: written.commType,
+          bytes: written.commSizeBytes,
           pgName: info.pgName,
           pgRanks: info.pgRanks,
         });
@@ -247,7 +243,7 @@ export function convertKinetoRank(trace: KinetoTrace, window: MeasuredWindow, re
       stats.ncclAsCompute++;
       diagnostics.add('nccl-kernel-as-compute', {
         nodeId: BigInt(i),
-        message: `${ev.name.slice(0, 60)}: ${whyCompute(info)}; written as a GPU COMP_NODE replayed from its duration`,
+        message: `${ev.name.slice(0, 60)}: ${written.why}; written as a GPU COMP_NODE replayed from its duration`,
       });
     }
     if ((ev.kind === 'memcpy' || ev.kind === 'memset') && (ev.bytes === null || ev.bytes < 0))
@@ -423,14 +419,4 @@ function interThreadOrder(ops: KinetoCpuOp[], n: Nesting): Map<number, number> {
     });
   }
   return out;
-}
-
-function whyCompute(info: KinetoComm): string {
-  if (info.p2p) return `point-to-point ${info.p2p} (no peer rank recorded)`;
-  if (info.commType === null) return `collective "${info.collective}" not recognised`;
-  if (info.commSizeBytes === null)
-    return (
-      `collective "${info.collective}" without a recorded size (record_shapes off and no record_param_comms ` + `sizes)`
-    );
-  return `collective "${info.collective}" is not simulated by ASTRA-sim`;
 }

@@ -9,6 +9,7 @@
  */
 import { TracewattError } from '../../errors.js';
 import { lowerBound } from './bisect.js';
+import { visitInDependencyOrder } from '../trace/kahn.js';
 
 /** The rank's nodes, one entry per node in each array. */
 export interface MeasuredNodes {
@@ -235,12 +236,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
     for (let k = 0; k < d.length; k++) users[fill[d[k]!]!++] = i;
     if (ctrlApart(i)) users[fill[ctrl[i]!]!++] = i;
   }
-  const ready: number[] = [];
-  for (let i = 0; i < n; i++) if (pending[i] === 0) ready.push(i);
-  let done = 0;
-  while (ready.length) {
-    const i = ready.pop()!;
-    done++;
+  const done = visitInDependencyOrder(pending, first, users, (i) => {
     let at = 0;
     let last = -1;
     const l = launcher[i]!;
@@ -266,8 +262,7 @@ export function measureTimeline(input: MeasuredInput): MeasuredResult {
         if (stats.clampedSamples.length < 5) stats.clampedSamples.push({ node: i, ns: -gap, dep: last });
       } else delay[i] = gap;
     }
-    for (let k = first[i]!; k < first[i + 1]!; k++) if (--pending[users[k]!] === 0) ready.push(users[k]!);
-  }
+  });
   if (done !== n) throw new TracewattError('INTERNAL', `${n - done} nodes sit on a dependency cycle (importer bug)`);
   return { durationNs: dur, delayNs: delay, launchOffsetNs: launchOffset, addedDeps: added, blocked, stats };
 }

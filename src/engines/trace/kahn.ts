@@ -31,6 +31,29 @@ export class GrowingArray<T extends TypedArray> {
   }
 }
 
+/**
+ * Visits nodes 0…n−1 (n = pending.length) in dependency order, the last made ready first: a node once the count of
+ * its dependencies not yet visited, `pending[i]` (used up), is 0; node i's users are users[first[i], first[i + 1]).
+ * Returns how many it visited: fewer than n when the others lie on or behind a cycle.
+ */
+export function visitInDependencyOrder(
+  pending: Int32Array,
+  first: Int32Array,
+  users: Int32Array,
+  visit: (i: number) => void,
+): number {
+  const ready: number[] = [];
+  for (let i = 0; i < pending.length; i++) if (pending[i] === 0) ready.push(i);
+  let done = 0;
+  while (ready.length) {
+    const i = ready.pop()!;
+    done++;
+    visit(i);
+    for (let k = first[i]!; k < first[i + 1]!; k++) if (--pending[users[k]!] === 0) ready.push(users[k]!);
+  }
+  return done;
+}
+
 /** A node's class in the dependency graph (graph.ts); the order matters (a node takes the highest of its parents'). */
 export const CLEAR = 0;
 export const UNKNOWN = 1;

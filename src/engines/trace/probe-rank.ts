@@ -33,33 +33,21 @@ export async function probeRank(
   let stream: FrameStream | null = null;
   const facts = await graphFacts(async (graph) => {
     if (dataDepsUnread) probe.knownLists = graph.knownLists;
-    if (stream) {
-      // Read again for the graph alone (an id presumed dangling turned up): the tally has its nodes already.
-      await readFrames(
-        file,
-        (frames) => {
-          while (frames.next()) {
-            if (frames.isMetadata) continue;
-            probe.read(frames.cursor, frames.start, frames.end);
-            graph.add(probe);
-          }
-        },
-        { pool },
-      );
-      return;
-    }
-    stream = await readFrames(
+    // A second read (an id presumed dangling turned up) is for the graph alone: the tally has its nodes already.
+    const again = stream !== null;
+    const read = await readFrames(
       file,
       (frames) => {
         while (frames.next()) {
           if (frames.isMetadata) continue;
           probe.read(frames.cursor, frames.start, frames.end);
           graph.add(probe);
-          onNode(probe, frames);
+          if (!again) onNode(probe, frames);
         }
       },
-      { diagnostics, pool },
+      again ? { pool } : { diagnostics, pool },
     );
+    stream ??= read;
   }, workspace.graph);
   probe.knownLists = null;
   return { facts, stream: stream! };

@@ -87,14 +87,13 @@ class Collector {
   }
 }
 
-/** What the checks read of a node: its probe, or the decoded node when an attribute they read is repeated. */
-interface NodeView {
-  readonly id: bigint;
-  readonly type: number;
-  readonly name: string;
-  readonly durationMicros: bigint;
+/** The fields the checks read of a node: a NodeProbe or a decoded ChakraNode has them. */
+type NodeFacts = Pick<ChakraNode, 'id' | 'type' | 'name' | 'durationMicros'>;
+
+/** The attributes the checks read of a node: through its probe, or decoded when an attribute they read is repeated. */
+interface AttrView {
   /** The attributes the checks are about (at least), in the node's order. */
-  attrs(): { name: string; kind: AttrKind | null }[];
+  list(): { name: string; kind: AttrKind | null }[];
   intValue(name: string): bigint | undefined;
   /** An attribute among those the checks are about, decoded. */
   attr(name: string): Attribute | undefined;
@@ -115,22 +114,9 @@ function intOf(a: Attribute | undefined): bigint | undefined {
   return undefined;
 }
 
-class ProbeView implements NodeView {
+class ProbeView implements AttrView {
   constructor(private readonly probe: NodeProbe) {}
-  get id(): bigint {
-    return this.probe.id;
-  }
-  get type(): number {
-    return this.probe.type;
-  }
-  get name(): string {
-    return this.probe.name;
-  }
-  get durationMicros(): bigint {
-    const p = this.probe;
-    return p.durationNumber >= 0 ? BigInt(p.durationNumber) : p.durationBig;
-  }
-  attrs(): { name: string; kind: AttrKind | null }[] {
+  list(): { name: string; kind: AttrKind | null }[] {
     const p = this.probe;
     const found = CHECKED.map((name, slot) => ({ name, slot })).filter(({ slot }) => p.has(slot));
     found.sort((a, b) => p.attributeRange(a.slot)[0] - p.attributeRange(b.slot)[0]);
@@ -146,33 +132,17 @@ class ProbeView implements NodeView {
   }
 }
 
-class DecodedView implements NodeView {
-  constructor(private readonly node: ChakraNode) {}
-  get id(): bigint {
-    return this.node.id;
-  }
-  get type(): number {
-    return this.node.type;
-  }
-  get name(): string {
-    return this.node.name;
-  }
-  get durationMicros(): bigint {
-    return this.node.durationMicros;
-  }
-  attrs(): { name: string; kind: AttrKind | null }[] {
-    return this.node.attrs;
-  }
-  intValue(name: string): bigint | undefined {
-    return intOf(getAttr(this.node, name));
-  }
-  attr(name: string): Attribute | undefined {
-    return getAttr(this.node, name);
-  }
+/** The attributes of a node decoded in full (one whose attributes the probe cannot place). */
+function decodedView(node: ChakraNode): AttrView {
+  return {
+    list: () => node.attrs,
+    intValue: (name) => intOf(getAttr(node, name)),
+    attr: (name) => getAttr(node, name),
+  };
 }
 
-function checkAttrTypes(node: NodeView, c: Collector): void {
-  for (const a of node.attrs()) {
+function checkAttrTypes(node: NodeFacts, attrs: AttrView, c: Collector): void {
+  for (const a of attrs.list()) {
     const member = a.kind ? ATTR_MEMBER_BY_KIND.get(a.kind) : undefined;
     if (CHAKRA_INTEGER_ATTRS.includes(a.name)) {
       const numeric = member && !member.list && member.scalar !== 'string' && member.scalar !== 'bytes';
@@ -220,20 +190,27 @@ function checkAttrTypes(node: NodeView, c: Collector): void {
 }
 
 /** Values outside the ranges every reader accepts (formats/chakra/node-values.ts), as replay refuses them. */
-function checkValues(node: NodeView, c: Collector): void {
+function checkValues(node: NodeFacts, attrs: AttrView, c: Collector): void {
   for (const name of valuesReadBy(node.type)) {
-    const v = node.intValue(name);
+    const v = attrs.intValue(name);
     const bad = v === undefined ? null : nodeValueProblem(name, v);
     if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
   }
-  const bad = durationRead(node.type, node.intValue('comm_type')) ? durationProblem(node.durationMicros) : null;
+  const bad = durationRead(node.type, attrs.intValue('comm_type')) ? durationProblem(node.durationMicros) : null;
   if (bad) c.add('error', 'value-out-of-range', node.id, `node ${node.id}: ${bad}`);
 }
 
-function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cross?: CrossRankCheck): void {
+function checkNode(
+  node: NodeFacts,
+  attrs: AttrView,
+  c: Collector,
+  ranks: number,
+  rank: number,
+  cross?: CrossRankCheck,
+): void {
   const id = node.id;
-  checkAttrTypes(node, c);
-  checkValues(node, c);
+  checkAttrTypes(node, attrs, c);
+  checkValues(node, attrs, c);
   if (node.type === NodeType.INVALID_NODE) {
     c.add('warning', 'invalid-node', id, `node ${id}: INVALID_NODE; ASTRA-sim skips it and replay gives it no time`);
     return;
@@ -252,7 +229,7 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     node.type === NodeType.COMM_COLL_NODE ||
     node.type === NodeType.COMM_SEND_NODE ||
     node.type === NodeType.COMM_RECV_NODE;
-  if (isComm && (node.intValue('is_cpu_op') ?? 0n) !== 0n) {
+  if (isComm && (attrs.intValue('is_cpu_op') ?? 0n) !== 0n) {
     c.add(
       'error',
       'comm-marked-cpu',
@@ -262,7 +239,7 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     );
   }
   if (node.type === NodeType.COMM_COLL_NODE) {
-    const t = node.intValue('comm_type');
+    const t = attrs.intValue('comm_type');
     if (t === undefined)
       c.add('error', 'collective-missing-comm-type', id, `node ${id} "${node.name}": COMM_COLL_NODE without comm_type`);
     else if (simulatedCollective(t) === undefined) {
@@ -283,10 +260,10 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
         );
       }
     }
-    const size = node.intValue('comm_size');
+    const size = attrs.intValue('comm_size');
     if (cross && t !== undefined && size !== undefined && !nodeValueProblem('comm_size', size)) {
-      const pg = node.attr('pg_name')?.value;
-      const involved = node.attr('involved_dim')?.value;
+      const pg = attrs.attr('pg_name')?.value;
+      const involved = attrs.attr('involved_dim')?.value;
       cross.collective(
         rank,
         id,
@@ -312,12 +289,12 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
     // optional.
     const peerName = node.type === NodeType.COMM_SEND_NODE ? 'comm_dst' : 'comm_src';
     for (const name of [peerName, 'comm_size']) {
-      if (node.intValue(name) === undefined)
+      if (attrs.intValue(name) === undefined)
         c.add('error', 'p2p-missing-attribute', id, `node ${id}: ${nodeTypeName(node.type)} without ${name}`);
     }
-    const peer = node.intValue(peerName);
+    const peer = attrs.intValue(peerName);
     if (cross && peer !== undefined && peer >= 0n && peer < BigInt(ranks))
-      cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), node.intValue('comm_tag') ?? 0n);
+      cross.message(node.type === NodeType.COMM_SEND_NODE, rank, id, Number(peer), attrs.intValue('comm_tag') ?? 0n);
     if (peer !== undefined && !nodeValueProblem(peerName, peer) && peer >= BigInt(ranks)) {
       c.add(
         'error',
@@ -329,14 +306,14 @@ function checkNode(node: NodeView, c: Collector, ranks: number, rank: number, cr
   }
   if (
     (node.type === NodeType.MEM_LOAD_NODE || node.type === NodeType.MEM_STORE_NODE) &&
-    node.intValue('tensor_size') === undefined
+    attrs.intValue('tensor_size') === undefined
   ) {
     c.add('error', 'memory-missing-tensor-size', id, `node ${id}: ${nodeTypeName(node.type)} without tensor_size`);
   }
   if (
     node.type === NodeType.COMP_NODE &&
-    (node.intValue('is_cpu_op') ?? 0n) === 0n &&
-    node.intValue('num_ops') === undefined
+    (attrs.intValue('is_cpu_op') ?? 0n) === 0n &&
+    attrs.intValue('num_ops') === undefined
   ) {
     c.add(
       'warning',
@@ -379,13 +356,10 @@ export async function validateRank(
             'skip the first frame lose a node',
         );
       nodes++;
-      checkNode(
-        p.repeatedName ? new DecodedView(decoder.decode(frames.cursor, frames.start, frames.end)) : view,
-        c,
-        ranks,
-        rank,
-        cross,
-      );
+      if (p.repeatedName) {
+        const node = decoder.decode(frames.cursor, frames.start, frames.end);
+        checkNode(node, decodedView(node), c, ranks, rank, cross);
+      } else checkNode(p, view, c, ranks, rank, cross);
     },
     workspace,
   );

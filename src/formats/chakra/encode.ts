@@ -165,98 +165,111 @@ export class ByteSink {
   }
 }
 
-/** Writes unknown fields numbered below `before`, advancing the cursor into l.unknown. */
-class UnknownCursor {
+/**
+ * Writes one message's fields in ascending order: each field writer first writes back the unknown fields numbered
+ * below it (so they land where they were read), and omits a proto3 default unless the decoder saw it written.
+ */
+class FieldWriter {
   private i = 0;
-  constructor(private readonly list: { field: number; bytes: Uint8Array }[] | undefined) {}
-  flush(sink: ByteSink, before: number): void {
-    const list = this.list;
+  constructor(
+    readonly sink: ByteSink,
+    readonly l: Lossless | undefined,
+  ) {}
+
+  /** Writes the unknown fields numbered below `before`. */
+  flush(before: number): void {
+    const list = this.l?.unknown;
     if (!list) return;
-    while (this.i < list.length && list[this.i].field < before) sink.raw(list[this.i++].bytes);
+    while (this.i < list.length && list[this.i].field < before) this.sink.raw(list[this.i++].bytes);
   }
-}
 
-/** A cursor over nothing: shared, since flushing it never moves it. */
-const NO_UNKNOWN = new UnknownCursor(undefined);
+  /** Writes whatever unknown fields are left: the message's end. */
+  end(): void {
+    this.flush(Infinity);
+  }
 
-/** The cursor over l's unknown fields (the shared empty one when there are none: one object less per message). */
-function unknownCursor(l: Lossless | undefined): UnknownCursor {
-  return l?.unknown ? new UnknownCursor(l.unknown) : NO_UNKNOWN;
-}
+  explicit(field: number): boolean {
+    const l = this.l;
+    return l?.explicitDefaults !== undefined && (l.explicitDefaults & (1 << field)) !== 0;
+  }
 
-function explicit(l: Lossless | undefined, field: number): boolean {
-  return l?.explicitDefaults !== undefined && (l.explicitDefaults & (1 << field)) !== 0;
+  uint32(field: number, v: number): void {
+    this.flush(field);
+    if (v !== 0 || this.explicit(field)) {
+      this.sink.tag(field, WIRE_VARINT);
+      this.sink.varint(v);
+    }
+  }
+
+  uint64(field: number, v: bigint): void {
+    this.flush(field);
+    if (v !== 0n || this.explicit(field)) {
+      this.sink.tag(field, WIRE_VARINT);
+      this.sink.varintBig(v);
+    }
+  }
+
+  string(field: number, s: string): void {
+    this.flush(field);
+    if (s !== '' || this.explicit(field)) {
+      this.sink.tag(field, WIRE_LEN);
+      this.sink.string(s);
+    }
+  }
+
+  deps(field: number, deps: bigint[]): void {
+    this.flush(field);
+    const sink = this.sink;
+    if (unpacked(this.l, field)) {
+      for (const d of deps) {
+        sink.tag(field, WIRE_VARINT);
+        sink.varintBig(d);
+      }
+      return;
+    }
+    if (deps.length === 0 && !this.explicit(field)) return;
+    sink.tag(field, WIRE_LEN);
+    const at = sink.beginLength();
+    for (const d of deps) sink.varintBig(d);
+    sink.finishLength(at);
+  }
+
+  attributes(field: number, attrs: Attribute[]): void {
+    this.flush(field);
+    for (const a of attrs) {
+      this.sink.tag(field, WIRE_LEN);
+      const at = this.sink.beginLength();
+      encodeAttribute(this.sink, a);
+      this.sink.finishLength(at);
+    }
+  }
 }
 
 function unpacked(l: Lossless | undefined, field: number): boolean {
   return l?.unpacked !== undefined && (l.unpacked & (1 << field)) !== 0;
 }
 
-function uint64Field(sink: ByteSink, field: number, v: bigint, l: Lossless | undefined): void {
-  if (v !== 0n || explicit(l, field)) {
-    sink.tag(field, WIRE_VARINT);
-    sink.varintBig(v);
-  }
-}
-
-function stringField(sink: ByteSink, field: number, s: string, l: Lossless | undefined): void {
-  if (s !== '' || explicit(l, field)) {
-    sink.tag(field, WIRE_LEN);
-    sink.string(s);
-  }
-}
-
-function depsField(sink: ByteSink, field: number, deps: bigint[], l: Lossless | undefined): void {
-  if (unpacked(l, field)) {
-    for (const d of deps) {
-      sink.tag(field, WIRE_VARINT);
-      sink.varintBig(d);
-    }
-    return;
-  }
-  if (deps.length === 0 && !explicit(l, field)) return;
-  sink.tag(field, WIRE_LEN);
-  const at = sink.beginLength();
-  for (const d of deps) sink.varintBig(d);
-  sink.finishLength(at);
-}
-
 export function encodeNode(sink: ByteSink, node: ChakraNode): void {
-  const l = node.lossless;
-  const u = unknownCursor(l);
-  uint64Field(sink, 1, node.id, l);
-  u.flush(sink, 2);
-  stringField(sink, 2, node.name, l);
-  u.flush(sink, 3);
-  if (node.type !== 0 || explicit(l, 3)) {
-    sink.tag(3, WIRE_VARINT);
-    sink.varint(node.type);
-  }
-  u.flush(sink, 4);
-  depsField(sink, 4, node.ctrlDeps, l);
-  u.flush(sink, 5);
-  depsField(sink, 5, node.dataDeps, l);
-  u.flush(sink, 6);
-  uint64Field(sink, 6, node.startTimeMicros, l);
-  u.flush(sink, 7);
-  uint64Field(sink, 7, node.durationMicros, l);
-  u.flush(sink, 8);
+  const w = new FieldWriter(sink, node.lossless);
+  w.uint64(1, node.id);
+  w.string(2, node.name);
+  w.uint32(3, node.type);
+  w.deps(4, node.ctrlDeps);
+  w.deps(5, node.dataDeps);
+  w.uint64(6, node.startTimeMicros);
+  w.uint64(7, node.durationMicros);
+  w.flush(8);
   if (node.inputs) ioField(sink, 8, node.inputs);
-  u.flush(sink, 9);
+  w.flush(9);
   if (node.outputs) ioField(sink, 9, node.outputs);
-  u.flush(sink, 10);
   const rawAttrs = node instanceof DecodedNode ? node.unmodifiedAttrBytes() : null;
   if (rawAttrs !== null) {
+    w.flush(10);
     sink.raw(rawAttrs);
   } else {
-    for (const a of node.attrs) {
-      sink.tag(10, WIRE_LEN);
-      const at = sink.beginLength();
-      encodeAttribute(sink, a);
-      sink.finishLength(at);
-    }
+    w.attributes(10, node.attrs);
   }
-  u.flush(sink, Infinity);
+  w.end();
 }
 
 function ioField(sink: ByteSink, field: number, io: IOInfo): void {
@@ -267,54 +280,42 @@ function ioField(sink: ByteSink, field: number, io: IOInfo): void {
     return;
   }
   const at = sink.beginLength();
-  const l = io.lossless;
-  const u = unknownCursor(l);
-  stringField(sink, 1, io.values, l);
-  u.flush(sink, 2);
-  stringField(sink, 2, io.shapes, l);
-  u.flush(sink, 3);
-  stringField(sink, 3, io.types, l);
-  u.flush(sink, Infinity);
+  const w = new FieldWriter(sink, io.lossless);
+  w.string(1, io.values);
+  w.string(2, io.shapes);
+  w.string(3, io.types);
+  w.end();
   sink.finishLength(at);
 }
 
 export function encodeMetadata(sink: ByteSink, md: GlobalMetadata): void {
-  const l = md.lossless;
-  const u = unknownCursor(l);
-  stringField(sink, 1, md.version, l);
-  u.flush(sink, 2);
-  for (const a of md.attrs) {
-    sink.tag(2, WIRE_LEN);
-    const at = sink.beginLength();
-    encodeAttribute(sink, a);
-    sink.finishLength(at);
-  }
-  u.flush(sink, Infinity);
+  const w = new FieldWriter(sink, md.lossless);
+  w.string(1, md.version);
+  w.attributes(2, md.attrs);
+  w.end();
 }
 
 export function encodeAttribute(sink: ByteSink, a: Attribute): void {
-  const l = a.lossless;
-  const u = unknownCursor(l);
-  stringField(sink, 1, a.name, l);
-  u.flush(sink, 2);
-  stringField(sink, 2, a.docString, l);
+  const w = new FieldWriter(sink, a.lossless);
+  w.string(1, a.name);
+  w.string(2, a.docString);
   if (a.kind !== null) {
     const member = ATTR_MEMBER_BY_KIND.get(a.kind);
     if (!member) throw new TypeError(`attribute "${a.name}": unknown kind ${a.kind}`);
-    u.flush(sink, member.field);
+    w.flush(member.field);
     if (member.list) {
       sink.tag(member.field, WIRE_LEN);
       const at = sink.beginLength();
       const values = (a.value ?? []) as AttrScalarValue[];
       if (!Array.isArray(values)) throw new TypeError(`attribute "${a.name}": ${a.kind} needs an array value`);
-      encodeListValues(sink, member.scalar, values, unpacked(l, member.field));
+      encodeListValues(sink, member.scalar, values, unpacked(a.lossless, member.field));
       sink.finishLength(at);
     } else {
       sink.tag(member.field, wireTypeOf(member.scalar));
       writeScalar(sink, member.scalar, a.value as AttrScalarValue, a.name);
     }
   }
-  u.flush(sink, Infinity);
+  w.end();
 }
 
 function encodeListValues(sink: ByteSink, scalar: ScalarType, values: AttrScalarValue[], asUnpacked: boolean): void {
@@ -333,18 +334,27 @@ function encodeListValues(sink: ByteSink, scalar: ScalarType, values: AttrScalar
   sink.finishLength(at);
 }
 
+/** The fixed-width scalars: their size in bytes and how each is written at a Buffer offset. */
+const FIXED_WIDTH: Partial<
+  Record<ScalarType, { bytes: number; write: (buf: Buffer, v: AttrScalarValue, name: string, at: number) => void }>
+> = {
+  double: { bytes: 8, write: (buf, v, name, at) => buf.writeDoubleLE(num(v, name), at) },
+  float: { bytes: 4, write: (buf, v, name, at) => buf.writeFloatLE(num(v, name), at) },
+  fixed32: { bytes: 4, write: (buf, v, name, at) => buf.writeUInt32LE(num(v, name), at) },
+  sfixed32: { bytes: 4, write: (buf, v, name, at) => buf.writeInt32LE(num(v, name), at) },
+  fixed64: { bytes: 8, write: (buf, v, name, at) => buf.writeBigUInt64LE(BigInt.asUintN(64, big(v, name)), at) },
+  sfixed64: { bytes: 8, write: (buf, v, name, at) => buf.writeBigInt64LE(BigInt.asIntN(64, big(v, name)), at) },
+};
+
 function writeScalar(sink: ByteSink, scalar: ScalarType, v: AttrScalarValue, name: string): void {
+  const fixed = FIXED_WIDTH[scalar];
+  if (fixed) {
+    sink.ensure(fixed.bytes);
+    fixed.write(sink.buf, v, name, sink.pos);
+    sink.pos += fixed.bytes;
+    return;
+  }
   switch (scalar) {
-    case 'double':
-      sink.ensure(8);
-      sink.buf.writeDoubleLE(num(v, name), sink.pos);
-      sink.pos += 8;
-      return;
-    case 'float':
-      sink.ensure(4);
-      sink.buf.writeFloatLE(num(v, name), sink.pos);
-      sink.pos += 4;
-      return;
     case 'int32':
     case 'uint32':
       sink.varint(num(v, name));
@@ -363,26 +373,6 @@ function writeScalar(sink: ByteSink, scalar: ScalarType, v: AttrScalarValue, nam
       sink.varintBig(BigInt.asUintN(64, (n << 1n) ^ (n >> 63n)));
       return;
     }
-    case 'fixed32':
-      sink.ensure(4);
-      sink.buf.writeUInt32LE(num(v, name), sink.pos);
-      sink.pos += 4;
-      return;
-    case 'sfixed32':
-      sink.ensure(4);
-      sink.buf.writeInt32LE(num(v, name), sink.pos);
-      sink.pos += 4;
-      return;
-    case 'fixed64':
-      sink.ensure(8);
-      sink.buf.writeBigUInt64LE(BigInt.asUintN(64, big(v, name)), sink.pos);
-      sink.pos += 8;
-      return;
-    case 'sfixed64':
-      sink.ensure(8);
-      sink.buf.writeBigInt64LE(BigInt.asIntN(64, big(v, name)), sink.pos);
-      sink.pos += 8;
-      return;
     case 'bool':
       sink.varint(v ? 1 : 0);
       return;

@@ -53,27 +53,8 @@ function invert(table: Record<string, number>): Map<number, string> {
   return new Map(Object.entries(table).map(([k, v]) => [v, k]));
 }
 
-/** Scalar kinds of the AttributeProto oneof, named as in the .proto. */
-export type ScalarType =
-  | 'double'
-  | 'float'
-  | 'int32'
-  | 'int64'
-  | 'uint32'
-  | 'uint64'
-  | 'sint32'
-  | 'sint64'
-  | 'fixed32'
-  | 'fixed64'
-  | 'sfixed32'
-  | 'sfixed64'
-  | 'bool'
-  | 'string'
-  | 'bytes';
-
-export const SCALAR_TYPES: readonly ScalarType[] = [
-  'double',
-  'float',
+/** The integer scalars of the AttributeProto oneof, in field order. */
+const INTEGER_TYPES = [
   'int32',
   'int64',
   'uint32',
@@ -84,10 +65,12 @@ export const SCALAR_TYPES: readonly ScalarType[] = [
   'fixed64',
   'sfixed32',
   'sfixed64',
-  'bool',
-  'string',
-  'bytes',
-];
+] as const;
+
+/** Scalar kinds of the AttributeProto oneof, named as in the .proto, in field order. */
+export const SCALAR_TYPES = ['double', 'float', ...INTEGER_TYPES, 'bool', 'string', 'bytes'] as const;
+
+export type ScalarType = (typeof SCALAR_TYPES)[number];
 
 /** AttributeProto oneof member names, e.g. "int64_val", "bool_list". */
 export type AttrKind = `${ScalarType}_val` | `${ScalarType}_list`;
@@ -108,18 +91,7 @@ export const ATTR_MEMBERS: readonly AttrMember[] = SCALAR_TYPES.flatMap((scalar,
 export const ATTR_MEMBER_BY_FIELD: ReadonlyMap<number, AttrMember> = new Map(ATTR_MEMBERS.map((m) => [m.field, m]));
 export const ATTR_MEMBER_BY_KIND: ReadonlyMap<string, AttrMember> = new Map(ATTR_MEMBERS.map((m) => [m.kind, m]));
 
-export const INTEGER_SCALARS: ReadonlySet<ScalarType> = new Set([
-  'int32',
-  'int64',
-  'uint32',
-  'uint64',
-  'sint32',
-  'sint64',
-  'fixed32',
-  'fixed64',
-  'sfixed32',
-  'sfixed64',
-]);
+export const INTEGER_SCALARS: ReadonlySet<ScalarType> = new Set(INTEGER_TYPES);
 
 /** Scalars whose JS value is a bigint (64-bit integers). */
 export const BIGINT_SCALARS: ReadonlySet<ScalarType> = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);

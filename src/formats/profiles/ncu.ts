@@ -15,7 +15,7 @@
 import { newSample, type Component, type KernelSample, type ProfileTable } from '../../vocab/kernel-sample.js';
 import type { Diagnostics } from '../../diagnostics.js';
 import { FormatError } from '../../errors.js';
-import { Header, isProfLine, parseNumberCell, readCsvRows, where } from './csv.js';
+import { Header, isProfLine, parseNumberCell, readCsvRows, where, type CsvRow } from './csv.js';
 import { isNcuHeader } from './detect.js';
 import { checkUtilization, numberInvocations } from './sample.js';
 import type { ReaderContext } from './types.js';
@@ -352,33 +352,51 @@ function finish(
   return { format, device, samples, notes };
 }
 
-export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<ProfileTable> {
-  let header: Header | null = null;
+/** An ncu CSV's header with the columns every ncu reader needs, and those the reader asked for. */
+type NcuColumns<C> = C & { header: Header; iId: number; iName: number };
+
+/**
+ * Reads an ncu CSV: at its header, the ID and Kernel Name columns and those `columns` picks; then `onRow` for each
+ * row after it (==PROF== lines dropped). Returns how many lines before the header (application output) were skipped;
+ * a file without an ncu header is a FormatError.
+ */
+async function eachNcuRow<C>(
+  file: string,
+  columns: (header: Header) => C,
+  onRow: (row: CsvRow, at: NcuColumns<C>) => void,
+): Promise<{ preamble: number }> {
   let preamble = 0;
-  let ruleRows = 0;
-  let iId = -1,
-    iName = -1,
-    iMetric = -1,
-    iUnit = -1,
-    iValue = -1;
-  const launches = new Map<string, NcuLaunch>();
+  let at: NcuColumns<C> | null = null;
   const rows = readCsvRows(file, { headerMatch: isNcuHeader, dropLine: isProfLine, onPreamble: (n) => (preamble = n) });
   for await (const row of rows) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iId = header.require('ID');
-      iName = header.require('Kernel Name');
-      iMetric = header.require('Metric Name');
-      iUnit = header.require('Metric Unit');
-      iValue = header.require('Metric Value');
+    if (at) {
+      onRow(row, at);
       continue;
     }
+    const header = new Header(file, row.fields, row.line);
+    const iId = header.require('ID');
+    const iName = header.require('Kernel Name');
+    at = { ...columns(header), header, iId, iName };
+  }
+  if (!at) throw new FormatError(file, '', 'no Nsight Compute CSV header ("ID","Process ID",…) found');
+  return { preamble };
+}
+
+export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<ProfileTable> {
+  let ruleRows = 0;
+  const launches = new Map<string, NcuLaunch>();
+  const metricColumns = (header: Header) => ({
+    iMetric: header.require('Metric Name'),
+    iUnit: header.require('Metric Unit'),
+    iValue: header.require('Metric Value'),
+  });
+  const { preamble } = await eachNcuRow(file, metricColumns, (row, { header, iId, iName, iMetric, iUnit, iValue }) => {
     // repeated header
-    if (row.fields.length === header.names.length && row.fields.every((f, i) => f === header!.names[i])) continue;
+    if (row.fields.length === header.names.length && row.fields.every((f, i) => f === header.names[i])) return;
     const metric = row.fields[iMetric]?.trim() ?? '';
     if (!metric) {
       ruleRows++;
-      continue;
+      return;
     }
     if (row.fields.length <= iValue)
       throw new FormatError(
@@ -411,8 +429,7 @@ export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<Prof
       unitLine: row.line,
       unitColumn: 'Metric Unit',
     });
-  }
-  if (!header) throw new FormatError(file, '', 'no Nsight Compute CSV header ("ID","Process ID",…) found');
+  });
   const notes: string[] = [];
   if (preamble) notes.push(`${preamble} lines before the CSV header (application output, ==PROF==) skipped`);
   if (ruleRows) notes.push(`${ruleRows} rule rows (no metric name) ignored`);
@@ -421,30 +438,18 @@ export async function readNcuCsv(file: string, ctx: ReaderContext): Promise<Prof
 }
 
 export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<ProfileTable> {
-  let header: Header | null = null;
   let units: string[] | null = null;
   let unitLine = 0;
-  let preamble = 0;
-  let iId = -1,
-    iName = -1,
-    iDevName = -1;
   const launches: NcuLaunch[] = [];
-  const rows = readCsvRows(file, { headerMatch: isNcuHeader, dropLine: isProfLine, onPreamble: (n) => (preamble = n) });
   let skippedAttrs = 0;
-  for await (const row of rows) {
-    if (!header) {
-      header = new Header(file, row.fields, row.line);
-      iId = header.require('ID');
-      iName = header.require('Kernel Name');
-      iDevName = header.find('device__attribute_display_name');
-      continue;
-    }
+  const deviceColumn = (header: Header) => ({ iDevName: header.find('device__attribute_display_name') });
+  const { preamble } = await eachNcuRow(file, deviceColumn, (row, { header, iId, iName, iDevName }) => {
     if (!units) {
       // Units row: its ID cell is empty (ncu writes "" under the identity columns).
       if ((row.fields[iId]?.trim() ?? '') === '') {
         units = row.fields.map((f) => f.trim());
         unitLine = row.line;
-        continue;
+        return;
       }
       units = header.names.map(() => '');
       ctx.diagnostics.add('ncu-raw-no-units-row', {
@@ -481,8 +486,7 @@ export async function readNcuRaw(file: string, ctx: ReaderContext): Promise<Prof
       extra: { ncuId: Number(id), ...identityExtra(header, row.fields) },
       metrics,
     });
-  }
-  if (!header) throw new FormatError(file, '', 'no Nsight Compute CSV header ("ID","Process ID",…) found');
+  });
   const notes: string[] = [];
   if (preamble) notes.push(`${preamble} lines before the CSV header skipped`);
   if (skippedAttrs)

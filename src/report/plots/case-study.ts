@@ -5,7 +5,15 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import type { CaseStudyLayout } from '../../engines/studies/types.js';
-import { baseSpec, colourBy, COMPONENT_COLOURS, DOMINATED_GREY, PLOT_CONFIG, quantitative } from './render.js';
+import {
+  baseSpec,
+  colourBy,
+  colourByParts,
+  COMPONENT_COLOURS,
+  DOMINATED_GREY,
+  PLOT_CONFIG,
+  quantitative,
+} from './render.js';
 
 const KNOB_COLOURS = {
   'scale-out network DVFS': '#f58518',
@@ -23,6 +31,20 @@ export function relativeDomain(values: readonly number[], minSpan = 1): [number,
   const hi = Math.max(minSpan, ...values);
   const pad = 0.08 * (hi - lo);
   return [lo - pad, hi + pad];
+}
+
+/**
+ * The encoding of 100 % stacked bars, one bar per `y`: each part's share (%) along x, coloured by part and stacked
+ * in its order; the tooltip names the bar and the part (`names`), then the share and the figure it is a share of.
+ */
+function shareBars(y: object, axisTitle: string, color: object, names: object[], shareTitle: string, figure: object) {
+  return {
+    y,
+    x: { field: 'sharePct', type: 'quantitative', stack: 'zero', title: axisTitle, scale: { domain: [0, 100] } },
+    color,
+    order: { field: 'order', type: 'quantitative' },
+    tooltip: [...names, { field: 'sharePct', type: 'quantitative', title: shareTitle, format: '.3~g' }, figure],
+  };
 }
 
 /** Share of each component in each layout's energy (%), stacked to 100. */
@@ -66,30 +88,17 @@ export function layoutSharesSpec(layouts: readonly CaseStudyLayout[]): TopLevelS
       {
         data: { values },
         mark: { type: 'bar' },
-        encoding: {
+        encoding: shareBars(
           y,
-          x: {
-            field: 'sharePct',
-            type: 'quantitative',
-            stack: 'zero',
-            title: 'share of iteration energy (%)',
-            scale: { domain: [0, 100] },
-          },
-          color: colourBy(
-            'component',
-            'component',
-            comps.map((c) => c.name),
-            comps.map((c) => c.colour),
-            { orient: 'bottom', columns: 4 },
-          ),
-          order: { field: 'order', type: 'quantitative' },
-          tooltip: [
+          'share of iteration energy (%)',
+          colourByParts('component', 'component', comps, { orient: 'bottom', columns: 4 }),
+          [
             { field: 'layout', type: 'nominal' },
             { field: 'component', type: 'nominal' },
-            { field: 'sharePct', type: 'quantitative', title: 'share (%)', format: '.3~g' },
-            { field: 'energyMJ', type: 'quantitative', title: 'energy (MJ, estimated)', format: '.4~s' },
           ],
-        },
+          'share (%)',
+          { field: 'energyMJ', type: 'quantitative', title: 'energy (MJ, estimated)', format: '.4~s' },
+        ),
       },
       {
         data: { values: notes },
@@ -398,30 +407,17 @@ export function rankTimeSpec(layouts: readonly CaseStudyLayout[]): TopLevelSpec 
       width: 380,
       height: Math.max(160, 14 * ranks),
       mark: { type: 'bar' },
-      encoding: {
-        y: { field: 'rank', type: 'ordinal', title: 'rank' },
-        x: {
-          field: 'sharePct',
-          type: 'quantitative',
-          stack: 'zero',
-          title: "share of the rank's time (%)",
-          scale: { domain: [0, 100] },
-        },
-        color: colourBy(
-          'part',
-          'time',
-          parts.map((p) => p.name),
-          parts.map((p) => p.colour),
-          { labelLimit: 240 },
-        ),
-        order: { field: 'order', type: 'quantitative' },
-        tooltip: [
+      encoding: shareBars(
+        { field: 'rank', type: 'ordinal', title: 'rank' },
+        "share of the rank's time (%)",
+        colourByParts('part', 'time', parts, { labelLimit: 240 }),
+        [
           { field: 'rank', type: 'ordinal' },
           { field: 'part', type: 'nominal' },
-          { field: 'sharePct', type: 'quantitative', title: '%', format: '.3~g' },
-          { field: 'seconds', type: 'quantitative', title: 's in the replayed iteration', format: '.4~g' },
         ],
-      },
+        '%',
+        { field: 'seconds', type: 'quantitative', title: 's in the replayed iteration', format: '.4~g' },
+      ),
     },
   } as TopLevelSpec;
 }

@@ -1,7 +1,7 @@
 /** Stacked bars of energy by component, one bar per rank or per configuration. */
 import type { TopLevelSpec } from 'vega-lite';
 import type { EnergyBreakdownJ } from '../types.js';
-import { baseSpec, colourBy, COMPONENT_COLOURS, renderSvg } from './render.js';
+import { baseSpec, colourByParts, COMPONENT_COLOURS, renderSvg } from './render.js';
 
 export interface BreakdownBar {
   /** Category on the x axis: a rank, a clock, a network scale … */
@@ -87,12 +87,7 @@ export function energyBreakdownSpec(bars: readonly BreakdownBar[], options: Brea
         title: 'energy (J, estimated)',
         scale: { domainMax: headroomJ },
       },
-      color: colourBy(
-        'component',
-        'component',
-        comps.map((c) => c.name),
-        comps.map((c) => c.colour),
-      ),
+      color: colourByParts('component', 'component', comps),
       order: { field: 'order', type: 'quantitative' },
       tooltip: [
         { field: 'category', type: 'nominal', title: options.categoryTitle },

@@ -44,6 +44,12 @@ function panel(name: string, field: string, title: string, colour: string, xTitl
   };
 }
 
+/** The two panels, top to bottom: the change of total energy and of makespan against the reference scale. */
+const PANELS = [
+  { name: 'sweep_energy', field: 'energyChangePct', what: 'ΔE', colour: '#f58518' },
+  { name: 'sweep_makespan', field: 'timeChangePct', what: 'Δ makespan', colour: '#4c78a8' },
+] as const;
+
 /** Two panels sharing the x axis; one point per scale in each, dominated points grey. */
 export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: NetworkSweepOptions): TopLevelSpec {
   const ref = points.find((p) => p.scale === 1) ?? points[points.length - 1]!;
@@ -64,24 +70,16 @@ export function networkSweepSpec(points: readonly NetworkSweepPoint[], options: 
     title,
     config: PLOT_CONFIG,
     data: { values },
-    vconcat: [
+    vconcat: PANELS.map((p) =>
       panel(
-        'sweep_energy',
-        'energyChangePct',
-        `ΔE vs s = ${ref.scale} (%)`,
-        '#f58518',
+        p.name,
+        p.field,
+        `${p.what} vs s = ${ref.scale} (%)`,
+        p.colour,
         xTitle,
-        relativeDomain(values.map((v) => v.energyChangePct)),
+        relativeDomain(values.map((v) => v[p.field])),
       ),
-      panel(
-        'sweep_makespan',
-        'timeChangePct',
-        `Δ makespan vs s = ${ref.scale} (%)`,
-        '#4c78a8',
-        xTitle,
-        relativeDomain(values.map((v) => v.timeChangePct)),
-      ),
-    ],
+    ),
     resolve: { scale: { color: 'independent' } },
   } as TopLevelSpec;
 }

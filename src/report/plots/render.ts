@@ -48,6 +48,22 @@ export function colourBy(
     : { field, type: 'nominal' as const, title, scale: { domain, range } };
 }
 
+/** {@link colourBy} over parts that each carry their name and colour. */
+export function colourByParts(
+  field: string,
+  title: string | null,
+  parts: readonly { name: string; colour: string }[],
+  legend?: Record<string, unknown>,
+) {
+  return colourBy(
+    field,
+    title,
+    parts.map((p) => p.name),
+    parts.map((p) => p.colour),
+    legend,
+  );
+}
+
 /** Colours of the energy components, the same in every plot. */
 export const COMPONENT_COLOURS: Record<string, string> = {
   compute: '#4c78a8',

@@ -1,62 +1,40 @@
 /** The text views of an annotate result: one row per rank (all, or the first and last 8 of many), and the summary. */
 import type { AnnotateResult } from '../../engines/annotate/index.js';
-import { fixed, formatTable, type Cell, type Column, type TableOptions } from '../tables.js';
+import { fixed, formatTable, recordTable, type Cell, type Column, type TableOptions } from '../tables.js';
 
 const pct = (x: number | null) => (x === null ? null : 100 * x);
 
 /** One row per rank (all, or the first and last 8 of many) and a total row. */
 export function annotateRankRows(r: AnnotateResult, all: boolean): { columns: Column[]; rows: Cell[][] } {
-  const freqs = r.outputs.map((o) => o.frequencyMHz);
-  const columns: Column[] = [
-    { header: 'rank', align: 'left' },
-    { header: 'nodes' },
-    { header: 'GPU compute nodes' },
-    { header: 'matched' },
-    { header: 'memcpy/set' },
-    { header: 'match rate (%)', format: (v: Cell) => (v === null ? '-' : fixed(1)(v)), align: 'right' },
-    { header: 'unmatched' },
-    { header: 'roofline' },
-    { header: 'estimated' },
-    { header: 'untouched' },
-    { header: 'host ops' },
-    ...freqs.map((f) => ({
-      header: `compute energy @${f} MHz (J, est.)`,
-      key: `computeEnergyJAt${f}MHz`,
-      format: fixed(4),
-    })),
-  ];
-  const matched = (x: { matched: Record<string, number> }) => Object.values(x.matched).reduce((a, b) => a + b, 0);
   const shown = r.ranks.length > 16 && !all ? [...r.ranks.slice(0, 8), ...r.ranks.slice(-8)] : r.ranks;
-  const rows: Cell[][] = shown.map((x) => [
-    x.rank,
-    x.nodes,
-    x.gpuCompNodes,
-    matched(x),
-    x.memcpy,
-    pct(x.matchRate),
-    x.unmatched,
-    x.roofline,
-    x.estimated,
-    x.untouched,
-    x.cpuOps,
-    ...x.perFrequency.map((p) => p.computeEnergyJ),
+  const rows: (AnnotateResult['total'] & { label: Cell; energiesJ: number[] })[] = [
+    ...shown.map((x) => ({ ...x, label: x.rank, energiesJ: x.perFrequency.map((p) => p.computeEnergyJ) })),
+    { ...r.total, label: 'total', energiesJ: r.outputs.map((o) => o.computeEnergyJ) },
+  ];
+  return recordTable(rows, [
+    { header: 'rank', align: 'left', value: (x) => x.label },
+    { header: 'nodes', value: (x) => x.nodes },
+    { header: 'GPU compute nodes', value: (x) => x.gpuCompNodes },
+    { header: 'matched', value: (x) => Object.values(x.matched).reduce((a, b) => a + b, 0) },
+    { header: 'memcpy/set', value: (x) => x.memcpy },
+    {
+      header: 'match rate (%)',
+      format: (v: Cell) => (v === null ? '-' : fixed(1)(v)),
+      align: 'right',
+      value: (x) => pct(x.matchRate),
+    },
+    { header: 'unmatched', value: (x) => x.unmatched },
+    { header: 'roofline', value: (x) => x.roofline },
+    { header: 'estimated', value: (x) => x.estimated },
+    { header: 'untouched', value: (x) => x.untouched },
+    { header: 'host ops', value: (x) => x.cpuOps },
+    ...r.outputs.map((o, i) => ({
+      header: `compute energy @${o.frequencyMHz} MHz (J, est.)`,
+      key: `computeEnergyJAt${o.frequencyMHz}MHz`,
+      format: fixed(4),
+      value: (x: { energiesJ: number[] }) => x.energiesJ[i],
+    })),
   ]);
-  const t = r.total;
-  rows.push([
-    'total',
-    t.nodes,
-    t.gpuCompNodes,
-    matched(t),
-    t.memcpy,
-    pct(t.matchRate),
-    t.unmatched,
-    t.roofline,
-    t.estimated,
-    t.untouched,
-    t.cpuOps,
-    ...r.outputs.map((o) => o.computeEnergyJ),
-  ]);
-  return { columns, rows };
 }
 
 export function annotateText(r: AnnotateResult, layout: TableOptions): string {
