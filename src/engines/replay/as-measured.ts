@@ -27,6 +27,7 @@ import {
 import { MEASURED_META_ATTRS, MEASURED_NODE_ATTRS } from '../../formats/chakra/measured.js';
 import { CHUNK_BYTES } from '../../formats/chakra/source.js';
 import type { PowerConfig } from '../../formats/astra/index.js';
+import { visitInDependencyOrder } from '../trace/kahn.js';
 import { unionNs } from './intervals.js';
 import { gpuNodeEnergyJ, splitNodeEnergy } from './ledger.js';
 import { powerLogEnergy, type PowerLogEnergy } from './measured-power.js';
@@ -186,7 +187,6 @@ export async function replayRankAsMeasured(
   }
   const n = durNs.length;
   // Dependency order (Kahn): each node starts at the latest ready time of its dependencies plus its delay.
-  const users: number[][] = Array.from({ length: n }, () => []);
   const pending = new Int32Array(n);
   const depIdx: number[][] = deps.map((list, i) => {
     const seen = new Set<number>();
@@ -201,18 +201,21 @@ export async function replayRankAsMeasured(
       }
       if (j !== i) seen.add(j);
     }
-    for (const j of seen) users[j]!.push(i);
     pending[i] = seen.size;
     return [...seen];
   });
+  // Each node's users, in a CSR list (first, users): ascending, as the nodes are numbered.
+  const first = new Int32Array(n + 1);
+  for (const list of depIdx) for (const j of list) first[j + 1]++;
+  for (let i = 0; i < n; i++) first[i + 1] += first[i]!;
+  const users = new Int32Array(first[n]!);
+  const fill = first.slice(0, n);
+  depIdx.forEach((list, i) => {
+    for (const j of list) users[fill[j]!++] = i;
+  });
   const start = new Float64Array(n);
   const finish = new Float64Array(n);
-  const stack: number[] = [];
-  for (let i = 0; i < n; i++) if (pending[i] === 0) stack.push(i);
-  let done = 0;
-  while (stack.length) {
-    const i = stack.pop()!;
-    done++;
+  const done = visitInDependencyOrder(pending, first, users, (i) => {
     let at = 0;
     const l = launcher[i];
     const li = l === null ? undefined : index.get(l);
@@ -222,8 +225,7 @@ export async function replayRankAsMeasured(
     }
     start[i] = at + delayNs[i]!;
     finish[i] = start[i]! + durNs[i]!;
-    for (const u of users[i]!) if (--pending[u] === 0) stack.push(u);
-  }
+  });
   if (done !== n) throw new InputError(`${file}: ${n - done} nodes sit on a dependency cycle; cannot replay`);
 
   const spans = (k: number) => {

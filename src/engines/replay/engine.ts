@@ -33,7 +33,7 @@ import { TimeQueue } from './heap.js';
 import { FINISHED, NOT_SEEN } from './node-id-states.js';
 import { makeCluster, p2pNs, type BandwidthUnit, type Cluster } from './network.js';
 import { Category, NodeTable, OpKind, Resource, RESOURCES_IN_ISSUE_ORDER, type IdKey } from './node-table.js';
-import { ByNameLedger, NodeRows } from './by-name.js';
+import { ByNameLedger, NodeRows, type NamedKind } from './by-name.js';
 import {
   commPowerW,
   gpuNodeEnergyJ,
@@ -638,43 +638,16 @@ class Replay {
       r.computeJ += computeJ;
       r.memoryJ += memoryJ;
       r.memoryBytes += memBytes;
-      this.byName.addTo(
-        this.rows.named('kernel', table.nameId[s]),
-        dur,
-        this.weight[r.rank],
-        computeJ,
-        memoryJ,
-        0,
-        0,
-        0,
-      );
+      this.addToNamed('kernel', r, s, dur, computeJ, memoryJ, 0);
     } else if (category === Category.Cpu) {
       r.cpuNs += dur;
       r.memoryBytes += memBytes;
-      this.byName.addTo(
-        this.rows.named('cpu', table.nameId[s]),
-        dur,
-        this.weight[r.rank],
-        0,
-        0,
-        0,
-        0,
-        (power.hostPowerWPerRank ?? 0) * dur * 1e-9,
-      );
+      this.addToNamed('cpu', r, s, dur, 0, 0, (power.hostPowerWPerRank ?? 0) * dur * 1e-9);
     } else if (category === Category.Mem) {
       r.memoryBytes += memBytes;
       energyJ = remoteMemoryEnergyJ(memBytes, power);
       r.memoryJ += energyJ;
-      this.byName.addTo(
-        this.rows.named('remote-memory', table.nameId[s]),
-        dur,
-        this.weight[r.rank],
-        0,
-        energyJ,
-        0,
-        0,
-        0,
-      );
+      this.addToNamed('remote-memory', r, s, dur, 0, energyJ, 0);
     }
     const net = table.netBytesPerDim[s];
     let nodeNetworkJ = 0;
@@ -703,6 +676,20 @@ class Replay {
     r.unfinished--;
     table.releaseChildren(s);
     table.remove(s, key);
+  }
+
+  /** Adds a kernel's, host node's or remote-memory node's time and energy (J) to the row of its kind and name. */
+  private addToNamed(
+    kind: NamedKind,
+    r: RankState,
+    s: number,
+    durNs: number,
+    computeJ: number,
+    memoryJ: number,
+    hostJ: number,
+  ): void {
+    const row = this.rows.named(kind, r.nodes.nameId[s]);
+    this.byName.addTo(row, durNs, this.weight[r.rank], computeJ, memoryJ, 0, 0, hostJ);
   }
 
   /** A communication node's row: its network energy and its share of the communication-only time at gpu.commPowerW. */
