@@ -2,7 +2,7 @@
  * The executable's one-file build (src/cli/bundle.ts, scripts/bundle-cli.mjs): `npm run build` makes it, the
  * executable uses it only while it is current, and commands print the same through it as through the modules tsc
  * wrote — among them ones that find files relative to their module (package.json, calibration presets) and ones
- * that load a package at the point of use (yaml, csv-parse).
+ * that load a package at the point of use (yaml, bundled but run at its first use; csv-parse, from node_modules).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
