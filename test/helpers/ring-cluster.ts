@@ -1,26 +1,27 @@
 /**
  * The small cluster the in-memory replay tests run on: 4 NPUs on one ring (50 GB/s, 500 ns), ring collectives,
- * ASTRA-sim's example system settings.
+ * ASTRA-sim's example system settings (the benchmark's BENCH_SYSTEM, scripts/replay-traces.mjs).
  */
-import { parseNetworkConfig, parseSystemConfig } from '../../src/formats/astra/index.js';
+import { BENCH_SYSTEM } from '../../scripts/replay-traces.mjs';
+import { parseNetworkConfig, parseSystemConfig, type SystemConfig } from '../../src/formats/astra/index.js';
 
-export function ringCluster() {
-  const sys = parseSystemConfig(
+/** ASTRA-sim's example system with ring collectives on `dims` dimensions, and `extra` keys over it. */
+export function ringSystem(dims: number, extra: object = {}): SystemConfig {
+  const rings = Array.from({ length: dims }, () => 'ring');
+  return parseSystemConfig(
     'sys.json',
     JSON.stringify({
-      'scheduling-policy': 'LIFO',
-      'endpoint-delay': 10,
-      'active-chunks-per-dimension': 1,
-      'preferred-dataset-splits': 4,
-      'all-reduce-implementation': ['ring'],
-      'all-gather-implementation': ['ring'],
-      'reduce-scatter-implementation': ['ring'],
-      'all-to-all-implementation': ['ring'],
-      'collective-optimization': 'localBWAware',
-      'local-mem-bw': 1600,
-      'peak-perf': 900,
+      ...BENCH_SYSTEM,
+      'all-reduce-implementation': rings,
+      'all-gather-implementation': rings,
+      'reduce-scatter-implementation': rings,
+      'all-to-all-implementation': rings,
+      ...extra,
     }),
   );
+}
+
+export function ringCluster() {
   const net = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
-  return { sys, net };
+  return { sys: ringSystem(1), net };
 }

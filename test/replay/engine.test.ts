@@ -6,7 +6,6 @@ import { replay, replayFiles, type RankSource } from '../../src/engines/replay/i
 import {
   parseNetworkConfig,
   parsePowerConfig,
-  parseSystemConfig,
   parseCommGroupConfig,
   checkSystemAgainstNetwork,
 } from '../../src/formats/astra/index.js';
@@ -15,26 +14,10 @@ import { replayCommand } from '../../src/cli/commands/replay.js';
 import { astraRef, mlpModelParallel } from '../helpers/astra-reference.js';
 import { hasShared } from '../helpers/shared.js';
 import { shipped } from '../helpers/traces.js';
+import { ringCluster, ringSystem } from '../helpers/ring-cluster.js';
 
-const sys = (extra: object = {}) =>
-  parseSystemConfig(
-    'sys.json',
-    JSON.stringify({
-      'scheduling-policy': 'LIFO',
-      'endpoint-delay': 10,
-      'active-chunks-per-dimension': 1,
-      'preferred-dataset-splits': 4,
-      'all-reduce-implementation': ['ring', 'ring'],
-      'all-gather-implementation': ['ring', 'ring'],
-      'reduce-scatter-implementation': ['ring', 'ring'],
-      'all-to-all-implementation': ['ring', 'ring'],
-      'collective-optimization': 'localBWAware',
-      'local-mem-bw': 1600,
-      'peak-perf': 900,
-      ...extra,
-    }),
-  );
-const net1 = parseNetworkConfig('net.yml', 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n');
+const sys = (extra: object = {}) => ringSystem(2, extra);
+const net1 = ringCluster().net;
 const power = parsePowerConfig(
   'p.json',
   JSON.stringify({
