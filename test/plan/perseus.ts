@@ -1,5 +1,6 @@
 /** Perseus' A40 data for the plan tests: the stage profiles tracewatt ships, and Perseus' own frontiers. */
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import {
   makeCurve,
   measuredStageOptions,
@@ -108,6 +109,21 @@ export function againstPerseus(r: PlanRecord, perseus: readonly { timeS: number;
     if (gap > worstGapPct) [worstGapPct, worstAtS] = [gap, p.timeS];
   }
   return { fastestRatio: fastestS / perseus[0]!.timeS, worstGapPct, worstAtS, uncovered, points: perseus.length };
+}
+
+/**
+ * tracewatt's plans against Perseus' frontier: the fastest plan at Perseus' fastest time or up to 0.05 % slower
+ * (Perseus floors computation times to 0.1 ms), and within 0.5 % of Perseus' energy or below at every one of its
+ * times from there, with one clock per computation (frontier) and with two (split frontier).
+ */
+export function expectWithinPerseus(r: PlanRecord, perseus: readonly { timeS: number; energyJ: number }[]): void {
+  const d = againstPerseus(r, perseus);
+  expect(d.fastestRatio).toBeGreaterThanOrEqual(1);
+  expect(d.fastestRatio).toBeLessThan(1.0005);
+  expect(d.worstGapPct).toBeLessThanOrEqual(0.5);
+  for (const p of perseus)
+    if (p.timeS >= r.frontier[0]!.timeS)
+      expect(100 * (interpolate(r.splitFrontier, p.timeS) / p.energyJ - 1)).toBeLessThanOrEqual(0.5);
 }
 
 /**
