@@ -7,9 +7,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Diagnostics } from '../../src/diagnostics.js';
+import { llmSources } from '../../src/engines/studies/replay-point.js';
 import {
   ByNameLedger,
+  loadClusterConfigs,
   presetPath,
+  rankSourcesFromFiles,
+  replay,
   replayFiles,
   sumRows,
   topByName,
@@ -110,6 +115,43 @@ describe('energy by name adds up to the ledger on real traces', () => {
     expect(res.energyJ.host).toBeGreaterThan(0);
     expect(res.byName!.filter((r) => r.kind === 'kernel').length).toBeGreaterThan(10);
   }, 60_000);
+});
+
+/** A result without its rows by name, diagnostics aside (their order may follow the names met). */
+function withoutRows(res: ReplayResult): object {
+  const { byName: _rows, diagnostics: _diagnostics, ...rest } = res;
+  return rest;
+}
+
+describe('byName: false (sweep and study points read totals only)', () => {
+  it('every reference case, and a generated LLaMA-2-70B (TP 8 × PP 4): the same result, no rows', async () => {
+    const cases = allCases().slice(0, 6);
+    expect(cases.length).toBeGreaterThan(0);
+    for (const { c, files } of cases) {
+      const run = async (byName: boolean) => {
+        const diagnostics = new Diagnostics();
+        const sources = await rankSourcesFromFiles(files.trace, diagnostics);
+        return replay(sources, { ...(await loadClusterConfigs(files, diagnostics)), diagnostics, byName });
+      };
+      const [kept, left] = [await run(true), await run(false)];
+      expect(kept.byName!.length, c.name).toBeGreaterThan(0);
+      expect(left.byName, c.name).toBeUndefined();
+      expect(withoutRows(left), c.name).toEqual(withoutRows(kept));
+    }
+    const configs = await loadClusterConfigs({
+      system: shipped('configs', 'sys2d_ring_pure.json'),
+      network: shipped('configs', 'Switch8_Ring4.yml'),
+      power: 'h100-cluster',
+    });
+    const llm = { model: 'llama2-70b', tp: 8, pp: 4, dp: 1, microBatch: 1, globalBatch: 4, seqLen: 1024 };
+    const [kept, left] = [
+      await replay(llmSources(llm), { ...configs, byName: true }),
+      await replay(llmSources(llm), { ...configs, byName: false }),
+    ];
+    expect(kept.byName!.length).toBeGreaterThan(1000);
+    expect(left.byName).toBeUndefined();
+    expect(withoutRows(left)).toEqual(withoutRows(kept));
+  }, 120_000);
 });
 
 describe('topByName', () => {

@@ -177,7 +177,8 @@ export async function planTrace(input: TracePlanInput): Promise<PlanRecord> {
         nextBatch: async () => (given ? null : ((given = true), nodesOf(rank))),
       };
     });
-    return replay(sources, { ...options, onSlice, label: input.trace });
+    // The plan reads spans from the slices and totals from the result: no rows by name.
+    return replay(sources, { ...options, onSlice, label: input.trace, byName: false });
   };
 
   // Group spans and energies at every clock; message delays at the highest.

@@ -86,6 +86,13 @@ export interface ReplayOptions {
    * false simulates every rank.
    */
   identicalRanksOnce?: boolean;
+  /**
+   * Energy by node name (the result's byName rows), and the node names kept for it (default true). False leaves both
+   * out, for callers that read only totals (sweep and study points): a generated LLM trace names most nodes apart
+   * (micro-batch and layer in the name), and its tens of thousands of rows cost a third of such a replay. Names are
+   * still kept for timelines (onSlice); without them, errors name a node by its file and id.
+   */
+  byName?: boolean;
 }
 
 const SLOT_NAMES: Slot[] = ['none', 'comm', 'gpu', 'cpu'];
@@ -170,6 +177,8 @@ class Replay {
   private readonly netPj: number[];
   /** Energy and time by kernel / op name and collective (by-name.ts). */
   private readonly byName = new ByNameLedger();
+  /** Whether the rows by name are kept (ReplayOptions.byName). */
+  private readonly byNameWanted: boolean;
   private readonly rows: NodeRows;
   /** The view of a decoded node (sources of ChakraNode batches). */
   private readonly decoded = new DecodedReplayNode();
@@ -184,6 +193,7 @@ class Replay {
     checkSystemAgainstNetwork(o.system, o.network, this.diag);
     this.cluster = makeCluster(o.network, o.bandwidthUnit ?? 'astra-sim');
     this.window = Math.max(16, o.windowNodes ?? 65_536);
+    this.byNameWanted = o.byName !== false;
     if (sources.length !== this.cluster.totalNpus) {
       throw new InputError(
         `the trace has ${sources.length} rank file(s) but ${o.network.file} describes ${this.cluster.totalNpus} NPUs ` +
@@ -212,7 +222,7 @@ class Replay {
       dims: this.cluster.dims.length,
       ranks: sources.length,
       diag: this.diag,
-      keepNames: true,
+      keepNames: this.byNameWanted || o.onSlice !== undefined,
     });
     const model = new CollectiveModel(this.cluster, o.system, { equalArrivalShortcut: o.equalArrivalShortcut });
     this.collectives = new CollectiveMatcher(this.cluster, o.commGroups, model, ({ rank, slot }) => {
@@ -374,9 +384,11 @@ class Replay {
     this.weight = this.ranks.map(() => 0);
     for (let rank = 0; rank < this.ranks.length; rank++) this.weight[classes.representatives[classes.classOf[rank]]]++;
     const simulated = new Set(this.active);
+    // The ranks left out hold no nodes: one empty table stands for all of them.
+    const empty = new NodeTable();
     for (const r of this.ranks) {
       if (simulated.has(r)) continue;
-      r.nodes = new NodeTable();
+      r.nodes = empty;
       shared.forget(r.rank);
     }
     const n = this.ranks.length;
@@ -688,12 +700,14 @@ class Replay {
     memoryJ: number,
     hostJ: number,
   ): void {
+    if (!this.byNameWanted) return;
     const row = this.rows.named(kind, r.nodes.nameId[s]);
     this.byName.addTo(row, durNs, this.weight[r.rank], computeJ, memoryJ, 0, 0, hostJ);
   }
 
   /** A communication node's row: its network energy and its share of the communication-only time at gpu.commPowerW. */
   private commByName(r: RankState, s: number, durNs: number, networkJ: number): void {
+    if (!this.byNameWanted) return;
     const table = r.nodes;
     const op = table.op[s];
     let row: number;
@@ -819,12 +833,13 @@ class Replay {
       },
     );
     const idleNs = res.ranks.reduce((a, x) => a + Math.max(0, res.makespanNs - x.gpuComputeNs - x.exposedCommNs), 0);
-    res.byName = this.byName.rows(
-      { energyJ: res.energyJ.idle, timeNs: idleNs },
-      res.makespanNs,
-      res.ranks.length,
-      this.o.power.networkIdlePowerWPerRank,
-    );
+    if (this.byNameWanted)
+      res.byName = this.byName.rows(
+        { energyJ: res.energyJ.idle, timeNs: idleNs },
+        res.makespanNs,
+        res.ranks.length,
+        this.o.power.networkIdlePowerWPerRank,
+      );
     return res;
   }
 }

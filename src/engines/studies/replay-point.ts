@@ -108,6 +108,8 @@ export async function runPoint(task: PointTask): Promise<ReplayResult> {
     bandwidthUnit: task.bandwidthUnit,
     windowNodes: task.windowNodes,
     diagnostics,
+    // Studies read totals only (makespan, energy parts, network per dimension): no rows by name.
+    byName: false,
     ...starts,
   });
 }
