@@ -11,11 +11,11 @@ export class NameTable {
   private readonly ids = new Map<string, number>();
   private readonly strings: string[] = [];
   /** Open addressing over the names' UTF-8 bytes: name id + 1 per slot (0: empty), and each slot's hash. */
-  private slots = new Int32Array(1024);
-  private hashes = new Int32Array(1024);
+  private slots = new Int32Array(64);
+  private hashes = new Int32Array(64);
   /** The bytes of name id i: arena[start[i], start[i + 1]). */
-  private arena = new Uint8Array(16384);
-  private start = new Int32Array(1025);
+  private arena = new Uint8Array(1024);
+  private start = new Int32Array(65);
   /** The id found or added last: ranks with the same nodes name them in the same order, so id + 1 is tried first. */
   private last = -1;
 
@@ -31,8 +31,11 @@ export class NameTable {
 
   /** The id of a name, added when new. */
   idOf(name: string): number {
+    const next = this.last + 1;
+    if (next < this.strings.length && this.strings[next] === name) return (this.last = next);
     const id = this.ids.get(name);
-    return id !== undefined ? id : this.add(name, Buffer.from(name, 'utf8'));
+    this.last = id !== undefined ? id : this.add(name, Buffer.from(name, 'utf8'));
+    return this.last;
   }
 
   /**

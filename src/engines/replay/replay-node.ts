@@ -10,6 +10,7 @@
  */
 import {
   AttributeNames,
+  attrsStillBytes,
   getAttr,
   type Attribute,
   type ChakraNode,
@@ -94,19 +95,30 @@ export interface ReplayNode {
   dep(ctrl: boolean, i: number): bigint;
 }
 
-/** A decoded ChakraNode as a ReplayNode (one object, pointed at each node in turn by `of`). */
+/**
+ * A decoded ChakraNode as a ReplayNode (one object, pointed at each node in turn by `of`). Its attributes are found
+ * in one pass over the node (the first of each name, as getAttr finds it), and its dependencies made keys once: the
+ * classifier and the engine read each several times. Plain integer and float members give the fast values the
+ * probe gives for the same attributes read from a frame (ProbedReplayNode), so both readers take the same path.
+ */
 export class DecodedReplayNode implements ReplayNode {
   private n: ChakraNode | null = null;
   readonly record = null;
   readonly recordable = false;
   remember(): void {}
-  /** The node's dependencies as keys, made once per node (the engine reads each several times). */
-  private keysOf: ChakraNode | null = null;
+  /** Whether the node's dependency keys and attributes (by slot) were found since `of`. */
+  private keysFound = false;
   private readonly dataKeys: IdKey[] = [];
   private readonly ctrlKeys: IdKey[] = [];
+  private attrsFound = false;
+  /** Attributes still wire bytes (a lazily decoded node): each slot is found by getAttr when asked. */
+  private attrsLazy = false;
+  private readonly slotAttrs: (Attribute | undefined)[] = REPLAY_ATTRS.map(() => undefined);
 
   of(n: ChakraNode): this {
     this.n = n;
+    this.keysFound = false;
+    this.attrsFound = false;
     return this;
   }
   private get node(): ChakraNode {
@@ -134,32 +146,68 @@ export class DecodedReplayNode implements ReplayNode {
   nameId(names: NameTable): number {
     return names.idOf(this.node.name);
   }
-  mayHave(): boolean {
-    return true;
+  mayHave(slot: Attr): boolean {
+    return this.attribute(slot) !== undefined;
   }
   attribute(slot: Attr): Attribute | undefined {
-    return getAttr(this.node, REPLAY_ATTRS[slot]);
+    if (!this.attrsFound) this.findAttrs();
+    return this.attrsLazy ? getAttr(this.node, REPLAY_ATTRS[slot]) : this.slotAttrs[slot];
   }
-  varint(): number {
-    return -1;
+  varint(slot: Attr): number {
+    const a = this.attribute(slot);
+    if (a === undefined) return -1;
+    const v = a.value;
+    switch (a.kind) {
+      case 'int64_val':
+      case 'uint64_val':
+      case 'int32_val':
+      case 'uint32_val':
+        if (typeof v === 'bigint') return v >= 0n && v <= MAX_SAFE ? Number(v) : -1;
+        return typeof v === 'number' && v >= 0 && Number.isSafeInteger(v) ? v : -1;
+      case 'bool_val':
+        return typeof v === 'boolean' ? (v ? 1 : 0) : -1;
+      default:
+        return -1;
+    }
   }
-  float(): number | undefined {
-    return undefined;
+  float(slot: Attr): number | undefined {
+    const a = this.attribute(slot);
+    return a !== undefined && (a.kind === 'double_val' || a.kind === 'float_val') ? (a.value as number) : undefined;
   }
   depCount(ctrl: boolean): number {
     return (ctrl ? this.node.ctrlDeps : this.node.dataDeps).length;
   }
   depKey(ctrl: boolean, i: number): IdKey {
-    const n = this.node;
-    if (this.keysOf !== n) {
-      this.keysOf = n;
-      keysInto(n.dataDeps, this.dataKeys);
-      keysInto(n.ctrlDeps, this.ctrlKeys);
+    if (!this.keysFound) {
+      this.keysFound = true;
+      keysInto(this.node.dataDeps, this.dataKeys);
+      keysInto(this.node.ctrlDeps, this.ctrlKeys);
     }
     return (ctrl ? this.ctrlKeys : this.dataKeys)[i];
   }
   dep(ctrl: boolean, i: number): bigint {
     return (ctrl ? this.node.ctrlDeps : this.node.dataDeps)[i];
+  }
+
+  private findAttrs(): void {
+    this.attrsFound = true;
+    const n = this.node;
+    this.attrsLazy = attrsStillBytes(n);
+    if (this.attrsLazy) return;
+    const found = this.slotAttrs;
+    for (let k = 0; k < found.length; k++) found[k] = undefined;
+    const attrs = n.attrs;
+    // Last to first: the first attribute of a name is the one kept. (A scan of the few names beats a Map look-up:
+    // names are mostly the same interned strings, compared by pointer.)
+    for (let i = attrs.length - 1; i >= 0; i--) {
+      const name = attrs[i].name;
+      for (let k = 0; k < REPLAY_ATTRS.length; k++) {
+        if (REPLAY_ATTRS[k] === name) {
+          found[k] = attrs[i];
+          break;
+        }
+      }
+    }
   }
 }
 
@@ -241,8 +289,8 @@ export class ProbedReplayNode implements ReplayNode {
   }
 }
 
+/** The ids' keys into out[0, ids.length) (entries past them are left: shortening an array costs more than they). */
 function keysInto(ids: bigint[], out: IdKey[]): void {
-  out.length = ids.length;
   for (let i = 0; i < ids.length; i++) out[i] = idKey(ids[i]);
 }
 

@@ -16,10 +16,18 @@ const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
  * just that one, as a fresh copy: change attributes through setAttr, not through the returned object.
  */
 export function getAttr(node: { attrs: Attribute[] }, name: string): Attribute | undefined {
-  if (node instanceof DecodedNode && node.attrsAsBytes) return node.findAttr(name);
+  if (attrsStillBytes(node)) return node.findAttr(name);
   const attrs = node.attrs;
   for (let i = 0; i < attrs.length; i++) if (attrs[i].name === name) return attrs[i];
   return undefined;
+}
+
+/**
+ * Whether the node is a decoded node whose attributes are still wire bytes: reading `attrs` would decode them all,
+ * where getAttr decodes just the one asked for.
+ */
+export function attrsStillBytes(node: { attrs: Attribute[] }): node is DecodedNode {
+  return node instanceof DecodedNode && node.attrsAsBytes;
 }
 
 /** Whose attribute it is, for diagnostics: a node, or a probe of a node frame (whose id is read when needed). */
