@@ -67,7 +67,7 @@ export class ByNameLedger {
   private readonly names: string[] = [];
   private readonly kinds: ByNameKind[] = [];
   /** Row r's count, time and parts at r × STRIDE (typed: no object per row or per node added). */
-  private values = new Float64Array(64 * STRIDE);
+  private values = new Float64Array(16 * STRIDE);
 
   /**
    * A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated

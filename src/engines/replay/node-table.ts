@@ -327,7 +327,7 @@ export class NodeTable {
   private grow(atLeast = 0): void {
     // Doubles while small (few copies for the typical rank of a few thousand nodes), then grows by half: a large
     // table holds up to a rank's whole window, and a doubling would leave much of it unused.
-    const step = this.capacity < 256 ? 256 : this.capacity < 8192 ? this.capacity * 2 : Math.ceil(this.capacity * 1.5);
+    const step = this.capacity < 16 ? 16 : this.capacity < 8192 ? this.capacity * 2 : Math.ceil(this.capacity * 1.5);
     this.resize(Math.max(step, atLeast));
   }
 
@@ -375,7 +375,7 @@ export class NodeTable {
 
   private growEdges(atLeast = 0): void {
     const have = this.edgeTarget.length;
-    this.resizeEdges(Math.max(have < 256 ? 256 : have < 8192 ? have * 2 : Math.ceil(have * 1.5), atLeast));
+    this.resizeEdges(Math.max(have < 16 ? 16 : have < 8192 ? have * 2 : Math.ceil(have * 1.5), atLeast));
   }
 
   /** Moves the edges to room for n (n ≥ the edges handed out). */
