@@ -67,7 +67,7 @@ export class ByNameLedger {
   private readonly names: string[] = [];
   private readonly kinds: ByNameKind[] = [];
   /** Row r's count, time and parts at r × STRIDE (typed: no object per row or per node added). */
-  private values = new Float64Array(16 * STRIDE);
+  private values = new Float64Array(0);
 
   /**
    * A node of `name` ran `timeNs` with these energy parts (J); `weight` ranks did the same (identical ranks simulated
@@ -98,7 +98,7 @@ export class ByNameLedger {
       this.kinds.push(kind);
       this.rowByKey.set(key, r);
       if ((r + 1) * STRIDE > this.values.length) {
-        const grown = new Float64Array(this.values.length * 2);
+        const grown = new Float64Array(Math.max(this.values.length * 2, 16 * STRIDE));
         grown.set(this.values);
         this.values = grown;
       }

@@ -49,7 +49,7 @@ const TRIAL_LOOKUPS = 2 ** 14;
 export class FrameMemo {
   private readonly byHash = new Map<number, Entry>();
   /** A copy of every kept frame's bytes (the chunk buffers they came from are reused). */
-  private arena = new Uint8Array(2 ** 12);
+  private arena = new Uint8Array(0);
   private arenaView = new DataView(this.arena.buffer);
   private keptBytes = 0;
   private records = 0;

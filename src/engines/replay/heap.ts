@@ -6,12 +6,14 @@
  * `payload`.
  */
 export class TimeQueue<T> {
-  private times = new Float64Array(64);
-  private ties = new Float64Array(64);
+  // Room for 8 events at first (arrays of 64 bytes or less live on the JavaScript heap: no buffer to allocate for a
+  // replay of a few nodes); doubled as needed.
+  private times = new Float64Array(8);
+  private ties = new Float64Array(8);
   /** Entry number of each heap position; past `size`, the free entry numbers. */
-  private entries = Int32Array.from({ length: 64 }, (_, i) => i);
-  private as = new Int32Array(64);
-  private bs = new Int32Array(64);
+  private entries = new Int32Array([0, 1, 2, 3, 4, 5, 6, 7]);
+  private as = new Int32Array(8);
+  private bs = new Int32Array(8);
   private payloads: (T | null)[] = [];
   size = 0;
   /** The last popped event's fields. */

@@ -11,11 +11,11 @@ export class NameTable {
   private readonly ids = new Map<string, number>();
   private readonly strings: string[] = [];
   /** Open addressing over the names' UTF-8 bytes: name id + 1 per slot (0: empty), and each slot's hash. */
-  private slots = new Int32Array(64);
-  private hashes = new Int32Array(64);
+  private slots = new Int32Array(16);
+  private hashes = new Int32Array(16);
   /** The bytes of name id i: arena[start[i], start[i + 1]). */
-  private arena = new Uint8Array(1024);
-  private start = new Int32Array(65);
+  private arena = new Uint8Array(64);
+  private start = new Int32Array(16);
   /** The id found or added last: ranks with the same nodes name them in the same order, so id + 1 is tried first. */
   private last = -1;
 
