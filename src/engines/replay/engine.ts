@@ -420,9 +420,8 @@ class Replay {
   /** Loads the rank's next batch of nodes; false when its trace has none left. */
   private async loadBatch(r: RankState): Promise<boolean> {
     const src = r.src;
-    // Made at the rank's first read, not with the rank states: closures made over every rank state as the replay
-    // was set up kept each replay's states alive through two scavenges (1,520 tiny replays promoted 290 MB, not 30,
-    // and took 1.6x the time).
+    // Made at the rank's first read, not with the rank states: closures made over every rank state as the replay is
+    // set up keep that state alive through two scavenges, which then promote it (a replay of a few nodes costs more).
     if (src.readNodes) return src.readNodes((r.loadNode ??= (n) => this.load(r, n)), this.classifier.memo);
     const batch = await src.nextBatch();
     if (batch === null) return false;

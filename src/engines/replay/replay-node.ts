@@ -11,7 +11,9 @@
 import {
   AttributeNames,
   attrsStillBytes,
+  floatOfAttribute,
   getAttr,
+  plainIntOfAttribute,
   type Attribute,
   type ChakraNode,
   type NodeProbe,
@@ -155,24 +157,11 @@ export class DecodedReplayNode implements ReplayNode {
   }
   varint(slot: Attr): number {
     const a = this.attribute(slot);
-    if (a === undefined) return -1;
-    const v = a.value;
-    switch (a.kind) {
-      case 'int64_val':
-      case 'uint64_val':
-      case 'int32_val':
-      case 'uint32_val':
-        if (typeof v === 'bigint') return v >= 0n && v <= MAX_SAFE ? Number(v) : -1;
-        return typeof v === 'number' && v >= 0 && Number.isSafeInteger(v) ? v : -1;
-      case 'bool_val':
-        return typeof v === 'boolean' ? (v ? 1 : 0) : -1;
-      default:
-        return -1;
-    }
+    return a === undefined ? -1 : plainIntOfAttribute(a);
   }
   float(slot: Attr): number | undefined {
     const a = this.attribute(slot);
-    return a !== undefined && (a.kind === 'double_val' || a.kind === 'float_val') ? (a.value as number) : undefined;
+    return a === undefined ? undefined : floatOfAttribute(a);
   }
   depCount(ctrl: boolean): number {
     return (ctrl ? this.node.ctrlDeps : this.node.dataDeps).length;

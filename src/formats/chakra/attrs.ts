@@ -79,9 +79,35 @@ export function attrNumber(node: ChakraNode, name: string, diag?: Diagnostics): 
   return a ? numberOfAttribute(a, node, diag) : undefined;
 }
 
+/**
+ * A decoded attribute's plain value, as NodeProbe.varintAt reads it from a frame: an int32, int64, uint32, uint64 or
+ * bool member of 0 to 2^53 − 1 (a bool as 0 / 1); −1 for anything else (read it with intOfAttribute and the like).
+ */
+export function plainIntOfAttribute(a: Attribute): number {
+  const v = a.value;
+  switch (a.kind) {
+    case 'int64_val':
+    case 'uint64_val':
+    case 'int32_val':
+    case 'uint32_val':
+      if (typeof v === 'bigint') return v >= 0n && v <= MAX_SAFE ? Number(v) : -1;
+      return typeof v === 'number' && v >= 0 && Number.isSafeInteger(v) ? v : -1;
+    case 'bool_val':
+      return typeof v === 'boolean' ? (v ? 1 : 0) : -1;
+    default:
+      return -1;
+  }
+}
+
+/** A decoded attribute's double_val or float_val, as NodeProbe.floatAt reads it; undefined for other members. */
+export function floatOfAttribute(a: Attribute): number | undefined {
+  return a.kind === 'double_val' || a.kind === 'float_val' ? (a.value as number) : undefined;
+}
+
 /** attrNumber of an attribute already found (on a node or by a node probe). */
 export function numberOfAttribute(a: Attribute, owner: AttributeOwner, diag?: Diagnostics): number | undefined {
-  if (a.kind === 'double_val' || a.kind === 'float_val') return a.value as number;
+  const f = floatOfAttribute(a);
+  if (f !== undefined) return f;
   const v = intOfAttribute(a, owner, diag);
   if (v === undefined) return undefined;
   if (v > MAX_SAFE || v < MIN_SAFE) {
